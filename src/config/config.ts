@@ -1,0 +1,178 @@
+// Server configuration from the environment, with command-line flags mirroring every variable
+// (`--workspace-root` for RE_MCP_WORKSPACE_ROOT, and so on). Invalid configuration is a start-up
+// refusal with a one-line reason, never a half-configured server.
+import { statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { parse, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { ReMcpError } from '../core/errors.js';
+import { isProfileName, type ProfileName } from '../mcp/profiles.js';
+
+export const OUTPUT_BYTES = { default: 1_048_576, min: 4_096, max: 16_777_216 } as const;
+export const RETROARCH_TIMEOUT = { default: 1_000, min: 50, max: 30_000 } as const;
+
+export interface Config {
+  /** Real path of the workspace (symlinks resolved). */
+  workspaceRoot: string;
+  maxOutputBytes: number;
+  profile: ProfileName;
+  desmume: { launcher: string | null; launcherSha256: string | null };
+  ghidra: { home: string | null; timeoutMs: number };
+  retroarch: { host: string; port: number; timeoutMs: number; screenshotDir: string | null };
+}
+
+/** Every setting: its variable, its mirroring flag and a one-line meaning (printed by `--help`). */
+export const SETTINGS = [
+  ['RE_MCP_WORKSPACE_ROOT', '--workspace-root', 'required: the dedicated workspace directory'],
+  [
+    'RE_MCP_MAX_OUTPUT_BYTES',
+    '--max-output-bytes',
+    `bound on one tool result (default ${OUTPUT_BYTES.default})`,
+  ],
+  ['RE_MCP_PROFILE', '--profile', 'tool profile: static|runtime|build|project|retroarch|full (default full)'],
+  ['RE_MCP_DESMUME_LAUNCHER', '--desmume-launcher', 'DeSmuME launcher (default /usr/games/desmume-cli)'],
+  ['RE_MCP_DESMUME_LAUNCHER_SHA256', '--desmume-launcher-sha256', 'pins the launcher by SHA-256'],
+  ['RE_MCP_GHIDRA_HOME', '--ghidra-home', 'optional Ghidra 12.x installation'],
+  ['RE_MCP_GHIDRA_TIMEOUT_MS', '--ghidra-timeout-ms', 'Ghidra headless timeout (default 900000)'],
+  ['RETROARCH_HOST', '--retroarch-host', 'RetroArch network command host (default 127.0.0.1)'],
+  ['RETROARCH_PORT', '--retroarch-port', 'RetroArch network command UDP port (default 55355)'],
+  [
+    'RETROARCH_TIMEOUT_MS',
+    '--retroarch-timeout-ms',
+    `per-query timeout (default ${RETROARCH_TIMEOUT.default})`,
+  ],
+  ['RETROARCH_SCREENSHOT_DIR', '--retroarch-screenshot-dir', 'where RetroArch writes screenshots'],
+] as const;
+
+export type SettingName = (typeof SETTINGS)[number][0];
+
+/** Applies `--flag value` / `--flag=value` over the environment; returns the merged view and the rest. */
+export function mergeFlags(
+  env: NodeJS.ProcessEnv,
+  argv: readonly string[],
+): { env: Record<string, string | undefined>; rest: string[] } {
+  const merged: Record<string, string | undefined> = { ...env };
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const setting = SETTINGS.find(([, flag]) => arg === flag || arg.startsWith(`${flag}=`));
+    if (!setting) {
+      rest.push(arg);
+      continue;
+    }
+    const [name, flag] = setting;
+    if (arg.includes('=')) merged[name] = arg.slice(flag.length + 1);
+    else {
+      const value = argv[i + 1];
+      if (value === undefined) throw new ReMcpError('config-invalid', `${flag} needs a value`);
+      merged[name] = value;
+      i++;
+    }
+  }
+  return { env: merged, rest };
+}
+
+function intSetting(
+  env: Record<string, string | undefined>,
+  name: SettingName,
+  bounds: { default: number; min: number; max: number },
+): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return bounds.default;
+  if (!/^\d+$/.test(raw))
+    throw new ReMcpError('config-invalid', `${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < bounds.min || value > bounds.max) {
+    throw new ReMcpError(
+      'config-invalid',
+      `${name} must be between ${bounds.min} and ${bounds.max}, got ${value}`,
+    );
+  }
+  return value;
+}
+
+function optionalString(env: Record<string, string | undefined>, name: SettingName): string | null {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? null : raw;
+}
+
+/** Validates the workspace root: an existing directory that is neither the filesystem root nor home. */
+export function validateWorkspaceRoot(raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') {
+    throw new ReMcpError(
+      'config-invalid',
+      'RE_MCP_WORKSPACE_ROOT is not set: point it at a dedicated workspace directory',
+    );
+  }
+  if (raw.includes('\0')) throw new ReMcpError('config-invalid', 'RE_MCP_WORKSPACE_ROOT contains a NUL byte');
+  let real: string;
+  try {
+    real = realpathSync(resolve(raw));
+  } catch {
+    throw new ReMcpError('config-invalid', `RE_MCP_WORKSPACE_ROOT does not exist: ${raw}`);
+  }
+  if (!statSync(real).isDirectory()) {
+    throw new ReMcpError('config-invalid', `RE_MCP_WORKSPACE_ROOT is not a directory: ${raw}`);
+  }
+  if (parse(real).root === real) {
+    throw new ReMcpError('config-invalid', 'RE_MCP_WORKSPACE_ROOT must not be the filesystem root');
+  }
+  const home = safeRealpath(homedir());
+  if (home !== null && real === home) {
+    throw new ReMcpError(
+      'config-invalid',
+      'RE_MCP_WORKSPACE_ROOT must not be your home directory: use a dedicated folder',
+    );
+  }
+  return real;
+}
+
+function safeRealpath(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function defaultLauncher(): string | null {
+  const candidate = '/usr/games/desmume-cli';
+  try {
+    return statSync(candidate).isFile() ? candidate : null;
+  } catch {
+    return null;
+  }
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const workspaceRoot = validateWorkspaceRoot(env.RE_MCP_WORKSPACE_ROOT);
+  const profileRaw = env.RE_MCP_PROFILE ?? 'full';
+  if (!isProfileName(profileRaw)) throw new ReMcpError('config-invalid', `unknown profile "${profileRaw}"`);
+  const launcherSha = optionalString(env, 'RE_MCP_DESMUME_LAUNCHER_SHA256');
+  if (launcherSha !== null && !/^[0-9a-fA-F]{64}$/.test(launcherSha)) {
+    throw new ReMcpError('config-invalid', 'RE_MCP_DESMUME_LAUNCHER_SHA256 must be 64 hex digits');
+  }
+  return {
+    workspaceRoot,
+    maxOutputBytes: intSetting(env, 'RE_MCP_MAX_OUTPUT_BYTES', OUTPUT_BYTES),
+    profile: profileRaw,
+    desmume: {
+      launcher: optionalString(env, 'RE_MCP_DESMUME_LAUNCHER') ?? defaultLauncher(),
+      launcherSha256: launcherSha?.toLowerCase() ?? null,
+    },
+    ghidra: {
+      home: optionalString(env, 'RE_MCP_GHIDRA_HOME'),
+      timeoutMs: intSetting(env, 'RE_MCP_GHIDRA_TIMEOUT_MS', {
+        default: 900_000,
+        min: 1_000,
+        max: 86_400_000,
+      }),
+    },
+    retroarch: {
+      host: optionalString(env, 'RETROARCH_HOST') ?? '127.0.0.1',
+      port: intSetting(env, 'RETROARCH_PORT', { default: 55_355, min: 1, max: 65_535 }),
+      timeoutMs: intSetting(env, 'RETROARCH_TIMEOUT_MS', RETROARCH_TIMEOUT),
+      screenshotDir: optionalString(env, 'RETROARCH_SCREENSHOT_DIR'),
+    },
+  };
+}

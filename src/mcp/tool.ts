@@ -1,0 +1,89 @@
+// The one way to define a tool. A definition is data plus a handler; the server, the CLI's `call`
+// and the tests all run it through the same pipeline (src/mcp/invoke.ts), so validation, error
+// mapping, output limits, progress and cancellation behave identically everywhere.
+import type { z } from 'zod/v4';
+import type { Services } from '../services.js';
+import type { ProfileName } from './profiles.js';
+
+/** Rendered into one description string with a fixed layout an assistant can rely on. */
+export interface ToolDescription {
+  /** One sentence: what the tool does. */
+  purpose: string;
+  /** When to use it, and which tool to use instead in neighbouring cases. */
+  useWhen: string;
+  /** Behaviour and side effects: read-only? destructive? fire-and-forget or confirmed? */
+  behaviour: string;
+  /** The bounds in force (defaults and maxima), in one line. */
+  limits: string;
+  /** What the structured result holds. */
+  returns: string;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** A documented bound: reported by server_capabilities next to the tool that enforces it. */
+export interface LimitSpec {
+  default?: number;
+  max: number;
+  min?: number;
+  unit: string;
+}
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface ToolContext {
+  services: Services;
+  /** Fires when the client cancels the request (or the server shuts down). */
+  signal: AbortSignal;
+  /** Reports progress when the caller sent a progress token; a no-op otherwise. Rate-limit yourself. */
+  progress(update: ProgressUpdate): void;
+}
+
+export interface ImageBlock {
+  type: 'image';
+  data: string;
+  mimeType: string;
+}
+
+export interface ToolSuccess<O> {
+  /** Must match the tool's output schema. */
+  structured: O;
+  /** A short human-readable summary (one to a few lines); never a JSON dump of `structured`. */
+  text: string;
+  /** Extra content blocks (e.g. a screenshot) appended after the text. */
+  images?: ImageBlock[];
+}
+
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  /** Profiles that list this tool; `full` always lists every tool and need not be named. */
+  profiles: readonly ProfileName[];
+  description: ToolDescription;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  limits?: Record<string, LimitSpec>;
+  handler(args: z.output<I>, ctx: ToolContext): Promise<ToolSuccess<z.input<O>>>;
+}
+
+/** Identity function that keeps the generic types tied together at the definition site. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
+  def: ToolDefinition<I, O>,
+): ToolDefinition<I, O> {
+  return def;
+}
+
+/** Renders the description template. Kept lean: every byte is read by the assistant on each tools/list. */
+export function renderDescription(d: ToolDescription): string {
+  return `${d.purpose}\nUse: ${d.useWhen}\nBehaviour: ${d.behaviour}\nLimits: ${d.limits}\nReturns: ${d.returns}`;
+}
