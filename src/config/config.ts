@@ -1,10 +1,9 @@
 // Server configuration from the environment, with command-line flags mirroring every variable
 // (`--workspace-root` for RE_MCP_WORKSPACE_ROOT, and so on). Invalid configuration is a start-up
 // refusal with a one-line reason, never a half-configured server.
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { parse, resolve } from 'node:path';
-import { realpathSync } from 'node:fs';
 import { ReMcpError } from '../core/errors.js';
 import { isProfileName, type ProfileName } from '../mcp/profiles.js';
 

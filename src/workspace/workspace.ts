@@ -1,10 +1,11 @@
 // The workspace: the only part of the filesystem tools may read, and (below two fixed areas) write.
 // Reads resolve symlinks and must land inside the root; writes go through directories that are
 // real (no symlink component) so a planted link cannot redirect output.
+
+import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { ReMcpError } from '../core/errors.js';
 import { checkRelativePath } from './path-policy.js';
 
