@@ -2,12 +2,15 @@
 // `lazy()` (keyed by a name the domain owns), so start-up stays cheap and this file stays small:
 // e.g. `services.lazy('roms', () => new RomStore(services.workspace))`.
 import type { Config } from './config/config.js';
+import type { ToolDefinition } from './mcp/tool.js';
 import type { Workspace } from './workspace/workspace.js';
 
 export class Services {
   private readonly singletons = new Map<string, unknown>();
   private readonly disposers: Array<() => Promise<void> | void> = [];
   private disposed = false;
+  /** The tools this server lists (its profile), set once by the server assembly. */
+  tools: readonly ToolDefinition[] = [];
 
   constructor(
     readonly config: Config,

@@ -1,0 +1,45 @@
+// `re-mcp call TOOL '<json>'`: runs one tool through the same pipeline as the server and prints its
+// structured result (or its error) as JSON. Exit code 1 when the result is an error.
+import type { Config } from '../config/config.js';
+import { invokeTool } from '../mcp/invoke.js';
+import { Services } from '../services.js';
+import { toolsForProfile } from '../tools/index.js';
+import { Workspace } from '../workspace/workspace.js';
+
+export async function callTool(config: Config, name: string, json: string | undefined): Promise<number> {
+  let args: unknown = {};
+  if (json !== undefined && json.trim() !== '') {
+    try {
+      args = JSON.parse(json);
+    } catch (error) {
+      process.stdout.write(
+        `${JSON.stringify({ error: { code: 'invalid-argument', message: `arguments are not JSON: ${(error as Error).message}` } })}\n`,
+      );
+      return 1;
+    }
+  }
+  const services = new Services(config, new Workspace(config.workspaceRoot));
+  services.tools = toolsForProfile(config.profile);
+  const def = services.tools.find((t) => t.name === name);
+  if (!def) {
+    process.stdout.write(
+      `${JSON.stringify({ error: { code: 'not-found', message: `no tool named ${name} in profile ${config.profile}` } })}\n`,
+    );
+    return 1;
+  }
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort());
+  try {
+    const result = await invokeTool(def, args, services, {
+      signal: controller.signal,
+      onProgress: (p) =>
+        process.stderr.write(`progress ${p.progress}${p.total ? `/${p.total}` : ''} ${p.message ?? ''}\n`),
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+    process.stdout.write(`${JSON.stringify(result.structuredContent ?? {}, null, 2)}\n`);
+    for (const block of result.content) if (block.type === 'text') process.stderr.write(`${block.text}\n`);
+    return result.isError ? 1 : 0;
+  } finally {
+    await services.dispose();
+  }
+}

@@ -1,0 +1,42 @@
+// The demo's script: one entry per call. `prepare` may add files to the temporary workspace first.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface DemoStep {
+  title: string;
+  tool: string;
+  args: Record<string, unknown>;
+  expectError?: boolean;
+  prepare?: (workspace: string) => Promise<void>;
+}
+
+export const DEMO_STEPS: DemoStep[] = [
+  { title: 'What can this server do here?', tool: 'server_capabilities', args: {} },
+  {
+    title: 'Hash a workspace file',
+    tool: 'verify_file_sha256',
+    args: {
+      path: 'notes.txt',
+      expectedSha256: '3f84d5c5e2b2a1c3b5b4a6f2a8b1d7c0e0f1a2b3c4d5e6f708192a3b4c5d6e7f',
+    },
+    prepare: (ws) => writeFile(join(ws, 'notes.txt'), 'hello from the re-mcp demo\n'),
+  },
+  {
+    title: 'Paths that leave the workspace are refused',
+    tool: 'verify_file_sha256',
+    args: { path: '../../etc/passwd' },
+    expectError: true,
+  },
+  { title: 'Git status of the workspace', tool: 'get_project_status', args: {} },
+  {
+    title: 'Run a declared verification check',
+    tool: 'run_project_verification',
+    args: { check: 'node-version' },
+  },
+  {
+    title: 'Unknown checks are refused',
+    tool: 'run_project_verification',
+    args: { check: 'rm-rf' },
+    expectError: true,
+  },
+];

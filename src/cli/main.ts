@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// The re-mcp command line: serve (default) | tools | call | demo. Flags mirror the environment
+// variables (see `re-mcp --help`).
+import { loadConfig, mergeFlags, SETTINGS } from '../config/config.js';
+import { isReMcpError } from '../core/errors.js';
+import { isProfileName, PROFILE_NAMES, PROFILE_SUMMARIES } from '../mcp/profiles.js';
+import { VERSION } from '../version.js';
+
+const USAGE = `re-mcp ${VERSION}: a safety-first MCP server for ROM reverse engineering
+
+Usage:
+  re-mcp [serve] [flags]              run the stdio MCP server (the default command)
+  re-mcp tools [--profile P] [--json] list the tools of a profile
+  re-mcp call TOOL '<json args>'      run one tool and print its structured result (exit 1 on error)
+  re-mcp demo                         drive the server over MCP on a bundled demo workspace
+
+Profiles: ${PROFILE_NAMES.map((p) => `${p} (${PROFILE_SUMMARIES[p]})`).join('; ')}
+
+Settings (environment variable / flag):
+${SETTINGS.map(([name, flag, help]) => `  ${name.padEnd(32)} ${flag.padEnd(28)} ${help}`).join('\n')}
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`re-mcp: ${message.split('\n')[0]}\n`);
+  process.exit(2);
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stderr.write(USAGE);
+    return 0;
+  }
+  if (argv.includes('--version')) {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const { env, rest } = mergeFlags(process.env, argv);
+  const json = rest.includes('--json');
+  const positional = rest.filter((a) => a !== '--json');
+  const command = positional[0] ?? 'serve';
+  if (command === 'tools') {
+    // Listing needs no workspace: it describes the server, it touches nothing.
+    const profile = env.RE_MCP_PROFILE ?? 'full';
+    if (!isProfileName(profile)) fail(`unknown profile "${profile}"`);
+    const { toolsForProfile } = await import('../tools/index.js');
+    const tools = toolsForProfile(profile);
+    if (json)
+      process.stdout.write(
+        `${JSON.stringify(
+          tools.map((t) => ({ name: t.name, purpose: t.description.purpose })),
+          null,
+          2,
+        )}\n`,
+      );
+    else for (const t of tools) process.stdout.write(`${t.name.padEnd(36)} ${t.description.purpose}\n`);
+    return 0;
+  }
+  if (command === 'demo') {
+    const { runDemo } = await import('./demo.js');
+    return runDemo();
+  }
+  const config = loadConfig(env);
+  if (command === 'serve') {
+    const { serve } = await import('./serve.js');
+    await serve(config);
+    return -1; // keeps running
+  }
+  if (command === 'call') {
+    const name = positional[1];
+    if (name === undefined) fail("usage: re-mcp call TOOL '<json args>'");
+    const { callTool } = await import('./call.js');
+    return callTool(config, name, positional[2]);
+  }
+  fail(`unknown command "${command}" (see re-mcp --help)`);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => fail(isReMcpError(error) ? error.message : `unexpected failure: ${String(error)}`),
+);

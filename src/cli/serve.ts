@@ -1,0 +1,31 @@
+// `re-mcp serve`: the stdio MCP server. Stdout carries protocol messages only; every log goes to stderr.
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import type { Config } from '../config/config.js';
+import { createMcpServer } from '../mcp/server.js';
+import { Services } from '../services.js';
+import { toolsForProfile } from '../tools/index.js';
+import { Workspace } from '../workspace/workspace.js';
+
+export async function serve(config: Config): Promise<void> {
+  const services = new Services(config, new Workspace(config.workspaceRoot));
+  services.tools = toolsForProfile(config.profile);
+  const server = createMcpServer(services.tools, services);
+  const transport = new StdioServerTransport();
+  let closing = false;
+  const shutdown = async (reason: string) => {
+    if (closing) return;
+    closing = true;
+    process.stderr.write(`re-mcp: shutting down (${reason})\n`);
+    await services.dispose();
+    await server.close().catch(() => {});
+    process.exit(0);
+  };
+  transport.onclose = () => void shutdown('transport closed');
+  process.stdin.on('end', () => void shutdown('stdin closed'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  await server.connect(transport);
+  process.stderr.write(
+    `re-mcp: serving ${services.tools.length} tools (profile ${config.profile}) for ${config.workspaceRoot}\n`,
+  );
+}

@@ -1,0 +1,125 @@
+// The single tool-call pipeline shared by the MCP server and `re-mcp call`: input validation, handler
+// execution with progress and cancellation, error mapping, output validation and the output bound.
+import type { z } from 'zod/v4';
+import { type ErrorCode, isReMcpError } from '../core/errors.js';
+import type { Services } from '../services.js';
+import type { ProgressUpdate, ToolDefinition } from './tool.js';
+
+export interface ToolError {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export interface ToolCallResult {
+  [key: string]: unknown;
+  content: Array<{ type: 'text'; text: string } | { type: 'image'; data: string; mimeType: string }>;
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export interface InvokeOptions {
+  signal: AbortSignal;
+  /** Receives progress updates (already made monotonic and rate-limited). */
+  onProgress?: (update: ProgressUpdate) => void;
+  /** Stack traces of internal errors go here (stderr in the server). */
+  log?: (line: string) => void;
+}
+
+const PROGRESS_INTERVAL_MS = 100;
+
+export function errorResult(error: ToolError): ToolCallResult {
+  return {
+    content: [{ type: 'text', text: `[${error.code}] ${error.message}` }],
+    structuredContent: { error },
+    isError: true,
+  };
+}
+
+function describeZodIssues(error: z.ZodError): string {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const path = issue.path.length > 0 ? issue.path.join('.') : '(arguments)';
+    return `${path}: ${issue.message}`;
+  });
+  if (error.issues.length > 5) parts.push(`and ${error.issues.length - 5} more`);
+  return parts.join('; ');
+}
+
+function makeProgress(onProgress: InvokeOptions['onProgress']): (update: ProgressUpdate) => void {
+  if (!onProgress) return () => {};
+  let last = Number.NEGATIVE_INFINITY;
+  let lastAt = 0;
+  return (update) => {
+    const now = Date.now();
+    const isFinal = update.total !== undefined && update.progress >= update.total;
+    if (update.progress <= last) return;
+    if (!isFinal && now - lastAt < PROGRESS_INTERVAL_MS) return;
+    last = update.progress;
+    lastAt = now;
+    onProgress(update);
+  };
+}
+
+export async function invokeTool(
+  def: ToolDefinition,
+  rawArgs: unknown,
+  services: Services,
+  options: InvokeOptions,
+): Promise<ToolCallResult> {
+  const parsed = def.input.safeParse(rawArgs ?? {});
+  if (!parsed.success) {
+    return errorResult({ code: 'invalid-argument', message: describeZodIssues(parsed.error) });
+  }
+  let success: Awaited<ReturnType<ToolDefinition['handler']>>;
+  try {
+    if (options.signal.aborted)
+      return errorResult({ code: 'cancelled', message: 'cancelled before it started' });
+    success = await def.handler(parsed.data, {
+      services,
+      signal: options.signal,
+      progress: makeProgress(options.onProgress),
+    });
+  } catch (error) {
+    if (isReMcpError(error)) {
+      return errorResult({
+        code: error.code,
+        message: error.message,
+        ...(error.details ? { details: error.details } : {}),
+      });
+    }
+    if (options.signal.aborted)
+      return errorResult({ code: 'cancelled', message: 'the operation was cancelled' });
+    options.log?.(
+      `re-mcp: internal error in ${def.name}: ${error instanceof Error ? error.stack : String(error)}`,
+    );
+    return errorResult({
+      code: 'internal-error',
+      message: `unexpected failure in ${def.name}: ${error instanceof Error ? error.message : String(error)}`,
+    });
+  }
+  const checked = def.output.safeParse(success.structured);
+  if (!checked.success) {
+    options.log?.(
+      `re-mcp: ${def.name} produced output outside its schema: ${describeZodIssues(checked.error)}`,
+    );
+    return errorResult({
+      code: 'internal-error',
+      message: `${def.name} produced a result outside its output schema: ${describeZodIssues(checked.error)}`,
+    });
+  }
+  const result: ToolCallResult = {
+    content: [{ type: 'text', text: success.text }, ...(success.images ?? [])],
+    structuredContent: checked.data as Record<string, unknown>,
+  };
+  const size = Buffer.byteLength(JSON.stringify(result), 'utf8');
+  const limit = services.config.maxOutputBytes;
+  if (size > limit) {
+    // Refused whole, never cut mid-structure: the caller narrows the request (pagination, smaller windows).
+    return errorResult({
+      code: 'output-too-large',
+      message: `the result is ${size} bytes, over RE_MCP_MAX_OUTPUT_BYTES (${limit}); request less (smaller limit or window)`,
+      details: { resultBytes: size, maxOutputBytes: limit },
+    });
+  }
+  return result;
+}

@@ -1,0 +1,79 @@
+// Assembles the MCP server from tool definitions on the low-level SDK Server, so that tools/list and
+// tools/call go through our own pipeline (typed error codes for bad arguments too).
+import { Server } from '@modelcontextprotocol/server';
+import { z } from 'zod/v4';
+import type { Services } from '../services.js';
+import { SERVER_NAME, VERSION } from '../version.js';
+import { errorResult, invokeTool } from './invoke.js';
+import { renderDescription, type ToolDefinition } from './tool.js';
+
+const INSTRUCTIONS =
+  're-mcp: narrow, bounded tools for ROM reverse engineering. Paths are workspace-relative. ' +
+  'Failures carry a stable code in structuredContent.error.code. Call server_capabilities for limits and readiness.';
+
+export interface ListedTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: Record<string, unknown>;
+}
+
+/** JSON Schemas are derived once, on the first tools/list, not at start-up. */
+export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
+  return tools.map((def) => ({
+    name: def.name,
+    title: def.title,
+    description: renderDescription(def.description),
+    inputSchema: stripSchemaNoise(z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' })),
+    outputSchema: stripSchemaNoise(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' })),
+    annotations: { title: def.title, ...def.annotations },
+  }));
+}
+
+function stripSchemaNoise(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = schema;
+  return rest;
+}
+
+export function createMcpServer(tools: readonly ToolDefinition[], services: Services): Server {
+  const server = new Server(
+    { name: SERVER_NAME, version: VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
+  );
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  let listed: ListedTool[] | null = null;
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+
+  server.setRequestHandler('tools/list', () => {
+    listed ??= listTools(tools);
+    return { tools: listed } as never;
+  });
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const def = byName.get(request.params.name);
+    if (!def) {
+      return errorResult({
+        code: 'not-found',
+        message: `no tool named ${request.params.name} in this profile`,
+      }) as never;
+    }
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    const onProgress =
+      progressToken === undefined
+        ? undefined
+        : (update: { progress: number; total?: number; message?: string }) => {
+            ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { progressToken, ...update } })
+              .catch(() => {});
+          };
+    const result = await invokeTool(def, request.params.arguments, services, {
+      signal: ctx.mcpReq.signal,
+      ...(onProgress ? { onProgress } : {}),
+      log,
+    });
+    return result as never;
+  });
+  return server;
+}

@@ -1,0 +1,79 @@
+// The workspace's verification checks, declared by the operator in `re-mcp.config.json` at the
+// workspace root. Callers only pick a check by name; the command, its directory and bounds come
+// from this file, validated strictly (an argv array, never a shell string).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod/v4';
+import { ReMcpError } from '../core/errors.js';
+
+export const CONFIG_FILE = 're-mcp.config.json';
+export const CHECK_LIMITS = {
+  timeoutMs: { default: 120_000, min: 100, max: 3_600_000, unit: 'ms' },
+  outputBytes: { default: 65_536, min: 256, max: 1_048_576, unit: 'bytes per stream' },
+  checks: { max: 64, unit: 'checks' },
+} as const;
+
+const checkSchema = z
+  .object({
+    description: z.string().max(200).optional(),
+    argv: z.array(z.string().min(1).max(4096)).min(1).max(256),
+    cwd: z.string().default('.'),
+    timeoutMs: z
+      .number()
+      .int()
+      .min(CHECK_LIMITS.timeoutMs.min)
+      .max(CHECK_LIMITS.timeoutMs.max)
+      .default(CHECK_LIMITS.timeoutMs.default),
+    maxOutputBytes: z
+      .number()
+      .int()
+      .min(CHECK_LIMITS.outputBytes.min)
+      .max(CHECK_LIMITS.outputBytes.max)
+      .default(CHECK_LIMITS.outputBytes.default),
+    env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.string().max(4096)).default({}),
+  })
+  .strict();
+
+const configSchema = z
+  .object({
+    $schema: z.string().optional(),
+    checks: z.record(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,63}$/), checkSchema),
+  })
+  .strict();
+
+export type CheckSpec = z.infer<typeof checkSchema>;
+
+export async function loadChecks(workspaceRoot: string): Promise<Record<string, CheckSpec>> {
+  let text: string;
+  try {
+    text = await readFile(join(workspaceRoot, CONFIG_FILE), 'utf8');
+  } catch {
+    throw new ReMcpError(
+      'not-configured',
+      `no ${CONFIG_FILE} at the workspace root: no verification checks are declared`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ReMcpError('config-invalid', `${CONFIG_FILE} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = configSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.join('.');
+    const hint = where.endsWith('argv')
+      ? ' (argv must be an array of strings; shell strings are not accepted)'
+      : '';
+    throw new ReMcpError('config-invalid', `${CONFIG_FILE}: ${where}: ${issue.message}${hint}`);
+  }
+  const names = Object.keys(parsed.data.checks);
+  if (names.length > CHECK_LIMITS.checks.max) {
+    throw new ReMcpError(
+      'config-invalid',
+      `${CONFIG_FILE} declares ${names.length} checks; at most ${CHECK_LIMITS.checks.max}`,
+    );
+  }
+  return parsed.data.checks;
+}

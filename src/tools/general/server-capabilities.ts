@@ -1,0 +1,95 @@
+import { z } from 'zod/v4';
+import { OUTPUT_BYTES } from '../../config/config.js';
+import { PROFILE_NAMES } from '../../mcp/profiles.js';
+import { defineTool } from '../../mcp/tool.js';
+import { VERSION } from '../../version.js';
+import { PATH_LIMITS } from '../../workspace/path-policy.js';
+import { OUTPUT_AREAS } from '../../workspace/workspace.js';
+import { checkIntegrations } from './integrations.js';
+
+const limitSchema = z.object({
+  default: z.number().optional(),
+  max: z.number(),
+  min: z.number().optional(),
+  unit: z.string(),
+});
+
+export const SECURITY_POLICY = {
+  shell: 'never: child processes get an argument array, no shell, a minimal environment, a timeout',
+  paths:
+    'workspace-relative only; "..", absolute, drive, backslash, percent-escaped, NUL/control/look-alike characters refused; symlinks must resolve inside the workspace',
+  writes: `only below ${OUTPUT_AREAS.join(' and ')} in the workspace, atomically (temp file then rename)`,
+  sourceRoms: 'read-only; identity (SHA-256) re-validated around every operation',
+  callerCommands: 'none: checks are named entries of the workspace config re-mcp.config.json',
+  emulator:
+    'one server-owned DeSmuME; GDB limited to breakpoints, continue, step, interrupt, register and bounded memory reads',
+  network: 'GDB only to 127.0.0.1 on the owned port; RetroArch only to the configured host/port',
+} as const;
+
+export const serverCapabilities = defineTool({
+  name: 'server_capabilities',
+  title: 'Server capabilities',
+  profiles: ['static', 'runtime', 'build', 'project', 'retroarch'],
+  description: {
+    purpose:
+      'Reports the server version, active profile, listed tools, every limit in force, integration readiness and the security policy.',
+    useWhen: 'first, to learn what this server can do here and which bounds apply.',
+    behaviour:
+      'read-only; checks integrations locally (files present, pinned digests); never contacts emulators.',
+    limits: 'none.',
+    returns:
+      'version, profile, profiles, tools (name + title), limits (global and per tool), integrations, policy.',
+  },
+  input: z.object({}),
+  output: z.object({
+    version: z.string(),
+    profile: z.enum(PROFILE_NAMES),
+    profiles: z.array(z.enum(PROFILE_NAMES)),
+    workspaceRoot: z.string(),
+    tools: z.array(z.object({ name: z.string(), title: z.string() })),
+    limits: z.object({
+      global: z.record(z.string(), limitSchema),
+      tools: z.record(z.string(), z.record(z.string(), limitSchema)),
+    }),
+    integrations: z.record(
+      z.string(),
+      z.object({ ready: z.boolean(), status: z.string(), detail: z.record(z.string(), z.unknown()) }),
+    ),
+    policy: z.record(z.string(), z.string()),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(_args, ctx) {
+    const { config, tools } = ctx.services;
+    const toolLimits: Record<string, Record<string, z.infer<typeof limitSchema>>> = {};
+    for (const tool of tools) if (tool.limits) toolLimits[tool.name] = tool.limits;
+    const integrations = await checkIntegrations(config);
+    const ready = Object.entries(integrations)
+      .map(([name, i]) => `${name}: ${i.status}`)
+      .join(', ');
+    return {
+      structured: {
+        version: VERSION,
+        profile: config.profile,
+        profiles: [...PROFILE_NAMES],
+        workspaceRoot: config.workspaceRoot,
+        tools: tools.map((t) => ({ name: t.name, title: t.title })),
+        limits: {
+          global: {
+            maxOutputBytes: {
+              default: OUTPUT_BYTES.default,
+              min: OUTPUT_BYTES.min,
+              max: config.maxOutputBytes,
+              unit: 'bytes',
+            },
+            pathChars: { max: PATH_LIMITS.maxChars, unit: 'characters' },
+            pathDepth: { max: PATH_LIMITS.maxDepth, unit: 'segments' },
+          },
+          tools: toolLimits,
+        },
+        integrations,
+        policy: { ...SECURITY_POLICY },
+      },
+      text: `re-mcp ${VERSION}, profile ${config.profile}, ${tools.length} tools; ${ready}`,
+    };
+  },
+});

@@ -1,0 +1,47 @@
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { sha256File } from '../../workspace/hash.js';
+
+export const verifyFileSha256 = defineTool({
+  name: 'verify_file_sha256',
+  title: 'Verify a file SHA-256',
+  profiles: ['static', 'runtime', 'build', 'project'],
+  description: {
+    purpose: "Computes a workspace file's SHA-256 and compares it with an optional expected digest.",
+    useWhen:
+      "checking a ROM, build output or download against a known digest; nds_inspect_rom already reports a ROM's SHA-256.",
+    behaviour: 'read-only; streams the file (reports progress on large files, honours cancellation).',
+    limits: 'path: workspace-relative, a regular file inside the workspace; any size.',
+    returns: 'path, size, sha256, expected (or null), matches (null when nothing was expected).',
+  },
+  input: z.object({
+    path: z.string().describe('Workspace-relative path of a regular file, e.g. "roms/game.nds".'),
+    expectedSha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, '64 hex digits')
+      .optional()
+      .describe('Optional expected SHA-256 (64 hex digits, case-insensitive).'),
+  }),
+  output: z.object({
+    path: z.string(),
+    size: z.number().int(),
+    sha256: z.string(),
+    expected: z.string().nullable(),
+    matches: z.boolean().nullable(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const file = await ctx.services.workspace.resolveExisting(args.path, 'file');
+    const { sha256, size } = await sha256File(file.absolute, {
+      signal: ctx.signal,
+      onProgress: (done, total) => ctx.progress({ progress: done, total, message: 'hashing' }),
+    });
+    const expected = args.expectedSha256?.toLowerCase() ?? null;
+    const matches = expected === null ? null : expected === sha256;
+    const verdict = matches === null ? '' : matches ? ' (matches)' : ` (MISMATCH: expected ${expected})`;
+    return {
+      structured: { path: file.relative, size, sha256, expected, matches },
+      text: `${file.relative}: ${size} bytes, sha256 ${sha256}${verdict}`,
+    };
+  },
+});

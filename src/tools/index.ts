@@ -1,0 +1,15 @@
+// The registry of every tool family. Each family folder exports an array of definitions; add one
+// line here per family.
+import type { ProfileName } from '../mcp/profiles.js';
+import type { ToolDefinition } from '../mcp/tool.js';
+import { generalTools } from './general/index.js';
+import { projectTools } from './project/index.js';
+
+export const ALL_TOOLS: readonly ToolDefinition[] = [
+  ...generalTools,
+  ...projectTools,
+] as unknown as readonly ToolDefinition[];
+
+export function toolsForProfile(profile: ProfileName): ToolDefinition[] {
+  return ALL_TOOLS.filter((t) => profile === 'full' || t.profiles.includes(profile));
+}

@@ -1,0 +1,93 @@
+import { z } from 'zod/v4';
+import { runBounded } from '../../core/bounded-process.js';
+import { ReMcpError } from '../../core/errors.js';
+import { defineTool } from '../../mcp/tool.js';
+import { CHECK_LIMITS, CONFIG_FILE, loadChecks } from '../../project/checks-config.js';
+
+const streamSchema = z.object({ tail: z.string(), totalBytes: z.number().int(), truncated: z.boolean() });
+
+export const runProjectVerification = defineTool({
+  name: 'run_project_verification',
+  title: 'Run a verification check',
+  profiles: ['project'],
+  description: {
+    purpose: `Runs one named check (compile, lint, type-check, tests, dry-run install...) declared in the workspace's ${CONFIG_FILE}.`,
+    useWhen:
+      'to verify a project after a change; the caller picks a check by name and cannot supply a command. Use get_project_status for git state.',
+    behaviour:
+      'runs the declared argv with no shell, a minimal environment and a contained working directory; the process group is killed on timeout or cancellation. Effects are whatever the check does.',
+    limits: `per-check timeout default ${CHECK_LIMITS.timeoutMs.default} ms / max ${CHECK_LIMITS.timeoutMs.max}; output tail default ${CHECK_LIMITS.outputBytes.default} / max ${CHECK_LIMITS.outputBytes.max} bytes per stream; ${CHECK_LIMITS.checks.max} checks.`,
+    returns:
+      'check, argv, cwd, exitCode, signal, durationMs, timedOut, passed, stdout/stderr tails with totals and truncated flags.',
+  },
+  input: z.object({
+    check: z.string().min(1).max(64).describe(`Name of a check declared under "checks" in ${CONFIG_FILE}.`),
+  }),
+  output: z.object({
+    check: z.string(),
+    argv: z.array(z.string()),
+    cwd: z.string(),
+    exitCode: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    durationMs: z.number().int(),
+    timedOut: z.boolean(),
+    passed: z.boolean(),
+    stdout: streamSchema,
+    stderr: streamSchema,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: CHECK_LIMITS,
+  async handler(args, ctx) {
+    const { workspace } = ctx.services;
+    const checks = await loadChecks(workspace.root);
+    const spec = Object.hasOwn(checks, args.check) ? checks[args.check] : undefined;
+    if (!spec) {
+      throw new ReMcpError('not-found', `no check named "${args.check}" in ${CONFIG_FILE}`, {
+        available: Object.keys(checks),
+      });
+    }
+    const cwd =
+      spec.cwd === '.'
+        ? { absolute: workspace.root, relative: '.' }
+        : await workspace.resolveExisting(spec.cwd, 'directory');
+    const run = await runBounded({
+      argv: spec.argv,
+      cwd: cwd.absolute,
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HOME: process.env.HOME ?? workspace.root,
+        LANG: 'C.UTF-8',
+        CI: '1',
+        ...spec.env,
+      },
+      timeoutMs: spec.timeoutMs,
+      maxOutputBytes: spec.maxOutputBytes,
+      signal: ctx.signal,
+    });
+    if (run.spawnError)
+      throw new ReMcpError('launch-failed', `check "${args.check}" could not start: ${run.spawnError}`);
+    if (run.cancelled)
+      throw new ReMcpError('cancelled', `check "${args.check}" was cancelled and its processes killed`);
+    const passed = !run.timedOut && run.exitCode === 0;
+    const verdict = run.timedOut
+      ? `timed out after ${spec.timeoutMs} ms (killed)`
+      : passed
+        ? 'passed'
+        : `failed (exit ${run.exitCode ?? run.signal})`;
+    return {
+      structured: {
+        check: args.check,
+        argv: spec.argv,
+        cwd: cwd.relative,
+        exitCode: run.exitCode,
+        signal: run.signal,
+        durationMs: run.durationMs,
+        timedOut: run.timedOut,
+        passed,
+        stdout: run.stdout,
+        stderr: run.stderr,
+      },
+      text: `check ${args.check}: ${verdict} in ${run.durationMs} ms`,
+    };
+  },
+});
