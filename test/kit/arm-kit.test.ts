@@ -1,0 +1,215 @@
+// The committed ARM kit is trustworthy: it rebuilds byte for byte from its sources with the Debian
+// toolchain, its manifest agrees with the ELF symbol table (read here by a small independent ELF
+// reader, not by nm which generated it), and the constructs other tests rely on sit where promised.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import {
+  ARM_KIT_BUILD_DIR,
+  ARM_KIT_BUILD_SCRIPT,
+  ARM_PROGRAM_NAMES,
+  type ArmProgram,
+  armBytesAt,
+  armSymbol,
+  loadArmProgram,
+} from './arm/index.js';
+
+const toolchainPresent = spawnSync('arm-none-eabi-gcc', ['--version']).status === 0;
+
+interface ElfSymbol {
+  name: string;
+  value: number;
+  type: number; // 0 NOTYPE, 1 OBJECT, 2 FUNC
+  bind: number; // 0 LOCAL, 1 GLOBAL
+  shndx: number;
+}
+
+// ELF32 little-endian: section headers -> .symtab (SHT_SYMTAB = 2) and its linked string table.
+function readElfSymbols(elf: Uint8Array): ElfSymbol[] {
+  const v = new DataView(elf.buffer, elf.byteOffset, elf.byteLength);
+  assert.equal(v.getUint32(0, false), 0x7f454c46, 'ELF magic');
+  assert.equal(elf[4], 1, 'ELFCLASS32');
+  assert.equal(elf[5], 1, 'little-endian');
+  const shoff = v.getUint32(0x20, true);
+  const shentsize = v.getUint16(0x2e, true);
+  const shnum = v.getUint16(0x30, true);
+  const section = (i: number) => {
+    const at = shoff + i * shentsize;
+    return {
+      type: v.getUint32(at + 4, true),
+      offset: v.getUint32(at + 16, true),
+      size: v.getUint32(at + 20, true),
+      link: v.getUint32(at + 24, true),
+      entsize: v.getUint32(at + 36, true),
+    };
+  };
+  const symbols: ElfSymbol[] = [];
+  for (let i = 0; i < shnum; i++) {
+    const s = section(i);
+    if (s.type !== 2) continue;
+    const strtab = section(s.link);
+    for (let at = s.offset; at < s.offset + s.size; at += s.entsize) {
+      const nameOffset = strtab.offset + v.getUint32(at, true);
+      let end = nameOffset;
+      while (elf[end] !== 0) end++;
+      const info = elf[at + 12];
+      symbols.push({
+        name: Buffer.from(elf.subarray(nameOffset, end)).toString('latin1'),
+        value: v.getUint32(at + 4, true),
+        type: info & 0xf,
+        bind: info >> 4,
+        shndx: v.getUint16(at + 14, true),
+      });
+    }
+  }
+  return symbols;
+}
+
+test('committed binaries match their manifest (size, sha256, load address = entry)', () => {
+  for (const name of ARM_PROGRAM_NAMES) {
+    const p = loadArmProgram(name);
+    assert.equal(p.bytes.length, p.size, name);
+    assert.equal(createHash('sha256').update(p.bytes).digest('hex'), p.sha256, name);
+    assert.equal(p.entry, p.loadAddress, name);
+    assert.equal(p.loadAddress, p.processor === 'arm9' ? 0x02000000 : 0x037f8000, name);
+    assert.equal(armSymbol(p, '_start').address, p.entry, name);
+    assert.equal(armSymbol(p, '_start').mode, 'arm', name);
+  }
+});
+
+test('manifest symbols and regions agree with the ELF symbol table', () => {
+  for (const name of ARM_PROGRAM_NAMES) {
+    const p = loadArmProgram(name);
+    const symbols = readElfSymbols(new Uint8Array(readFileSync(p.elfPath)));
+    const globals = symbols.filter((s) => s.bind === 1 && s.shndx !== 0);
+    assert.deepEqual(Object.keys(p.symbols).sort(), globals.map((s) => s.name).sort(), name);
+    const mapping = symbols
+      .filter((s) => /^\$[atd](\.|$)/.test(s.name))
+      .map((s) => ({
+        address: s.value,
+        kind: ({ a: 'arm', t: 'thumb', d: 'data' } as const)[s.name[1] as 'a'],
+      }))
+      .sort((a, b) => a.address - b.address);
+    for (const g of globals) {
+      const m = p.symbols[g.name];
+      // ELF keeps bit 0 set on Thumb functions; the manifest stores the byte address plus a mode.
+      assert.equal(m.address, g.value & ~1, `${name} ${g.name}`);
+      if (g.type === 2 && (g.value & 1) === 1) assert.equal(m.mode, 'thumb', `${name} ${g.name}`);
+      if (g.type === 1) assert.equal(m.mode, 'data', `${name} ${g.name}`);
+      const inBinary = m.address >= p.loadAddress && m.address < p.loadAddress + p.size;
+      if (inBinary && g.type !== 1) {
+        const inForce = mapping.filter((s) => s.address <= m.address).at(-1);
+        assert.equal(m.mode, inForce?.kind, `${name} ${g.name} mapping symbol`);
+      }
+    }
+    // Regions tile the binary exactly, in order, and each starts at a mapping symbol of its kind.
+    assert.equal(p.regions[0].start, p.loadAddress, name);
+    assert.equal(p.regions.at(-1)?.end, p.loadAddress + p.size, name);
+    for (let i = 0; i < p.regions.length; i++) {
+      const r = p.regions[i];
+      assert.ok(r.end > r.start, name);
+      if (i > 0) assert.equal(r.start, p.regions[i - 1].end, name);
+      assert.ok(
+        mapping.some((s) => s.address === r.start && s.kind === r.kind),
+        `${name} region 0x${r.start.toString(16)}`,
+      );
+    }
+  }
+});
+
+const word = (p: ArmProgram, address: number) => {
+  const b = armBytesAt(p, address, 4);
+  return (b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)) >>> 0;
+};
+const half = (p: ArmProgram, address: number) => {
+  const b = armBytesAt(p, address, 2);
+  return b[0] | (b[1] << 8);
+};
+
+test('arm9-analysis holds the promised constructs at its symbols', () => {
+  const p = loadArmProgram('arm9-analysis');
+  const at = (s: string) => armSymbol(p, s).address;
+  // Thumb literal loads on both halfword phases: the odd one is where a word-aligned PC matters.
+  assert.equal(at('thumb_literal_odd') % 4, 2);
+  assert.equal(at('thumb_literal_even') % 4, 0);
+  assert.equal(half(p, at('thumb_literal_odd')) >> 11, 0b01001, 'LDR Rd, [PC, #imm] (Thumb)');
+  assert.equal(half(p, at('thumb_adr')) >> 11, 0b10100, 'ADD Rd, PC, #imm (Thumb ADR)');
+  assert.equal(word(p, at('literal_arm')) & 0x0fff0000, 0x059f0000, 'LDR Rd, [PC, #+imm] (ARM)');
+  assert.equal(word(p, at('adr_arm')) & 0x0fff0000, 0x028f0000, 'ADD Rd, PC, #imm (ARM ADR)');
+  assert.equal(word(p, at('sub_pc_arm')) & 0x0fff0000, 0x024f0000, 'SUB Rd, PC, #imm');
+  // BLX label, ARM -> Thumb: cond 1111, bits 27..25 = 101; the target is thumb_worker.
+  const blx = word(p, at('call_blx_thumb'));
+  assert.equal(blx >>> 25, 0b1111101);
+  const offset = (((blx << 8) >> 6) | ((blx >> 23) & 2)) + 8;
+  assert.equal(at('call_blx_thumb') + offset, at('thumb_worker'));
+  assert.equal(armSymbol(p, 'thumb_worker').mode, 'thumb');
+  // The linker turned BL to a Thumb C function into BLX (--use-blx): no interworking veneer.
+  assert.equal(word(p, at('call_c_thumb') + 8) >>> 25, 0b1111101);
+  assert.equal(word(p, at('call_indirect_arm')) & 0x0ffffff0, 0x012fff30, 'BLX Rm');
+  assert.equal(half(p, at('thumb_call_indirect')) & 0xff87, 0x4780, 'BLX Rm (Thumb)');
+  assert.equal(half(p, at('thumb_call_blx_arm') + 2) >> 11, 0b11101, 'BLX label (Thumb suffix)');
+  // Functions reached only through fn_table: the table holds them, Thumb with bit 0 set.
+  assert.equal(word(p, at('fn_table')), at('arm_ptr_only'));
+  assert.equal(word(p, at('fn_table') + 4), at('thumb_ptr_only') + 1);
+});
+
+test('ARM7 programs contain no BLX (ARMv4T) in any ARM or Thumb region', () => {
+  for (const name of ['arm7-analysis', 'arm7-idle'] as const) {
+    const p = loadArmProgram(name);
+    for (const r of p.regions) {
+      if (r.kind === 'arm') {
+        for (let a = r.start; a < r.end; a += 4) {
+          const w = word(p, a);
+          assert.notEqual(w >>> 25, 0b1111101, `${name} 0x${a.toString(16)}`);
+          assert.notEqual(w & 0x0ffffff0, 0x012fff30, `${name} 0x${a.toString(16)}`);
+        }
+      } else if (r.kind === 'thumb') {
+        for (let a = r.start; a < r.end; a += 2) {
+          const h = half(p, a);
+          assert.notEqual(h & 0xff87, 0x4780, `${name} 0x${a.toString(16)}`);
+          assert.notEqual(h >> 11, 0b11101, `${name} 0x${a.toString(16)}`);
+        }
+      }
+    }
+  }
+});
+
+test('debug targets export their functions and counters outside the binaries', () => {
+  const d = loadArmProgram('arm9-debug-target');
+  assert.equal(armSymbol(d, 'debug_arm_increment').mode, 'arm');
+  assert.equal(armSymbol(d, 'debug_thumb_increment').mode, 'thumb');
+  assert.equal(armSymbol(d, 'counter_arm').address, 0x02100000);
+  assert.equal(armSymbol(d, 'counter_thumb').address, 0x02100004);
+  const idle = loadArmProgram('arm7-idle');
+  const counter = armSymbol(idle, 'arm7_counter');
+  assert.equal(counter.mode, 'data');
+  assert.ok(counter.address >= 0x03800000 && counter.address < 0x03810000, 'in ARM7 WRAM');
+});
+
+test('build.sh reproduces the committed build byte for byte', (t) => {
+  if (!toolchainPresent) {
+    // Without the toolchain the committed files were still verified above; say so in the output.
+    t.diagnostic('arm-none-eabi-gcc not installed: rebuild comparison not possible here');
+    assert.ok(readdirSync(ARM_KIT_BUILD_DIR).includes('manifest.json'));
+    return;
+  }
+  const dir = mkdtempSync(join(tmpdir(), 're-mcp-armkit-'));
+  try {
+    const run = spawnSync('bash', [ARM_KIT_BUILD_SCRIPT, dir], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    const committed = readdirSync(ARM_KIT_BUILD_DIR).sort();
+    assert.deepEqual(readdirSync(dir).sort(), committed);
+    for (const file of committed) {
+      assert.ok(
+        readFileSync(join(dir, file)).equals(readFileSync(join(ARM_KIT_BUILD_DIR, file))),
+        `${file} differs from the committed build`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

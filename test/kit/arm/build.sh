@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Builds the ARM test programs from test/kit/arm/src with the Debian arm-none-eabi toolchain and
+# writes, per program, <name>.elf (with symbols), <name>.bin (objcopy -O binary: the bytes a ROM
+# carries) and one manifest.json describing them all (generated from nm, so it cannot drift from the
+# ELF). Usage: build.sh [output-dir]   (default: test/kit/arm/build next to this script).
+#
+# Deterministic on purpose: fixed flags, sources compiled from their own directory under relative
+# names (the only path that reaches an object is the file name), no debug info, no build id, C locale
+# for sorting. The kit test rebuilds into a temporary directory and compares byte for byte.
+set -euo pipefail
+export LC_ALL=C
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+src="$here/src"
+out="${1:-$here/build}"
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+CC=arm-none-eabi-gcc
+NM=arm-none-eabi-nm
+OBJCOPY=arm-none-eabi-objcopy
+ARM9_CPU=(-mcpu=arm946e-s)   # ARMv5TE
+ARM7_CPU=(-mcpu=arm7tdmi)    # ARMv4T
+CFLAGS=(-O2 -ffreestanding -nostdlib -fno-jump-tables -fno-builtin -fno-ident -fno-asynchronous-unwind-tables)
+
+# compile <cpu-flags-var> <mode-flag> <source> <object>
+compile() {
+  local -n cpu="$1"
+  (cd "$src" && "$CC" "${cpu[@]}" "$2" "${CFLAGS[@]}" -c -o "$work/$4" "$3")
+}
+
+# link <name> <cpu-flags-var> <linker-script> <extra-ld-flag-or-empty> <objects...>
+link() {
+  local name="$1" script="$3" extra="$4"
+  local -n cpu="$2"
+  shift 4
+  local objs=()
+  for o in "$@"; do objs+=("$work/$o"); done
+  local ldflags=(-Wl,--build-id=none)
+  if [ -n "$extra" ]; then ldflags+=("-Wl,$extra"); fi
+  "$CC" "${cpu[@]}" -nostdlib -T "$src/$script" "${ldflags[@]}" -o "$out/$name.elf" "${objs[@]}"
+  "$OBJCOPY" -O binary "$out/$name.elf" "$out/$name.bin"
+  chmod 644 "$out/$name.elf" "$out/$name.bin" # git records the mode: keep it stable
+}
+
+hex() { printf '0x%08x' "$1"; }
+
+# Emits one manifest entry. Mode of a symbol: the mapping symbol ($a ARM, $t Thumb, $d data) in
+# force at its address; symbols outside the text mapping (rodata, bss) are data. nm prints Thumb
+# function addresses with bit 0 cleared, so addresses here are always the real byte addresses.
+manifest_entry() {
+  local name="$1" processor="$2" arch="$3"
+  local elf="$out/$name.elf" bin="$out/$name.bin"
+  local size load entry
+  size=$(stat -c %s "$bin")
+  load=$((16#$("$NM" "$elf" | awk '$3 == "_start" { print $1 }')))
+  entry=$load
+  local -a maddr=() mkind=()
+  while read -r addr type sym; do
+    case "$sym" in
+      '$a' | '$a.'*) maddr+=($((16#$addr))); mkind+=(arm) ;;
+      '$t' | '$t.'*) maddr+=($((16#$addr))); mkind+=(thumb) ;;
+      '$d' | '$d.'*) maddr+=($((16#$addr))); mkind+=(data) ;;
+    esac
+  done < <("$NM" -n --special-syms "$elf" | sort -s -k1,1)
+
+  printf '    "%s": {\n' "$name"
+  printf '      "processor": "%s",\n      "architecture": "%s",\n' "$processor" "$arch"
+  printf '      "bin": "%s.bin",\n      "elf": "%s.elf",\n' "$name" "$name"
+  printf '      "loadAddress": "%s",\n      "entry": "%s",\n      "size": %d,\n' \
+    "$(hex "$load")" "$(hex "$entry")" "$size"
+  printf '      "sha256": "%s",\n' "$(sha256sum "$bin" | cut -d' ' -f1)"
+
+  # regions: mapping-symbol spans inside the binary, adjacent spans of one kind merged
+  printf '      "regions": [\n'
+  local i n=${#maddr[@]} first=1 rs=-1 re=-1 rk=''
+  for ((i = 0; i < n; i++)); do
+    local start=${maddr[$i]} end=$((load + size))
+    if ((i + 1 < n)) && ((maddr[i + 1] < end)); then end=${maddr[$((i + 1))]}; fi
+    if ((start >= load + size)) || ((end <= start)); then continue; fi
+    if [ "$rk" = "${mkind[$i]}" ] && ((re == start)); then re=$end; continue; fi
+    if ((rs >= 0)); then
+      if ((first)); then first=0; else printf ',\n'; fi
+      printf '        { "start": "%s", "end": "%s", "kind": "%s" }' "$(hex "$rs")" "$(hex "$re")" "$rk"
+    fi
+    rs=$start re=$end rk=${mkind[$i]}
+  done
+  if ((rs >= 0)); then
+    if ((first)); then first=0; else printf ',\n'; fi
+    printf '        { "start": "%s", "end": "%s", "kind": "%s" }' "$(hex "$rs")" "$(hex "$re")" "$rk"
+  fi
+  printf '\n      ],\n'
+
+  printf '      "symbols": {\n'
+  first=1
+  while read -r addr type sym; do
+    case "$type" in [TDBR]) ;; *) continue ;; esac
+    local a=$((16#$addr)) mode=data
+    if [ "$type" = T ]; then
+      for ((i = 0; i < n; i++)); do
+        if ((maddr[i] <= a)); then mode=${mkind[$i]}; fi
+      done
+    fi
+    if ((first)); then first=0; else printf ',\n'; fi
+    printf '        "%s": { "address": "%s", "mode": "%s" }' "$sym" "$(hex "$a")" "$mode"
+  done < <("$NM" -n "$elf" | sort -s -k1,1 -k3,3)
+  printf '\n      }\n    }'
+}
+
+# arm9-analysis: ARM + Thumb assembly and Thumb C, ARMv5TE, linked with BLX for interworking calls
+compile ARM9_CPU -marm arm9-analysis.s arm9-analysis.o
+compile ARM9_CPU -mthumb arm9-analysis-c.c arm9-analysis-c.o
+link arm9-analysis ARM9_CPU arm9.ld --use-blx arm9-analysis.o arm9-analysis-c.o
+
+# arm7-analysis: ARM + Thumb assembly and ARM C, ARMv4T (no BLX exists: no --use-blx)
+compile ARM7_CPU -marm arm7-analysis.s arm7-analysis.o
+compile ARM7_CPU -marm arm7-analysis-c.c arm7-analysis-c.o
+link arm7-analysis ARM7_CPU arm7.ld '' arm7-analysis.o arm7-analysis-c.o
+
+# live-debug programs for DeSmuME
+compile ARM9_CPU -marm arm9-debug-target.s arm9-debug-target.o
+link arm9-debug-target ARM9_CPU arm9.ld --use-blx arm9-debug-target.o
+compile ARM7_CPU -marm arm7-idle.s arm7-idle.o
+link arm7-idle ARM7_CPU arm7.ld '' arm7-idle.o
+
+{
+  printf '{\n  "toolchain": "%s",\n  "programs": {\n' "$("$CC" --version | head -n1)"
+  manifest_entry arm9-analysis arm9 armv5te
+  printf ',\n'
+  manifest_entry arm7-analysis arm7 armv4t
+  printf ',\n'
+  manifest_entry arm9-debug-target arm9 armv5te
+  printf ',\n'
+  manifest_entry arm7-idle arm7 armv4t
+  printf '\n  }\n}\n'
+} >"$out/manifest.json"

@@ -1,0 +1,128 @@
+// Access to the committed ARM test programs (test/kit/arm/build, produced by build.sh). Tests and the
+// test ROM builder read programs through here so that addresses always come from the manifest, which
+// build.sh derives from the ELF symbols, never from numbers copied into a test.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ARM_KIT_DIR = dirname(fileURLToPath(import.meta.url));
+export const ARM_KIT_BUILD_DIR = join(ARM_KIT_DIR, 'build');
+export const ARM_KIT_BUILD_SCRIPT = join(ARM_KIT_DIR, 'build.sh');
+
+export const ARM_PROGRAM_NAMES = [
+  'arm9-analysis',
+  'arm7-analysis',
+  'arm9-debug-target',
+  'arm7-idle',
+] as const;
+export type ArmProgramName = (typeof ARM_PROGRAM_NAMES)[number];
+
+/** 'data' marks literal pools, tables and .bss objects: bytes that are not instructions. */
+export type ArmSymbolMode = 'arm' | 'thumb' | 'data';
+
+export interface ArmSymbol {
+  /** Byte address at run time (Thumb symbols have bit 0 clear here). */
+  address: number;
+  mode: ArmSymbolMode;
+}
+
+export interface ArmRegion {
+  start: number;
+  /** Exclusive. */
+  end: number;
+  kind: ArmSymbolMode;
+}
+
+export interface ArmProgram {
+  name: ArmProgramName;
+  processor: 'arm9' | 'arm7';
+  architecture: 'armv5te' | 'armv4t';
+  /** The raw binary (objcopy -O binary): what a ROM carries, loaded at `loadAddress`. */
+  bytes: Uint8Array;
+  loadAddress: number;
+  /** Always an ARM-mode address. */
+  entry: number;
+  size: number;
+  sha256: string;
+  /** Mapping-symbol spans ($a/$t/$d) covering the binary: ground truth for what is ARM, Thumb or data. */
+  regions: ArmRegion[];
+  symbols: Record<string, ArmSymbol>;
+  binPath: string;
+  elfPath: string;
+}
+
+interface RawProgram {
+  processor: 'arm9' | 'arm7';
+  architecture: 'armv5te' | 'armv4t';
+  bin: string;
+  elf: string;
+  loadAddress: string;
+  entry: string;
+  size: number;
+  sha256: string;
+  regions: { start: string; end: string; kind: ArmSymbolMode }[];
+  symbols: Record<string, { address: string; mode: ArmSymbolMode }>;
+}
+
+export interface ArmKitManifest {
+  toolchain: string;
+  programs: Record<ArmProgramName, RawProgram>;
+}
+
+export function readArmKitManifest(buildDir: string = ARM_KIT_BUILD_DIR): ArmKitManifest {
+  return JSON.parse(readFileSync(join(buildDir, 'manifest.json'), 'utf8')) as ArmKitManifest;
+}
+
+const cache = new Map<string, ArmProgram>();
+
+export function loadArmProgram(name: ArmProgramName, buildDir: string = ARM_KIT_BUILD_DIR): ArmProgram {
+  const key = `${buildDir}\0${name}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const raw = readArmKitManifest(buildDir).programs[name];
+  if (!raw) throw new Error(`no ARM kit program named ${name}`);
+  const binPath = join(buildDir, raw.bin);
+  const bytes = new Uint8Array(readFileSync(binPath));
+  if (bytes.length !== raw.size)
+    throw new Error(`${raw.bin}: ${bytes.length} bytes, manifest says ${raw.size}`);
+  const symbols: Record<string, ArmSymbol> = {};
+  for (const [symbol, value] of Object.entries(raw.symbols)) {
+    symbols[symbol] = { address: Number.parseInt(value.address, 16), mode: value.mode };
+  }
+  const program: ArmProgram = {
+    name,
+    processor: raw.processor,
+    architecture: raw.architecture,
+    bytes,
+    loadAddress: Number.parseInt(raw.loadAddress, 16),
+    entry: Number.parseInt(raw.entry, 16),
+    size: raw.size,
+    sha256: raw.sha256,
+    regions: raw.regions.map((r) => ({
+      start: Number.parseInt(r.start, 16),
+      end: Number.parseInt(r.end, 16),
+      kind: r.kind,
+    })),
+    symbols,
+    binPath,
+    elfPath: join(buildDir, raw.elf),
+  };
+  cache.set(key, program);
+  return program;
+}
+
+/** A symbol that must exist (throws with the program name otherwise, so a renamed label fails loudly). */
+export function armSymbol(program: ArmProgram, symbol: string): ArmSymbol {
+  const found = program.symbols[symbol];
+  if (!found) throw new Error(`${program.name} has no symbol ${symbol}`);
+  return found;
+}
+
+/** The bytes of [address, address + length) of a program, by run-time address. */
+export function armBytesAt(program: ArmProgram, address: number, length: number): Uint8Array {
+  const offset = address - program.loadAddress;
+  if (offset < 0 || length < 0 || offset + length > program.size) {
+    throw new Error(`${program.name}: 0x${address.toString(16)}+${length} is outside the binary`);
+  }
+  return program.bytes.subarray(offset, offset + length);
+}
