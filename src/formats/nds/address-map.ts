@@ -1,0 +1,232 @@
+// Both directions of the address map, pure over the model:
+// - runtime address -> every static candidate that can hold it (never picks one when several do);
+// - ROM range -> every structure that owns those bytes, with a runtime address only where the bytes
+//   map one-to-one into memory (never for compressed storage, whose runtime bytes are decoded).
+
+import type { ByteRange, NdsRomModel, Processor, RuntimeRange, RuntimeRangeKind } from './model.js';
+import { HEADER_BASE_SIZE, HEADER_FIELD_REGIONS } from './raw/header.js';
+
+export type ResolutionStatus = 'resolved' | 'ambiguous' | 'bss' | 'compressed-overlay' | 'unmapped';
+
+export interface RuntimeCandidate {
+  component: RuntimeRange['component'];
+  overlayId: number | null;
+  autoloadIndex: number | null;
+  region: RuntimeRangeKind;
+  /** The candidate's runtime range of that region kind. */
+  range: ByteRange;
+  /** ROM byte that holds this runtime byte, only for file-backed regions. */
+  romOffset: number | null;
+  /** File ID backing the component (overlays only). */
+  fileId: number | null;
+  compressed: boolean;
+}
+
+export interface RuntimeResolution {
+  processor: Processor;
+  address: number;
+  status: ResolutionStatus;
+  candidates: RuntimeCandidate[];
+  /** Candidates dropped because they belong to another overlay than the requested one. */
+  excludedByOverlayId: number;
+}
+
+/**
+ * Every candidate owner of `address` on `processor`. `overlayId`, when given, only drops candidates of
+ * other overlays (a static disambiguator: it never claims the overlay is loaded).
+ */
+export function resolveRuntimeAddress(
+  model: NdsRomModel,
+  processor: Processor,
+  address: number,
+  overlayId?: number,
+): RuntimeResolution {
+  const all: RuntimeCandidate[] = [];
+  for (const range of model.runtimeRanges[processor]) {
+    if (address < range.start || address >= range.end) continue;
+    const overlay =
+      range.overlayId === null ? undefined : model.overlays[processor].find((o) => o.id === range.overlayId);
+    all.push({
+      component: range.component,
+      overlayId: range.overlayId,
+      autoloadIndex: range.autoloadIndex,
+      region: range.kind,
+      range: { start: range.start, end: range.end },
+      romOffset: range.romOffset === null ? null : range.romOffset + (address - range.start),
+      fileId: overlay?.fileId ?? null,
+      compressed: overlay ? overlay.compressed : range.component === 'main' && model[processor].compressed,
+    });
+  }
+  const candidates =
+    overlayId === undefined ? all : all.filter((c) => c.overlayId === null || c.overlayId === overlayId);
+  return {
+    processor,
+    address,
+    status: statusOf(candidates),
+    candidates,
+    excludedByOverlayId: all.length - candidates.length,
+  };
+}
+
+function statusOf(candidates: RuntimeCandidate[]): ResolutionStatus {
+  if (candidates.length === 0) return 'unmapped';
+  if (candidates.length > 1) return 'ambiguous';
+  const only = candidates[0]!;
+  if (only.region === 'bss') return 'bss';
+  if (only.component === 'overlay' && only.compressed) return 'compressed-overlay';
+  return 'resolved';
+}
+
+export type RomOwnerKind =
+  | 'header'
+  | 'header-padding'
+  | 'fnt'
+  | 'fat'
+  | 'overlay-table'
+  | 'main'
+  | 'autoload'
+  | 'nitrocode-footer'
+  | 'overlay'
+  | 'file'
+  | 'dsi-main'
+  | 'banner'
+  | 'appended'
+  | 'unmapped';
+
+export interface RomOwner {
+  kind: RomOwnerKind;
+  /** The owning structure's ROM range. */
+  range: ByteRange;
+  field?: string;
+  processor?: Processor;
+  overlayId?: number;
+  fileId?: number;
+  path?: string | null;
+  tableIndex?: number;
+  autoloadIndex?: number;
+  compressed?: boolean;
+  /** Runtime address of the queried start byte; only when the whole queried range maps directly. */
+  runtimeAddress?: number | null;
+}
+
+function intersects(range: ByteRange, start: number, end: number): boolean {
+  return range.start < end && start < range.end;
+}
+
+/** Runtime address of `start` when [start, end) lies inside `rom` and `rom` maps to `runtimeBase`. */
+function direct(rom: ByteRange, start: number, end: number, runtimeBase: number): number | null {
+  return start >= rom.start && end <= rom.end ? runtimeBase + (start - rom.start) : null;
+}
+
+/** Every relationship of the ROM bytes [start, end). An empty result is reported as 'unmapped'. */
+export function ownersOfRomRange(model: NdsRomModel, start: number, end: number): RomOwner[] {
+  const owners: RomOwner[] = [];
+  const hit = (range: ByteRange) => intersects(range, start, end);
+  for (const [fStart, fEnd, field] of HEADER_FIELD_REGIONS) {
+    const range = { start: fStart, end: fEnd };
+    if (hit(range)) owners.push({ kind: 'header', field, range });
+  }
+  // The area between the 0x200-byte header and the declared header size (bounded: a junk size field
+  // must not swallow the ARM9).
+  const padding = {
+    start: HEADER_BASE_SIZE,
+    end: Math.min(model.header.headerSize, model.arm9.romOffset, 0x8000),
+  };
+  if (hit(padding)) owners.push({ kind: 'header-padding', range: padding });
+  if (hit(model.header.fnt)) owners.push({ kind: 'fnt', range: model.header.fnt });
+  if (hit(model.header.fat)) {
+    const first = Math.floor((Math.max(start, model.header.fat.start) - model.header.fat.start) / 8);
+    owners.push({ kind: 'fat', range: model.header.fat, fileId: first });
+  }
+  for (const processor of ['arm9', 'arm7'] as const) {
+    const table = processor === 'arm9' ? model.header.arm9OverlayTable : model.header.arm7OverlayTable;
+    if (hit(table)) {
+      const tableIndex = Math.floor((Math.max(start, table.start) - table.start) / 32);
+      owners.push({ kind: 'overlay-table', processor, range: table, tableIndex });
+    }
+    const exe = model[processor];
+    if (hit(exe.rom)) {
+      const backed = {
+        start: exe.rom.start,
+        end: exe.rom.start + (exe.fileBackedRuntime.end - exe.fileBackedRuntime.start),
+      };
+      owners.push({
+        kind: 'main',
+        processor,
+        range: exe.rom,
+        compressed: exe.compressed,
+        runtimeAddress: direct(backed, start, end, exe.ramAddress),
+      });
+    }
+  }
+  for (const block of model.autoloads ?? []) {
+    if (block.romOffset === null) continue;
+    const range = { start: block.romOffset, end: block.romOffset + block.codeSize };
+    if (hit(range)) {
+      owners.push({
+        kind: 'autoload',
+        processor: 'arm9',
+        range,
+        autoloadIndex: block.index,
+        runtimeAddress: direct(range, start, end, block.ramAddress),
+      });
+    }
+  }
+  if (model.nitrocodeFooter) {
+    const range = { start: model.nitrocodeFooter.romOffset, end: model.nitrocodeFooter.romOffset + 12 };
+    if (hit(range)) owners.push({ kind: 'nitrocode-footer', range });
+  }
+  for (const processor of ['arm9', 'arm7'] as const) {
+    for (const overlay of model.overlays[processor]) {
+      if (!hit(overlay.file)) continue;
+      const backed = overlay.fileBacked
+        ? {
+            start: overlay.file.start,
+            end: overlay.file.start + (overlay.fileBacked.end - overlay.fileBacked.start),
+          }
+        : null;
+      owners.push({
+        kind: 'overlay',
+        processor,
+        overlayId: overlay.id,
+        fileId: overlay.fileId,
+        range: overlay.file,
+        compressed: overlay.compressed,
+        runtimeAddress: backed ? direct(backed, start, end, overlay.ramAddress) : null,
+      });
+    }
+  }
+  for (const file of model.files) {
+    if (file.end > file.start && intersects(file, start, end)) {
+      owners.push({
+        kind: 'file',
+        fileId: file.fileId,
+        path: file.path,
+        range: { start: file.start, end: file.end },
+      });
+    }
+  }
+  for (const [processor, region] of [
+    ['arm9', model.dsi?.arm9i],
+    ['arm7', model.dsi?.arm7i],
+  ] as const) {
+    if (region?.insideFile && hit(region.rom)) {
+      owners.push({
+        kind: 'dsi-main',
+        processor,
+        range: region.rom,
+        runtimeAddress: direct(region.rom, start, end, region.ramAddress),
+      });
+    }
+  }
+  if (model.banner && hit(model.banner)) owners.push({ kind: 'banner', range: model.banner });
+  if (model.size.appended && hit(model.size.appended))
+    owners.push({ kind: 'appended', range: model.size.appended });
+  if (owners.length === 0) owners.push({ kind: 'unmapped', range: { start, end } });
+  return owners;
+}
+
+/** Every relationship of the single ROM byte at `offset`. */
+export function resolveRomOffset(model: NdsRomModel, offset: number): RomOwner[] {
+  return ownersOfRomRange(model, offset, offset + 1);
+}

@@ -1,0 +1,216 @@
+// The main executables and the ARM9's self-description: the nitrocode footer after the ARM9, the
+// module params it points at, the autoload list, and whether the ARM9 is BLZ-compressed. Everything
+// is validated before it is believed: a footer or params block that is present but inconsistent is
+// reported as invalid and then ignored (never used to locate or decode anything).
+import type {
+  AutoloadBlock,
+  MainExecutable,
+  ModuleParamsReport,
+  NitrocodeFooterReport,
+  Processor,
+} from './model.js';
+import { type ByteSource, invalidRom, u32 } from './raw/byte-source.js';
+import type { RawProgramEntry } from './raw/header.js';
+import {
+  AUTOLOAD_ENTRY_SIZE,
+  MODULE_PARAMS_SIZE,
+  NITROCODE_FOOTER_SIZE,
+  parseRawAutoloadList,
+  parseRawModuleParams,
+  parseRawNitrocodeFooter,
+} from './raw/module-params.js';
+
+/** Real SDK images list a handful of blocks (ITCM, DTCM, a few WRAM); more means garbage. */
+export const MAX_AUTOLOADS = 64;
+const ADDRESS_SPACE = 0x1_0000_0000;
+
+/** Refuses a main executable whose stored bytes are not inside the file; names the offending field. */
+export function checkProgram(processor: Processor, entry: RawProgramEntry, fileSize: number): void {
+  const p = processor;
+  if (entry.romOffset < 0x200 || entry.romOffset >= fileSize) {
+    invalidRom(`${p}RomOffset`, `${p} ROM offset 0x${entry.romOffset.toString(16)} is outside the file`, {
+      value: entry.romOffset,
+    });
+  }
+  if (entry.size === 0 || entry.romOffset + entry.size > fileSize) {
+    invalidRom(`${p}Size`, `${p} size 0x${entry.size.toString(16)} does not fit in the file`, {
+      value: entry.size,
+    });
+  }
+  if (entry.ramAddress + entry.size > ADDRESS_SPACE) {
+    invalidRom(`${p}RamAddress`, `${p} RAM range wraps past 0xFFFFFFFF`, { value: entry.ramAddress });
+  }
+}
+
+export function plainExecutable(processor: Processor, entry: RawProgramEntry): MainExecutable {
+  const rom = { start: entry.romOffset, end: entry.romOffset + entry.size };
+  const runtime = { start: entry.ramAddress, end: entry.ramAddress + entry.size };
+  return {
+    processor,
+    romOffset: entry.romOffset,
+    entryAddress: entry.entryAddress,
+    ramAddress: entry.ramAddress,
+    size: entry.size,
+    rom,
+    runtime,
+    fileBackedRuntime: runtime,
+    compressed: false,
+    decodedSize: null,
+    entryInside: entry.entryAddress >= runtime.start && entry.entryAddress < runtime.end,
+  };
+}
+
+export interface Arm9Description {
+  footer: NitrocodeFooterReport | null;
+  params: ModuleParamsReport;
+  autoloads: AutoloadBlock[] | null;
+  arm9: MainExecutable;
+  issues: string[];
+}
+
+const ABSENT_PARAMS: ModuleParamsReport = {
+  status: 'absent',
+  note: null,
+  offsetInArm9: null,
+  autoloadListStart: null,
+  autoloadListEnd: null,
+  autoloadDataStart: null,
+  bss: null,
+  compressedStaticEnd: null,
+  sdkVersion: null,
+};
+
+/** Reads the footer, params, autoloads and compression state of a bounds-checked ARM9. */
+export function describeArm9(source: ByteSource, entry: RawProgramEntry): Arm9Description {
+  const issues: string[] = [];
+  const arm9 = plainExecutable('arm9', entry);
+  const footerAt = entry.romOffset + entry.size;
+  if (footerAt + NITROCODE_FOOTER_SIZE > source.size) {
+    return { footer: null, params: ABSENT_PARAMS, autoloads: null, arm9, issues };
+  }
+  const rawFooter = parseRawNitrocodeFooter(source.read(footerAt, NITROCODE_FOOTER_SIZE));
+  if (!rawFooter.magicOk) return { footer: null, params: ABSENT_PARAMS, autoloads: null, arm9, issues };
+
+  const footer: NitrocodeFooterReport = {
+    status: 'valid',
+    romOffset: footerAt,
+    moduleParamsOffset: rawFooter.moduleParamsOffset,
+    overlaySignaturesOffset: rawFooter.overlaySignaturesOffset,
+  };
+  const invalid = (note: string): Arm9Description => {
+    issues.push(`ARM9 module params ignored: ${note}`);
+    return { footer, params: { ...ABSENT_PARAMS, status: 'invalid', note }, autoloads: null, arm9, issues };
+  };
+  if (rawFooter.moduleParamsOffset + MODULE_PARAMS_SIZE > entry.size) {
+    footer.status = 'invalid';
+    return invalid('the nitrocode footer points outside the ARM9');
+  }
+  const raw = parseRawModuleParams(
+    source.read(entry.romOffset + rawFooter.moduleParamsOffset, MODULE_PARAMS_SIZE),
+  );
+  if (!raw.magicOk) {
+    footer.status = 'invalid';
+    return invalid('no magic words where the footer points');
+  }
+  const ramEnd = entry.ramAddress + entry.size;
+  const inImage = (address: number) => address >= entry.ramAddress && address <= ramEnd;
+  if (
+    raw.compressedStaticEnd !== 0 &&
+    (raw.compressedStaticEnd <= entry.ramAddress || raw.compressedStaticEnd > ramEnd)
+  ) {
+    return invalid('compressed static end is outside the stored ARM9');
+  }
+  if (
+    raw.autoloadListStart > raw.autoloadListEnd ||
+    (raw.autoloadListEnd - raw.autoloadListStart) % AUTOLOAD_ENTRY_SIZE
+  ) {
+    return invalid('the autoload list bounds are inconsistent');
+  }
+  if ((raw.autoloadListEnd - raw.autoloadListStart) / AUTOLOAD_ENTRY_SIZE > MAX_AUTOLOADS) {
+    return invalid(`more than ${MAX_AUTOLOADS} autoload entries`);
+  }
+  if (raw.bssStart > raw.bssEnd) return invalid('BSS start is after BSS end');
+  const params: ModuleParamsReport = {
+    status: 'valid',
+    note: 'located by the nitrocode footer',
+    offsetInArm9: rawFooter.moduleParamsOffset,
+    autoloadListStart: raw.autoloadListStart,
+    autoloadListEnd: raw.autoloadListEnd,
+    autoloadDataStart: raw.autoloadDataStart,
+    bss: { start: raw.bssStart, end: raw.bssEnd },
+    compressedStaticEnd: raw.compressedStaticEnd,
+    sdkVersion: raw.sdkVersion,
+  };
+
+  if (raw.compressedStaticEnd !== 0) {
+    describeCompressed(source, entry, raw.compressedStaticEnd, arm9, issues);
+    // The autoload list sits inside the compressed bytes; only the decoded image can show it.
+    return { footer, params, autoloads: null, arm9, issues };
+  }
+  let autoloads: AutoloadBlock[] | null = null;
+  if (inImage(raw.autoloadListStart) && inImage(raw.autoloadListEnd) && inImage(raw.autoloadDataStart)) {
+    const listRom = entry.romOffset + (raw.autoloadListStart - entry.ramAddress);
+    const list = parseRawAutoloadList(source.read(listRom, raw.autoloadListEnd - raw.autoloadListStart));
+    let cursor = entry.romOffset + (raw.autoloadDataStart - entry.ramAddress);
+    autoloads = [];
+    for (let i = 0; i < list.length; i++) {
+      const block = list[i]!;
+      const fits = cursor + block.codeSize <= entry.romOffset + entry.size;
+      if (!fits || block.ramAddress + block.codeSize + block.bssSize > ADDRESS_SPACE) {
+        issues.push(`autoload block ${i} does not fit in the ARM9; the autoload list is not used`);
+        autoloads = null;
+        break;
+      }
+      autoloads.push({ index: i, ...block, romOffset: cursor });
+      cursor += block.codeSize;
+    }
+  } else {
+    issues.push('autoload list addresses lie outside the ARM9 image; not used');
+  }
+  return { footer, params, autoloads, arm9, issues };
+}
+
+/**
+ * Fills in the decoded size of a compressed ARM9 from the BLZ footer at its compressed end, and the
+ * raw prefix that BLZ stores verbatim (those runtime bytes map one-to-one to ROM bytes).
+ */
+function describeCompressed(
+  source: ByteSource,
+  entry: RawProgramEntry,
+  compressedEnd: number,
+  arm9: MainExecutable,
+  issues: string[],
+): void {
+  const blobLength = compressedEnd - entry.ramAddress;
+  arm9.compressed = true;
+  arm9.fileBackedRuntime = { start: entry.ramAddress, end: entry.ramAddress };
+  arm9.runtime = { start: entry.ramAddress, end: entry.ramAddress };
+  if (blobLength < 8) {
+    issues.push('compressed ARM9 is too short for a BLZ footer');
+    return;
+  }
+  const tail = source.read(entry.romOffset + blobLength - 8, 8);
+  const word = u32(tail, 0);
+  const compressedLength = word & 0xffffff;
+  const headerLength = word >>> 24;
+  const extra = u32(tail, 4);
+  if (
+    headerLength < 8 ||
+    headerLength > 11 ||
+    compressedLength < headerLength ||
+    compressedLength > blobLength
+  ) {
+    issues.push('compressed ARM9 has an inconsistent BLZ footer; decoded size unknown');
+    return;
+  }
+  const decoded = blobLength + extra;
+  if (entry.ramAddress + decoded > ADDRESS_SPACE) {
+    issues.push('decoded ARM9 would wrap the address space; decoded size unknown');
+    return;
+  }
+  const prefix = blobLength - compressedLength;
+  arm9.decodedSize = decoded;
+  arm9.runtime = { start: entry.ramAddress, end: entry.ramAddress + decoded };
+  arm9.fileBackedRuntime = { start: entry.ramAddress, end: entry.ramAddress + prefix };
+  arm9.entryInside = entry.entryAddress >= arm9.runtime.start && entry.entryAddress < arm9.runtime.end;
+}

@@ -1,0 +1,177 @@
+// Byte-exact reader of the NDS cartridge header (0x000..0x1FF) and, for DSi-aware unit codes, the
+// extended header fields (0x180..0x23F). Values are reported as stored; judging them is the model's job.
+import { crc16Modbus } from '../../crc16.js';
+import { u16, u32 } from './byte-source.js';
+
+export const HEADER_BASE_SIZE = 0x200;
+/** The DSi extended fields read here end at 0x240 (title ID at 0x230). */
+export const DSI_HEADER_READ_END = 0x240;
+export const LOGO_START = 0xc0;
+export const LOGO_END = 0x15c;
+export const HEADER_CRC_END = 0x15e;
+/** CRC-16 of the genuine Nintendo logo bitmap. */
+export const NINTENDO_LOGO_CRC = 0xcf56;
+
+export interface RawProgramEntry {
+  romOffset: number;
+  entryAddress: number;
+  ramAddress: number;
+  size: number;
+}
+
+export interface RawTableRegion {
+  offset: number;
+  size: number;
+}
+
+export interface RawDsiHeader {
+  arm9i: RawProgramEntry;
+  arm7i: RawProgramEntry;
+  /** 0x1D4: ARM7 RAM address of the SD/MMC device list (stored in the ARM7i entry slot). */
+  arm7iDeviceListAddress: number;
+  digestNtrRegion: RawTableRegion;
+  digestTwlRegion: RawTableRegion;
+  bannerSize: number;
+  /** 0x210: total used ROM size including the DSi area. */
+  totalUsedSize: number;
+  titleIdLow: number;
+  titleIdHigh: number;
+}
+
+export interface RawHeader {
+  titleBytes: Uint8Array;
+  gameCode: string;
+  makerCode: string;
+  unitCode: number;
+  encryptionSeedSelect: number;
+  deviceCapacity: number;
+  romVersion: number;
+  autostart: number;
+  arm9: RawProgramEntry;
+  arm7: RawProgramEntry;
+  fnt: RawTableRegion;
+  fat: RawTableRegion;
+  arm9OverlayTable: RawTableRegion;
+  arm7OverlayTable: RawTableRegion;
+  bannerOffset: number;
+  secureAreaCrc: number;
+  arm9AutoloadHook: number;
+  arm7AutoloadHook: number;
+  usedRomSize: number;
+  headerSize: number;
+  /** 0x88: stored value only; devkitARM writes junk here, so it is never used to locate anything. */
+  arm9ParamsOffsetField: number;
+  logoCrcStored: number;
+  logoCrcComputed: number;
+  headerCrcStored: number;
+  headerCrcComputed: number;
+  dsi: RawDsiHeader | null;
+}
+
+function program(bytes: Uint8Array, at: number): RawProgramEntry {
+  return {
+    romOffset: u32(bytes, at),
+    entryAddress: u32(bytes, at + 4),
+    ramAddress: u32(bytes, at + 8),
+    size: u32(bytes, at + 12),
+  };
+}
+
+function region(bytes: Uint8Array, at: number): RawTableRegion {
+  return { offset: u32(bytes, at), size: u32(bytes, at + 4) };
+}
+
+/** Codes are kept byte-exact as Latin-1 so any byte value survives (homebrew often has zeros). */
+export function latin1(bytes: Uint8Array): string {
+  let text = '';
+  for (let i = 0; i < bytes.length; i++) text += String.fromCharCode(bytes[i]!);
+  return text;
+}
+
+/** Unit codes 2 (NDS+DSi) and 3 (DSi only) carry the extended header. */
+export function isDsiUnitCode(unitCode: number): boolean {
+  return unitCode === 2 || unitCode === 3;
+}
+
+/**
+ * Parses the header from `bytes` (at least 0x200 bytes; 0x240 when the DSi fields should be read).
+ * The DSi block is read only when the unit code asks for it and the bytes are there.
+ */
+export function parseRawHeader(bytes: Uint8Array): RawHeader {
+  const unitCode = bytes[0x12]!;
+  const dsi =
+    isDsiUnitCode(unitCode) && bytes.length >= DSI_HEADER_READ_END
+      ? {
+          arm9i: program(bytes, 0x1c0),
+          arm7i: { ...program(bytes, 0x1d0), entryAddress: 0 },
+          arm7iDeviceListAddress: u32(bytes, 0x1d4),
+          digestNtrRegion: region(bytes, 0x1e0),
+          digestTwlRegion: region(bytes, 0x1e8),
+          bannerSize: u32(bytes, 0x208),
+          totalUsedSize: u32(bytes, 0x210),
+          titleIdLow: u32(bytes, 0x230),
+          titleIdHigh: u32(bytes, 0x234),
+        }
+      : null;
+  return {
+    titleBytes: bytes.slice(0, 12),
+    gameCode: latin1(bytes.subarray(0x0c, 0x10)),
+    makerCode: latin1(bytes.subarray(0x10, 0x12)),
+    unitCode,
+    encryptionSeedSelect: bytes[0x13]!,
+    deviceCapacity: bytes[0x14]!,
+    romVersion: bytes[0x1e]!,
+    autostart: bytes[0x1f]!,
+    arm9: program(bytes, 0x20),
+    arm7: program(bytes, 0x30),
+    fnt: region(bytes, 0x40),
+    fat: region(bytes, 0x48),
+    arm9OverlayTable: region(bytes, 0x50),
+    arm7OverlayTable: region(bytes, 0x58),
+    bannerOffset: u32(bytes, 0x68),
+    secureAreaCrc: u16(bytes, 0x6c),
+    arm9AutoloadHook: u32(bytes, 0x70),
+    arm7AutoloadHook: u32(bytes, 0x74),
+    usedRomSize: u32(bytes, 0x80),
+    headerSize: u32(bytes, 0x84),
+    arm9ParamsOffsetField: u32(bytes, 0x88),
+    logoCrcStored: u16(bytes, LOGO_END),
+    logoCrcComputed: crc16Modbus(bytes.subarray(LOGO_START, LOGO_END)),
+    headerCrcStored: u16(bytes, HEADER_CRC_END),
+    headerCrcComputed: crc16Modbus(bytes.subarray(0, HEADER_CRC_END)),
+    dsi,
+  };
+}
+
+/** Named byte regions of the header, for ROM-offset classification ([start, end) pairs). */
+export const HEADER_FIELD_REGIONS: ReadonlyArray<readonly [number, number, string]> = [
+  [0x00, 0x0c, 'title'],
+  [0x0c, 0x10, 'gameCode'],
+  [0x10, 0x12, 'makerCode'],
+  [0x12, 0x13, 'unitCode'],
+  [0x13, 0x14, 'encryptionSeedSelect'],
+  [0x14, 0x15, 'deviceCapacity'],
+  [0x15, 0x1e, 'reserved'],
+  [0x1e, 0x1f, 'romVersion'],
+  [0x1f, 0x20, 'autostart'],
+  [0x20, 0x30, 'arm9Entry'],
+  [0x30, 0x40, 'arm7Entry'],
+  [0x40, 0x48, 'fntRegion'],
+  [0x48, 0x50, 'fatRegion'],
+  [0x50, 0x58, 'arm9OverlayTableRegion'],
+  [0x58, 0x60, 'arm7OverlayTableRegion'],
+  [0x60, 0x68, 'cardControl'],
+  [0x68, 0x6c, 'bannerOffset'],
+  [0x6c, 0x6e, 'secureAreaCrc'],
+  [0x6e, 0x70, 'secureAreaDelay'],
+  [0x70, 0x78, 'autoloadHooks'],
+  [0x78, 0x80, 'secureAreaDisable'],
+  [0x80, 0x84, 'usedRomSize'],
+  [0x84, 0x88, 'headerSize'],
+  [0x88, 0xc0, 'reserved'],
+  [0xc0, 0x15c, 'logo'],
+  [0x15c, 0x15e, 'logoCrc'],
+  [0x15e, 0x160, 'headerCrc'],
+  [0x160, 0x180, 'debug'],
+  [0x180, 0x200, 'dsiExtended'],
+];

@@ -1,0 +1,64 @@
+// ARM9 module params (nine u32 ending in two magic words) and the 12-byte "nitrocode" footer that
+// follows the ARM9 in the ROM and points at them. Both are parsed as stored; validation is separate.
+import { u32 } from './byte-source.js';
+
+export const NITROCODE = 0xdec00621;
+export const NITROCODE_SWAPPED = 0x2106c0de;
+export const MODULE_PARAMS_SIZE = 36;
+export const NITROCODE_FOOTER_SIZE = 12;
+export const AUTOLOAD_ENTRY_SIZE = 12;
+
+export interface RawModuleParams {
+  autoloadListStart: number;
+  autoloadListEnd: number;
+  autoloadDataStart: number;
+  bssStart: number;
+  bssEnd: number;
+  /** RAM address of the end of the BLZ-compressed image; 0 when the ARM9 is not compressed. */
+  compressedStaticEnd: number;
+  sdkVersion: number;
+  magicOk: boolean;
+}
+
+export interface RawNitrocodeFooter {
+  magicOk: boolean;
+  moduleParamsOffset: number;
+  overlaySignaturesOffset: number;
+}
+
+export interface RawAutoloadEntry {
+  ramAddress: number;
+  codeSize: number;
+  bssSize: number;
+}
+
+export function parseRawModuleParams(bytes: Uint8Array): RawModuleParams {
+  return {
+    autoloadListStart: u32(bytes, 0),
+    autoloadListEnd: u32(bytes, 4),
+    autoloadDataStart: u32(bytes, 8),
+    bssStart: u32(bytes, 12),
+    bssEnd: u32(bytes, 16),
+    compressedStaticEnd: u32(bytes, 20),
+    sdkVersion: u32(bytes, 24),
+    magicOk: u32(bytes, 28) === NITROCODE && u32(bytes, 32) === NITROCODE_SWAPPED,
+  };
+}
+
+export function parseRawNitrocodeFooter(bytes: Uint8Array): RawNitrocodeFooter {
+  return {
+    magicOk: u32(bytes, 0) === NITROCODE,
+    moduleParamsOffset: u32(bytes, 4),
+    overlaySignaturesOffset: u32(bytes, 8),
+  };
+}
+
+export function parseRawAutoloadList(bytes: Uint8Array): RawAutoloadEntry[] {
+  const count = Math.floor(bytes.length / AUTOLOAD_ENTRY_SIZE);
+  const entries: RawAutoloadEntry[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const at = i * AUTOLOAD_ENTRY_SIZE;
+    entries[i] = { ramAddress: u32(bytes, at), codeSize: u32(bytes, at + 4), bssSize: u32(bytes, at + 8) };
+  }
+  return entries;
+}
