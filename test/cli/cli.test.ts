@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { VERSION } from '../../src/version.js';
+import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../kit/mcp-harness.js';
+
+function cli(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [SERVER_ENTRY, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+}
+
+test('version is the package version', () => {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'));
+  assert.equal(VERSION, pkg.version);
+  assert.equal(cli(['--version']).stdout.trim(), pkg.version);
+});
+
+test('tools --profile project lists exactly the project tools', () => {
+  const run = cli(['tools', '--profile', 'project', '--json']);
+  assert.equal(run.status, 0, run.stderr);
+  const names = (JSON.parse(run.stdout) as Array<{ name: string }>).map((t) => t.name).sort();
+  assert.deepEqual(names, [
+    'get_project_status',
+    'run_project_verification',
+    'server_capabilities',
+    'verify_file_sha256',
+  ]);
+  const env = cli(['tools', '--json'], { RE_MCP_PROFILE: 'project' });
+  assert.deepEqual((JSON.parse(env.stdout) as Array<{ name: string }>).map((t) => t.name).sort(), names);
+});
+
+test('every profile is a subset of full, and full lists every tool once', () => {
+  const full = (JSON.parse(cli(['tools', '--json']).stdout) as Array<{ name: string }>).map((t) => t.name);
+  assert.equal(new Set(full).size, full.length);
+  for (const profile of ['static', 'runtime', 'build', 'project', 'retroarch']) {
+    const names = (
+      JSON.parse(cli(['tools', '--profile', profile, '--json']).stdout) as Array<{ name: string }>
+    ).map((t) => t.name);
+    assert.ok(names.includes('server_capabilities'), profile);
+    for (const n of names) assert.ok(full.includes(n), `${profile}: ${n}`);
+  }
+});
+
+test('call server_capabilities prints valid JSON with the limits', async () => {
+  const ws = await makeWorkspace();
+  try {
+    const run = cli(['call', 'server_capabilities', '{}'], { RE_MCP_WORKSPACE_ROOT: ws });
+    assert.equal(run.status, 0, run.stderr);
+    const caps = JSON.parse(run.stdout);
+    assert.equal(caps.limits.global.maxOutputBytes.max, 1_048_576);
+    assert.ok(caps.limits.tools.run_project_verification.timeoutMs.max > 0);
+    assert.equal(caps.workspaceRoot, ws);
+    assert.ok(caps.policy.shell);
+  } finally {
+    await rm(ws, { recursive: true, force: true });
+  }
+});
+
+test('call exits 1 on an error result and prints the typed error', async () => {
+  const ws = await makeWorkspace();
+  try {
+    await writeFile(join(ws, 'f.txt'), 'abc');
+    const bad = cli(['call', 'verify_file_sha256', '{"path":"../f.txt"}'], { RE_MCP_WORKSPACE_ROOT: ws });
+    assert.equal(bad.status, 1);
+    assert.equal(JSON.parse(bad.stdout).error.code, 'workspace-escape');
+    const good = cli(['call', 'verify_file_sha256', '{"path":"f.txt"}', '--max-output-bytes', '8192'], {
+      RE_MCP_WORKSPACE_ROOT: ws,
+    });
+    assert.equal(good.status, 0, good.stderr);
+    assert.equal(
+      JSON.parse(good.stdout).sha256,
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
+    const notJson = cli(['call', 'verify_file_sha256', '{path'], { RE_MCP_WORKSPACE_ROOT: ws });
+    assert.equal(notJson.status, 1);
+    assert.equal(JSON.parse(notJson.stdout).error.code, 'invalid-argument');
+  } finally {
+    await rm(ws, { recursive: true, force: true });
+  }
+});
+
+test('every tool description follows the template and every input field is described', async () => {
+  const { startServer } = await import('../kit/mcp-harness.js');
+  const h = await startServer();
+  try {
+    const { tools } = await h.client.listTools();
+    for (const tool of tools) {
+      assert.match(tool.description ?? '', /\nUse: .+\nBehaviour: .+\nLimits: .+\nReturns: .+/s, tool.name);
+      assert.ok(tool.outputSchema, `${tool.name} has an output schema`);
+      const a = tool.annotations ?? {};
+      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
+        assert.equal(typeof (a as Record<string, unknown>)[hint], 'boolean', `${tool.name}.${hint}`);
+      }
+      for (const [field, schema] of Object.entries(
+        (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>,
+      )) {
+        assert.ok(
+          schema.description && schema.description.length > 3,
+          `${tool.name}.${field} has a description`,
+        );
+      }
+    }
+  } finally {
+    await h.close();
+  }
+});
+
+test('demo runs end to end', () => {
+  const run = spawnSync(process.execPath, [SERVER_ENTRY, 'demo'], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(run.status, 0, run.stdout.slice(-2000) + run.stderr);
+  assert.match(run.stdout, /every step behaved as expected/);
+});

@@ -1,0 +1,115 @@
+// The shared tool pipeline: argument errors, thrown bugs, schema violations, the output bound,
+// progress and cancellation behave the same for every tool.
+import assert from 'node:assert/strict';
+import { open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { z } from 'zod/v4';
+import { loadConfig } from '../../src/config/config.js';
+import { ReMcpError } from '../../src/core/errors.js';
+import { invokeTool } from '../../src/mcp/invoke.js';
+import { defineTool } from '../../src/mcp/tool.js';
+import { Services } from '../../src/services.js';
+import { Workspace } from '../../src/workspace/workspace.js';
+import { makeWorkspace, startServer } from '../kit/mcp-harness.js';
+
+async function services(extra: Record<string, string> = {}) {
+  const root = await makeWorkspace();
+  const config = loadConfig({ RE_MCP_WORKSPACE_ROOT: root, ...extra });
+  return new Services(config, new Workspace(root));
+}
+
+const echo = defineTool({
+  name: 'echo',
+  title: 'Echo',
+  profiles: ['project'],
+  description: { purpose: 'p', useWhen: 'u', behaviour: 'b', limits: 'l', returns: 'r' },
+  input: z.object({
+    n: z.number().int().min(0).max(10).describe('n'),
+    mode: z.enum(['ok', 'throw', 'bug', 'bad-output', 'big']).default('ok'),
+  }),
+  output: z.object({ n: z.number(), blob: z.string().optional() }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args) {
+    if (args.mode === 'throw') throw new ReMcpError('not-found', 'nothing there', { n: args.n });
+    if (args.mode === 'bug') throw new TypeError('oops');
+    if (args.mode === 'bad-output') return { structured: { n: 'x' as unknown as number }, text: 'bad' };
+    if (args.mode === 'big') return { structured: { n: args.n, blob: 'y'.repeat(10_000) }, text: 'big' };
+    return { structured: { n: args.n * 2 }, text: `doubled ${args.n}` };
+  },
+});
+
+const run = async (args: unknown, s?: Services) =>
+  invokeTool(echo, args, s ?? (await services()), { signal: new AbortController().signal, log: () => {} });
+
+test('success carries structuredContent and a short text', async () => {
+  const r = await run({ n: 3 });
+  assert.equal(r.isError, undefined);
+  assert.deepEqual(r.structuredContent, { n: 6 });
+  assert.deepEqual(r.content, [{ type: 'text', text: 'doubled 3' }]);
+});
+
+test('bad arguments are invalid-argument with the offending field named', async () => {
+  for (const bad of [{}, { n: 11 }, { n: 1.5 }, { n: '1' }, { n: 1, mode: 'nope' }, null, 'str']) {
+    const r = await run(bad);
+    assert.equal(r.isError, true);
+    const error = (r.structuredContent as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'invalid-argument', JSON.stringify(bad));
+  }
+  const r = await run({ n: 99 });
+  assert.match((r.structuredContent as { error: { message: string } }).error.message, /^n: /);
+});
+
+test('typed errors keep their code and details; bugs become internal-error', async () => {
+  const typed = await run({ n: 1, mode: 'throw' });
+  assert.deepEqual(typed.structuredContent, {
+    error: { code: 'not-found', message: 'nothing there', details: { n: 1 } },
+  });
+  assert.equal(typed.content[0]?.type === 'text' && typed.content[0].text, '[not-found] nothing there');
+  const bug = await run({ n: 1, mode: 'bug' });
+  assert.equal((bug.structuredContent as { error: { code: string } }).error.code, 'internal-error');
+  const bad = await run({ n: 1, mode: 'bad-output' });
+  assert.equal((bad.structuredContent as { error: { code: string } }).error.code, 'internal-error');
+});
+
+test('a result over RE_MCP_MAX_OUTPUT_BYTES is refused whole, never cut', async () => {
+  const s = await services({ RE_MCP_MAX_OUTPUT_BYTES: '4096' });
+  const r = await run({ n: 1, mode: 'big' }, s);
+  assert.equal(r.isError, true);
+  const error = (r.structuredContent as { error: { code: string; details: { resultBytes: number } } }).error;
+  assert.equal(error.code, 'output-too-large');
+  assert.ok(error.details.resultBytes > 10_000);
+  assert.equal((await run({ n: 1 }, s)).isError, undefined);
+});
+
+test('progress is reported over MCP and cancellation stops a long hash', async () => {
+  const h = await startServer();
+  const big = join(h.workspace, 'big.bin');
+  const handle = await open(big, 'w');
+  // 1 GiB sparse file: hashing it takes seconds, long enough to see progress and cancel.
+  await handle.truncate(1024 * 1024 * 1024);
+  await handle.close();
+  try {
+    const controller = new AbortController();
+    const progress: number[] = [];
+    const call = h.client.callTool(
+      { name: 'verify_file_sha256', arguments: { path: 'big.bin' } },
+      {
+        signal: controller.signal,
+        onprogress: (p: { progress: number }) => {
+          progress.push(p.progress);
+          if (progress.length === 2) controller.abort();
+        },
+      },
+    );
+    await assert.rejects(call);
+    assert.ok(progress.length >= 2, 'progress notifications arrived');
+    assert.ok(progress[1]! > progress[0]!, 'progress increases');
+    // The server is still healthy after the cancellation.
+    const caps = await h.ok<{ version: string }>('server_capabilities', {});
+    assert.ok(caps.version);
+  } finally {
+    await rm(big, { force: true });
+    await h.close();
+  }
+});
