@@ -98,8 +98,8 @@ test('cwd is contained and the environment is minimal', async () => {
   assert.ok(keys.includes('EXTRA'));
   assert.ok(!keys.includes('RE_MCP_WORKSPACE_ROOT'), 'server environment does not leak into checks');
   assert.ok(keys.length <= 8, `minimal environment, got ${keys.join(',')}`);
-  const escape = await harness.fail('run_project_verification', { check: 'escape' });
-  assert.equal(escape.code, 'workspace-escape');
+  const escaped = await harness.fail('run_project_verification', { check: 'escape' });
+  assert.equal(escaped.code, 'workspace-escape');
 });
 
 test('unknown check names and unstartable commands are typed errors', async () => {
