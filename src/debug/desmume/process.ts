@@ -1,0 +1,228 @@
+// The server-owned DeSmuME process. The launcher is operator configuration (RE_MCP_DESMUME_LAUNCHER,
+// optionally pinned by SHA-256), never a caller argument; it runs from an argument array with no shell
+// under the contract `LAUNCHER [fixed options] --arm9gdb=PORT [--arm7gdb=PORT] ROM`, in a minimal
+// environment. Logs are captured in a bounded tail. This class knows nothing about GDB.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { access, constants, mkdtemp, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReMcpError } from '../../core/errors.js';
+import { sha256File } from '../../workspace/hash.js';
+
+/**
+ * Options every launch gets. `--cpu-mode=0` selects the interpreter: the stub checks breakpoints per
+ * fetched instruction, which the JIT would batch past. `--disable-sound`: no audio device headless.
+ * A wrapper launcher must accept and forward these desmume-cli options.
+ */
+export const FIXED_OPTIONS = ['--disable-sound', '--cpu-mode=0'] as const;
+export const LOG_TAIL_BYTES = 16_384;
+
+export interface LauncherConfig {
+  launcher: string | null;
+  launcherSha256: string | null;
+}
+
+export interface LaunchRequest {
+  romAbsolute: string;
+  arm9Port: number;
+  arm7Port: number | null;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: string | null;
+  at: string;
+}
+
+/** Refuses a launcher that is not configured, missing, not executable or not the pinned one. */
+export async function verifyLauncher(config: LauncherConfig): Promise<{ path: string; sha256: string }> {
+  const path = config.launcher;
+  if (path === null) {
+    throw new ReMcpError(
+      'not-configured',
+      'no DeSmuME launcher: set RE_MCP_DESMUME_LAUNCHER (or install /usr/games/desmume-cli)',
+    );
+  }
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new Error('not a file');
+    await access(path, constants.X_OK);
+  } catch {
+    throw new ReMcpError('not-configured', `the DeSmuME launcher is missing or not executable: ${path}`, {
+      launcher: path,
+    });
+  }
+  const { sha256 } = await sha256File(path);
+  if (config.launcherSha256 !== null && sha256 !== config.launcherSha256) {
+    throw new ReMcpError(
+      'launch-failed',
+      'the DeSmuME launcher does not match RE_MCP_DESMUME_LAUNCHER_SHA256',
+      {
+        launcher: path,
+        expected: config.launcherSha256,
+        actual: sha256,
+      },
+    );
+  }
+  return { path, sha256 };
+}
+
+/**
+ * Refuses a port something already listens on. The stub binds 0.0.0.0 and, when its bind fails, runs
+ * silently without a stub; checking first turns that into a clear start failure.
+ */
+export function assertPortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        new ReMcpError(
+          'launch-failed',
+          error.code === 'EADDRINUSE'
+            ? `port ${port} is already in use: choose another GDB port or stop what listens there`
+            : `port ${port} cannot be used: ${error.code ?? error.message}`,
+          { port },
+        ),
+      );
+    });
+    server.listen({ port, host: '0.0.0.0', exclusive: true }, () => server.close(() => resolve()));
+  });
+}
+
+/** A currently free TCP port from the kernel's ephemeral range. */
+export function pickFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen({ port: 0, host: '0.0.0.0', exclusive: true }, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Bounded tail of the emulator's stdout+stderr (its log is chatty and block-buffered). */
+class LogTail {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  dropped = 0;
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > LOG_TAIL_BYTES && this.chunks.length > 0) {
+      const over = this.size - LOG_TAIL_BYTES;
+      const first = this.chunks[0]!;
+      if (first.length <= over) {
+        this.chunks.shift();
+        this.size -= first.length;
+        this.dropped += first.length;
+      } else {
+        this.chunks[0] = first.subarray(over);
+        this.size -= over;
+        this.dropped += over;
+      }
+    }
+  }
+
+  text(maxBytes = LOG_TAIL_BYTES): string {
+    const all = Buffer.concat(this.chunks);
+    return all.subarray(Math.max(0, all.length - maxBytes)).toString('utf8');
+  }
+}
+
+export class DesmumeProcess {
+  readonly startedAt = new Date().toISOString();
+  private readonly logs = new LogTail();
+  private exitInfo: ExitInfo | null = null;
+  private readonly exitListeners: Array<(info: ExitInfo) => void> = [];
+  private readonly exited: Promise<ExitInfo>;
+  private readonly killOnExit = () => this.killNow();
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly request: LaunchRequest,
+    readonly launcher: string,
+    private readonly home: string,
+  ) {
+    child.stdout?.on('data', (c: Buffer) => this.logs.push(c));
+    child.stderr?.on('data', (c: Buffer) => this.logs.push(c));
+    // If the server dies without disposing, still take the emulator down with it.
+    process.once('exit', this.killOnExit);
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        process.removeListener('exit', this.killOnExit);
+        this.exitInfo = { code, signal, at: new Date().toISOString() };
+        void rm(this.home, { recursive: true, force: true });
+        for (const listener of this.exitListeners.splice(0)) listener(this.exitInfo);
+        resolve(this.exitInfo);
+      });
+    });
+  }
+
+  static async launch(launcher: string, request: LaunchRequest): Promise<DesmumeProcess> {
+    // A private HOME: DeSmuME writes its config and battery saves there, never in the operator's home.
+    const home = await mkdtemp(join(tmpdir(), 're-mcp-desmume-'));
+    const args = [...FIXED_OPTIONS, `--arm9gdb=${request.arm9Port}`];
+    if (request.arm7Port !== null) args.push(`--arm7gdb=${request.arm7Port}`);
+    args.push(request.romAbsolute);
+    const env = {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      LANG: 'C',
+      SDL_VIDEODRIVER: 'dummy',
+      SDL_AUDIODRIVER: 'dummy',
+    };
+    const child = spawn(launcher, args, { shell: false, env, stdio: ['ignore', 'pipe', 'pipe'], cwd: home });
+    const owned = new DesmumeProcess(child, request, launcher, home);
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => resolve());
+      child.once('error', (error) => {
+        void rm(home, { recursive: true, force: true });
+        reject(new ReMcpError('launch-failed', `cannot start the DeSmuME launcher: ${error.message}`));
+      });
+    });
+    return owned;
+  }
+
+  get pid(): number | null {
+    return this.child.pid ?? null;
+  }
+
+  get exit(): ExitInfo | null {
+    return this.exitInfo;
+  }
+
+  get alive(): boolean {
+    return this.exitInfo === null;
+  }
+
+  onExit(listener: (info: ExitInfo) => void): void {
+    if (this.exitInfo) listener(this.exitInfo);
+    else this.exitListeners.push(listener);
+  }
+
+  logTail(maxBytes?: number): { text: string; droppedBytes: number } {
+    return { text: this.logs.text(maxBytes), droppedBytes: this.logs.dropped };
+  }
+
+  /**
+   * SIGKILL, because SIGTERM is ignored while the debugger halts the CPU. Callers close their GDB
+   * socket first: an emulator that dies with a client attached leaves the port unusable for the next.
+   */
+  async kill(timeoutMs = 5_000): Promise<ExitInfo> {
+    this.killNow();
+    const timer = new Promise<null>((resolve) => setTimeout(() => resolve(null), timeoutMs).unref());
+    const info = await Promise.race([this.exited, timer]);
+    if (info === null)
+      throw new ReMcpError('timeout', `DeSmuME (pid ${this.pid}) did not exit after SIGKILL`);
+    return info;
+  }
+
+  private killNow(): void {
+    if (this.exitInfo === null) this.child.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,149 @@
+// Pure GDB remote-serial-protocol codec, shaped by what DeSmuME 0.9.11's stub actually speaks
+// (see ../shared/reference/emulators.md): ack mode only, no PacketSize, a 2,048-byte stub buffer.
+// Framing is `$payload#cc` with cc the modulo-256 sum of the payload bytes in two hex digits; inside a
+// payload `}` escapes the next byte XOR 0x20, and `*` introduces a run-length repeat. This file never
+// touches a socket: it turns bytes into events and policy-approved requests into bytes.
+import { ReMcpError } from '../../core/errors.js';
+
+/** Largest payload we accept from the stub. Its own buffer is 2,048 bytes; anything larger is garbage. */
+export const MAX_INBOUND_PAYLOAD = 4_096;
+/** Largest memory read in one `m` packet: 0x400 already returns garbage and 0x800 crashes the stub. */
+export const MAX_MEMORY_CHUNK = 0x200;
+/** The interrupt request is a bare byte outside any packet. */
+export const INTERRUPT_BYTE = 0x03;
+
+const DOLLAR = 0x24;
+const HASH = 0x23;
+const ESCAPE = 0x7d;
+const RUN = 0x2a;
+
+export function checksum(bytes: Uint8Array): number {
+  let sum = 0;
+  for (const b of bytes) sum = (sum + b) & 0xff;
+  return sum;
+}
+
+function hex2(n: number): string {
+  return n.toString(16).padStart(2, '0');
+}
+
+/** Frames a payload. Bytes with a framing meaning are escaped, so any payload round-trips. */
+export function encodePacket(payload: string): Uint8Array {
+  const body: number[] = [];
+  for (let i = 0; i < payload.length; i++) {
+    const c = payload.charCodeAt(i);
+    if (c > 0xff) throw new ReMcpError('invalid-argument', 'an RSP payload is 8-bit text');
+    if (c === DOLLAR || c === HASH || c === ESCAPE || c === RUN) body.push(ESCAPE, c ^ 0x20);
+    else body.push(c);
+  }
+  const bytes = Uint8Array.from(body);
+  const trailer = `#${hex2(checksum(bytes))}`;
+  const out = new Uint8Array(bytes.length + 4);
+  out[0] = DOLLAR;
+  out.set(bytes, 1);
+  for (let i = 0; i < 3; i++) out[bytes.length + 1 + i] = trailer.charCodeAt(i);
+  return out;
+}
+
+export type RspEvent =
+  | { type: 'ack' }
+  | { type: 'nack' }
+  | { type: 'packet'; payload: string }
+  | { type: 'bad-packet'; reason: string };
+
+type State = 'idle' | 'body' | 'escape' | 'sum1' | 'sum2';
+
+/**
+ * Incremental decoder: feed it whatever the socket delivered, get complete events back. Bytes between
+ * packets other than `+`/`-` are noise and dropped. Payloads are bounded; an oversize packet is
+ * reported as bad (and skipped) rather than buffered without limit.
+ */
+export class RspDecoder {
+  private state: State = 'idle';
+  private body: number[] = [];
+  private sum = 0;
+  private received = '';
+  private overflow = false;
+
+  push(chunk: Uint8Array): RspEvent[] {
+    const events: RspEvent[] = [];
+    for (const b of chunk) {
+      switch (this.state) {
+        case 'idle':
+          if (b === 0x2b) events.push({ type: 'ack' });
+          else if (b === 0x2d) events.push({ type: 'nack' });
+          else if (b === DOLLAR) this.begin();
+          break;
+        case 'body':
+          if (b === HASH) this.state = 'sum1';
+          else {
+            this.sum = (this.sum + b) & 0xff;
+            if (b === ESCAPE) this.state = 'escape';
+            else this.append(b);
+          }
+          break;
+        case 'escape':
+          this.sum = (this.sum + b) & 0xff;
+          this.append(b ^ 0x20);
+          this.state = 'body';
+          break;
+        case 'sum1':
+          this.received = String.fromCharCode(b);
+          this.state = 'sum2';
+          break;
+        case 'sum2':
+          this.received += String.fromCharCode(b);
+          this.state = 'idle';
+          events.push(this.finish());
+          break;
+      }
+    }
+    return events;
+  }
+
+  private begin(): void {
+    this.state = 'body';
+    this.body = [];
+    this.sum = 0;
+    this.overflow = false;
+  }
+
+  private append(b: number): void {
+    if (this.body.length >= MAX_INBOUND_PAYLOAD) this.overflow = true;
+    else this.body.push(b);
+  }
+
+  private finish(): RspEvent {
+    if (!/^[0-9a-fA-F]{2}$/.test(this.received)) return { type: 'bad-packet', reason: 'malformed checksum' };
+    if (Number.parseInt(this.received, 16) !== this.sum)
+      return { type: 'bad-packet', reason: 'checksum mismatch' };
+    if (this.overflow) return { type: 'bad-packet', reason: `payload over ${MAX_INBOUND_PAYLOAD} bytes` };
+    const expanded = expandRuns(this.body);
+    if (typeof expanded !== 'string') return expanded;
+    return { type: 'packet', payload: expanded };
+  }
+}
+
+/** Run-length expansion: `X*n` repeats X (n - 29) more times. The stub never sends it; others may. */
+function expandRuns(body: number[]): string | RspEvent {
+  if (!body.includes(RUN)) return String.fromCharCode(...body);
+  const out: number[] = [];
+  for (let i = 0; i < body.length; i++) {
+    const b = body[i]!;
+    if (b !== RUN) {
+      out.push(b);
+      continue;
+    }
+    const count = (body[i + 1] ?? 0) - 29;
+    if (out.length === 0 || count < 0 || i + 1 >= body.length) {
+      return { type: 'bad-packet', reason: 'malformed run-length encoding' };
+    }
+    if (out.length + count > MAX_INBOUND_PAYLOAD) {
+      return { type: 'bad-packet', reason: `payload over ${MAX_INBOUND_PAYLOAD} bytes` };
+    }
+    const last = out[out.length - 1]!;
+    for (let k = 0; k < count; k++) out.push(last);
+    i++;
+  }
+  return String.fromCharCode(...out);
+}

@@ -1,0 +1,146 @@
+// The only requests the debugger may send, and parsers for the replies they get. A request is a typed
+// value, never a caller string: there is deliberately no way to build a register write, a memory
+// write, a watchpoint or an arbitrary packet here (the security model allows exactly these seven).
+import { ReMcpError } from '../../core/errors.js';
+import { MAX_MEMORY_CHUNK } from './codec.js';
+
+export type BreakpointKind = 'arm' | 'thumb';
+
+export type AllowedRequest =
+  | { op: 'stop-status' }
+  | { op: 'read-registers' }
+  | { op: 'read-memory'; address: number; length: number }
+  | { op: 'insert-breakpoint'; address: number; kind: BreakpointKind }
+  | { op: 'remove-breakpoint'; address: number; kind: BreakpointKind }
+  | { op: 'continue' }
+  | { op: 'step' };
+
+function checkAddress(address: number): void {
+  if (!Number.isInteger(address) || address < 0 || address > 0xffff_ffff) {
+    throw new ReMcpError('invalid-argument', `address out of the 32-bit space: ${address}`);
+  }
+}
+
+/** The stub wants bare lowercase hex without 0x. */
+function hex(n: number): string {
+  return n.toString(16);
+}
+
+export function buildRequest(req: AllowedRequest): string {
+  switch (req.op) {
+    case 'stop-status':
+      return '?';
+    case 'read-registers':
+      return 'g';
+    case 'read-memory':
+      checkAddress(req.address);
+      if (!Number.isInteger(req.length) || req.length < 1 || req.length > MAX_MEMORY_CHUNK) {
+        throw new ReMcpError('limit-exceeded', `one memory packet reads 1..${MAX_MEMORY_CHUNK} bytes`);
+      }
+      if (req.address + req.length > 0x1_0000_0000) {
+        throw new ReMcpError('invalid-argument', 'the read runs past the end of the address space');
+      }
+      return `m${hex(req.address)},${hex(req.length)}`;
+    case 'insert-breakpoint':
+    case 'remove-breakpoint': {
+      checkAddress(req.address);
+      // Kind is the instruction size: 4 for ARM, 2 for Thumb. The stub checks at fetch; memory is not patched.
+      const size = req.kind === 'arm' ? 4 : 2;
+      if (req.address % size !== 0) {
+        throw new ReMcpError('invalid-argument', `${req.kind} breakpoints must be ${size}-byte aligned`);
+      }
+      return `${req.op === 'insert-breakpoint' ? 'Z' : 'z'}0,${hex(req.address)},${size}`;
+    }
+    case 'continue':
+      return 'c';
+    case 'step':
+      return 's';
+  }
+}
+
+/** True for stop replies (`S05`, `T05...`, `W00`, `X09`): the only unsolicited packets this stub sends. */
+export function isStopReply(payload: string): boolean {
+  return /^[STWX][0-9a-fA-F]{2}/.test(payload);
+}
+
+export interface StopReply {
+  /** `signal` for S/T, `exited` for W, `terminated` for X. */
+  kind: 'signal' | 'exited' | 'terminated';
+  /** 5 = SIGTRAP (breakpoint or step), 2 = SIGINT (interrupt). */
+  signal: number;
+  raw: string;
+}
+
+export function parseStopReply(payload: string): StopReply {
+  if (!isStopReply(payload)) throw new ReMcpError('protocol-error', `not a stop reply: ${clip(payload)}`);
+  const value = Number.parseInt(payload.slice(1, 3), 16);
+  const kind = payload[0] === 'W' ? 'exited' : payload[0] === 'X' ? 'terminated' : 'signal';
+  return { kind, signal: value, raw: payload };
+}
+
+/** The `g` reply: 26 registers in the old FPA layout (r0..r15, f0..f7 of 12 bytes, fps, cpsr). */
+export const REGISTER_PACKET_HEX_LENGTH = 336;
+const CPSR_HEX_OFFSET = 328;
+export const THUMB_BIT = 1 << 5;
+
+export interface DecodedRegisters {
+  r: number[];
+  cpsr: number;
+  thumb: boolean;
+}
+
+function le32(hexText: string, at: number): number {
+  let value = 0;
+  for (let i = 3; i >= 0; i--)
+    value = value * 256 + Number.parseInt(hexText.slice(at + i * 2, at + i * 2 + 2), 16);
+  return value;
+}
+
+export function parseRegisterPacket(payload: string): DecodedRegisters {
+  if (payload.length !== REGISTER_PACKET_HEX_LENGTH || !/^[0-9a-fA-F]+$/.test(payload)) {
+    throw new ReMcpError(
+      'protocol-error',
+      `register packet: expected ${REGISTER_PACKET_HEX_LENGTH} hex digits, got ${payload.length}: ${clip(payload)}`,
+    );
+  }
+  const r: number[] = [];
+  for (let i = 0; i < 16; i++) r.push(le32(payload, i * 8));
+  const cpsr = le32(payload, CPSR_HEX_OFFSET);
+  return { r, cpsr, thumb: (cpsr & THUMB_BIT) !== 0 };
+}
+
+/** An `m` reply: exactly `length` bytes of hex. `Enn` is an error reply; anything else is a protocol fault. */
+export function parseMemoryReply(payload: string, length: number): Uint8Array {
+  if (/^E[0-9a-fA-F]{2}$/.test(payload)) {
+    throw new ReMcpError('protocol-error', `the stub refused the memory read (${payload})`);
+  }
+  if (payload.length !== length * 2 || !/^[0-9a-fA-F]*$/.test(payload)) {
+    throw new ReMcpError(
+      'protocol-error',
+      `memory reply: expected ${length * 2} hex digits, got ${payload.length}: ${clip(payload)}`,
+    );
+  }
+  const out = new Uint8Array(length);
+  for (let i = 0; i < length; i++) out[i] = Number.parseInt(payload.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+/** `OK` confirms a breakpoint change; an empty reply means the stub does not support it. */
+export function parseOkReply(payload: string, what: string): void {
+  if (payload === 'OK') return;
+  if (payload === '') throw new ReMcpError('unsupported', `the stub does not support ${what}`);
+  throw new ReMcpError('protocol-error', `${what}: the stub answered ${clip(payload)}`);
+}
+
+/** Splits a read into stub-sized chunks, refusing to wrap past 0xFFFFFFFF. */
+export function memoryChunks(address: number, length: number): Array<{ address: number; length: number }> {
+  const chunks: Array<{ address: number; length: number }> = [];
+  for (let done = 0; done < length; done += MAX_MEMORY_CHUNK) {
+    chunks.push({ address: address + done, length: Math.min(MAX_MEMORY_CHUNK, length - done) });
+  }
+  return chunks;
+}
+
+function clip(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}...` : text);
+}

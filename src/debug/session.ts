@@ -1,0 +1,332 @@
+// The debugger session: at most one owned DeSmuME per server, one process generation per launch, and
+// per-CPU debuggers that every tool shares. Emulator exit, an explicit stop or a new launch discards
+// all debugger state of the old generation (breakpoints, ranges, stop state, connections).
+import { open } from 'node:fs/promises';
+import { ReMcpError } from '../core/errors.js';
+import { sha256File } from '../workspace/hash.js';
+import type { ResolvedPath } from '../workspace/workspace.js';
+import { RspConnection } from './connection.js';
+import { CpuDebugger, type StopInfo } from './cpu.js';
+import {
+  assertPortFree,
+  DesmumeProcess,
+  type ExitInfo,
+  type LauncherConfig,
+  pickFreePort,
+  verifyLauncher,
+} from './desmume/process.js';
+import { type DebugHeader, NDS_HEADER_BYTES, readDebugHeader } from './header.js';
+import type { Processor } from './policy.js';
+
+export interface RomIdentity {
+  path: string;
+  absolute: string;
+  sha256: string;
+  size: number;
+  header: DebugHeader;
+}
+
+export interface Generation {
+  number: number;
+  process: DesmumeProcess;
+  rom: RomIdentity;
+  launcherSha256: string;
+  cpus: Partial<Record<Processor, CpuDebugger>>;
+  ready: boolean;
+}
+
+export interface StartOptions {
+  rom: ResolvedPath;
+  arm9Port: number | null;
+  /** null: no ARM7 stub; 0: pick a free port. */
+  arm7Port: number | null;
+  startTimeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface SessionOptions {
+  /** Test seam: where to connect for a CPU's stub (e.g. a fault-injecting proxy). Defaults to the owned port. */
+  connectPort?: (processor: Processor, ownedPort: number) => number;
+}
+
+const CONNECT_RETRY_MS = 25;
+/** After a dropped connection, how long to wait for the process to exit before calling it a drop. */
+const EXIT_GRACE_MS = 750;
+
+export class DebugSession {
+  private current: Generation | null = null;
+  private generations = 0;
+  private starting = false;
+  private lastExit: { generation: number; exit: ExitInfo; log: string; reason: string } | null = null;
+  private lockHeld = false;
+
+  constructor(
+    private readonly launcher: LauncherConfig,
+    private readonly options: SessionOptions = {},
+  ) {}
+
+  get generation(): Generation | null {
+    return this.current;
+  }
+
+  get previous(): typeof this.lastExit {
+    return this.lastExit;
+  }
+
+  /** Serialises debugger commands: the stub handles one exchange at a time. Refuses rather than queues. */
+  async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    if (this.lockHeld) {
+      throw new ReMcpError('busy', 'another debugger command is in progress; wait for it or cancel it');
+    }
+    this.lockHeld = true;
+    try {
+      return await work();
+    } finally {
+      this.lockHeld = false;
+    }
+  }
+
+  requireGeneration(): Generation {
+    if (this.current === null) {
+      const hint = this.lastExit
+        ? ` (generation ${this.lastExit.generation} ended: ${this.lastExit.reason})`
+        : '';
+      throw new ReMcpError('not-running', `no owned DeSmuME is running; call desmume_start${hint}`);
+    }
+    return this.current;
+  }
+
+  cpu(processor: Processor): CpuDebugger {
+    const gen = this.requireGeneration();
+    const cpu = gen.cpus[processor];
+    if (!cpu) {
+      throw new ReMcpError(
+        'not-configured',
+        `the ${processor} stub is not enabled in generation ${gen.number}; restart with the ARM7 stub enabled`,
+      );
+    }
+    return cpu;
+  }
+
+  async start(opts: StartOptions): Promise<Generation> {
+    if (this.current !== null || this.starting) {
+      throw new ReMcpError(
+        'already-running',
+        `an owned DeSmuME is already running (generation ${this.current?.number ?? this.generations + 1}); call desmume_stop first`,
+      );
+    }
+    this.starting = true;
+    try {
+      return await this.launch(opts);
+    } finally {
+      this.starting = false;
+    }
+  }
+
+  private async launch(opts: StartOptions): Promise<Generation> {
+    const launcher = await verifyLauncher(this.launcher);
+    const rom = await readRomIdentity(opts.rom);
+    const arm9Port = opts.arm9Port ?? (await pickFreePort());
+    const arm7Port =
+      opts.arm7Port === null ? null : opts.arm7Port === 0 ? await pickFreePort() : opts.arm7Port;
+    if (arm7Port !== null && arm7Port === arm9Port) {
+      throw new ReMcpError('invalid-argument', 'the ARM9 and ARM7 stubs need different ports');
+    }
+    await assertPortFree(arm9Port);
+    if (arm7Port !== null) await assertPortFree(arm7Port);
+    const process = await DesmumeProcess.launch(launcher.path, {
+      romAbsolute: rom.absolute,
+      arm9Port,
+      arm7Port,
+    });
+    const number = ++this.generations;
+    const gen: Generation = { number, process, rom, launcherSha256: launcher.sha256, cpus: {}, ready: false };
+    this.current = gen;
+    process.onExit((exit) => this.onExit(gen, exit));
+    try {
+      const deadline = Date.now() + opts.startTimeoutMs;
+      const ports: Array<[Processor, number, DebugHeader['arm9']]> = [['arm9', arm9Port, rom.header.arm9]];
+      if (arm7Port !== null) ports.push(['arm7', arm7Port, rom.header.arm7]);
+      for (const [processor, port, image] of ports) {
+        const cpu = new CpuDebugger(
+          processor,
+          number,
+          port,
+          image,
+          null,
+          (error, c) => this.fault(gen, error, c),
+          () => this.siblingRunning(gen, processor),
+        );
+        gen.cpus[processor] = cpu;
+        cpu.connection = await this.connect(gen, processor, port, deadline, opts.signal);
+        await cpu.recordLaunchHalt();
+      }
+      // The ROM must be the bytes we parsed: re-hash now that the emulator has loaded it.
+      const after = await sha256File(rom.absolute);
+      if (after.sha256 !== rom.sha256) {
+        throw new ReMcpError('rom-changed', `the ROM changed during launch: ${rom.path}`, {
+          before: rom.sha256,
+          after: after.sha256,
+        });
+      }
+      gen.ready = true;
+      return gen;
+    } catch (error) {
+      const log = process.logTail(2_048).text;
+      await this.teardown(gen, 'start failed');
+      if (error instanceof ReMcpError && error.code !== 'unreachable') throw error;
+      throw new ReMcpError(
+        'launch-failed',
+        `DeSmuME did not bring up its GDB stub: ${error instanceof Error ? error.message : String(error)}`,
+        { log },
+      );
+    }
+  }
+
+  /** Polls until the owned stub accepts; a process that exits first is a launch failure. */
+  private async connect(
+    gen: Generation,
+    processor: Processor,
+    port: number,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<RspConnection> {
+    const target = this.options.connectPort ? this.options.connectPort(processor, port) : port;
+    for (;;) {
+      if (signal?.aborted) throw new ReMcpError('cancelled', 'the start was cancelled');
+      if (!gen.process.alive) {
+        throw new ReMcpError(
+          'launch-failed',
+          `DeSmuME exited during start-up (${describeExit(gen.process.exit)})`,
+          {
+            log: gen.process.logTail(2_048).text,
+          },
+        );
+      }
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        throw new ReMcpError(
+          'launch-failed',
+          `the ${processor} GDB stub on port ${port} did not answer in time`,
+          {
+            log: gen.process.logTail(2_048).text,
+          },
+        );
+      }
+      try {
+        const conn = await RspConnection.open(target, Math.min(remaining, 1_000));
+        conn.onClose(() => this.onConnectionClosed(gen, processor, conn));
+        return conn;
+      } catch {
+        await new Promise((r) => setTimeout(r, CONNECT_RETRY_MS));
+      }
+    }
+  }
+
+  /** Reconnects a CPU whose connection dropped (the stub keeps CPU state and breakpoints). */
+  async reconnect(processor: Processor, timeoutMs: number, signal?: AbortSignal): Promise<CpuDebugger> {
+    const gen = this.requireGeneration();
+    const cpu = this.cpu(processor);
+    if (cpu.connection && !cpu.connection.closed) return cpu;
+    cpu.connection = await this.connect(gen, processor, cpu.port, Date.now() + timeoutMs, signal);
+    return cpu;
+  }
+
+  private onConnectionClosed(gen: Generation, processor: Processor, conn: RspConnection): void {
+    const cpu = gen.cpus[processor];
+    if (!cpu || cpu.connection !== conn) return;
+    cpu.connection = null;
+    // A command in flight may or may not have run; a running target may have stopped meanwhile.
+    if (cpu.state === 'running') cpu.state = 'unknown';
+  }
+
+  private siblingRunning(gen: Generation, processor: Processor): Processor | null {
+    const other: Processor = processor === 'arm9' ? 'arm7' : 'arm9';
+    const cpu = gen.cpus[other];
+    return cpu && cpu.state !== 'stopped' ? other : null;
+  }
+
+  /** Maps a connection failure: an exited emulator is `emulator-exited`, otherwise a typed drop. */
+  private async fault(gen: Generation, error: unknown, cpu: CpuDebugger): Promise<never> {
+    if (gen.process.alive) {
+      await Promise.race([
+        new Promise<void>((resolve) => gen.process.onExit(() => resolve())),
+        new Promise<void>((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref()),
+      ]);
+    }
+    if (!gen.process.alive) {
+      throw new ReMcpError(
+        'emulator-exited',
+        `DeSmuME exited (${describeExit(gen.process.exit)}); generation ${gen.number} and its debugger state are gone`,
+        { generation: gen.number, log: gen.process.logTail(1_024).text },
+      );
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    const code = error instanceof ReMcpError ? error.code : 'unreachable';
+    throw new ReMcpError(
+      code,
+      `${message}; the ${cpu.processor} connection was dropped (run state now ${cpu.state}); call desmume_wait_for_gdb to reconnect`,
+      { processor: cpu.processor, generation: gen.number },
+    );
+  }
+
+  private onExit(gen: Generation, exit: ExitInfo): void {
+    if (this.current !== gen) return;
+    this.lastExit = {
+      generation: gen.number,
+      exit,
+      log: gen.process.logTail(2_048).text,
+      reason: `the emulator exited (${describeExit(exit)})`,
+    };
+    this.discard(gen);
+  }
+
+  private discard(gen: Generation): void {
+    for (const cpu of Object.values(gen.cpus)) cpu?.connection?.close();
+    if (this.current === gen) this.current = null;
+  }
+
+  /** Close every client socket first, then SIGKILL (SIGTERM is ignored while the CPU is halted). */
+  private async teardown(gen: Generation, reason: string): Promise<ExitInfo> {
+    for (const cpu of Object.values(gen.cpus)) cpu?.connection?.close();
+    const exit = await gen.process.kill();
+    if (this.current === gen || this.lastExit?.generation !== gen.number) {
+      this.lastExit = { generation: gen.number, exit, log: gen.process.logTail(2_048).text, reason };
+    }
+    this.discard(gen);
+    return exit;
+  }
+
+  async stop(): Promise<{ generation: number; exit: ExitInfo } | null> {
+    const gen = this.current;
+    if (gen === null) return null;
+    const exit = await this.teardown(gen, 'stopped by desmume_stop');
+    return { generation: gen.number, exit };
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+  }
+}
+
+export function describeExit(exit: ExitInfo | null): string {
+  if (exit === null) return 'still running';
+  return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+}
+
+/** Header and SHA-256 of the ROM, taken before launch. */
+async function readRomIdentity(rom: ResolvedPath): Promise<RomIdentity> {
+  const handle = await open(rom.absolute, 'r');
+  let header: DebugHeader;
+  try {
+    const buffer = new Uint8Array(NDS_HEADER_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, NDS_HEADER_BYTES, 0);
+    header = readDebugHeader(buffer.subarray(0, bytesRead));
+  } finally {
+    await handle.close();
+  }
+  const { sha256, size } = await sha256File(rom.absolute);
+  return { path: rom.relative, absolute: rom.absolute, sha256, size, header };
+}
+
+export type { StopInfo };
