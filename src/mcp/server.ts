@@ -5,6 +5,7 @@ import { z } from 'zod/v4';
 import type { Services } from '../services.js';
 import { SERVER_NAME, VERSION } from '../version.js';
 import { errorResult, invokeTool } from './invoke.js';
+import { compactSchema } from './json-schema.js';
 import { renderDescription, type ToolDefinition } from './tool.js';
 
 const INSTRUCTIONS =
@@ -26,15 +27,14 @@ export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
     name: def.name,
     title: def.title,
     description: renderDescription(def.description),
-    inputSchema: stripSchemaNoise(z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' })),
-    outputSchema: stripSchemaNoise(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' })),
+    inputSchema: compactSchema(z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' }), {
+      output: false,
+    }) as Record<string, unknown>,
+    outputSchema: compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' }), {
+      output: true,
+    }) as Record<string, unknown>,
     annotations: { title: def.title, ...def.annotations },
   }));
-}
-
-function stripSchemaNoise(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = schema;
-  return rest;
 }
 
 export function createMcpServer(tools: readonly ToolDefinition[], services: Services): Server {
