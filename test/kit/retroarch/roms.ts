@@ -1,0 +1,29 @@
+// The committed test ROMs and the memory layout their programs produce (see gba-test.s and
+// build-roms.mjs; rebuild with `node test/kit/retroarch/build-roms.mjs`).
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export const GBA_ROM = join(here, 'gba-test.gba');
+export const NES_ROM = join(here, 'nes-test.nes');
+
+export const GBA = {
+  marker: { address: 0x0200_0000, text: 'RE-MCP GBA TEST\0' },
+  /** u32 LE, +1 per emulated frame. */
+  frameCounter: 0x0200_0010,
+  /** 2 KiB, byte i = (i * 7 + 3) & 0xFF, never written by the program after boot. */
+  scratch: { address: 0x0200_0100, length: 2048, byte: (i: number) => (i * 7 + 3) & 0xff },
+  /** Free EWRAM the program never touches. */
+  free: 0x0201_0000,
+  romBase: 0x0800_0000,
+  ewramEnd: 0x0204_0000,
+} as const;
+
+export const NES = {
+  marker: { address: 0x0300, text: 'RE-MCP-N' },
+  /** u16 LE, +1 per NMI (one per frame). */
+  frameCounter: 0x0010,
+  scratch: { address: 0x0400, length: 256, byte: (i: number) => i ^ 0x5a },
+  ramSize: 0x800,
+} as const;
