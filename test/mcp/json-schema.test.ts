@@ -9,6 +9,7 @@ test('compaction removes only noise', () => {
     bounded: z.number().int().min(0).max(10),
     maybe: z.string().nullable(),
     either: z.union([z.string(), z.number()]).nullable(),
+    objOrNull: z.object({ x: z.number() }).nullable(),
     nested: z.object({ a: z.boolean() }),
   });
   const out = compactSchema(z.toJSONSchema(schema, { io: 'output' }), { output: true }) as any;
@@ -16,9 +17,11 @@ test('compaction removes only noise', () => {
   assert.deepEqual(out.properties.count, { type: 'integer' });
   assert.deepEqual(out.properties.bounded, { type: 'integer', minimum: 0, maximum: 10 });
   assert.deepEqual(out.properties.maybe, { type: ['string', 'null'] });
-  assert.ok(Array.isArray(out.properties.either.anyOf), 'a nullable union stays an anyOf');
+  assert.deepEqual(out.properties.either, { type: ['string', 'number', 'null'] });
+  assert.equal(out.properties.objOrNull.type[1], 'null');
+  assert.deepEqual(Object.keys(out.properties.objOrNull.properties), ['x']);
   assert.equal(out.properties.nested.additionalProperties, undefined);
-  assert.deepEqual(out.required, ['count', 'bounded', 'maybe', 'either', 'nested']);
+  assert.deepEqual(out.required, ['count', 'bounded', 'maybe', 'either', 'objOrNull', 'nested']);
   const input = compactSchema(z.toJSONSchema(schema, { io: 'input' }), { output: false }) as any;
   assert.equal(input.additionalProperties, false, 'input objects keep additionalProperties: false');
 });
