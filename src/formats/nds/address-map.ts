@@ -54,7 +54,7 @@ export function resolveRuntimeAddress(
       range: { start: range.start, end: range.end },
       romOffset: range.romOffset === null ? null : range.romOffset + (address - range.start),
       fileId: overlay?.fileId ?? null,
-      compressed: overlay ? overlay.compressed : range.component === 'main' && model[processor].compressed,
+      compressed: overlay ? overlay.compressed : range.component !== 'dsi-main' && model[processor].compressed,
     });
   }
   const candidates =

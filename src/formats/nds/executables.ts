@@ -2,6 +2,8 @@
 // module params it points at, the autoload list, and whether the ARM9 is BLZ-compressed. Everything
 // is validated before it is believed: a footer or params block that is present but inconsistent is
 // reported as invalid and then ignored (never used to locate or decode anything).
+import { isReMcpError } from '../../core/errors.js';
+import { blzDecode } from '../blz/index.js';
 import type {
   AutoloadBlock,
   MainExecutable,
@@ -113,7 +115,6 @@ export function describeArm9(source: ByteSource, entry: RawProgramEntry): Arm9De
     return invalid('no magic words where the footer points');
   }
   const ramEnd = entry.ramAddress + entry.size;
-  const inImage = (address: number) => address >= entry.ramAddress && address <= ramEnd;
   if (
     raw.compressedStaticEnd !== 0 &&
     (raw.compressedStaticEnd <= entry.ramAddress || raw.compressedStaticEnd > ramEnd)
@@ -142,32 +143,74 @@ export function describeArm9(source: ByteSource, entry: RawProgramEntry): Arm9De
     sdkVersion: raw.sdkVersion,
   };
 
-  if (raw.compressedStaticEnd !== 0) {
-    describeCompressed(source, entry, raw.compressedStaticEnd, arm9, issues);
-    // The autoload list sits inside the compressed bytes; only the decoded image can show it.
+  if (raw.compressedStaticEnd === 0) {
+    const image = { bytes: null, ramAddress: entry.ramAddress, size: entry.size, romOffset: entry.romOffset };
+    return { footer, params, autoloads: readAutoloads(source, image, raw, issues), arm9, issues };
+  }
+  describeCompressed(source, entry, raw.compressedStaticEnd, arm9, issues);
+  // The autoload list sits inside the compressed bytes: decode the image to read it. A blob that does
+  // not decode is reported (the ARM9 stays described by its stored bytes), never trusted.
+  if (arm9.decodedSize === null) return { footer, params, autoloads: null, arm9, issues };
+  let decoded: Uint8Array;
+  try {
+    decoded = blzDecode(source.read(entry.romOffset, raw.compressedStaticEnd - entry.ramAddress));
+  } catch (error) {
+    if (!isReMcpError(error)) throw error;
+    issues.push(`compressed ARM9 does not decode (${error.message}); autoloads unknown`);
     return { footer, params, autoloads: null, arm9, issues };
   }
-  let autoloads: AutoloadBlock[] | null = null;
-  if (inImage(raw.autoloadListStart) && inImage(raw.autoloadListEnd) && inImage(raw.autoloadDataStart)) {
-    const listRom = entry.romOffset + (raw.autoloadListStart - entry.ramAddress);
-    const list = parseRawAutoloadList(source.read(listRom, raw.autoloadListEnd - raw.autoloadListStart));
-    let cursor = entry.romOffset + (raw.autoloadDataStart - entry.ramAddress);
-    autoloads = [];
-    for (let i = 0; i < list.length; i++) {
-      const block = list[i]!;
-      const fits = cursor + block.codeSize <= entry.romOffset + entry.size;
-      if (!fits || block.ramAddress + block.codeSize + block.bssSize > ADDRESS_SPACE) {
-        issues.push(`autoload block ${i} does not fit in the ARM9; the autoload list is not used`);
-        autoloads = null;
-        break;
-      }
-      autoloads.push({ index: i, ...block, romOffset: cursor });
-      cursor += block.codeSize;
-    }
-  } else {
+  const image = { bytes: decoded, ramAddress: entry.ramAddress, size: decoded.length, romOffset: null };
+  return { footer, params, autoloads: readAutoloads(source, image, raw, issues), arm9, issues };
+}
+
+interface Arm9Image {
+  /** Decoded bytes, or null to read the stored (uncompressed) ARM9 through the source. */
+  bytes: Uint8Array | null;
+  ramAddress: number;
+  size: number;
+  /** ROM offset of the image start when it is stored uncompressed. */
+  romOffset: number | null;
+}
+
+/** Reads the autoload list named by valid module params; null (with an issue) when it does not fit. */
+function readAutoloads(
+  source: ByteSource,
+  image: Arm9Image,
+  raw: { autoloadListStart: number; autoloadListEnd: number; autoloadDataStart: number },
+  issues: string[],
+): AutoloadBlock[] | null {
+  const end = image.ramAddress + image.size;
+  const inImage = (address: number) => address >= image.ramAddress && address <= end;
+  if (!inImage(raw.autoloadListStart) || !inImage(raw.autoloadListEnd) || !inImage(raw.autoloadDataStart)) {
     issues.push('autoload list addresses lie outside the ARM9 image; not used');
+    return null;
   }
-  return { footer, params, autoloads, arm9, issues };
+  const listAt = raw.autoloadListStart - image.ramAddress;
+  const listLength = raw.autoloadListEnd - raw.autoloadListStart;
+  const listBytes =
+    image.bytes === null
+      ? source.read(image.romOffset! + listAt, listLength)
+      : image.bytes.subarray(listAt, listAt + listLength);
+  const list = parseRawAutoloadList(listBytes);
+  let cursor = raw.autoloadDataStart - image.ramAddress;
+  const autoloads: AutoloadBlock[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const block = list[i]!;
+    if (
+      cursor + block.codeSize > image.size ||
+      block.ramAddress + block.codeSize + block.bssSize > ADDRESS_SPACE
+    ) {
+      issues.push(`autoload block ${i} does not fit in the ARM9; the autoload list is not used`);
+      return null;
+    }
+    autoloads.push({
+      index: i,
+      ...block,
+      romOffset: image.romOffset === null ? null : image.romOffset + cursor,
+    });
+    cursor += block.codeSize;
+  }
+  return autoloads;
 }
 
 /**
