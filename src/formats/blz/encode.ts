@@ -45,7 +45,15 @@ export function blzEncode(data: Uint8Array, options: BlzEncodeOptions = {}): Uin
       : notCoded(data, notCodedSize);
 
   // Cheap insurance before a blob goes into a ROM: it must decode, in place, to the input.
-  const check = blzDecode(blob, { inPlace: true });
+  // A failure here is our bug, not the caller's input: report it as internal-error.
+  let check: Uint8Array;
+  try {
+    check = blzDecode(blob, { inPlace: true });
+  } catch (error) {
+    throw new ReMcpError('internal-error', 'BLZ encoder produced a blob its decoder rejects', {
+      cause: error instanceof Error ? error.message : String(error),
+    });
+  }
   for (let i = 0; i < n; i++) {
     if (check[i] !== data[i])
       throw new ReMcpError('internal-error', 'BLZ encoder self-check failed', { at: i });

@@ -63,7 +63,7 @@ function insert(x: Uint8Array, children: Int32Array, heads: Int32Array, p: numbe
     }
     // Every node left in this subtree sorts between the last "before" and "after" nodes, so it
     // shares at least the shorter of their common prefixes with the key: skip comparing those bytes.
-    let length = beforeLength < afterLength ? beforeLength : afterLength;
+    let length = Math.min(beforeLength, afterLength);
     while (length < limit && x[node + length] === x[p + length]) length++;
     if (length === BLZ_MAX_MATCH) {
       children[beforeHook] = children[2 * node]!;
@@ -100,7 +100,7 @@ function search(
   let best = 0;
   let bestDistance = 0;
   while (node !== NONE && k - node <= BLZ_MAX_DISTANCE) {
-    let length = beforeLength < afterLength ? beforeLength : afterLength;
+    let length = Math.min(beforeLength, afterLength);
     while (length < limit && x[node + length] === x[k + length]) length++;
     if (length > best) {
       best = length;
