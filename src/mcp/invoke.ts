@@ -66,6 +66,17 @@ export async function invokeTool(
   services: Services,
   options: InvokeOptions,
 ): Promise<ToolCallResult> {
+  // Unknown top-level arguments are refused rather than silently dropped: a misspelt limit or
+  // selector must not quietly fall back to a default.
+  if (rawArgs !== null && typeof rawArgs === 'object' && !Array.isArray(rawArgs)) {
+    const unknown = Object.keys(rawArgs).filter((key) => !(key in def.input.shape));
+    if (unknown.length > 0) {
+      return errorResult({
+        code: 'invalid-argument',
+        message: `unknown argument(s): ${unknown.slice(0, 5).join(', ')}`,
+      });
+    }
+  }
   const parsed = def.input.safeParse(rawArgs ?? {});
   if (!parsed.success) {
     return errorResult({ code: 'invalid-argument', message: describeZodIssues(parsed.error) });

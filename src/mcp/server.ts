@@ -27,9 +27,12 @@ export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
     name: def.name,
     title: def.title,
     description: renderDescription(def.description),
-    inputSchema: compactSchema(z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' }), {
-      output: false,
-    }) as Record<string, unknown>,
+    inputSchema: {
+      ...(compactSchema(z.toJSONSchema(def.input, { io: 'input', unrepresentable: 'any' }), {
+        output: false,
+      }) as Record<string, unknown>),
+      additionalProperties: false,
+    },
     outputSchema: compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' }), {
       output: true,
     }) as Record<string, unknown>,

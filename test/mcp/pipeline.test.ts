@@ -50,7 +50,16 @@ test('success carries structuredContent and a short text', async () => {
 });
 
 test('bad arguments are invalid-argument with the offending field named', async () => {
-  for (const bad of [{}, { n: 11 }, { n: 1.5 }, { n: '1' }, { n: 1, mode: 'nope' }, null, 'str']) {
+  for (const bad of [
+    {},
+    { n: 1, extra: true },
+    { n: 11 },
+    { n: 1.5 },
+    { n: '1' },
+    { n: 1, mode: 'nope' },
+    null,
+    'str',
+  ]) {
     const r = await run(bad);
     assert.equal(r.isError, true);
     const error = (r.structuredContent as { error: { code: string; message: string } }).error;
