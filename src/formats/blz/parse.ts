@@ -1,9 +1,11 @@
 // Optimal parse for the BLZ encoder, over the reversed data x (the order the decoder produces it).
 //
 // Cost is exact bytes, flag bytes included: a flag byte is paid when the 1st, 9th, 17th... token
-// starts, so the state is (position, token count mod 8). C(k) = the fewest stream bytes that encode
-// x[0..k) exactly, over all parses and all 8 states; every match length 3..longest is tried because a
-// prefix of a match is a match at the same distance.
+// starts, so a partial parse is (bytes so far, tokens mod 8). Of two partial parses ending at the same
+// position, the cheaper one wins even if the other has a better flag phase (phase is worth at most the
+// one flag byte), and at equal cost the one with more free slots in its current flag byte wins for
+// every continuation. So one state per position is exact: C(k) = the fewest stream bytes encoding
+// x[0..k). Every match length 3..longest is tried: a prefix of a match is a match at the same distance.
 //
 // Where compression stops (the rest stays a raw prefix) is the k with the largest gain k - C(k): the
 // blob is smallest there. That choice is also what makes the blob decodable in place: along the
@@ -23,73 +25,64 @@ export interface BlzParse {
   tokens: Uint8Array;
 }
 
-const INFINITE = 0x3fffffff;
-const RING = 32; // > BLZ_MAX_MATCH + 1 positions of costs are live at once
+const INFINITE = 0x7fffffff;
+const RING = 32; // > BLZ_MAX_MATCH + 1 positions are live at once
+
+// A state is cost * 16 + phase rank, so one integer comparison orders (cost, phase). Rank 1..7 =
+// tokens already in the current flag byte (fewer is better), 8 = the next token needs a new flag byte.
+const rankOf = (tokens: number) => (tokens === 0 ? 8 : tokens);
 
 export function optimalParse(n: number, matches: MatchTable): BlzParse {
   const { lengths } = matches;
-  const cost = new Int32Array(RING * 8).fill(INFINITE);
-  // choice[k * 8 + r]: length of the token that ends at k leaving r tokens mod 8 (its predecessor
-  // state is always r - 1 mod 8, so the length alone retraces the parse).
-  const choice = new Uint8Array((n + 1) * 8);
-  cost[0] = 0;
+  const state = new Int32Array(RING).fill(INFINITE);
+  // choice[k]: length of the token ending at k in the best parse of x[0..k).
+  const choice = new Uint8Array(n + 1);
+  state[0] = 8; // cost 0, no tokens: the first token opens a flag byte
 
   let bestEnd = 0;
-  let bestState = 0;
   let bestCost = 0;
   let bestGain = 0;
   for (let k = 0; ; k++) {
-    const slot = (k & (RING - 1)) * 8;
-    let here = INFINITE;
-    let hereState = 0;
-    for (let r = 0; r < 8; r++) {
-      if (cost[slot + r]! < here) {
-        here = cost[slot + r]!;
-        hereState = r;
-      }
-    }
-    if (k - here > bestGain && here + BLZ_MAX_HEADER <= BLZ_MAX_COMPRESSED) {
-      bestGain = k - here;
+    const here = state[k & (RING - 1)]!;
+    const cost = here >>> 4;
+    if (k - cost > bestGain && cost + BLZ_MAX_HEADER <= BLZ_MAX_COMPRESSED) {
+      bestGain = k - cost;
       bestEnd = k;
-      bestState = hereState;
-      bestCost = here;
+      bestCost = cost;
     }
     if (k === n) break;
 
-    cost.fill(INFINITE, ((k + BLZ_MAX_MATCH) & (RING - 1)) * 8, ((k + BLZ_MAX_MATCH) & (RING - 1)) * 8 + 8);
+    state[(k + BLZ_MAX_MATCH) & (RING - 1)] = INFINITE;
+    const rank = here & 15;
+    const opened = rank === 8 ? cost + 1 : cost;
+    const nextRank = rank === 8 ? 1 : rankOf((rank + 1) & 7);
+    const literal = ((opened + 1) << 4) | nextRank;
+    const literalAt = (k + 1) & (RING - 1);
+    if (literal < state[literalAt]!) {
+      state[literalAt] = literal;
+      choice[k + 1] = 1;
+    }
+    const match = ((opened + 2) << 4) | nextRank;
     const longest = lengths[k]!;
-    for (let r = 0; r < 8; r++) {
-      const c = cost[slot + r]!;
-      if (c >= INFINITE) continue;
-      const base = r === 0 ? c + 1 : c;
-      const next = (r + 1) & 7;
-      const literalAt = ((k + 1) & (RING - 1)) * 8 + next;
-      if (base + 1 < cost[literalAt]!) {
-        cost[literalAt] = base + 1;
-        choice[(k + 1) * 8 + next] = 1;
-      }
-      const matchCost = base + 2;
-      for (let length = 3; length <= longest; length++) {
-        const at = ((k + length) & (RING - 1)) * 8 + next;
-        if (matchCost < cost[at]!) {
-          cost[at] = matchCost;
-          choice[(k + length) * 8 + next] = length;
-        }
+    for (let length = 3; length <= longest; length++) {
+      const at = (k + length) & (RING - 1);
+      if (match < state[at]!) {
+        state[at] = match;
+        choice[k + length] = length;
       }
     }
   }
 
   let count = 0;
-  for (let k = bestEnd, r = bestState; k > 0; r = (r + 7) & 7) {
-    const length = choice[k * 8 + r]!;
+  for (let k = bestEnd; k > 0; count++) {
+    const length = choice[k]!;
     // Unreachable unless the table above is wrong; a zero would loop forever.
     if (length === 0) throw new ReMcpError('internal-error', 'BLZ parse table has a gap', { at: k });
     k -= length;
-    count++;
   }
   const tokens = new Uint8Array(count);
-  for (let k = bestEnd, r = bestState, i = count - 1; k > 0; r = (r + 7) & 7, i--) {
-    tokens[i] = choice[k * 8 + r]!;
+  for (let k = bestEnd, i = count - 1; k > 0; i--) {
+    tokens[i] = choice[k]!;
     k -= tokens[i]!;
   }
   return { end: bestEnd, streamLength: bestCost, tokens };
