@@ -174,7 +174,8 @@ export class DebugSession {
     } catch (error) {
       const log = process.logTail(2_048).text;
       await this.teardown(gen, 'start failed');
-      if (error instanceof ReMcpError && error.code !== 'unreachable') throw error;
+      if (error instanceof ReMcpError && !['unreachable', 'emulator-exited'].includes(error.code))
+        throw error;
       throw new ReMcpError(
         'launch-failed',
         `DeSmuME did not bring up its GDB stub: ${error instanceof Error ? error.message : String(error)}`,
@@ -190,28 +191,21 @@ export class DebugSession {
     port: number,
     deadline: number,
     signal?: AbortSignal,
+    failCode: 'launch-failed' | 'unreachable' = 'launch-failed',
   ): Promise<RspConnection> {
     const target = this.options.connectPort ? this.options.connectPort(processor, port) : port;
     for (;;) {
       if (signal?.aborted) throw new ReMcpError('cancelled', 'the start was cancelled');
       if (!gen.process.alive) {
-        throw new ReMcpError(
-          'launch-failed',
-          `DeSmuME exited during start-up (${describeExit(gen.process.exit)})`,
-          {
-            log: gen.process.logTail(2_048).text,
-          },
-        );
+        throw new ReMcpError('emulator-exited', `DeSmuME exited (${describeExit(gen.process.exit)})`, {
+          log: gen.process.logTail(2_048).text,
+        });
       }
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        throw new ReMcpError(
-          'launch-failed',
-          `the ${processor} GDB stub on port ${port} did not answer in time`,
-          {
-            log: gen.process.logTail(2_048).text,
-          },
-        );
+        throw new ReMcpError(failCode, `the ${processor} GDB stub on port ${port} did not answer in time`, {
+          log: gen.process.logTail(2_048).text,
+        });
       }
       try {
         const conn = await RspConnection.open(target, Math.min(remaining, 1_000));
@@ -228,7 +222,14 @@ export class DebugSession {
     const gen = this.requireGeneration();
     const cpu = this.cpu(processor);
     if (cpu.connection && !cpu.connection.closed) return cpu;
-    cpu.connection = await this.connect(gen, processor, cpu.port, Date.now() + timeoutMs, signal);
+    cpu.connection = await this.connect(
+      gen,
+      processor,
+      cpu.port,
+      Date.now() + timeoutMs,
+      signal,
+      'unreachable',
+    );
     return cpu;
   }
 

@@ -2,12 +2,16 @@
 // line here per family.
 import type { ProfileName } from '../mcp/profiles.js';
 import type { ToolDefinition } from '../mcp/tool.js';
+import { desmumeTools } from './desmume/index.js';
 import { generalTools } from './general/index.js';
 import { projectTools } from './project/index.js';
+import { retroarchTools } from './retroarch/index.js';
 
 export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...generalTools,
   ...projectTools,
+  ...desmumeTools,
+  ...retroarchTools,
 ] as unknown as readonly ToolDefinition[];
 
 export function toolsForProfile(profile: ProfileName): ToolDefinition[] {

@@ -1,0 +1,166 @@
+// Shared pieces of the DeSmuME tools: the session singleton, input schemas and output shapes.
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import type { StopContext } from '../../debug/control.js';
+import type { Breakpoint, CpuDebugger, StopInfo } from '../../debug/cpu.js';
+import { hex32, LIMITS, type Processor } from '../../debug/policy.js';
+import { DebugSession } from '../../debug/session.js';
+import type { Services } from '../../services.js';
+
+export function debugSession(services: Services): DebugSession {
+  return services.lazy('desmume.session', () => {
+    const session = new DebugSession(services.config.desmume);
+    services.onDispose(() => session.dispose());
+    return session;
+  });
+}
+
+export const processorInput = z
+  .enum(['arm9', 'arm7'])
+  .default('arm9')
+  .describe(
+    'Which CPU stub: "arm9" (default) or "arm7" (needs desmume_start with arm7: true). Both CPUs share one emulation: resuming either runs both.',
+  );
+
+/** Accepts 0x-prefixed hex text or a JSON integer. */
+export const addressInput = z
+  .union([z.string().regex(/^0[xX][0-9a-fA-F]{1,8}$/, '0x followed by 1..8 hex digits'), z.number().int()])
+  .transform((v, ctx) => {
+    const n = typeof v === 'number' ? v : Number.parseInt(v.slice(2), 16);
+    if (n < 0 || n > 0xffff_ffff) {
+      ctx.addIssue({ code: 'custom', message: 'outside the 32-bit address space' });
+      return z.NEVER;
+    }
+    return n;
+  });
+
+export function timeoutInput(
+  bounds: { default: number; min: number; max: number },
+  what: string,
+): z.ZodDefault<z.ZodNumber> {
+  return z
+    .number()
+    .int()
+    .min(bounds.min)
+    .max(bounds.max)
+    .default(bounds.default)
+    .describe(`${what}, in ms: ${bounds.min}..${bounds.max}, default ${bounds.default}.`);
+}
+
+export const regionsInput = z
+  .array(
+    z.object({
+      label: z.string().min(1).max(64).describe('A name for the region in the result (1..64 chars).'),
+      address: addressInput.describe('Start address: "0x..." hex text or an integer.'),
+      length: z
+        .number()
+        .int()
+        .min(LIMITS.regionBytes.min)
+        .max(LIMITS.regionBytes.max)
+        .describe(`Bytes to read: ${LIMITS.regionBytes.min}..${LIMITS.regionBytes.max}.`),
+    }),
+  )
+  .max(LIMITS.regions.max)
+  .default([])
+  .describe(`Extra labeled memory regions: at most ${LIMITS.regions.max}, each 1..4096 bytes; default none.`);
+
+export const stopOutput = z.object({
+  reason: z.enum(['launch-halt', 'breakpoint', 'step', 'interrupt', 'signal']),
+  signal: z.number().int(),
+  pc: z.string(),
+  mode: z.enum(['arm', 'thumb']),
+  cpsr: z.string(),
+  breakpointId: z.string().nullable(),
+  hitCount: z.number().int().nullable(),
+  at: z.string(),
+});
+
+export function stopView(stop: StopInfo | null): z.input<typeof stopOutput> | null {
+  if (stop === null) return null;
+  return {
+    reason: stop.reason,
+    signal: stop.signal,
+    pc: hex32(stop.pc),
+    mode: stop.thumb ? 'thumb' : 'arm',
+    cpsr: hex32(stop.cpsr),
+    breakpointId: stop.breakpointId,
+    hitCount: stop.hitCount,
+    at: stop.at,
+  };
+}
+
+export const breakpointOutput = z.object({
+  id: z.string(),
+  processor: z.enum(['arm9', 'arm7']),
+  address: z.string(),
+  mode: z.enum(['arm', 'thumb']),
+  range: z.string(),
+  hits: z.number().int(),
+  createdAt: z.string(),
+});
+
+export function breakpointView(bp: Breakpoint): z.input<typeof breakpointOutput> {
+  return { ...bp, address: hex32(bp.address) };
+}
+
+const windowOutput = z.object({
+  label: z.string(),
+  address: z.string(),
+  length: z.number().int(),
+  requestedLength: z.number().int(),
+  clamped: z.boolean(),
+  hex: z.string(),
+});
+
+export const registersOutput = z.object({
+  r0: z.string(),
+  r1: z.string(),
+  r2: z.string(),
+  r3: z.string(),
+  r4: z.string(),
+  r5: z.string(),
+  r6: z.string(),
+  r7: z.string(),
+  r8: z.string(),
+  r9: z.string(),
+  r10: z.string(),
+  r11: z.string(),
+  r12: z.string(),
+  sp: z.string(),
+  lr: z.string(),
+  pc: z.string(),
+  cpsr: z.string(),
+  mode: z.enum(['arm', 'thumb']),
+});
+
+export const contextOutput = z.object({
+  registers: registersOutput,
+  pcWindow: windowOutput,
+  spWindow: windowOutput,
+  regions: z.array(windowOutput),
+});
+
+export function contextView(ctx: StopContext): z.input<typeof contextOutput> {
+  return ctx;
+}
+
+export const runStateOutput = z.enum(['stopped', 'running', 'unknown']);
+
+export function cpuOf(services: Services, processor: Processor): CpuDebugger {
+  return debugSession(services).cpu(processor);
+}
+
+/** The generation a result belongs to: lets a caller notice a restart between two calls. */
+export function generationNumber(services: Services): number {
+  const gen = debugSession(services).generation;
+  if (gen === null) throw new ReMcpError('not-running', 'no owned DeSmuME is running; call desmume_start');
+  return gen.number;
+}
+
+export const RUNTIME: ['runtime'] = ['runtime'];
+
+export function describeStop(processor: Processor, stop: StopInfo | null): string {
+  if (stop === null) return `${processor}: running`;
+  const bp = stop.breakpointId ? ` at ${stop.breakpointId} (hit ${stop.hitCount})` : '';
+  return `${processor} stopped (${stop.reason})${bp}: pc ${hex32(stop.pc)} ${stop.thumb ? 'thumb' : 'arm'}, cpsr ${hex32(stop.cpsr)}`;
+}

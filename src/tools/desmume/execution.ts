@@ -1,0 +1,260 @@
+// Execution control: continue, single-step, pause and wait. Every wait is bounded; a target still
+// running at the deadline is reported as running (not as an error).
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import {
+  captureContext,
+  continueUntilStop,
+  pause,
+  stepInstructions,
+  waitForStop,
+} from '../../debug/control.js';
+import { LIMITS } from '../../debug/policy.js';
+import { defineTool } from '../../mcp/tool.js';
+import {
+  contextOutput,
+  cpuOf,
+  debugSession,
+  describeStop,
+  generationNumber,
+  processorInput,
+  RUNTIME,
+  regionsInput,
+  stopOutput,
+  stopView,
+  timeoutInput,
+} from './common.js';
+
+const runOutput = {
+  processor: z.enum(['arm9', 'arm7']),
+  generation: z.number().int(),
+  state: z.enum(['stopped', 'running']),
+  stop: stopOutput.nullable(),
+};
+
+const notes = 'Resuming either CPU runs both (one emulation).';
+
+export const desmumeContinue = defineTool({
+  name: 'desmume_continue',
+  title: 'Continue until a stop',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Resumes the halted target and waits, bounded, for the next stop (breakpoint or interrupt).',
+    useWhen: 'running to a breakpoint; desmume_step_instruction for a few instructions.',
+    behaviour: `resumes execution. On a stop: matches the PC to a breakpoint id, counts the hit and (by default) captures the stop context. At the deadline the target keeps running and the result says "running": then use desmume_wait_for_stop or desmume_pause. ${notes} The stub polls, so stops have ~40-50 ms granularity.`,
+    limits: `timeoutMs ${LIMITS.continueMs.min}..${LIMITS.continueMs.max} (default ${LIMITS.continueMs.default}); context regions as desmume_capture_stop_context.`,
+    returns:
+      'state, stop (reason, pc, mode, cpsr, breakpointId, hitCount), expectedMatched when expectedBreakpointId was given, context when captured.',
+  },
+  input: z.object({
+    processor: processorInput,
+    timeoutMs: timeoutInput(LIMITS.continueMs, 'How long to wait for a stop'),
+    expectedBreakpointId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('Breakpoint id the caller expects to hit; the result says whether it did.'),
+    captureContext: z
+      .boolean()
+      .default(true)
+      .describe('Capture registers and memory windows at the stop (default true).'),
+    regions: regionsInput,
+  }),
+  output: z.object({
+    ...runOutput,
+    expectedMatched: z.boolean().nullable(),
+    context: contextOutput.nullable(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: {
+    timeoutMs: {
+      default: LIMITS.continueMs.default,
+      min: LIMITS.continueMs.min,
+      max: LIMITS.continueMs.max,
+      unit: 'ms',
+    },
+  },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, args.processor);
+      if (args.expectedBreakpointId !== undefined && !cpu.breakpoints.has(args.expectedBreakpointId)) {
+        throw new ReMcpError(
+          'not-found',
+          `no ${args.processor} breakpoint ${args.expectedBreakpointId} in this generation`,
+        );
+      }
+      const outcome = await continueUntilStop(cpu, args.timeoutMs, ctx.signal);
+      const context =
+        outcome.stop && args.captureContext
+          ? await captureContext(cpu, args.regions, ctx.services.config.maxOutputBytes)
+          : null;
+      const expectedMatched =
+        args.expectedBreakpointId === undefined || outcome.stop === null
+          ? null
+          : outcome.stop.breakpointId === args.expectedBreakpointId;
+      const mismatch = expectedMatched === false ? ` (expected ${args.expectedBreakpointId})` : '';
+      return {
+        structured: {
+          processor: args.processor,
+          generation: generationNumber(ctx.services),
+          state: outcome.state,
+          stop: stopView(outcome.stop),
+          expectedMatched,
+          context,
+        },
+        text:
+          outcome.state === 'running'
+            ? `${args.processor} still running after ${args.timeoutMs} ms: use desmume_wait_for_stop or desmume_pause`
+            : describeStop(args.processor, outcome.stop) + mismatch,
+      };
+    });
+  },
+});
+
+export const desmumeStepInstruction = defineTool({
+  name: 'desmume_step_instruction',
+  title: 'Single-step instructions',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Executes 1..100 single ARM or Thumb instructions on the halted CPU and records each PC.',
+    useWhen: 'following code a few instructions at a time; desmume_continue to run to a breakpoint.',
+    behaviour: `each step waits, bounded, for the stub's stop; a step that does not finish (the CPU waits for an interrupt) leaves the target running and the result says so. Breakpoints do not fire while stepping. ${notes}`,
+    limits: `count ${LIMITS.steps.min}..${LIMITS.steps.max} (default ${LIMITS.steps.default}); stepTimeoutMs ${LIMITS.stepWaitMs.min}..${LIMITS.stepWaitMs.max} per step (default ${LIMITS.stepWaitMs.default}). ~40 ms per step.`,
+    returns: 'completed steps, the trace of PCs and modes after each step, the final stop and state.',
+  },
+  input: z.object({
+    processor: processorInput,
+    count: z
+      .number()
+      .int()
+      .describe(`Instructions to execute: ${LIMITS.steps.min}..${LIMITS.steps.max}.`)
+      .default(LIMITS.steps.default),
+    stepTimeoutMs: timeoutInput(LIMITS.stepWaitMs, 'Bound on each single step'),
+  }),
+  output: z.object({
+    ...runOutput,
+    completed: z.number().int(),
+    trace: z.array(z.object({ pc: z.string(), mode: z.enum(['arm', 'thumb']) })),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: {
+    count: {
+      default: LIMITS.steps.default,
+      min: LIMITS.steps.min,
+      max: LIMITS.steps.max,
+      unit: 'instructions',
+    },
+    stepTimeoutMs: {
+      default: LIMITS.stepWaitMs.default,
+      min: LIMITS.stepWaitMs.min,
+      max: LIMITS.stepWaitMs.max,
+      unit: 'ms',
+    },
+  },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, args.processor);
+      const outcome = await stepInstructions(cpu, args.count, args.stepTimeoutMs, ctx.signal);
+      return {
+        structured: {
+          processor: args.processor,
+          generation: generationNumber(ctx.services),
+          state: outcome.state,
+          stop: stopView(outcome.stop),
+          completed: outcome.completed,
+          trace: outcome.trace,
+        },
+        text:
+          outcome.state === 'running'
+            ? `${outcome.completed}/${args.count} steps; the next step did not finish: target running`
+            : `${outcome.completed} steps; ${describeStop(args.processor, outcome.stop)}`,
+      };
+    });
+  },
+});
+
+export const desmumePause = defineTool({
+  name: 'desmume_pause',
+  title: 'Pause the target',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Interrupts a running target and waits, bounded, for it to halt.',
+    useWhen: 'after desmume_continue returned "running", or to halt freely running code.',
+    behaviour: `sends the GDB interrupt; a target that is already halted is reported as such and nothing is sent. ${notes} Only the CPU whose stub resumed the emulation can interrupt it.`,
+    limits: `timeoutMs ${LIMITS.pauseMs.min}..${LIMITS.pauseMs.max} (default ${LIMITS.pauseMs.default}).`,
+    returns: 'state, the stop (reason "interrupt"), alreadyStopped.',
+  },
+  input: z.object({
+    processor: processorInput,
+    timeoutMs: timeoutInput(LIMITS.pauseMs, 'How long to wait for the halt'),
+  }),
+  output: z.object({ ...runOutput, alreadyStopped: z.boolean() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: {
+    timeoutMs: {
+      default: LIMITS.pauseMs.default,
+      min: LIMITS.pauseMs.min,
+      max: LIMITS.pauseMs.max,
+      unit: 'ms',
+    },
+  },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const outcome = await pause(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
+      return {
+        structured: {
+          processor: args.processor,
+          generation: generationNumber(ctx.services),
+          state: outcome.state,
+          stop: stopView(outcome.stop),
+          alreadyStopped: outcome.alreadyStopped,
+        },
+        text: outcome.alreadyStopped
+          ? `${args.processor} was already halted`
+          : outcome.state === 'running'
+            ? `${args.processor} did not halt within ${args.timeoutMs} ms`
+            : describeStop(args.processor, outcome.stop),
+      };
+    });
+  },
+});
+
+export const desmumeWaitForStop = defineTool({
+  name: 'desmume_wait_for_stop',
+  title: 'Wait for a stop',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Waits, bounded, for a running target to stop on its own (breakpoint).',
+    useWhen:
+      'desmume_continue returned "running" and you expect a breakpoint soon; desmume_pause to force a halt.',
+    behaviour:
+      'sends nothing; returns at once when already halted. At the deadline the target keeps running.',
+    limits: `timeoutMs ${LIMITS.waitMs.min}..${LIMITS.waitMs.max} (default ${LIMITS.waitMs.default}).`,
+    returns: 'state, the stop, alreadyStopped.',
+  },
+  input: z.object({ processor: processorInput, timeoutMs: timeoutInput(LIMITS.waitMs, 'How long to wait') }),
+  output: z.object({ ...runOutput, alreadyStopped: z.boolean() }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: {
+    timeoutMs: { default: LIMITS.waitMs.default, min: LIMITS.waitMs.min, max: LIMITS.waitMs.max, unit: 'ms' },
+  },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const outcome = await waitForStop(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
+      return {
+        structured: {
+          processor: args.processor,
+          generation: generationNumber(ctx.services),
+          state: outcome.state,
+          stop: stopView(outcome.stop),
+          alreadyStopped: outcome.alreadyStopped,
+        },
+        text:
+          outcome.state === 'running'
+            ? `${args.processor} still running`
+            : describeStop(args.processor, outcome.stop),
+      };
+    });
+  },
+});

@@ -1,0 +1,28 @@
+import {
+  desmumeBreakpointAdd,
+  desmumeBreakpointList,
+  desmumeBreakpointRemove,
+  desmumeExecutableRangesReplace,
+} from './breakpoints.js';
+import { desmumeContinue, desmumePause, desmumeStepInstruction, desmumeWaitForStop } from './execution.js';
+import { desmumeCaptureStopContext, desmumeReadMemory, desmumeReadRegisterPacket } from './inspect.js';
+import { desmumeProbeGdb, desmumeStart, desmumeStatus, desmumeStop, desmumeWaitForGdb } from './lifecycle.js';
+
+export const desmumeTools = [
+  desmumeStart,
+  desmumeStatus,
+  desmumeStop,
+  desmumeProbeGdb,
+  desmumeWaitForGdb,
+  desmumeReadRegisterPacket,
+  desmumeReadMemory,
+  desmumeBreakpointAdd,
+  desmumeBreakpointRemove,
+  desmumeBreakpointList,
+  desmumeContinue,
+  desmumeStepInstruction,
+  desmumePause,
+  desmumeWaitForStop,
+  desmumeCaptureStopContext,
+  desmumeExecutableRangesReplace,
+];

@@ -1,0 +1,371 @@
+// Start, inspect and stop the server-owned DeSmuME; probe and wait for its GDB stubs.
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import { REPLY_TIMEOUT_MS } from '../../debug/cpu.js';
+import { hex32, LIMITS } from '../../debug/policy.js';
+import { describeExit } from '../../debug/session.js';
+import { defineTool } from '../../mcp/tool.js';
+import {
+  breakpointOutput,
+  breakpointView,
+  debugSession,
+  processorInput,
+  RUNTIME,
+  runStateOutput,
+  stopOutput,
+  stopView,
+  timeoutInput,
+} from './common.js';
+
+const portInput = z.number().int().min(1024).max(65_535);
+
+const rangeOutput = z.object({
+  start: z.string(),
+  end: z.string(),
+  label: z.string(),
+  mode: z.enum(['arm', 'thumb', 'mixed']),
+  source: z.enum(['header', 'caller']),
+});
+
+export const desmumeStart = defineTool({
+  name: 'desmume_start',
+  title: 'Start the owned DeSmuME',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Launches the one server-owned DeSmuME on a workspace ROM with its ARM9 (and optionally ARM7) GDB stub.',
+    useWhen:
+      'beginning a live-debugging session; desmume_status shows an existing one, desmume_stop ends it.',
+    behaviour:
+      'starts a process (the operator-configured launcher, argument array, no shell, minimal env); parses the ROM header and records its SHA-256 before launch and re-checks it after; returns once each stub answers. The CPUs start halted at their entry points. Refuses a second start.',
+    limits: `one process per server; startTimeoutMs ${LIMITS.startMs.min}..${LIMITS.startMs.max} (default ${LIMITS.startMs.default}); ports 1024..65535 (default: a free one).`,
+    returns:
+      'generation, pid, ports, ROM identity (path, sha256, header entry/RAM ranges), the seeded executable ranges, startup ms.',
+  },
+  input: z.object({
+    romPath: z.string().describe('Workspace-relative path of the .nds ROM, e.g. "roms/game.nds".'),
+    gdbPort: portInput.optional().describe('ARM9 GDB port on 127.0.0.1 (1024..65535); default: a free port.'),
+    arm7: z.boolean().default(false).describe('Also enable the ARM7 GDB stub (--arm7gdb); default false.'),
+    arm7GdbPort: portInput
+      .optional()
+      .describe('ARM7 GDB port (1024..65535) when arm7 is true; default: a free port.'),
+    startTimeoutMs: timeoutInput(LIMITS.startMs, 'How long to wait for the stubs to answer'),
+  }),
+  output: z.object({
+    generation: z.number().int(),
+    pid: z.number().int().nullable(),
+    ports: z.object({ arm9: z.number().int(), arm7: z.number().int().nullable() }),
+    rom: z.object({
+      path: z.string(),
+      sha256: z.string(),
+      size: z.number().int(),
+      gameTitle: z.string(),
+      gameCode: z.string(),
+      arm9Entry: z.string(),
+      arm7Entry: z.string(),
+    }),
+    executableRanges: z.array(rangeOutput),
+    startupMs: z.number(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: {
+    startTimeoutMs: {
+      default: LIMITS.startMs.default,
+      min: LIMITS.startMs.min,
+      max: LIMITS.startMs.max,
+      unit: 'ms',
+    },
+    processes: { max: 1, unit: 'owned emulator processes' },
+  },
+  async handler(args, ctx) {
+    const session = debugSession(ctx.services);
+    if (!args.arm7 && args.arm7GdbPort !== undefined) {
+      throw new ReMcpError('invalid-argument', 'arm7GdbPort needs arm7: true');
+    }
+    const rom = await ctx.services.workspace.resolveExisting(args.romPath, 'file');
+    const started = Date.now();
+    const gen = await session.start({
+      rom,
+      arm9Port: args.gdbPort ?? null,
+      arm7Port: args.arm7 ? (args.arm7GdbPort ?? 0) : null,
+      startTimeoutMs: args.startTimeoutMs,
+      signal: ctx.signal,
+    });
+    const startupMs = Date.now() - started;
+    const ranges = Object.values(gen.cpus).flatMap((c) => c?.allowlist ?? []);
+    const h = gen.rom.header;
+    return {
+      structured: {
+        generation: gen.number,
+        pid: gen.process.pid,
+        ports: { arm9: gen.cpus.arm9!.port, arm7: gen.cpus.arm7?.port ?? null },
+        rom: {
+          path: gen.rom.path,
+          sha256: gen.rom.sha256,
+          size: gen.rom.size,
+          gameTitle: h.gameTitle,
+          gameCode: h.gameCode,
+          arm9Entry: hex32(h.arm9.entry),
+          arm7Entry: hex32(h.arm7.entry),
+        },
+        executableRanges: ranges.map((r) => ({ ...r, start: hex32(r.start), end: hex32(r.end) })),
+        startupMs,
+      },
+      text: `DeSmuME generation ${gen.number} (pid ${gen.process.pid}) on ${gen.rom.path}: ARM9 stub on port ${gen.cpus.arm9!.port}${gen.cpus.arm7 ? `, ARM7 on ${gen.cpus.arm7.port}` : ''}; halted at entry, ready in ${startupMs} ms`,
+    };
+  },
+});
+
+const cpuStatus = z.object({
+  processor: z.enum(['arm9', 'arm7']),
+  port: z.number().int(),
+  connected: z.boolean(),
+  state: runStateOutput,
+  resumedVia: z.enum(['arm9', 'arm7']).nullable(),
+  lastStop: stopOutput.nullable(),
+  breakpoints: z.array(breakpointOutput),
+  replacedRanges: z.number().int(),
+  history: z.array(
+    z.object({
+      pc: z.string(),
+      mode: z.enum(['arm', 'thumb']),
+      reason: z.string(),
+      breakpointId: z.string().nullable(),
+      at: z.string(),
+    }),
+  ),
+  historyDropped: z.number().int(),
+});
+
+export const desmumeStatus = defineTool({
+  name: 'desmume_status',
+  title: 'Owned DeSmuME status',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Reports the owned DeSmuME process, its generation, each CPU stub and recent ARM/Thumb stop history.',
+    useWhen: 'checking whether the emulator runs, which generation is current, or why the last one ended.',
+    behaviour: 'read-only; sends nothing to the stubs.',
+    limits: `historyLimit 0..${LIMITS.history.max} (default 16) most recent stops per CPU; logBytes 0..8192 (default 1024) of log tail.`,
+    returns:
+      'running, generation, pid, ROM identity, per-CPU state/connection/breakpoints/history, the previous generation’s exit and log tail.',
+  },
+  input: z.object({
+    historyLimit: z
+      .number()
+      .int()
+      .min(0)
+      .max(LIMITS.history.max)
+      .default(16)
+      .describe(`Most recent stops to list per CPU (0..${LIMITS.history.max}, default 16).`),
+    logBytes: z
+      .number()
+      .int()
+      .min(0)
+      .max(8_192)
+      .default(1_024)
+      .describe('Bytes of emulator log tail to include (0..8192, default 1024).'),
+  }),
+  output: z.object({
+    running: z.boolean(),
+    generation: z.number().int().nullable(),
+    pid: z.number().int().nullable(),
+    rom: z.object({ path: z.string(), sha256: z.string() }).nullable(),
+    cpus: z.array(cpuStatus),
+    log: z.string(),
+    previous: z
+      .object({ generation: z.number().int(), reason: z.string(), exit: z.string(), log: z.string() })
+      .nullable(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const session = debugSession(ctx.services);
+    const gen = session.generation;
+    const prev = session.previous;
+    const previous = prev
+      ? {
+          generation: prev.generation,
+          reason: prev.reason,
+          exit: describeExit(prev.exit),
+          log: prev.log.slice(-args.logBytes),
+        }
+      : null;
+    const cpus = gen
+      ? Object.values(gen.cpus).flatMap((cpu) => {
+          if (!cpu) return [];
+          const eff = cpu.effectiveState();
+          const history = args.historyLimit === 0 ? [] : cpu.historyEntries.slice(-args.historyLimit);
+          return [
+            {
+              processor: cpu.processor,
+              port: cpu.port,
+              connected: cpu.connection !== null && !cpu.connection.closed,
+              state: eff.state,
+              resumedVia: eff.via,
+              lastStop: stopView(cpu.lastStop),
+              breakpoints: [...cpu.breakpoints.values()].map(breakpointView),
+              replacedRanges: cpu.ranges.length,
+              history: history.map((h) => ({ ...h, pc: hex32(h.pc) })),
+              historyDropped: cpu.historyDropped,
+            },
+          ];
+        })
+      : [];
+    const text = gen
+      ? `generation ${gen.number} (pid ${gen.process.pid}) on ${gen.rom.path}: ${cpus.map((c) => `${c.processor} ${c.state}${c.connected ? '' : ' (disconnected)'}`).join(', ')}`
+      : `no owned DeSmuME is running${prev ? `; generation ${prev.generation} ended: ${prev.reason}` : ''}`;
+    return {
+      structured: {
+        running: gen !== null,
+        generation: gen?.number ?? null,
+        pid: gen?.process.pid ?? null,
+        rom: gen ? { path: gen.rom.path, sha256: gen.rom.sha256 } : null,
+        cpus,
+        log: gen && args.logBytes > 0 ? gen.process.logTail(args.logBytes).text : '',
+        previous,
+      },
+      text,
+    };
+  },
+});
+
+export const desmumeStop = defineTool({
+  name: 'desmume_stop',
+  title: 'Stop the owned DeSmuME',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Ends the owned DeSmuME and discards its generation’s debugger state.',
+    useWhen: 'finishing a session or before desmume_start on another ROM.',
+    behaviour:
+      'destructive to the session: closes the GDB connections first, then SIGKILLs the process (SIGTERM is ignored while halted); breakpoints, ranges and stop state are gone. A no-op when nothing runs.',
+    limits: 'waits at most 5000 ms for the process to exit.',
+    returns: 'stopped (false when nothing ran), the generation and how it exited.',
+  },
+  input: z.object({}),
+  output: z.object({
+    stopped: z.boolean(),
+    generation: z.number().int().nullable(),
+    exit: z.string().nullable(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  async handler(_args, ctx) {
+    const result = await debugSession(ctx.services).stop();
+    if (result === null) {
+      return {
+        structured: { stopped: false, generation: null, exit: null },
+        text: 'no owned DeSmuME was running',
+      };
+    }
+    const exit = describeExit(result.exit);
+    return {
+      structured: { stopped: true, generation: result.generation, exit },
+      text: `stopped DeSmuME generation ${result.generation} (${exit})`,
+    };
+  },
+});
+
+const probeOutput = z.object({
+  processor: z.enum(['arm9', 'arm7']),
+  generation: z.number().int(),
+  host: z.string(),
+  port: z.number().int(),
+  reachable: z.boolean(),
+  state: runStateOutput,
+  stopReply: z.string().nullable(),
+  detail: z.string(),
+});
+
+async function probe(
+  ctx: Parameters<typeof desmumeStart.handler>[1],
+  processor: 'arm9' | 'arm7',
+  timeoutMs: number,
+): Promise<z.input<typeof probeOutput>> {
+  const session = debugSession(ctx.services);
+  const gen = session.requireGeneration();
+  const cpu = await session.reconnect(processor, timeoutMs, ctx.signal);
+  const base = { processor, generation: gen.number, host: '127.0.0.1', port: cpu.port };
+  const eff = cpu.effectiveState();
+  if (eff.state !== 'stopped') {
+    // A packet sent to a running stub is refused with `-` and executed anyway: send nothing.
+    return {
+      ...base,
+      reachable: true,
+      state: eff.state,
+      stopReply: null,
+      detail: 'connected; target running, nothing sent',
+    };
+  }
+  const reply = await cpu.guard(() =>
+    cpu.requireConnection().request({ op: 'stop-status' }, REPLY_TIMEOUT_MS),
+  );
+  return {
+    ...base,
+    reachable: true,
+    state: 'stopped',
+    stopReply: reply,
+    detail: 'stop-status query answered',
+  };
+}
+
+export const desmumeProbeGdb = defineTool({
+  name: 'desmume_probe_gdb',
+  title: 'Probe the owned GDB stub',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Checks once that the owned stub on 127.0.0.1 answers, through the session’s shared connection.',
+    useWhen: 'a quick health check; desmume_wait_for_gdb waits longer and reconnects after a drop.',
+    behaviour:
+      'sends a stop-status query when the target is halted, nothing when it runs; reconnects (one attempt) if the connection dropped.',
+    limits: 'one connection attempt of at most 1000 ms; host fixed to 127.0.0.1 and the owned port.',
+    returns: 'reachable, run state, the stub’s stop reply (when halted), port and generation.',
+  },
+  input: z.object({ processor: processorInput }),
+  output: probeOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args, ctx) {
+    const session = debugSession(ctx.services);
+    return session.exclusive(async () => {
+      const result = await probe(ctx, args.processor, 1_000);
+      return { structured: result, text: `${args.processor} stub on port ${result.port}: ${result.detail}` };
+    });
+  },
+});
+
+export const desmumeWaitForGdb = defineTool({
+  name: 'desmume_wait_for_gdb',
+  title: 'Wait for the owned GDB stub',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Waits until the owned stub accepts the session’s connection and answers, reconnecting after a drop.',
+    useWhen: 'right after desmume_start, or after a typed connection-drop error.',
+    behaviour:
+      'polls the owned port on 127.0.0.1 only; a reconnect keeps breakpoints (the stub keeps them) but a target that was running is then in state "unknown" until desmume_pause.',
+    limits: `timeoutMs ${LIMITS.gdbWaitMs.min}..${LIMITS.gdbWaitMs.max} (default ${LIMITS.gdbWaitMs.default}).`,
+    returns: 'as desmume_probe_gdb.',
+  },
+  input: z.object({
+    processor: processorInput,
+    timeoutMs: timeoutInput(LIMITS.gdbWaitMs, 'How long to wait'),
+  }),
+  output: probeOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: {
+    timeoutMs: {
+      default: LIMITS.gdbWaitMs.default,
+      min: LIMITS.gdbWaitMs.min,
+      max: LIMITS.gdbWaitMs.max,
+      unit: 'ms',
+    },
+  },
+  async handler(args, ctx) {
+    const session = debugSession(ctx.services);
+    return session.exclusive(async () => {
+      const result = await probe(ctx, args.processor, args.timeoutMs);
+      return {
+        structured: result,
+        text: `${args.processor} stub on port ${result.port} ready: ${result.detail}`,
+      };
+    });
+  },
+});
