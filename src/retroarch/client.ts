@@ -237,6 +237,8 @@ export class RetroArchClient {
   async writeRam(address: number, bytes: Uint8Array, signal?: AbortSignal) {
     checkWriteLength(bytes);
     const pieces = planWrite('ram', address, bytes);
+    // WRITE_CORE_RAM is never answered: a status query first proves RetroArch is there and has content.
+    requireContent(await this.status(signal));
     for (const piece of pieces) await this.transport.send(piece.datagram);
     // While paused the loop polls commands every ~10 ms; the read queues behind the writes anyway.
     let back: Uint8Array;
@@ -283,7 +285,7 @@ export class RetroArchClient {
 
   /** Reads the state first and toggles only when needed, then confirms through GET_STATUS. */
   async setPaused(paused: boolean, signal?: AbortSignal) {
-    const want = paused ? 'paused' : 'playing';
+    const want: Status['state'] = paused ? 'paused' : 'playing';
     const before = await this.status(signal);
     requireContent(before);
     if (before.state === want) return { state: want, changed: false };
@@ -320,8 +322,11 @@ export class RetroArchClient {
     return { sent: true };
   }
 
-  async showMessage(text: string) {
-    await this.transport.send(showMessageCommand(text));
+  async showMessage(text: string, signal?: AbortSignal) {
+    const datagram = showMessageCommand(text);
+    // The message itself is never answered: a status query first proves RetroArch is there.
+    await this.status(signal);
+    await this.transport.send(datagram);
     return { sent: true };
   }
 

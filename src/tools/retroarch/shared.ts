@@ -1,0 +1,84 @@
+// Shared pieces of the RetroArch tools: the per-server client (lazy: no socket until the first call),
+// address/byte inputs and the limits every tool reports.
+import { z } from 'zod/v4';
+import { RETROARCH_TIMEOUT } from '../../config/config.js';
+import { ReMcpError } from '../../core/errors.js';
+import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
+import { RetroArchClient } from '../../retroarch/client.js';
+
+export function retroarch(ctx: ToolContext): RetroArchClient {
+  const { services } = ctx;
+  return services.lazy('retroarch', () => {
+    const client = new RetroArchClient({ ...services.config.retroarch });
+    services.onDispose(() => client.close());
+    return client;
+  });
+}
+
+export const PROFILES = ['retroarch'] as const;
+
+export const TIMEOUT_LIMIT: LimitSpec = {
+  default: RETROARCH_TIMEOUT.default,
+  min: RETROARCH_TIMEOUT.min,
+  max: RETROARCH_TIMEOUT.max,
+  unit: 'ms per query (RETROARCH_TIMEOUT_MS); reads are tried 3 times, writes once',
+};
+
+export const address = z
+  .union([z.number().int().min(0).max(0xffff_ffff), z.string().regex(/^0x[0-9a-fA-F]{1,8}$/)])
+  .describe('Start address: an integer or a "0x"-prefixed hex string, 0..0xFFFFFFFF.');
+
+export function toAddress(value: number | string): number {
+  return typeof value === 'number' ? value : Number.parseInt(value.slice(2), 16);
+}
+
+export const hexAddress = (n: number): string =>
+  `0x${n
+    .toString(16)
+    .toUpperCase()
+    .padStart(n > 0xffff ? 8 : 4, '0')}`;
+
+export const writeInput = {
+  address,
+  bytes: z
+    .array(z.number().int().min(0).max(255))
+    .min(1)
+    .max(65_536)
+    .optional()
+    .describe('Bytes to write as integers 0..255 (1..65536). Give this or `hex`, not both.'),
+  hex: z
+    .string()
+    .regex(/^([0-9a-fA-F]{2})+$/, 'an even number of hex digits, no spaces')
+    .max(131_072)
+    .optional()
+    .describe('Bytes to write as contiguous hex, e.g. "DEADBEEF" (1..65536 bytes). Alternative to `bytes`.'),
+};
+
+export function writeBytes(args: { bytes?: number[] | undefined; hex?: string | undefined }): Uint8Array {
+  if ((args.bytes === undefined) === (args.hex === undefined)) {
+    throw new ReMcpError('invalid-argument', 'give exactly one of `bytes` or `hex`');
+  }
+  return args.bytes ? Uint8Array.from(args.bytes) : Uint8Array.from(Buffer.from(args.hex!, 'hex'));
+}
+
+/** A short hexdump for the text summary (the full data is in the structured `hex`). */
+export function hexdump(bytes: Uint8Array, base: number, max = 256): string {
+  const lines: string[] = [];
+  for (let i = 0; i < Math.min(bytes.length, max); i += 16) {
+    const row = Array.from(bytes.subarray(i, Math.min(i + 16, bytes.length, max)), (b) =>
+      b.toString(16).padStart(2, '0').toUpperCase(),
+    ).join(' ');
+    lines.push(`${hexAddress(base + i)}: ${row}`);
+  }
+  if (bytes.length > max) lines.push(`... ${bytes.length - max} more bytes in the structured "hex" field`);
+  return lines.join('\n');
+}
+
+export const stateEnum = z.enum(['playing', 'paused', 'contentless']);
+
+export const resumeIfPaused = z
+  .boolean()
+  .default(false)
+  .describe(
+    'RetroArch silently ignores this while paused. false (default): refuse with a `paused` error. true: resume, act, then pause again (a few frames run meanwhile).',
+  );
