@@ -4,6 +4,7 @@ import type { ProfileName } from '../mcp/profiles.js';
 import type { ToolDefinition } from '../mcp/tool.js';
 import { desmumeTools } from './desmume/index.js';
 import { generalTools } from './general/index.js';
+import { ndsStructureTools } from './nds/index.js';
 import { projectTools } from './project/index.js';
 import { retroarchTools } from './retroarch/index.js';
 
@@ -12,6 +13,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...projectTools,
   ...desmumeTools,
   ...retroarchTools,
+  ...ndsStructureTools,
 ] as unknown as readonly ToolDefinition[];
 
 export function toolsForProfile(profile: ProfileName): ToolDefinition[] {

@@ -1,0 +1,36 @@
+// Shared argument and output pieces of the NDS structural tools.
+import { z } from 'zod/v4';
+
+export const romArg = z
+  .string()
+  .min(1)
+  .max(1024)
+  .describe('Workspace-relative path of the .nds ROM, e.g. "roms/game.nds" (read-only; never modified).');
+
+export const processorArg = z.enum(['arm9', 'arm7']).describe('Processor whose address space is meant.');
+
+/** Accepts 33554432 or "0x02000000"; returns a number in 0..0xFFFFFFFF. */
+export const u32Arg = (what: string) =>
+  z
+    .union([
+      z.number().int().min(0).max(0xffffffff),
+      z
+        .string()
+        .regex(/^0x[0-9a-fA-F]{1,8}$/, 'hex like 0x02000000')
+        .transform((s) => Number.parseInt(s.slice(2), 16)),
+    ])
+    .describe(`${what}: an integer 0..0xFFFFFFFF, or a hex string like "0x02000000".`);
+
+export const rangeSchema = z.object({ start: z.number().int(), end: z.number().int() });
+
+export const hex = (n: number, width = 8): string => `0x${n.toString(16).padStart(width, '0')}`;
+
+export const READ_ONLY = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const;
+
+export const IDENTITY_NOTE =
+  'identity is SHA-256 + size, cached by (device, inode, size, mtime, ctime) and re-checked after the call; a ROM modified meanwhile fails with rom-changed; an unusable header fails with invalid-rom naming the field.';

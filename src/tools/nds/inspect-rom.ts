@@ -1,0 +1,244 @@
+import { z } from 'zod/v4';
+import type { NdsRomModel, RuntimeRange } from '../../formats/nds/index.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hex, IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
+
+const crcSchema = z.object({ stored: z.number().int(), computed: z.number().int(), ok: z.boolean() });
+const mainSchema = z.object({
+  romOffset: z.number().int(),
+  size: z.number().int(),
+  entry: z.number().int(),
+  ramAddress: z.number().int(),
+  runtime: rangeSchema,
+  fileBackedRuntime: rangeSchema,
+  compressed: z.boolean(),
+  decodedSize: z.number().int().nullable(),
+  entryInside: z.boolean(),
+});
+const runtimeRangeSchema = z.object({
+  component: z.string(),
+  overlayId: z.number().int().nullable(),
+  autoloadIndex: z.number().int().nullable(),
+  kind: z.string(),
+  start: z.number().int(),
+  end: z.number().int(),
+  romOffset: z.number().int().nullable(),
+});
+
+function main(exe: NdsRomModel['arm9']) {
+  return {
+    romOffset: exe.romOffset,
+    size: exe.size,
+    entry: exe.entryAddress,
+    ramAddress: exe.ramAddress,
+    runtime: exe.runtime,
+    fileBackedRuntime: exe.fileBackedRuntime,
+    compressed: exe.compressed,
+    decodedSize: exe.decodedSize,
+    entryInside: exe.entryInside,
+  };
+}
+
+/** Main/autoload/DSi ranges in full; overlays summarized by their envelope (nds_list_overlays has them all). */
+function summarizeRanges(ranges: RuntimeRange[]) {
+  const out = ranges.filter((r) => r.component !== 'overlay').map(({ processor: _p, ...rest }) => rest);
+  const overlays = ranges.filter((r) => r.component === 'overlay');
+  const overlayEnvelope =
+    overlays.length === 0
+      ? null
+      : { start: Math.min(...overlays.map((r) => r.start)), end: Math.max(...overlays.map((r) => r.end)) };
+  return { ranges: out, overlayEnvelope };
+}
+
+export const ndsInspectRom = defineTool({
+  name: 'nds_inspect_rom',
+  title: 'Inspect an NDS ROM',
+  profiles: ['static'],
+  description: {
+    purpose: 'Parses one .nds ROM into the validated canonical model and summarizes it.',
+    useWhen:
+      'first, on any ROM: identity, header, ARM9/ARM7, tables, module params, size anomalies, counts. Then nds_list_files / nds_list_overlays for the lists, nds_resolve_* for addresses.',
+    behaviour: `read-only; ${IDENTITY_NOTE}`,
+    limits: 'any ROM size (only tables are read); FAT up to 61,440 files; 4,096 overlays per table.',
+    returns:
+      'rom, sha256, size; header (codes, CRCs stored/computed); arm9/arm7 (ROM offset, entry, RAM, runtime ranges, compression); tables; sizes (short/appended); moduleParams, footer, autoloads; dsi; counts; runtimeRanges (overlays as an envelope); issues.',
+  },
+  input: z.object({ rom: romArg }),
+  output: z.object({
+    rom: z.string(),
+    sha256: z.string(),
+    size: z.number().int(),
+    header: z.object({
+      title: z.string(),
+      titleHex: z.string(),
+      gameCode: z.string(),
+      makerCode: z.string(),
+      unitCode: z.number().int(),
+      deviceCapacity: z.number().int(),
+      capacityBytes: z.number().int().nullable(),
+      romVersion: z.number().int(),
+      headerSize: z.number().int(),
+      bannerOffset: z.number().int(),
+      secureAreaCrc: z.number().int(),
+      arm9ParamsOffsetField: z.number().int(),
+      headerCrc: crcSchema,
+      logoCrc: crcSchema.extend({ nintendoLogo: z.boolean() }),
+    }),
+    arm9: mainSchema,
+    arm7: mainSchema,
+    tables: z.object({
+      fnt: rangeSchema,
+      fat: rangeSchema,
+      arm9OverlayTable: rangeSchema,
+      arm7OverlayTable: rangeSchema,
+      banner: rangeSchema.nullable(),
+    }),
+    sizes: z.object({
+      physical: z.number().int(),
+      declaredUsed: z.number().int(),
+      declaredEnd: z.number().int(),
+      shortBy: z.number().int(),
+      appended: rangeSchema.nullable(),
+    }),
+    moduleParams: z.object({
+      status: z.enum(['absent', 'valid', 'invalid']),
+      note: z.string().nullable(),
+      offsetInArm9: z.number().int().nullable(),
+      bss: rangeSchema.nullable(),
+      compressedStaticEnd: z.number().int().nullable(),
+      sdkVersion: z.number().int().nullable(),
+      autoloadListStart: z.number().int().nullable(),
+      autoloadListEnd: z.number().int().nullable(),
+      autoloadDataStart: z.number().int().nullable(),
+    }),
+    nitrocodeFooter: z
+      .object({
+        status: z.enum(['absent', 'valid', 'invalid']),
+        romOffset: z.number().int(),
+        moduleParamsOffset: z.number().int().nullable(),
+        overlaySignaturesOffset: z.number().int().nullable(),
+      })
+      .nullable(),
+    autoloads: z
+      .array(
+        z.object({
+          index: z.number().int(),
+          ramAddress: z.number().int(),
+          codeSize: z.number().int(),
+          bssSize: z.number().int(),
+          romOffset: z.number().int().nullable(),
+        }),
+      )
+      .nullable(),
+    dsi: z
+      .object({
+        arm9i: z
+          .object({
+            romOffset: z.number().int(),
+            ramAddress: z.number().int(),
+            size: z.number().int(),
+            insideFile: z.boolean(),
+          })
+          .nullable(),
+        arm7i: z
+          .object({
+            romOffset: z.number().int(),
+            ramAddress: z.number().int(),
+            size: z.number().int(),
+            insideFile: z.boolean(),
+          })
+          .nullable(),
+        totalUsedSize: z.number().int(),
+        titleId: z.string(),
+      })
+      .nullable(),
+    counts: z.object({
+      files: z.number().int(),
+      namedFiles: z.number().int(),
+      unnamedFiles: z.number().int(),
+      directories: z.number().int(),
+      arm9Overlays: z.number().int(),
+      arm7Overlays: z.number().int(),
+    }),
+    runtimeRanges: z.object({
+      arm9: z.object({ ranges: z.array(runtimeRangeSchema), overlayEnvelope: rangeSchema.nullable() }),
+      arm7: z.object({ ranges: z.array(runtimeRangeSchema), overlayEnvelope: rangeSchema.nullable() }),
+    }),
+    issues: z.array(z.string()),
+  }),
+  annotations: READ_ONLY,
+  limits: {},
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => {
+        const m = rom.model;
+        const named = m.files.filter((f) => f.path !== null).length;
+        const dsiRegion = (r: NonNullable<NdsRomModel['dsi']>['arm9i']) =>
+          r && { romOffset: r.romOffset, ramAddress: r.ramAddress, size: r.size, insideFile: r.insideFile };
+        const structured = {
+          rom: rom.path,
+          sha256: rom.identity.sha256,
+          size: rom.identity.size,
+          header: {
+            title: m.header.title,
+            titleHex: m.header.titleHex,
+            gameCode: m.header.gameCode,
+            makerCode: m.header.makerCode,
+            unitCode: m.header.unitCode,
+            deviceCapacity: m.header.deviceCapacity,
+            capacityBytes: m.header.capacityBytes,
+            romVersion: m.header.romVersion,
+            headerSize: m.header.headerSize,
+            bannerOffset: m.header.bannerOffset,
+            secureAreaCrc: m.header.secureAreaCrc,
+            arm9ParamsOffsetField: m.header.arm9ParamsOffsetField,
+            headerCrc: m.header.headerCrc,
+            logoCrc: m.header.logoCrc,
+          },
+          arm9: main(m.arm9),
+          arm7: main(m.arm7),
+          tables: {
+            fnt: m.header.fnt,
+            fat: m.header.fat,
+            arm9OverlayTable: m.header.arm9OverlayTable,
+            arm7OverlayTable: m.header.arm7OverlayTable,
+            banner: m.banner,
+          },
+          sizes: m.size,
+          moduleParams: m.moduleParams,
+          nitrocodeFooter: m.nitrocodeFooter,
+          autoloads: m.autoloads,
+          dsi: m.dsi && {
+            arm9i: dsiRegion(m.dsi.arm9i),
+            arm7i: dsiRegion(m.dsi.arm7i),
+            totalUsedSize: m.dsi.totalUsedSize,
+            titleId: m.dsi.titleId,
+          },
+          counts: {
+            files: m.files.length,
+            namedFiles: named,
+            unnamedFiles: m.files.length - named,
+            directories: m.directories.length,
+            arm9Overlays: m.overlays.arm9.length,
+            arm7Overlays: m.overlays.arm7.length,
+          },
+          runtimeRanges: {
+            arm9: summarizeRanges(m.runtimeRanges.arm9),
+            arm7: summarizeRanges(m.runtimeRanges.arm7),
+          },
+          issues: m.issues,
+        };
+        const code = `${m.header.gameCode.replace(/[^\x20-\x7e]/g, '.')}/${m.header.makerCode.replace(/[^\x20-\x7e]/g, '.')}`;
+        const text =
+          `${rom.path}: ${rom.identity.size} bytes, sha256 ${rom.identity.sha256}\n` +
+          `"${m.header.title}" ${code} unit ${m.header.unitCode}; ARM9 ${hex(m.arm9.romOffset)}+${m.arm9.size} @ ${hex(m.arm9.ramAddress)}${m.arm9.compressed ? ' (BLZ)' : ''}, ARM7 ${hex(m.arm7.romOffset)}+${m.arm7.size} @ ${hex(m.arm7.ramAddress)}\n` +
+          `${m.files.length} files (${named} named), ${m.overlays.arm9.length}+${m.overlays.arm7.length} overlays; header CRC ${m.header.headerCrc.ok ? 'ok' : 'BAD'}` +
+          (m.issues.length ? `; ${m.issues.length} issue(s)` : '');
+        return { structured, text };
+      },
+      ctx.signal,
+    );
+  },
+});

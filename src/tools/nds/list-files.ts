@@ -1,0 +1,102 @@
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { IDENTITY_NOTE, READ_ONLY, romArg } from './common.js';
+
+export const LIST_FILES_LIMITS = {
+  limit: { default: 100, max: 1000, min: 1, unit: 'files per page' },
+  offset: { default: 0, max: 0xf000, min: 0, unit: 'file index' },
+} as const;
+
+export const ndsListFiles = defineTool({
+  name: 'nds_list_files',
+  title: 'List NitroFS files',
+  profiles: ['static'],
+  description: {
+    purpose: 'Lists the FAT entries of an NDS ROM with their NitroFS paths, ROM ranges and overlay use.',
+    useWhen:
+      'finding a file or what a FAT entry is; overlay files appear here unnamed with their overlay; use nds_list_overlays for overlay runtime ranges.',
+    behaviour: `read-only; paginated in file-ID order; ${IDENTITY_NOTE}`,
+    limits: `limit default ${LIST_FILES_LIMITS.limit.default} / max ${LIST_FILES_LIMITS.limit.max}; offset 0..${LIST_FILES_LIMITS.offset.max}.`,
+    returns:
+      'total, offset, nextOffset (null at the end), files[{id, path (null = unnamed), start, end, size, overlays?[{processor,id}]}], directories count.',
+  },
+  input: z.object({
+    rom: romArg,
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(LIST_FILES_LIMITS.offset.max)
+      .default(0)
+      .describe('Index of the first entry to return (file ID order); default 0.'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIST_FILES_LIMITS.limit.max)
+      .default(LIST_FILES_LIMITS.limit.default)
+      .describe(
+        `Entries per page; default ${LIST_FILES_LIMITS.limit.default}, max ${LIST_FILES_LIMITS.limit.max}.`,
+      ),
+    pathPrefix: z
+      .string()
+      .max(1024)
+      .optional()
+      .describe(
+        'Only entries whose NitroFS path starts with this (case-sensitive); unnamed entries never match.',
+      ),
+  }),
+  output: z.object({
+    total: z.number().int(),
+    offset: z.number().int(),
+    nextOffset: z.number().int().nullable(),
+    directories: z.number().int(),
+    files: z.array(
+      z.object({
+        id: z.number().int(),
+        path: z.string().nullable(),
+        start: z.number().int(),
+        end: z.number().int(),
+        size: z.number().int(),
+        overlays: z.array(z.object({ processor: z.enum(['arm9', 'arm7']), id: z.number().int() })).optional(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  limits: LIST_FILES_LIMITS,
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => {
+        const prefix = args.pathPrefix;
+        const all =
+          prefix === undefined
+            ? rom.model.files
+            : rom.model.files.filter((f) => f.path !== null && f.path.startsWith(prefix));
+        const page = all.slice(args.offset, args.offset + args.limit);
+        const next = args.offset + page.length;
+        const files = page.map((f) => ({
+          id: f.fileId,
+          path: f.path,
+          start: f.start,
+          end: f.end,
+          size: f.end - f.start,
+          ...(f.overlays.length > 0 ? { overlays: f.overlays } : {}),
+        }));
+        const unnamed = page.filter((f) => f.path === null).length;
+        return {
+          structured: {
+            total: all.length,
+            offset: args.offset,
+            nextOffset: next < all.length ? next : null,
+            directories: rom.model.directories.length,
+            files,
+          },
+          text: `${rom.path}: entries ${args.offset}..${next - 1} of ${all.length} (${unnamed} unnamed on this page)`,
+        };
+      },
+      ctx.signal,
+    );
+  },
+});

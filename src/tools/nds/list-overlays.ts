@@ -1,0 +1,127 @@
+import { z } from 'zod/v4';
+import type { Overlay } from '../../formats/nds/index.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
+
+export const LIST_OVERLAYS_LIMITS = {
+  limit: { default: 200, max: 1000, min: 1, unit: 'overlays per page' },
+  offset: { default: 0, max: 8192, min: 0, unit: 'overlay index' },
+  overlapsListed: { max: 16, unit: 'overlapping overlay IDs per overlay' },
+} as const;
+
+/** IDs of same-processor overlays whose runtime footprint (initialized + BSS) overlaps each one's. */
+function overlapMap(overlays: Overlay[]): Map<Overlay, { count: number; ids: number[] }> {
+  const sorted = [...overlays].sort((a, b) => a.initialized.start - b.initialized.start);
+  const result = new Map(overlays.map((o) => [o, { count: 0, ids: [] as number[] }]));
+  // Sweep over sorted starts: the inner loop stops at the first overlay starting past the end.
+  for (let i = 0; i < sorted.length; i++) {
+    const a = sorted[i]!;
+    for (let j = i + 1; j < sorted.length && sorted[j]!.initialized.start < a.bss.end; j++) {
+      const b = sorted[j]!;
+      if (b.bss.end <= b.initialized.start || a.bss.end <= a.initialized.start) continue;
+      for (const [x, y] of [
+        [a, b],
+        [b, a],
+      ] as const) {
+        const entry = result.get(x)!;
+        entry.count++;
+        if (entry.ids.length < LIST_OVERLAYS_LIMITS.overlapsListed.max) entry.ids.push(y.id);
+      }
+    }
+  }
+  return result;
+}
+
+const overlaySchema = z.object({
+  processor: z.enum(['arm9', 'arm7']),
+  id: z.number().int(),
+  fileId: z.number().int(),
+  file: rangeSchema,
+  ramAddress: z.number().int(),
+  ramSize: z.number().int(),
+  bssSize: z.number().int(),
+  initialized: rangeSchema,
+  bss: rangeSchema,
+  fileBacked: rangeSchema.nullable(),
+  staticInit: rangeSchema,
+  compressed: z.boolean(),
+  compressedSize: z.number().int(),
+  flags: z.number().int(),
+  verifyHash: z.boolean(),
+  overlapCount: z.number().int(),
+  overlapsWith: z.array(z.number().int()),
+});
+
+export const ndsListOverlays = defineTool({
+  name: 'nds_list_overlays',
+  title: 'List ARM9/ARM7 overlays',
+  profiles: ['static'],
+  description: {
+    purpose: 'Lists every ARM9 and ARM7 overlay record with file range, runtime ranges and compression.',
+    useWhen:
+      'mapping overlays, finding which overlays share RAM; use nds_resolve_runtime_address for one address.',
+    behaviour: `read-only; ARM9 records then ARM7, in table order, paginated; ${IDENTITY_NOTE}`,
+    limits: `limit default ${LIST_OVERLAYS_LIMITS.limit.default} / max ${LIST_OVERLAYS_LIMITS.limit.max}; up to ${LIST_OVERLAYS_LIMITS.overlapsListed.max} overlapping IDs listed per overlay (overlapCount is exact).`,
+    returns:
+      'total, offset, nextOffset, overlays[{processor, id, fileId, file, ramAddress, ramSize, bssSize, initialized, bss, fileBacked (null when compressed), staticInit, compressed, compressedSize, flags, verifyHash, overlapCount, overlapsWith}].',
+  },
+  input: z.object({
+    rom: romArg,
+    processor: z.enum(['arm9', 'arm7']).optional().describe('Only this processor; default both.'),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .max(LIST_OVERLAYS_LIMITS.offset.max)
+      .default(0)
+      .describe('Index of the first record (ARM9 then ARM7 order); default 0.'),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .max(LIST_OVERLAYS_LIMITS.limit.max)
+      .default(LIST_OVERLAYS_LIMITS.limit.default)
+      .describe(
+        `Records per page; default ${LIST_OVERLAYS_LIMITS.limit.default}, max ${LIST_OVERLAYS_LIMITS.limit.max}.`,
+      ),
+  }),
+  output: z.object({
+    total: z.number().int(),
+    offset: z.number().int(),
+    nextOffset: z.number().int().nullable(),
+    overlays: z.array(overlaySchema),
+  }),
+  annotations: READ_ONLY,
+  limits: LIST_OVERLAYS_LIMITS,
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => {
+        const processors = args.processor ? [args.processor] : (['arm9', 'arm7'] as const);
+        const all: z.input<typeof overlaySchema>[] = [];
+        for (const p of processors) {
+          const overlaps = overlapMap(rom.model.overlays[p]);
+          for (const o of rom.model.overlays[p]) {
+            const { tableIndex: _t, ...record } = o;
+            const ov = overlaps.get(o)!;
+            all.push({ ...record, overlapCount: ov.count, overlapsWith: ov.ids });
+          }
+        }
+        const page = all.slice(args.offset, args.offset + args.limit);
+        const next = args.offset + page.length;
+        const compressed = all.filter((o) => o.compressed).length;
+        return {
+          structured: {
+            total: all.length,
+            offset: args.offset,
+            nextOffset: next < all.length ? next : null,
+            overlays: page,
+          },
+          text: `${rom.path}: ${all.length} overlays (${compressed} compressed); showing ${page.length} from ${args.offset}`,
+        };
+      },
+      ctx.signal,
+    );
+  },
+});

@@ -1,0 +1,145 @@
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hex, IDENTITY_NOTE, processorArg, READ_ONLY, rangeSchema, romArg, u32Arg } from './common.js';
+
+export const ndsResolveRuntimeAddress = defineTool({
+  name: 'nds_resolve_runtime_address',
+  title: 'Resolve a runtime address',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Maps an ARM9/ARM7 runtime address to every static owner: main executable, autoload block or overlay.',
+    useWhen:
+      'asking where code/data at a RAM address comes from; use nds_resolve_rom_offset for the reverse direction.',
+    behaviour: `read-only; never guesses: overlapping overlays give status ambiguous with all candidates; overlayId only drops other overlays' candidates (it does not mean that overlay is loaded); ${IDENTITY_NOTE}`,
+    limits: 'one address per call.',
+    returns:
+      'status (resolved | ambiguous | bss | compressed-overlay | unmapped) and candidates[{component, overlayId, autoloadIndex, region (file-backed | initialized-derived | bss), range, romOffset (null for BSS and decoded bytes), fileId, compressed}].',
+  },
+  input: z.object({
+    rom: romArg,
+    processor: processorArg,
+    address: u32Arg('Runtime address'),
+    overlayId: z
+      .number()
+      .int()
+      .min(0)
+      .max(0xffffffff)
+      .optional()
+      .describe(
+        'Optional overlay ID used only as a static disambiguator; main-executable candidates are kept.',
+      ),
+  }),
+  output: z.object({
+    processor: z.enum(['arm9', 'arm7']),
+    address: z.number().int(),
+    addressHex: z.string(),
+    status: z.enum(['resolved', 'ambiguous', 'bss', 'compressed-overlay', 'unmapped']),
+    excludedByOverlayId: z.number().int(),
+    candidates: z.array(
+      z.object({
+        component: z.enum(['main', 'autoload', 'overlay', 'dsi-main']),
+        overlayId: z.number().int().nullable(),
+        autoloadIndex: z.number().int().nullable(),
+        region: z.enum(['file-backed', 'initialized-derived', 'bss']),
+        range: rangeSchema,
+        romOffset: z.number().int().nullable(),
+        fileId: z.number().int().nullable(),
+        compressed: z.boolean(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => {
+        const r = resolveRuntimeAddress(rom.model, args.processor, args.address, args.overlayId);
+        const first = r.candidates[0];
+        const where =
+          r.candidates.length === 1 && first
+            ? ` in ${first.component}${first.overlayId === null ? '' : ` ${first.overlayId}`} (${first.region}${first.romOffset === null ? '' : `, ROM ${hex(first.romOffset)}`})`
+            : r.candidates.length > 1
+              ? `: ${r.candidates.length} candidates`
+              : '';
+        return {
+          structured: { ...r, addressHex: hex(r.address) },
+          text: `${args.processor} ${hex(r.address)}: ${r.status}${where}`,
+        };
+      },
+      ctx.signal,
+    );
+  },
+});
+
+export const ndsResolveRomOffset = defineTool({
+  name: 'nds_resolve_rom_offset',
+  title: 'Resolve a ROM offset',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Lists every structure that owns one ROM byte: header field, tables, executables, overlays, files, DSi regions, banner, appended data.',
+    useWhen:
+      'asking what a file offset belongs to (e.g. a search hit); use nds_resolve_runtime_address for RAM addresses.',
+    behaviour: `read-only; several owners may hold one byte (e.g. a NitroFS/FAT file and the overlay it backs); a runtime address is given only for bytes mapped one-to-one into memory, never for compressed storage; ${IDENTITY_NOTE}`,
+    limits: 'one offset per call, inside the file.',
+    returns:
+      'offset, offsetHex, owners[{kind, range, field?, processor?, overlayId?, fileId?, path?, tableIndex?, autoloadIndex?, compressed?, runtimeAddress?}] (kind unmapped when nothing owns it).',
+  },
+  input: z.object({ rom: romArg, offset: u32Arg('ROM offset (must be inside the file)') }),
+  output: z.object({
+    offset: z.number().int(),
+    offsetHex: z.string(),
+    owners: z.array(
+      z.object({
+        kind: z.string(),
+        range: rangeSchema,
+        field: z.string().optional(),
+        processor: z.enum(['arm9', 'arm7']).optional(),
+        overlayId: z.number().int().optional(),
+        fileId: z.number().int().optional(),
+        path: z.string().nullable().optional(),
+        tableIndex: z.number().int().optional(),
+        autoloadIndex: z.number().int().optional(),
+        compressed: z.boolean().optional(),
+        runtimeAddress: z.number().int().nullable().optional(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => {
+        if (args.offset >= rom.identity.size) {
+          throw new ReMcpError(
+            'invalid-argument',
+            `offset ${hex(args.offset)} is past the end of the file (${rom.identity.size} bytes)`,
+            {
+              offset: args.offset,
+              size: rom.identity.size,
+            },
+          );
+        }
+        const owners = resolveRomOffset(rom.model, args.offset);
+        const summary = owners
+          .map((o) =>
+            o.kind === 'file'
+              ? `file ${o.fileId}${o.path ? ` ${o.path}` : ''}`
+              : o.field
+                ? `${o.kind}.${o.field}`
+                : o.kind,
+          )
+          .join(', ');
+        return {
+          structured: { offset: args.offset, offsetHex: hex(args.offset), owners },
+          text: `${hex(args.offset)}: ${summary}`,
+        };
+      },
+      ctx.signal,
+    );
+  },
+});
