@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { isReMcpError } from '../../src/core/errors.js';
 import { blzDecode, blzEncode, blzIsCodedFooter, blzParseFooter } from '../../src/formats/blz/index.js';
+import { findMatches } from '../../src/formats/blz/match.js';
 
 const SHARED = new URL('../../../shared/blz/', import.meta.url);
 const NAMES = readdirSync(new URL('in/', SHARED)).sort();
@@ -239,6 +240,80 @@ describe('BLZ encoder', () => {
       const prefixLength = next() < 0.2 ? int(n + 1) : 0;
       roundTrip(data, prefixLength);
     });
+  });
+});
+
+describe('BLZ encoder optimality against a brute-force reference', () => {
+  /** Longest match at each position of x by trying every distance 3..4098 (lengths capped at 18). */
+  function naiveLongest(x: Uint8Array): Uint8Array {
+    const out = new Uint8Array(x.length);
+    for (let k = 0; k < x.length; k++) {
+      let best = 0;
+      for (let d = 3; d <= Math.min(4098, k); d++) {
+        let length = 0;
+        while (length < 18 && k + length < x.length && x[k + length] === x[k + length - d]) length++;
+        best = Math.max(best, length);
+      }
+      out[k] = best >= 3 ? best : 0;
+    }
+    return out;
+  }
+
+  /** Blob size from a plain 8-state DP (position x tokens mod 8) over every possible split. */
+  function referenceSize(data: Uint8Array, prefixLength: number): number {
+    const x = data.slice(prefixLength).reverse();
+    const n = x.length;
+    const longest = naiveLongest(x);
+    const cost = new Array<number>((n + 1) * 8).fill(Number.POSITIVE_INFINITY);
+    cost[0] = 0;
+    let bestGain = 0;
+    let bestCost = 0;
+    let bestEnd = 0;
+    for (let k = 0; k <= n; k++) {
+      const here = Math.min(...cost.slice(k * 8, k * 8 + 8));
+      if (k - here > bestGain) [bestGain, bestCost, bestEnd] = [k - here, here, k];
+      for (let r = 0; r < 8 && k < n; r++) {
+        const base = cost[k * 8 + r]! + (r === 0 ? 1 : 0);
+        const next = (r + 1) % 8;
+        cost[(k + 1) * 8 + next] = Math.min(cost[(k + 1) * 8 + next]!, base + 1);
+        for (let length = 3; length <= longest[k]!; length++) {
+          cost[(k + length) * 8 + next] = Math.min(cost[(k + length) * 8 + next]!, base + 2);
+        }
+      }
+    }
+    const coded = ((data.length - bestEnd + bestCost + 3) & ~3) + 8;
+    const notCoded = ((data.length + 3) & ~3) + 4;
+    return bestEnd > 0 && coded < notCoded && coded < data.length ? coded : notCoded;
+  }
+
+  test('match finder lengths and blob sizes equal the brute force on small inputs', () => {
+    const next = rng(0xb0b);
+    const random = (n: number, alphabet: number) =>
+      Uint8Array.from({ length: n }, () => Math.floor(next() * alphabet));
+    // Only match at the window's edge (x order: 18 bytes seen again exactly 4098 or 4099 bytes later).
+    const edge = (distance: number) => {
+      const x = random(distance + 18, 256);
+      x.copyWithin(distance, 0, 18);
+      return x.reverse();
+    };
+    const inputs = [edge(4098), edge(4099)];
+    for (let i = 0; i < 40; i++) {
+      const n = Math.floor(next() * (i < 30 ? 600 : 5000));
+      const data = random(n, [2, 3, 4, 16, 256][i % 5]!);
+      if (i % 7 === 0) data.fill(0, n >> 2, n >> 1); // a run, so some matches reach 18
+      inputs.push(data);
+    }
+    for (const [i, data] of inputs.entries()) {
+      const n = data.length;
+      const x = data.slice().reverse();
+      assert.deepEqual(findMatches(x).lengths, naiveLongest(x), `case ${i}: longest matches`);
+      const prefixLength = i % 4 === 0 ? Math.floor(next() * (n + 1)) : 0;
+      assert.equal(
+        blzEncode(data, { prefixLength }).length,
+        referenceSize(data, prefixLength),
+        `case ${i}: size`,
+      );
+    }
   });
 });
 
