@@ -332,10 +332,8 @@ export class CpuDebugger {
     return info;
   }
 
-  /** The launch halt: the stub starts stalled at the entry and answers `?` with S02. */
-  async recordLaunchHalt(): Promise<StopInfo> {
-    const conn = this.requireConnection();
-    const raw = await this.guard(() => conn.request({ op: 'stop-status' }, REPLY_TIMEOUT_MS));
+  /** The launch halt: the stub starts stalled at the entry and answered `?` with `raw` (S02). */
+  async recordLaunchHalt(raw: string): Promise<StopInfo> {
     return this.recordStop({ kind: 'signal', signal: Number.parseInt(raw.slice(1, 3), 16), raw }, 'launch');
   }
 }

@@ -158,8 +158,26 @@ export class DebugSession {
           () => this.siblingRunning(gen, processor),
         );
         gen.cpus[processor] = cpu;
-        cpu.connection = await this.connect(gen, processor, port, deadline, opts.signal);
-        await cpu.recordLaunchHalt();
+        // Until the stub answers `?`, a connection that closes (something raced us to the port, a
+        // proxy whose far side is not up yet) is retried within the start deadline.
+        for (;;) {
+          const conn = await this.connect(gen, processor, port, deadline, opts.signal);
+          try {
+            const raw = await conn.request(
+              { op: 'stop-status' },
+              Math.max(1, Math.min(2_000, deadline - Date.now())),
+            );
+            cpu.connection = conn;
+            await cpu.recordLaunchHalt(raw);
+            break;
+          } catch (error) {
+            conn.close();
+            if (!(error instanceof ReMcpError) || !['unreachable', 'timeout'].includes(error.code))
+              throw error;
+            if (Date.now() >= deadline) throw error;
+            await new Promise((r) => setTimeout(r, CONNECT_RETRY_MS));
+          }
+        }
       }
       // The ROM must be the bytes we parsed: re-hash now that the emulator has loaded it.
       const after = await sha256File(rom.absolute);

@@ -51,7 +51,7 @@ export type RspEvent =
   | { type: 'packet'; payload: string }
   | { type: 'bad-packet'; reason: string };
 
-type State = 'idle' | 'body' | 'escape' | 'sum1' | 'sum2';
+type State = 'idle' | 'body' | 'escape' | 'run' | 'sum1' | 'sum2';
 
 /**
  * Incremental decoder: feed it whatever the socket delivered, get complete events back. Bytes between
@@ -64,6 +64,7 @@ export class RspDecoder {
   private sum = 0;
   private received = '';
   private overflow = false;
+  private malformed = false;
 
   push(chunk: Uint8Array): RspEvent[] {
     const events: RspEvent[] = [];
@@ -79,12 +80,19 @@ export class RspDecoder {
           else {
             this.sum = (this.sum + b) & 0xff;
             if (b === ESCAPE) this.state = 'escape';
+            else if (b === RUN) this.state = 'run';
             else this.append(b);
           }
           break;
         case 'escape':
           this.sum = (this.sum + b) & 0xff;
           this.append(b ^ 0x20);
+          this.state = 'body';
+          break;
+        case 'run':
+          // `X*n` repeats the previous byte n - 29 more times (only raw `*` marks a run, not `}\n`).
+          this.sum = (this.sum + b) & 0xff;
+          this.repeat(b - 29);
           this.state = 'body';
           break;
         case 'sum1':
@@ -106,6 +114,7 @@ export class RspDecoder {
     this.body = [];
     this.sum = 0;
     this.overflow = false;
+    this.malformed = false;
   }
 
   private append(b: number): void {
@@ -113,37 +122,21 @@ export class RspDecoder {
     else this.body.push(b);
   }
 
+  private repeat(count: number): void {
+    if (this.body.length === 0 || count < 0) {
+      this.malformed = true;
+      return;
+    }
+    const last = this.body[this.body.length - 1]!;
+    for (let k = 0; k < count; k++) this.append(last);
+  }
+
   private finish(): RspEvent {
     if (!/^[0-9a-fA-F]{2}$/.test(this.received)) return { type: 'bad-packet', reason: 'malformed checksum' };
     if (Number.parseInt(this.received, 16) !== this.sum)
       return { type: 'bad-packet', reason: 'checksum mismatch' };
     if (this.overflow) return { type: 'bad-packet', reason: `payload over ${MAX_INBOUND_PAYLOAD} bytes` };
-    const expanded = expandRuns(this.body);
-    if (typeof expanded !== 'string') return expanded;
-    return { type: 'packet', payload: expanded };
+    if (this.malformed) return { type: 'bad-packet', reason: 'malformed run-length encoding' };
+    return { type: 'packet', payload: String.fromCharCode(...this.body) };
   }
-}
-
-/** Run-length expansion: `X*n` repeats X (n - 29) more times. The stub never sends it; others may. */
-function expandRuns(body: number[]): string | RspEvent {
-  if (!body.includes(RUN)) return String.fromCharCode(...body);
-  const out: number[] = [];
-  for (let i = 0; i < body.length; i++) {
-    const b = body[i]!;
-    if (b !== RUN) {
-      out.push(b);
-      continue;
-    }
-    const count = (body[i + 1] ?? 0) - 29;
-    if (out.length === 0 || count < 0 || i + 1 >= body.length) {
-      return { type: 'bad-packet', reason: 'malformed run-length encoding' };
-    }
-    if (out.length + count > MAX_INBOUND_PAYLOAD) {
-      return { type: 'bad-packet', reason: `payload over ${MAX_INBOUND_PAYLOAD} bytes` };
-    }
-    const last = out[out.length - 1]!;
-    for (let k = 0; k < count; k++) out.push(last);
-    i++;
-  }
-  return String.fromCharCode(...out);
 }

@@ -1,0 +1,265 @@
+// The debugger session against the real DeSmuME 0.9.11: faults (killed emulator, busy port, dropped
+// connection), the running-state refusals, ARM7 through its own stub, and generations. A TCP proxy
+// in front of the real stub injects the connection drop; the emulator itself is never mocked.
+import assert from 'node:assert/strict';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { createServer, Socket as NetSocket, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { ReMcpError } from '../../src/core/errors.js';
+import { continueUntilStop, pause, stepInstructions, waitForStop } from '../../src/debug/control.js';
+import { pickFreePort } from '../../src/debug/desmume/process.js';
+import { LIMITS, type Processor } from '../../src/debug/policy.js';
+import { DebugSession, type SessionOptions } from '../../src/debug/session.js';
+import { Workspace } from '../../src/workspace/workspace.js';
+import {
+  DESMUME_CLI,
+  type DebugTargetRom,
+  desmumeProcesses,
+  killDesmumeProcesses,
+  writeDebugTargetRom,
+} from '../kit/desmume/index.js';
+
+let dir: string;
+let workspace: Workspace;
+let rom: DebugTargetRom;
+const sessions: DebugSession[] = [];
+const servers: Server[] = [];
+
+async function rejects(promise: Promise<unknown>, code: string): Promise<ReMcpError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ReMcpError, `expected ReMcpError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    return error;
+  }
+  assert.fail(`expected a ${code} error`);
+}
+
+function newSession(options?: SessionOptions): DebugSession {
+  const session = new DebugSession({ launcher: DESMUME_CLI, launcherSha256: null }, options);
+  sessions.push(session);
+  return session;
+}
+
+async function start(session: DebugSession, arm7 = false) {
+  return session.start({
+    rom: await workspace.resolveExisting('debug.nds'),
+    arm9Port: null,
+    arm7Port: arm7 ? 0 : null,
+    startTimeoutMs: 15_000,
+  });
+}
+
+/** A pass-through proxy to a real stub whose `drop()` cuts both sides, like a stub closing on us. */
+async function proxyTo(port: () => number): Promise<{ port: number; drop(): void; server: Server }> {
+  const pairs: Array<[Socket, Socket]> = [];
+  const server = createServer((client) => {
+    const upstream = new NetSocket();
+    upstream.connect(port(), '127.0.0.1');
+    client.pipe(upstream);
+    upstream.pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    client.on('error', end);
+    upstream.on('error', end);
+    pairs.push([client, upstream]);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    server,
+    drop() {
+      for (const [a, b] of pairs.splice(0)) {
+        a.destroy();
+        b.destroy();
+      }
+    },
+  };
+}
+
+before(async () => {
+  dir = await realpath(await mkdtemp(join(tmpdir(), 're-mcp-desmume-session-')));
+  workspace = new Workspace(dir);
+  rom = writeDebugTargetRom(join(dir, 'debug.nds'));
+});
+
+afterEach(async () => {
+  // Close client sockets first (servers, proxies), then kill: the order DeSmuME needs.
+  for (const server of servers.splice(0)) server.close();
+  for (const session of sessions.splice(0)) await session.stop();
+});
+
+after(async () => {
+  const leftovers = killDesmumeProcesses(dir);
+  await rm(dir, { recursive: true, force: true });
+  assert.deepEqual(leftovers, [], 'a DeSmuME process outlived its test');
+});
+
+describe('DeSmuME session (real emulator)', () => {
+  it('halts at the ARM9 entry after start and runs a generation-scoped breakpoint', async () => {
+    const session = newSession();
+    const gen = await start(session);
+    const cpu = session.cpu('arm9');
+    assert.equal(cpu.lastStop?.reason, 'launch-halt');
+    assert.equal(cpu.lastStop?.pc, rom.symbols.start);
+    assert.deepEqual(desmumeProcesses(dir), [gen.process.pid]);
+    const { bp } = await cpu.addBreakpoint(rom.symbols.armIncrement, 'arm');
+    const outcome = await continueUntilStop(cpu, 5_000, undefined);
+    assert.equal(outcome.stop?.breakpointId, bp.id);
+    assert.equal(outcome.stop?.pc, rom.symbols.armIncrement);
+    assert.equal(cpu.historyEntries.at(-1)?.breakpointId, bp.id);
+  });
+
+  it('reports emulator-exited promptly when DeSmuME is killed during continue, and resets', async () => {
+    const session = newSession();
+    const gen = await start(session);
+    const cpu = session.cpu('arm9');
+    const pid = gen.process.pid!;
+    // No breakpoint: the continue waits its full bound unless the emulator dies.
+    const pending = continueUntilStop(cpu, 30_000, undefined);
+    setTimeout(() => process.kill(pid, 'SIGKILL'), 200);
+    const started = Date.now();
+    const error = await rejects(pending, 'emulator-exited');
+    assert.ok(Date.now() - started < 3_000, `took ${Date.now() - started} ms`);
+    assert.match(error.message, /SIGKILL/);
+    assert.equal(session.generation, null);
+    assert.match(session.previous?.reason ?? '', /exited/);
+    assert.throws(
+      () => session.cpu('arm9'),
+      (e: unknown) => e instanceof ReMcpError && e.code === 'not-running',
+    );
+    // A new start is a new generation with nothing carried over.
+    const next = await start(session);
+    assert.equal(next.number, gen.number + 1);
+    assert.equal(session.cpu('arm9').breakpoints.size, 0);
+  });
+
+  it('fails clearly when the GDB port is already in use', async () => {
+    const port = await pickFreePort();
+    const squatter = createServer();
+    servers.push(squatter);
+    await new Promise<void>((resolve) => squatter.listen(port, '0.0.0.0', resolve));
+    const session = newSession();
+    const error = await rejects(
+      session.start({
+        rom: await workspace.resolveExisting('debug.nds'),
+        arm9Port: port,
+        arm7Port: null,
+        startTimeoutMs: 5_000,
+      }),
+      'launch-failed',
+    );
+    assert.match(error.message, new RegExp(`port ${port} is already in use`));
+    assert.equal(session.generation, null);
+    assert.deepEqual(desmumeProcesses(dir), []);
+  });
+
+  it('turns a dropped stub connection into a typed error without hanging, then reconnects', async () => {
+    let stubPort = 0;
+    const proxy = await proxyTo(() => stubPort);
+    const session = newSession({
+      connectPort: (_p: Processor, owned: number) => {
+        stubPort = owned;
+        return proxy.port;
+      },
+    });
+    await start(session);
+    const cpu = session.cpu('arm9');
+    await cpu.addBreakpoint(rom.symbols.armIncrement, 'arm');
+    await cpu.removeBreakpoint([...cpu.breakpoints.keys()][0]!);
+    // Drop while a continue waits for a stop that never comes.
+    const pending = continueUntilStop(cpu, 30_000, undefined);
+    setTimeout(() => proxy.drop(), 200);
+    const started = Date.now();
+    const error = await rejects(pending, 'unreachable');
+    assert.ok(Date.now() - started < 3_000);
+    assert.match(error.message, /desmume_wait_for_gdb/);
+    assert.equal(cpu.state, 'unknown');
+    // Stopped-state commands refuse; reconnecting and pausing recovers the session.
+    await rejects(cpu.readRegisters(), 'target-running');
+    await session.reconnect('arm9', 5_000);
+    const paused = await pause(cpu, 2_000, undefined);
+    assert.equal(paused.state, 'stopped');
+    const regs = await cpu.readRegisters();
+    assert.ok(
+      regs.decoded.r[15]! >= rom.symbols.start && regs.decoded.r[15]! < rom.symbols.start + rom.arm9.size,
+    );
+  });
+
+  it('refuses stopped-state commands while running, then pauses and reads live counters', async () => {
+    const session = newSession();
+    await start(session);
+    const cpu = session.cpu('arm9');
+    const outcome = await continueUntilStop(cpu, 200, undefined);
+    assert.equal(outcome.state, 'running');
+    for (const attempt of [
+      cpu.readRegisters(),
+      cpu.readMemory(rom.symbols.counterArm, 4),
+      cpu.addBreakpoint(rom.symbols.armIncrement, 'arm'),
+      stepInstructions(cpu, 1, 1_000, undefined),
+      continueUntilStop(cpu, 100, undefined),
+    ]) {
+      const error = await rejects(attempt, 'target-running');
+      assert.match(error.message, /desmume_wait_for_stop or desmume_pause/);
+    }
+    const waited = await waitForStop(cpu, 100, undefined);
+    assert.equal(waited.state, 'running');
+    const paused = await pause(cpu, 2_000, undefined);
+    assert.equal(paused.stop?.reason, 'interrupt');
+    const counters = await cpu.readMemory(rom.symbols.counterArm, 8);
+    const view = new DataView(counters.buffer);
+    assert.ok(view.getUint32(0, true) > 0 && view.getUint32(4, true) > 0, 'both counters advanced');
+    const again = await pause(cpu, 500, undefined);
+    assert.equal(again.alreadyStopped, true);
+  });
+
+  it('debugs the ARM7 through its own stub; resuming either CPU runs both', async () => {
+    const session = newSession();
+    const gen = await start(session, true);
+    assert.ok(gen.cpus.arm7);
+    const arm7 = session.cpu('arm7');
+    const arm9 = session.cpu('arm9');
+    assert.equal(arm7.lastStop?.pc, rom.arm7.entry);
+    // ARM7 has its own allowlist: the ARM9 loop is outside it.
+    await rejects(arm7.addBreakpoint(rom.symbols.armIncrement, 'arm'), 'invalid-argument');
+    const { bp } = await arm7.addBreakpoint(rom.symbols.arm7Loop, 'arm');
+    const hit = await continueUntilStop(arm7, 5_000, undefined);
+    assert.equal(hit.stop?.breakpointId, bp.id);
+    assert.equal(hit.stop?.pc, rom.symbols.arm7Loop);
+    // Resume through ARM9: the ARM7 view is running too, and refuses with the CPU to use.
+    await arm7.removeBreakpoint(bp.id);
+    assert.equal((await continueUntilStop(arm9, 200, undefined)).state, 'running');
+    const error = await rejects(arm7.readMemory(rom.symbols.counterArm, 4), 'target-running');
+    assert.match(error.message, /resumed through the arm9 stub/);
+    await rejects(pause(arm7, 500, undefined), 'target-running');
+    await pause(arm9, 2_000, undefined);
+    assert.equal(arm7.effectiveState().state, 'stopped');
+    assert.equal((await arm7.readRegisters()).decoded.r.length, 16);
+  });
+
+  it('bounds steps and history', async () => {
+    const session = newSession();
+    await start(session);
+    const cpu = session.cpu('arm9');
+    await rejects(stepInstructions(cpu, 0, 1_000, undefined), 'limit-exceeded');
+    await rejects(stepInstructions(cpu, 101, 1_000, undefined), 'limit-exceeded');
+    const stepped = await stepInstructions(cpu, 3, 1_000, undefined);
+    assert.deepEqual(
+      stepped.trace.map((t) => t.pc),
+      [rom.symbols.start + 4, rom.symbols.start + 8, rom.symbols.start + 12].map(
+        (a) => `0x${a.toString(16).padStart(8, '0')}`,
+      ),
+    );
+    assert.ok(cpu.historyEntries.length <= LIMITS.history.max);
+    assert.equal(cpu.historyEntries.length, 4); // launch halt + 3 steps
+  });
+});
