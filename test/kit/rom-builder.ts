@@ -78,6 +78,8 @@ export interface RomSpec {
     arm7i?: { data: Uint8Array; ramAddress: number };
   };
   appended?: Payload;
+  /** Zero bytes counted in the used size after the last file (real ROMs pad; a short file loses them). */
+  usedPadding?: number;
   /** Bytes cut off the end of the finished image (a "short" file). */
   truncate?: number;
 }
@@ -283,6 +285,7 @@ function planRom(spec: RomSpec): Plan {
     putU32(fatBytes, i * 8, r.start);
     putU32(fatBytes, i * 8 + 4, r.end);
   });
+  cursor += spec.usedPadding ?? 0;
   const usedSize = cursor;
 
   let arm9i: LayoutRange | null = null;

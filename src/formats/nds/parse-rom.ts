@@ -64,7 +64,9 @@ export function parseNdsRom(source: ByteSource): NdsRomModel {
   const fat = parseRawFat(readTable(source, raw.fat, 'fat'));
   for (let id = 0; id < fat.length; id++) {
     const entry = fat[id]!;
-    if (entry.start > entry.end || entry.end > source.size) {
+    // A zero-length entry holds no bytes, so where it points cannot mislead a reader (real short
+    // files may leave one at the declared end, past the physical end).
+    if (entry.start > entry.end || (entry.end > entry.start && entry.end > source.size)) {
       invalidRom(
         'fat',
         `FAT entry ${id} [0x${entry.start.toString(16)}, 0x${entry.end.toString(16)}) is not inside the file`,
