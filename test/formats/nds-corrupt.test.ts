@@ -1,0 +1,93 @@
+// Corrupted variants of a builder ROM: each is refused with invalid-rom naming the field that is
+// wrong, or (for the oddities real ROMs have) parsed with the problem reported.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ReMcpError } from '../../src/core/errors.js';
+import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
+import { buildRom, type RomLayout } from '../kit/rom-builder.js';
+import { fixHeaderCrcs, getU32, putU16, putU32 } from '../kit/rom-builder-parts.js';
+import { fullSpec } from './nds-specs.js';
+
+const base = buildRom(fullSpec);
+
+function findBytes(bytes: Uint8Array, needle: number[], from: number, to: number): number {
+  for (let i = from; i + needle.length <= to; i++) if (needle.every((b, k) => bytes[i + k] === b)) return i;
+  throw new Error('needle not found');
+}
+
+const CASES: Array<[string, string, (b: Uint8Array, l: RomLayout) => Uint8Array]> = [
+  ['file shorter than a header', 'fileSize', (b) => b.slice(0, 0x100)],
+  [
+    'unknown unit code',
+    'unitCode',
+    (b) => {
+      b[0x12] = 7;
+      return b;
+    },
+  ],
+  ['ARM9 offset past the end', 'arm9RomOffset', (b) => (putU32(b, 0x20, b.length + 0x1000), b)],
+  ['ARM9 offset inside the header', 'arm9RomOffset', (b) => (putU32(b, 0x20, 0x100), b)],
+  ['ARM7 size past the end', 'arm7Size', (b) => (putU32(b, 0x3c, 0x7fffffff), b)],
+  ['ARM9 RAM range wraps', 'arm9RamAddress', (b) => (putU32(b, 0x28, 0xffffff00), b)],
+  ['FAT size not whole entries', 'fatSize', (b) => (putU32(b, 0x4c, getU32(b, 0x4c) - 1), b)],
+  ['FAT past the end', 'fatOffset', (b) => (putU32(b, 0x48, b.length - 8), b)],
+  ['overlay table size not whole records', 'arm9OverlayTableSize', (b) => (putU32(b, 0x54, 33), b)],
+  ['FAT entry reversed', 'fat', (b, l) => (putU32(b, l.fat.start + 4, 0), b)],
+  ['FAT entry past the end', 'fat', (b, l) => (putU32(b, l.fat.start + 4, b.length + 1), b)],
+  ['FNT sub-table outside', 'fnt', (b, l) => (putU32(b, l.fnt.start, l.fnt.end - l.fnt.start + 10), b)],
+  ['FNT directory count zero', 'fnt', (b, l) => (putU16(b, l.fnt.start + 6, 0), b)],
+  [
+    'FNT cycle (a directory contains itself)',
+    'fnt',
+    (b, l) => {
+      const at = findBytes(b, [0x85, ...new TextEncoder().encode('level')], l.fnt.start, l.fnt.end);
+      const data = l.directories.find((d) => d.path === 'data')!.id;
+      putU16(b, at + 6, data);
+      return b;
+    },
+  ],
+  ['FNT names a file the FAT lacks', 'fnt', (b, l) => (putU16(b, l.fnt.start + 4, l.files.length), b)],
+  [
+    'overlay names a missing file',
+    'arm9OverlayTable',
+    (b, l) => (putU32(b, l.arm9OverlayTable.start + 24, 9999), b),
+  ],
+  [
+    'overlay RAM wraps',
+    'arm7OverlayTable',
+    (b, l) => (
+      putU32(b, l.arm7OverlayTable.start + 4, 0xfffff000), putU32(b, l.arm7OverlayTable.start + 8, 0x2000), b
+    ),
+  ],
+];
+
+for (const [name, field, mutate] of CASES) {
+  test(`refused: ${name} -> ${field}`, () => {
+    const bytes = mutate(base.bytes.slice(), base.layout);
+    if (bytes.length >= 0x200) fixHeaderCrcs(bytes);
+    assert.throws(
+      () => parseNdsRom(bufferSource(bytes)),
+      (e: unknown) => {
+        assert.ok(e instanceof ReMcpError, String(e));
+        assert.equal(e.code, 'invalid-rom');
+        assert.equal(e.details?.field, field, e.message);
+        return true;
+      },
+    );
+  });
+}
+
+test('reported, not refused: bad header CRC, junk 0x88, unknown banner version, garbage DSi fields on an NDS unit', () => {
+  const bytes = base.bytes.slice();
+  putU32(bytes, 0x88, 0x0004d0b8);
+  putU16(bytes, base.layout.banner!.start, 0x7777);
+  putU32(bytes, 0x1c0, 0xffffffff);
+  bytes[0x15e] = (bytes[0x15e]! + 1) & 0xff;
+  const m = parseNdsRom(bufferSource(bytes));
+  assert.equal(m.header.headerCrc.ok, false);
+  assert.equal(m.header.arm9ParamsOffsetField, 0x0004d0b8);
+  assert.equal(m.banner, null);
+  assert.equal(m.dsi, null);
+  assert.ok(m.issues.some((i) => i.includes('CRC')));
+  assert.ok(m.issues.some((i) => i.includes('banner')));
+});
