@@ -3,13 +3,14 @@
 
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { isReMcpError } from '../../src/core/errors.js';
 import { blzDecode, blzEncode, blzParseFooter } from '../../src/formats/blz/index.js';
+import { SHARED_BLZ_DIR } from '../kit/shared-data.js';
 
-const SHARED = new URL('../../../shared/blz/', import.meta.url);
-const NAMES = readdirSync(new URL('in/', SHARED)).sort();
-const read = (dir: string, name: string) => new Uint8Array(readFileSync(new URL(`${dir}/${name}`, SHARED)));
+const NAMES = readdirSync(join(SHARED_BLZ_DIR, 'in')).sort();
+const read = (dir: string, name: string) => new Uint8Array(readFileSync(join(SHARED_BLZ_DIR, dir, name)));
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
