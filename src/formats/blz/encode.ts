@@ -15,13 +15,22 @@ export interface BlzEncodeOptions {
 }
 
 /**
- * Most bytes considered for compression: memory is ~20 bytes per input byte, and the compressed
+ * Most bytes considered for compression: memory is ~15 bytes per input byte, and the compressed
  * length field has 24 bits anyway. Anything before the last 16 MiB stays in the raw prefix.
  */
 export const BLZ_MAX_CODED_REGION = 16 * 1024 * 1024;
 
 const align4 = (n: number): number => (n + 3) & ~3;
 
+/**
+ * Encodes `data` into the smallest BLZ blob this model allows: exact longest matches, an exact
+ * byte-optimal parse, and the best point to stop compressing. The blob decodes in place (the way a
+ * console decodes an ARM9 or overlay) and is checked to do so before it is returned.
+ *
+ * The result may be "not coded" (check blzParseFooter(blob).coded): such a blob must be stored as
+ * uncompressed (module params' compressed end 0, overlay compressed flag clear), because the console
+ * routine would read the raw data's last word as a footer.
+ */
 export function blzEncode(data: Uint8Array, options: BlzEncodeOptions = {}): Uint8Array {
   const n = data.length;
   const prefixLength = options.prefixLength ?? 0;
