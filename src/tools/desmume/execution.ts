@@ -41,7 +41,7 @@ export const desmumeContinue = defineTool({
   description: {
     purpose: 'Resumes the halted target and waits, bounded, for the next stop (breakpoint or interrupt).',
     useWhen: 'running to a breakpoint; desmume_step_instruction for a few instructions.',
-    behaviour: `resumes execution. On a stop: matches the PC to a breakpoint id, counts the hit and (by default) captures the stop context. At the deadline the target keeps running and the result says "running": then use desmume_wait_for_stop or desmume_pause. ${notes} The stub polls, so stops have ~40-50 ms granularity.`,
+    behaviour: `resumes execution. On a stop: matches the PC to a breakpoint id, counts the hit and (by default) captures the stop context. At the deadline the target keeps running and the result says "running": then use desmume_wait_for_stop or desmume_pause. ${notes}`,
     limits: `timeoutMs ${LIMITS.continueMs.min}..${LIMITS.continueMs.max} (default ${LIMITS.continueMs.default}); context regions as desmume_capture_stop_context.`,
     returns:
       'state, stop (reason, pc, mode, cpsr, breakpointId, hitCount), expectedMatched when expectedBreakpointId was given, context when captured.',
@@ -120,7 +120,7 @@ export const desmumeStepInstruction = defineTool({
     purpose: 'Executes 1..100 single ARM or Thumb instructions on the halted CPU and records each PC.',
     useWhen: 'following code a few instructions at a time; desmume_continue to run to a breakpoint.',
     behaviour: `each step waits, bounded, for the stub's stop; a step that does not finish (the CPU waits for an interrupt) leaves the target running and the result says so. Breakpoints do not fire while stepping. ${notes}`,
-    limits: `count ${LIMITS.steps.min}..${LIMITS.steps.max} (default ${LIMITS.steps.default}); stepTimeoutMs ${LIMITS.stepWaitMs.min}..${LIMITS.stepWaitMs.max} per step (default ${LIMITS.stepWaitMs.default}). ~40 ms per step.`,
+    limits: `count ${LIMITS.steps.min}..${LIMITS.steps.max} (default ${LIMITS.steps.default}); stepTimeoutMs ${LIMITS.stepWaitMs.min}..${LIMITS.stepWaitMs.max} per step (default ${LIMITS.stepWaitMs.default}).`,
     returns: 'completed steps, the trace of PCs and modes after each step, the final stop and state.',
   },
   input: z.object({
