@@ -1,0 +1,152 @@
+// The streaming scan: feeds physical segments to the matcher in large chunks without ever holding the
+// file. Each chunk buffer keeps (pattern length - 1) bytes of the previous chunk in front of the new
+// data, so a match straddling a chunk edge is seen exactly once (the carried bytes are the only starts
+// the previous chunk could not test). Two buffers alternate: the read of chunk N+1 runs in the libuv
+// thread pool while chunk N is matched, so matching and I/O overlap on a multi-core machine.
+// Pure: the file is reached only through the injected reader.
+import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { ChunkMatcher } from './matcher.js';
+import type { CompiledPattern } from './pattern.js';
+import { PATTERN_LIMITS } from './pattern.js';
+
+export interface Segment {
+  start: number;
+  end: number;
+}
+
+/** Fills `into` from absolute `position`; returns the byte count (short only at end of file). */
+export type ChunkReader = (into: Uint8Array, position: number) => Promise<number>;
+
+export type TruncationReason = 'scan-byte-limit' | 'match-count-limit';
+
+export interface ScanOptions {
+  /** Disjoint, ascending physical ranges (the union of the scope). */
+  segments: readonly Segment[];
+  maxScanBytes: number;
+  /** Matches kept; finding one more stops the scan with 'match-count-limit'. */
+  maxMatches: number;
+  /** Extra acceptance test on [start, end) (component containment); alignment is the matcher's. */
+  accept?: (start: number, end: number) => boolean;
+  chunkSize?: number;
+  signal?: AbortSignal;
+  onProgress?: (scanned: number, total: number) => void;
+}
+
+export interface ScanResult {
+  offsets: number[];
+  /** Physical bytes read for matching (each selected byte once). */
+  scannedBytes: number;
+  /** Bytes in the selected scope. */
+  scopeBytes: number;
+  reasons: TruncationReason[];
+}
+
+export const DEFAULT_CHUNK = 8 * 1024 * 1024;
+/** Room for the longest carry: a 4,096-byte pattern straddling an edge. */
+const CARRY_ROOM = PATTERN_LIMITS.patternBytes.max - 1;
+
+// Reused between scans so a search does not allocate 16 MiB each time; a scan takes both or neither.
+const pool: Uint8Array[] = [];
+
+function takeBuffers(chunk: number): [Uint8Array, Uint8Array] {
+  const size = CARRY_ROOM + chunk;
+  const reuse = pool.length >= 2 && pool[0]!.length === size && pool[1]!.length === size;
+  if (reuse) return [pool.pop()!, pool.pop()!];
+  return [Buffer.allocUnsafeSlow(size), Buffer.allocUnsafeSlow(size)];
+}
+
+function giveBack(bufs: Uint8Array[]): void {
+  pool.length = 0;
+  pool.push(...bufs);
+}
+
+export async function scanSegments(
+  pattern: CompiledPattern,
+  read: ChunkReader,
+  options: ScanOptions,
+): Promise<ScanResult> {
+  const chunk = options.chunkSize ?? DEFAULT_CHUNK;
+  if (!Number.isInteger(chunk) || chunk < 1) throw new ReMcpError('invalid-argument', 'bad chunk size');
+  const matcher = new ChunkMatcher(pattern);
+  const len = matcher.length;
+  const offsets: number[] = [];
+  const reasons: TruncationReason[] = [];
+  const scopeBytes = options.segments.reduce((n, s) => n + (s.end - s.start), 0);
+  let budget = options.maxScanBytes;
+  let scanned = 0;
+  let stopped = false;
+  const sink = (offset: number): boolean => {
+    if (options.accept && !options.accept(offset, offset + len)) return true;
+    if (offsets.length >= options.maxMatches) {
+      stopped = true;
+      return false;
+    }
+    offsets.push(offset);
+    return true;
+  };
+
+  const bufs = takeBuffers(chunk);
+  let pending: Promise<number> | null = null;
+  const startRead = (buf: Uint8Array, position: number, length: number) =>
+    read(buf.subarray(CARRY_ROOM, CARRY_ROOM + length), position);
+  try {
+    for (const segment of options.segments) {
+      if (stopped || budget <= 0) break;
+      const scanEnd = Math.min(segment.end, segment.start + budget);
+      let pos = segment.start;
+      let carry = 0;
+      let which = 0;
+      let expected = Math.min(chunk, scanEnd - pos);
+      pending = expected > 0 ? startRead(bufs[0], pos, expected) : null;
+      while (pending) {
+        const n = await pending;
+        pending = null;
+        if (n !== expected) {
+          throw new ReMcpError('rom-changed', 'the ROM is shorter than when it was identified', {
+            offset: pos + n,
+          });
+        }
+        const cur = bufs[which]!;
+        const other = bufs[1 - which]!;
+        const nextPos = pos + n;
+        // Start the next read before matching: it lands in the other buffer, after its carry room.
+        if (nextPos < scanEnd) {
+          expected = Math.min(chunk, scanEnd - nextPos);
+          pending = startRead(other, nextPos, expected);
+        }
+        const data = cur.subarray(CARRY_ROOM - carry, CARRY_ROOM + n);
+        const more = matcher.scan(data, pos - carry, sink);
+        scanned += n;
+        budget -= n;
+        if (!more) break;
+        // Carry the tail: starts there need bytes the next chunk brings. Disjoint from the pending read.
+        const keep = Math.min(len - 1, data.length);
+        other.set(data.subarray(data.length - keep), CARRY_ROOM - keep);
+        carry = keep;
+        which = 1 - which;
+        pos = nextPos;
+        options.onProgress?.(scanned, Math.min(scopeBytes, options.maxScanBytes));
+        throwIfCancelled(options.signal);
+      }
+    }
+  } finally {
+    // Never hand a buffer back while the thread pool may still be writing into it.
+    if (pending) await (pending as Promise<number>).catch(() => 0);
+    giveBack(bufs);
+  }
+  if (stopped) reasons.push('match-count-limit');
+  if (scopeBytes > options.maxScanBytes) reasons.push('scan-byte-limit');
+  return { offsets, scannedBytes: scanned, scopeBytes, reasons };
+}
+
+/** Sorts and merges ranges into disjoint segments; empty ranges vanish, touching ones join. */
+export function mergeRanges(ranges: readonly Segment[]): Segment[] {
+  const sorted = ranges.filter((r) => r.end > r.start).sort((a, b) => a.start - b.start || a.end - b.end);
+  const out: Segment[] = [];
+  for (const r of sorted) {
+    const last = out[out.length - 1];
+    if (last && r.start <= last.end) last.end = Math.max(last.end, r.end);
+    else out.push({ start: r.start, end: r.end });
+  }
+  return out;
+}
