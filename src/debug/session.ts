@@ -1,7 +1,6 @@
 // The debugger session: at most one owned DeSmuME per server, one process generation per launch, and
 // per-CPU debuggers that every tool shares. Emulator exit, an explicit stop or a new launch discards
 // all debugger state of the old generation (breakpoints, ranges, stop state, connections).
-import { open } from 'node:fs/promises';
 import { ReMcpError } from '../core/errors.js';
 import { sha256File } from '../workspace/hash.js';
 import type { ResolvedPath } from '../workspace/workspace.js';
@@ -15,7 +14,7 @@ import {
   pickFreePort,
   verifyLauncher,
 } from './desmume/process.js';
-import { type DebugHeader, NDS_HEADER_BYTES, readDebugHeader } from './header.js';
+import { type DebugHeader, readDebugHeader } from './header.js';
 import type { Processor } from './policy.js';
 
 export interface RomIdentity {
@@ -333,17 +332,9 @@ export function describeExit(exit: ExitInfo | null): string {
   return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
 }
 
-/** Header and SHA-256 of the ROM, taken before launch. */
+/** Header model and SHA-256 of the ROM, taken before launch. */
 async function readRomIdentity(rom: ResolvedPath): Promise<RomIdentity> {
-  const handle = await open(rom.absolute, 'r');
-  let header: DebugHeader;
-  try {
-    const buffer = new Uint8Array(NDS_HEADER_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, NDS_HEADER_BYTES, 0);
-    header = readDebugHeader(buffer.subarray(0, bytesRead));
-  } finally {
-    await handle.close();
-  }
+  const header = readDebugHeader(rom.absolute);
   const { sha256, size } = await sha256File(rom.absolute);
   return { path: rom.relative, absolute: rom.absolute, sha256, size, header };
 }
