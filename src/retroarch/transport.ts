@@ -6,8 +6,9 @@
 //
 // Reliability rules: idempotent queries (reads, status) are re-sent on timeout a bounded number of
 // times; non-idempotent ones (writes) are sent exactly once and a missing reply is reported, never
-// retried. Every query has one overall deadline that includes its time in the queue, so no call
-// outlives `attempts x timeoutMs`.
+// retried. Time on the wire is bounded by `attempts x timeoutMs`; time waiting in the queue is bounded
+// by the same amount, so no call outlives twice its budget even when the queue is congested (in
+// practice the queue drains in microseconds and a call ends within its budget).
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import { ReMcpError } from '../core/errors.js';
@@ -20,7 +21,7 @@ export interface TransportOptions {
   timeoutMs: number;
   /** Extra attempts for idempotent queries (default 2). */
   readRetries?: number;
-  /** Queries on the wire at once (default 16). */
+  /** Queries on the wire at once (default 32; RetroArch answered bursts of 64, lost replies at 256). */
   maxInFlight?: number;
   /** Queries allowed to wait (default 512); beyond that a call fails with `busy`. */
   maxQueued?: number;
@@ -51,7 +52,8 @@ interface Pending {
   resolve(text: string): void;
   reject(error: ReMcpError): void;
   attemptTimer: NodeJS.Timeout | null;
-  deadlineTimer: NodeJS.Timeout;
+  /** Bounds the wait in the queue; cleared once the query is on the wire (attempt timers take over). */
+  queueTimer: NodeJS.Timeout | null;
   onAbort: (() => void) | null;
   signal: AbortSignal | undefined;
   sent: boolean;
@@ -69,6 +71,7 @@ export class RetroArchTransport {
   private opening: Promise<dgram.Socket> | null = null;
   private readonly inFlight = new Map<string, Pending>();
   private readonly queue: Pending[] = [];
+  private readonly shared = new Map<string, Promise<string>>();
   private closed = false;
 
   constructor(options: TransportOptions) {
@@ -76,7 +79,7 @@ export class RetroArchTransport {
     this.port = options.port;
     this.timeoutMs = options.timeoutMs;
     this.readRetries = options.readRetries ?? 2;
-    this.maxInFlight = options.maxInFlight ?? 16;
+    this.maxInFlight = options.maxInFlight ?? 32;
     this.maxQueued = options.maxQueued ?? 512;
   }
 
@@ -84,7 +87,7 @@ export class RetroArchTransport {
     return `${this.host}:${this.port}`;
   }
 
-  /** Longest a query may take (queue time included). */
+  /** Longest a query may stay on the wire (and, separately, in the queue). */
   budgetMs(idempotent: boolean): number {
     return this.timeoutMs * (idempotent ? this.readRetries + 1 : 1);
   }
@@ -131,9 +134,29 @@ export class RetroArchTransport {
     this.stats.sent++;
   }
 
-  /** Sends a query and resolves with the matching reply text. */
+  /**
+   * Sends a query and resolves with the matching reply text. Identical idempotent queries already
+   * under way (say, GET_STATUS from several concurrent tool calls) share that one exchange instead of
+   * queueing behind it; each caller keeps its own cancellation.
+   */
   query(datagram: string, key: string, options: QueryOptions): Promise<string> {
     if (options.signal?.aborted) return Promise.reject(cancelled());
+    if (!options.idempotent) return this.enqueue(datagram, key, options);
+    let shared = this.shared.get(datagram);
+    if (!shared) {
+      // Shared exchanges run without any one caller's signal; they end within their budget anyway.
+      const exchange = this.enqueue(datagram, key, { ...options, signal: undefined });
+      shared = exchange;
+      this.shared.set(datagram, exchange);
+      const forget = (): void => {
+        if (this.shared.get(datagram) === exchange) this.shared.delete(datagram);
+      };
+      exchange.then(forget, forget);
+    }
+    return withSignal(shared, options.signal);
+  }
+
+  private enqueue(datagram: string, key: string, options: QueryOptions): Promise<string> {
     if (this.queue.length >= this.maxQueued) {
       return Promise.reject(
         new ReMcpError('busy', `too many RetroArch queries waiting (${this.maxQueued}); try again`),
@@ -150,7 +173,7 @@ export class RetroArchTransport {
         resolve,
         reject,
         attemptTimer: null,
-        deadlineTimer: setTimeout(() => this.expire(pending, budget), budget),
+        queueTimer: setTimeout(() => this.expire(pending, budget), budget),
         onAbort: null,
         signal: options.signal,
         sent: false,
@@ -187,6 +210,10 @@ export class RetroArchTransport {
       return;
     }
     if (this.inFlight.get(pending.key) !== pending) return; // finished meanwhile
+    if (pending.queueTimer) {
+      clearTimeout(pending.queueTimer);
+      pending.queueTimer = null;
+    }
     pending.attemptsLeft--;
     pending.sent = true;
     this.stats.sent++;
@@ -213,7 +240,7 @@ export class RetroArchTransport {
     this.finish(pending, this.noReplyError(pending));
   }
 
-  /** The overall deadline fired (possibly while still queued). */
+  /** The queue wait bound fired before the query could be sent. */
   private expire(pending: Pending, budget: number): void {
     this.stats.timeouts++;
     this.finish(pending, this.noReplyError(pending, budget));
@@ -273,7 +300,7 @@ export class RetroArchTransport {
     if (queued >= 0) this.queue.splice(queued, 1);
     else if (this.inFlight.get(pending.key) === pending) this.inFlight.delete(pending.key);
     else return; // already settled
-    clearTimeout(pending.deadlineTimer);
+    if (pending.queueTimer) clearTimeout(pending.queueTimer);
     if (pending.attemptTimer) clearTimeout(pending.attemptTimer);
     if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);
     settle();
@@ -288,6 +315,25 @@ export class RetroArchTransport {
     this.socket?.close();
     this.socket = null;
   }
+}
+
+/** Rejects with `cancelled` when the caller's signal fires, without touching the shared exchange. */
+function withSignal(p: Promise<string>, signal: AbortSignal | undefined): Promise<string> {
+  if (!signal) return p;
+  return new Promise<string>((resolve, reject) => {
+    const onAbort = (): void => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
 }
 
 function cancelled(): ReMcpError {
