@@ -71,9 +71,7 @@ export const ndsListFiles = defineTool({
       (rom) => {
         const prefix = args.pathPrefix;
         const all =
-          prefix === undefined
-            ? rom.model.files
-            : rom.model.files.filter((f) => f.path !== null && f.path.startsWith(prefix));
+          prefix === undefined ? rom.model.files : rom.model.files.filter((f) => f.path?.startsWith(prefix));
         const page = all.slice(args.offset, args.offset + args.limit);
         const next = args.offset + page.length;
         const files = page.map((f) => ({
