@@ -32,6 +32,8 @@ export interface Generation {
   launcherSha256: string;
   cpus: Partial<Record<Processor, CpuDebugger>>;
   ready: boolean;
+  /** Set when the server ends the process itself, so the exit is reported with the real cause. */
+  endReason: string | null;
 }
 
 export interface StartOptions {
@@ -139,7 +141,15 @@ export class DebugSession {
       arm7Port,
     });
     const number = ++this.generations;
-    const gen: Generation = { number, process, rom, launcherSha256: launcher.sha256, cpus: {}, ready: false };
+    const gen: Generation = {
+      number,
+      process,
+      rom,
+      launcherSha256: launcher.sha256,
+      cpus: {},
+      ready: false,
+      endReason: null,
+    };
     this.current = gen;
     process.onExit((exit) => this.onExit(gen, exit));
     try {
@@ -294,7 +304,7 @@ export class DebugSession {
       generation: gen.number,
       exit,
       log: gen.process.logTail(2_048).text,
-      reason: `the emulator exited (${describeExit(exit)})`,
+      reason: gen.endReason ?? `the emulator exited (${describeExit(exit)})`,
     };
     this.discard(gen);
   }
@@ -306,12 +316,10 @@ export class DebugSession {
 
   /** Close every client socket first, then SIGKILL (SIGTERM is ignored while the CPU is halted). */
   private async teardown(gen: Generation, reason: string): Promise<ExitInfo> {
+    gen.endReason ??= reason;
     for (const cpu of Object.values(gen.cpus)) cpu?.connection?.close();
     const exit = await gen.process.kill();
-    if (this.current === gen || this.lastExit?.generation !== gen.number) {
-      this.lastExit = { generation: gen.number, exit, log: gen.process.logTail(2_048).text, reason };
-    }
-    this.discard(gen);
+    this.onExit(gen, exit);
     return exit;
   }
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { armBytesAt } from '../kit/arm/index.js';
 import {
   type DebugTargetRom,
@@ -41,10 +41,14 @@ before(async () => {
   rom = writeDebugTargetRom(join(workspace, 'debug.nds'));
 });
 
-after(async () => {
+// Each test's servers close after it, pass or fail: closing stdin makes the server kill its emulator.
+afterEach(async () => {
   for (const h of harnesses.splice(0)) await h.close();
-  // The server kills its emulator on shutdown; anything left is a failure (and is cleaned up here).
-  await waitUntil(() => desmumeProcesses(workspace).length === 0, 3_000);
+  await waitUntil(() => desmumeProcesses(workspace).length === 0, 5_000);
+});
+
+after(async () => {
+  // Anything still alive outlived its test's server: a failure (cleaned up here all the same).
   const leftovers = killDesmumeProcesses(workspace);
   await rm(workspace, { recursive: true, force: true });
   assert.deepEqual(leftovers, [], 'a DeSmuME process outlived the suite');
@@ -74,8 +78,6 @@ describe('DeSmuME over MCP (real emulator)', () => {
     ]) {
       assert.ok(names.includes(name), `${name} missing from tools/list`);
     }
-    await h.close();
-    harnesses.splice(harnesses.indexOf(h), 1);
   });
 
   it('runs the acceptance scenario: ARM and Thumb breakpoints, steps, pause, generations', async () => {
@@ -175,6 +177,15 @@ describe('DeSmuME over MCP (real emulator)', () => {
     const stopped = await h.ok<{ stopped: boolean; generation: number }>('desmume_stop', {});
     assert.equal(stopped.stopped, true);
     assert.equal((await h.fail('desmume_breakpoint_list', {})).code, 'not-running');
+    const ended = await h.ok<{ running: boolean; previous: { generation: number; reason: string } }>(
+      'desmume_status',
+      {},
+    );
+    assert.equal(ended.running, false);
+    assert.deepEqual(
+      [ended.previous.generation, ended.previous.reason],
+      [started.generation, 'stopped by desmume_stop'],
+    );
 
     const again = await h.ok<{ generation: number }>('desmume_start', { romPath: 'debug.nds' });
     assert.equal(again.generation, started.generation + 1);
@@ -269,6 +280,35 @@ describe('DeSmuME over MCP (real emulator)', () => {
       length: 16,
       clamped: true,
     });
+    await h.ok('desmume_stop', {});
+  });
+
+  it('refuses a concurrent command while a continue waits, and an oversize context before resuming', async () => {
+    const h = await server({ RE_MCP_MAX_OUTPUT_BYTES: '8192' });
+    await h.ok('desmume_start', { romPath: 'debug.nds' });
+    const big = [0, 1].map((i) => ({ label: `r${i}`, address: hex(rom.symbols.counterArm), length: 4096 }));
+    const tooBig = await h.fail('desmume_continue', { regions: big });
+    assert.equal(tooBig.code, 'output-too-large');
+    // Refused before resuming: the target is still halted at the entry.
+    const status = await h.ok<{ cpus: Array<{ state: string; lastStop: { pc: string } }> }>(
+      'desmume_status',
+      {},
+    );
+    assert.deepEqual(
+      [status.cpus[0]?.state, status.cpus[0]?.lastStop.pc],
+      ['stopped', hex(rom.symbols.start)],
+    );
+    assert.equal((await h.fail('desmume_capture_stop_context', { regions: big })).code, 'output-too-large');
+    const waiting = h.call('desmume_continue', { timeoutMs: 1_500 });
+    await new Promise((r) => setTimeout(r, 300));
+    const busy = await h.fail('desmume_read_memory', { address: hex(rom.symbols.counterArm), length: 4 });
+    assert.equal(busy.code, 'busy');
+    const result = await waiting;
+    assert.equal((result.structuredContent as { state: string }).state, 'running');
+    assert.equal((await h.fail('desmume_step_instruction', { count: 1 })).code, 'target-running');
+    const waited = await h.ok<{ state: string }>('desmume_wait_for_stop', { timeoutMs: 100 });
+    assert.equal(waited.state, 'running');
+    await h.ok('desmume_pause', {});
     await h.ok('desmume_stop', {});
   });
 

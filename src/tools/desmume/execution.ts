@@ -5,6 +5,7 @@ import { ReMcpError } from '../../core/errors.js';
 import {
   captureContext,
   continueUntilStop,
+  estimateContextBytes,
   pause,
   stepInstructions,
   waitForStop,
@@ -82,6 +83,14 @@ export const desmumeContinue = defineTool({
         throw new ReMcpError(
           'not-found',
           `no ${args.processor} breakpoint ${args.expectedBreakpointId} in this generation`,
+        );
+      }
+      // Refuse an oversize capture before resuming, not after: a stop must never be lost to the limit.
+      const estimate = estimateContextBytes(args.regions);
+      if (args.captureContext && estimate > ctx.services.config.maxOutputBytes) {
+        throw new ReMcpError(
+          'output-too-large',
+          `the stop context would be about ${estimate} bytes, over the ${ctx.services.config.maxOutputBytes}-byte output limit; request smaller regions`,
         );
       }
       const outcome = await continueUntilStop(cpu, args.timeoutMs, ctx.signal);
