@@ -200,6 +200,8 @@ test('DSi unit codes 2 and 3: ARM9i/ARM7i regions in both directions', () => {
     const r = resolveRuntimeAddress(model, 'arm7', 0x02e80010);
     assert.equal(r.candidates[0]!.component, 'dsi-main');
     assert.equal(r.candidates[0]!.romOffset, layout.arm7i!.start + 0x10);
+    assert.equal(resolveRomOffset(model, 0x300)[0]!.field, 'dsiExtended');
+    assert.deepEqual(kinds(model, 0x1800), ['header-padding']);
     const back = resolveRomOffset(model, layout.arm9i!.start + 0x10).find((o) => o.kind === 'dsi-main');
     assert.equal(back?.runtimeAddress, 0x02400010);
   }

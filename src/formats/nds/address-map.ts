@@ -54,7 +54,9 @@ export function resolveRuntimeAddress(
       range: { start: range.start, end: range.end },
       romOffset: range.romOffset === null ? null : range.romOffset + (address - range.start),
       fileId: overlay?.fileId ?? null,
-      compressed: overlay ? overlay.compressed : range.component !== 'dsi-main' && model[processor].compressed,
+      compressed: overlay
+        ? overlay.compressed
+        : range.component !== 'dsi-main' && model[processor].compressed,
     });
   }
   const candidates =
@@ -128,8 +130,11 @@ export function ownersOfRomRange(model: NdsRomModel, start: number, end: number)
   }
   // The area between the 0x200-byte header and the declared header size (bounded: a junk size field
   // must not swallow the ARM9).
+  // On DSi units the extended header continues to 0x1000 (hashes, signature); the rest is padding.
+  const dsiHeader = { start: HEADER_BASE_SIZE, end: Math.min(0x1000, model.arm9.romOffset) };
+  if (model.dsi && hit(dsiHeader)) owners.push({ kind: 'header', field: 'dsiExtended', range: dsiHeader });
   const padding = {
-    start: HEADER_BASE_SIZE,
+    start: model.dsi ? dsiHeader.end : HEADER_BASE_SIZE,
     end: Math.min(model.header.headerSize, model.arm9.romOffset, 0x8000),
   };
   if (hit(padding)) owners.push({ kind: 'header-padding', range: padding });

@@ -110,7 +110,8 @@ export function parseNdsRom(source: ByteSource): NdsRomModel {
   const header = buildHeader(raw);
   if (!header.headerCrc.ok) issues.push('header CRC does not match the header bytes');
 
-  const structuresEnd = Math.max(
+  // A loop, not Math.max(...files): up to 61,440 entries would strain the argument limit.
+  let structuresEnd = Math.max(
     arm9Info.arm9.rom.end,
     arm7.rom.end,
     header.fnt.end,
@@ -118,8 +119,8 @@ export function parseNdsRom(source: ByteSource): NdsRomModel {
     header.arm9OverlayTable.end,
     header.arm7OverlayTable.end,
     banner?.end ?? 0,
-    ...files.map((f) => f.end),
   );
+  for (const f of files) if (f.end > f.start && f.end > structuresEnd) structuresEnd = f.end;
   const size = buildSize(raw, dsi, source.size, structuresEnd, issues);
   const model: NdsRomModel = {
     header,

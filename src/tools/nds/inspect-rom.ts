@@ -44,10 +44,12 @@ function main(exe: NdsRomModel['arm9']) {
 function summarizeRanges(ranges: RuntimeRange[]) {
   const out = ranges.filter((r) => r.component !== 'overlay').map(({ processor: _p, ...rest }) => rest);
   const overlays = ranges.filter((r) => r.component === 'overlay');
-  const overlayEnvelope =
-    overlays.length === 0
-      ? null
-      : { start: Math.min(...overlays.map((r) => r.start)), end: Math.max(...overlays.map((r) => r.end)) };
+  let overlayEnvelope: { start: number; end: number } | null = null;
+  for (const r of overlays) {
+    overlayEnvelope = overlayEnvelope
+      ? { start: Math.min(overlayEnvelope.start, r.start), end: Math.max(overlayEnvelope.end, r.end) }
+      : { start: r.start, end: r.end };
+  }
   return { ranges: out, overlayEnvelope };
 }
 
