@@ -7,20 +7,19 @@ import type { NdsRomModel, Processor } from '../formats/nds/index.js';
 import { mergeRanges, type Segment } from './scan.js';
 
 export const SCOPE_LIMITS = {
-  /** Entries per selector list (overlay IDs, file IDs, paths). */
-  selectorsPerList: { max: 1024, unit: 'entries' },
+  /** Component selectors in one scope. */
+  selectors: { max: 1024, unit: 'selectors' },
 } as const;
 
-export interface ComponentSelection {
-  arm9?: boolean;
-  arm7?: boolean;
-  arm9Overlays?: number[];
-  arm7Overlays?: number[];
-  fileIds?: number[];
-  paths?: string[];
-}
+/** A canonical component: the only way a caller names ROM bytes (no offsets, no lengths). */
+export type ComponentSelector =
+  | { kind: 'arm9' }
+  | { kind: 'arm7' }
+  | { kind: 'overlay'; processor: Processor; id: number }
+  | { kind: 'file'; fileId: number }
+  | { kind: 'path'; path: string };
 
-export type ScopeInput = { kind: 'whole-rom' } | ({ kind: 'components' } & ComponentSelection);
+export type ScopeInput = { kind: 'whole-rom' } | { kind: 'components'; components: ComponentSelector[] };
 
 export interface ScopeComponent {
   kind: 'main' | 'overlay' | 'file';
@@ -35,7 +34,7 @@ export interface ScopeComponent {
 
 export interface ResolvedScope {
   kind: 'whole-rom' | 'components';
-  /** Canonical order: ARM9, ARM7, ARM9 overlays, ARM7 overlays (table order), files by ID. */
+  /** Canonical order: ARM9, ARM7, ARM9 overlays, ARM7 overlays (by ID), files by ID. */
   components: ScopeComponent[];
   segments: Segment[];
   /** Null for whole-rom; otherwise true when one selected component holds [start, end). */
@@ -44,72 +43,101 @@ export interface ResolvedScope {
   contextRange(start: number, end: number): { start: number; end: number; component: ScopeComponent | null };
 }
 
-function checkList<T>(list: T[] | undefined, name: string): T[] {
-  if (list === undefined) return [];
-  if (list.length > SCOPE_LIMITS.selectorsPerList.max) {
-    throw new ReMcpError(
-      'limit-exceeded',
-      `${name} lists ${list.length} entries, over ${SCOPE_LIMITS.selectorsPerList.max}`,
-    );
+/** Every component one selector names (an overlay ID listed twice in a table names both records). */
+export function resolveSelector(model: NdsRomModel, sel: ComponentSelector): ScopeComponent[] {
+  switch (sel.kind) {
+    case 'arm9':
+    case 'arm7': {
+      const exe = model[sel.kind];
+      return [
+        {
+          kind: 'main',
+          processor: sel.kind,
+          compressed: exe.compressed,
+          start: exe.rom.start,
+          end: exe.rom.end,
+        },
+      ];
+    }
+    case 'overlay': {
+      const found = model.overlays[sel.processor]?.filter((o) => o.id === sel.id) ?? [];
+      if (found.length === 0) {
+        throw new ReMcpError('not-found', `${sel.processor} has no overlay with ID ${sel.id}`, {
+          processor: sel.processor,
+          overlayId: sel.id,
+          overlays: model.overlays[sel.processor]?.length ?? 0,
+        });
+      }
+      return found.map((o) => ({
+        kind: 'overlay' as const,
+        processor: sel.processor,
+        overlayId: o.id,
+        fileId: o.fileId,
+        compressed: o.compressed,
+        start: o.file.start,
+        end: o.file.end,
+      }));
+    }
+    case 'file': {
+      const f = Number.isInteger(sel.fileId) ? model.files[sel.fileId] : undefined;
+      if (!f) {
+        throw new ReMcpError('not-found', `no NitroFS file with ID ${sel.fileId}`, {
+          fileId: sel.fileId,
+          files: model.files.length,
+        });
+      }
+      return [{ kind: 'file', fileId: f.fileId, path: f.path, start: f.start, end: f.end }];
+    }
+    case 'path': {
+      const f = model.files.find((x) => x.path !== null && x.path === sel.path);
+      if (!f) {
+        throw new ReMcpError(
+          'not-found',
+          `no NitroFS file at the exact path "${String(sel.path).slice(0, 256)}"`,
+          {
+            hint: 'paths are exact, case-sensitive and have no leading slash, as nds_list_files reports them',
+          },
+        );
+      }
+      return [{ kind: 'file', fileId: f.fileId, path: f.path, start: f.start, end: f.end }];
+    }
+    default:
+      throw new ReMcpError(
+        'invalid-argument',
+        `unknown component kind ${JSON.stringify((sel as { kind: unknown }).kind)}`,
+      );
   }
-  return [...new Set(list)];
 }
 
-export function selectComponents(model: NdsRomModel, sel: ComponentSelection): ScopeComponent[] {
-  const out: ScopeComponent[] = [];
-  for (const processor of ['arm9', 'arm7'] as const) {
-    if (sel[processor] !== true) continue;
-    const exe = model[processor];
-    out.push({ kind: 'main', processor, compressed: exe.compressed, start: exe.rom.start, end: exe.rom.end });
+const ORDER = { main: 0, overlay: 1, file: 2 } as const;
+
+/** Resolves and de-duplicates selectors into canonical order. */
+export function selectComponents(
+  model: NdsRomModel,
+  selectors: readonly ComponentSelector[],
+): ScopeComponent[] {
+  if (selectors.length === 0) throw new ReMcpError('invalid-argument', 'the component scope selects nothing');
+  if (selectors.length > SCOPE_LIMITS.selectors.max) {
+    throw new ReMcpError(
+      'limit-exceeded',
+      `the scope lists ${selectors.length} components, over ${SCOPE_LIMITS.selectors.max}`,
+    );
   }
-  for (const processor of ['arm9', 'arm7'] as const) {
-    const ids = checkList(processor === 'arm9' ? sel.arm9Overlays : sel.arm7Overlays, `${processor}Overlays`);
-    for (const id of ids) {
-      const found = model.overlays[processor].filter((o) => o.id === id);
-      if (found.length === 0) {
-        throw new ReMcpError('not-found', `${processor} has no overlay with ID ${id}`, {
-          processor,
-          overlayId: id,
-          available: model.overlays[processor].length,
-        });
-      }
-      for (const o of found) {
-        out.push({
-          kind: 'overlay',
-          processor,
-          overlayId: o.id,
-          fileId: o.fileId,
-          compressed: o.compressed,
-          start: o.file.start,
-          end: o.file.end,
-        });
-      }
+  const seen = new Map<string, ScopeComponent>();
+  for (const sel of selectors) {
+    for (const c of resolveSelector(model, sel)) {
+      seen.set(`${c.kind}:${c.processor ?? ''}:${c.overlayId ?? ''}:${c.fileId ?? ''}:${c.start}`, c);
     }
   }
-  const fileIds = new Set(checkList(sel.fileIds, 'fileIds'));
-  for (const id of fileIds) {
-    if (!Number.isInteger(id) || id < 0 || id >= model.files.length) {
-      throw new ReMcpError('not-found', `no NitroFS file with ID ${id}`, {
-        fileId: id,
-        files: model.files.length,
-      });
-    }
-  }
-  for (const path of checkList(sel.paths, 'paths')) {
-    const file = model.files.find((f) => f.path !== null && f.path === path);
-    if (!file) {
-      throw new ReMcpError('not-found', `no NitroFS file at the exact path "${path.slice(0, 256)}"`, {
-        hint: 'paths are exact, case-sensitive and have no leading slash, as nds_list_files reports them',
-      });
-    }
-    fileIds.add(file.fileId);
-  }
-  for (const id of [...fileIds].sort((a, b) => a - b)) {
-    const f = model.files[id]!;
-    out.push({ kind: 'file', fileId: id, path: f.path, start: f.start, end: f.end });
-  }
-  if (out.length === 0) throw new ReMcpError('invalid-argument', 'the component scope selects nothing');
-  return out;
+  const proc = (c: ScopeComponent) => (c.processor === 'arm7' ? 1 : 0);
+  return [...seen.values()].sort(
+    (a, b) =>
+      ORDER[a.kind] - ORDER[b.kind] ||
+      proc(a) - proc(b) ||
+      (a.overlayId ?? 0) - (b.overlayId ?? 0) ||
+      (a.fileId ?? 0) - (b.fileId ?? 0) ||
+      a.start - b.start,
+  );
 }
 
 export function resolveScope(model: NdsRomModel, romSize: number, scope: ScopeInput): ResolvedScope {
@@ -122,7 +150,7 @@ export function resolveScope(model: NdsRomModel, romSize: number, scope: ScopeIn
       contextRange: () => ({ start: 0, end: romSize, component: null }),
     };
   }
-  const components = selectComponents(model, scope);
+  const components = selectComponents(model, scope.components);
   const segments = mergeRanges(components);
   // Containment in O(log n): sort by start, keep the running maximum end; a span [s, e) is inside some
   // component iff the largest end among components starting at or before s reaches e.

@@ -7,6 +7,7 @@ import { generalTools } from './general/index.js';
 import { ndsStructureTools } from './nds/index.js';
 import { projectTools } from './project/index.js';
 import { retroarchTools } from './retroarch/index.js';
+import { searchTools } from './search/index.js';
 
 export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...generalTools,
@@ -14,6 +15,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...desmumeTools,
   ...retroarchTools,
   ...ndsStructureTools,
+  ...searchTools,
 ] as unknown as readonly ToolDefinition[];
 
 export function toolsForProfile(profile: ProfileName): ToolDefinition[] {

@@ -1,0 +1,3 @@
+import { ndsSearchPattern } from './search-pattern.js';
+
+export const searchTools = [ndsSearchPattern];
