@@ -4,15 +4,11 @@ import { z } from 'zod/v4';
 import { RETROARCH_TIMEOUT } from '../../config/config.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
-import { RetroArchClient } from '../../retroarch/client.js';
+import type { RetroArchClient } from '../../retroarch/client.js';
+import { retroarchClient } from '../../retroarch/service.js';
 
 export function retroarch(ctx: ToolContext): RetroArchClient {
-  const { services } = ctx;
-  return services.lazy('retroarch', () => {
-    const client = new RetroArchClient({ ...services.config.retroarch });
-    services.onDispose(() => client.close());
-    return client;
-  });
+  return retroarchClient(ctx.services);
 }
 
 export const PROFILES = ['retroarch'] as const;
