@@ -41,6 +41,11 @@ export interface RomHandle {
 
 /** Models kept in memory at once; each is small (tables only), a few hundred KiB for big ROMs. */
 const MAX_CACHED_MODELS = 16;
+/** Files whose identity is remembered (stat key -> SHA-256); the oldest is forgotten beyond this. */
+const MAX_CACHED_IDENTITIES = 256;
+
+/** Hashing progress of a cold open: bytes hashed so far and the file size. */
+export type HashProgress = (done: number, total: number) => void;
 
 function sameKey(a: StatKey, b: StatKey): boolean {
   return (
@@ -99,10 +104,10 @@ export class RomStore {
   constructor(private readonly workspace: Workspace) {}
 
   /** Resolves, identifies and parses a ROM; throws 'invalid-rom' for a file that is not a usable NDS image. */
-  async openRom(rel: string, signal?: AbortSignal): Promise<RomHandle> {
+  async openRom(rel: string, signal?: AbortSignal, onProgress?: HashProgress): Promise<RomHandle> {
     const resolved = await this.workspace.resolveExisting(rel, 'file');
     const absolute = resolved.absolute;
-    const { key, identity } = await this.identify(absolute, signal);
+    const { key, identity } = await this.identify(absolute, signal, onProgress);
     const model = this.modelFor(absolute, identity);
     // The model was read from the file after hashing: if the file moved underneath, neither is trusted.
     if (!sameKey(key, await statKey(absolute))) {
@@ -124,8 +129,13 @@ export class RomStore {
   }
 
   /** Runs `fn` on an identified ROM and re-verifies the identity afterwards (also when `fn` throws). */
-  async withRom<T>(rel: string, fn: (rom: RomHandle) => Promise<T> | T, signal?: AbortSignal): Promise<T> {
-    const rom = await this.openRom(rel, signal);
+  async withRom<T>(
+    rel: string,
+    fn: (rom: RomHandle) => Promise<T> | T,
+    signal?: AbortSignal,
+    onProgress?: HashProgress,
+  ): Promise<T> {
+    const rom = await this.openRom(rel, signal, onProgress);
     let result: T;
     try {
       result = await fn(rom);
@@ -140,16 +150,23 @@ export class RomStore {
   private async identify(
     absolute: string,
     signal?: AbortSignal,
+    onProgress?: HashProgress,
   ): Promise<{ key: StatKey; identity: RomIdentity }> {
     const key = await statKey(absolute);
     const cached = this.identities.get(absolute);
     if (cached && sameKey(cached.key, key)) return cached;
-    const { sha256, size } = await sha256File(absolute, signal ? { signal } : {});
+    const { sha256, size } = await sha256File(absolute, {
+      ...(signal ? { signal } : {}),
+      ...(onProgress ? { onProgress } : {}),
+    });
     if (!sameKey(key, await statKey(absolute))) {
       throw new ReMcpError('rom-changed', 'the ROM changed while it was being hashed');
     }
     const entry = { key, identity: { sha256, size } };
+    this.identities.delete(absolute);
     this.identities.set(absolute, entry);
+    if (this.identities.size > MAX_CACHED_IDENTITIES)
+      this.identities.delete(this.identities.keys().next().value!);
     return entry;
   }
 

@@ -11,6 +11,7 @@ import {
   resolveRomOffset,
   resolveRuntimeAddress,
 } from '../../src/formats/nds/index.js';
+import { armBytesAt, loadArmProgram } from '../kit/arm/index.js';
 import { buildRom, type RomSpec } from '../kit/rom-builder.js';
 import { code7, code9, DTCM, fullSpec, ITCM, OV } from './nds-specs.js';
 
@@ -221,4 +222,41 @@ test('short files and appended data are reported, not refused', () => {
   const appended = parse({ ...fullSpec, appended: { length: 5000, seed: 9 } });
   assert.deepEqual(appended.model.size.appended, appended.layout.appended);
   assert.deepEqual(kinds(appended.model, appended.layout.appended!.start + 4999), ['appended']);
+});
+
+test('a ROM of the ARM kit programs: entry points resolve to the bytes the kit says are there', () => {
+  const arm9 = loadArmProgram('arm9-analysis');
+  const arm7 = loadArmProgram('arm7-analysis');
+  const { bytes, model } = parse({
+    arm9: { code: arm9.bytes, ramAddress: arm9.loadAddress, entry: arm9.entry },
+    arm7: { code: arm7.bytes, ramAddress: arm7.loadAddress, entry: arm7.entry },
+  });
+  for (const program of [arm9, arm7]) {
+    const r = resolveRuntimeAddress(model, program.processor, program.entry);
+    assert.equal(r.status, 'resolved');
+    const at = r.candidates[0]!.romOffset!;
+    assert.deepEqual(bytes.subarray(at, at + 8), armBytesAt(program, program.entry, 8));
+    assert.equal(model[program.processor].entryInside, true);
+  }
+});
+
+test('the parser reads only the structures it needs, not the file data', () => {
+  const { bytes } = buildRom({
+    ...fullSpec,
+    files: [...fullSpec.files!, { path: 'big/blob.bin', data: { length: 4 << 20, seed: 5 } }],
+  });
+  let read = 0;
+  const source = {
+    size: bytes.length,
+    read(offset: number, length: number) {
+      read += length;
+      return bytes.subarray(offset, Math.min(bytes.length, offset + length));
+    },
+  };
+  const model = parseNdsRom(source);
+  assert.equal(
+    model.files.at(-1)!.path ?? model.files.find((f) => f.path === 'big/blob.bin')?.path,
+    'big/blob.bin',
+  );
+  assert.ok(read < 16 * 1024, `read ${read} bytes of ${bytes.length}`);
 });

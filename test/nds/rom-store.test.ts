@@ -65,6 +65,16 @@ test('decoded runtime images: compressed overlay and main ARM9 are derived (romO
   await assert.rejects(store.decoded.runtimeImage(rom, 'arm9', 77), isCode('not-found'));
 });
 
+test('a cold open reports hashing progress; a warm one does not hash', async () => {
+  await writeFile(join(root, 'roms/progress.nds'), built.bytes);
+  const seen: Array<[number, number]> = [];
+  await store.openRom('roms/progress.nds', undefined, (done, total) => seen.push([done, total]));
+  assert.deepEqual(seen.at(-1), [built.bytes.length, built.bytes.length]);
+  const again: number[] = [];
+  await store.openRom('roms/progress.nds', undefined, (done) => again.push(done));
+  assert.deepEqual(again, []);
+});
+
 test('a ROM modified between calls is re-identified; a touch alone keeps the identity', async () => {
   const path = join(root, 'roms/changing.nds');
   await writeFile(path, built.bytes);

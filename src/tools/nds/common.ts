@@ -1,5 +1,6 @@
 // Shared argument and output pieces of the NDS structural tools.
 import { z } from 'zod/v4';
+import type { ToolContext } from '../../mcp/tool.js';
 
 export const romArg = z
   .string()
@@ -34,3 +35,9 @@ export const READ_ONLY = {
 
 export const IDENTITY_NOTE =
   'identity is SHA-256 + size, cached by (device, inode, size, mtime, ctime) and re-checked after the call; a ROM modified meanwhile fails with rom-changed; an unusable header fails with invalid-rom naming the field.';
+
+/** Forwards cold-open hashing progress (large ROMs) to the caller's progress token. */
+export const hashProgress =
+  (ctx: ToolContext) =>
+  (done: number, total: number): void =>
+    ctx.progress({ progress: done, total, message: 'hashing the ROM' });

@@ -2,7 +2,7 @@ import { z } from 'zod/v4';
 import type { NdsRomModel, RuntimeRange } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hex, IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
+import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
 
 const crcSchema = z.object({ stored: z.number().int(), computed: z.number().int(), ok: z.boolean() });
 const mainSchema = z.object({
@@ -241,6 +241,7 @@ export const ndsInspectRom = defineTool({
         return { structured, text };
       },
       ctx.signal,
+      hashProgress(ctx),
     );
   },
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { IDENTITY_NOTE, READ_ONLY, romArg } from './common.js';
+import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from './common.js';
 
 export const LIST_FILES_LIMITS = {
   limit: { default: 100, max: 1000, min: 1, unit: 'files per page' },
@@ -95,6 +95,7 @@ export const ndsListFiles = defineTool({
         };
       },
       ctx.signal,
+      hashProgress(ctx),
     );
   },
 });

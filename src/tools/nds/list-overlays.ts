@@ -2,7 +2,7 @@ import { z } from 'zod/v4';
 import type { Overlay } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
+import { hashProgress, IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
 
 export const LIST_OVERLAYS_LIMITS = {
   limit: { default: 200, max: 1000, min: 1, unit: 'overlays per page' },
@@ -122,6 +122,7 @@ export const ndsListOverlays = defineTool({
         };
       },
       ctx.signal,
+      hashProgress(ctx),
     );
   },
 });

@@ -3,7 +3,16 @@ import { ReMcpError } from '../../core/errors.js';
 import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hex, IDENTITY_NOTE, processorArg, READ_ONLY, rangeSchema, romArg, u32Arg } from './common.js';
+import {
+  hashProgress,
+  hex,
+  IDENTITY_NOTE,
+  processorArg,
+  READ_ONLY,
+  rangeSchema,
+  romArg,
+  u32Arg,
+} from './common.js';
 
 export const ndsResolveRuntimeAddress = defineTool({
   name: 'nds_resolve_runtime_address',
@@ -71,6 +80,7 @@ export const ndsResolveRuntimeAddress = defineTool({
         };
       },
       ctx.signal,
+      hashProgress(ctx),
     );
   },
 });
@@ -140,6 +150,7 @@ export const ndsResolveRomOffset = defineTool({
         };
       },
       ctx.signal,
+      hashProgress(ctx),
     );
   },
 });
