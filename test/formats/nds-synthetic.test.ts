@@ -254,9 +254,7 @@ test('the parser reads only the structures it needs, not the file data', () => {
     },
   };
   const model = parseNdsRom(source);
-  assert.equal(
-    model.files.at(-1)!.path ?? model.files.find((f) => f.path === 'big/blob.bin')?.path,
-    'big/blob.bin',
-  );
+  assert.ok(model.files.some((f) => f.path === 'big/blob.bin' && f.end - f.start === 4 << 20));
+
   assert.ok(read < 16 * 1024, `read ${read} bytes of ${bytes.length}`);
 });
