@@ -72,6 +72,11 @@ export class RetroArchTransport {
   private readonly inFlight = new Map<string, Pending>();
   private readonly queue: Pending[] = [];
   private readonly shared = new Map<string, Promise<string>>();
+  /**
+   * Keys whose write went unanswered: a late reply may still arrive, and it would look exactly like
+   * the acknowledgement of the next write to that address. Writes to such a key wait out one timeout.
+   */
+  private readonly quarantined = new Map<string, NodeJS.Timeout>();
   private closed = false;
 
   constructor(options: TransportOptions) {
@@ -191,7 +196,7 @@ export class RetroArchTransport {
   private pump(): void {
     for (let i = 0; i < this.queue.length && this.inFlight.size < this.maxInFlight; ) {
       const pending = this.queue[i]!;
-      if (this.inFlight.has(pending.key)) {
+      if (this.inFlight.has(pending.key) || (!pending.idempotent && this.quarantined.has(pending.key))) {
         i++;
         continue;
       }
@@ -237,7 +242,18 @@ export class RetroArchTransport {
       void this.transmit(pending);
       return;
     }
+    if (!pending.idempotent) this.quarantine(pending.key);
     this.finish(pending, this.noReplyError(pending));
+  }
+
+  private quarantine(key: string): void {
+    clearTimeout(this.quarantined.get(key));
+    const timer = setTimeout(() => {
+      this.quarantined.delete(key);
+      this.pump();
+    }, this.timeoutMs);
+    timer.unref();
+    this.quarantined.set(key, timer);
   }
 
   /** The queue wait bound fired before the query could be sent. */
@@ -310,6 +326,8 @@ export class RetroArchTransport {
   /** Fails everything outstanding and releases the socket. */
   close(): void {
     this.closed = true;
+    for (const timer of this.quarantined.values()) clearTimeout(timer);
+    this.quarantined.clear();
     const error = new ReMcpError('cancelled', 'the RetroArch connection was closed');
     for (const pending of [...this.queue, ...this.inFlight.values()]) this.finish(pending, error);
     this.socket?.close();

@@ -134,3 +134,21 @@ test('a black hole: every call ends with a typed error within its budget', async
   proxy.setPolicy(() => ({}));
   assert.equal((await client.status()).state, 'playing');
 });
+
+test('a late acknowledgement of an unconfirmed write never confirms the next write to that address', async (t) => {
+  // 1st write reply arrives after the timeout; the 2nd write's own reply is lost. Without quarantine
+  // the 1st write's late reply would be taken as the 2nd write's acknowledgement.
+  let writeReplies = 0;
+  const policy: FaultPolicy = (direction, text) => {
+    if (direction !== 'reply' || !text.startsWith('WRITE_CORE_MEMORY')) return {};
+    writeReplies++;
+    return writeReplies === 1 ? { delayMs: TIMEOUT_MS * 1.5 } : { drop: true };
+  };
+  const { client } = await setup(t, policy);
+  const first = await settle(client.writeMemory(GBA.free, Uint8Array.from([1, 2, 3, 4])));
+  assert.equal(first.code, 'unconfirmed');
+  const second = await settle(client.writeMemory(GBA.free, Uint8Array.from([5, 6, 7, 8])));
+  assert.equal(second.code, 'unconfirmed');
+  assert.ok(second.ms < TIMEOUT_MS * 2 + 150, `${second.ms} ms`);
+  assert.ok(client.transport.stats.unmatched >= 1, 'the late reply should have been discarded');
+});
