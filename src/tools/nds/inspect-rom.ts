@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import type { NdsRomModel, RuntimeRange } from '../../formats/nds/index.js';
+import { type NdsRomModel, ROM_LIMITS, type RuntimeRange } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
@@ -170,7 +170,11 @@ export const ndsInspectRom = defineTool({
     issues: z.array(z.string()),
   }),
   annotations: READ_ONLY,
-  limits: {},
+  limits: {
+    fatEntries: { max: 0xf000, unit: 'FAT entries (file IDs below the 0xF000 directory IDs)' },
+    overlaysPerTable: { max: ROM_LIMITS.maxOverlaysPerTable, unit: 'overlays per processor table' },
+    fntBytes: { max: ROM_LIMITS.maxFntBytes, unit: 'bytes of file name table' },
+  },
   async handler(args, ctx) {
     return getRomStore(ctx.services).withRom(
       args.rom,
