@@ -14,8 +14,9 @@ import {
   pickFreePort,
   verifyLauncher,
 } from './desmume/process.js';
-import { type DebugHeader, readDebugHeader } from './header.js';
+import { type CpuImage, type DebugHeader, readDebugHeader } from './header.js';
 import type { Processor } from './policy.js';
+import { parseRegisterPacket } from './rsp/packets.js';
 
 export interface RomIdentity {
   path: string;
@@ -51,6 +52,7 @@ export interface SessionOptions {
 }
 
 const CONNECT_RETRY_MS = 25;
+const LOAD_POLL_MS = 10;
 /** After a dropped connection, how long to wait for the process to exit before calling it a drop. */
 const EXIT_GRACE_MS = 750;
 
@@ -176,6 +178,7 @@ export class DebugSession {
               { op: 'stop-status' },
               Math.max(1, Math.min(2_000, deadline - Date.now())),
             );
+            await this.awaitRomLoaded(conn, image, deadline);
             cpu.connection = conn;
             await cpu.recordLaunchHalt(raw);
             break;
@@ -208,6 +211,23 @@ export class DebugSession {
         `DeSmuME did not bring up its GDB stub: ${error instanceof Error ? error.message : String(error)}`,
         { log },
       );
+    }
+  }
+
+  /**
+   * The stub listens before DeSmuME has loaded the ROM: until then every register reads 0, and a
+   * caller would see the CPU "halted at 0". Ready means the loader has reset the CPU: PC at the
+   * header's entry (direct boot) or at least a stack pointer set (a BIOS boot).
+   */
+  private async awaitRomLoaded(conn: RspConnection, image: CpuImage, deadline: number): Promise<void> {
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new ReMcpError('unreachable', 'the emulator did not load the ROM in time');
+      const regs = parseRegisterPacket(
+        await conn.request({ op: 'read-registers' }, Math.min(2_000, remaining)),
+      );
+      if (regs.r[15] === image.entry || regs.r[13] !== 0) return;
+      await new Promise((r) => setTimeout(r, LOAD_POLL_MS));
     }
   }
 
