@@ -440,3 +440,16 @@ function fuzz(seed: number, count: number, seeds: Uint8Array[]): void {
     }
   }
 }
+
+test('Node Buffers and subarray views are neither modified nor aliased', () => {
+  const backing = Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 7) % 13));
+  const view = backing.subarray(100, 4100);
+  const before = Buffer.from(view);
+  const blob = blzEncode(view);
+  assert.deepEqual(Buffer.from(view), before, 'encoding left the input untouched');
+  assert.deepEqual(Buffer.from(blzDecode(Buffer.from(blob))).subarray(0, view.length), before);
+  const plain = blzEncode(Buffer.from([1, 2, 3]));
+  const decoded = blzDecode(Buffer.from(plain));
+  decoded[0] = 99;
+  assert.equal(blzDecode(plain)[0], 1, 'a not-coded decode is a copy');
+});

@@ -31,7 +31,8 @@ function malformed(message: string, details: Record<string, unknown>): ReMcpErro
  */
 export function blzDecode(blob: Uint8Array, options: BlzDecodeOptions = {}): Uint8Array {
   const footer = blzParseFooter(blob);
-  if (!footer.coded) return blob.slice(0, footer.decodedLength);
+  // Always a fresh array (Buffer.slice would return a view sharing the caller's memory).
+  if (!footer.coded) return Uint8Array.from(blob.subarray(0, footer.decodedLength));
 
   const start = footer.rawPrefixLength;
   const size = footer.decodedLength;

@@ -40,7 +40,8 @@ export function blzEncode(data: Uint8Array, options: BlzEncodeOptions = {}): Uin
   const first = Math.max(prefixLength, n - BLZ_MAX_CODED_REGION);
 
   // The decoder produces the image from its end backward; encode in that order.
-  const x = data.slice(first).reverse();
+  // A copy: on a Node Buffer, .slice() is a view, and reversing it would scramble the caller's bytes.
+  const x = Uint8Array.from(data.subarray(first)).reverse();
   const matches = findMatches(x);
   const parse = optimalParse(x.length, matches);
 
