@@ -5,7 +5,8 @@
 //                 that touches EWRAM as a multiboot image, and a non-zero pad lets a 64 KiB ROM read be
 //                 checked byte for byte against the file.
 //   nes-test.nes  an iNES (mapper 0) image whose 6502 program is hand-assembled below, byte by byte.
-// Run: node test/kit/retroarch/build-roms.mjs   (needs gcc-arm-none-eabi + binutils-arm-none-eabi)
+// Run: node test/kit/retroarch/build-roms.mjs [outDir]   (needs gcc-arm-none-eabi + binutils-arm-none-eabi)
+// outDir defaults to this folder; the tests build into a temp dir and compare with the committed ROMs.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
+const outDir = process.argv[2] ?? here;
 
 /** xorshift32: the pad pattern only has to be deterministic and not constant. */
 function padPattern(seed, length) {
@@ -55,7 +57,7 @@ function buildGba() {
     let sum = 0;
     for (let i = 0xa0; i <= 0xbc; i++) sum = (sum - rom[i]) & 0xff;
     rom[0xbd] = (sum - 0x19) & 0xff;
-    writeFileSync(join(here, 'gba-test.gba'), rom);
+    writeFileSync(join(outDir, 'gba-test.gba'), rom);
     return code.length;
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -175,7 +177,7 @@ function buildNes() {
   const rom = new Uint8Array(header.length + prg.length + chr.length);
   rom.set(header, 0);
   rom.set(prg, 16);
-  writeFileSync(join(here, 'nes-test.nes'), rom);
+  writeFileSync(join(outDir, 'nes-test.nes'), rom);
   return code.length;
 }
 
