@@ -3,6 +3,7 @@
 import type { ProfileName } from '../mcp/profiles.js';
 import type { ToolDefinition } from '../mcp/tool.js';
 import { desmumeTools } from './desmume/index.js';
+import { extractTools } from './extract/index.js';
 import { generalTools } from './general/index.js';
 import { ndsStructureTools } from './nds/index.js';
 import { projectTools } from './project/index.js';
@@ -16,6 +17,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...retroarchTools,
   ...ndsStructureTools,
   ...searchTools,
+  ...extractTools,
 ] as unknown as readonly ToolDefinition[];
 
 export function toolsForProfile(profile: ProfileName): ToolDefinition[] {
