@@ -1,6 +1,6 @@
 // The builder's ARM9 image assembly (module params, autoloads, nitrocode footer, BLZ compression) and
 // NitroFS tree planning (directory IDs from 0xF000, consecutive file IDs per directory).
-import { blzEncode } from '../../src/formats/blz/index.js';
+import { blzEncode, blzIsCodedFooter } from '../../src/formats/blz/index.js';
 import type { Arm9Spec, FileSpec } from './rom-builder.js';
 import type { KitDirectory } from './rom-builder-parts.js';
 import { putU32 } from './rom-builder-parts.js';
@@ -66,6 +66,7 @@ export function buildArm9(spec: Arm9Spec): BuiltArm9 {
   if (spec.compress) {
     const prefix = image.length > 0x4000 ? 0x4000 : paramsOffset + 36;
     stored = blzEncode(new Uint8Array(image), { prefixLength: prefix });
+    if (!blzIsCodedFooter(stored)) throw new Error('the ARM9 image does not compress; build it uncompressed');
     // The params sit in the raw prefix, so the compressed end can be written after encoding; the
     // runtime image carries the same value (the loader reads it from the same bytes).
     putU32(stored, paramsOffset + 20, ram + stored.length);

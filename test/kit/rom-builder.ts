@@ -6,7 +6,7 @@
 // files | ARM7 | ARM7 overlay table | ARM7 overlay files | FNT | FAT | banner | NitroFS files |
 // [used size] | DSi ARM9i | ARM7i | appended data; then optional truncation.
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { blzEncode } from '../../src/formats/blz/index.js';
+import { blzEncode, blzIsCodedFooter } from '../../src/formats/blz/index.js';
 import { buildArm9, buildTree } from './rom-builder-layout.js';
 import { encodeFnt, fixHeaderCrcs, type Payload, payloadSlice, putU16, putU32 } from './rom-builder-parts.js';
 
@@ -230,6 +230,9 @@ function planRom(spec: RomSpec): Plan {
     group.forEach(({ o, fileId }, i) => {
       // A plain Uint8Array copy: the encoder must not see a Buffer (whose slice() does not copy).
       const stored = o.compress ? blzEncode(new Uint8Array(o.data)) : o.data;
+      // A not-coded blob must be stored as uncompressed (the console would read its last word as a footer).
+      if (o.compress && !blzIsCodedFooter(stored))
+        throw new Error(`overlay ${o.id}: data does not compress; store it plainly`);
       const file = place(stored);
       fat[fileId] = file;
       const ramSize = o.ramSize ?? o.data.length;
