@@ -312,6 +312,59 @@ describe('DeSmuME over MCP (real emulator)', () => {
     await h.ok('desmume_stop', {});
   });
 
+  it('debugs the ARM7 through the processor argument; auto resolves only from facts', async () => {
+    const h = await server();
+    const started = await h.ok<{ ports: { arm9: number; arm7: number | null } }>('desmume_start', {
+      romPath: 'debug.nds',
+      arm7: true,
+    });
+    assert.ok(started.ports.arm7 !== null && started.ports.arm7 !== started.ports.arm9);
+    const gdb = await h.ok<{ stopReply: string; port: number }>('desmume_wait_for_gdb', {
+      processor: 'arm7',
+    });
+    assert.deepEqual([gdb.stopReply, gdb.port], ['S02', started.ports.arm7]);
+    // 2-but-not-4 aligned can only be Thumb; the entry point is ARM.
+    const thumb = await h.ok<{ breakpoint: { mode: string } }>('desmume_breakpoint_add', {
+      address: hex(rom.symbols.thumbIncrement + 2),
+    });
+    assert.equal(thumb.breakpoint.mode, 'thumb');
+    const entry = await h.ok<{ breakpoint: { mode: string } }>('desmume_breakpoint_add', {
+      processor: 'arm7',
+      address: hex(rom.arm7.entry),
+    });
+    assert.equal(entry.breakpoint.mode, 'arm');
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      processor: 'arm7',
+      address: hex(rom.symbols.arm7Loop),
+      mode: 'arm',
+    });
+    const hit = await h.ok<{ stop: { pc: string; breakpointId: string }; processor: string }>(
+      'desmume_continue',
+      {
+        processor: 'arm7',
+        expectedBreakpointId: bp.breakpoint.id,
+      },
+    );
+    assert.deepEqual(
+      [hit.processor, hit.stop.pc, hit.stop.breakpointId],
+      ['arm7', hex(rom.symbols.arm7Loop), bp.breakpoint.id],
+    );
+    const regs = await h.ok<{ registers: { pc: string } }>('desmume_read_register_packet', {
+      processor: 'arm7',
+    });
+    assert.equal(regs.registers.pc, hex(rom.symbols.arm7Loop));
+    const status = await h.ok<{ cpus: Array<{ processor: string; history: Array<{ pc: string }> }> }>(
+      'desmume_status',
+      {},
+    );
+    assert.deepEqual(
+      status.cpus.map((c) => c.processor),
+      ['arm9', 'arm7'],
+    );
+    assert.equal(status.cpus[1]?.history.at(-1)?.pc, hex(rom.symbols.arm7Loop));
+    await h.ok('desmume_stop', {});
+  });
+
   it('refuses a missing launcher and a launcher that fails its pinned SHA-256', async () => {
     const missing = await server({ RE_MCP_DESMUME_LAUNCHER: join(workspace, 'no-such-desmume') });
     assert.equal((await missing.fail('desmume_start', { romPath: 'debug.nds' })).code, 'not-configured');
