@@ -13,7 +13,28 @@ export interface DemoStep {
 export const DEMO_STEPS: DemoStep[] = [
   { title: 'What can this server do here?', tool: 'server_capabilities', args: {} },
   {
-    title: 'Hash a workspace file',
+    title: 'Inspect the demo ROM (real compiled ARM code, NitroFS, two overlays)',
+    tool: 'nds_inspect_rom',
+    args: { rom: 'roms/demo.nds' },
+  },
+  { title: 'List its NitroFS files', tool: 'nds_list_files', args: { rom: 'roms/demo.nds' } },
+  {
+    title: 'List its overlays (overlay 1 is BLZ-compressed)',
+    tool: 'nds_list_overlays',
+    args: { rom: 'roms/demo.nds' },
+  },
+  {
+    title: 'Resolve a runtime address both overlays cover: ambiguous, never guessed',
+    tool: 'nds_resolve_runtime_address',
+    args: { rom: 'roms/demo.nds', processor: 'arm9', address: '0x02100010' },
+  },
+  {
+    title: 'Who owns ROM offset 0x4000?',
+    tool: 'nds_resolve_rom_offset',
+    args: { rom: 'roms/demo.nds', offset: '0x4000' },
+  },
+  {
+    title: 'Hash a workspace file against a wrong digest',
     tool: 'verify_file_sha256',
     args: {
       path: 'notes.txt',
