@@ -157,3 +157,95 @@ export function normalizeDisassembly(text: string, mode: 'arm' | 'thumb'): strin
   }
   return operands ? `${mnemonic} ${operands}` : mnemonic;
 }
+
+export interface AgreementFigures {
+  /** Positions where both decoded an instruction. */
+  both: number;
+  /** ... and the normalized texts are equal. */
+  agree: number;
+  /** We decoded, objdump said undefined/unpredictable. */
+  onlyOurs: number;
+  /** objdump decoded, we stopped (architecture gate, absent coprocessor, fixed-bit violation...). */
+  onlyObjdump: number;
+  neither: number;
+  /** First disagreements, for the failure message. */
+  samples: string[];
+}
+
+export function emptyFigures(): AgreementFigures {
+  return { both: 0, agree: 0, onlyOurs: 0, onlyObjdump: 0, neither: 0, samples: [] };
+}
+
+/**
+ * Decodes `code` linearly with the product decoder in bounded windows; where a window stops, the
+ * stopped position counts as "not decoded" and the next window starts one unit (4 or 2 bytes) later.
+ * Every unit position is then compared with objdump's view of the same bytes.
+ */
+export async function measureAgreement(
+  decode: (
+    bytes: Uint8Array,
+    address: number,
+    mode: 'arm' | 'thumb',
+    processor: 'arm9' | 'arm7',
+    max: number,
+  ) => Promise<{
+    instructions: { address: number; size: number; mnemonic: string; operands: string }[];
+    stop: null | { address: number };
+  }>,
+  code: Uint8Array,
+  base: number,
+  mode: 'arm' | 'thumb',
+  processor: 'arm9' | 'arm7',
+  into: AgreementFigures,
+  label: string,
+): Promise<void> {
+  const unit = mode === 'arm' ? 4 : 2;
+  const ours = new Map<number, string | null>();
+  let at = 0;
+  while (at + unit <= code.length) {
+    const r = await decode(code.subarray(at, at + 4096), base + at, mode, processor, 1024);
+    for (const i of r.instructions) ours.set(i.address, `${i.mnemonic} ${i.operands}`);
+    const last = r.instructions.at(-1);
+    if (r.stop) {
+      ours.set(r.stop.address, null);
+      at = r.stop.address - base + unit;
+    } else if (last) at = last.address + last.size - base;
+    else break;
+  }
+  const oracle = objdumpDisassemble(code, base, mode, processor);
+  for (const [address, text] of ours) {
+    const theirs = oracle.get(address);
+    if (theirs === undefined) continue; // inside one of objdump's 32-bit Thumb decodes
+    if (text !== null && theirs !== null) {
+      into.both++;
+      const a = normalizeDisassembly(text, mode);
+      const b = normalizeDisassembly(theirs.text, mode);
+      if (a === b) into.agree++;
+      else if (into.samples.length < 20)
+        into.samples.push(`${label} 0x${address.toString(16)}: ours '${a}' objdump '${b}'`);
+    } else if (text !== null) into.onlyOurs++;
+    else if (theirs !== null) into.onlyObjdump++;
+    else into.neither++;
+  }
+}
+
+/** ARM9 and ARM7 main binaries of a ROM image, from the header; null when the header is not sane. */
+export function mainBinaries(
+  rom: Uint8Array,
+): null | { processor: 'arm9' | 'arm7'; entry: number; ramAddress: number; bytes: Uint8Array }[] {
+  const v = new DataView(rom.buffer, rom.byteOffset, rom.byteLength);
+  const out = [];
+  for (const [processor, at] of [
+    ['arm9', 0x20],
+    ['arm7', 0x30],
+  ] as const) {
+    const offset = v.getUint32(at, true);
+    const entry = v.getUint32(at + 4, true);
+    const ramAddress = v.getUint32(at + 8, true);
+    const size = v.getUint32(at + 12, true);
+    if (offset + size > rom.length || entry < ramAddress || entry >= ramAddress + size || entry % 4 !== 0)
+      return null;
+    out.push({ processor, entry, ramAddress, bytes: rom.subarray(offset, offset + size) });
+  }
+  return out;
+}
