@@ -250,9 +250,13 @@ export class DebugSession {
       }
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        throw new ReMcpError(failCode, `the ${processor} GDB stub on port ${port} did not answer in time`, {
-          log: gen.process.logTail(2_048).text,
-        });
+        // DeSmuME runs on without a stub when its bind fails, e.g. on a port whose previous emulator
+        // died with a client attached: say so, since the process itself looks healthy.
+        throw new ReMcpError(
+          failCode,
+          `the ${processor} GDB stub on port ${port} did not answer in time (if that port served an emulator that died with a debugger attached, it may be unusable for a while: use another port)`,
+          { log: gen.process.logTail(2_048).text },
+        );
       }
       try {
         const conn = await RspConnection.open(target, Math.min(remaining, 1_000));
