@@ -365,6 +365,35 @@ describe('DeSmuME over MCP (real emulator)', () => {
     await h.ok('desmume_stop', {});
   });
 
+  it('answers a continue with emulator-exited promptly when DeSmuME is killed, and resets', async () => {
+    const h = await server();
+    const started = await h.ok<{ pid: number; generation: number }>('desmume_start', {
+      romPath: 'debug.nds',
+    });
+    const pending = h.call('desmume_continue', { timeoutMs: 30_000 });
+    await new Promise((r) => setTimeout(r, 300));
+    const killedAt = Date.now();
+    process.kill(started.pid, 'SIGKILL');
+    const result = await pending;
+    assert.ok(Date.now() - killedAt < 3_000, `took ${Date.now() - killedAt} ms`);
+    assert.equal(result.isError, true);
+    assert.equal((result.structuredContent as { error: { code: string } }).error.code, 'emulator-exited');
+    const status = await h.ok<{ running: boolean; previous: { generation: number; reason: string } }>(
+      'desmume_status',
+      {},
+    );
+    assert.equal(status.running, false);
+    assert.equal(status.previous.generation, started.generation);
+    assert.match(status.previous.reason, /SIGKILL/);
+    assert.equal(
+      (await h.fail('desmume_read_memory', { address: '0x02000000', length: 4 })).code,
+      'not-running',
+    );
+    const next = await h.ok<{ generation: number }>('desmume_start', { romPath: 'debug.nds' });
+    assert.equal(next.generation, started.generation + 1);
+    await h.ok('desmume_stop', {});
+  });
+
   it('refuses a missing launcher and a launcher that fails its pinned SHA-256', async () => {
     const missing = await server({ RE_MCP_DESMUME_LAUNCHER: join(workspace, 'no-such-desmume') });
     assert.equal((await missing.fail('desmume_start', { romPath: 'debug.nds' })).code, 'not-configured');
