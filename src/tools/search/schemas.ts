@@ -4,8 +4,8 @@ import { z } from 'zod/v4';
 
 export const componentSelectorSchema = z
   .discriminatedUnion('kind', [
-    z.object({ kind: z.literal('arm9') }).describe('The ARM9 main executable as stored.'),
-    z.object({ kind: z.literal('arm7') }).describe('The ARM7 main executable as stored.'),
+    z.strictObject({ kind: z.literal('arm9') }).describe('The ARM9 main executable as stored.'),
+    z.strictObject({ kind: z.literal('arm7') }).describe('The ARM7 main executable as stored.'),
     z
       .object({
         kind: z.literal('overlay'),
@@ -34,7 +34,7 @@ export const componentSelectorSchema = z
 
 export const patternSchema = z
   .discriminatedUnion('kind', [
-    z.object({
+    z.strictObject({
       kind: z.literal('byte-signature'),
       signature: z
         .string()
@@ -42,7 +42,7 @@ export const patternSchema = z
         .max(32768)
         .describe('Whitespace-separated bytes of two hex digits; "??" is the only wildcard (whole byte).'),
     }),
-    z.object({
+    z.strictObject({
       kind: z.literal('integer'),
       value: z.number().int().describe('The integer; must fit the width and signedness.'),
       width: z.union([z.literal(8), z.literal(16), z.literal(32)]).describe('Width in bits: 8, 16 or 32.'),
@@ -53,11 +53,11 @@ export const patternSchema = z
         .default(1)
         .describe('Required alignment of the absolute ROM offset: 1, 2 or 4 bytes; default 1.'),
     }),
-    z.object({
+    z.strictObject({
       kind: z.literal('ascii'),
       text: z.string().min(1).max(4096).describe('Exact, case-sensitive ASCII text; no terminator is added.'),
     }),
-    z.object({
+    z.strictObject({
       kind: z.literal('utf16le'),
       text: z
         .string()

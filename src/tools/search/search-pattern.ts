@@ -44,8 +44,8 @@ export const ndsSearchPattern = defineTool({
     pattern: patternSchema,
     scope: z
       .discriminatedUnion('kind', [
-        z.object({ kind: z.literal('whole-rom') }),
-        z.object({
+        z.strictObject({ kind: z.literal('whole-rom') }),
+        z.strictObject({
           kind: z.literal('components'),
           components: z
             .array(componentSelectorSchema)
