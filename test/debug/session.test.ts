@@ -2,7 +2,9 @@
 // connection), the running-state refusals, ARM7 through its own stub, and generations. A TCP proxy
 // in front of the real stub injects the connection drop; the emulator itself is never mocked.
 import assert from 'node:assert/strict';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { createServer, Socket as NetSocket, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -244,6 +246,63 @@ describe('DeSmuME session (real emulator)', () => {
     await pause(arm9, 2_000, undefined);
     assert.equal(arm7.effectiveState().state, 'stopped');
     assert.equal((await arm7.readRegisters()).decoded.r.length, 16);
+  });
+
+  it('runs a pinned wrapper launcher with an argument array, no shell and a minimal environment', async () => {
+    // A wrapper launcher (the contract's shape) that records what it was given, then execs the real DeSmuME.
+    const wrapper = join(dir, 'launcher.sh');
+    await writeFile(
+      wrapper,
+      '#!/bin/sh\nd=$(dirname "$0")\nprintf "%s\\n" "$@" > "$d/argv.txt"\nenv > "$d/env.txt"\nexec /usr/games/desmume-cli "$@"\n',
+      { mode: 0o755 },
+    );
+    const sha = createHash('sha256')
+      .update(await readFile(wrapper))
+      .digest('hex');
+    // A ROM name a shell would act on: with no shell it is only a name.
+    const hostile = 'rom $(touch pwned) ; `touch pwned2`.nds';
+    await copyFile(join(dir, 'debug.nds'), join(dir, hostile));
+    const session = new DebugSession({ launcher: wrapper, launcherSha256: sha });
+    sessions.push(session);
+    const gen = await session.start({
+      rom: await workspace.resolveExisting(hostile),
+      arm9Port: null,
+      arm7Port: null,
+      startTimeoutMs: 15_000,
+    });
+    const argv = (await readFile(join(dir, 'argv.txt'), 'utf8')).trimEnd().split('\n');
+    assert.deepEqual(argv, [
+      '--disable-sound',
+      '--cpu-mode=0',
+      `--arm9gdb=${gen.cpus.arm9!.port}`,
+      join(dir, hostile),
+    ]);
+    const env = Object.fromEntries(
+      (await readFile(join(dir, 'env.txt'), 'utf8'))
+        .trimEnd()
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+    assert.equal(env.SDL_VIDEODRIVER, 'dummy');
+    assert.equal(env.SDL_AUDIODRIVER, 'dummy');
+    assert.notEqual(env.HOME, process.env.HOME);
+    const allowed = new Set([
+      'PATH',
+      'HOME',
+      'XDG_CONFIG_HOME',
+      'LANG',
+      'SDL_VIDEODRIVER',
+      'SDL_AUDIODRIVER',
+      'PWD',
+      'SHLVL',
+      '_',
+    ]);
+    assert.deepEqual(
+      Object.keys(env).filter((k) => !allowed.has(k)),
+      [],
+    );
+    assert.equal(existsSync(join(dir, 'pwned')) || existsSync(join(dir, 'pwned2')), false);
+    assert.equal(session.cpu('arm9').lastStop?.pc, rom.symbols.start);
   });
 
   it('bounds steps and history', async () => {
