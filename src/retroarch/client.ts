@@ -1,17 +1,16 @@
 // High-level RetroArch operations over the transport: chunked reads and writes, confirmed pause
-// state, spaced frame advance, save/load states with the paused-state trap handled, slot walking,
-// and screenshots fetched from disk when the directory is known. Every wait here is bounded.
+// state, spaced frame advance, screenshots fetched from disk when the directory is known; save states
+// and the slot pointer live in states.ts. Every wait here is bounded.
 //
-// Facts this relies on (RetroArch 1.14, observed): hotkey-like commands (FRAMEADVANCE, STATE_SLOT_*)
-// pressed within one main-loop iteration merge, so presses are spaced; SAVE_STATE, LOAD_STATE and
-// STATE_SLOT_PLUS/MINUS are silently ignored while paused; the slot pointer cannot be read back.
-import { readdir, readFile, stat } from 'node:fs/promises';
+// Facts this relies on (RetroArch 1.14, observed): hotkey-like commands (FRAMEADVANCE, PAUSE_TOGGLE,
+// STATE_SLOT_*) are edge-triggered once per main-loop turn, so presses are serialised and spaced.
 import { join } from 'node:path';
-import { ReMcpError } from '../core/errors.js';
+import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import {
   COMMAND_SINCE,
   configQuery,
   formatVersion,
+  PRESS_SPACING_MS,
   parseConfig,
   parseReadReply,
   parseStatus,
@@ -21,26 +20,26 @@ import {
   planWrite,
   readQuery,
   readReplyCount,
+  requireContent,
   type Space,
   type Status,
   showMessageCommand,
-  slotCommand,
   statusQuery,
   type Version,
   versionAtLeast,
   versionQuery,
 } from './codec.js';
+import { MAX_SCREENSHOT_BYTES, pngSnapshot, readCompletePng, sleep } from './files.js';
+import { MAX_SLOT, StateSlots } from './states.js';
 import { RetroArchTransport, type TransportOptions } from './transport.js';
 
-/** Gap between hotkey-like presses: closer presses merge into one (measured ~50 ms). */
-export const PRESS_SPACING_MS = 60;
+export { MAX_SCREENSHOT_BYTES, MAX_SLOT, PRESS_SPACING_MS };
+
 /** After a press while paused the loop sleeps ~10 ms: wait this long before looking at the effect. */
 export const SETTLE_MS = 30;
 export const MAX_READ_BYTES = 65_536;
 export const MAX_WRITE_BYTES = 65_536;
 export const MAX_FRAMES = 600;
-export const MAX_SLOT = 99;
-export const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
 
 export interface ClientOptions extends TransportOptions {
   screenshotDir: string | null;
@@ -54,41 +53,16 @@ export interface ReadResult {
 
 export type Progress = (done: number, total: number) => void;
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new ReMcpError('cancelled', 'the operation was cancelled by the client'));
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(new ReMcpError('cancelled', 'the operation was cancelled by the client'));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
-}
-
-/** `<game>.state` for slot 0, `.state<n>` otherwise (RetroArch's naming). */
-export function stateFileName(game: string, slot: number): string {
-  return slot === 0 ? `${game}.state` : `${game}.state${slot}`;
-}
-
 export class RetroArchClient {
   readonly transport: RetroArchTransport;
   readonly screenshotDir: string | null;
   private version: { text: string; parsed: Version } | null = null;
-  /** Our model of RetroArch's slot pointer: starts at RetroArch's default (0) until a save proves it. */
-  private slot = { value: 0, verified: false };
+  /** Save states and the slot pointer (states.ts). */
+  private readonly states = new StateSlots(this);
   /** Hotkey presses are serialised and spaced: RetroArch edge-detects them per main-loop turn. */
   private pressChain: Promise<void> = Promise.resolve();
   private lastPressAt = 0;
+  private opChain: Promise<unknown> = Promise.resolve();
 
   constructor(options: ClientOptions) {
     this.transport = new RetroArchTransport(options);
@@ -100,7 +74,7 @@ export class RetroArchClient {
   }
 
   get slotPointer(): { value: number; verified: boolean } {
-    return { ...this.slot };
+    return this.states.pointer;
   }
 
   /**
@@ -108,7 +82,8 @@ export class RetroArchClient {
    * reacts to the press edge: a second press in the next loop turn reads as "still held" and is lost
    * (observed with PAUSE_TOGGLE right after a confirmed toggle).
    */
-  private hotkey(datagram: string, signal?: AbortSignal): Promise<void> {
+  /** @internal also used by states.ts */
+  hotkey(datagram: string, signal?: AbortSignal): Promise<void> {
     const run = this.pressChain.then(async () => {
       const wait = this.lastPressAt + PRESS_SPACING_MS - Date.now();
       if (wait > 0) await sleep(wait, signal);
@@ -265,6 +240,45 @@ export class RetroArchClient {
     };
   }
 
+  // Multi-step control sequences (toggle and confirm, walk the slot pointer, resume-act-pause) must not
+  // interleave with each other, so they run one at a time; reads and writes are not held up by them.
+  private exclusive<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const run = this.opChain.then(() => {
+      throwIfCancelled(signal);
+      return fn();
+    });
+    this.opChain = run.catch(() => undefined);
+    return run;
+  }
+
+  pauseToggle(signal?: AbortSignal) {
+    return this.exclusive(() => this.pauseToggleNow(signal), signal);
+  }
+
+  setPaused(paused: boolean, signal?: AbortSignal) {
+    return this.exclusive(() => this.setPausedNow(paused, signal), signal);
+  }
+
+  frameAdvance(frames: number, signal?: AbortSignal, progress?: Progress) {
+    return this.exclusive(() => this.frameAdvanceNow(frames, signal, progress), signal);
+  }
+
+  reset(signal?: AbortSignal) {
+    return this.exclusive(() => this.resetNow(signal), signal);
+  }
+
+  stepSlot(delta: 1 | -1, resumeIfPaused: boolean, signal?: AbortSignal) {
+    return this.exclusive(() => this.states.stepSlot(delta, resumeIfPaused, signal), signal);
+  }
+
+  saveState(opts: { slot?: number; resumeIfPaused: boolean }, signal?: AbortSignal) {
+    return this.exclusive(() => this.states.save(opts, signal), signal);
+  }
+
+  loadState(opts: { slot?: number; resumeIfPaused: boolean }, signal?: AbortSignal) {
+    return this.exclusive(() => this.states.load(opts, signal), signal);
+  }
+
   /** Polls GET_STATUS until `until` holds or the per-query timeout passes. */
   private async waitForState(until: (s: Status) => boolean, signal?: AbortSignal): Promise<Status> {
     const deadline = Date.now() + Math.max(this.transport.timeoutMs, 300);
@@ -275,7 +289,7 @@ export class RetroArchClient {
     }
   }
 
-  async pauseToggle(signal?: AbortSignal) {
+  private async pauseToggleNow(signal?: AbortSignal) {
     const before = await this.status(signal);
     requireContent(before);
     await this.hotkey('PAUSE_TOGGLE', signal);
@@ -284,7 +298,8 @@ export class RetroArchClient {
   }
 
   /** Reads the state first and toggles only when needed, then confirms through GET_STATUS. */
-  async setPaused(paused: boolean, signal?: AbortSignal) {
+  /** @internal the unlocked form, also used by states.ts inside its own locked sequences. */
+  async setPausedNow(paused: boolean, signal?: AbortSignal) {
     const want: Status['state'] = paused ? 'paused' : 'playing';
     const before = await this.status(signal);
     requireContent(before);
@@ -298,11 +313,11 @@ export class RetroArchClient {
   }
 
   /** N spaced FRAMEADVANCE presses, from the paused state (paused first when running). */
-  async frameAdvance(frames: number, signal?: AbortSignal, progress?: Progress) {
+  private async frameAdvanceNow(frames: number, signal?: AbortSignal, progress?: Progress) {
     if (!Number.isInteger(frames) || frames < 1 || frames > MAX_FRAMES) {
       throw new ReMcpError('invalid-argument', `frames must be 1..${MAX_FRAMES}`);
     }
-    const pausedFirst = (await this.setPaused(true, signal)).changed;
+    const pausedFirst = (await this.setPausedNow(true, signal)).changed;
     // hotkey() spaces the presses so that each one counts as its own frame.
     for (let i = 0; i < frames; i++) {
       await this.hotkey('FRAMEADVANCE', signal);
@@ -316,7 +331,7 @@ export class RetroArchClient {
     return { frames, pausedFirst, state: after.state };
   }
 
-  async reset(signal?: AbortSignal) {
+  private async resetNow(signal?: AbortSignal) {
     requireContent(await this.status(signal));
     await this.hotkey('RESET', signal);
     return { sent: true };
@@ -355,187 +370,6 @@ export class RetroArchClient {
     );
   }
 
-  /** Where state files land, when RetroArch runs on this machine and the directory is readable. */
-  private async stateDir(signal?: AbortSignal): Promise<string | null> {
-    if (!isLoopback(this.transport.host)) return null;
-    const cfg = await this.getConfig('savestate_directory', signal).catch(() => null);
-    if (!cfg?.supported || !cfg.value) return null;
-    try {
-      return (await stat(cfg.value)).isDirectory() ? cfg.value : null;
-    } catch {
-      return null;
-    }
-  }
-
-  /**
-   * Makes sure content runs (save/load/slot presses are ignored while paused); returns whether the
-   * caller must pause again afterwards.
-   */
-  private async ensureRunning(action: string, resumeIfPaused: boolean, signal?: AbortSignal) {
-    const s = await this.status(signal);
-    requireContent(s);
-    if (s.state === 'playing') return { status: s, repause: false };
-    if (!resumeIfPaused) {
-      throw new ReMcpError(
-        'paused',
-        `RetroArch is paused and silently ignores ${action} while paused; pass resumeIfPaused: true (it resumes, acts, then pauses again) or resume first`,
-      );
-    }
-    // Confirmed through GET_STATUS; hotkey() then spaces the next press from this toggle.
-    await this.setPaused(false, signal);
-    return { status: s, repause: true };
-  }
-
-  private async press(command: string, signal?: AbortSignal): Promise<void> {
-    await this.hotkey(command, signal);
-  }
-
-  private async walkTo(target: number, signal?: AbortSignal): Promise<number> {
-    const presses = Math.abs(target - this.slot.value);
-    while (this.slot.value !== target) {
-      const up = target > this.slot.value;
-      await this.press(up ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS', signal);
-      this.slot.value += up ? 1 : -1;
-    }
-    return presses;
-  }
-
-  /** Moves the pointer one step (only while running: RetroArch ignores it while paused). */
-  async stepSlot(delta: 1 | -1, resumeIfPaused: boolean, signal?: AbortSignal) {
-    const run = await this.ensureRunning(
-      delta > 0 ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS',
-      resumeIfPaused,
-      signal,
-    );
-    try {
-      const from = this.slot.value;
-      // RetroArch 1.14 does not go below slot 0: a MINUS at 0 is a no-op there.
-      if (delta < 0 && from === 0) {
-        await this.press('STATE_SLOT_MINUS', signal);
-      } else {
-        await this.walkTo(from + delta, signal);
-      }
-      return { from, slot: this.slot.value, verified: this.slot.verified };
-    } finally {
-      if (run.repause) await this.setPaused(true, signal);
-    }
-  }
-
-  /**
-   * Saves to the current slot (slot undefined) or to `slot` (native SAVE_STATE_SLOT where the version
-   * has it, otherwise walking the pointer there and back). Confirms the state file when it can.
-   */
-  async saveState(opts: { slot?: number; resumeIfPaused: boolean }, signal?: AbortSignal) {
-    if (opts.slot !== undefined) checkSlot(opts.slot);
-    const run = await this.ensureRunning('SAVE_STATE', opts.resumeIfPaused, signal);
-    try {
-      const dir = await this.stateDir(signal);
-      const game = run.status.game;
-      const before = dir && game ? await stateSnapshot(dir, game) : null;
-      let method: 'current' | 'native' | 'walk' = 'current';
-      let presses = 0;
-      const original = this.slot.value;
-      if (opts.slot === undefined) {
-        await this.hotkey('SAVE_STATE', signal);
-      } else if (await this.hasCommand('SAVE_STATE_SLOT', signal)) {
-        method = 'native';
-        await this.hotkey(slotCommand('SAVE_STATE_SLOT', opts.slot), signal);
-      } else {
-        method = 'walk';
-        presses += await this.walkTo(opts.slot, signal);
-        await this.hotkey('SAVE_STATE', signal);
-      }
-      let file: string | null = null;
-      if (dir && game && before) file = await this.waitForStateWrite(dir, game, before, signal);
-      if (method === 'walk') {
-        presses += await this.walkTo(original, signal);
-      }
-      const slotWritten = file === null ? null : slotOfStateFile(game!, file);
-      if (slotWritten !== null && method === 'current') this.slot = { value: slotWritten, verified: true };
-      if (dir && game && file === null) {
-        throw new ReMcpError(
-          'unconfirmed',
-          `SAVE_STATE was sent but no state file for "${game}" changed in ${dir} within the wait`,
-        );
-      }
-      return {
-        method,
-        slot: opts.slot ?? slotWritten ?? this.slot.value,
-        pointerPresses: presses,
-        confirmed: file !== null,
-        file: file && dir ? join(dir, file) : null,
-        resumed: run.repause,
-      };
-    } finally {
-      if (run.repause) await this.setPaused(true, signal);
-    }
-  }
-
-  private async waitForStateWrite(
-    dir: string,
-    game: string,
-    before: Map<string, string>,
-    signal?: AbortSignal,
-  ) {
-    const deadline = Date.now() + Math.max(2_000, this.transport.timeoutMs * 2);
-    while (Date.now() < deadline) {
-      await sleep(25, signal);
-      const now = await stateSnapshot(dir, game);
-      for (const [name, sig] of now) {
-        if (before.get(name) !== sig) {
-          // Let the compressed writer finish: wait until the size stops moving.
-          await sleep(40, signal);
-          return name;
-        }
-      }
-    }
-    return null;
-  }
-
-  /** LOAD_STATE from the current slot or from `slot` (native LOAD_STATE_SLOT on 1.15+, else walk). */
-  async loadState(opts: { slot?: number; resumeIfPaused: boolean }, signal?: AbortSignal) {
-    if (opts.slot !== undefined) checkSlot(opts.slot);
-    const run = await this.ensureRunning('LOAD_STATE', opts.resumeIfPaused, signal);
-    try {
-      const target = opts.slot ?? this.slot.value;
-      const dir = await this.stateDir(signal);
-      const game = run.status.game;
-      let file: string | null = null;
-      if (dir && game) {
-        file = join(dir, stateFileName(game, target));
-        const exists = await stat(file).then(
-          (s) => s.isFile(),
-          () => false,
-        );
-        if (!exists && (opts.slot !== undefined || this.slot.verified)) {
-          throw new ReMcpError('not-found', `no state file for slot ${target}: ${file} does not exist`, {
-            slot: target,
-          });
-        }
-        if (!exists) file = null;
-      }
-      let method: 'current' | 'native' | 'walk' = 'current';
-      let presses = 0;
-      if (opts.slot === undefined) {
-        await this.hotkey('LOAD_STATE', signal);
-      } else if (await this.hasCommand('LOAD_STATE_SLOT', signal)) {
-        method = 'native';
-        await this.hotkey(slotCommand('LOAD_STATE_SLOT', opts.slot), signal);
-      } else {
-        method = 'walk';
-        const original = this.slot.value;
-        presses += await this.walkTo(opts.slot, signal);
-        await this.press('LOAD_STATE', signal);
-        presses += await this.walkTo(original, signal);
-      }
-      // Give the load one main-loop turn before anyone reads memory.
-      await sleep(PRESS_SPACING_MS, signal);
-      return { method, slot: target, pointerPresses: presses, file, resumed: run.repause };
-    } finally {
-      if (run.repause) await this.setPaused(true, signal);
-    }
-  }
-
   describeVersion(): string | null {
     return this.version ? formatVersion(this.version.parsed) : null;
   }
@@ -545,21 +379,9 @@ function isNoDescriptor(error: unknown): boolean {
   return error instanceof ReMcpError && error.code === 'no-descriptor';
 }
 
-function requireContent(s: Status): void {
-  if (s.state === 'contentless') {
-    throw new ReMcpError('not-running', 'RetroArch has no content loaded (GET_STATUS CONTENTLESS)');
-  }
-}
-
 function checkWriteLength(bytes: Uint8Array): void {
   if (bytes.length < 1 || bytes.length > MAX_WRITE_BYTES) {
     throw new ReMcpError('invalid-argument', `write 1..${MAX_WRITE_BYTES} bytes per call`);
-  }
-}
-
-function checkSlot(slot: number): void {
-  if (!Number.isInteger(slot) || slot < 0 || slot > MAX_SLOT) {
-    throw new ReMcpError('invalid-argument', `slot must be 0..${MAX_SLOT}`);
   }
 }
 
@@ -567,75 +389,4 @@ function firstDifference(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
   return a.length === b.length ? -1 : n;
-}
-
-/** `<game>.state` -> 0, `<game>.state7` -> 7, anything else -> null. */
-export function slotOfStateFile(game: string, name: string): number | null {
-  if (!name.startsWith(`${game}.state`)) return null;
-  const rest = name.slice(game.length + '.state'.length);
-  if (rest === '') return 0;
-  return /^\d+$/.test(rest) ? Number(rest) : null;
-}
-
-async function stateSnapshot(dir: string, game: string): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return out;
-  }
-  for (const name of names) {
-    if (slotOfStateFile(game, name) === null) continue;
-    try {
-      const s = await stat(join(dir, name));
-      out.set(name, `${s.mtimeMs}:${s.size}`);
-    } catch {
-      // vanished between readdir and stat
-    }
-  }
-  return out;
-}
-
-async function pngSnapshot(dir: string): Promise<Map<string, string> | null> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return null;
-  }
-  const out = new Map<string, string>();
-  for (const name of names) {
-    if (!name.toLowerCase().endsWith('.png')) continue;
-    try {
-      const s = await stat(join(dir, name));
-      out.set(name, `${s.mtimeMs}:${s.size}`);
-    } catch {
-      // vanished
-    }
-  }
-  return out;
-}
-
-const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const IEND = Buffer.from('IEND', 'latin1');
-
-/** The PNG once fully written (signature and IEND chunk present), else null. */
-async function readCompletePng(path: string): Promise<Buffer | null> {
-  try {
-    const s = await stat(path);
-    if (s.size > MAX_SCREENSHOT_BYTES) {
-      throw new ReMcpError(
-        'limit-exceeded',
-        `screenshot ${path} is ${s.size} bytes (max ${MAX_SCREENSHOT_BYTES})`,
-      );
-    }
-    const data = await readFile(path);
-    if (data.length < 20 || !PNG_SIGNATURE.every((b, i) => data[i] === b)) return null;
-    if (data.subarray(data.length - 12).indexOf(IEND) !== 4) return null;
-    return data;
-  } catch (error) {
-    if (error instanceof ReMcpError) throw error;
-    return null;
-  }
 }

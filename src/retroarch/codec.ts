@@ -4,6 +4,12 @@
 // RetroArch 1.14.0 (see ../shared/reference/emulators.md).
 import { ReMcpError } from '../core/errors.js';
 
+/**
+ * Hotkey-like commands (FRAMEADVANCE, PAUSE_TOGGLE, STATE_SLOT_*...) are edge-triggered once per main
+ * loop turn: presses closer than ~50 ms merge or are lost, so they are sent at least this far apart.
+ */
+export const PRESS_SPACING_MS = 60;
+
 /** RetroArch cuts incoming datagrams at 2,047 bytes; we stay under that with room to spare. */
 export const MAX_COMMAND_BYTES = 2_000;
 /** Largest READ answered was 21,827 bytes (beyond that: no reply at all). 16 KiB keeps a margin. */
@@ -316,4 +322,11 @@ export function readReplyCount(text: string): number {
   const parts = body.split(' ');
   if (parts[2] === '-1') return -1;
   return Math.max(0, parts.length - 2);
+}
+
+/** Throws `not-running` when RetroArch has no content (nothing to pause, save or reset). */
+export function requireContent(s: Status): void {
+  if (s.state === 'contentless') {
+    throw new ReMcpError('not-running', 'RetroArch has no content loaded (GET_STATUS CONTENTLESS)');
+  }
 }

@@ -180,3 +180,21 @@ test('RetroArch absent: typed unreachable within the timeout', async () => {
     client.close();
   }
 });
+
+test('concurrent control sequences do not interleave; frame advance is cancellable', async (t) => {
+  const { client } = await start(t, 'mgba');
+  await client.setPaused(true);
+  const c0 = u32((await client.read('memory', GBA.frameCounter, 4)).bytes);
+  // Two callers advance at once: 4 + 3 presses, none merged or lost.
+  await Promise.all([client.frameAdvance(4), client.frameAdvance(3), client.setPaused(true)]);
+  assert.equal(u32((await client.read('memory', GBA.frameCounter, 4)).bytes) - c0, 7);
+  const controller = new AbortController();
+  const started = Date.now();
+  setTimeout(() => controller.abort(), 300);
+  assert.equal(await errorCode(client.frameAdvance(200, controller.signal)), 'cancelled');
+  assert.ok(Date.now() - started < 600, `cancel took ${Date.now() - started} ms`);
+  await new Promise((r) => setTimeout(r, 100));
+  const advanced = u32((await client.read('memory', GBA.frameCounter, 4)).bytes) - c0 - 7;
+  assert.ok(advanced > 0 && advanced < 20, `advanced ${advanced} frames before the cancel`);
+  assert.equal((await client.status()).state, 'paused');
+});

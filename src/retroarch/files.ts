@@ -1,0 +1,105 @@
+// Local-machine helpers for the RetroArch client: the files RetroArch writes (state files, screenshot
+// PNGs) watched through cheap (mtime, size) snapshots, and a cancellable sleep. Only used when
+// RetroArch runs on this machine.
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ReMcpError } from '../core/errors.js';
+
+export const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
+
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new ReMcpError('cancelled', 'the operation was cancelled by the client'));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(new ReMcpError('cancelled', 'the operation was cancelled by the client'));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+/** `<game>.state` for slot 0, `.state<n>` otherwise (RetroArch's naming). */
+export function stateFileName(game: string, slot: number): string {
+  return slot === 0 ? `${game}.state` : `${game}.state${slot}`;
+}
+
+/** `<game>.state` -> 0, `<game>.state7` -> 7, anything else -> null. */
+export function slotOfStateFile(game: string, name: string): number | null {
+  if (!name.startsWith(`${game}.state`)) return null;
+  const rest = name.slice(game.length + '.state'.length);
+  if (rest === '') return 0;
+  return /^\d+$/.test(rest) ? Number(rest) : null;
+}
+
+export async function stateSnapshot(dir: string, game: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    if (slotOfStateFile(game, name) === null) continue;
+    try {
+      const s = await stat(join(dir, name));
+      out.set(name, `${s.mtimeMs}:${s.size}`);
+    } catch {
+      // vanished between readdir and stat
+    }
+  }
+  return out;
+}
+
+export async function pngSnapshot(dir: string): Promise<Map<string, string> | null> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return null;
+  }
+  const out = new Map<string, string>();
+  for (const name of names) {
+    if (!name.toLowerCase().endsWith('.png')) continue;
+    try {
+      const s = await stat(join(dir, name));
+      out.set(name, `${s.mtimeMs}:${s.size}`);
+    } catch {
+      // vanished
+    }
+  }
+  return out;
+}
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const IEND = Buffer.from('IEND', 'latin1');
+
+/** The PNG once fully written (signature and IEND chunk present), else null. */
+export async function readCompletePng(path: string): Promise<Buffer | null> {
+  try {
+    const s = await stat(path);
+    if (s.size > MAX_SCREENSHOT_BYTES) {
+      throw new ReMcpError(
+        'limit-exceeded',
+        `screenshot ${path} is ${s.size} bytes (max ${MAX_SCREENSHOT_BYTES})`,
+      );
+    }
+    const data = await readFile(path);
+    if (data.length < 20 || !PNG_SIGNATURE.every((b, i) => data[i] === b)) return null;
+    if (data.subarray(data.length - 12).indexOf(IEND) !== 4) return null;
+    return data;
+  } catch (error) {
+    if (error instanceof ReMcpError) throw error;
+    return null;
+  }
+}
