@@ -88,7 +88,7 @@ export function violatesFixedBits(raw: RawInstruction, mode: ArmMode, bytes: Uin
   if (mode !== 'arm' || bytes.length !== 4) return false;
   const w = (bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (bytes[3] << 24)) >>> 0;
   // Writeback into PC as the base register is UNPREDICTABLE.
-  if (/\[pc\b[^\]]*\]!/.test(raw.opStr)) return true;
+  if (raw.opStr.includes('[pc') && /\[pc\b[^\]]*\]!/.test(raw.opStr)) return true;
   const sbz = (shift: number): boolean => ((w >>> shift) & 0xf) !== 0;
   const sbo = (shift: number): boolean => ((w >>> shift) & 0xf) !== 0xf;
   switch (baseMnemonic(raw)) {

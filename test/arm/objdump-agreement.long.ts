@@ -2,20 +2,16 @@
 // entry to end, in ARM mode; plus the ARM9 binaries swept in Thumb mode as an extra check of the
 // Thumb decoder. Prints the figures.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { decodeWindow } from '../../src/arm/decoder.js';
+import { sharedRomNames, sharedRomPath } from '../kit/shared-data.js';
 import { type AgreementFigures, emptyFigures, mainBinaries, measureAgreement } from './objdump-oracle.js';
-
-const ROMS = join(import.meta.dirname, '..', '..', '..', 'shared', 'roms');
 
 async function sweep(mode: 'arm' | 'thumb', only?: 'arm9'): Promise<AgreementFigures> {
   const figures = emptyFigures();
-  for (const file of readdirSync(ROMS)
-    .filter((f) => f.endsWith('.nds'))
-    .sort()) {
-    const parts = mainBinaries(new Uint8Array(readFileSync(join(ROMS, file))));
+  for (const file of sharedRomNames()) {
+    const parts = mainBinaries(new Uint8Array(readFileSync(sharedRomPath(file))));
     for (const b of parts ?? []) {
       if (only && b.processor !== only) continue;
       const code = b.bytes.subarray(b.entry - b.ramAddress);

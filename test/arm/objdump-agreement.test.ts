@@ -3,14 +3,13 @@
 // from its header entry point (first 16 KiB each here; the whole binaries in
 // objdump-agreement.long.ts), and on all of the kit's ARM and Thumb code.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { decodeWindow } from '../../src/arm/decoder.js';
 import { ARM_PROGRAM_NAMES, loadArmProgram } from '../kit/arm/index.js';
+import { INVALID_SHARED_ROM, sharedRomNames, sharedRomPath } from '../kit/shared-data.js';
 import { emptyFigures, mainBinaries, measureAgreement, objdumpAvailable } from './objdump-oracle.js';
 
-const ROMS = join(import.meta.dirname, '..', '..', '..', 'shared', 'roms');
 const PREFIX_BYTES = 16 * 1024;
 
 const percent = (f: { both: number; agree: number }) => (100 * f.agree) / f.both;
@@ -43,10 +42,8 @@ test('ROM main binaries from the entry (ARM): >= 99.9% agreement', async (t) => 
   const figures = emptyFigures();
   const skipped: string[] = [];
   let binaries = 0;
-  for (const file of readdirSync(ROMS)
-    .filter((f) => f.endsWith('.nds'))
-    .sort()) {
-    const parts = mainBinaries(new Uint8Array(readFileSync(join(ROMS, file))));
+  for (const file of sharedRomNames()) {
+    const parts = mainBinaries(new Uint8Array(readFileSync(sharedRomPath(file))));
     if (!parts) {
       skipped.push(file);
       continue;
@@ -69,7 +66,7 @@ test('ROM main binaries from the entry (ARM): >= 99.9% agreement', async (t) => 
   t.diagnostic(`${binaries} binaries; ${JSON.stringify({ ...figures, samples: undefined })}`);
   t.diagnostic(`agreement ${percent(figures).toFixed(4)}%`);
   // The one file that is not an NDS image (a flash-cart patched build) is the only one left out.
-  assert.deepEqual(skipped, ['dslua-supercard-patched.sc.nds']);
+  assert.deepEqual(skipped, [INVALID_SHARED_ROM]);
   assert.equal(binaries, 14);
   assert.ok(figures.both > 40_000);
   assert.ok(percent(figures) >= 99.9, figures.samples.join('\n'));
