@@ -7,20 +7,20 @@ export const componentSelectorSchema = z
     z.strictObject({ kind: z.literal('arm9') }).describe('The ARM9 main executable as stored.'),
     z.strictObject({ kind: z.literal('arm7') }).describe('The ARM7 main executable as stored.'),
     z
-      .object({
+      .strictObject({
         kind: z.literal('overlay'),
         processor: z.enum(['arm9', 'arm7']).describe('Overlay table: arm9 or arm7.'),
         id: z.number().int().min(0).max(0xffffffff).describe('Overlay ID as nds_list_overlays reports it.'),
       })
       .describe('One overlay file as stored (compressed overlays stay compressed).'),
     z
-      .object({
+      .strictObject({
         kind: z.literal('file'),
         fileId: z.number().int().min(0).max(0xffff).describe('NitroFS/FAT file ID (0..65535).'),
       })
       .describe('One NitroFS file by FAT ID.'),
     z
-      .object({
+      .strictObject({
         kind: z.literal('path'),
         path: z
           .string()
