@@ -309,6 +309,14 @@ describe('DeSmuME over MCP (real emulator)', () => {
     const waited = await h.ok<{ state: string }>('desmume_wait_for_stop', { timeoutMs: 100 });
     assert.equal(waited.state, 'running');
     await h.ok('desmume_pause', {});
+    // A client-side cancellation ends a long continue early; the target is then reported running.
+    const cancelledAt = Date.now();
+    await assert.rejects(h.call('desmume_continue', { timeoutMs: 20_000 }, { timeoutMs: 400 }));
+    const afterCancel = await h.ok<{ cpus: Array<{ state: string }> }>('desmume_status', {});
+    assert.equal(afterCancel.cpus[0]?.state, 'running');
+    const pausedAgain = await h.ok<{ state: string }>('desmume_pause', {});
+    assert.equal(pausedAgain.state, 'stopped');
+    assert.ok(Date.now() - cancelledAt < 5_000, 'the cancelled continue released the session');
     await h.ok('desmume_stop', {});
   });
 

@@ -305,6 +305,31 @@ describe('DeSmuME session (real emulator)', () => {
     assert.equal(session.cpu('arm9').lastStop?.pc, rom.symbols.start);
   });
 
+  it('refuses a ROM that changed during launch and kills that emulator', async () => {
+    const wrapper = join(dir, 'tamper.sh');
+    // Rewrites one title byte of the ROM between the pre-launch hash and the post-launch check.
+    await writeFile(
+      wrapper,
+      '#!/bin/sh\nfor a; do rom="$a"; done\nprintf "X" | dd of="$rom" bs=1 seek=0 conv=notrunc 2>/dev/null\nexec /usr/games/desmume-cli "$@"\n',
+      { mode: 0o755 },
+    );
+    await copyFile(join(dir, 'debug.nds'), join(dir, 'tampered.nds'));
+    const session = new DebugSession({ launcher: wrapper, launcherSha256: null });
+    sessions.push(session);
+    const error = await rejects(
+      session.start({
+        rom: await workspace.resolveExisting('tampered.nds'),
+        arm9Port: null,
+        arm7Port: null,
+        startTimeoutMs: 15_000,
+      }),
+      'rom-changed',
+    );
+    assert.match(error.message, /tampered\.nds/);
+    assert.equal(session.generation, null);
+    assert.deepEqual(desmumeProcesses('tampered.nds'), []);
+  });
+
   it('bounds steps and history', async () => {
     const session = newSession();
     await start(session);
