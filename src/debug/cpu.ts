@@ -135,13 +135,15 @@ export class CpuDebugger {
     return this.requireConnection();
   }
 
+  /** Runs stub I/O; a closed or timed-out connection is mapped (exited emulator vs dropped stub). */
   async guard<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof ReMcpError && error.code !== 'unreachable' && error.code !== 'timeout')
-        throw error;
-      return this.fault(error, this);
+      if (error instanceof ReMcpError && (error.code === 'unreachable' || error.code === 'timeout')) {
+        return this.fault(error, this);
+      }
+      throw error;
     }
   }
 
