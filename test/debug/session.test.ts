@@ -149,7 +149,7 @@ describe('DeSmuME session (real emulator)', () => {
     const port = await pickFreePort();
     const squatter = createServer();
     servers.push(squatter);
-    await new Promise<void>((resolve) => squatter.listen(port, '0.0.0.0', resolve));
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
     const session = newSession();
     const error = await rejects(
       session.start({

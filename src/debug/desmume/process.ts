@@ -69,8 +69,9 @@ export async function verifyLauncher(config: LauncherConfig): Promise<{ path: st
 }
 
 /**
- * Refuses a port something already listens on. The stub binds 0.0.0.0 and, when its bind fails, runs
- * silently without a stub; checking first turns that into a clear start failure.
+ * Refuses a port something already listens on. The stub binds 0.0.0.0 (not configurable) and, when
+ * its bind fails, runs silently without a stub; checking the same wildcard bind first (and closing it
+ * at once, never accepting) turns that into a clear start failure.
  */
 export function assertPortFree(port: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -95,7 +96,7 @@ export function pickFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen({ port: 0, host: '0.0.0.0', exclusive: true }, () => {
+    server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => {
       const address = server.address();
       const port = typeof address === 'object' && address !== null ? address.port : 0;
       server.close(() => resolve(port));
