@@ -1,7 +1,7 @@
 // RetroArchClient against a real, headless RetroArch 1.14 (mGBA: memory map; Nestopia: achievements
 // RAM only). Each test owns its RetroArch and tears it down in t.after, pass or fail.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { isReMcpError } from '../../src/core/errors.js';
 import { RetroArchClient } from '../../src/retroarch/client.js';
@@ -133,12 +133,32 @@ test('mGBA: save state, change memory, load state restores; paused refusal; slot
 });
 
 test('mGBA: screenshot returns a real PNG', async (t) => {
-  const { client } = await start(t, 'mgba');
+  const { client, ra } = await start(t, 'mgba');
   const shot = await client.screenshot();
   assert.ok(shot.png);
   assert.equal(shot.png.subarray(1, 4).toString('latin1'), 'PNG');
   assert.equal(shot.png.readUInt32BE(16), 240); // IHDR width
   assert.equal(shot.png.readUInt32BE(20), 160);
+  // Without a known directory the tool can only say the shot was requested (and RetroArch did take it).
+  const blind = new RetroArchClient({
+    host: '127.0.0.1',
+    port: ra.port,
+    timeoutMs: 1000,
+    screenshotDir: null,
+  });
+  try {
+    await new Promise((r) => setTimeout(r, 1100)); // a new second: a new file name
+    const before = readdirSync(ra.screenshotDir).length;
+    const r = await blind.screenshot();
+    assert.deepEqual([r.requested, r.png, r.path, r.directoryKnown], [true, null, null, false]);
+    const deadline = Date.now() + 3000;
+    while (readdirSync(ra.screenshotDir).length === before && Date.now() < deadline) {
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.equal(readdirSync(ra.screenshotDir).length, before + 1);
+  } finally {
+    blind.close();
+  }
 });
 
 test('Nestopia: no memory map; achievements RAM reads, writes and verifies', async (t) => {
