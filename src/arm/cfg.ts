@@ -1,0 +1,331 @@
+// Direct control-flow graph over statically proven code: a FIFO worklist of basic blocks identified
+// by (component, overlay ID, mode, address). Pure: it sees code only through CodeSpans handed in by
+// the caller (the NDS service layer decides which bytes are eligible: never BSS, never guessed
+// overlays). Direct non-call branches are followed; direct calls are annotated but their callees are
+// not queued; indirect calls are recorded unresolved and decoding continues after them; indirect
+// branches and returns end a block. All four limits apply at once; hitting one truncates the graph
+// and names the reason.
+import { throwIfCancelled } from '../core/errors.js';
+import { decodeWindow } from './decoder.js';
+import type { ArmMode, ArmProcessor, DecodedInstruction, DecodeStopReason } from './types.js';
+
+/** A run of eligible code bytes of one static component. */
+export interface CodeSpan {
+  /** Static component identity, e.g. 'main' or 'overlay'; with overlayId it names the source. */
+  component: string;
+  overlayId: number | null;
+  /** Runtime address of bytes[0]. */
+  start: number;
+  bytes: Uint8Array;
+}
+
+/** Finds the one span holding a cross-component target, or says why there is none. */
+export type SpanLookup = (address: number, mode: ArmMode) => { span: CodeSpan } | { unresolved: string };
+
+export interface CfgLimits {
+  blocks: number;
+  instructions: number;
+  bytes: number;
+  edges: number;
+}
+
+export type TruncationReason = 'block-limit' | 'instruction-limit' | 'byte-limit' | 'edge-limit';
+
+export type BlockEnd =
+  | 'branch'
+  | 'conditional-branch'
+  | 'return'
+  | 'indirect-branch'
+  | 'fallthrough'
+  | 'component-end'
+  | 'decode-stopped'
+  | 'limit';
+
+export interface CfgCall {
+  at: number;
+  /** Absent for an indirect call (unresolved by design). */
+  target?: number;
+  targetMode?: ArmMode;
+  condition?: string;
+}
+
+export interface CfgBlock {
+  id: number;
+  component: string;
+  overlayId: number | null;
+  mode: ArmMode;
+  address: number;
+  /** Exclusive end address. */
+  end: number;
+  terminator: BlockEnd;
+  stop?: { reason: DecodeStopReason; address: number };
+  calls: CfgCall[];
+  instructions: DecodedInstruction[];
+}
+
+export interface CfgEdge {
+  from: number;
+  /** Target block id; null when the target was not (or could not be) traversed. */
+  to: number | null;
+  kind: 'branch' | 'taken' | 'fallthrough';
+  target: number;
+  targetMode: ArmMode;
+  /** Why `to` is null: 'misaligned-target', 'ambiguous-code-source', 'bss', 'unmapped', 'block-limit'... */
+  unresolved?: string;
+}
+
+export interface CfgResult {
+  status: 'complete' | 'truncated';
+  truncation: TruncationReason[];
+  blocks: CfgBlock[];
+  edges: CfgEdge[];
+  totals: { instructions: number; bytes: number };
+}
+
+export interface CfgRequest {
+  processor: ArmProcessor;
+  span: CodeSpan;
+  address: number;
+  mode: ArmMode;
+  limits: CfgLimits;
+  /** Resolves targets outside `span`; without it they stay unresolved ('outside-component'). */
+  lookup?: SpanLookup;
+  signal?: AbortSignal;
+}
+
+const WINDOW = 64;
+
+interface Pending {
+  block: CfgBlock;
+  span: CodeSpan;
+}
+
+export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
+  const blocks: CfgBlock[] = [];
+  const edges: CfgEdge[] = [];
+  const truncation = new Set<TruncationReason>();
+  const byKey = new Map<string, CfgBlock>();
+  const queue: Pending[] = [];
+  const splitInto = new Map<CfgBlock, CfgBlock>();
+  let instructions = 0;
+  let bytes = 0;
+  const keyOf = (span: CodeSpan, mode: ArmMode, address: number) =>
+    `${span.component}|${span.overlayId}|${mode}|${address}`;
+
+  /** The block starting at `address` (creating and queueing it), or why there is none. */
+  const blockAt = (span: CodeSpan, mode: ArmMode, address: number): CfgBlock | string => {
+    const key = keyOf(span, mode, address);
+    const known = byKey.get(key);
+    if (known) return known;
+    const inside = blocks.find(
+      (b) =>
+        b.component === span.component &&
+        b.overlayId === span.overlayId &&
+        b.mode === mode &&
+        address > b.address &&
+        address < b.end &&
+        b.instructions.some((i) => i.address === address),
+    );
+    if (blocks.length >= req.limits.blocks) {
+      truncation.add('block-limit');
+      return 'block-limit';
+    }
+    // Splitting adds the head's fall-through edge: it needs edge budget too.
+    if (inside && edges.length >= req.limits.edges) {
+      truncation.add('edge-limit');
+      return 'edge-limit';
+    }
+    const block: CfgBlock = {
+      id: blocks.length,
+      component: span.component,
+      overlayId: span.overlayId,
+      mode,
+      address,
+      end: address,
+      terminator: 'limit',
+      calls: [],
+      instructions: [],
+    };
+    blocks.push(block);
+    byKey.set(key, block);
+    if (inside) split(inside, block);
+    else queue.push({ block, span });
+    return block;
+  };
+
+  // A target inside an already decoded block: the tail moves to the new block, which inherits the
+  // old block's end, calls and outgoing edges; the head falls through into it.
+  const split = (head: CfgBlock, tail: CfgBlock) => {
+    const cut = head.instructions.findIndex((i) => i.address === tail.address);
+    tail.instructions = head.instructions.slice(cut);
+    head.instructions = head.instructions.slice(0, cut);
+    tail.end = head.end;
+    tail.terminator = head.terminator;
+    if (head.stop) tail.stop = head.stop;
+    delete head.stop;
+    tail.calls = head.calls.filter((c) => c.at >= tail.address);
+    head.calls = head.calls.filter((c) => c.at < tail.address);
+    for (const e of edges) if (e.from === head.id) e.from = tail.id;
+    head.end = tail.address;
+    head.terminator = 'fallthrough';
+    // Keep the chain head -> tail -> (the head's former tail) so owner() finds the last piece.
+    const former = splitInto.get(head);
+    if (former) splitInto.set(tail, former);
+    splitInto.set(head, tail);
+    edges.push({
+      from: head.id,
+      to: tail.id,
+      kind: 'fallthrough',
+      target: tail.address,
+      targetMode: tail.mode,
+    });
+  };
+
+  const addEdge = (from: CfgBlock, span: CodeSpan, kind: CfgEdge['kind'], target: number, mode: ArmMode) => {
+    if (edges.length >= req.limits.edges) {
+      truncation.add('edge-limit');
+      return;
+    }
+    const edge: CfgEdge = { from: from.id, to: null, kind, target, targetMode: mode };
+    edges.push(edge);
+    if (target % (mode === 'arm' ? 4 : 2) !== 0) {
+      edge.unresolved = 'misaligned-target';
+      return;
+    }
+    let where: CodeSpan | string = span;
+    if (target < span.start || target >= span.start + span.bytes.length) {
+      const found = req.lookup ? req.lookup(target, mode) : { unresolved: 'outside-component' };
+      where = 'span' in found ? found.span : found.unresolved;
+    }
+    if (typeof where === 'string') {
+      edge.unresolved = where;
+      return;
+    }
+    const block = blockAt(where, mode, target);
+    if (typeof block === 'string') edge.unresolved = block;
+    else edge.to = block.id;
+  };
+
+  const first = blockAt(req.span, req.mode, req.address);
+  if (typeof first === 'string') {
+    return {
+      status: 'truncated',
+      truncation: [...truncation],
+      blocks,
+      edges,
+      totals: { instructions, bytes },
+    };
+  }
+
+  // FIFO: blocks are decoded in the order they were discovered.
+  while (queue.length > 0) {
+    throwIfCancelled(req.signal);
+    if (truncation.has('edge-limit') || truncation.has('instruction-limit') || truncation.has('byte-limit'))
+      break;
+    const { block, span } = queue.shift()!;
+    await decodeBlock(block, span);
+  }
+
+  async function decodeBlock(block: CfgBlock, span: CodeSpan): Promise<void> {
+    const spanEnd = span.start + span.bytes.length;
+    let at = block.address;
+    for (;;) {
+      if (at >= spanEnd) {
+        block.terminator = 'component-end';
+        return;
+      }
+      const instructionBudget = req.limits.instructions - instructions;
+      const byteBudget = req.limits.bytes - bytes;
+      if (instructionBudget <= 0 || byteBudget <= 0) {
+        truncation.add(instructionBudget <= 0 ? 'instruction-limit' : 'byte-limit');
+        return; // terminator stays 'limit'
+      }
+      const windowEnd = Math.min(spanEnd, at + byteBudget);
+      const window = span.bytes.subarray(at - span.start, windowEnd - span.start);
+      const r = await decodeWindow(
+        window,
+        at,
+        block.mode,
+        req.processor,
+        Math.min(WINDOW, instructionBudget),
+      );
+      for (const ins of r.instructions) {
+        // Falling into a block that already exists ends this one.
+        if (ins.address !== block.address && byKey.has(keyOf(span, block.mode, ins.address))) {
+          block.terminator = 'fallthrough';
+          addEdge(block, span, 'fallthrough', ins.address, block.mode);
+          return;
+        }
+        block.instructions.push(ins);
+        block.end = ins.address + ins.size;
+        instructions++;
+        bytes += ins.size;
+        if (endsBlock(block, span, ins)) return;
+      }
+      at = block.end;
+      if (r.stop) {
+        if (r.stop.reason === 'truncated-instruction' && windowEnd < spanEnd) {
+          // Cut by the byte budget, not by the code or the component's end.
+          truncation.add('byte-limit');
+          return;
+        }
+        block.terminator = 'decode-stopped';
+        block.stop = r.stop;
+        return;
+      }
+    }
+  }
+
+  function owner(block: CfgBlock): CfgBlock {
+    let b = block;
+    for (let next = splitInto.get(b); next; next = splitInto.get(b)) b = next;
+    return b;
+  }
+
+  /** Applies one instruction's control flow; true when it ends the block. */
+  function endsBlock(block: CfgBlock, span: CodeSpan, ins: DecodedInstruction): boolean {
+    const next = ins.address + ins.size;
+    switch (ins.flow) {
+      case undefined:
+        return false;
+      case 'call': {
+        const call: CfgCall = { at: ins.address, target: ins.target!, targetMode: ins.targetMode! };
+        if (ins.condition) call.condition = ins.condition;
+        block.calls.push(call);
+        return false;
+      }
+      case 'call-indirect': {
+        const call: CfgCall = { at: ins.address };
+        if (ins.condition) call.condition = ins.condition;
+        block.calls.push(call);
+        return false;
+      }
+      case 'branch':
+        if (ins.condition) {
+          block.terminator = 'conditional-branch';
+          addEdge(block, span, 'taken', ins.target!, ins.targetMode!);
+          // The taken edge may have split this very block (a loop): the tail owns the fall-through.
+          if (next < span.start + span.bytes.length)
+            addEdge(owner(block), span, 'fallthrough', next, block.mode);
+        } else {
+          block.terminator = 'branch';
+          addEdge(block, span, 'branch', ins.target!, ins.targetMode!);
+        }
+        return true;
+      default:
+        // return / branch-indirect: the target is not proven. A conditional one may not be taken.
+        block.terminator = ins.flow === 'return' ? 'return' : 'indirect-branch';
+        if (ins.condition && next < span.start + span.bytes.length)
+          addEdge(block, span, 'fallthrough', next, block.mode);
+        return true;
+    }
+  }
+
+  return {
+    status: truncation.size > 0 ? 'truncated' : 'complete',
+    truncation: [...truncation].sort(),
+    blocks,
+    edges,
+    totals: { instructions, bytes },
+  };
+}
