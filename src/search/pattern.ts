@@ -151,30 +151,34 @@ function firstByteScore(byte: number): number {
 }
 
 /**
- * The anchor: a window of min(MAX_ANCHOR, longest exact run) exact bytes, whose first byte is not a
- * common padding value when there is a choice (earliest on ties). Everything else is verified.
+ * The anchor: up to MAX_ANCHOR exact bytes inside one exact run. memchr stops on every occurrence of
+ * the anchor's first byte, so a start on a common padding byte is avoided when another start keeps at
+ * least min(2, longest run) bytes (one-byte anchors cost a JavaScript call per occurrence). Ties go to
+ * the longer window, then the earlier one.
  */
 export function chooseAnchor(bytes: Uint8Array, mask: Uint8Array | null): { start: number; length: number } {
   const exact = (i: number) => mask === null || mask[i] === 1;
-  const runs: Array<{ start: number; length: number }> = [];
+  const runs: Array<{ start: number; end: number }> = [];
   let runStart = -1;
   for (let i = 0; i <= bytes.length; i++) {
     if (i < bytes.length && exact(i)) {
       if (runStart < 0) runStart = i;
     } else if (runStart >= 0) {
-      runs.push({ start: runStart, length: i - runStart });
+      runs.push({ start: runStart, end: i });
       runStart = -1;
     }
   }
-  const window = Math.min(MAX_ANCHOR, Math.max(...runs.map((r) => r.length)));
-  let best = { start: -1, score: -1 };
+  const minLength = Math.min(2, Math.max(...runs.map((r) => r.end - r.start)));
+  let best = { start: -1, length: 0, score: -1 };
   for (const run of runs) {
-    for (let s = run.start; s + window <= run.start + run.length; s++) {
+    for (let s = run.start; s + minLength <= run.end; s++) {
+      const length = Math.min(MAX_ANCHOR, run.end - s);
       const score = firstByteScore(bytes[s]!);
-      if (score > best.score) best = { start: s, score };
+      if (score > best.score || (score === best.score && length > best.length))
+        best = { start: s, length, score };
     }
   }
-  return { start: best.start, length: window };
+  return { start: best.start, length: best.length };
 }
 
 export function compilePattern(input: PatternInput): CompiledPattern {

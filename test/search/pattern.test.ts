@@ -151,3 +151,14 @@ test('the anchor is a short exact window, never on a wildcard, avoiding padding 
   assert.equal(q.anchorStart, 3);
   for (let i = q.anchorStart; i < q.anchorStart + q.anchorLength; i++) assert.equal(q.mask![i], 1);
 });
+
+test('a leading padding byte is trimmed from the anchor when two exact bytes remain', () => {
+  const p = sig('00 00 A0 E3');
+  assert.equal(p.anchorStart, 2);
+  assert.equal(p.anchorLength, 2);
+  const zeros = sig('00 00 00 00');
+  assert.equal(zeros.anchorStart, 0);
+  assert.equal(zeros.anchorLength, 4);
+  const single = sig('00 ?? 12');
+  assert.equal(single.anchorStart, 2, 'one-byte runs: the non-padding byte');
+});

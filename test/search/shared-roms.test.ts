@@ -47,8 +47,10 @@ async function allOffsets(
 
 const roms = sharedRomNames().filter((n) => n !== INVALID_SHARED_ROM);
 
-test('shared ROMs are present', () => {
+test('shared ROMs are present; the invalid one is refused before any search', () => {
   assert.ok(roms.length >= 5, `found ${roms.join(', ')}`);
+  const bad = new Uint8Array(readFileSync(sharedRomPath(INVALID_SHARED_ROM)));
+  assert.throws(() => parseNdsRom(bufferSource(bad)), { code: 'invalid-rom' });
 });
 
 for (const name of roms) {
@@ -63,6 +65,8 @@ for (const name of roms) {
       [{ kind: 'byte-signature', signature: '1E FF 2F E1' }, [0x1e, 0xff, 0x2f, 0xe1], 1],
       [{ kind: 'byte-signature', signature: '?? ?? 2D E9' }, [null, null, 0x2d, 0xe9], 1],
       [{ kind: 'byte-signature', signature: '70 47' }, [0x70, 0x47], 1],
+      [{ kind: 'byte-signature', signature: '00 00 A0 E3' }, [0, 0, 0xa0, 0xe3], 1],
+      [{ kind: 'byte-signature', signature: '00 ?? ?? ?? 00 00' }, [0, null, null, null, 0, 0], 1],
       [
         { kind: 'integer', value: 0x04000000, width: 32, endianness: 'little', signed: false, alignment: 4 },
         [0, 0, 0, 4],
