@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   'no-descriptor',
   'read-only',
   'unconfirmed',
+  'short-write',
   'git-failed',
   'config-invalid',
   'publish-collision',

@@ -196,8 +196,9 @@ export class RetroArchClient {
         throw error;
       }
       if (count !== piece.bytes.length) {
+        // RetroArch stops at the end of a memory region and says how far it got.
         throw new ReMcpError(
-          'unconfirmed',
+          'short-write',
           `RetroArch confirmed ${count} of ${piece.bytes.length} bytes at 0x${piece.address.toString(16)}: a short write (${confirmed + count} of ${bytes.length} bytes confirmed in total)`,
           { confirmedBytes: confirmed + count, requested: bytes.length },
         );

@@ -74,6 +74,12 @@ test('mGBA: region-end truncation, typed -1 errors, read-only ROM', async (t) =>
   assert.equal(spanning.bytes.length, 100);
   assert.equal(await errorCode(client.read('memory', 0x0100_0000, 4)), 'no-descriptor');
   assert.equal(await errorCode(client.writeMemory(GBA.romBase, new Uint8Array([1]))), 'read-only');
+  // A write running past the end of EWRAM: RetroArch writes 2 of 4 bytes and says so.
+  assert.equal(
+    await errorCode(client.writeMemory(GBA.ewramEnd - 2, Uint8Array.from([1, 2, 3, 4]))),
+    'short-write',
+  );
+  assert.deepEqual([...(await client.read('memory', GBA.ewramEnd - 2, 2)).bytes], [1, 2]);
 });
 
 test('mGBA: pause, frame advance N changes the counter by exactly N, resume', async (t) => {
