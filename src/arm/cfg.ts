@@ -20,7 +20,10 @@ export interface CodeSpan {
 }
 
 /** Finds the one span holding a cross-component target, or says why there is none. */
-export type SpanLookup = (address: number, mode: ArmMode) => { span: CodeSpan } | { unresolved: string };
+export type SpanLookup = (
+  address: number,
+  mode: ArmMode,
+) => Promise<{ span: CodeSpan } | { unresolved: string }>;
 
 export interface CfgLimits {
   blocks: number;
@@ -181,7 +184,13 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
     });
   };
 
-  const addEdge = (from: CfgBlock, span: CodeSpan, kind: CfgEdge['kind'], target: number, mode: ArmMode) => {
+  const addEdge = async (
+    from: CfgBlock,
+    span: CodeSpan,
+    kind: CfgEdge['kind'],
+    target: number,
+    mode: ArmMode,
+  ) => {
     if (edges.length >= req.limits.edges) {
       truncation.add('edge-limit');
       return;
@@ -194,7 +203,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
     }
     let where: CodeSpan | string = span;
     if (target < span.start || target >= span.start + span.bytes.length) {
-      const found = req.lookup ? req.lookup(target, mode) : { unresolved: 'outside-component' };
+      const found = req.lookup ? await req.lookup(target, mode) : { unresolved: 'outside-component' };
       where = 'span' in found ? found.span : found.unresolved;
     }
     if (typeof where === 'string') {
@@ -253,14 +262,14 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
         // Falling into a block that already exists ends this one.
         if (ins.address !== block.address && byKey.has(keyOf(span, block.mode, ins.address))) {
           block.terminator = 'fallthrough';
-          addEdge(block, span, 'fallthrough', ins.address, block.mode);
+          await addEdge(block, span, 'fallthrough', ins.address, block.mode);
           return;
         }
         block.instructions.push(ins);
         block.end = ins.address + ins.size;
         instructions++;
         bytes += ins.size;
-        if (endsBlock(block, span, ins)) return;
+        if (await endsBlock(block, span, ins)) return;
       }
       at = block.end;
       if (r.stop) {
@@ -283,7 +292,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
   }
 
   /** Applies one instruction's control flow; true when it ends the block. */
-  function endsBlock(block: CfgBlock, span: CodeSpan, ins: DecodedInstruction): boolean {
+  async function endsBlock(block: CfgBlock, span: CodeSpan, ins: DecodedInstruction): Promise<boolean> {
     const next = ins.address + ins.size;
     switch (ins.flow) {
       case undefined:
@@ -303,20 +312,20 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
       case 'branch':
         if (ins.condition) {
           block.terminator = 'conditional-branch';
-          addEdge(block, span, 'taken', ins.target!, ins.targetMode!);
+          await addEdge(block, span, 'taken', ins.target!, ins.targetMode!);
           // The taken edge may have split this very block (a loop): the tail owns the fall-through.
           if (next < span.start + span.bytes.length)
-            addEdge(owner(block), span, 'fallthrough', next, block.mode);
+            await addEdge(owner(block), span, 'fallthrough', next, block.mode);
         } else {
           block.terminator = 'branch';
-          addEdge(block, span, 'branch', ins.target!, ins.targetMode!);
+          await addEdge(block, span, 'branch', ins.target!, ins.targetMode!);
         }
         return true;
       default:
         // return / branch-indirect: the target is not proven. A conditional one may not be taken.
         block.terminator = ins.flow === 'return' ? 'return' : 'indirect-branch';
         if (ins.condition && next < span.start + span.bytes.length)
-          addEdge(block, span, 'fallthrough', next, block.mode);
+          await addEdge(block, span, 'fallthrough', next, block.mode);
         return true;
     }
   }

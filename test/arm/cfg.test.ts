@@ -256,12 +256,12 @@ test('targets outside the component: unresolved without a lookup, followed only 
   );
   const ambiguous = await analyzeControlFlow({
     ...base,
-    lookup: () => ({ unresolved: 'ambiguous-code-source' }),
+    lookup: async () => ({ unresolved: 'ambiguous-code-source' }),
   });
   assert.equal(ambiguous.edges[0].unresolved, 'ambiguous-code-source');
   const linked = await analyzeControlFlow({
     ...base,
-    lookup: (a) => (a >= tail.start ? { span: tail } : { unresolved: 'unmapped' }),
+    lookup: async (a) => (a >= tail.start ? { span: tail } : { unresolved: 'unmapped' }),
   });
   const target = linked.blocks.find((b) => b.address === at('arm_sum_done'))!;
   assert.deepEqual([target.component, target.overlayId], ['overlay', 7]);
