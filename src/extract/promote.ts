@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ReMcpError } from '../core/errors.js';
 import { syncDirectory } from '../workspace/workspace.js';
 
 /** The names a bundle owns at its top level; anything else in the directory is carried over. */
@@ -55,6 +56,19 @@ async function isRealDir(path: string): Promise<boolean> {
   return info?.isDirectory() === true && !info.isSymbolicLink();
 }
 
+/** The final name must be absent or a real directory: a planted symlink must never be read or moved into. */
+async function assertRealDirOrMissing(path: string): Promise<boolean> {
+  const info = await lstat(path).catch(() => null);
+  if (info === null) return false;
+  if (info.isSymbolicLink() || !info.isDirectory()) {
+    throw new ReMcpError(
+      'workspace-escape',
+      'the bundle directory is not a real directory; refusing to touch it',
+    );
+  }
+  return true;
+}
+
 function pidAlive(pid: number): boolean {
   if (pid === process.pid) return false; // the caller holds this process's lock: ours are stale
   try {
@@ -86,7 +100,7 @@ export async function promoteDirectory(
   ops: DirOps = realOps,
   onStep?: StepHook,
 ): Promise<{ replaced: boolean }> {
-  if (!(await exists(final))) {
+  if (!(await assertRealDirOrMissing(final))) {
     await ops.rename(tmp, final);
     await syncDirectory(parent);
     await onStep?.('promoted');
@@ -130,6 +144,7 @@ export async function recoverLeftovers(
     return actions;
   }
   const final = join(parent, sha16);
+  await assertRealDirOrMissing(final);
   const mine = names
     .map((name) => ({ name, m: LEFTOVER.exec(name) }))
     .filter((x) => x.m !== null && x.m[1] === sha16 && !pidAlive(Number(x.m[2])))
@@ -137,7 +152,7 @@ export async function recoverLeftovers(
   for (const { name } of mine.filter((x) => x.kind === 'old')) {
     const path = join(parent, name);
     if (!(await isRealDir(path))) continue;
-    if (!(await exists(final))) {
+    if (!(await assertRealDirOrMissing(final))) {
       await ops.rename(path, final);
       actions.push(`restored ${name}`);
       continue;

@@ -8,8 +8,8 @@ import type { CompiledPattern } from './pattern.js';
 /** Receives an absolute match start; returns false to stop the scan. */
 export type HitSink = (offset: number) => boolean;
 
-/** After this many anchor candidates in one chunk, check the density... */
-const DENSE_CHECK_AFTER = 1024;
+/** Every this many anchor candidates in one chunk, check the density... */
+const DENSE_CHECK_EVERY = 1024;
 /** ...and fall back to the loop when candidates are closer than this many bytes on average. */
 const DENSE_SPACING = 32;
 
@@ -53,14 +53,17 @@ export class ChunkMatcher {
     // The anchor of the last possible start ends here; searching beyond it is wasted work.
     const anchorLimit = lastStart + a;
     let candidates = 0;
+    let checkedAt = 0;
     let p = this.find(buf, a);
     while (p !== -1 && p <= anchorLimit) {
       const s = p - a;
       if (this.verify(data, s) && (this.alignment === 1 || (base + s) % this.alignment === 0)) {
         if (!sink(base + s)) return false;
       }
-      if (++candidates === DENSE_CHECK_AFTER && p < candidates * DENSE_SPACING) {
-        return this.loop(data, s + 1, lastStart, base, sink);
+      if (++candidates % DENSE_CHECK_EVERY === 0) {
+        if (p - checkedAt < DENSE_CHECK_EVERY * DENSE_SPACING)
+          return this.loop(data, s + 1, lastStart, base, sink);
+        checkedAt = p;
       }
       p = this.find(buf, p + 1);
     }

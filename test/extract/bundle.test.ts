@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildAnalysisBundle } from '../../src/extract/bundle.js';
@@ -112,4 +113,19 @@ test('recovery restores a moved-aside bundle and removes stale temp dirs (dead o
   assert.equal((await checkCompleteBundle(final, fx.sha256)).bundleId, previous.bundleId);
   assert.deepEqual(await hidden(), [`.${fx.sha16}.bundle-1-cccccc.tmp`], 'a live owner keeps its temp dir');
   await rm(live, { recursive: true });
+});
+
+test('a symlink planted at the bundle path is refused and its target is left alone', async () => {
+  await rm(final, { recursive: true, force: true });
+  const outside = await mkdtemp(join(tmpdir(), 're-mcp-outside-'));
+  try {
+    await writeFile(join(outside, 'keep.txt'), 'outside');
+    await symlink(outside, final);
+    await assert.rejects(bundle(), { code: 'workspace-escape' });
+    assert.deepEqual(await readdir(outside), ['keep.txt']);
+    assert.deepEqual(await hidden(), [], 'the attempt left nothing behind');
+  } finally {
+    await rm(final, { force: true });
+    await rm(outside, { recursive: true, force: true });
+  }
 });

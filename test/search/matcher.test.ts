@@ -125,7 +125,10 @@ test('the scan reads each selected byte once, in large chunks, and never outside
 });
 
 test('dense anchors (far more candidates than matches) fall back correctly', async () => {
+  // Sparse random-ish bytes first, then a long zero run: the density check must trigger mid-chunk.
   const data = new Uint8Array(300_000);
+  const next = rng(77);
+  for (let i = 0; i < 100_000; i++) data[i] = 0x40 + Math.floor(next() * 8);
   for (let i = 0; i < data.length; i += 997) data[i + 2] = 0x12;
   const naive: NaivePattern = [0, null, 0x12];
   for (const signature of ['00 ?? 12', '00 00']) {
