@@ -306,8 +306,15 @@ test('Nestopia over MCP: no memory map, achievements RAM read/write verified, fr
 
   await mcp.ok('retroarch_set_paused', { paused: true });
   const c0 = await readU(mcp, 'retroarch_read_ram', NES.frameCounter, 2);
-  await mcp.ok('retroarch_frame_advance', { frames: 6 });
+  const progress: unknown[] = [];
+  const adv = await mcp.call(
+    'retroarch_frame_advance',
+    { frames: 6 },
+    { onprogress: (p) => progress.push(p) },
+  );
+  assert.notEqual(adv.isError, true);
   assert.equal((await readU(mcp, 'retroarch_read_ram', NES.frameCounter, 2)) - c0, 6);
+  assert.ok(progress.length >= 2, `progress notifications: ${JSON.stringify(progress)}`);
 
   const saved = await mcp.ok<{ file: string }>('retroarch_save_state_current', { resumeIfPaused: true });
   assert.equal(saved.file, `${ra.savestateDir}/nes-test.state`);
