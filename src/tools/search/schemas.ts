@@ -4,31 +4,25 @@ import { z } from 'zod/v4';
 
 export const componentSelectorSchema = z
   .discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('arm9') }).describe('The ARM9 main executable as stored.'),
-    z.strictObject({ kind: z.literal('arm7') }).describe('The ARM7 main executable as stored.'),
-    z
-      .strictObject({
-        kind: z.literal('overlay'),
-        processor: z.enum(['arm9', 'arm7']).describe('Overlay table: arm9 or arm7.'),
-        id: z.number().int().min(0).max(0xffffffff).describe('Overlay ID as nds_list_overlays reports it.'),
-      })
-      .describe('One overlay file as stored (compressed overlays stay compressed).'),
-    z
-      .strictObject({
-        kind: z.literal('file'),
-        fileId: z.number().int().min(0).max(0xffff).describe('NitroFS/FAT file ID (0..65535).'),
-      })
-      .describe('One NitroFS file by FAT ID.'),
-    z
-      .strictObject({
-        kind: z.literal('path'),
-        path: z
-          .string()
-          .min(1)
-          .max(1024)
-          .describe('Exact NitroFS path as nds_list_files reports it (case-sensitive, no leading slash).'),
-      })
-      .describe('One NitroFS file by exact path.'),
+    z.strictObject({ kind: z.literal('arm9') }),
+    z.strictObject({ kind: z.literal('arm7') }),
+    z.strictObject({
+      kind: z.literal('overlay'),
+      processor: z.enum(['arm9', 'arm7']).describe('Overlay table: arm9 or arm7.'),
+      id: z.number().int().min(0).max(0xffffffff).describe('Overlay ID as nds_list_overlays reports it.'),
+    }),
+    z.strictObject({
+      kind: z.literal('file'),
+      fileId: z.number().int().min(0).max(0xffff).describe('NitroFS/FAT file ID (0..65535).'),
+    }),
+    z.strictObject({
+      kind: z.literal('path'),
+      path: z
+        .string()
+        .min(1)
+        .max(1024)
+        .describe('Exact NitroFS path as nds_list_files reports it (case-sensitive, no leading slash).'),
+    }),
   ])
   .describe('A canonical component: arm9, arm7, overlay {processor,id}, file {fileId} or path {path}.');
 
