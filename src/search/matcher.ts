@@ -1,6 +1,7 @@
-// The in-memory matcher: every match start inside one chunk. The longest exact run of the pattern (the
-// anchor) is located with Buffer.indexOf, which is native (memchr plus a Boyer-Moore-Horspool variant)
-// and skips most bytes without touching them in JavaScript; only anchor hits are verified byte by byte.
+// The in-memory matcher: every match start inside one chunk. A short run of exact bytes (the anchor,
+// see chooseAnchor) is located with Buffer.indexOf, which is native (memchr on the anchor's first byte,
+// then a compare) and skips most bytes without touching them in JavaScript; only anchor hits reach
+// JavaScript, where the remaining exact bytes are verified.
 // When the anchor turns out to be very frequent in a chunk (e.g. "00 ?? 12" over zero padding), the
 // per-call cost of indexOf would dominate, so the rest of that chunk is scanned with a plain loop.
 import type { CompiledPattern } from './pattern.js';
