@@ -78,7 +78,7 @@ export const ndsSearchPattern = defineTool({
       .max(L.maxScanBytes.max)
       .default(L.maxScanBytes.default)
       .describe(
-        `Physical bytes scanned at most, in scope order; default ${L.maxScanBytes.default} (64 MiB), max ${L.maxScanBytes.max} (512 MiB).`,
+        `Physical bytes scanned at most, in ascending ROM order; default ${L.maxScanBytes.default} (64 MiB), max ${L.maxScanBytes.max} (512 MiB).`,
       ),
     contextBytes: z
       .number()
