@@ -1,0 +1,208 @@
+// Code sources for the ARM tools: turns (processor, runtime address | ROM offset, overlay ID, mode)
+// into the one eligible span of canonical code, or refuses with a stable code. Eligible: the ARM9 and
+// ARM7 main executables, uncompressed overlays (file-backed prefix only) and the validated decoded
+// images of compressed overlays / a compressed main ARM9 (derived: romOffset null). Never BSS,
+// autoload blocks or DSi regions; never a guess between overlapping overlays.
+
+import type { CodeSpan, SpanLookup } from '../../arm/cfg.js';
+import type { ArmMode } from '../../arm/types.js';
+import { ReMcpError } from '../../core/errors.js';
+import { type Processor, resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
+import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import { hex } from '../nds/common.js';
+
+export interface ResolvedSource {
+  span: CodeSpan;
+  /** ROM offset of span.bytes[0]; null for decoded (derived) bytes. */
+  romOffset: number | null;
+  derived: boolean;
+  address: number;
+  mode: ArmMode;
+}
+
+export interface StartRequest {
+  processor: Processor;
+  address?: number | undefined;
+  romOffset?: number | undefined;
+  overlayId?: number | undefined;
+  mode: ArmMode | 'auto';
+}
+
+/** The runtime address a ROM offset denotes for `processor`: exactly one, or a refusal. */
+function addressOfRomOffset(
+  rom: RomHandle,
+  processor: Processor,
+  offset: number,
+): { address: number; overlayId?: number } {
+  const owners = resolveRomOffset(rom.model, offset).filter(
+    (o) =>
+      o.processor === processor &&
+      (o.kind === 'main' || o.kind === 'overlay') &&
+      o.runtimeAddress !== undefined &&
+      o.runtimeAddress !== null,
+  );
+  if (owners.length === 0) {
+    throw new ReMcpError('not-code', `ROM offset ${hex(offset)} is not ${processor} code stored one-to-one`, {
+      romOffset: offset,
+    });
+  }
+  if (owners.length > 1) {
+    throw new ReMcpError(
+      'ambiguous-code-source',
+      `ROM offset ${hex(offset)} maps to several runtime addresses`,
+      {
+        romOffset: offset,
+      },
+    );
+  }
+  const owner = owners[0]!;
+  return owner.kind === 'overlay'
+    ? { address: owner.runtimeAddress!, overlayId: owner.overlayId! }
+    : { address: owner.runtimeAddress! };
+}
+
+type Located =
+  | { span: CodeSpan; romOffset: number | null; derived: boolean }
+  | {
+      refusal: 'not-code' | 'ambiguous-code-source';
+      why: 'unmapped' | 'bss' | 'ambiguous' | 'not-decodable';
+      message: string;
+    };
+
+async function locate(
+  store: RomStore,
+  rom: RomHandle,
+  processor: Processor,
+  address: number,
+  overlayId: number | undefined,
+  signal?: AbortSignal,
+): Promise<Located> {
+  const r = resolveRuntimeAddress(rom.model, processor, address, overlayId);
+  const where = `${processor} ${hex(address)}`;
+  if (r.status === 'unmapped') {
+    return {
+      refusal: 'not-code',
+      why: 'unmapped',
+      message: `${where} is not inside any static code component`,
+    };
+  }
+  if (r.status === 'bss') {
+    return { refusal: 'not-code', why: 'bss', message: `${where} is BSS (runtime-only, never decoded)` };
+  }
+  if (r.status === 'ambiguous') {
+    const list = r.candidates
+      .map((c) => (c.overlayId === null ? c.component : `overlay ${c.overlayId}`))
+      .join(', ');
+    return {
+      refusal: 'ambiguous-code-source',
+      why: 'ambiguous',
+      message: `${where} lies in several static components (${list}); pass overlayId to pick one`,
+    };
+  }
+  const c = r.candidates[0]!;
+  if (c.component !== 'main' && c.component !== 'overlay') {
+    return {
+      refusal: 'not-code',
+      why: 'not-decodable',
+      message: `${where} is in a ${c.component} block, not a decodable code source`,
+    };
+  }
+  const image = await store.decoded.runtimeImage(
+    rom,
+    processor,
+    c.component === 'main' ? null : c.overlayId,
+    signal,
+  );
+  // runtimeImage gives only eligible bytes: an uncompressed overlay's file-backed prefix, a main
+  // executable's initialized image (decoded when compressed).
+  if (address < image.ramAddress || address >= image.ramAddress + image.bytes.length) {
+    return {
+      refusal: 'not-code',
+      why: 'not-decodable',
+      message: `${where} has no initialized bytes in its component`,
+    };
+  }
+  return {
+    span: { component: c.component, overlayId: c.overlayId, start: image.ramAddress, bytes: image.bytes },
+    romOffset: image.romOffset,
+    derived: image.derived,
+  };
+}
+
+/** The eligible span holding `address` (overlayId only narrows overlay candidates), or a refusal. */
+export async function spanAt(
+  store: RomStore,
+  rom: RomHandle,
+  processor: Processor,
+  address: number,
+  overlayId: number | undefined,
+  signal?: AbortSignal,
+): Promise<{ span: CodeSpan; romOffset: number | null; derived: boolean }> {
+  const found = await locate(store, rom, processor, address, overlayId, signal);
+  if ('refusal' in found)
+    throw new ReMcpError(found.refusal, found.message, { processor, address, why: found.why });
+  return found;
+}
+
+/** Resolves a tool's start arguments into an eligible, aligned start with a proven mode. */
+export async function resolveStart(
+  store: RomStore,
+  rom: RomHandle,
+  req: StartRequest,
+  signal?: AbortSignal,
+): Promise<ResolvedSource> {
+  if ((req.address === undefined) === (req.romOffset === undefined)) {
+    throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');
+  }
+  let address = req.address!;
+  let overlayId = req.overlayId;
+  if (req.romOffset !== undefined) {
+    const found = addressOfRomOffset(rom, req.processor, req.romOffset);
+    address = found.address;
+    if (found.overlayId !== undefined) {
+      if (overlayId !== undefined && overlayId !== found.overlayId) {
+        throw new ReMcpError(
+          'invalid-argument',
+          `ROM offset belongs to overlay ${found.overlayId}, not ${overlayId}`,
+        );
+      }
+      overlayId = found.overlayId;
+    }
+  }
+  const source = await spanAt(store, rom, req.processor, address, overlayId, signal);
+  let mode: ArmMode;
+  if (req.mode === 'auto') {
+    // The only proven seed: the processor's header entry point in its main executable, which is ARM.
+    const entry = rom.model[req.processor].entryAddress;
+    if (address !== entry || source.span.component !== 'main') {
+      throw new ReMcpError(
+        'invalid-argument',
+        `mode auto is only proven at the ${req.processor} header entry point ${hex(entry)}; give arm or thumb`,
+      );
+    }
+    mode = 'arm';
+  } else mode = req.mode;
+  const alignment = mode === 'arm' ? 4 : 2;
+  if (address % alignment !== 0) {
+    throw new ReMcpError(
+      'invalid-argument',
+      `${mode} code starts ${alignment}-byte aligned; ${hex(address)} is not`,
+    );
+  }
+  return { ...source, address, mode };
+}
+
+/** Cross-component lookup for the CFG: follows a target only when exactly one source holds it. */
+export function spanLookup(
+  store: RomStore,
+  rom: RomHandle,
+  processor: Processor,
+  signal?: AbortSignal,
+): SpanLookup {
+  return async (address) => {
+    const found = await locate(store, rom, processor, address, undefined, signal);
+    return 'refusal' in found
+      ? { unresolved: found.why === 'ambiguous' ? 'ambiguous-code-source' : found.why }
+      : { span: found.span };
+  };
+}

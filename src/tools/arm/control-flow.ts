@@ -1,0 +1,161 @@
+// nds_analyze_control_flow: bounded direct-control-flow graph from one start (src/arm/cfg.ts).
+import { z } from 'zod/v4';
+import { analyzeControlFlow } from '../../arm/cfg.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
+import { resolveStart, spanLookup } from './code-source.js';
+import { instructionSchema, sourceSchema, startArgs } from './common.js';
+
+export const CFG_LIMITS = {
+  maxBlocks: { default: 64, max: 256, min: 1, unit: 'basic blocks' },
+  maxInstructions: { default: 512, max: 4096, min: 1, unit: 'instructions' },
+  maxBytes: { default: 2048, max: 16384, min: 2, unit: 'decoded source bytes' },
+  maxEdges: { default: 128, max: 1024, min: 1, unit: 'traversal edges' },
+} as const;
+
+const limitArg = (key: keyof typeof CFG_LIMITS) => {
+  const l = CFG_LIMITS[key];
+  return z
+    .number()
+    .int()
+    .min(l.min)
+    .max(l.max)
+    .default(l.default)
+    .describe(`Maximum ${l.unit} (default ${l.default}, max ${l.max}).`);
+};
+
+export const ndsAnalyzeControlFlow = defineTool({
+  name: 'nds_analyze_control_flow',
+  title: 'Direct control-flow graph of ARM/Thumb code',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Builds basic blocks and direct edges from one start in canonical NDS code with a FIFO worklist (ARM9 ARMv5TE / ARM7 ARMv4T).',
+    useWhen:
+      'understanding a function’s branches and loops; nds_disassemble_range for a plain linear listing.',
+    behaviour: `read-only; follows direct non-call branches (conditional: taken + fall-through); direct calls are annotated (target, proven mode) but not traversed; indirect calls are recorded unresolved and decoding continues; returns and indirect branches end a block; a target in another component is followed only when exactly one static source holds it (otherwise unresolved: ambiguous-code-source, bss, unmapped...); blocks are identified by component, overlay ID, mode and address; ${IDENTITY_NOTE}`,
+    limits: `blocks default ${CFG_LIMITS.maxBlocks.default} / max ${CFG_LIMITS.maxBlocks.max}; instructions ${CFG_LIMITS.maxInstructions.default} / ${CFG_LIMITS.maxInstructions.max}; bytes ${CFG_LIMITS.maxBytes.default} / ${CFG_LIMITS.maxBytes.max}; edges ${CFG_LIMITS.maxEdges.default} / ${CFG_LIMITS.maxEdges.max}; all apply at once; hitting one gives status truncated with its reason.`,
+    returns:
+      'source, status (complete | truncated), truncation[block-limit | instruction-limit | byte-limit | edge-limit], blocks[{id, component, overlayId, mode, address, end, terminator, stop?, calls[{at, target?, targetMode?, condition?}], instructions? (includeInstructions)}], edges[{from, to (block id or null), kind (branch | taken | fallthrough), target, targetMode, unresolved?}].',
+  },
+  input: z.object({
+    ...startArgs,
+    maxBlocks: limitArg('maxBlocks'),
+    maxInstructions: limitArg('maxInstructions'),
+    maxBytes: limitArg('maxBytes'),
+    maxEdges: limitArg('maxEdges'),
+    includeInstructions: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Also return every block’s decoded instructions (default false: blocks, calls and edges only).',
+      ),
+  }),
+  output: z.object({
+    source: sourceSchema,
+    status: z.enum(['complete', 'truncated']),
+    truncation: z.array(z.enum(['block-limit', 'instruction-limit', 'byte-limit', 'edge-limit'])),
+    totals: z.object({
+      blocks: z.number().int(),
+      edges: z.number().int(),
+      instructions: z.number().int(),
+      bytes: z.number().int(),
+    }),
+    blocks: z.array(
+      z.object({
+        id: z.number().int(),
+        component: z.string(),
+        overlayId: z.number().int().nullable(),
+        mode: z.enum(['arm', 'thumb']),
+        address: z.number().int(),
+        end: z.number().int(),
+        terminator: z.enum([
+          'branch',
+          'conditional-branch',
+          'return',
+          'indirect-branch',
+          'fallthrough',
+          'component-end',
+          'decode-stopped',
+          'limit',
+        ]),
+        stop: z
+          .object({
+            reason: z.enum(['undecodable', 'architecture', 'truncated-instruction']),
+            address: z.number().int(),
+          })
+          .optional(),
+        calls: z.array(
+          z.object({
+            at: z.number().int(),
+            target: z.number().int().optional(),
+            targetMode: z.enum(['arm', 'thumb']).optional(),
+            condition: z.string().optional(),
+          }),
+        ),
+        instructions: z.array(instructionSchema).optional(),
+      }),
+    ),
+    edges: z.array(
+      z.object({
+        from: z.number().int(),
+        to: z.number().int().nullable(),
+        kind: z.enum(['branch', 'taken', 'fallthrough']),
+        target: z.number().int(),
+        targetMode: z.enum(['arm', 'thumb']),
+        unresolved: z.string().optional(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  limits: CFG_LIMITS,
+  async handler(args, ctx) {
+    const store = getRomStore(ctx.services);
+    return store.withRom(
+      args.rom,
+      async (rom) => {
+        const src = await resolveStart(store, rom, args, ctx.signal);
+        const r = await analyzeControlFlow({
+          processor: args.processor,
+          span: src.span,
+          address: src.address,
+          mode: src.mode,
+          limits: {
+            blocks: args.maxBlocks,
+            instructions: args.maxInstructions,
+            bytes: args.maxBytes,
+            edges: args.maxEdges,
+          },
+          lookup: spanLookup(store, rom, args.processor, ctx.signal),
+          signal: ctx.signal,
+        });
+        const blocks = r.blocks.map(({ instructions, ...b }) =>
+          args.includeInstructions ? { ...b, instructions } : b,
+        );
+        const offset = src.address - src.span.start;
+        return {
+          structured: {
+            source: {
+              processor: args.processor,
+              component: src.span.component,
+              overlayId: src.span.overlayId,
+              mode: src.mode,
+              start: src.address,
+              romOffset: src.romOffset === null ? null : src.romOffset + offset,
+              derived: src.derived,
+            },
+            status: r.status,
+            truncation: r.truncation,
+            totals: { blocks: r.blocks.length, edges: r.edges.length, ...r.totals },
+            blocks,
+            edges: r.edges,
+          },
+          text: `${args.processor} ${src.mode} ${hex(src.address)}: ${r.blocks.length} blocks, ${r.edges.length} edges, ${r.totals.instructions} instructions; ${r.status}${r.truncation.length ? ` (${r.truncation.join(', ')})` : ''}`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

@@ -1,0 +1,128 @@
+// nds_disassemble_range: one bounded linear window of canonical NDS code; control flow is classified
+// per instruction but never followed.
+import { z } from 'zod/v4';
+import { decodeWindow } from '../../arm/decoder.js';
+import { referencesOfWindow } from '../../arm/references.js';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { getRomStore, type RomHandle } from '../../nds/rom-store.js';
+import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
+import { resolveStart } from './code-source.js';
+import { instructionSchema, sourceSchema, startArgs, stopSchema } from './common.js';
+
+export const LINEAR_LIMITS = {
+  instructions: { default: 32, max: 256, min: 1, unit: 'instructions' },
+  bytes: { default: 128, max: 1024, min: 2, unit: 'source bytes' },
+} as const;
+
+export type WindowStatus = 'complete' | 'component-end' | 'decode-stopped';
+
+/** Decodes the window the linear tools share; also used by nds_list_references. */
+export async function linearWindow(
+  ctx: ToolContext,
+  rom: RomHandle,
+  args: {
+    processor: 'arm9' | 'arm7';
+    address?: number | undefined;
+    romOffset?: number | undefined;
+    overlayId?: number | undefined;
+    mode: 'arm' | 'thumb' | 'auto';
+    maxInstructions: number;
+    maxBytes: number;
+  },
+) {
+  const store = getRomStore(ctx.services);
+  const src = await resolveStart(store, rom, args, ctx.signal);
+  const offset = src.address - src.span.start;
+  const available = src.span.bytes.length - offset;
+  const length = Math.min(available, args.maxBytes);
+  const window = src.span.bytes.subarray(offset, offset + length);
+  const r = await decodeWindow(window, src.address, src.mode, args.processor, args.maxInstructions);
+  const decodedBytes = r.instructions.reduce((n, i) => n + i.size, 0);
+  // The window reaches the component's end when the byte limit does not come first.
+  const reachesEnd = available < args.maxBytes;
+  let status: WindowStatus = 'complete';
+  let stop = r.stop;
+  if (stop?.reason === 'truncated-instruction') {
+    // An instruction crossing the component's end, or merely cut by the byte limit (then the
+    // requested window did complete).
+    if (reachesEnd) status = 'component-end';
+    else stop = null;
+  } else if (stop) status = 'decode-stopped';
+  else if (reachesEnd && r.instructions.length < args.maxInstructions) status = 'component-end';
+  return {
+    source: {
+      processor: args.processor,
+      component: src.span.component,
+      overlayId: src.span.overlayId,
+      mode: src.mode,
+      start: src.address,
+      romOffset: src.romOffset === null ? null : src.romOffset + offset,
+      derived: src.derived,
+    },
+    status,
+    stop,
+    instructions: r.instructions,
+    decodedBytes,
+  };
+}
+
+export const ndsDisassembleRange = defineTool({
+  name: 'nds_disassemble_range',
+  title: 'Disassemble a bounded ARM/Thumb window',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Decodes ARM or Thumb instructions linearly from one start in canonical NDS code (ARM9 ARMv5TE / ARM7 ARMv4T).',
+    useWhen:
+      'reading code at a known address or ROM offset; use nds_analyze_control_flow to follow branches, nds_list_references for references only.',
+    behaviour: `read-only; sources: main ARM9/ARM7, uncompressed overlays (file-backed prefix), decoded BLZ images (romOffset null); never BSS; overlapping overlays without overlayId fail with ambiguous-code-source; stops at the first undecodable or later-architecture instruction and returns the prefix (never skips bytes); ${IDENTITY_NOTE}`,
+    limits: `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}; stops at the component end.`,
+    returns:
+      'source {component, overlayId, mode, start, romOffset, derived}, status (complete | component-end | decode-stopped), stop {reason, address}, instructions[{address, size, bytes, mnemonic, operands, condition?, flow?, target?, targetMode?, pcRelative?, readsPc?, writesPc?}].',
+  },
+  input: z.object({
+    ...startArgs,
+    maxInstructions: z
+      .number()
+      .int()
+      .min(LINEAR_LIMITS.instructions.min)
+      .max(LINEAR_LIMITS.instructions.max)
+      .default(LINEAR_LIMITS.instructions.default)
+      .describe(
+        `Instructions to decode at most (default ${LINEAR_LIMITS.instructions.default}, max ${LINEAR_LIMITS.instructions.max}).`,
+      ),
+    maxBytes: z
+      .number()
+      .int()
+      .min(LINEAR_LIMITS.bytes.min)
+      .max(LINEAR_LIMITS.bytes.max)
+      .default(LINEAR_LIMITS.bytes.default)
+      .describe(
+        `Source bytes to decode at most (default ${LINEAR_LIMITS.bytes.default}, max ${LINEAR_LIMITS.bytes.max}).`,
+      ),
+  }),
+  output: z.object({
+    source: sourceSchema,
+    status: z.enum(['complete', 'component-end', 'decode-stopped']),
+    stop: stopSchema,
+    instructions: z.array(instructionSchema),
+  }),
+  annotations: READ_ONLY,
+  limits: LINEAR_LIMITS,
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      async (rom) => {
+        const w = await linearWindow(ctx, rom, args);
+        const refs = referencesOfWindow(w.instructions).length;
+        const stopText = w.stop ? `; ${w.stop.reason} at ${hex(w.stop.address)}` : '';
+        return {
+          structured: { source: w.source, status: w.status, stop: w.stop, instructions: w.instructions },
+          text: `${args.processor} ${w.source.component}${w.source.overlayId === null ? '' : ` ${w.source.overlayId}`} ${w.source.mode} ${hex(w.source.start)}: ${w.instructions.length} instructions (${w.decodedBytes} bytes), ${refs} references, ${w.status}${stopText}`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

@@ -1,0 +1,87 @@
+// nds_list_references: the proven single-instruction references of one linear window (same window
+// rules as nds_disassemble_range); nothing is followed, no data flow, immediates are not references.
+import { z } from 'zod/v4';
+import { referencesOfWindow } from '../../arm/references.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
+import { sourceSchema, startArgs, stopSchema } from './common.js';
+import { LINEAR_LIMITS, linearWindow } from './disassemble-range.js';
+
+export const ndsListReferences = defineTool({
+  name: 'nds_list_references',
+  title: 'List proven references of an ARM/Thumb window',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Lists the deterministic single-instruction references of one linear ARM/Thumb window: direct-branch, direct-call, literal-pool (the slot address), pc-relative-address (ADR / ADD|SUB Rd, PC, #imm).',
+    useWhen:
+      'asking what a piece of code calls, jumps to or addresses; use nds_disassemble_range for the instructions themselves.',
+    behaviour: `read-only; same sources and window rules as nds_disassemble_range; branches and calls are not followed; a literal-pool reference is the slot address, the word stored there is not interpreted; immediates that look like addresses are not references; targetMode only when the instruction proves it (B/BL keep the mode, BLX label switches); ${IDENTITY_NOTE}`,
+    limits: `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}.`,
+    returns:
+      'source, status (complete | component-end | decode-stopped), stop, decoded {instructions, bytes}, references[{from, kind, to, targetMode?, condition?}].',
+  },
+  input: z.object({
+    ...startArgs,
+    maxInstructions: z
+      .number()
+      .int()
+      .min(LINEAR_LIMITS.instructions.min)
+      .max(LINEAR_LIMITS.instructions.max)
+      .default(LINEAR_LIMITS.instructions.default)
+      .describe(
+        `Instructions to decode at most (default ${LINEAR_LIMITS.instructions.default}, max ${LINEAR_LIMITS.instructions.max}).`,
+      ),
+    maxBytes: z
+      .number()
+      .int()
+      .min(LINEAR_LIMITS.bytes.min)
+      .max(LINEAR_LIMITS.bytes.max)
+      .default(LINEAR_LIMITS.bytes.default)
+      .describe(
+        `Source bytes to decode at most (default ${LINEAR_LIMITS.bytes.default}, max ${LINEAR_LIMITS.bytes.max}).`,
+      ),
+  }),
+  output: z.object({
+    source: sourceSchema,
+    status: z.enum(['complete', 'component-end', 'decode-stopped']),
+    stop: stopSchema,
+    decoded: z.object({ instructions: z.number().int(), bytes: z.number().int() }),
+    references: z.array(
+      z.object({
+        from: z.number().int(),
+        kind: z.enum(['direct-branch', 'direct-call', 'literal-pool', 'pc-relative-address']),
+        to: z.number().int(),
+        targetMode: z.enum(['arm', 'thumb']).optional(),
+        condition: z.string().optional(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  limits: LINEAR_LIMITS,
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      async (rom) => {
+        const w = await linearWindow(ctx, rom, args);
+        const references = referencesOfWindow(w.instructions);
+        const counts = new Map<string, number>();
+        for (const r of references) counts.set(r.kind, (counts.get(r.kind) ?? 0) + 1);
+        const summary = [...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'no references';
+        return {
+          structured: {
+            source: w.source,
+            status: w.status,
+            stop: w.stop,
+            decoded: { instructions: w.instructions.length, bytes: w.decodedBytes },
+            references,
+          },
+          text: `${args.processor} ${w.source.mode} ${hex(w.source.start)}: ${w.instructions.length} instructions, ${summary}; ${w.status}`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

@@ -1,0 +1,250 @@
+// The three ARM tools through the shared pipeline (schemas enforced) on a ROM built from the kit's
+// real code: main ARM9/ARM7, overlapping overlays, a compressed overlay, a short overlay with an
+// undefined instruction and a cut instruction, BSS.
+import assert from 'node:assert/strict';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { loadConfig } from '../../src/config/config.js';
+import { invokeTool } from '../../src/mcp/invoke.js';
+import type { ToolDefinition } from '../../src/mcp/tool.js';
+import { Services } from '../../src/services.js';
+import { armTools } from '../../src/tools/arm/index.js';
+import { Workspace } from '../../src/workspace/workspace.js';
+import { armSymbol, loadArmProgram } from '../kit/arm/index.js';
+import { makeWorkspace } from '../kit/mcp-harness.js';
+import { buildRom } from '../kit/rom-builder.js';
+
+const a9 = loadArmProgram('arm9-analysis');
+const a7 = loadArmProgram('arm7-analysis');
+const at = (s: string) => armSymbol(a9, s).address;
+const OV_SHARED = 0x02200000;
+const OV_PACKED = 0x02300000;
+const OV_SHORT = 0x02400000;
+const word = (w: number) => [w & 0xff, (w >>> 8) & 0xff, (w >>> 16) & 0xff, w >>> 24];
+// mov r0, r0 / mov r0, r0 / udf / mov r0, r0 / two bytes of a cut instruction
+const SHORT = new Uint8Array([
+  ...word(0xe1a00000),
+  ...word(0xe1a00000),
+  ...word(0xe7f000f0),
+  ...word(0xe1a00000),
+  0,
+  0,
+]);
+
+const root = await makeWorkspace('re-mcp-armtools-');
+after(() => rm(root, { recursive: true, force: true }));
+const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
+await mkdir(join(root, 'roms'));
+const built = buildRom({
+  arm9: { code: a9.bytes, ramAddress: a9.loadAddress, entry: a9.entry },
+  arm7: { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.entry },
+  arm9Overlays: [
+    { id: 0, ramAddress: OV_SHARED, data: a9.bytes, bssSize: 0x100 },
+    { id: 1, ramAddress: OV_SHARED, data: a9.bytes, bssSize: 0x100 },
+    // eight copies of the kit code: compressible, and the first copy sits at the overlay's start
+    {
+      id: 2,
+      ramAddress: OV_PACKED,
+      data: new Uint8Array(8 * a9.size).map((_, i) => a9.bytes[i % a9.size]),
+      compress: true,
+    },
+    { id: 3, ramAddress: OV_SHORT, data: SHORT },
+  ],
+});
+await writeFile(join(root, 'roms/kit.nds'), built.bytes);
+const ROM = 'roms/kit.nds';
+
+const tool = (name: string) => armTools.find((t) => t.name === name) as unknown as ToolDefinition;
+async function call(name: string, args: Record<string, unknown>) {
+  return (await invokeTool(tool(name), { rom: ROM, processor: 'arm9', ...args }, services, {
+    signal: new AbortController().signal,
+    log: () => {},
+  })) as { isError?: boolean; structuredContent: Record<string, any>; content: Array<{ text: string }> };
+}
+async function ok(name: string, args: Record<string, unknown>) {
+  const r = await call(name, args);
+  assert.notEqual(r.isError, true, JSON.stringify(r.structuredContent));
+  return r.structuredContent;
+}
+async function fails(name: string, args: Record<string, unknown>, code: string) {
+  const r = await call(name, args);
+  assert.equal(r.isError, true, `expected ${code}`);
+  assert.equal(r.structuredContent.error?.code, code, JSON.stringify(r.structuredContent));
+}
+
+test('static-profile, read-only tools that take rom and declare their limits', () => {
+  assert.deepEqual(armTools.map((t) => t.name).sort(), [
+    'nds_analyze_control_flow',
+    'nds_disassemble_range',
+    'nds_list_references',
+  ]);
+  for (const t of armTools) {
+    assert.deepEqual(t.profiles, ['static']);
+    assert.equal(t.annotations.readOnlyHint, true);
+    assert.ok(t.limits && Object.keys(t.limits).length >= 2);
+  }
+});
+
+test('disassemble: auto only at the entry; default window; ROM offset of the start; compact output', async () => {
+  const s = await ok('nds_disassemble_range', { address: a9.entry, mode: 'auto' });
+  assert.equal(s.status, 'complete');
+  assert.equal(s.instructions.length, 32); // 128 default bytes / 4
+  assert.deepEqual(s.source, {
+    processor: 'arm9',
+    component: 'main',
+    overlayId: null,
+    mode: 'arm',
+    start: a9.entry,
+    romOffset: built.layout.arm9.rom.start,
+    derived: false,
+  });
+  const perInstruction = JSON.stringify(s.instructions).length / s.instructions.length;
+  assert.ok(perInstruction <= 200, `${perInstruction} bytes per instruction`);
+  await fails('nds_disassemble_range', { address: at('arm_sum'), mode: 'auto' }, 'invalid-argument');
+  await fails('nds_disassemble_range', { address: at('arm_sum') + 2, mode: 'arm' }, 'invalid-argument');
+  await fails(
+    'nds_disassemble_range',
+    { address: at('thumb_worker') + 1, mode: 'thumb' },
+    'invalid-argument',
+  );
+  await fails('nds_disassemble_range', { mode: 'arm' }, 'invalid-argument');
+  await fails(
+    'nds_disassemble_range',
+    { address: 0x02000000, romOffset: 0x200, mode: 'arm' },
+    'invalid-argument',
+  );
+});
+
+test('disassemble: a Thumb start by ROM offset; limits bound the window', async () => {
+  const romOffset = built.layout.arm9.rom.start + (at('thumb_worker') - a9.loadAddress);
+  const s = await ok('nds_disassemble_range', { romOffset, mode: 'thumb', maxInstructions: 5 });
+  assert.equal(s.source.start, at('thumb_worker'));
+  assert.equal(s.instructions.length, 5);
+  assert.equal(s.instructions[0].mnemonic, 'push');
+  const bytes = await ok('nds_disassemble_range', {
+    address: at('thumb_worker'),
+    mode: 'thumb',
+    maxBytes: 7,
+  });
+  // 7 bytes: three 16-bit instructions; the fourth would need bytes past the limit: the window completed
+  assert.deepEqual([bytes.status, bytes.stop, bytes.instructions.length], ['complete', null, 3]);
+  await fails(
+    'nds_disassemble_range',
+    { address: a9.entry, mode: 'arm', maxInstructions: 257 },
+    'invalid-argument',
+  );
+  await fails(
+    'nds_disassemble_range',
+    { address: a9.entry, mode: 'arm', maxBytes: 1025 },
+    'invalid-argument',
+  );
+});
+
+test('disassemble: stops at undecodable bytes, the component end and a cut instruction', async () => {
+  const stopped = await ok('nds_disassemble_range', { address: OV_SHORT, mode: 'arm' });
+  assert.deepEqual(
+    [stopped.status, stopped.stop, stopped.instructions.length],
+    ['decode-stopped', { reason: 'undecodable', address: OV_SHORT + 8 }, 2],
+  );
+  const cut = await ok('nds_disassemble_range', { address: OV_SHORT + 12, mode: 'arm' });
+  assert.deepEqual(
+    [cut.status, cut.stop, cut.instructions.length],
+    ['component-end', { reason: 'truncated-instruction', address: OV_SHORT + 16 }, 1],
+  );
+  assert.equal(cut.source.component, 'overlay');
+  assert.equal(cut.source.overlayId, 3);
+  const end = await ok('nds_disassemble_range', {
+    address: a7.loadAddress + a7.size - 4,
+    mode: 'arm',
+    processor: 'arm7',
+  });
+  assert.equal(end.status, 'component-end');
+});
+
+test('overlays: ambiguous without overlayId, BSS refused, compressed decoded with romOffset null', async () => {
+  await fails('nds_disassemble_range', { address: OV_SHARED, mode: 'arm' }, 'ambiguous-code-source');
+  const picked = await ok('nds_disassemble_range', {
+    address: OV_SHARED,
+    mode: 'arm',
+    overlayId: 1,
+    maxInstructions: 3,
+  });
+  assert.deepEqual(
+    [picked.source.component, picked.source.overlayId, picked.source.derived],
+    ['overlay', 1, false],
+  );
+  await fails(
+    'nds_disassemble_range',
+    { address: OV_SHARED + a9.size + 8, mode: 'arm', overlayId: 0 },
+    'not-code',
+  );
+  await fails('nds_disassemble_range', { address: 0x02800000, mode: 'arm' }, 'not-code');
+  const packed = await ok('nds_disassemble_range', { address: OV_PACKED, mode: 'arm', maxInstructions: 4 });
+  assert.deepEqual([packed.source.romOffset, packed.source.derived], [null, true]);
+  const main = await ok('nds_disassemble_range', { address: a9.entry, mode: 'arm', maxInstructions: 4 });
+  assert.deepEqual(
+    packed.instructions.map((i: { bytes: string; mnemonic: string }) => [i.bytes, i.mnemonic]),
+    main.instructions.map((i: { bytes: string; mnemonic: string }) => [i.bytes, i.mnemonic]),
+  );
+});
+
+test('control flow: the kit function graph, calls annotated, each limit reported', async () => {
+  const g = await ok('nds_analyze_control_flow', { address: at('arm_sum'), mode: 'arm' });
+  assert.deepEqual([g.status, g.truncation, g.totals.blocks], ['complete', [], 3]);
+  assert.equal(g.blocks[0].instructions, undefined);
+  const withIns = await ok('nds_analyze_control_flow', {
+    address: at('arm_sum'),
+    mode: 'arm',
+    includeInstructions: true,
+  });
+  assert.equal(withIns.blocks[0].instructions.length, 3);
+  const start = await ok('nds_analyze_control_flow', { address: a9.entry, mode: 'auto' });
+  const calls = start.blocks.flatMap((b: { calls: unknown[] }) => b.calls);
+  assert.ok(
+    calls.some(
+      (c: { target?: number; targetMode?: string }) =>
+        c.target === at('thumb_worker') && c.targetMode === 'thumb',
+    ),
+  );
+  for (const [limit, reason] of [
+    ['maxBlocks', 'block-limit'],
+    ['maxInstructions', 'instruction-limit'],
+    ['maxEdges', 'edge-limit'],
+  ] as const) {
+    const t = await ok('nds_analyze_control_flow', { address: at('arm_sum'), mode: 'arm', [limit]: 1 });
+    assert.deepEqual([t.status, t.truncation], ['truncated', [reason]]);
+  }
+  const b = await ok('nds_analyze_control_flow', { address: at('arm_sum'), mode: 'arm', maxBytes: 6 });
+  assert.deepEqual([b.status, b.truncation], ['truncated', ['byte-limit']]);
+  await fails(
+    'nds_analyze_control_flow',
+    { address: at('arm_sum'), mode: 'arm', maxBlocks: 257 },
+    'invalid-argument',
+  );
+});
+
+test('references: calls with proven modes, literal slots and ADR addresses', async () => {
+  const r = await ok('nds_list_references', { address: a9.entry, mode: 'arm', maxInstructions: 18 });
+  const calls = r.references.filter((x: { kind: string }) => x.kind === 'direct-call');
+  assert.deepEqual(
+    calls.map((x: { to: number; targetMode: string }) => [x.to, x.targetMode]),
+    [
+      [at('arm_sum'), 'arm'],
+      [at('thumb_worker'), 'thumb'],
+      [at('c_checksum'), 'thumb'],
+      [at('c_apply'), 'thumb'],
+    ],
+  );
+  assert.ok(
+    r.references.some(
+      (x: { kind: string; to: number }) => x.kind === 'pc-relative-address' && x.to === at('fn_table'),
+    ),
+  );
+  assert.ok(
+    r.references.some(
+      (x: { kind: string; targetMode?: string }) => x.kind === 'literal-pool' && x.targetMode === undefined,
+    ),
+  );
+  assert.deepEqual(r.decoded, { instructions: 18, bytes: 72 });
+});
