@@ -28,4 +28,12 @@ export async function serve(config: Config): Promise<void> {
   process.stderr.write(
     `re-mcp: serving ${services.tools.length} tools (profile ${config.profile}) for ${config.workspaceRoot}\n`,
   );
+  if (services.tools.some((t) => t.name.startsWith('retroarch_'))) {
+    // A log-only background probe: it never delays tools/list, and an absent RetroArch is just a note.
+    setTimeout(() => {
+      void import('../retroarch/service.js').then(({ probeRetroArch }) =>
+        probeRetroArch(services, (line) => process.stderr.write(`${line}\n`)),
+      );
+    }, 50).unref();
+  }
 }
