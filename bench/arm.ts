@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { analyzeControlFlow } from '../src/arm/cfg.js';
 import { decodeWindow } from '../src/arm/decoder.js';
 import type { DecodedInstruction } from '../src/arm/types.js';
 import { mainBinaries } from '../test/arm/objdump-oracle.js';
@@ -97,5 +98,59 @@ export async function benchArm(): Promise<Record<string, unknown>> {
       objdump: objdump(code, arm9.entry, mode),
     };
   }
+  // CFG at the tools' maximum limits: from the entry, then from every direct-call target found, in
+  // discovery order (up to 200 functions), the main ARM9 being the only component.
+  const span = { component: 'main', overlayId: null, start: arm9.ramAddress, bytes: arm9.bytes };
+  const limits = { blocks: 256, instructions: 4096, bytes: 16384, edges: 1024 };
+  // Seeds: the entry, then every BL/BLX target of a linear Thumb sweep (this binary is mostly Thumb).
+  const seeds: Array<{ address: number; mode: 'arm' | 'thumb' }> = [{ address: arm9.entry, mode: 'arm' }];
+  for (let at = 0; at + 2 <= code.length; ) {
+    const r = await decodeWindow(code.subarray(at, at + 1024), arm9.entry + at, 'thumb', 'arm9', 256);
+    for (const i of r.instructions) {
+      if (i.flow === 'call' && i.target !== undefined) seeds.push({ address: i.target, mode: i.targetMode! });
+    }
+    const last = r.instructions.at(-1);
+    at = r.stop
+      ? r.stop.address - arm9.entry + 2
+      : last
+        ? last.address + last.size - arm9.entry
+        : code.length;
+  }
+  const seen = new Set<string>();
+  let functions = 0;
+  let largest = { blocks: 0, instructions: 0, ms: 0, truncation: [] as string[] };
+  const cfgStarted = performance.now();
+  while (seeds.length > 0 && functions < 200) {
+    const seed = seeds.shift()!;
+    const key = `${seed.mode}:${seed.address}`;
+    if (seen.has(key) || seed.address < span.start || seed.address >= span.start + span.bytes.length)
+      continue;
+    seen.add(key);
+    const started = performance.now();
+    const cfg = await analyzeControlFlow({ processor: 'arm9', span, ...seed, limits });
+    const ms = performance.now() - started;
+    functions++;
+    if (cfg.totals.instructions > largest.instructions) {
+      largest = {
+        blocks: cfg.blocks.length,
+        instructions: cfg.totals.instructions,
+        ms: Math.round(ms),
+        truncation: cfg.truncation,
+      };
+    }
+    for (const call of cfg.blocks.flatMap((b) => b.calls)) {
+      if (call.target !== undefined) seeds.push({ address: call.target, mode: call.targetMode! });
+    }
+  }
+  result.cfgAtMaximumLimits = {
+    functions,
+    totalMs: Math.round(performance.now() - cfgStarted),
+    largest,
+  };
+  // Linear window at its maximum (256 instructions) as nds_disassemble_range returns it.
+  const window = await decodeWindow(code.subarray(0, 1024), arm9.entry, 'arm', 'arm9', 256);
+  result.disassembleWindowJsonBytesPerInstruction = Math.round(
+    JSON.stringify(window.instructions).length / window.instructions.length,
+  );
   return result;
 }
