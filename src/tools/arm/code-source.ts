@@ -200,7 +200,16 @@ export function spanLookup(
   signal?: AbortSignal,
 ): SpanLookup {
   return async (address) => {
-    const found = await locate(store, rom, processor, address, undefined, signal);
+    let found: Located;
+    try {
+      found = await locate(store, rom, processor, address, undefined, signal);
+    } catch (error) {
+      // A compressed target component that does not decode leaves the edge unresolved; the graph
+      // around it is still valid.
+      if (error instanceof ReMcpError && error.code === 'blz-malformed')
+        return { unresolved: 'blz-malformed' };
+      throw error;
+    }
     return 'refusal' in found
       ? { unresolved: found.why === 'ambiguous' ? 'ambiguous-code-source' : found.why }
       : { span: found.span };
