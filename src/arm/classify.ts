@@ -164,8 +164,7 @@ function isReturn(raw: RawInstruction): boolean {
   // BX LR (any condition: the mnemonic carries none, the condition is separate)
   if (m.startsWith('bx') && isReg(first, 'lr')) return true;
   // MOV PC, LR / MOVS PC, LR (exception return)
-  if ((m.startsWith('mov') || m === 'movs') && isReg(first, 'pc') && isReg(second, 'lr') && !third)
-    return true;
+  if (m.startsWith('mov') && isReg(first, 'pc') && isReg(second, 'lr') && !third) return true;
   // SUBS PC, LR, #imm (exception return)
   if (m.startsWith('sub') && isReg(first, 'pc') && isReg(second, 'lr') && third?.type === 'imm') return true;
   // POP {..., pc} (covers LDMFD SP!, {...} and LDR PC, [SP], #4 as Capstone prints them)
