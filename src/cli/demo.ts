@@ -2,6 +2,7 @@
 // over stdio, drives it with the real MCP client and prints the transcript. Demo steps are data
 // (demo-steps.ts) so each tool family can show itself.
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cp, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -10,8 +11,16 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { DEMO_STEPS } from './demo-steps.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const packageRoot = resolve(here, '..', '..');
+/** The package root: the nearest folder above this module holding re-mcp's package.json. */
+function findPackageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'examples', 'demo-workspace')) && existsSync(join(dir, 'package.json')))
+      return dir;
+    dir = resolve(dir, '..');
+  }
+  throw new Error('cannot find the re-mcp package root (examples/demo-workspace)');
+}
 
 function show(label: string, value: unknown): void {
   const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
@@ -24,7 +33,7 @@ export async function runDemo(): Promise<number> {
   const workspace = await realpath(await mkdtemp(join(tmpdir(), 're-mcp-demo-')));
   let failures = 0;
   try {
-    await cp(join(packageRoot, 'examples', 'demo-workspace'), workspace, { recursive: true });
+    await cp(join(findPackageRoot(), 'examples', 'demo-workspace'), workspace, { recursive: true });
     try {
       execFileSync('git', ['init', '-q'], { cwd: workspace, stdio: 'ignore' });
     } catch {
@@ -33,7 +42,8 @@ export async function runDemo(): Promise<number> {
     for (const step of DEMO_STEPS) await step.prepare?.(workspace);
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [join(here, 'main.js'), 'serve'],
+      // The same entry script that is running this demo (the bundle or the unbundled CLI).
+      args: [process.argv[1] ?? '', 'serve'],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', RE_MCP_WORKSPACE_ROOT: workspace },
       stderr: 'ignore',
     });

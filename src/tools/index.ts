@@ -2,6 +2,7 @@
 // line here per family.
 import type { ProfileName } from '../mcp/profiles.js';
 import type { ToolDefinition } from '../mcp/tool.js';
+import { armTools } from './arm/index.js';
 import { desmumeTools } from './desmume/index.js';
 import { extractTools } from './extract/index.js';
 import { generalTools } from './general/index.js';
@@ -13,11 +14,12 @@ import { searchTools } from './search/index.js';
 export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...generalTools,
   ...projectTools,
-  ...desmumeTools,
-  ...retroarchTools,
   ...ndsStructureTools,
+  ...armTools,
   ...searchTools,
   ...extractTools,
+  ...desmumeTools,
+  ...retroarchTools,
 ] as unknown as readonly ToolDefinition[];
 
 export function toolsForProfile(profile: ProfileName): ToolDefinition[] {

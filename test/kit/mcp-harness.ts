@@ -1,4 +1,4 @@
-// End-to-end harness: spawns the BUILT server (dist/cli/main.js serve) over stdio and talks to it with
+// End-to-end harness: spawns the BUILT server (dist/index.js serve) over stdio and talks to it with
 // the real MCP client. Run `npm run build` first (npm test does).
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
-export const SERVER_ENTRY = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+export const SERVER_ENTRY = join(REPO_ROOT, 'dist', 'index.js');
 
 export interface CallResult {
   isError?: boolean;

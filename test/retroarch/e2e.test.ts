@@ -1,4 +1,4 @@
-// End to end over MCP stdio: the built server (dist/cli/main.js serve) drives a real headless
+// End to end over MCP stdio: the built server (dist/index.js serve) drives a real headless
 // RetroArch. mGBA exercises the memory-map tools, Nestopia the achievements-RAM-only path.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
