@@ -34,6 +34,52 @@ export const DEMO_STEPS: DemoStep[] = [
     args: { rom: 'roms/demo.nds', offset: '0x4000' },
   },
   {
+    title: 'Disassemble the ARM9 entry (ARM mode is proven only at the header entry point)',
+    tool: 'nds_disassemble_range',
+    args: {
+      rom: 'roms/demo.nds',
+      processor: 'arm9',
+      address: '0x02000000',
+      mode: 'auto',
+      maxInstructions: 8,
+    },
+  },
+  {
+    title: 'Control flow of a function with a loop (calls annotated, not followed)',
+    tool: 'nds_analyze_control_flow',
+    args: { rom: 'roms/demo.nds', processor: 'arm9', address: '0x0200005c', mode: 'arm' },
+  },
+  {
+    title: 'Proven references from the entry window',
+    tool: 'nds_list_references',
+    args: {
+      rom: 'roms/demo.nds',
+      processor: 'arm9',
+      address: '0x02000000',
+      mode: 'arm',
+      maxInstructions: 16,
+    },
+  },
+  {
+    title: 'Search every `bx lr` in the whole ROM (compressed overlay bytes are searched as stored)',
+    tool: 'nds_search_pattern',
+    args: {
+      rom: 'roms/demo.nds',
+      pattern: { kind: 'byte-signature', signature: '1E FF 2F E1' },
+      scope: { kind: 'whole-rom' },
+    },
+  },
+  {
+    title: 'Extract the compressed overlay as stored',
+    tool: 'nds_extract_component',
+    args: { rom: 'roms/demo.nds', component: { kind: 'overlay', processor: 'arm9', id: 1 } },
+  },
+  {
+    title: 'Build the static-analysis bundle',
+    tool: 'nds_extract_analysis_bundle',
+    args: { rom: 'roms/demo.nds' },
+  },
+  {
     title: 'Hash a workspace file against a wrong digest',
     tool: 'verify_file_sha256',
     args: {
