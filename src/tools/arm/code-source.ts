@@ -69,6 +69,7 @@ type Located =
       message: string;
     };
 
+/** The eligible span holding `address` (overlayId only narrows overlay candidates), or a refusal. */
 async function locate(
   store: RomStore,
   rom: RomHandle,
@@ -129,21 +130,6 @@ async function locate(
   };
 }
 
-/** The eligible span holding `address` (overlayId only narrows overlay candidates), or a refusal. */
-export async function spanAt(
-  store: RomStore,
-  rom: RomHandle,
-  processor: Processor,
-  address: number,
-  overlayId: number | undefined,
-  signal?: AbortSignal,
-): Promise<{ span: CodeSpan; romOffset: number | null; derived: boolean }> {
-  const found = await locate(store, rom, processor, address, overlayId, signal);
-  if ('refusal' in found)
-    throw new ReMcpError(found.refusal, found.message, { processor, address, why: found.why });
-  return found;
-}
-
 /** Resolves a tool's start arguments into an eligible, aligned start with a proven mode. */
 export async function resolveStart(
   store: RomStore,
@@ -169,7 +155,14 @@ export async function resolveStart(
       overlayId = found.overlayId;
     }
   }
-  const source = await spanAt(store, rom, req.processor, address, overlayId, signal);
+  const source = await locate(store, rom, req.processor, address, overlayId, signal);
+  if ('refusal' in source) {
+    throw new ReMcpError(source.refusal, source.message, {
+      processor: req.processor,
+      address,
+      why: source.why,
+    });
+  }
   let mode: ArmMode;
   if (req.mode === 'auto') {
     // The only proven seed: the processor's header entry point in its main executable, which is ARM.

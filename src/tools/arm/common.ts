@@ -1,6 +1,8 @@
 // Shared input and output pieces of the ARM tools.
 import { z } from 'zod/v4';
+import type { Processor } from '../../formats/nds/index.js';
 import { processorArg, romArg, u32Arg } from '../nds/common.js';
+import type { ResolvedSource } from './code-source.js';
 
 export const startArgs = {
   rom: romArg,
@@ -51,9 +53,60 @@ export const sourceSchema = z.object({
   derived: z.boolean(),
 });
 
-export const stopSchema = z
-  .object({
-    reason: z.enum(['undecodable', 'architecture', 'truncated-instruction']),
-    address: z.number().int(),
-  })
-  .nullable();
+/** Why decoding stopped early, and where. */
+export const decodeStopSchema = z.object({
+  reason: z.enum(['undecodable', 'architecture', 'truncated-instruction']),
+  address: z.number().int(),
+});
+
+export const stopSchema = decodeStopSchema.nullable();
+
+/** The `source` of a result: where decoding starts (romOffset of the start byte; null when derived). */
+export function sourceView(processor: Processor, src: ResolvedSource): z.input<typeof sourceSchema> {
+  const offset = src.address - src.span.start;
+  return {
+    processor,
+    component: src.span.component,
+    overlayId: src.span.overlayId,
+    mode: src.mode,
+    start: src.address,
+    romOffset: src.romOffset === null ? null : src.romOffset + offset,
+    derived: src.derived,
+  };
+}
+
+/** Bounds of one linear window (nds_disassemble_range, nds_list_references). */
+export const LINEAR_LIMITS = {
+  instructions: { default: 32, max: 256, min: 1, unit: 'instructions' },
+  bytes: { default: 128, max: 1024, min: 2, unit: 'source bytes' },
+} as const;
+
+export const LINEAR_LIMITS_TEXT = `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}`;
+
+export const linearWindowArgs = {
+  maxInstructions: z
+    .number()
+    .int()
+    .min(LINEAR_LIMITS.instructions.min)
+    .max(LINEAR_LIMITS.instructions.max)
+    .default(LINEAR_LIMITS.instructions.default)
+    .describe(
+      `Instructions to decode at most (default ${LINEAR_LIMITS.instructions.default}, max ${LINEAR_LIMITS.instructions.max}).`,
+    ),
+  maxBytes: z
+    .number()
+    .int()
+    .min(LINEAR_LIMITS.bytes.min)
+    .max(LINEAR_LIMITS.bytes.max)
+    .default(LINEAR_LIMITS.bytes.default)
+    .describe(
+      `Source bytes to decode at most (default ${LINEAR_LIMITS.bytes.default}, max ${LINEAR_LIMITS.bytes.max}).`,
+    ),
+};
+
+/** The output fields every linear-window result starts with. */
+export const linearWindowOutput = {
+  source: sourceSchema,
+  status: z.enum(['complete', 'component-end', 'decode-stopped']),
+  stop: stopSchema,
+};

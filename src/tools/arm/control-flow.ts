@@ -5,7 +5,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
 import { resolveStart, spanLookup } from './code-source.js';
-import { instructionSchema, sourceSchema, startArgs } from './common.js';
+import { decodeStopSchema, instructionSchema, sourceSchema, sourceView, startArgs } from './common.js';
 
 export const CFG_LIMITS = {
   maxBlocks: { default: 64, max: 256, min: 1, unit: 'basic blocks' },
@@ -80,12 +80,7 @@ export const ndsAnalyzeControlFlow = defineTool({
           'decode-stopped',
           'limit',
         ]),
-        stop: z
-          .object({
-            reason: z.enum(['undecodable', 'architecture', 'truncated-instruction']),
-            address: z.number().int(),
-          })
-          .optional(),
+        stop: decodeStopSchema.optional(),
         calls: z.array(
           z.object({
             at: z.number().int(),
@@ -133,18 +128,9 @@ export const ndsAnalyzeControlFlow = defineTool({
         const blocks = r.blocks.map(({ instructions, ...b }) =>
           args.includeInstructions ? { ...b, instructions } : b,
         );
-        const offset = src.address - src.span.start;
         return {
           structured: {
-            source: {
-              processor: args.processor,
-              component: src.span.component,
-              overlayId: src.span.overlayId,
-              mode: src.mode,
-              start: src.address,
-              romOffset: src.romOffset === null ? null : src.romOffset + offset,
-              derived: src.derived,
-            },
+            source: sourceView(args.processor, src),
             status: r.status,
             truncation: r.truncation,
             totals: { blocks: r.blocks.length, edges: r.edges.length, ...r.totals },

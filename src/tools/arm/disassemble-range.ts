@@ -6,29 +6,24 @@ import { referencesOfWindow } from '../../arm/references.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { getRomStore, type RomHandle } from '../../nds/rom-store.js';
 import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
-import { resolveStart } from './code-source.js';
-import { instructionSchema, sourceSchema, startArgs, stopSchema } from './common.js';
+import { resolveStart, type StartRequest } from './code-source.js';
+import {
+  instructionSchema,
+  LINEAR_LIMITS,
+  LINEAR_LIMITS_TEXT,
+  linearWindowArgs,
+  linearWindowOutput,
+  sourceView,
+  startArgs,
+} from './common.js';
 
-export const LINEAR_LIMITS = {
-  instructions: { default: 32, max: 256, min: 1, unit: 'instructions' },
-  bytes: { default: 128, max: 1024, min: 2, unit: 'source bytes' },
-} as const;
-
-export type WindowStatus = 'complete' | 'component-end' | 'decode-stopped';
+type WindowStatus = 'complete' | 'component-end' | 'decode-stopped';
 
 /** Decodes the window the linear tools share; also used by nds_list_references. */
 export async function linearWindow(
   ctx: ToolContext,
   rom: RomHandle,
-  args: {
-    processor: 'arm9' | 'arm7';
-    address?: number | undefined;
-    romOffset?: number | undefined;
-    overlayId?: number | undefined;
-    mode: 'arm' | 'thumb' | 'auto';
-    maxInstructions: number;
-    maxBytes: number;
-  },
+  args: StartRequest & { maxInstructions: number; maxBytes: number },
 ) {
   const store = getRomStore(ctx.services);
   const src = await resolveStart(store, rom, args, ctx.signal);
@@ -50,15 +45,7 @@ export async function linearWindow(
   } else if (stop) status = 'decode-stopped';
   else if (reachesEnd && r.instructions.length < args.maxInstructions) status = 'component-end';
   return {
-    source: {
-      processor: args.processor,
-      component: src.span.component,
-      overlayId: src.span.overlayId,
-      mode: src.mode,
-      start: src.address,
-      romOffset: src.romOffset === null ? null : src.romOffset + offset,
-      derived: src.derived,
-    },
+    source: sourceView(args.processor, src),
     status,
     stop,
     instructions: r.instructions,
@@ -76,37 +63,12 @@ export const ndsDisassembleRange = defineTool({
     useWhen:
       'reading code at a known address or ROM offset; use nds_analyze_control_flow to follow branches, nds_list_references for references only.',
     behaviour: `read-only; sources: main ARM9/ARM7, uncompressed overlays (file-backed prefix), decoded BLZ images (romOffset null); never BSS; overlapping overlays without overlayId fail with ambiguous-code-source; stops at the first undecodable or later-architecture instruction and returns the prefix (never skips bytes); ${IDENTITY_NOTE}`,
-    limits: `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}; stops at the component end.`,
+    limits: `${LINEAR_LIMITS_TEXT}; stops at the component end.`,
     returns:
       'source {component, overlayId, mode, start, romOffset, derived}, status (complete | component-end | decode-stopped), stop {reason, address}, instructions[{address, size, bytes, mnemonic, operands, condition?, flow?, target?, targetMode?, pcRelative?, readsPc?, writesPc?}].',
   },
-  input: z.object({
-    ...startArgs,
-    maxInstructions: z
-      .number()
-      .int()
-      .min(LINEAR_LIMITS.instructions.min)
-      .max(LINEAR_LIMITS.instructions.max)
-      .default(LINEAR_LIMITS.instructions.default)
-      .describe(
-        `Instructions to decode at most (default ${LINEAR_LIMITS.instructions.default}, max ${LINEAR_LIMITS.instructions.max}).`,
-      ),
-    maxBytes: z
-      .number()
-      .int()
-      .min(LINEAR_LIMITS.bytes.min)
-      .max(LINEAR_LIMITS.bytes.max)
-      .default(LINEAR_LIMITS.bytes.default)
-      .describe(
-        `Source bytes to decode at most (default ${LINEAR_LIMITS.bytes.default}, max ${LINEAR_LIMITS.bytes.max}).`,
-      ),
-  }),
-  output: z.object({
-    source: sourceSchema,
-    status: z.enum(['complete', 'component-end', 'decode-stopped']),
-    stop: stopSchema,
-    instructions: z.array(instructionSchema),
-  }),
+  input: z.object({ ...startArgs, ...linearWindowArgs }),
+  output: z.object({ ...linearWindowOutput, instructions: z.array(instructionSchema) }),
   annotations: READ_ONLY,
   limits: LINEAR_LIMITS,
   async handler(args, ctx) {

@@ -5,8 +5,14 @@ import { referencesOfWindow } from '../../arm/references.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
-import { sourceSchema, startArgs, stopSchema } from './common.js';
-import { LINEAR_LIMITS, linearWindow } from './disassemble-range.js';
+import {
+  LINEAR_LIMITS,
+  LINEAR_LIMITS_TEXT,
+  linearWindowArgs,
+  linearWindowOutput,
+  startArgs,
+} from './common.js';
+import { linearWindow } from './disassemble-range.js';
 
 export const ndsListReferences = defineTool({
   name: 'nds_list_references',
@@ -18,35 +24,13 @@ export const ndsListReferences = defineTool({
     useWhen:
       'asking what a piece of code calls, jumps to or addresses; use nds_disassemble_range for the instructions themselves.',
     behaviour: `read-only; same sources and window rules as nds_disassemble_range; branches and calls are not followed; a literal-pool reference is the slot address, the word stored there is not interpreted; immediates that look like addresses are not references; targetMode only when the instruction proves it (B/BL keep the mode, BLX label switches); ${IDENTITY_NOTE}`,
-    limits: `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}.`,
+    limits: `${LINEAR_LIMITS_TEXT}.`,
     returns:
       'source, status (complete | component-end | decode-stopped), stop, decoded {instructions, bytes}, references[{from, kind, to, targetMode?, condition?}].',
   },
-  input: z.object({
-    ...startArgs,
-    maxInstructions: z
-      .number()
-      .int()
-      .min(LINEAR_LIMITS.instructions.min)
-      .max(LINEAR_LIMITS.instructions.max)
-      .default(LINEAR_LIMITS.instructions.default)
-      .describe(
-        `Instructions to decode at most (default ${LINEAR_LIMITS.instructions.default}, max ${LINEAR_LIMITS.instructions.max}).`,
-      ),
-    maxBytes: z
-      .number()
-      .int()
-      .min(LINEAR_LIMITS.bytes.min)
-      .max(LINEAR_LIMITS.bytes.max)
-      .default(LINEAR_LIMITS.bytes.default)
-      .describe(
-        `Source bytes to decode at most (default ${LINEAR_LIMITS.bytes.default}, max ${LINEAR_LIMITS.bytes.max}).`,
-      ),
-  }),
+  input: z.object({ ...startArgs, ...linearWindowArgs }),
   output: z.object({
-    source: sourceSchema,
-    status: z.enum(['complete', 'component-end', 'decode-stopped']),
-    stop: stopSchema,
+    ...linearWindowOutput,
     decoded: z.object({ instructions: z.number().int(), bytes: z.number().int() }),
     references: z.array(
       z.object({
