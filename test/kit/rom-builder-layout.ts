@@ -72,9 +72,10 @@ export function buildArm9(spec: Arm9Spec): BuiltArm9 {
     putU32(stored, paramsOffset + 20, ram + stored.length);
     putU32(image, paramsOffset + 20, ram + stored.length);
   }
+  const variant = params.footer ?? 'valid';
+  if (variant === 'absent') return { stored, image, footer: null, paramsOffset, autoloads };
   const footer = new Uint8Array(12);
   putU32(footer, 0, NITROCODE);
-  const variant = params.footer ?? 'valid';
   putU32(
     footer,
     4,

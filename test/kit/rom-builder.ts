@@ -24,8 +24,11 @@ export interface ModuleParamsSpec {
   autoloads?: AutoloadSpec[];
   bss?: { start: number; end: number };
   sdkVersion?: number;
-  /** Footer variants for bad-input tests: 'valid' (default), 'points-outside', 'no-magic-at-target'. */
-  footer?: 'valid' | 'points-outside' | 'no-magic-at-target';
+  /**
+   * Footer variants: 'valid' (default), 'points-outside', 'no-magic-at-target', or 'absent' (no
+   * footer after the ARM9 at all, as in images whose tools dropped it; the params stay in the ARM9).
+   */
+  footer?: 'valid' | 'points-outside' | 'no-magic-at-target' | 'absent';
 }
 
 export interface MainSpec {
