@@ -18,10 +18,11 @@ function findBytes(bytes: Uint8Array, needle: number[], from: number, to: number
 const CASES: Array<[string, string, (b: Uint8Array, l: RomLayout) => Uint8Array | undefined]> = [
   ['file shorter than a header', 'fileSize', (b) => b.slice(0, 0x100)],
   [
-    'unknown unit code',
-    'unitCode',
+    'ARM9 offset past the end under an undefined unit code',
+    'arm9RomOffset',
     (b) => {
       b[0x12] = 7;
+      putU32(b, 0x20, b.length + 0x1000);
       return b;
     },
   ],
@@ -167,8 +168,9 @@ for (const [name, field, mutate] of CASES) {
   });
 }
 
-test('reported, not refused: bad header CRC, junk 0x88, unknown banner version, garbage DSi fields on an NDS unit', () => {
+test('reported, not refused: bad header CRC, junk 0x88, unknown banner version, garbage DSi fields on an NDS unit, undefined unit code', () => {
   const bytes = base.bytes.slice();
+  bytes[0x12] = 7;
   putU32(bytes, 0x88, 0x0004d0b8);
   putU16(bytes, base.layout.banner!.start, 0x7777);
   putU32(bytes, 0x1c0, 0xffffffff);
@@ -180,4 +182,6 @@ test('reported, not refused: bad header CRC, junk 0x88, unknown banner version, 
   assert.equal(m.dsi, null);
   assert.ok(m.issues.some((i) => i.includes('CRC')));
   assert.ok(m.issues.some((i) => i.includes('banner')));
+  assert.equal(m.header.unitCode, 7);
+  assert.ok(m.issues.some((i) => i.startsWith('unit code 0x7 ')));
 });

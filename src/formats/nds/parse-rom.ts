@@ -1,11 +1,12 @@
 // parseNdsRom: bytes -> the canonical model. Reads only the structures it needs through a ByteSource
-// (header, tables, footers, a few words), so a 256 MiB ROM costs a few hundred KiB of reads.
+// (header, tables, footers, a few words; up to 64 KiB of an ARM9 that has no valid footer), so a 256 MiB
+// ROM costs a few hundred KiB of reads.
 //
 // Refusal rules (ReMcpError 'invalid-rom' naming the field): anything that would make a later reader
 // index outside the file or misattribute bytes — main executables, tables and FAT ranges outside the
 // file, table sizes that are not whole records, FNT structure errors, overlays naming missing files or
-// wrapping the address space, unknown unit codes. Oddities that real ROMs have (bad CRCs, short files,
-// appended data, junk in header 0x88, a footer pointing at garbage) are reported, never refused.
+// wrapping the address space. Oddities that real ROMs have (bad CRCs, short files, appended data, junk
+// in header 0x88, a footer pointing at garbage, an undefined unit code) are reported, never refused.
 import { checkProgram, describeArm9, plainExecutable } from './executables.js';
 import type {
   ByteRange,
@@ -49,8 +50,13 @@ export function parseNdsRom(source: ByteSource): NdsRomModel {
     invalidRom('fileSize', `the file is ${source.size} bytes, smaller than an NDS header`);
   }
   const raw = parseRawHeader(source.read(0, Math.min(source.size, DSI_HEADER_READ_END)));
+  const issues: string[] = [];
+  // Only 0, 2 and 3 are defined. Another value locates nothing (the DSi fields are then simply not
+  // read), so it is reported rather than refused; the tables below still have to be sound.
   if (raw.unitCode !== 0 && raw.unitCode !== 2 && raw.unitCode !== 3) {
-    invalidRom('unitCode', `unit code ${raw.unitCode} is not NDS (0), NDS+DSi (2) or DSi (3)`);
+    issues.push(
+      `unit code 0x${raw.unitCode.toString(16)} is not NDS (0), NDS+DSi (2) or DSi (3); modelled as NDS (no DSi extended header)`,
+    );
   }
   checkProgram('arm9', raw.arm9, source.size);
   checkProgram('arm7', raw.arm7, source.size);
@@ -60,7 +66,6 @@ export function parseNdsRom(source: ByteSource): NdsRomModel {
   checkTable('arm9OverlayTable', raw.arm9OverlayTable, source.size, OVERLAY_ENTRY_SIZE, maxTable);
   checkTable('arm7OverlayTable', raw.arm7OverlayTable, source.size, OVERLAY_ENTRY_SIZE, maxTable);
 
-  const issues: string[] = [];
   const fat = parseRawFat(readTable(source, raw.fat, 'fat'));
   for (let id = 0; id < fat.length; id++) {
     const entry = fat[id]!;
@@ -111,13 +116,15 @@ export function parseNdsRom(source: ByteSource): NdsRomModel {
   if (!header.headerCrc.ok) issues.push('header CRC does not match the header bytes');
 
   // A loop, not Math.max(...files): up to 61,440 entries would strain the argument limit.
+  // An empty table (size 0) holds no bytes, wherever its offset field points.
+  const tableEnd = (r: ByteRange) => (r.end > r.start ? r.end : 0);
   let structuresEnd = Math.max(
     arm9Info.arm9.rom.end,
     arm7.rom.end,
-    header.fnt.end,
-    header.fat.end,
-    header.arm9OverlayTable.end,
-    header.arm7OverlayTable.end,
+    tableEnd(header.fnt),
+    tableEnd(header.fat),
+    tableEnd(header.arm9OverlayTable),
+    tableEnd(header.arm7OverlayTable),
     banner?.end ?? 0,
   );
   for (const f of files) if (f.end > f.start && f.end > structuresEnd) structuresEnd = f.end;
