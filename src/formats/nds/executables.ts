@@ -16,10 +16,13 @@ import type { RawProgramEntry } from './raw/header.js';
 import {
   AUTOLOAD_ENTRY_SIZE,
   MODULE_PARAMS_SIZE,
+  NITROCODE,
   NITROCODE_FOOTER_SIZE,
+  NITROCODE_SWAPPED,
   parseRawAutoloadList,
   parseRawModuleParams,
   parseRawNitrocodeFooter,
+  type RawModuleParams,
 } from './raw/module-params.js';
 
 /** Real SDK images list a handful of blocks (ITCM, DTCM, a few WRAM); more means garbage. */
@@ -82,38 +85,90 @@ const ABSENT_PARAMS: ModuleParamsReport = {
   sdkVersion: null,
 };
 
-/** Reads the footer, params, autoloads and compression state of a bounds-checked ARM9. */
+/**
+ * How far into the stored ARM9 the module params are searched for when no valid nitrocode footer
+ * points at them. SDK images keep them near the start (crt0 reads them before anything is
+ * decompressed, so they always sit in the raw prefix).
+ */
+export const MODULE_PARAMS_SEARCH_BYTES = 0x10000;
+
+/** Offsets (4-aligned) inside the first bytes of the ARM9 where the two params magic words end a 36-byte block. */
+function searchModuleParams(source: ByteSource, entry: RawProgramEntry): number[] {
+  const bytes = source.read(entry.romOffset, Math.min(entry.size, MODULE_PARAMS_SEARCH_BYTES));
+  const hits: number[] = [];
+  for (let at = MODULE_PARAMS_SIZE - 8; at + 8 <= bytes.length; at += 4) {
+    if (u32(bytes, at) === NITROCODE && u32(bytes, at + 4) === NITROCODE_SWAPPED) {
+      hits.push(at - (MODULE_PARAMS_SIZE - 8));
+    }
+  }
+  return hits;
+}
+
+/**
+ * Reads the footer, params, autoloads and compression state of a bounds-checked ARM9.
+ *
+ * The params are taken where a valid nitrocode footer points. Without one (no footer, or a footer
+ * that points outside the ARM9 or at bytes without the magic words, as in some DSi-only dumps),
+ * they are searched for: only a single 4-aligned occurrence of the magic words in the first
+ * MODULE_PARAMS_SEARCH_BYTES is used, and several occurrences are ambiguous and never chosen from.
+ * Either way the params are then validated in full before anything is believed.
+ */
 export function describeArm9(source: ByteSource, entry: RawProgramEntry): Arm9Description {
   const issues: string[] = [];
   const arm9 = plainExecutable('arm9', entry);
   const footerAt = entry.romOffset + entry.size;
-  if (footerAt + NITROCODE_FOOTER_SIZE > source.size) {
-    return { footer: null, params: ABSENT_PARAMS, autoloads: null, arm9, issues };
+  let footer: NitrocodeFooterReport | null = null;
+  let footerProblem: string | null = null;
+  let paramsOffset: number | null = null;
+  let raw: RawModuleParams | null = null;
+  if (footerAt + NITROCODE_FOOTER_SIZE <= source.size) {
+    const rawFooter = parseRawNitrocodeFooter(source.read(footerAt, NITROCODE_FOOTER_SIZE));
+    if (rawFooter.magicOk) {
+      footer = {
+        status: 'valid',
+        romOffset: footerAt,
+        moduleParamsOffset: rawFooter.moduleParamsOffset,
+        overlaySignaturesOffset: rawFooter.overlaySignaturesOffset,
+      };
+      if (rawFooter.moduleParamsOffset + MODULE_PARAMS_SIZE > entry.size) {
+        footerProblem = 'the nitrocode footer points outside the ARM9';
+      } else {
+        const atFooter = parseRawModuleParams(
+          source.read(entry.romOffset + rawFooter.moduleParamsOffset, MODULE_PARAMS_SIZE),
+        );
+        if (atFooter.magicOk) {
+          paramsOffset = rawFooter.moduleParamsOffset;
+          raw = atFooter;
+        } else footerProblem = 'no magic words where the footer points';
+      }
+      if (footerProblem !== null) footer.status = 'invalid';
+    }
   }
-  const rawFooter = parseRawNitrocodeFooter(source.read(footerAt, NITROCODE_FOOTER_SIZE));
-  if (!rawFooter.magicOk) return { footer: null, params: ABSENT_PARAMS, autoloads: null, arm9, issues };
-
-  const footer: NitrocodeFooterReport = {
-    status: 'valid',
-    romOffset: footerAt,
-    moduleParamsOffset: rawFooter.moduleParamsOffset,
-    overlaySignaturesOffset: rawFooter.overlaySignaturesOffset,
-  };
+  let locatedBy = 'located by the nitrocode footer';
+  if (raw === null) {
+    const hits = searchModuleParams(source, entry);
+    const footerText = footerProblem ?? 'no nitrocode footer follows the ARM9';
+    if (hits.length > 1) {
+      const note = `${footerText}; the params magic words occur ${hits.length} times in the ARM9 (ambiguous, none used)`;
+      issues.push(`ARM9 module params ignored: ${note}`);
+      return { footer, params: { ...ABSENT_PARAMS, status: 'invalid', note }, autoloads: null, arm9, issues };
+    }
+    if (hits.length === 0) {
+      if (footerProblem === null) return { footer, params: ABSENT_PARAMS, autoloads: null, arm9, issues };
+      issues.push(`ARM9 module params ignored: ${footerProblem}`);
+      const params = { ...ABSENT_PARAMS, status: 'invalid' as const, note: footerProblem };
+      return { footer, params, autoloads: null, arm9, issues };
+    }
+    paramsOffset = hits[0]!;
+    raw = parseRawModuleParams(source.read(entry.romOffset + paramsOffset, MODULE_PARAMS_SIZE));
+    locatedBy = `located by its magic words (the only occurrence in the first 0x${MODULE_PARAMS_SEARCH_BYTES.toString(16)} bytes of the ARM9); ${footerText}`;
+    if (footerProblem !== null)
+      issues.push(`nitrocode footer ignored: ${footerProblem}; ARM9 module params ${locatedBy}`);
+  }
   const invalid = (note: string): Arm9Description => {
     issues.push(`ARM9 module params ignored: ${note}`);
     return { footer, params: { ...ABSENT_PARAMS, status: 'invalid', note }, autoloads: null, arm9, issues };
   };
-  if (rawFooter.moduleParamsOffset + MODULE_PARAMS_SIZE > entry.size) {
-    footer.status = 'invalid';
-    return invalid('the nitrocode footer points outside the ARM9');
-  }
-  const raw = parseRawModuleParams(
-    source.read(entry.romOffset + rawFooter.moduleParamsOffset, MODULE_PARAMS_SIZE),
-  );
-  if (!raw.magicOk) {
-    footer.status = 'invalid';
-    return invalid('no magic words where the footer points');
-  }
   const ramEnd = entry.ramAddress + entry.size;
   if (
     raw.compressedStaticEnd !== 0 &&
@@ -133,8 +188,8 @@ export function describeArm9(source: ByteSource, entry: RawProgramEntry): Arm9De
   if (raw.bssStart > raw.bssEnd) return invalid('BSS start is after BSS end');
   const params: ModuleParamsReport = {
     status: 'valid',
-    note: 'located by the nitrocode footer',
-    offsetInArm9: rawFooter.moduleParamsOffset,
+    note: locatedBy,
+    offsetInArm9: paramsOffset,
     autoloadListStart: raw.autoloadListStart,
     autoloadListEnd: raw.autoloadListEnd,
     autoloadDataStart: raw.autoloadDataStart,
