@@ -11,6 +11,8 @@ import {
   generationNumber,
   processorInput,
   RUNTIME,
+  rangeOutput,
+  rangeView,
 } from './common.js';
 
 export const desmumeBreakpointAdd = defineTool({
@@ -110,15 +112,7 @@ export const desmumeBreakpointList = defineTool({
   output: z.object({
     generation: z.number().int(),
     breakpoints: z.array(breakpointOutput),
-    executableRanges: z.array(
-      z.object({
-        start: z.string(),
-        end: z.string(),
-        label: z.string(),
-        mode: z.enum(['arm', 'thumb', 'mixed']),
-        source: z.enum(['header', 'caller']),
-      }),
-    ),
+    executableRanges: z.array(rangeOutput),
     maxBreakpoints: z.number().int(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -129,7 +123,7 @@ export const desmumeBreakpointList = defineTool({
       structured: {
         generation: generationNumber(ctx.services),
         breakpoints,
-        executableRanges: cpu.allowlist.map((r) => ({ ...r, start: hex32(r.start), end: hex32(r.end) })),
+        executableRanges: cpu.allowlist.map(rangeView),
         maxBreakpoints: LIMITS.breakpoints.max,
       },
       text: `${args.processor}: ${breakpoints.length} breakpoints${breakpoints.map((b) => `\n${b.id} ${b.address} ${b.mode} hits ${b.hits}`).join('')}`,
@@ -171,15 +165,7 @@ export const desmumeExecutableRangesReplace = defineTool({
   }),
   output: z.object({
     generation: z.number().int(),
-    executableRanges: z.array(
-      z.object({
-        start: z.string(),
-        end: z.string(),
-        label: z.string(),
-        mode: z.enum(['arm', 'thumb', 'mixed']),
-        source: z.enum(['header', 'caller']),
-      }),
-    ),
+    executableRanges: z.array(rangeOutput),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { ranges: { max: LIMITS.ranges.max, unit: 'ranges per CPU' } },
@@ -190,7 +176,7 @@ export const desmumeExecutableRangesReplace = defineTool({
       return {
         structured: {
           generation: generationNumber(ctx.services),
-          executableRanges: cpu.allowlist.map((r) => ({ ...r, start: hex32(r.start), end: hex32(r.end) })),
+          executableRanges: cpu.allowlist.map(rangeView),
         },
         text: `${args.processor}: ${cpu.ranges.length} caller ranges plus the main binary`,
       };

@@ -1,10 +1,11 @@
 // Shared pieces of the DeSmuME tools: the session singleton, input schemas and output shapes.
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import type { StopContext } from '../../debug/control.js';
+import type { RunOutcome, StopContext } from '../../debug/control.js';
 import type { Breakpoint, CpuDebugger, StopInfo } from '../../debug/cpu.js';
-import { hex32, LIMITS, type Processor } from '../../debug/policy.js';
+import { type ExecRange, hex32, LIMITS, type Processor } from '../../debug/policy.js';
 import { DebugSession } from '../../debug/session.js';
+import type { LimitSpec } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
 
 export function debugSession(services: Services): DebugSession {
@@ -45,6 +46,11 @@ export function timeoutInput(
     .max(bounds.max)
     .default(bounds.default)
     .describe(`${what}, in ms: ${bounds.min}..${bounds.max}, default ${bounds.default}.`);
+}
+
+/** A millisecond wait's bounds as the tool's declared limit (what server_capabilities reports). */
+export function msLimit(bounds: { default: number; min: number; max: number }): LimitSpec {
+  return { default: bounds.default, min: bounds.min, max: bounds.max, unit: 'ms' };
 }
 
 export const regionsInput = z
@@ -103,6 +109,18 @@ export function breakpointView(bp: Breakpoint): z.input<typeof breakpointOutput>
   return { ...bp, address: hex32(bp.address) };
 }
 
+export const rangeOutput = z.object({
+  start: z.string(),
+  end: z.string(),
+  label: z.string(),
+  mode: z.enum(['arm', 'thumb', 'mixed']),
+  source: z.enum(['header', 'caller']),
+});
+
+export function rangeView(r: ExecRange): z.input<typeof rangeOutput> {
+  return { ...r, start: hex32(r.start), end: hex32(r.end) };
+}
+
 const windowOutput = z.object({
   label: z.string(),
   address: z.string(),
@@ -145,6 +163,27 @@ export function contextView(ctx: StopContext): z.input<typeof contextOutput> {
 }
 
 export const runStateOutput = z.enum(['stopped', 'running', 'unknown']);
+
+/** The fields every run-control result (continue, step, pause, wait) starts with. */
+export const runOutput = {
+  processor: z.enum(['arm9', 'arm7']),
+  generation: z.number().int(),
+  state: z.enum(['stopped', 'running']),
+  stop: stopOutput.nullable(),
+};
+
+export function runView(
+  services: Services,
+  processor: Processor,
+  outcome: RunOutcome,
+): z.input<z.ZodObject<typeof runOutput>> {
+  return {
+    processor,
+    generation: generationNumber(services),
+    state: outcome.state,
+    stop: stopView(outcome.stop),
+  };
+}
 
 export function cpuOf(services: Services, processor: Processor): CpuDebugger {
   return debugSession(services).cpu(processor);

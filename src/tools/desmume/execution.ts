@@ -17,21 +17,14 @@ import {
   cpuOf,
   debugSession,
   describeStop,
-  generationNumber,
+  msLimit,
   processorInput,
   RUNTIME,
   regionsInput,
-  stopOutput,
-  stopView,
+  runOutput,
+  runView,
   timeoutInput,
 } from './common.js';
-
-const runOutput = {
-  processor: z.enum(['arm9', 'arm7']),
-  generation: z.number().int(),
-  state: z.enum(['stopped', 'running']),
-  stop: stopOutput.nullable(),
-};
 
 const notes = 'Resuming either CPU runs both (one emulation).';
 
@@ -68,14 +61,7 @@ export const desmumeContinue = defineTool({
     context: contextOutput.nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  limits: {
-    timeoutMs: {
-      default: LIMITS.continueMs.default,
-      min: LIMITS.continueMs.min,
-      max: LIMITS.continueMs.max,
-      unit: 'ms',
-    },
-  },
+  limits: { timeoutMs: msLimit(LIMITS.continueMs) },
   async handler(args, ctx) {
     return debugSession(ctx.services).exclusive(async () => {
       const cpu = cpuOf(ctx.services, args.processor);
@@ -105,10 +91,7 @@ export const desmumeContinue = defineTool({
       const mismatch = expectedMatched === false ? ` (expected ${args.expectedBreakpointId})` : '';
       return {
         structured: {
-          processor: args.processor,
-          generation: generationNumber(ctx.services),
-          state: outcome.state,
-          stop: stopView(outcome.stop),
+          ...runView(ctx.services, args.processor, outcome),
           expectedMatched,
           context,
         },
@@ -154,12 +137,7 @@ export const desmumeStepInstruction = defineTool({
       max: LIMITS.steps.max,
       unit: 'instructions',
     },
-    stepTimeoutMs: {
-      default: LIMITS.stepWaitMs.default,
-      min: LIMITS.stepWaitMs.min,
-      max: LIMITS.stepWaitMs.max,
-      unit: 'ms',
-    },
+    stepTimeoutMs: msLimit(LIMITS.stepWaitMs),
   },
   async handler(args, ctx) {
     return debugSession(ctx.services).exclusive(async () => {
@@ -167,10 +145,7 @@ export const desmumeStepInstruction = defineTool({
       const outcome = await stepInstructions(cpu, args.count, args.stepTimeoutMs, ctx.signal);
       return {
         structured: {
-          processor: args.processor,
-          generation: generationNumber(ctx.services),
-          state: outcome.state,
-          stop: stopView(outcome.stop),
+          ...runView(ctx.services, args.processor, outcome),
           completed: outcome.completed,
           trace: outcome.trace,
         },
@@ -200,23 +175,13 @@ export const desmumePause = defineTool({
   }),
   output: z.object({ ...runOutput, alreadyStopped: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  limits: {
-    timeoutMs: {
-      default: LIMITS.pauseMs.default,
-      min: LIMITS.pauseMs.min,
-      max: LIMITS.pauseMs.max,
-      unit: 'ms',
-    },
-  },
+  limits: { timeoutMs: msLimit(LIMITS.pauseMs) },
   async handler(args, ctx) {
     return debugSession(ctx.services).exclusive(async () => {
       const outcome = await pause(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
       return {
         structured: {
-          processor: args.processor,
-          generation: generationNumber(ctx.services),
-          state: outcome.state,
-          stop: stopView(outcome.stop),
+          ...runView(ctx.services, args.processor, outcome),
           alreadyStopped: outcome.alreadyStopped,
         },
         text: outcome.alreadyStopped
@@ -245,18 +210,13 @@ export const desmumeWaitForStop = defineTool({
   input: z.object({ processor: processorInput, timeoutMs: timeoutInput(LIMITS.waitMs, 'How long to wait') }),
   output: z.object({ ...runOutput, alreadyStopped: z.boolean() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  limits: {
-    timeoutMs: { default: LIMITS.waitMs.default, min: LIMITS.waitMs.min, max: LIMITS.waitMs.max, unit: 'ms' },
-  },
+  limits: { timeoutMs: msLimit(LIMITS.waitMs) },
   async handler(args, ctx) {
     return debugSession(ctx.services).exclusive(async () => {
       const outcome = await waitForStop(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
       return {
         structured: {
-          processor: args.processor,
-          generation: generationNumber(ctx.services),
-          state: outcome.state,
-          stop: stopView(outcome.stop),
+          ...runView(ctx.services, args.processor, outcome),
           alreadyStopped: outcome.alreadyStopped,
         },
         text:

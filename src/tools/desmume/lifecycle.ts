@@ -9,8 +9,11 @@ import {
   breakpointOutput,
   breakpointView,
   debugSession,
+  msLimit,
   processorInput,
   RUNTIME,
+  rangeOutput,
+  rangeView,
   runStateOutput,
   stopOutput,
   stopView,
@@ -18,14 +21,6 @@ import {
 } from './common.js';
 
 const portInput = z.number().int().min(1024).max(65_535);
-
-const rangeOutput = z.object({
-  start: z.string(),
-  end: z.string(),
-  label: z.string(),
-  mode: z.enum(['arm', 'thumb', 'mixed']),
-  source: z.enum(['header', 'caller']),
-});
 
 export const desmumeStart = defineTool({
   name: 'desmume_start',
@@ -69,12 +64,7 @@ export const desmumeStart = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: {
-    startTimeoutMs: {
-      default: LIMITS.startMs.default,
-      min: LIMITS.startMs.min,
-      max: LIMITS.startMs.max,
-      unit: 'ms',
-    },
+    startTimeoutMs: msLimit(LIMITS.startMs),
     processes: { max: 1, unit: 'owned emulator processes' },
   },
   async handler(args, ctx) {
@@ -108,7 +98,7 @@ export const desmumeStart = defineTool({
           arm9Entry: hex32(h.arm9.entry),
           arm7Entry: hex32(h.arm7.entry),
         },
-        executableRanges: ranges.map((r) => ({ ...r, start: hex32(r.start), end: hex32(r.end) })),
+        executableRanges: ranges.map(rangeView),
         startupMs,
       },
       text: `DeSmuME generation ${gen.number} (pid ${gen.process.pid}) on ${gen.rom.path}: ARM9 stub on port ${gen.cpus.arm9!.port}${gen.cpus.arm7 ? `, ARM7 on ${gen.cpus.arm7.port}` : ''}; halted at entry, ready in ${startupMs} ms`,
@@ -351,12 +341,7 @@ export const desmumeWaitForGdb = defineTool({
   output: probeOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: {
-    timeoutMs: {
-      default: LIMITS.gdbWaitMs.default,
-      min: LIMITS.gdbWaitMs.min,
-      max: LIMITS.gdbWaitMs.max,
-      unit: 'ms',
-    },
+    timeoutMs: msLimit(LIMITS.gdbWaitMs),
   },
   async handler(args, ctx) {
     const session = debugSession(ctx.services);
