@@ -2,7 +2,7 @@
 // space (READ/WRITE_CORE_RAM). Reads are chunked under RetroArch's reply limit; writes under its
 // 2,047-byte receive limit.
 import { z } from 'zod/v4';
-import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { defineTool, type ToolContext, type ToolDescription } from '../../mcp/tool.js';
 import { MAX_READ_BYTES } from '../../retroarch/client.js';
 import { planWrite, type Space } from '../../retroarch/codec.js';
 import {
@@ -43,7 +43,7 @@ const readLimits = {
   timeoutMs: TIMEOUT_LIMIT,
 };
 
-async function readTool(space: Space, args: z.output<typeof readInput>, ctx: ToolContext) {
+async function readSpace(space: Space, args: z.output<typeof readInput>, ctx: ToolContext) {
   const at = toAddress(args.address);
   const r = await retroarch(ctx).read(space, at, args.length, ctx.signal, (done, total) =>
     ctx.progress({ progress: done, total, message: 'reading' }),
@@ -64,49 +64,55 @@ async function readTool(space: Space, args: z.output<typeof readInput>, ctx: Too
   };
 }
 
-export const retroarchReadMemory = defineTool({
-  name: 'retroarch_read_memory',
-  title: 'RetroArch: read system memory',
-  profiles: PROFILES,
-  description: {
+/** The two read tools differ only in the address space and what they say about it. */
+function readTool(
+  space: Space,
+  name: string,
+  title: string,
+  about: Pick<ToolDescription, 'purpose' | 'useWhen' | 'behaviour'>,
+) {
+  return defineTool({
+    name,
+    title,
+    profiles: PROFILES,
+    description: {
+      ...about,
+      limits: `length 1..${MAX_READ_BYTES} bytes per call; per-query timeout RETROARCH_TIMEOUT_MS, 3 attempts.`,
+      returns: 'address, requested, returned, truncated, requests, hex (uppercase, no spaces).',
+    },
+    input: readInput,
+    output: readOutput,
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    limits: readLimits,
+    handler: (args, ctx) => readSpace(space, args, ctx),
+  });
+}
+
+export const retroarchReadMemory = readTool(
+  'memory',
+  'retroarch_read_memory',
+  'RetroArch: read system memory',
+  {
     purpose:
       "Reads bytes from the loaded core's system memory map (READ_CORE_MEMORY), e.g. GBA EWRAM at 0x02000000.",
     useWhen:
       'the core publishes a memory map (mGBA does). When this fails with no-memory-map (e.g. Nestopia), use retroarch_read_ram.',
     behaviour:
       'read-only; split into requests of up to 16 KiB, each re-sent on timeout. A read running past the end of a region returns fewer bytes (truncated: true). RetroArch -1 answers become typed errors: no-memory-map, no-descriptor.',
-    limits: `length 1..${MAX_READ_BYTES} bytes per call; per-query timeout RETROARCH_TIMEOUT_MS, 3 attempts.`,
-    returns: 'address, requested, returned, truncated, requests, hex (uppercase, no spaces).',
   },
-  input: readInput,
-  output: readOutput,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  limits: readLimits,
-  handler: (args, ctx) => readTool('memory', args, ctx),
-});
+);
 
-export const retroarchReadRam = defineTool({
-  name: 'retroarch_read_ram',
-  title: 'RetroArch: read achievements RAM',
-  profiles: PROFILES,
-  description: {
-    purpose:
-      'Reads bytes from the RetroAchievements address space (READ_CORE_RAM), e.g. NES RAM at $0000-$07FF.',
-    useWhen:
-      'the core has no memory map (retroarch_read_memory says no-memory-map), or you work with achievement addresses.',
-    behaviour:
-      'read-only; chunked and re-sent on timeout like retroarch_read_memory. RetroArch checks only the START address here: bytes past the end of the space are not guaranteed meaningful. A start outside the space gives no-descriptor.',
-    limits: `length 1..${MAX_READ_BYTES} bytes per call; per-query timeout RETROARCH_TIMEOUT_MS, 3 attempts.`,
-    returns: 'address, requested, returned, truncated, requests, hex (uppercase, no spaces).',
-  },
-  input: readInput,
-  output: readOutput,
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  limits: readLimits,
-  handler: (args, ctx) => readTool('ram', args, ctx),
+export const retroarchReadRam = readTool('ram', 'retroarch_read_ram', 'RetroArch: read achievements RAM', {
+  purpose:
+    'Reads bytes from the RetroAchievements address space (READ_CORE_RAM), e.g. NES RAM at $0000-$07FF.',
+  useWhen:
+    'the core has no memory map (retroarch_read_memory says no-memory-map), or you work with achievement addresses.',
+  behaviour:
+    'read-only; chunked and re-sent on timeout like retroarch_read_memory. RetroArch checks only the START address here: bytes past the end of the space are not guaranteed meaningful. A start outside the space gives no-descriptor.',
 });
 
 const writeInputSchema = z.object(writeInput);
+const writeLimits = { bytes: { min: 1, max: 65_536, unit: 'bytes per call' }, timeoutMs: TIMEOUT_LIMIT };
 
 export const retroarchWriteMemory = defineTool({
   name: 'retroarch_write_memory',
@@ -124,7 +130,7 @@ export const retroarchWriteMemory = defineTool({
   input: writeInputSchema,
   output: z.object({ address: z.string(), written: z.number().int(), requests: z.number().int() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  limits: { bytes: { min: 1, max: 65_536, unit: 'bytes per call' }, timeoutMs: TIMEOUT_LIMIT },
+  limits: writeLimits,
   async handler(args, ctx) {
     const at = toAddress(args.address);
     const bytes = writeBytes(args);
@@ -163,7 +169,7 @@ export const retroarchWriteRam = defineTool({
     reason: z.string().nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  limits: { bytes: { min: 1, max: 65_536, unit: 'bytes per call' }, timeoutMs: TIMEOUT_LIMIT },
+  limits: writeLimits,
   async handler(args, ctx) {
     const at = toAddress(args.address);
     const bytes = writeBytes(args);

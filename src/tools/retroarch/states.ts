@@ -3,7 +3,7 @@
 // report the slot pointer: the client tracks it from RetroArch's default (0) and learns the truth from
 // the file each save writes.
 import { z } from 'zod/v4';
-import { defineTool } from '../../mcp/tool.js';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { MAX_SLOT, PRESS_SPACING_MS } from '../../retroarch/client.js';
 import { PROFILES, resumeIfPaused, retroarch, TIMEOUT_LIMIT } from './shared.js';
 
@@ -48,16 +48,25 @@ const CONFIRM =
 const PAUSED = 'RetroArch silently ignores it while paused: refused with `paused` unless resumeIfPaused.';
 const WALK = `Without a native slot command (1.14) the slot pointer is walked there with STATE_SLOT_PLUS/MINUS presses (${PRESS_SPACING_MS} ms apart) from the tracked position, then walked back.`;
 
-type SaveResult = Awaited<ReturnType<ReturnType<typeof retroarch>['saveState']>>;
-type LoadResult = Awaited<ReturnType<ReturnType<typeof retroarch>['loadState']>>;
+type StateRequest = { slot?: number; resumeIfPaused: boolean };
 
-function saveText(r: SaveResult): string {
+async function saveState(ctx: ToolContext, request: StateRequest) {
+  const client = retroarch(ctx);
+  const r = await client.saveState(request, ctx.signal);
   const where = r.file ? `: ${r.file}` : ' (state file not observable here)';
-  return `Saved slot ${r.slot} via ${r.method}${r.confirmed ? ', confirmed' : ''}${where}${r.resumed ? '; paused again' : ''}`;
+  return {
+    structured: { ...r, slotPointer: client.slotPointer },
+    text: `Saved slot ${r.slot} via ${r.method}${r.confirmed ? ', confirmed' : ''}${where}${r.resumed ? '; paused again' : ''}`,
+  };
 }
 
-function loadText(r: LoadResult): string {
-  return `LOAD_STATE sent for slot ${r.slot} via ${r.method} (RetroArch does not acknowledge loads; verify with a read)${r.resumed ? '; paused again' : ''}`;
+async function loadState(ctx: ToolContext, request: StateRequest) {
+  const client = retroarch(ctx);
+  const r = await client.loadState(request, ctx.signal);
+  return {
+    structured: { ...r, acknowledged: false as const, slotPointer: client.slotPointer },
+    text: `LOAD_STATE sent for slot ${r.slot} via ${r.method} (RetroArch does not acknowledge loads; verify with a read)${r.resumed ? '; paused again' : ''}`,
+  };
 }
 
 export const retroarchSaveStateCurrent = defineTool({
@@ -75,11 +84,7 @@ export const retroarchSaveStateCurrent = defineTool({
   output: saveOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   limits: saveLimits,
-  async handler(args, ctx) {
-    const client = retroarch(ctx);
-    const r = await client.saveState({ resumeIfPaused: args.resumeIfPaused }, ctx.signal);
-    return { structured: { ...r, slotPointer: client.slotPointer }, text: saveText(r) };
-  },
+  handler: (args, ctx) => saveState(ctx, { resumeIfPaused: args.resumeIfPaused }),
 });
 
 export const retroarchSaveStateSlot = defineTool({
@@ -97,11 +102,7 @@ export const retroarchSaveStateSlot = defineTool({
   output: saveOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   limits: saveLimits,
-  async handler(args, ctx) {
-    const client = retroarch(ctx);
-    const r = await client.saveState({ slot: args.slot, resumeIfPaused: args.resumeIfPaused }, ctx.signal);
-    return { structured: { ...r, slotPointer: client.slotPointer }, text: saveText(r) };
-  },
+  handler: (args, ctx) => saveState(ctx, { slot: args.slot, resumeIfPaused: args.resumeIfPaused }),
 });
 
 export const retroarchLoadStateCurrent = defineTool({
@@ -119,14 +120,7 @@ export const retroarchLoadStateCurrent = defineTool({
   output: loadOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   limits: { timeoutMs: TIMEOUT_LIMIT },
-  async handler(args, ctx) {
-    const client = retroarch(ctx);
-    const r = await client.loadState({ resumeIfPaused: args.resumeIfPaused }, ctx.signal);
-    return {
-      structured: { ...r, acknowledged: false as const, slotPointer: client.slotPointer },
-      text: loadText(r),
-    };
-  },
+  handler: (args, ctx) => loadState(ctx, { resumeIfPaused: args.resumeIfPaused }),
 });
 
 export const retroarchLoadStateSlot = defineTool({
@@ -144,14 +138,7 @@ export const retroarchLoadStateSlot = defineTool({
   output: loadOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   limits: saveLimits,
-  async handler(args, ctx) {
-    const client = retroarch(ctx);
-    const r = await client.loadState({ slot: args.slot, resumeIfPaused: args.resumeIfPaused }, ctx.signal);
-    return {
-      structured: { ...r, acknowledged: false as const, slotPointer: client.slotPointer },
-      text: loadText(r),
-    };
-  },
+  handler: (args, ctx) => loadState(ctx, { slot: args.slot, resumeIfPaused: args.resumeIfPaused }),
 });
 
 function slotStepTool(delta: 1 | -1) {
