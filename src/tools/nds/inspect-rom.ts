@@ -25,6 +25,18 @@ const runtimeRangeSchema = z.object({
   end: z.number().int(),
   romOffset: z.number().int().nullable(),
 });
+const processorRangesSchema = z.object({
+  ranges: z.array(runtimeRangeSchema),
+  overlayEnvelope: rangeSchema.nullable(),
+});
+const dsiRegionSchema = z
+  .object({
+    romOffset: z.number().int(),
+    ramAddress: z.number().int(),
+    size: z.number().int(),
+    insideFile: z.boolean(),
+  })
+  .nullable();
 
 function main(exe: NdsRomModel['arm9']) {
   return {
@@ -135,22 +147,8 @@ export const ndsInspectRom = defineTool({
       .nullable(),
     dsi: z
       .object({
-        arm9i: z
-          .object({
-            romOffset: z.number().int(),
-            ramAddress: z.number().int(),
-            size: z.number().int(),
-            insideFile: z.boolean(),
-          })
-          .nullable(),
-        arm7i: z
-          .object({
-            romOffset: z.number().int(),
-            ramAddress: z.number().int(),
-            size: z.number().int(),
-            insideFile: z.boolean(),
-          })
-          .nullable(),
+        arm9i: dsiRegionSchema,
+        arm7i: dsiRegionSchema,
         totalUsedSize: z.number().int(),
         titleId: z.string(),
       })
@@ -164,8 +162,8 @@ export const ndsInspectRom = defineTool({
       arm7Overlays: z.number().int(),
     }),
     runtimeRanges: z.object({
-      arm9: z.object({ ranges: z.array(runtimeRangeSchema), overlayEnvelope: rangeSchema.nullable() }),
-      arm7: z.object({ ranges: z.array(runtimeRangeSchema), overlayEnvelope: rangeSchema.nullable() }),
+      arm9: processorRangesSchema,
+      arm7: processorRangesSchema,
     }),
     issues: z.array(z.string()),
   }),
