@@ -3,17 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { compilePattern } from '../../src/search/pattern.js';
-import { type ChunkReader, mergeRanges, scanSegments } from '../../src/search/scan.js';
-import { type NaivePattern, naiveSearch, rng, toSignature } from './naive.js';
-
-function bufferReader(data: Uint8Array, log?: Array<[number, number]>): ChunkReader {
-  return async (into, position) => {
-    log?.push([position, into.length]);
-    const piece = data.subarray(position, position + into.length);
-    into.set(piece);
-    return piece.length;
-  };
-}
+import { mergeRanges, scanSegments } from '../../src/search/scan.js';
+import { rng } from '../kit/rng.js';
+import { bufferReader } from './memory-io.js';
+import { type NaivePattern, naiveSearch, toSignature } from './naive.js';
 
 function randomData(next: () => number, length: number, alphabet: number): Uint8Array {
   const out = new Uint8Array(length);

@@ -8,6 +8,7 @@ import type { PatternInput } from '../../src/search/pattern.js';
 import type { ScopeInput } from '../../src/search/scope.js';
 import { type SearchRequest, type SearchResult, searchRom } from '../../src/search/search.js';
 import { buildRom, type RomSpec } from '../kit/rom-builder.js';
+import { memoryIo } from './memory-io.js';
 import { naiveSearch, toNaive } from './naive.js';
 
 const fill = (length: number, byte: number) => new Uint8Array(length).fill(byte);
@@ -62,20 +63,8 @@ const spec: RomSpec = {
 const { bytes, layout } = buildRom(spec);
 const model: NdsRomModel = parseNdsRom(bufferSource(bytes));
 
-function io(data: Uint8Array) {
-  return {
-    romSize: data.length,
-    readChunk: async (into: Uint8Array, position: number) => {
-      const piece = data.subarray(position, position + into.length);
-      into.set(piece);
-      return piece.length;
-    },
-    readBytes: (offset: number, length: number) => data.slice(offset, offset + length),
-  };
-}
-
 async function search(pattern: PatternInput, scope: ScopeInput, more: Partial<SearchRequest> = {}) {
-  return searchRom(model, io(bytes), {
+  return searchRom(model, memoryIo(bytes), {
     pattern,
     scope,
     offset: 0,
@@ -244,7 +233,7 @@ test('truncation: scan-byte-limit stops coverage, match-count-limit stops discov
   // 0x30000 bytes of one value hold far more than 100,000 overlapping one-byte hits.
   const big = buildRom({ ...spec, files: [{ path: 'z.bin', data: fill(0x30000, 0x99) }] });
   const bigModel = parseNdsRom(bufferSource(big.bytes));
-  const r = await searchRom(bigModel, io(big.bytes), {
+  const r = await searchRom(bigModel, memoryIo(big.bytes), {
     pattern: sig('99'),
     scope: WHOLE,
     offset: 99_990,

@@ -9,19 +9,8 @@ import type { PatternInput } from '../../src/search/pattern.js';
 import type { ScopeInput } from '../../src/search/scope.js';
 import { searchRom } from '../../src/search/search.js';
 import { INVALID_SHARED_ROM, sharedRomNames, sharedRomPath } from '../kit/shared-data.js';
+import { memoryIo } from './memory-io.js';
 import { type NaivePattern, naiveSearch } from './naive.js';
-
-function io(data: Uint8Array) {
-  return {
-    romSize: data.length,
-    readChunk: async (into: Uint8Array, position: number) => {
-      const piece = data.subarray(position, position + into.length);
-      into.set(piece);
-      return piece.length;
-    },
-    readBytes: (offset: number, length: number) => data.slice(offset, offset + length),
-  };
-}
 
 async function allOffsets(
   data: Uint8Array,
@@ -31,7 +20,7 @@ async function allOffsets(
 ): Promise<number[]> {
   const out: number[] = [];
   for (let offset = 0; ; offset += 1000) {
-    const r = await searchRom(model, io(data), {
+    const r = await searchRom(model, memoryIo(data), {
       pattern,
       scope,
       offset,
