@@ -2,57 +2,11 @@
 // accepted one cross-checked against a console-style in-place decode, and bigger encoder round trips.
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { isReMcpError } from '../../src/core/errors.js';
 import { blzDecode, blzEncode, blzParseFooter } from '../../src/formats/blz/index.js';
-import { SHARED_BLZ_DIR } from '../kit/shared-data.js';
-
-const NAMES = readdirSync(join(SHARED_BLZ_DIR, 'in')).sort();
-const read = (dir: string, name: string) => new Uint8Array(readFileSync(join(SHARED_BLZ_DIR, dir, name)));
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const u32 = (b: Uint8Array, at: number) =>
-  (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
-
-/** The ARM9 routine's algorithm in one buffer; only called on blobs the strict decoder accepted. */
-function decodeLikeConsole(blob: Uint8Array): Uint8Array {
-  const length = blob.length;
-  const extra = u32(blob, length - 4);
-  if (extra === 0) return blob.slice(0, length - 4);
-  const word = u32(blob, length - 8);
-  const memory = new Uint8Array(length + extra);
-  memory.set(blob);
-  const lower = length - (word & 0xffffff);
-  let src = length - (word >>> 24);
-  let dst = memory.length;
-  while (src > lower) {
-    let flags = memory[--src]!;
-    for (let bit = 0; bit < 8; bit++, flags <<= 1) {
-      if (flags & 0x80) {
-        const high = memory[--src]!;
-        const low = memory[--src]!;
-        const distance = (((high & 0xf) << 8) | low) + 3;
-        for (let n = (high >>> 4) + 3; n > 0; n--, dst--) memory[dst - 1] = memory[dst - 1 + distance]!;
-      } else {
-        memory[--dst] = memory[--src]!;
-      }
-      if (src <= lower) break;
-    }
-  }
-  return memory;
-}
+import { rng } from '../kit/rng.js';
+import { decodeLikeConsole, NAMES, read, u32 } from './blz-kit.js';
 
 function mutate(base: Uint8Array, next: () => number, kind: number): Uint8Array {
   const int = (n: number) => Math.floor(next() * n);
