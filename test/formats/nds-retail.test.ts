@@ -332,3 +332,70 @@ test('DSi-only title (unit 3) whose footer points at junk: params, DSi regions a
   assert.equal(model.size.declaredEnd, layout.declaredEnd);
   assert.equal(model.size.shortBy, 0);
 });
+
+test('secure area: the decrypted marker and zero fill are silent; other bytes may be KEY1-encrypted (reported only)', () => {
+  const secureIssue = (m: NdsRomModel) => m.issues.some((i) => i.includes('secure area'));
+  const withHead = (head: number[], entry = 0x02000800) => {
+    const code = new Uint8Array(code9.subarray(0, 0x6000));
+    code.fill(0, 0, 0x800);
+    code.set(head, 0);
+    return built({ ...fullSpec, arm9: { ...fullSpec.arm9, code, entry } }).model;
+  };
+  assert.equal(secureIssue(withHead([0xff, 0xde, 0xff, 0xe7, 0xff, 0xde, 0xff, 0xe7])), false);
+  assert.equal(secureIssue(withHead([])), false);
+  const encrypted = withHead([0x3d, 0x91, 0x7a, 0x05, 0xc2, 0x6e, 0x18, 0xb4]);
+  assert.equal(secureIssue(encrypted), true);
+  // Reported, not re-modelled: the ARM9 is still parsed and its bytes still resolve.
+  assert.equal(resolveRuntimeAddress(encrypted, 'arm9', 0x02000800).candidates[0]!.romOffset, 0x4800);
+  // An entry inside the first 2 KiB means those bytes are ordinary code, not a secure area.
+  assert.equal(secureIssue(withHead([0x3d, 0x91, 0x7a, 0x05], 0x02000000)), false);
+});
+
+test('DSi modcrypt areas: covered ARM9i/ARM7i bytes get no ROM offset, the rest stays one-to-one', () => {
+  const spec: RomSpec = {
+    ...fullSpec,
+    unitCode: 3,
+    dsi: {
+      arm9i: { data: code9.subarray(0, 0x800), ramAddress: 0x02400000 },
+      arm7i: { data: code7.subarray(0, 0x400), ramAddress: 0x02e80000 },
+    },
+  };
+  const { layout, model } = built(spec, (b, l) => {
+    putU32(b, 0x220, l.arm9i!.start);
+    putU32(b, 0x224, 0x400);
+    putU32(b, 0x228, l.arm7i!.start);
+    putU32(b, 0x22c, 0x400);
+  });
+  const a9 = layout.arm9i!;
+  assert.deepEqual(model.dsi?.modcryptAreas, [
+    { start: a9.start, end: a9.start + 0x400 },
+    { start: layout.arm7i!.start, end: layout.arm7i!.start + 0x400 },
+  ]);
+  assert.deepEqual(model.dsi?.arm9i?.modcrypt, [{ start: a9.start, end: a9.start + 0x400 }]);
+  const inside = resolveRuntimeAddress(model, 'arm9', 0x02400010).candidates[0]!;
+  assert.deepEqual(
+    [inside.component, inside.region, inside.romOffset],
+    ['dsi-main', 'initialized-derived', null],
+  );
+  const after = resolveRuntimeAddress(model, 'arm9', 0x02400410).candidates[0]!;
+  assert.deepEqual([after.region, after.romOffset], ['file-backed', a9.start + 0x410]);
+  const arm7i = resolveRuntimeAddress(model, 'arm7', 0x02e80010).candidates[0]!;
+  assert.equal(arm7i.romOffset, null);
+  const back = (offset: number) =>
+    resolveRomOffset(model, offset).find((o) => o.kind === 'dsi-main')!.runtimeAddress;
+  assert.equal(back(a9.start + 0x10), null);
+  assert.equal(back(a9.start + 0x410), 0x02400410);
+  assert.equal(model.issues.filter((i) => i.includes('modcrypt')).length, 2);
+
+  // An area that covers neither region (here: past the file) changes nothing.
+  const elsewhere = built(spec, (b) => {
+    putU32(b, 0x220, 0x7fff0000);
+    putU32(b, 0x224, 0x4000);
+  });
+  assert.deepEqual(elsewhere.model.dsi?.arm9i?.modcrypt, []);
+  assert.equal(
+    resolveRuntimeAddress(elsewhere.model, 'arm9', 0x02400010).candidates[0]!.romOffset,
+    a9.start + 0x10,
+  );
+  assert.ok(!elsewhere.model.issues.some((i) => i.includes('modcrypt')));
+});

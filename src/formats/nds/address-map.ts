@@ -216,11 +216,13 @@ export function ownersOfRomRange(model: NdsRomModel, start: number, end: number)
     ['arm7', model.dsi?.arm7i],
   ] as const) {
     if (region?.insideFile && hit(region.rom)) {
+      // Bytes in a modcrypt area may be stored encrypted: no direct runtime address for them.
+      const encrypted = region.modcrypt.some((r) => intersects(r, start, end));
       owners.push({
         kind: 'dsi-main',
         processor,
         range: region.rom,
-        runtimeAddress: direct(region.rom, start, end, region.ramAddress),
+        runtimeAddress: encrypted ? null : direct(region.rom, start, end, region.ramAddress),
       });
     }
   }

@@ -29,6 +29,29 @@ import {
 export const MAX_AUTOLOADS = 64;
 const ADDRESS_SPACE = 0x1_0000_0000;
 
+/** ROM range of the ARM9 secure area on a retail cartridge layout. */
+export const SECURE_AREA = { start: 0x4000, end: 0x4800 } as const;
+
+/**
+ * A fact about the ARM9's first 2 KiB in the retail layout (ARM9 at 0x4000, entry past 2 KiB): zero-filled
+ * (homebrew) and the decrypted marker E7FFDEFF E7FFDEFF are silent; anything else may be a
+ * KEY1-encrypted secure area, whose stored bytes are not the bytes the console runs. Reported only:
+ * encryption cannot be proven without the console's keys.
+ */
+export function secureAreaIssue(source: ByteSource, entry: RawProgramEntry): string | null {
+  const span = SECURE_AREA.end - SECURE_AREA.start;
+  // Only the retail layout: ARM9 at 0x4000 and an entry point past the first 2 KiB (an image whose
+  // entry lies inside them uses them as ordinary code).
+  if (entry.romOffset !== SECURE_AREA.start || entry.size < span) return null;
+  if (entry.entryAddress < entry.ramAddress + span || entry.entryAddress >= entry.ramAddress + entry.size)
+    return null;
+  const head = source.read(SECURE_AREA.start, 8);
+  const w0 = u32(head, 0);
+  const w1 = u32(head, 4);
+  if ((w0 === 0 && w1 === 0) || (w0 === 0xe7ffdeff && w1 === 0xe7ffdeff)) return null;
+  return 'the ARM9 secure area (ROM 0x4000..0x47FF) is neither zero-filled nor starts with the decrypted marker E7FFDEFF E7FFDEFF: it may be stored KEY1-encrypted, and then its bytes are not the code the console runs';
+}
+
 /** Refuses a main executable whose stored bytes are not inside the file; names the offending field. */
 export function checkProgram(processor: Processor, entry: RawProgramEntry, fileSize: number): void {
   const p = processor;
@@ -161,9 +184,12 @@ export function describeArm9(source: ByteSource, entry: RawProgramEntry): Arm9De
     }
     paramsOffset = hits[0]!;
     raw = parseRawModuleParams(source.read(entry.romOffset + paramsOffset, MODULE_PARAMS_SIZE));
-    locatedBy = `located by its magic words (the only occurrence in the first 0x${MODULE_PARAMS_SEARCH_BYTES.toString(16)} bytes of the ARM9); ${footerText}`;
-    if (footerProblem !== null)
-      issues.push(`nitrocode footer ignored: ${footerProblem}; ARM9 module params ${locatedBy}`);
+    locatedBy = `located by its magic words (the only 4-aligned occurrence in the first 0x${MODULE_PARAMS_SEARCH_BYTES.toString(16)} bytes of the ARM9): ${footerText}`;
+    if (footerProblem !== null) {
+      issues.push(
+        `nitrocode footer ignored: ${footerProblem}; ARM9 module params located by their magic words instead`,
+      );
+    }
   }
   const invalid = (note: string): Arm9Description => {
     issues.push(`ARM9 module params ignored: ${note}`);

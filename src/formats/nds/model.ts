@@ -106,6 +106,11 @@ export interface DsiRegion {
   rom: ByteRange;
   runtime: ByteRange;
   insideFile: boolean;
+  /**
+   * ROM ranges of this region that a declared modcrypt area covers. Those bytes may be stored
+   * AES-encrypted (as on the cartridge), so they are never mapped one-to-one to runtime addresses.
+   */
+  modcrypt: ByteRange[];
 }
 
 export interface DsiInfo {
@@ -114,6 +119,8 @@ export interface DsiInfo {
   totalUsedSize: number;
   bannerSize: number;
   titleId: string;
+  /** Declared modcrypt areas (header 0x220 / 0x228) with a non-zero size, as ROM ranges. */
+  modcryptAreas: ByteRange[];
 }
 
 export interface SizeReport {

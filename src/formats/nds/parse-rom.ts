@@ -7,7 +7,7 @@
 // file, table sizes that are not whole records, FNT structure errors, overlays naming missing files or
 // wrapping the address space. Oddities that real ROMs have (bad CRCs, short files, appended data, junk
 // in header 0x88, a footer pointing at garbage, an undefined unit code) are reported, never refused.
-import { checkProgram, describeArm9, plainExecutable } from './executables.js';
+import { checkProgram, describeArm9, plainExecutable, secureAreaIssue } from './executables.js';
 import type {
   ByteRange,
   DsiInfo,
@@ -109,9 +109,11 @@ export function parseNdsRom(source: ByteSource): NdsRomModel {
 
   const arm9Info = describeArm9(source, raw.arm9);
   issues.push(...arm9Info.issues);
+  const secureArea = secureAreaIssue(source, raw.arm9);
+  if (secureArea !== null) issues.push(secureArea);
   const arm7 = plainExecutable('arm7', raw.arm7);
   const banner = readBanner(source, raw.bannerOffset, issues);
-  const dsi = raw.dsi ? buildDsi(raw.dsi, source.size) : null;
+  const dsi = raw.dsi ? buildDsi(raw.dsi, source.size, issues) : null;
   const header = buildHeader(raw);
   if (!header.headerCrc.ok) issues.push('header CRC does not match the header bytes');
 
@@ -249,27 +251,52 @@ function readBanner(source: ByteSource, offset: number, issues: string[]): ByteR
 function dsiRegion(
   entry: { romOffset: number; ramAddress: number; size: number },
   fileSize: number,
+  modcryptAreas: ByteRange[],
 ): DsiRegion | null {
   if (entry.size === 0) return null;
+  const rom = { start: entry.romOffset, end: entry.romOffset + entry.size };
+  const modcrypt: ByteRange[] = [];
+  for (const area of modcryptAreas) {
+    const start = Math.max(area.start, rom.start);
+    const end = Math.min(area.end, rom.end);
+    if (end > start) modcrypt.push({ start, end });
+  }
+  modcrypt.sort((a, b) => a.start - b.start);
   return {
     romOffset: entry.romOffset,
     ramAddress: entry.ramAddress,
     size: entry.size,
-    rom: { start: entry.romOffset, end: entry.romOffset + entry.size },
+    rom,
     runtime: { start: entry.ramAddress, end: entry.ramAddress + entry.size },
     insideFile: entry.romOffset + entry.size <= fileSize && entry.ramAddress + entry.size <= ADDRESS_SPACE,
+    modcrypt,
   };
 }
 
-function buildDsi(raw: RawDsiHeader, fileSize: number): DsiInfo {
+function buildDsi(raw: RawDsiHeader, fileSize: number, issues: string[]): DsiInfo {
   const hex = (v: number) => v.toString(16).padStart(8, '0');
-  return {
-    arm9i: dsiRegion(raw.arm9i, fileSize),
-    arm7i: dsiRegion(raw.arm7i, fileSize),
+  const modcryptAreas = raw.modcryptAreas
+    .filter((a) => a.size > 0)
+    .map((a) => ({ start: a.offset, end: a.offset + a.size }));
+  const info: DsiInfo = {
+    arm9i: dsiRegion(raw.arm9i, fileSize, modcryptAreas),
+    arm7i: dsiRegion(raw.arm7i, fileSize, modcryptAreas),
     totalUsedSize: raw.totalUsedSize,
     bannerSize: raw.bannerSize,
     titleId: hex(raw.titleIdHigh) + hex(raw.titleIdLow),
+    modcryptAreas,
   };
+  for (const [name, region] of [
+    ['ARM9i', info.arm9i],
+    ['ARM7i', info.arm7i],
+  ] as const) {
+    for (const r of region?.modcrypt ?? []) {
+      issues.push(
+        `${name} ROM bytes [0x${r.start.toString(16)}, 0x${r.end.toString(16)}) lie in a declared modcrypt area: they may be stored AES-encrypted, so they are not mapped to runtime addresses`,
+      );
+    }
+  }
+  return info;
 }
 
 function decodeTitle(bytes: Uint8Array): string {

@@ -2,7 +2,7 @@
 // bytes at (main executable, autoloads, overlays, DSi extensions), split by how the bytes arise:
 // file-backed (one-to-one with ROM bytes), initialized-derived (decoded from compressed storage, or an
 // initialized extent longer than its file), and BSS (runtime-only, no source bytes).
-import type { NdsRomModel, Overlay, Processor, RuntimeRange } from './model.js';
+import type { DsiRegion, NdsRomModel, Overlay, Processor, RuntimeRange } from './model.js';
 
 type Partial = Omit<RuntimeRange, 'processor'>;
 
@@ -26,6 +26,40 @@ function overlayRanges(out: RuntimeRange[], overlay: Overlay): void {
     push(out, p, { ...base, kind: 'initialized-derived', ...overlay.initialized, romOffset: null });
   }
   push(out, p, { ...base, kind: 'bss', ...overlay.bss, romOffset: null });
+}
+
+/**
+ * A DSi ARM9i/ARM7i region: file-backed, except the bytes a declared modcrypt area covers, which may be
+ * stored encrypted and so are initialized-derived (runtime bytes without a ROM offset).
+ */
+function dsiRanges(out: RuntimeRange[], processor: Processor, region: DsiRegion): void {
+  const base = { component: 'dsi-main' as const, overlayId: null, autoloadIndex: null };
+  const toRuntime = (romOffset: number) => region.ramAddress + (romOffset - region.romOffset);
+  let cursor = region.rom.start;
+  const plain = (end: number) => {
+    push(out, processor, {
+      ...base,
+      kind: 'file-backed',
+      start: toRuntime(cursor),
+      end: toRuntime(end),
+      romOffset: cursor,
+    });
+  };
+  for (const area of region.modcrypt) {
+    if (area.start > cursor) plain(area.start);
+    const start = Math.max(cursor, area.start);
+    if (area.end > start) {
+      push(out, processor, {
+        ...base,
+        kind: 'initialized-derived',
+        start: toRuntime(start),
+        end: toRuntime(area.end),
+        romOffset: null,
+      });
+    }
+    cursor = Math.max(cursor, area.end);
+  }
+  if (region.rom.end > cursor) plain(region.rom.end);
 }
 
 export function buildRuntimeRanges(model: NdsRomModel): { arm9: RuntimeRange[]; arm7: RuntimeRange[] } {
@@ -73,15 +107,11 @@ export function buildRuntimeRanges(model: NdsRomModel): { arm9: RuntimeRange[]; 
   }
   for (const overlay of model.overlays.arm9) overlayRanges(arm9, overlay);
   for (const overlay of model.overlays.arm7) overlayRanges(arm7, overlay);
-  const dsiBase = {
-    component: 'dsi-main' as const,
-    overlayId: null,
-    autoloadIndex: null,
-    kind: 'file-backed' as const,
-  };
-  if (model.dsi?.arm9i?.insideFile)
-    push(arm9, 'arm9', { ...dsiBase, ...model.dsi.arm9i.runtime, romOffset: model.dsi.arm9i.romOffset });
-  if (model.dsi?.arm7i?.insideFile)
-    push(arm7, 'arm7', { ...dsiBase, ...model.dsi.arm7i.runtime, romOffset: model.dsi.arm7i.romOffset });
+  for (const [out, processor, region] of [
+    [arm9, 'arm9', model.dsi?.arm9i],
+    [arm7, 'arm7', model.dsi?.arm7i],
+  ] as const) {
+    if (region?.insideFile) dsiRanges(out, processor, region);
+  }
   return { arm9, arm7 };
 }

@@ -34,6 +34,8 @@ export interface RawDsiHeader {
   bannerSize: number;
   /** 0x210: total used ROM size including the DSi area. */
   totalUsedSize: number;
+  /** 0x220 / 0x228: the two modcrypt (AES-CTR) areas as ROM offset + size; size 0 = unused. */
+  modcryptAreas: [RawTableRegion, RawTableRegion];
   titleIdLow: number;
   titleIdHigh: number;
 }
@@ -109,6 +111,7 @@ export function parseRawHeader(bytes: Uint8Array): RawHeader {
           digestTwlRegion: region(bytes, 0x1e8),
           bannerSize: u32(bytes, 0x208),
           totalUsedSize: u32(bytes, 0x210),
+          modcryptAreas: [region(bytes, 0x220), region(bytes, 0x228)] as [RawTableRegion, RawTableRegion],
           titleIdLow: u32(bytes, 0x230),
           titleIdHigh: u32(bytes, 0x234),
         }
