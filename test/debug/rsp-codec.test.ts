@@ -2,7 +2,6 @@
 // builders and the reply parsers. No emulator here; the live suites check the same code on real stubs.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ReMcpError } from '../../src/core/errors.js';
 import { clampWindow, resolveMode, validateRanges } from '../../src/debug/policy.js';
 import { checksum, encodePacket, MAX_INBOUND_PAYLOAD, RspDecoder } from '../../src/debug/rsp/codec.js';
 import {
@@ -13,19 +12,10 @@ import {
   parseRegisterPacket,
   parseStopReply,
 } from '../../src/debug/rsp/packets.js';
+import { errorCode } from '../kit/errors.js';
 
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('latin1');
 const bytes = (s: string) => new Uint8Array(Buffer.from(s, 'latin1'));
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof ReMcpError, `not a ReMcpError: ${String(error)}`);
-    return error.code;
-  }
-  assert.fail('expected a ReMcpError');
-}
 
 describe('RSP framing', () => {
   it('frames with the modulo-256 checksum the stub computes', () => {
@@ -97,19 +87,19 @@ describe('allowed packets', () => {
 
   it('refuses memory packets the stub cannot survive and misaligned breakpoints', () => {
     assert.equal(
-      code(() => buildRequest({ op: 'read-memory', address: 0, length: 0x201 })),
+      errorCode(() => buildRequest({ op: 'read-memory', address: 0, length: 0x201 })),
       'limit-exceeded',
     );
     assert.equal(
-      code(() => buildRequest({ op: 'read-memory', address: 0xffffff00, length: 0x200 })),
+      errorCode(() => buildRequest({ op: 'read-memory', address: 0xffffff00, length: 0x200 })),
       'invalid-argument',
     );
     assert.equal(
-      code(() => buildRequest({ op: 'insert-breakpoint', address: 0x02000002, kind: 'arm' })),
+      errorCode(() => buildRequest({ op: 'insert-breakpoint', address: 0x02000002, kind: 'arm' })),
       'invalid-argument',
     );
     assert.equal(
-      code(() => buildRequest({ op: 'insert-breakpoint', address: 0x02000001, kind: 'thumb' })),
+      errorCode(() => buildRequest({ op: 'insert-breakpoint', address: 0x02000001, kind: 'thumb' })),
       'invalid-argument',
     );
   });
@@ -135,7 +125,7 @@ describe('reply parsers', () => {
     assert.equal(d.cpsr, 0x3f);
     assert.equal(d.thumb, true);
     assert.equal(
-      code(() => parseRegisterPacket(raw.slice(2))),
+      errorCode(() => parseRegisterPacket(raw.slice(2))),
       'protocol-error',
     );
   });
@@ -143,20 +133,20 @@ describe('reply parsers', () => {
   it('parses memory, errors and OK replies strictly', () => {
     assert.deepEqual([...parseMemoryReply('0103a0e3', 4)], [1, 3, 0xa0, 0xe3]);
     assert.equal(
-      code(() => parseMemoryReply('0103', 4)),
+      errorCode(() => parseMemoryReply('0103', 4)),
       'protocol-error',
     );
     assert.equal(
-      code(() => parseMemoryReply('E01', 4)),
+      errorCode(() => parseMemoryReply('E01', 4)),
       'protocol-error',
     );
     parseOkReply('OK', 'Z0');
     assert.equal(
-      code(() => parseOkReply('', 'Z0')),
+      errorCode(() => parseOkReply('', 'Z0')),
       'unsupported',
     );
     assert.equal(
-      code(() => parseOkReply('E01', 'Z0')),
+      errorCode(() => parseOkReply('E01', 'Z0')),
       'protocol-error',
     );
   });
@@ -166,7 +156,7 @@ describe('reply parsers', () => {
     assert.equal(parseStopReply('S02').signal, 2);
     assert.equal(parseStopReply('W00').kind, 'exited');
     assert.equal(
-      code(() => parseStopReply('OK')),
+      errorCode(() => parseStopReply('OK')),
       'protocol-error',
     );
   });
@@ -182,7 +172,7 @@ describe('policy', () => {
       'thumb',
     );
     assert.equal(
-      code(() => resolveMode(0x0200002c, 'auto', hints)),
+      errorCode(() => resolveMode(0x0200002c, 'auto', hints)),
       'invalid-argument',
     );
     const armRange = {
@@ -195,14 +185,14 @@ describe('policy', () => {
     assert.equal(resolveMode(0x0200002c, 'auto', { ...hints, ranges: [armRange] }), 'arm');
     // Facts that disagree are ambiguous too.
     assert.equal(
-      code(() => resolveMode(0x02000046, 'auto', { ...hints, ranges: [armRange] })),
+      errorCode(() => resolveMode(0x02000046, 'auto', { ...hints, ranges: [armRange] })),
       'invalid-argument',
     );
   });
 
   it('validates ranges and clamps windows at the address-space edges', () => {
     assert.equal(
-      code(() =>
+      errorCode(() =>
         validateRanges(
           Array.from({ length: 65 }, (_, i) => ({
             start: i * 4,
@@ -215,7 +205,7 @@ describe('policy', () => {
       'limit-exceeded',
     );
     assert.equal(
-      code(() => validateRanges([{ start: 8, end: 8, label: 'empty', mode: 'mixed' }])),
+      errorCode(() => validateRanges([{ start: 8, end: 8, label: 'empty', mode: 'mixed' }])),
       'invalid-argument',
     );
     assert.deepEqual(clampWindow(-32, 64), { address: 0, length: 32, clamped: true });

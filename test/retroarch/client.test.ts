@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { isReMcpError } from '../../src/core/errors.js';
 import { RetroArchClient } from '../../src/retroarch/client.js';
+import { rejectionCode } from '../kit/errors.js';
 import { type CoreName, launchRetroArch, type RetroArchInstance } from '../kit/retroarch/launch.js';
 import { GBA, GBA_ROM, NES, NES_ROM } from '../kit/retroarch/roms.js';
 
@@ -24,16 +24,6 @@ async function start(
     await ra.stop();
   });
   return { ra, client };
-}
-
-async function errorCode(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (error) {
-    assert.ok(isReMcpError(error), String(error));
-    return error.code;
-  }
-  assert.fail('expected a typed error');
 }
 
 const u32 = (b: Uint8Array): number => new DataView(b.buffer, b.byteOffset).getUint32(0, true);
@@ -72,11 +62,11 @@ test('mGBA: region-end truncation, typed -1 errors, read-only ROM', async (t) =>
   // Truncation spanning chunks: the second chunk starts past the region end.
   const spanning = await client.read('memory', GBA.ewramEnd - 100, 40_000);
   assert.equal(spanning.bytes.length, 100);
-  assert.equal(await errorCode(client.read('memory', 0x0100_0000, 4)), 'no-descriptor');
-  assert.equal(await errorCode(client.writeMemory(GBA.romBase, new Uint8Array([1]))), 'read-only');
+  assert.equal(await rejectionCode(client.read('memory', 0x0100_0000, 4)), 'no-descriptor');
+  assert.equal(await rejectionCode(client.writeMemory(GBA.romBase, new Uint8Array([1]))), 'read-only');
   // A write running past the end of EWRAM: RetroArch writes 2 of 4 bytes and says so.
   assert.equal(
-    await errorCode(client.writeMemory(GBA.ewramEnd - 2, Uint8Array.from([1, 2, 3, 4]))),
+    await rejectionCode(client.writeMemory(GBA.ewramEnd - 2, Uint8Array.from([1, 2, 3, 4]))),
     'short-write',
   );
   assert.deepEqual([...(await client.read('memory', GBA.ewramEnd - 2, 2)).bytes], [1, 2]);
@@ -118,8 +108,8 @@ test('mGBA: save state, change memory, load state restores; paused refusal; slot
   assert.deepEqual((await client.read('memory', GBA.scratch.address, 64)).bytes, original);
 
   await client.setPaused(true);
-  assert.equal(await errorCode(client.saveState({ resumeIfPaused: false })), 'paused');
-  assert.equal(await errorCode(client.loadState({ resumeIfPaused: false })), 'paused');
+  assert.equal(await rejectionCode(client.saveState({ resumeIfPaused: false })), 'paused');
+  assert.equal(await rejectionCode(client.loadState({ resumeIfPaused: false })), 'paused');
   // Slot 3 via the pointer walk (1.14 has no SAVE_STATE_SLOT), then back to paused.
   const s3 = await client.saveState({ slot: 3, resumeIfPaused: true });
   assert.equal(s3.method, 'walk');
@@ -130,7 +120,7 @@ test('mGBA: save state, change memory, load state restores; paused refusal; slot
   const l3 = await client.loadState({ slot: 3, resumeIfPaused: true });
   assert.equal(l3.method, 'walk');
   assert.deepEqual((await client.read('memory', GBA.scratch.address, 64)).bytes, original);
-  assert.equal(await errorCode(client.loadState({ slot: 5, resumeIfPaused: true })), 'not-found');
+  assert.equal(await rejectionCode(client.loadState({ slot: 5, resumeIfPaused: true })), 'not-found');
   // The pointer: one step up, a save proves where it is.
   await client.stepSlot(1, true);
   const s1 = await client.saveState({ resumeIfPaused: true });
@@ -169,7 +159,7 @@ test('mGBA: screenshot returns a real PNG', async (t) => {
 
 test('Nestopia: no memory map; achievements RAM reads, writes and verifies', async (t) => {
   const { client } = await start(t, 'nestopia');
-  assert.equal(await errorCode(client.read('memory', 0, 4)), 'no-memory-map');
+  assert.equal(await rejectionCode(client.read('memory', 0, 4)), 'no-memory-map');
   const marker = await client.read('ram', NES.marker.address, 8);
   assert.equal(Buffer.from(marker.bytes).toString('latin1'), NES.marker.text);
   const w = await client.writeRam(0x0500, Uint8Array.from([1, 2, 3, 0xfe]));
@@ -180,7 +170,7 @@ test('Nestopia: no memory map; achievements RAM reads, writes and verifies', asy
   await client.frameAdvance(5);
   assert.equal(u16((await client.read('ram', NES.frameCounter, 2)).bytes) - before, 5);
   // A start address past the 2 KiB: bare -1 (RetroArch checks only the start address for RAM reads).
-  assert.equal(await errorCode(client.read('ram', NES.ramSize, 4)), 'no-descriptor');
+  assert.equal(await rejectionCode(client.read('ram', NES.ramSize, 4)), 'no-descriptor');
 });
 
 test('20 concurrent reads all answer correctly', async (t) => {
@@ -199,9 +189,9 @@ test('RetroArch absent: typed unreachable within the timeout', async () => {
   const client = new RetroArchClient({ host: '127.0.0.1', port, timeoutMs: 300, screenshotDir: null });
   try {
     const started = Date.now();
-    assert.equal(await errorCode(client.status()), 'unreachable');
+    assert.equal(await rejectionCode(client.status()), 'unreachable');
     assert.ok(Date.now() - started <= 300 * 3 + 200, `took ${Date.now() - started} ms`);
-    assert.equal(await errorCode(client.writeMemory(0, new Uint8Array([1]))), 'unreachable');
+    assert.equal(await rejectionCode(client.writeMemory(0, new Uint8Array([1]))), 'unreachable');
   } finally {
     client.close();
   }
@@ -217,7 +207,7 @@ test('concurrent control sequences do not interleave; frame advance is cancellab
   const controller = new AbortController();
   const started = Date.now();
   setTimeout(() => controller.abort(), 300);
-  assert.equal(await errorCode(client.frameAdvance(200, controller.signal)), 'cancelled');
+  assert.equal(await rejectionCode(client.frameAdvance(200, controller.signal)), 'cancelled');
   assert.ok(Date.now() - started < 600, `cancel took ${Date.now() - started} ms`);
   await new Promise((r) => setTimeout(r, 100));
   const advanced = u32((await client.read('memory', GBA.frameCounter, 4)).bytes) - c0 - 7;

@@ -1,7 +1,6 @@
 // Pure codec: command encoding, reply keys and parsing, chunk planning and version gates.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isReMcpError } from '../../src/core/errors.js';
 import {
   configQuery,
   MAX_COMMAND_BYTES,
@@ -18,16 +17,7 @@ import {
   requireCommand,
   showMessageCommand,
 } from '../../src/retroarch/codec.js';
-
-const code = (fn: () => unknown): string => {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(isReMcpError(error), String(error));
-    return error.code;
-  }
-  assert.fail('expected a ReMcpError');
-};
+import { errorCode } from '../kit/errors.js';
 
 test('read queries: hex address, decimal length, key as RetroArch echoes it', () => {
   assert.deepEqual(readQuery('memory', 0x0200_0010, 16), {
@@ -44,11 +34,11 @@ test('read queries: hex address, decimal length, key as RetroArch echoes it', ()
   assert.equal(replyKey('GET_CONFIG_PARAM savestate_directory /x'), 'GET_CONFIG_PARAM savestate_directory');
   assert.equal(replyKey('garbage'), null);
   assert.equal(
-    code(() => readQuery('memory', 0, READ_CHUNK_BYTES + 1)),
+    errorCode(() => readQuery('memory', 0, READ_CHUNK_BYTES + 1)),
     'invalid-argument',
   );
   assert.equal(
-    code(() => readQuery('memory', -1, 1)),
+    errorCode(() => readQuery('memory', -1, 1)),
     'invalid-argument',
   );
 });
@@ -56,25 +46,25 @@ test('read queries: hex address, decimal length, key as RetroArch echoes it', ()
 test('read replies: bytes, region-end truncation and typed -1 reasons', () => {
   assert.deepEqual([...parseReadReply('memory', 0x203fffe, 'READ_CORE_MEMORY 203fffe 00 AB\n')], [0, 0xab]);
   assert.equal(
-    code(() => parseReadReply('memory', 0, 'READ_CORE_MEMORY 0 -1 no memory map defined\n')),
+    errorCode(() => parseReadReply('memory', 0, 'READ_CORE_MEMORY 0 -1 no memory map defined\n')),
     'no-memory-map',
   );
   assert.equal(
-    code(() =>
+    errorCode(() =>
       parseReadReply('memory', 0x1000000, 'READ_CORE_MEMORY 1000000 -1 no descriptor for address\n'),
     ),
     'no-descriptor',
   );
   assert.equal(
-    code(() => parseReadReply('ram', 0x800, 'READ_CORE_RAM 800 -1\n')),
+    errorCode(() => parseReadReply('ram', 0x800, 'READ_CORE_RAM 800 -1\n')),
     'no-descriptor',
   );
   assert.equal(
-    code(() => parseReadReply('memory', 0, 'READ_CORE_MEMORY 0 ZZ\n')),
+    errorCode(() => parseReadReply('memory', 0, 'READ_CORE_MEMORY 0 ZZ\n')),
     'protocol-error',
   );
   assert.equal(
-    code(() => parseReadReply('memory', 0, 'READ_CORE_MEMORY 10 00\n')),
+    errorCode(() => parseReadReply('memory', 0, 'READ_CORE_MEMORY 10 00\n')),
     'protocol-error',
   );
 });
@@ -82,7 +72,7 @@ test('read replies: bytes, region-end truncation and typed -1 reasons', () => {
 test('write replies: confirmed count, read-only reason', () => {
   assert.equal(parseWriteReply(0x2000100, 'WRITE_CORE_MEMORY 2000100 2\n'), 2);
   assert.equal(
-    code(() => parseWriteReply(0x8000000, 'WRITE_CORE_MEMORY 8000000 -1 descriptor data is readonly\n')),
+    errorCode(() => parseWriteReply(0x8000000, 'WRITE_CORE_MEMORY 8000000 -1 descriptor data is readonly\n')),
     'read-only',
   );
 });
@@ -125,7 +115,7 @@ test('status, config and version parsing', () => {
   assert.equal(parseStatus('GET_STATUS PAUSED nes,a,b,crc32=1\n').game, 'a,b');
   assert.equal(parseStatus('GET_STATUS CONTENTLESS').state, 'contentless');
   assert.equal(
-    code(() => parseStatus('WHAT')),
+    errorCode(() => parseStatus('WHAT')),
     'protocol-error',
   );
   assert.deepEqual(parseConfig('GET_CONFIG_PARAM state_slot unsupported', 'state_slot'), {
@@ -141,15 +131,15 @@ test('status, config and version parsing', () => {
 
 test('inputs that would smuggle a second command are refused', () => {
   assert.equal(
-    code(() => configQuery('a b')),
+    errorCode(() => configQuery('a b')),
     'invalid-argument',
   );
   assert.equal(
-    code(() => configQuery('x\nQUIT')),
+    errorCode(() => configQuery('x\nQUIT')),
     'invalid-argument',
   );
   assert.equal(
-    code(() => showMessageCommand('hi\nQUIT')),
+    errorCode(() => showMessageCommand('hi\nQUIT')),
     'invalid-argument',
   );
   assert.equal(showMessageCommand('hello there'), 'SHOW_MSG hello there');
@@ -157,7 +147,7 @@ test('inputs that would smuggle a second command are refused', () => {
 
 test('version gates: LOAD_STATE_SLOT from 1.15, not on 1.14', () => {
   assert.equal(
-    code(() => requireCommand('LOAD_STATE_SLOT', [1, 14, 0])),
+    errorCode(() => requireCommand('LOAD_STATE_SLOT', [1, 14, 0])),
     'unsupported',
   );
   requireCommand('LOAD_STATE_SLOT', [1, 15, 0]);

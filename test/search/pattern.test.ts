@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ReMcpError } from '../../src/core/errors.js';
 import { compilePattern, MAX_ANCHOR, type PatternInput } from '../../src/search/pattern.js';
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (error) {
-    assert.ok(error instanceof ReMcpError, `not a ReMcpError: ${String(error)}`);
-    return error.code;
-  }
-  assert.fail('expected a refusal');
-}
+import { errorCode } from '../kit/errors.js';
 
 const sig = (signature: string) => compilePattern({ kind: 'byte-signature', signature });
 const int = (value: number, width: 8 | 16 | 32, endianness: 'little' | 'big', signed: boolean) =>
@@ -42,18 +32,18 @@ test('byte signatures: every malformed spelling is a typed refusal', () => {
     '',
   ]) {
     assert.equal(
-      code(() => sig(bad)),
+      errorCode(() => sig(bad)),
       'invalid-argument',
       bad,
     );
   }
   assert.equal(
-    code(() => sig('?? ??')),
+    errorCode(() => sig('?? ??')),
     'invalid-argument',
     'all-wildcard',
   );
   assert.equal(
-    code(() => sig(Array(4097).fill('AA').join(' '))),
+    errorCode(() => sig(Array(4097).fill('AA').join(' '))),
     'limit-exceeded',
   );
   assert.equal(sig(Array(4096).fill('AA').join(' ')).bytes.length, 4096);
@@ -94,22 +84,22 @@ test('integers: out-of-range values and bad options are refused', () => {
   ];
   for (const [value, width, signed] of cases) {
     assert.equal(
-      code(() => int(value, width, 'little', signed)),
+      errorCode(() => int(value, width, 'little', signed)),
       'invalid-argument',
       `${value}/${width}/${signed}`,
     );
   }
   const bad = { kind: 'integer', value: 1, width: 16, endianness: 'little', signed: false } as const;
   assert.equal(
-    code(() => compilePattern({ ...bad, alignment: 3 as 2 })),
+    errorCode(() => compilePattern({ ...bad, alignment: 3 as 2 })),
     'invalid-argument',
   );
   assert.equal(
-    code(() => compilePattern({ ...bad, width: 24 as 16 })),
+    errorCode(() => compilePattern({ ...bad, width: 24 as 16 })),
     'invalid-argument',
   );
   assert.equal(
-    code(() => compilePattern({ ...bad, endianness: 'middle' as 'big' })),
+    errorCode(() => compilePattern({ ...bad, endianness: 'middle' as 'big' })),
     'invalid-argument',
   );
 });
@@ -117,11 +107,11 @@ test('integers: out-of-range values and bad options are refused', () => {
 test('strings: ASCII exact and ASCII-only; UTF-16LE exact code units; no terminator', () => {
   assert.deepEqual([...compilePattern({ kind: 'ascii', text: 'Ab' }).bytes], [0x41, 0x62]);
   assert.equal(
-    code(() => compilePattern({ kind: 'ascii', text: 'café' })),
+    errorCode(() => compilePattern({ kind: 'ascii', text: 'café' })),
     'invalid-argument',
   );
   assert.equal(
-    code(() => compilePattern({ kind: 'ascii', text: '' })),
+    errorCode(() => compilePattern({ kind: 'ascii', text: '' })),
     'invalid-argument',
   );
   assert.deepEqual([...compilePattern({ kind: 'utf16le', text: 'Aé' }).bytes], [0x41, 0, 0xe9, 0]);
@@ -129,15 +119,15 @@ test('strings: ASCII exact and ASCII-only; UTF-16LE exact code units; no termina
   assert.deepEqual([...compilePattern({ kind: 'utf16le', text: 'e\u0301' }).bytes], [0x65, 0, 0x01, 0x03]);
   assert.equal(compilePattern({ kind: 'utf16le', text: 'x'.repeat(2048) }).bytes.length, 4096);
   assert.equal(
-    code(() => compilePattern({ kind: 'utf16le', text: 'x'.repeat(2049) })),
+    errorCode(() => compilePattern({ kind: 'utf16le', text: 'x'.repeat(2049) })),
     'limit-exceeded',
   );
   assert.equal(
-    code(() => compilePattern({ kind: 'ascii', text: 'x'.repeat(4097) })),
+    errorCode(() => compilePattern({ kind: 'ascii', text: 'x'.repeat(4097) })),
     'limit-exceeded',
   );
   assert.equal(
-    code(() => compilePattern({ kind: 'regex', text: 'x' } as unknown as PatternInput)),
+    errorCode(() => compilePattern({ kind: 'regex', text: 'x' } as unknown as PatternInput)),
     'invalid-argument',
   );
 });
