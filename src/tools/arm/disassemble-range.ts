@@ -4,7 +4,7 @@ import { z } from 'zod/v4';
 import { decodeWindow } from '../../arm/decoder.js';
 import { referencesOfWindow } from '../../arm/references.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
-import { getRomStore, type RomHandle } from '../../nds/rom-store.js';
+import { getRomStore, type RomHandle, type RomStore } from '../../nds/rom-store.js';
 import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
 import { resolveStart, type StartRequest } from './code-source.js';
 import {
@@ -19,13 +19,21 @@ import {
 
 type WindowStatus = 'complete' | 'component-end' | 'decode-stopped';
 
-/** Decodes the window the linear tools share; also used by nds_list_references. */
-export async function linearWindow(
+/** Opens the ROM and decodes the window the linear tools share; also used by nds_list_references. */
+export function linearWindow(
   ctx: ToolContext,
+  args: StartRequest & { rom: string; maxInstructions: number; maxBytes: number },
+) {
+  const store = getRomStore(ctx.services);
+  return store.withRom(args.rom, (rom) => decodeLinear(ctx, store, rom, args), ctx.signal, hashProgress(ctx));
+}
+
+async function decodeLinear(
+  ctx: ToolContext,
+  store: RomStore,
   rom: RomHandle,
   args: StartRequest & { maxInstructions: number; maxBytes: number },
 ) {
-  const store = getRomStore(ctx.services);
   const src = await resolveStart(store, rom, args, ctx.signal);
   const offset = src.address - src.span.start;
   const available = src.span.bytes.length - offset;
@@ -72,19 +80,12 @@ export const ndsDisassembleRange = defineTool({
   annotations: READ_ONLY,
   limits: LINEAR_LIMITS,
   async handler(args, ctx) {
-    return getRomStore(ctx.services).withRom(
-      args.rom,
-      async (rom) => {
-        const w = await linearWindow(ctx, rom, args);
-        const refs = referencesOfWindow(w.instructions).length;
-        const stopText = w.stop ? `; ${w.stop.reason} at ${hex(w.stop.address)}` : '';
-        return {
-          structured: { source: w.source, status: w.status, stop: w.stop, instructions: w.instructions },
-          text: `${args.processor} ${w.source.component}${w.source.overlayId === null ? '' : ` ${w.source.overlayId}`} ${w.source.mode} ${hex(w.source.start)}: ${w.instructions.length} instructions (${w.decodedBytes} bytes), ${refs} references, ${w.status}${stopText}`,
-        };
-      },
-      ctx.signal,
-      hashProgress(ctx),
-    );
+    const w = await linearWindow(ctx, args);
+    const refs = referencesOfWindow(w.instructions).length;
+    const stopText = w.stop ? `; ${w.stop.reason} at ${hex(w.stop.address)}` : '';
+    return {
+      structured: { source: w.source, status: w.status, stop: w.stop, instructions: w.instructions },
+      text: `${args.processor} ${w.source.component}${w.source.overlayId === null ? '' : ` ${w.source.overlayId}`} ${w.source.mode} ${hex(w.source.start)}: ${w.instructions.length} instructions (${w.decodedBytes} bytes), ${refs} references, ${w.status}${stopText}`,
+    };
   },
 });

@@ -3,8 +3,7 @@
 import { z } from 'zod/v4';
 import { referencesOfWindow } from '../../arm/references.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
+import { hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
 import {
   LINEAR_LIMITS,
   LINEAR_LIMITS_TEXT,
@@ -45,27 +44,20 @@ export const ndsListReferences = defineTool({
   annotations: READ_ONLY,
   limits: LINEAR_LIMITS,
   async handler(args, ctx) {
-    return getRomStore(ctx.services).withRom(
-      args.rom,
-      async (rom) => {
-        const w = await linearWindow(ctx, rom, args);
-        const references = referencesOfWindow(w.instructions);
-        const counts = new Map<string, number>();
-        for (const r of references) counts.set(r.kind, (counts.get(r.kind) ?? 0) + 1);
-        const summary = [...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'no references';
-        return {
-          structured: {
-            source: w.source,
-            status: w.status,
-            stop: w.stop,
-            decoded: { instructions: w.instructions.length, bytes: w.decodedBytes },
-            references,
-          },
-          text: `${args.processor} ${w.source.mode} ${hex(w.source.start)}: ${w.instructions.length} instructions, ${summary}; ${w.status}`,
-        };
+    const w = await linearWindow(ctx, args);
+    const references = referencesOfWindow(w.instructions);
+    const counts = new Map<string, number>();
+    for (const r of references) counts.set(r.kind, (counts.get(r.kind) ?? 0) + 1);
+    const summary = [...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'no references';
+    return {
+      structured: {
+        source: w.source,
+        status: w.status,
+        stop: w.stop,
+        decoded: { instructions: w.instructions.length, bytes: w.decodedBytes },
+        references,
       },
-      ctx.signal,
-      hashProgress(ctx),
-    );
+      text: `${args.processor} ${w.source.mode} ${hex(w.source.start)}: ${w.instructions.length} instructions, ${summary}; ${w.status}`,
+    };
   },
 });
