@@ -1,7 +1,7 @@
 // Shared input and output pieces of the ARM tools.
 import { z } from 'zod/v4';
 import type { Processor } from '../../formats/nds/index.js';
-import { processorArg, romArg, u32Arg } from '../nds/common.js';
+import { overlayIdArg, processorArg, romArg, u32Arg } from '../nds/common.js';
 import type { ResolvedSource } from './code-source.js';
 
 export const startArgs = {
@@ -9,15 +9,9 @@ export const startArgs = {
   processor: processorArg,
   address: u32Arg('Runtime start address (give this or romOffset, not both)').optional(),
   romOffset: u32Arg('ROM offset of the start byte; must map to exactly one runtime address').optional(),
-  overlayId: z
-    .number()
-    .int()
-    .min(0)
-    .max(0xffffffff)
-    .optional()
-    .describe(
-      'Optional overlay ID: a static disambiguator among overlapping overlays; it does not mean the overlay is loaded.',
-    ),
+  overlayId: overlayIdArg(
+    'Optional overlay ID: a static disambiguator among overlapping overlays; it does not mean the overlay is loaded.',
+  ),
   mode: z
     .enum(['arm', 'thumb', 'auto'])
     .describe(

@@ -22,6 +22,10 @@ export const u32Arg = (what: string) =>
     ])
     .describe(`${what}: an integer 0..0xFFFFFFFF, or a hex string like "0x02000000".`);
 
+/** An optional overlay ID, 0..0xFFFFFFFF: a static disambiguator only (`what` says how it is used). */
+export const overlayIdArg = (what: string) =>
+  z.number().int().min(0).max(0xffffffff).optional().describe(what);
+
 export const rangeSchema = z.object({ start: z.number().int(), end: z.number().int() });
 
 export const hex = (n: number, width = 8): string => `0x${n.toString(16).padStart(width, '0')}`;

@@ -7,6 +7,7 @@ import {
   hashProgress,
   hex,
   IDENTITY_NOTE,
+  overlayIdArg,
   processorArg,
   READ_ONLY,
   rangeSchema,
@@ -32,15 +33,9 @@ export const ndsResolveRuntimeAddress = defineTool({
     rom: romArg,
     processor: processorArg,
     address: u32Arg('Runtime address'),
-    overlayId: z
-      .number()
-      .int()
-      .min(0)
-      .max(0xffffffff)
-      .optional()
-      .describe(
-        'Optional overlay ID used only as a static disambiguator; main-executable candidates are kept.',
-      ),
+    overlayId: overlayIdArg(
+      'Optional overlay ID used only as a static disambiguator; main-executable candidates are kept.',
+    ),
   }),
   output: z.object({
     processor: z.enum(['arm9', 'arm7']),
