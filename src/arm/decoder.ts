@@ -87,9 +87,4 @@ export async function decodeWindow(
   return { instructions, stop: { reason: truncated ? 'truncated-instruction' : 'undecodable', address: at } };
 }
 
-/** Loads Capstone now (e.g. before timing-sensitive work); decodeWindow does it on demand anyway. */
-export async function warmDecoder(): Promise<string> {
-  return (await capstoneEngine()).version();
-}
-
 export type { ArmMode, ArmProcessor, DecodedInstruction, DecodeWindowResult } from './types.js';

@@ -26,24 +26,6 @@ export const COMMAND_SINCE: Readonly<Record<string, Version>> = {
   SAVE_STATE_SLOT: [1, 23, 0],
 };
 
-/** Commands RetroArch executes without answering (hotkey emulation): sent, never awaited. */
-export const SILENT_COMMANDS = [
-  'PAUSE_TOGGLE',
-  'FRAMEADVANCE',
-  'RESET',
-  'SCREENSHOT',
-  'SAVE_STATE',
-  'LOAD_STATE',
-  'STATE_SLOT_PLUS',
-  'STATE_SLOT_MINUS',
-  'SHOW_MSG',
-  'WRITE_CORE_RAM',
-  // LOAD_STATE_SLOT / SAVE_STATE_SLOT answer nothing we rely on; their effect is checked instead.
-  'LOAD_STATE_SLOT',
-  'SAVE_STATE_SLOT',
-] as const;
-export type SilentCommand = (typeof SILENT_COMMANDS)[number];
-
 /** A query: the datagram to send and the key its reply will carry (replies have no request id). */
 export interface Query {
   datagram: string;

@@ -1,6 +1,6 @@
 // Paths of the shared, read-only test inputs. CI places `shared/` beside the clone, so it is found at
 // <repo root>/../shared; tests read from there and never copy the files into the repository.
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
@@ -11,10 +11,6 @@ export const SHARED_BLZ_INPUTS_DIR = join(SHARED_BLZ_DIR, 'in');
 
 /** The NDS ROM that is known to be invalid (a flash-cart patched build with a garbage header). */
 export const INVALID_SHARED_ROM = 'dslua-supercard-patched.sc.nds';
-
-export function sharedDataAvailable(): boolean {
-  return existsSync(SHARED_ROMS_DIR) && existsSync(SHARED_BLZ_DIR);
-}
 
 /** Names of every `.nds` file in ../shared/roms, sorted. */
 export function sharedRomNames(): string[] {

@@ -53,7 +53,7 @@ export const decodeStopSchema = z.object({
   address: z.number().int(),
 });
 
-export const stopSchema = decodeStopSchema.nullable();
+const stopSchema = decodeStopSchema.nullable();
 
 /** The `source` of a result: where decoding starts (romOffset of the start byte; null when derived). */
 export function sourceView(processor: Processor, src: ResolvedSource): z.input<typeof sourceSchema> {

@@ -7,7 +7,7 @@ import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
 import { resolveStart, spanLookup } from './code-source.js';
 import { decodeStopSchema, instructionSchema, sourceSchema, sourceView, startArgs } from './common.js';
 
-export const CFG_LIMITS = {
+const CFG_LIMITS = {
   maxBlocks: { default: 64, max: 256, min: 1, unit: 'basic blocks' },
   maxInstructions: { default: 512, max: 4096, min: 1, unit: 'instructions' },
   maxBytes: { default: 2048, max: 16384, min: 2, unit: 'decoded source bytes' },

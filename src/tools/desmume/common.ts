@@ -1,7 +1,7 @@
 // Shared pieces of the DeSmuME tools: the session singleton, input schemas and output shapes.
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import type { RunOutcome, StopContext } from '../../debug/control.js';
+import type { RunOutcome } from '../../debug/control.js';
 import type { Breakpoint, CpuDebugger, StopInfo } from '../../debug/cpu.js';
 import { type ExecRange, hex32, LIMITS, type Processor } from '../../debug/policy.js';
 import { DebugSession } from '../../debug/session.js';
@@ -157,10 +157,6 @@ export const contextOutput = z.object({
   spWindow: windowOutput,
   regions: z.array(windowOutput),
 });
-
-export function contextView(ctx: StopContext): z.input<typeof contextOutput> {
-  return ctx;
-}
 
 export const runStateOutput = z.enum(['stopped', 'running', 'unknown']);
 

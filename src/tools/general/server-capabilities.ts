@@ -14,7 +14,7 @@ const limitSchema = z.object({
   unit: z.string(),
 });
 
-export const SECURITY_POLICY = {
+const SECURITY_POLICY = {
   shell: 'never: child processes get an argument array, no shell, a minimal environment, a timeout',
   paths:
     'workspace-relative only; "..", absolute, drive, backslash, percent-escaped, NUL/control/look-alike characters refused; symlinks must resolve inside the workspace',

@@ -3,7 +3,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from './common.js';
 
-export const LIST_FILES_LIMITS = {
+const LIST_FILES_LIMITS = {
   limit: { default: 100, max: 1000, min: 1, unit: 'files per page' },
   offset: { default: 0, max: 0xf000, min: 0, unit: 'file index' },
 } as const;

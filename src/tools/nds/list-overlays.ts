@@ -4,7 +4,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { hashProgress, IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
 
-export const LIST_OVERLAYS_LIMITS = {
+const LIST_OVERLAYS_LIMITS = {
   limit: { default: 200, max: 1000, min: 1, unit: 'overlays per page' },
   offset: { default: 0, max: 8192, min: 0, unit: 'overlay index' },
   overlapsListed: { max: 16, unit: 'overlapping overlay IDs per overlay' },
