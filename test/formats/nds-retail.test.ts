@@ -399,3 +399,40 @@ test('DSi modcrypt areas: covered ARM9i/ARM7i bytes get no ROM offset, the rest 
   );
   assert.ok(!elsewhere.model.issues.some((i) => i.includes('modcrypt')));
 });
+
+test('a repeated overlay ID is reported; each runtime candidate keeps its own record (file ID), never the first one', () => {
+  const { layout, model } = built(fullSpec, (b, l) => {
+    putU32(b, l.arm9OverlayTable.start + 2 * 32, 0); // the third ARM9 record now also says ID 0
+  });
+  assert.ok(
+    model.issues.some((i) => i.startsWith('arm9 overlay ID 0 appears in 2 table records (indexes 0, 2)')),
+  );
+  const third = layout.overlays.filter((o) => o.processor === 'arm9')[2]!;
+  const r = resolveRuntimeAddress(model, 'arm9', third.ramAddress + 4);
+  assert.equal(r.status, 'resolved');
+  assert.deepEqual(
+    [r.candidates[0]!.overlayId, r.candidates[0]!.fileId, r.candidates[0]!.romOffset],
+    [0, third.fileId, third.file.start + 4],
+  );
+  const first = layout.overlays.find((o) => o.processor === 'arm9' && o.id === 0)!;
+  const c0 = resolveRuntimeAddress(model, 'arm9', first.ramAddress + 4, 0).candidates;
+  assert.deepEqual(
+    c0.map((c) => c.fileId),
+    [first.fileId],
+  );
+  // Two records with one ID over the same RAM: a range that fits both records' extents does not
+  // say which file backs it (null); one that fits a single record keeps that record's file.
+  const same = built(fullSpec, (b, l) => {
+    putU32(b, l.arm9OverlayTable.start + 2 * 32, 0);
+    putU32(b, l.arm9OverlayTable.start + 2 * 32 + 4, first.ramAddress);
+  });
+  const both = resolveRuntimeAddress(same.model, 'arm9', first.ramAddress + 4, 0);
+  assert.equal(both.status, 'ambiguous');
+  assert.deepEqual(
+    both.candidates.map((c) => [c.range.end - c.range.start, c.fileId]).sort((a, b) => a[0]! - b[0]!),
+    [
+      [third.file.end - third.file.start, null],
+      [first.file.end - first.file.start, first.fileId],
+    ],
+  );
+});

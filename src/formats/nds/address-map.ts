@@ -3,7 +3,7 @@
 // - ROM range -> every structure that owns those bytes, with a runtime address only where the bytes
 //   map one-to-one into memory (never for compressed storage, whose runtime bytes are decoded).
 
-import type { ByteRange, NdsRomModel, Processor, RuntimeRange, RuntimeRangeKind } from './model.js';
+import type { ByteRange, NdsRomModel, Overlay, Processor, RuntimeRange, RuntimeRangeKind } from './model.js';
 import { HEADER_BASE_SIZE, HEADER_FIELD_REGIONS } from './raw/header.js';
 
 export type ResolutionStatus = 'resolved' | 'ambiguous' | 'bss' | 'compressed-overlay' | 'unmapped';
@@ -44,8 +44,7 @@ export function resolveRuntimeAddress(
   const all: RuntimeCandidate[] = [];
   for (const range of model.runtimeRanges[processor]) {
     if (address < range.start || address >= range.end) continue;
-    const overlay =
-      range.overlayId === null ? undefined : model.overlays[processor].find((o) => o.id === range.overlayId);
+    const records = range.overlayId === null ? [] : overlayRecordsOf(model, processor, range);
     all.push({
       component: range.component,
       overlayId: range.overlayId,
@@ -53,10 +52,12 @@ export function resolveRuntimeAddress(
       region: range.kind,
       range: { start: range.start, end: range.end },
       romOffset: range.romOffset === null ? null : range.romOffset + (address - range.start),
-      fileId: overlay?.fileId ?? null,
-      compressed: overlay
-        ? overlay.compressed
-        : range.component !== 'dsi-main' && model[processor].compressed,
+      // Unknown (null) only when several records with one ID hold the same range.
+      fileId: records.length === 1 ? records[0]!.fileId : null,
+      compressed:
+        range.overlayId !== null
+          ? records.length > 0 && records.every((o) => o.compressed)
+          : range.component !== 'dsi-main' && model[processor].compressed,
     });
   }
   const candidates =
@@ -68,6 +69,16 @@ export function resolveRuntimeAddress(
     candidates,
     excludedByOverlayId: all.length - candidates.length,
   };
+}
+
+/**
+ * The overlay records an overlay runtime range belongs to. IDs are unique in real tables; when a
+ * table repeats one, the records are told apart by the runtime extent that holds the range.
+ */
+function overlayRecordsOf(model: NdsRomModel, processor: Processor, range: RuntimeRange): Overlay[] {
+  const same = model.overlays[processor].filter((o) => o.id === range.overlayId);
+  if (same.length <= 1) return same;
+  return same.filter((o) => range.start >= o.initialized.start && range.end <= o.bss.end);
 }
 
 function statusOf(candidates: RuntimeCandidate[]): ResolutionStatus {

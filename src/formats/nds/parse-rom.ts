@@ -96,6 +96,17 @@ export function parseNdsRom(source: ByteSource): NdsRomModel {
       issues,
     ),
   };
+  for (const processor of ['arm9', 'arm7'] as const) {
+    const byId = new Map<number, number[]>();
+    for (const o of overlays[processor]) byId.set(o.id, [...(byId.get(o.id) ?? []), o.tableIndex]);
+    for (const [id, indexes] of byId) {
+      if (indexes.length > 1) {
+        issues.push(
+          `${processor} overlay ID ${id} appears in ${indexes.length} table records (indexes ${indexes.join(', ')}): selecting it by ID is ambiguous`,
+        );
+      }
+    }
+  }
   const files: NitroFile[] = fat.map((entry, fileId) => ({
     fileId,
     path: fnt.paths.get(fileId) ?? null,
