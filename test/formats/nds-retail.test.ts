@@ -436,3 +436,21 @@ test('a repeated overlay ID is reported; each runtime candidate keeps its own re
     ],
   );
 });
+
+test('the DSi total used size counts only when the device capacity could hold it', () => {
+  const spec: RomSpec = {
+    ...fullSpec,
+    unitCode: 2,
+    dsi: { arm9i: { data: code9.subarray(0, 0x800), ramAddress: 0x02400000 } },
+  };
+  const sane = built(spec);
+  assert.equal(sane.model.size.declaredEnd, sane.layout.declaredEnd);
+  assert.ok(sane.model.size.declaredEnd > getU32(sane.bytes, 0x80), 'the DSi area is counted');
+  const junk = built(spec, (b) => putU32(b, 0x210, 0xfffffff0));
+  assert.equal(junk.model.size.shortBy, 0);
+  assert.equal(junk.model.size.declaredEnd, junk.layout.usedSize);
+  assert.ok(junk.model.issues.some((i) => i.startsWith('DSi total used size 0xfffffff0 exceeds')));
+  // A trimmed DSi dump (the DSi area cut off) is still reported short, by what is really missing.
+  const trimmed = built({ ...spec, truncate: 0x400 });
+  assert.equal(trimmed.model.size.shortBy, 0x400);
+});

@@ -361,7 +361,16 @@ function buildSize(
   issues: string[],
 ): SizeReport {
   let declaredEnd = raw.usedRomSize;
-  if (dsi && dsi.totalUsedSize > declaredEnd) declaredEnd = dsi.totalUsedSize;
+  if (dsi && dsi.totalUsedSize > declaredEnd) {
+    // The DSi total counts only when the cartridge could hold it (junk there must not invent a
+    // "short" file of gigabytes).
+    const capacity = raw.deviceCapacity <= 15 ? 0x20000 * 2 ** raw.deviceCapacity : null;
+    if (capacity !== null && dsi.totalUsedSize > capacity) {
+      issues.push(
+        `DSi total used size 0x${dsi.totalUsedSize.toString(16)} exceeds the device capacity 0x${capacity.toString(16)}; not used`,
+      );
+    } else declaredEnd = dsi.totalUsedSize;
+  }
   if (declaredEnd < structuresEnd) {
     issues.push(
       `declared used size 0x${declaredEnd.toString(16)} ends before the ROM's content (0x${structuresEnd.toString(16)})`,
