@@ -154,6 +154,12 @@ test('disassemble: stops at undecodable bytes, the component end and a cut instr
   );
   assert.equal(cut.source.component, 'overlay');
   assert.equal(cut.source.overlayId, 3);
+  // The byte limit ending exactly at the component end does not hide the instruction crossing it.
+  const exact = await ok('nds_disassemble_range', { address: OV_SHORT + 12, mode: 'arm', maxBytes: 6 });
+  assert.deepEqual(
+    [exact.status, exact.stop, exact.instructions.length],
+    ['component-end', { reason: 'truncated-instruction', address: OV_SHORT + 16 }, 1],
+  );
   const end = await ok('nds_disassemble_range', {
     address: a7.loadAddress + a7.size - 4,
     mode: 'arm',

@@ -46,9 +46,9 @@ async function decodeLinear(
   let status: WindowStatus = 'complete';
   let stop = r.stop;
   if (stop?.reason === 'truncated-instruction') {
-    // An instruction crossing the component's end, or merely cut by the byte limit (then the
-    // requested window did complete).
-    if (reachesEnd) status = 'component-end';
+    // An instruction crossing the component's end (also when the byte limit ends exactly there), or
+    // merely cut by the byte limit inside the component (then the requested window did complete).
+    if (available <= args.maxBytes) status = 'component-end';
     else stop = null;
   } else if (stop) status = 'decode-stopped';
   else if (reachesEnd && r.instructions.length < args.maxInstructions) status = 'component-end';
