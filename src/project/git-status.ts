@@ -1,9 +1,11 @@
 // Git status of the workspace's repositories: the workspace itself when it is a repository, and its
 // direct subdirectories that are. Git runs with an argument array, a minimal environment, a timeout,
-// and with the repository's own command hooks (fsmonitor) switched off so a hostile repo config
-// cannot make a status call execute anything.
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+// and with every command a repository can configure for a status call switched off (fsmonitor,
+// hooks, clean/process filters, submodule recursion) so a hostile repo cannot make it execute
+// anything. The git directory and the work tree are given explicitly and must lie inside the
+// workspace: no discovery of an enclosing repository, no `core.worktree` or `gitdir:` escape.
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 import { runBounded } from '../core/bounded-process.js';
 import { ReMcpError } from '../core/errors.js';
 
@@ -40,8 +42,93 @@ function gitEnv(): Record<string, string> {
     GIT_TERMINAL_PROMPT: '0',
     GIT_OPTIONAL_LOCKS: '0',
     GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1',
     HOME: '/nonexistent',
   };
+}
+
+function inside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** The repository's real git directory, when it lies inside the workspace; a reason otherwise. */
+async function containedGitDir(root: string, dir: string): Promise<{ gitDir: string } | { error: string }> {
+  const dotGit = join(dir, '.git');
+  let candidate = dotGit;
+  try {
+    const info = await lstat(dotGit);
+    if (info.isFile()) {
+      // A gitfile ("gitdir: PATH"), as linked worktrees and submodules use.
+      if (info.size > 4_096) return { error: 'the .git file is too large to be a gitfile' };
+      const match = /^gitdir: (.+)$/m.exec(await readFile(dotGit, 'utf8'));
+      if (!match) return { error: 'the .git file is not a gitfile' };
+      candidate = resolve(dir, match[1]!.trim());
+    }
+  } catch {
+    return { error: 'not a git repository' };
+  }
+  let gitDir: string;
+  try {
+    gitDir = await realpath(candidate);
+    if (!(await stat(gitDir)).isDirectory()) return { error: 'the git directory is not a directory' };
+  } catch {
+    return { error: 'the git directory does not exist' };
+  }
+  if (!inside(root, gitDir)) return { error: 'the git directory lies outside the workspace' };
+  // A linked worktree shares objects and refs through `commondir`: that must stay inside too.
+  let common: string | null = null;
+  try {
+    common = (await readFile(join(gitDir, 'commondir'), 'utf8')).trim();
+  } catch {
+    common = null;
+  }
+  if (common !== null) {
+    try {
+      if (!inside(root, await realpath(resolve(gitDir, common))))
+        return { error: 'the git common directory lies outside the workspace' };
+    } catch {
+      return { error: 'the git common directory does not exist' };
+    }
+  }
+  return { gitDir };
+}
+
+const MAX_FILTER_DRIVERS = 64;
+
+/**
+ * `-c` overrides that empty every clean/smudge/process filter the repository's configuration (with
+ * its includes) declares: `git status` would otherwise run a clean filter on any file whose stat
+ * data changed. Null when the configuration cannot be read or declares too many drivers.
+ */
+async function filterOverrides(gitDir: string, root: string, signal?: AbortSignal): Promise<string[] | null> {
+  const run = await runBounded({
+    argv: ['git', `--git-dir=${gitDir}`, 'config', '-z', '--get-regexp', '^filter\\.'],
+    cwd: root,
+    env: gitEnv(),
+    timeoutMs: GIT_LIMITS.timeoutMs.max,
+    maxOutputBytes: 1024 * 1024,
+    ...(signal ? { signal } : {}),
+  });
+  if (run.spawnError || run.timedOut || run.cancelled || run.stdout.truncated) return null;
+  if (run.exitCode === 1 && run.stdout.tail === '') return []; // no filter configured
+  if (run.exitCode !== 0) return null;
+  const names = new Set<string>();
+  for (const record of run.stdout.tail.split('\0')) {
+    if (record === '') continue;
+    const key = record.split('\n', 1)[0]!;
+    if (!key.startsWith('filter.') || key.lastIndexOf('.') < 'filter.'.length) continue;
+    const name = key.slice('filter.'.length, key.lastIndexOf('.'));
+    if (name.includes('=')) return null; // cannot be overridden through `-c`
+    names.add(name);
+  }
+  if (names.size > MAX_FILTER_DRIVERS) return null;
+  const overrides: string[] = [];
+  for (const name of names) {
+    for (const setting of ['clean=', 'smudge=', 'process=', 'required=false'])
+      overrides.push('-c', `filter.${name}.${setting}`);
+  }
+  return overrides;
 }
 
 async function isRepository(dir: string): Promise<boolean> {
@@ -128,22 +215,41 @@ export async function repositoryStatus(
   maxFiles: number,
   signal?: AbortSignal,
 ): Promise<RepositoryStatus> {
+  const empty = { branch: null, detached: false, head: null, upstream: null, ahead: null, behind: null };
+  const refused = (error: string): RepositoryStatus => ({
+    path: relative,
+    ...empty,
+    changedCount: 0,
+    changed: [],
+    truncated: false,
+    error,
+  });
+  const workTree = join(root, relative);
+  const located = await containedGitDir(root, workTree);
+  if ('error' in located) return refused(located.error);
+  const filters = await filterOverrides(located.gitDir, root, signal);
+  if (signal?.aborted) throw new ReMcpError('cancelled', 'git status was cancelled');
+  if (filters === null) return refused("the repository's filter configuration could not be neutralized");
   const run = await runBounded({
     argv: [
       'git',
+      `--git-dir=${located.gitDir}`,
+      `--work-tree=${workTree}`,
       '-c',
       'core.fsmonitor=false',
       '-c',
       'core.untrackedCache=false',
-      '-C',
-      join(root, relative),
+      '-c',
+      'core.hooksPath=/dev/null',
+      ...filters,
       'status',
       '--porcelain=v2',
       '--branch',
       '-z',
       '--untracked-files=normal',
+      '--ignore-submodules=dirty',
     ],
-    cwd: root,
+    cwd: workTree,
     env: gitEnv(),
     timeoutMs: GIT_LIMITS.timeoutMs.max,
     maxOutputBytes: 4 * 1024 * 1024,
@@ -151,7 +257,6 @@ export async function repositoryStatus(
   });
   if (run.spawnError) throw new ReMcpError('git-failed', `git could not be started: ${run.spawnError}`);
   if (run.cancelled) throw new ReMcpError('cancelled', 'git status was cancelled');
-  const empty = { branch: null, detached: false, head: null, upstream: null, ahead: null, behind: null };
   if (run.timedOut)
     return {
       path: relative,

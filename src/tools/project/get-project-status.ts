@@ -24,7 +24,8 @@ export const getProjectStatus = defineTool({
     purpose:
       'Reports git status (branch, ahead/behind, changed files) of the workspace and its direct child repositories.',
     useWhen: 'before and after changes, to see what is modified; use run_project_verification to run checks.',
-    behaviour: 'read-only; runs `git status` with no shell, a minimal environment and fsmonitor disabled.',
+    behaviour:
+      'read-only; runs `git status` with no shell, a minimal environment, and no repository-configured command (fsmonitor, hooks, filters) enabled.',
     limits: `repositories default ${GIT_LIMITS.repositories.default} / max ${GIT_LIMITS.repositories.max}; files per repository default ${GIT_LIMITS.files.default} / max ${GIT_LIMITS.files.max}; ${GIT_LIMITS.timeoutMs.max} ms per git call.`,
     returns:
       'repositories[] with branch, head, upstream, ahead, behind, changedCount, changed[{path,status}], truncated, error.',
