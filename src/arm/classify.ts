@@ -195,7 +195,8 @@ function flowOf(
 
 function pcRelativeOf(raw: RawInstruction, mode: ArmMode): PcRelative | undefined {
   const ops = raw.operands;
-  const m = raw.mnemonic;
+  // Without the condition suffix: a conditional ADR/ADD/SUB builds the same address when it executes.
+  const m = baseMnemonic(raw);
   // LDR-family literal load: [PC, #imm] with no index register. The slot address is the fact; the
   // word stored there is not interpreted.
   if (m.startsWith('ldr')) {

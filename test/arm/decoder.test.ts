@@ -134,6 +134,13 @@ test('ADR and ADD/SUB Rd, PC, #imm build PC-relative addresses; ADD PC, PC, #imm
   assert.equal(adds.pcRelative, undefined);
   const addPc = await one(arm(0xe28ff004), 0, 'arm'); // add pc, pc, #4
   assert.deepEqual([addPc.pcRelative, addPc.flow], [undefined, 'branch-indirect']);
+  // Conditional forms build the same address (only when the condition holds), like a conditional LDR.
+  const addEq = await one(arm(0x028f0004), 0x02000000, 'arm'); // addeq r0, pc, #4
+  assert.deepEqual(addEq.pcRelative, { kind: 'pc-relative-address', address: 0x02000000 + 8 + 4 });
+  const subNe = await one(arm(0x124f1008), 0x02000000, 'arm'); // subne r1, pc, #8
+  assert.deepEqual(subNe.pcRelative, { kind: 'pc-relative-address', address: 0x02000000 });
+  const addsEq = await one(arm(0x029f4028), 0, 'arm'); // addseq r4, pc, #0x28: still flag-setting
+  assert.equal(addsEq.pcRelative, undefined);
 });
 
 test('architecture gate: ARMv6+/Thumb-2 stop both CPUs; ARMv5 stops the ARM7 only', async () => {
