@@ -72,10 +72,13 @@ function readRange(absolute: string, offset: number, length: number, fileSize: n
     !Number.isSafeInteger(length) ||
     offset < 0 ||
     length < 0 ||
-    offset + length > fileSize
+    (length > 0 && offset + length > fileSize)
   ) {
     throw new ReMcpError('invalid-argument', 'requested ROM bytes lie outside the file', { offset, length });
   }
+  // A zero-length range holds no bytes, wherever it points (the model keeps such FAT entries of short
+  // dumps, which may lie past the physical end).
+  if (length === 0) return new Uint8Array(0);
   const fd = openSync(absolute, 'r');
   try {
     return readAt(fd, offset, length);

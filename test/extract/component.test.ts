@@ -134,3 +134,28 @@ test('a ROM that changes before the write fails with rom-changed and leaves no a
     await rm(root, { recursive: true, force: true });
   }
 });
+
+test('a zero-length FAT entry past the physical end (short dumps) extracts as an empty artifact', async () => {
+  const root = await makeWorkspace('re-mcp-extract-empty-');
+  try {
+    const f = await writeFixture(root);
+    const empty = f.layout.files.find((x) => x.path === 'empty.bin')!;
+    const bytes = new Uint8Array(f.bytes);
+    const view = new DataView(bytes.buffer);
+    const fatAt = view.getUint32(0x48, true) + empty.fileId * 8;
+    const past = bytes.length + 0x200;
+    view.setUint32(fatAt, past, true);
+    view.setUint32(fatAt + 4, past, true);
+    await writeFile(join(root, f.rel), bytes);
+    const ws = new Workspace(root);
+    const s = new RomStore(ws);
+    const r = await s.withRom(f.rel, (rom) => extractComponent(ws, rom, { kind: 'path', path: 'empty.bin' }));
+    assert.deepEqual(
+      [r.size, r.romRange, r.sha256],
+      [0, { start: past, end: past }, sha256(new Uint8Array(0))],
+    );
+    assert.equal((await stat(join(root, r.artifact))).size, 0);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
