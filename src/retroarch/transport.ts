@@ -6,9 +6,11 @@
 //
 // Reliability rules: idempotent queries (reads, status) are re-sent on timeout a bounded number of
 // times; non-idempotent ones (writes) are sent exactly once and a missing reply is reported, never
-// retried. Time on the wire is bounded by `attempts x timeoutMs`; time waiting in the queue is bounded
-// by the same amount, so no call outlives twice its budget even when the queue is congested (in
-// practice the queue drains in microseconds and a call ends within its budget).
+// retried. A query that settled while a reply of its may still arrive (timed out, cancelled, or sent
+// more than once) holds its key back for a while, so that late reply cannot answer a newer query.
+// Time on the wire is bounded by `attempts x timeoutMs`; time waiting in the queue is bounded by the
+// same amount, so no call outlives twice its budget even when the queue is congested (in practice the
+// queue drains in microseconds and a call ends within its budget).
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import { ReMcpError } from '../core/errors.js';
@@ -57,6 +59,9 @@ interface Pending {
   onAbort: (() => void) | null;
   signal: AbortSignal | undefined;
   sent: boolean;
+  /** Copies put on the wire, and when the last one went out. */
+  attempts: number;
+  lastSentAt: number;
 }
 
 export class RetroArchTransport {
@@ -73,8 +78,11 @@ export class RetroArchTransport {
   private readonly queue: Pending[] = [];
   private readonly shared = new Map<string, Promise<string>>();
   /**
-   * Keys whose write went unanswered: a late reply may still arrive, and it would look exactly like
-   * the acknowledgement of the next write to that address. Writes to such a key wait out one timeout.
+   * Keys with a reply possibly still on the way (a query settled without its reply: timed out or
+   * cancelled after sending; or answered after being sent more than once): that late reply would look
+   * exactly like the answer to the next query with the key (an old read taken for a newer one, the
+   * acknowledgement of an earlier write taken for the next). Queries with such a key wait until two
+   * timeouts have passed since the last copy was sent.
    */
   private readonly quarantined = new Map<string, NodeJS.Timeout>();
   private closed = false;
@@ -182,6 +190,8 @@ export class RetroArchTransport {
         onAbort: null,
         signal: options.signal,
         sent: false,
+        attempts: 0,
+        lastSentAt: 0,
       };
       if (options.signal) {
         pending.onAbort = () => this.finish(pending, cancelled());
@@ -196,7 +206,7 @@ export class RetroArchTransport {
   private pump(): void {
     for (let i = 0; i < this.queue.length && this.inFlight.size < this.maxInFlight; ) {
       const pending = this.queue[i]!;
-      if (this.inFlight.has(pending.key) || (!pending.idempotent && this.quarantined.has(pending.key))) {
+      if (this.inFlight.has(pending.key) || this.quarantined.has(pending.key)) {
         i++;
         continue;
       }
@@ -221,6 +231,8 @@ export class RetroArchTransport {
     }
     pending.attemptsLeft--;
     pending.sent = true;
+    pending.attempts++;
+    pending.lastSentAt = Date.now();
     this.stats.sent++;
     socket.send(pending.datagram, (error) => {
       if (error) {
@@ -242,16 +254,19 @@ export class RetroArchTransport {
       void this.transmit(pending);
       return;
     }
-    if (!pending.idempotent) this.quarantine(pending.key);
     this.finish(pending, this.noReplyError(pending));
   }
 
-  private quarantine(key: string): void {
+  /** Holds back the key until two timeouts after the last copy was sent (at least one from now). */
+  private quarantine(pending: Pending): void {
+    if (this.closed) return;
+    const key = pending.key;
+    const ms = Math.max(this.timeoutMs, pending.lastSentAt + 2 * this.timeoutMs - Date.now());
     clearTimeout(this.quarantined.get(key));
     const timer = setTimeout(() => {
       this.quarantined.delete(key);
       this.pump();
-    }, this.timeoutMs);
+    }, ms);
     timer.unref();
     this.quarantined.set(key, timer);
   }
@@ -293,7 +308,7 @@ export class RetroArchTransport {
       this.stats.unmatched++; // a duplicate, a late reply to a finished query, or noise
       return;
     }
-    this.complete(pending, () => pending.resolve(text));
+    this.complete(pending, () => pending.resolve(text), true);
   }
 
   /** ICMP port-unreachable on the connected socket: nobody listens, fail what is on the wire now. */
@@ -311,11 +326,12 @@ export class RetroArchTransport {
     this.complete(pending, () => pending.reject(error));
   }
 
-  private complete(pending: Pending, settle: () => void): void {
+  private complete(pending: Pending, settle: () => void, answered = false): void {
     const queued = this.queue.indexOf(pending);
     if (queued >= 0) this.queue.splice(queued, 1);
     else if (this.inFlight.get(pending.key) === pending) this.inFlight.delete(pending.key);
     else return; // already settled
+    if (pending.sent && (!answered || pending.attempts > 1)) this.quarantine(pending);
     if (pending.queueTimer) clearTimeout(pending.queueTimer);
     if (pending.attemptTimer) clearTimeout(pending.attemptTimer);
     if (pending.onAbort) pending.signal?.removeEventListener('abort', pending.onAbort);

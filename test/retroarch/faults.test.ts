@@ -152,3 +152,25 @@ test('a late acknowledgement of an unconfirmed write never confirms the next wri
   assert.ok(second.ms < TIMEOUT_MS * 2 + 150, `${second.ms} ms`);
   assert.ok(client.transport.stats.unmatched >= 1, 'the late reply should have been discarded');
 });
+
+test('a late duplicate of a retried read never answers a newer read of that address', async (t) => {
+  // Every read reply comes 1.5 timeouts late: the read is re-sent, resolves with the first reply, and
+  // the second attempt's reply is still on its way when it does.
+  const lateReads: FaultPolicy = (direction, text) =>
+    direction === 'reply' && text.startsWith('READ_CORE_MEMORY') ? { delayMs: TIMEOUT_MS * 1.5 } : {};
+  const { proxy, client } = await setup(t, lateReads);
+  await client.writeMemory(GBA.free, Uint8Array.from([1, 2, 3, 4]));
+  const first = await client.read('memory', GBA.free, 4);
+  assert.deepEqual([...first.bytes], [1, 2, 3, 4]);
+  assert.ok(client.transport.stats.retries > 0);
+  // The memory changes and the newer read's own replies are lost: the old reply must not answer it.
+  proxy.setPolicy((direction, text) =>
+    direction === 'reply' && text.startsWith('READ_CORE_MEMORY') ? { drop: true } : {},
+  );
+  await client.writeMemory(GBA.free, Uint8Array.from([5, 6, 7, 8]));
+  const second = await settle(client.read('memory', GBA.free, 4));
+  assert.ok(
+    second.code === 'unreachable' || second.code === 'timeout',
+    `got ${second.code ?? `bytes ${[...(second.value?.bytes ?? [])]}`}`,
+  );
+});
