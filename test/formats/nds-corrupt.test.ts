@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ReMcpError } from '../../src/core/errors.js';
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
+import { parseRawFnt } from '../../src/formats/nds/raw/fnt.js';
 import { buildRom, type RomLayout } from '../kit/rom-builder.js';
 import { fixHeaderCrcs, getU32, putU16, putU32 } from '../kit/rom-builder-parts.js';
 import { fullSpec } from './nds-specs.js';
@@ -184,4 +185,51 @@ test('reported, not refused: bad header CRC, junk 0x88, unknown banner version, 
   assert.ok(m.issues.some((i) => i.includes('banner')));
   assert.equal(m.header.unitCode, 7);
   assert.ok(m.issues.some((i) => i.startsWith('unit code 0x7 ')));
+});
+
+test('refused: an FNT whose nested names build a path over MAX_PATH_LENGTH -> fnt (no unbounded path strings)', () => {
+  // A chain of directories with 120-character names: 10 levels already pass 1,024 characters, and
+  // 4,000 levels in 650 KB of FNT once built gigabytes of path text.
+  const dirs = 10;
+  const name = new Array(120).fill(0x61);
+  const subs: number[][] = [];
+  for (let d = 0; d < dirs; d++) {
+    const s =
+      d < dirs - 1 ? [0x80 | name.length, ...name, (0xf001 + d) & 0xff, (0xf001 + d) >> 8] : [1, 0x66];
+    subs.push([...s, 0]);
+  }
+  const bytes = new Uint8Array(dirs * 8 + subs.reduce((n, s) => n + s.length, 0));
+  let at = dirs * 8;
+  for (let d = 0; d < dirs; d++) {
+    putU32(bytes, d * 8, at);
+    putU16(bytes, d * 8 + 4, 0);
+    putU16(bytes, d * 8 + 6, d === 0 ? dirs : 0xf000 + d - 1);
+    bytes.set(subs[d]!, at);
+    at += subs[d]!.length;
+  }
+  assert.throws(
+    () => parseRawFnt(bytes, 1),
+    (e: unknown) =>
+      e instanceof ReMcpError &&
+      e.code === 'invalid-rom' &&
+      e.details?.field === 'fnt' &&
+      /path/.test(e.message),
+  );
+  // The same tree with short names parses.
+  const short = parseRawFnt(
+    (() => {
+      const b = new Uint8Array(dirs * 8 + dirs * 5 + 3);
+      let p = dirs * 8;
+      for (let d = 0; d < dirs; d++) {
+        putU32(b, d * 8, p);
+        putU16(b, d * 8 + 6, d === 0 ? dirs : 0xf000 + d - 1);
+        const s = d < dirs - 1 ? [0x81, 0x64, (0xf001 + d) & 0xff, (0xf001 + d) >> 8, 0] : [1, 0x66, 0];
+        b.set(s, p);
+        p += s.length;
+      }
+      return b.subarray(0, p);
+    })(),
+    1,
+  );
+  assert.equal(short.paths.get(0), `${'d/'.repeat(dirs - 1)}f`);
 });

@@ -21,7 +21,7 @@ import type {
 } from './model.js';
 import { type ByteSource, invalidRom, readExact, u16 } from './raw/byte-source.js';
 import { FAT_ENTRY_SIZE, MAX_FAT_ENTRIES, parseRawFat } from './raw/fat.js';
-import { parseRawFnt } from './raw/fnt.js';
+import { MAX_PATH_LENGTH, parseRawFnt } from './raw/fnt.js';
 import {
   DSI_HEADER_READ_END,
   HEADER_BASE_SIZE,
@@ -39,6 +39,8 @@ export const ROM_LIMITS = {
   maxOverlaysPerTable: 4096,
   /** FNT bytes: 0xF000 files with long names and 4096 directories fit well below this. */
   maxFntBytes: 16 * 1024 * 1024,
+  /** Characters in one NitroFS path (a longer one refuses the FNT). */
+  maxPathLength: MAX_PATH_LENGTH,
 } as const;
 
 const ADDRESS_SPACE = 0x1_0000_0000;

@@ -172,6 +172,7 @@ export const ndsInspectRom = defineTool({
     fatEntries: { max: 0xf000, unit: 'FAT entries (file IDs below the 0xF000 directory IDs)' },
     overlaysPerTable: { max: ROM_LIMITS.maxOverlaysPerTable, unit: 'overlays per processor table' },
     fntBytes: { max: ROM_LIMITS.maxFntBytes, unit: 'bytes of file name table' },
+    pathLength: { max: ROM_LIMITS.maxPathLength, unit: 'characters per NitroFS path' },
   },
   async handler(args, ctx) {
     return getRomStore(ctx.services).withRom(

@@ -10,6 +10,13 @@ import { latin1 } from './header.js';
 
 export const ROOT_DIRECTORY_ID = 0xf000;
 export const MAX_DIRECTORIES = 0x1000;
+/**
+ * Characters in one full path. Nesting multiplies name lengths: without a bound, 4,096 nested
+ * directories with 127-character names in under 1 MiB of FNT build paths of half a megabyte for every
+ * file (gigabytes in all once a path is flattened). Real NitroFS paths are far shorter; the path
+ * selectors of the search and extraction tools accept the same length.
+ */
+export const MAX_PATH_LENGTH = 1024;
 
 export interface FntDirectory {
   id: number;
@@ -81,6 +88,11 @@ export function parseRawFnt(bytes: Uint8Array, fatCount: number): FntResult {
       if (seenNames.has(name)) fail(`duplicate name ${JSON.stringify(name)} in one directory`);
       seenNames.add(name);
       const path = dir.path === '' ? name : `${dir.path}/${name}`;
+      if (path.length > MAX_PATH_LENGTH) {
+        fail(`a path in directory 0x${dir.id.toString(16)} is longer than ${MAX_PATH_LENGTH} characters`, {
+          length: path.length,
+        });
+      }
       if (isDirectory) {
         const childId = u16(bytes, at + 1 + nameLength);
         const childIndex = childId - ROOT_DIRECTORY_ID;
