@@ -49,8 +49,22 @@ export class StateSlots {
       );
     }
     // Confirmed through GET_STATUS; hotkey() then spaces the next press from this toggle.
-    await this.ra.setPausedNow(false, signal);
+    try {
+      await this.ra.setPausedNow(false, signal);
+    } catch (error) {
+      // Cancelled or failed after the toggle may have gone out: never leave the game running.
+      await this.repause();
+      throw error;
+    }
     return { status: s, repause: true };
+  }
+
+  /**
+   * Pauses again after a resume-act-pause sequence. Deliberately without the caller's signal: a
+   * cancelled sequence must still end paused, as it started (bounded by the query timeouts).
+   */
+  private async repause(): Promise<void> {
+    await this.ra.setPausedNow(true);
   }
 
   private async press(command: string, signal?: AbortSignal): Promise<void> {
@@ -84,7 +98,7 @@ export class StateSlots {
       }
       return { from, slot: this.slot.value, verified: this.slot.verified };
     } finally {
-      if (run.repause) await this.ra.setPausedNow(true, signal);
+      if (run.repause) await this.repause();
     }
   }
 
@@ -134,7 +148,7 @@ export class StateSlots {
         resumed: run.repause,
       };
     } finally {
-      if (run.repause) await this.ra.setPausedNow(true, signal);
+      if (run.repause) await this.repause();
     }
   }
 
@@ -199,7 +213,7 @@ export class StateSlots {
       await sleep(PRESS_SPACING_MS, signal);
       return { method, slot: target, pointerPresses: presses, file, resumed: run.repause };
     } finally {
-      if (run.repause) await this.ra.setPausedNow(true, signal);
+      if (run.repause) await this.repause();
     }
   }
 }

@@ -214,3 +214,21 @@ test('concurrent control sequences do not interleave; frame advance is cancellab
   assert.ok(advanced > 0 && advanced < 20, `advanced ${advanced} frames before the cancel`);
   assert.equal((await client.status()).state, 'paused');
 });
+
+test('a cancelled resume-act-pause sequence still pauses again', async (t) => {
+  const { client } = await start(t, 'mgba');
+  await client.setPaused(true);
+  // Cancel at several points of a walked slot save (resume, walk 6 presses there, save, walk back).
+  for (const cancelAfterMs of [5, 150, 350]) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), cancelAfterMs);
+    const code = await rejectionCode(client.saveState({ slot: 6, resumeIfPaused: true }, controller.signal));
+    clearTimeout(timer);
+    assert.equal(code, 'cancelled');
+    assert.equal(
+      (await client.status()).state,
+      'paused',
+      `left running after a cancel at ${cancelAfterMs} ms`,
+    );
+  }
+});
