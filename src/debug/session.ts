@@ -59,7 +59,10 @@ const EXIT_GRACE_MS = 750;
 export class DebugSession {
   private current: Generation | null = null;
   private generations = 0;
-  private starting = false;
+  private starting: Promise<Generation> | null = null;
+  /** Aborts an in-progress start when the server shuts down. */
+  private startAbort: AbortController | null = null;
+  private disposed = false;
   private lastExit: { generation: number; exit: ExitInfo; log: string; reason: string } | null = null;
   private lockHeld = false;
 
@@ -96,6 +99,13 @@ export class DebugSession {
         : '';
       throw new ReMcpError('not-running', `no owned DeSmuME is running; call desmume_start${hint}`);
     }
+    if (!this.current.ready) {
+      // The start owns the stub connections until it returns: a second one would compete with it.
+      throw new ReMcpError(
+        'busy',
+        `DeSmuME generation ${this.current.number} is still starting; retry once desmume_start has returned`,
+      );
+    }
     return this.current;
   }
 
@@ -112,17 +122,26 @@ export class DebugSession {
   }
 
   async start(opts: StartOptions): Promise<Generation> {
+    if (this.disposed) throw new ReMcpError('cancelled', 'the server is shutting down');
     if (this.current !== null || this.starting) {
       throw new ReMcpError(
         'already-running',
         `an owned DeSmuME is already running (generation ${this.current?.number ?? this.generations + 1}); call desmume_stop first`,
       );
     }
-    this.starting = true;
+    const abort = new AbortController();
+    const onCallerAbort = () => abort.abort();
+    opts.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    if (opts.signal?.aborted) abort.abort();
+    this.startAbort = abort;
+    const starting = this.launch({ ...opts, signal: abort.signal });
+    this.starting = starting;
     try {
-      return await this.launch(opts);
+      return await starting;
     } finally {
-      this.starting = false;
+      opts.signal?.removeEventListener('abort', onCallerAbort);
+      this.starting = null;
+      this.startAbort = null;
     }
   }
 
@@ -137,6 +156,7 @@ export class DebugSession {
     }
     await assertPortFree(arm9Port);
     if (arm7Port !== null) await assertPortFree(arm7Port);
+    if (opts.signal?.aborted) throw cancelledStart(this.disposed);
     const process = await DesmumeProcess.launch(launcher.path, {
       romAbsolute: rom.absolute,
       arm9Port,
@@ -178,7 +198,7 @@ export class DebugSession {
               { op: 'stop-status' },
               Math.max(1, Math.min(2_000, deadline - Date.now())),
             );
-            await this.awaitRomLoaded(conn, image, deadline);
+            await this.awaitRomLoaded(conn, image, deadline, opts.signal);
             cpu.connection = conn;
             await cpu.recordLaunchHalt(raw);
             break;
@@ -193,6 +213,7 @@ export class DebugSession {
       }
       // The ROM must be the bytes we parsed: re-hash now that the emulator has loaded it.
       const after = await sha256File(rom.absolute);
+      if (opts.signal?.aborted) throw cancelledStart(this.disposed);
       if (after.sha256 !== rom.sha256) {
         throw new ReMcpError('rom-changed', `the ROM changed during launch: ${rom.path}`, {
           before: rom.sha256,
@@ -219,8 +240,14 @@ export class DebugSession {
    * caller would see the CPU "halted at 0". Ready means the loader has reset the CPU: PC at the
    * header's entry (direct boot) or at least a stack pointer set (a BIOS boot).
    */
-  private async awaitRomLoaded(conn: RspConnection, image: CpuImage, deadline: number): Promise<void> {
+  private async awaitRomLoaded(
+    conn: RspConnection,
+    image: CpuImage,
+    deadline: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
     for (;;) {
+      if (signal?.aborted) throw cancelledStart(this.disposed);
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new ReMcpError('unreachable', 'the emulator did not load the ROM in time');
       const regs = parseRegisterPacket(
@@ -242,7 +269,7 @@ export class DebugSession {
   ): Promise<RspConnection> {
     const target = this.options.connectPort ? this.options.connectPort(processor, port) : port;
     for (;;) {
-      if (signal?.aborted) throw new ReMcpError('cancelled', 'the start was cancelled');
+      if (signal?.aborted) throw cancelledStart(this.disposed);
       if (!gen.process.alive) {
         throw new ReMcpError('emulator-exited', `DeSmuME exited (${describeExit(gen.process.exit)})`, {
           log: gen.process.logTail(2_048).text,
@@ -354,9 +381,20 @@ export class DebugSession {
     return { generation: gen.number, exit };
   }
 
+  /** Server shutdown: cancels a start in progress (its emulator is torn down), then stops. */
   async dispose(): Promise<void> {
+    this.disposed = true;
+    this.startAbort?.abort();
+    await this.starting?.catch(() => undefined);
     await this.stop();
   }
+}
+
+function cancelledStart(disposed: boolean): ReMcpError {
+  return new ReMcpError(
+    'cancelled',
+    disposed ? 'the start was cancelled: the server is shutting down' : 'the start was cancelled',
+  );
 }
 
 export function describeExit(exit: ExitInfo | null): string {

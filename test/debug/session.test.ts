@@ -330,6 +330,33 @@ describe('DeSmuME session (real emulator)', () => {
     assert.deepEqual(desmumeProcesses('tampered.nds'), []);
   });
 
+  it('a dispose during start leaves no emulator behind', async () => {
+    const session = newSession();
+    const starting = start(session);
+    await session.dispose();
+    await rejects(starting, 'cancelled');
+    assert.equal(session.generation, null);
+    assert.deepEqual(desmumeProcesses(dir), []);
+    await rejects(start(session), 'cancelled');
+  });
+
+  it('refuses debugger commands while a start is still in progress', async () => {
+    const session = newSession();
+    const starting = start(session);
+    const deadline = Date.now() + 10_000;
+    while (session.generation === null && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    assert.ok(session.generation, 'the process never came up');
+    // A second connection racing the start's own would compete for the stub's single client slot.
+    await rejects(session.reconnect('arm9', 1_000), 'busy');
+    assert.throws(
+      () => session.cpu('arm9'),
+      (e: unknown) => e instanceof ReMcpError && e.code === 'busy',
+    );
+    const gen = await starting;
+    assert.equal(session.cpu('arm9').lastStop?.pc, rom.symbols.start);
+    assert.equal(gen.cpus.arm9?.connection?.closed, false);
+  });
+
   it('bounds steps and history', async () => {
     const session = newSession();
     await start(session);
