@@ -90,6 +90,10 @@ test('nds_list_files paginates with a total and filters by path prefix', async (
       .map((f) => f.path)
       .sort(),
   );
+  // A page past the end is empty and says so (never "entries N..N-1").
+  const past = await call('nds_list_files', { rom: 'roms/game.nds', offset: total + 5 });
+  assert.deepEqual([past.structuredContent.files, past.structuredContent.nextOffset], [[], null]);
+  assert.match(past.content[0]!.text, new RegExp(`no entries at offset ${total + 5} \\(${total} in all\\)`));
   const tooMany = await call('nds_list_files', { rom: 'roms/game.nds', limit: 1001 });
   assert.equal(tooMany.isError, true);
   assert.equal(tooMany.structuredContent.error.code, 'invalid-argument');

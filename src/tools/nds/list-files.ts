@@ -91,7 +91,10 @@ export const ndsListFiles = defineTool({
             directories: rom.model.directories.length,
             files,
           },
-          text: `${rom.path}: entries ${args.offset}..${next - 1} of ${all.length} (${unnamed} unnamed on this page)`,
+          text:
+            page.length === 0
+              ? `${rom.path}: no entries at offset ${args.offset} (${all.length} in all)`
+              : `${rom.path}: entries ${args.offset}..${next - 1} of ${all.length} (${unnamed} unnamed on this page)`,
         };
       },
       ctx.signal,
