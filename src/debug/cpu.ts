@@ -266,7 +266,16 @@ export class CpuDebugger {
   /** Sends `c` or `s`; afterwards the CPU (and its sibling) run until a stop reply. */
   async resume(op: 'continue' | 'step'): Promise<void> {
     const conn = this.requireStopped(op === 'continue' ? 'continue' : 'step');
-    await this.guard(() => conn.resume(op, REPLY_TIMEOUT_MS));
+    await this.guard(async () => {
+      try {
+        await conn.resume(op, REPLY_TIMEOUT_MS);
+      } catch (error) {
+        // Without the ack the packet may still have reached the stub and resumed the target: its run
+        // state is unknown (a pause settles it), never silently "stopped". `busy` sent nothing.
+        if (!(error instanceof ReMcpError && error.code === 'busy')) this.state = 'unknown';
+        throw error;
+      }
+    });
     this.state = 'running';
   }
 

@@ -88,6 +88,46 @@ async function proxyTo(port: () => number): Promise<{ port: number; drop(): void
   };
 }
 
+/** A proxy that forwards a continue packet to the stub, then cuts the connection before its ack returns. */
+async function proxyCuttingAtContinue(port: () => number): Promise<{ port: number; arm(): void }> {
+  let armed = false;
+  const server = createServer((client) => {
+    const upstream = new NetSocket();
+    upstream.connect(port(), '127.0.0.1');
+    let cut = false;
+    upstream.on('data', (d) => {
+      if (!cut) client.write(d);
+    });
+    client.on('data', (d) => {
+      if (cut) return;
+      if (armed && d.includes('$c#63')) {
+        cut = true;
+        client.destroy();
+        upstream.end(d); // the stub receives the continue; its ack never reaches the client
+        return;
+      }
+      upstream.write(d);
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    client.on('error', end);
+    upstream.on('error', end);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    arm() {
+      armed = true;
+    },
+  };
+}
+
 before(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 're-mcp-desmume-session-')));
   workspace = new Workspace(dir);
@@ -195,6 +235,28 @@ describe('DeSmuME session (real emulator)', () => {
     assert.ok(
       regs.decoded.r[15]! >= rom.symbols.start && regs.decoded.r[15]! < rom.symbols.start + rom.arm9.size,
     );
+  });
+
+  it('a continue whose acknowledgement is lost leaves the run state unknown, not stopped', async () => {
+    let stubPort = 0;
+    const proxy = await proxyCuttingAtContinue(() => stubPort);
+    const session = newSession({
+      connectPort: (_p: Processor, owned: number) => {
+        stubPort = owned;
+        return proxy.port;
+      },
+    });
+    await start(session);
+    const cpu = session.cpu('arm9');
+    proxy.arm();
+    const error = await rejects(continueUntilStop(cpu, 5_000, undefined), 'unreachable');
+    assert.match(error.message, /run state now unknown/);
+    // The stub did get the continue: the target runs, so stopped-state commands must refuse.
+    assert.equal(cpu.state, 'unknown');
+    await session.reconnect('arm9', 5_000);
+    await rejects(cpu.readRegisters(), 'target-running');
+    const paused = await pause(cpu, 2_000, undefined);
+    assert.equal(paused.stop?.reason, 'interrupt');
   });
 
   it('refuses stopped-state commands while running, then pauses and reads live counters', async () => {
