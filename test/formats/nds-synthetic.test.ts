@@ -4,6 +4,7 @@
 // come from the builder's own layout, never from the parser.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ReMcpError } from '../../src/core/errors.js';
 import {
   bufferSource,
   type NdsRomModel,
@@ -70,6 +71,11 @@ test('overlays: table fields, overlapping ranges, BSS, compressed — runtime re
   assert.equal(only1.excludedByOverlayId, 1);
   const only0 = resolveRuntimeAddress(model, 'arm9', OV + 0x10, 0);
   assert.equal(only0.status, 'resolved');
+  // An overlay ID the table does not have disambiguates nothing: refused, never "unmapped".
+  assert.throws(
+    () => resolveRuntimeAddress(model, 'arm9', OV + 0x10, 99),
+    (e: unknown) => e instanceof ReMcpError && e.code === 'not-found',
+  );
   // Past overlay 1's RAM (+BSS) but inside overlay 0's BSS.
   const bssAddress = OV + ov1!.ramSize + ov1!.bssSize + 4;
   assert.ok(bssAddress < OV + ov0!.ramSize + ov0!.bssSize);

@@ -3,6 +3,7 @@
 // - ROM range -> every structure that owns those bytes, with a runtime address only where the bytes
 //   map one-to-one into memory (never for compressed storage, whose runtime bytes are decoded).
 
+import { ReMcpError } from '../../core/errors.js';
 import type { ByteRange, NdsRomModel, Overlay, Processor, RuntimeRange, RuntimeRangeKind } from './model.js';
 import { HEADER_BASE_SIZE, HEADER_FIELD_REGIONS } from './raw/header.js';
 
@@ -41,6 +42,15 @@ export function resolveRuntimeAddress(
   address: number,
   overlayId?: number,
 ): RuntimeResolution {
+  // A disambiguator naming no overlay would silently drop every overlay candidate and could turn a
+  // covered address into "unmapped".
+  if (overlayId !== undefined && !model.overlays[processor].some((o) => o.id === overlayId)) {
+    throw new ReMcpError('not-found', `${processor} has no overlay with ID ${overlayId}`, {
+      processor,
+      overlayId,
+      overlays: model.overlays[processor].length,
+    });
+  }
   const all: RuntimeCandidate[] = [];
   for (const range of model.runtimeRanges[processor]) {
     if (address < range.start || address >= range.end) continue;

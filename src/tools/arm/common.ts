@@ -10,7 +10,7 @@ export const startArgs = {
   address: u32Arg('Runtime start address (give this or romOffset, not both)').optional(),
   romOffset: u32Arg('ROM offset of the start byte; must map to exactly one runtime address').optional(),
   overlayId: overlayIdArg(
-    'Optional overlay ID: a static disambiguator among overlapping overlays; it does not mean the overlay is loaded.',
+    'Optional overlay ID: a static disambiguator among overlapping overlays; it does not mean the overlay is loaded; an ID the table lacks fails with not-found.',
   ),
   mode: z
     .enum(['arm', 'thumb', 'auto'])

@@ -34,7 +34,7 @@ export const ndsResolveRuntimeAddress = defineTool({
     processor: processorArg,
     address: u32Arg('Runtime address'),
     overlayId: overlayIdArg(
-      'Optional overlay ID used only as a static disambiguator; main-executable candidates are kept.',
+      'Optional overlay ID used only as a static disambiguator; main-executable candidates are kept; an ID the table lacks fails with not-found.',
     ),
   }),
   output: z.object({
