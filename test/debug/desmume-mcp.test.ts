@@ -27,6 +27,17 @@ async function server(env: Record<string, string> = {}): Promise<Harness> {
   return h;
 }
 
+/** Polls desmume_status (which takes no lock) until the ARM9 reports `state`, within a bounded deadline. */
+async function waitForRunState(h: Harness, state: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const s = await h.ok<{ cpus: Array<{ state: string }> }>('desmume_status', { logBytes: 0 });
+    if (s.cpus[0]?.state === state) return;
+    assert.ok(Date.now() < deadline, `the ARM9 never reported ${state}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 async function waitUntil(check: () => boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
@@ -299,8 +310,8 @@ describe('DeSmuME over MCP (real emulator)', () => {
       ['stopped', hex(rom.symbols.start)],
     );
     assert.equal((await h.fail('desmume_capture_stop_context', { regions: big })).code, 'output-too-large');
-    const waiting = h.call('desmume_continue', { timeoutMs: 1_500 });
-    await new Promise((r) => setTimeout(r, 300));
+    const waiting = h.call('desmume_continue', { timeoutMs: 3_000 });
+    await waitForRunState(h, 'running'); // the continue holds the session now
     const busy = await h.fail('desmume_read_memory', { address: hex(rom.symbols.counterArm), length: 4 });
     assert.equal(busy.code, 'busy');
     const result = await waiting;
@@ -379,7 +390,7 @@ describe('DeSmuME over MCP (real emulator)', () => {
       romPath: 'debug.nds',
     });
     const pending = h.call('desmume_continue', { timeoutMs: 30_000 });
-    await new Promise((r) => setTimeout(r, 300));
+    await waitForRunState(h, 'running'); // the continue is waiting for a stop
     const killedAt = Date.now();
     process.kill(started.pid, 'SIGKILL');
     const result = await pending;
