@@ -186,6 +186,11 @@ test('overlays: ambiguous without overlayId, BSS refused, compressed decoded wit
     'not-code',
   );
   await fails('nds_disassemble_range', { address: 0x02800000, mode: 'arm' }, 'not-code');
+  // Excluded by the disambiguator is not "outside every component": the message says which.
+  const excluded = await call('nds_disassemble_range', { address: OV_SHARED, mode: 'arm', overlayId: 2 });
+  assert.equal(excluded.structuredContent.error?.code, 'not-code');
+  assert.match(excluded.content[0]!.text, /excluded by overlayId 2/);
+  await fails('nds_disassemble_range', { address: OV_SHARED, mode: 'arm', overlayId: 9 }, 'not-found');
   const packed = await ok('nds_disassemble_range', { address: OV_PACKED, mode: 'arm', maxInstructions: 4 });
   assert.deepEqual([packed.source.romOffset, packed.source.derived], [null, true]);
   const main = await ok('nds_disassemble_range', { address: a9.entry, mode: 'arm', maxInstructions: 4 });

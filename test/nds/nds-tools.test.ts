@@ -128,6 +128,16 @@ test('the resolvers: hex addresses, ambiguity, ROM offsets, bounds', async () =>
     overlayId: 0,
   });
   assert.equal(one.status, 'resolved');
+  const oneText = await call('nds_resolve_runtime_address', {
+    rom: 'roms/game.nds',
+    processor: 'arm9',
+    address: OV + 4,
+    overlayId: 0,
+  });
+  assert.match(
+    oneText.content[0]!.text,
+    /resolved .*\(1 candidate\(s\) of other overlays excluded by overlayId 0\)/,
+  );
   const ov0 = built.layout.overlays[0]!;
   const back = await ok('nds_resolve_rom_offset', { rom: 'roms/game.nds', offset: ov0.file.start + 4 });
   assert.ok(

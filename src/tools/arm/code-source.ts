@@ -81,10 +81,14 @@ async function locate(
   const r = resolveRuntimeAddress(rom.model, processor, address, overlayId);
   const where = `${processor} ${hex(address)}`;
   if (r.status === 'unmapped') {
+    const excluded =
+      r.excludedByOverlayId > 0
+        ? `: its ${r.excludedByOverlayId} candidate(s) of other overlays were excluded by overlayId ${overlayId}`
+        : '';
     return {
       refusal: 'not-code',
       why: 'unmapped',
-      message: `${where} is not inside any static code component`,
+      message: `${where} is not inside any ${excluded ? 'selected ' : ''}static code component${excluded}`,
     };
   }
   if (r.status === 'bss') {

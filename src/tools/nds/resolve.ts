@@ -69,9 +69,13 @@ export const ndsResolveRuntimeAddress = defineTool({
             : r.candidates.length > 1
               ? `: ${r.candidates.length} candidates`
               : '';
+        const excluded =
+          r.excludedByOverlayId > 0
+            ? ` (${r.excludedByOverlayId} candidate(s) of other overlays excluded by overlayId ${args.overlayId})`
+            : '';
         return {
           structured: { ...r, addressHex: hex(r.address) },
-          text: `${args.processor} ${hex(r.address)}: ${r.status}${where}`,
+          text: `${args.processor} ${hex(r.address)}: ${r.status}${where}${excluded}`,
         };
       },
       ctx.signal,
