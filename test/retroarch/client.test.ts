@@ -91,7 +91,10 @@ test('mGBA: pause, frame advance N changes the counter by exactly N, resume', as
   assert.equal(after - before, 7);
   const toggled = await client.pauseToggle();
   assert.deepEqual(toggled, { before: 'paused', after: 'playing', confirmed: true });
-  await new Promise((r) => setTimeout(r, 100));
+  const deadline = Date.now() + 5_000;
+  while (u32((await client.read('memory', GBA.frameCounter, 4)).bytes) === after && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
   assert.ok(u32((await client.read('memory', GBA.frameCounter, 4)).bytes) > after, 'counter did not run');
 });
 

@@ -138,10 +138,16 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
     });
   });
 
+  // Detached, RetroArch would outlive a test process that dies before its teardown runs: the group
+  // goes down with this process in any case.
+  const killOnExit = (): void => killGroup(child, 'SIGKILL');
+  process.once('exit', killOnExit);
+
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
+    process.removeListener('exit', killOnExit);
     if (!exited) {
       killGroup(child, 'SIGTERM');
       const graceful = await Promise.race([
