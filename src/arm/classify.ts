@@ -56,6 +56,7 @@ export function missingArchitecture(
   raw: RawInstruction,
   mode: ArmMode,
   processor: ArmProcessor,
+  bytes?: Uint8Array,
 ): string | null {
   for (const group of raw.groups) if (LATER_GROUPS.has(group)) return group;
   const base = baseMnemonic(raw);
@@ -70,6 +71,12 @@ export function missingArchitecture(
   }
   if (mode === 'thumb') {
     if (raw.size === 4 && base !== 'bl' && base !== 'blx') return 'thumb2';
+    // ARMv4T/v5 BL/BLX is a prefix halfword followed by the suffix 11111 (BL) or 11101 (BLX). Any
+    // other second halfword makes it Thumb-2's BL/BLX (J1/J2 bits), whose target the DS never computes.
+    if (raw.size === 4 && bytes !== undefined && bytes.length === 4) {
+      const suffix = (bytes[2]! | (bytes[3]! << 8)) >>> 11;
+      if (suffix !== (base === 'bl' ? 0b11111 : 0b11101)) return 'thumb2';
+    }
     if (THUMB_V4T.has(base)) return null;
     if (THUMB_V5T.has(base)) return processor === 'arm9' ? null : 'armv5t';
     return 'armv6+';

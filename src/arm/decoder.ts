@@ -62,7 +62,7 @@ export async function decodeWindow(
       rejected = { reason: 'undecodable', address: raw.address };
       return false;
     }
-    if (missingArchitecture(raw, mode, processor) !== null) {
+    if (missingArchitecture(raw, mode, processor, own) !== null) {
       rejected = { reason: 'architecture', address: raw.address };
       return false;
     }

@@ -205,6 +205,24 @@ test('architecture gate: ARMv6+/Thumb-2 stop both CPUs; ARMv5 stops the ARM7 onl
       address: 0x1000,
     });
   }
+  // A BL/BLX prefix is one only with its ARMv4T/v5 suffix (11111 / 11101): Capstone reads any other
+  // second halfword with Thumb-2's J1/J2 rule and invents a call target (F000 D000 -> bl +0xC00000).
+  for (const halves of [
+    [0xf000, 0xd000],
+    [0xf000, 0xf000],
+    [0xf000, 0xc000],
+    [0xf7ff, 0xdffe],
+  ]) {
+    for (const cpu of ['arm9', 'arm7'] as const) {
+      assert.deepEqual(
+        await stopAt(thumb(...halves), 'thumb', cpu),
+        { reason: 'architecture', address: 0x1000 },
+        `${halves.map((h) => h.toString(16)).join(' ')} on ${cpu}`,
+      );
+    }
+  }
+  assert.equal(await stopAt(thumb(0xf000, 0xf800), 'thumb', 'arm7'), null); // bl
+  assert.equal(await stopAt(thumb(0xf000, 0xe800), 'thumb', 'arm9'), null); // blx
   // Coprocessors the DS lacks (FPA cp1, VFP cp10) and LDC/STC on CP15 are refused; MCR/MRC p15 is not.
   assert.equal(await stopAt(arm(0xee010f10), 'arm', 'arm9'), null); // mcr p15, 0, r0, c1, c0, 0
   assert.deepEqual(await stopAt(arm(0xee010f10), 'arm', 'arm7'), { reason: 'architecture', address: 0x1000 });
