@@ -124,6 +124,13 @@ export class RetroArchTransport {
       // kernel report "port unreachable" (ECONNREFUSED) when nothing listens there.
       socket.connect(this.port, this.host, () => {
         socket.off('error', fail);
+        if (this.closed) {
+          // close() ran while we were connecting: do not keep (leak) a socket nobody will close.
+          this.opening = null;
+          socket.close();
+          reject(new ReMcpError('not-running', 'the RetroArch transport is closed'));
+          return;
+        }
         socket.on('error', (error) => this.onSocketError(error));
         socket.on('message', (msg) => this.onMessage(msg));
         socket.unref();

@@ -235,3 +235,20 @@ test('a cancelled resume-act-pause sequence still pauses again', async (t) => {
     );
   }
 });
+
+test('closing while the socket is still opening leaves no socket behind', async () => {
+  const { freeUdpPort } = await import('../kit/retroarch/launch.js');
+  const client = new RetroArchClient({
+    host: '127.0.0.1',
+    port: await freeUdpPort(),
+    timeoutMs: 300,
+    screenshotDir: null,
+  });
+  const pending = client.status();
+  client.close(); // before the socket's connect callback
+  assert.equal(await rejectionCode(pending), 'cancelled');
+  await new Promise((r) => setTimeout(r, 50));
+  const socket = (client.transport as unknown as { socket: unknown }).socket;
+  assert.equal(socket, null, 'a UDP socket outlived close()');
+  assert.equal(await rejectionCode(client.status()), 'not-running');
+});
