@@ -419,6 +419,28 @@ describe('DeSmuME session (real emulator)', () => {
     assert.equal(gen.cpus.arm9?.connection?.closed, false);
   });
 
+  it('a launcher that cannot be executed is a launch failure that leaves no exit hook behind', async () => {
+    const broken = join(dir, 'broken.sh');
+    await writeFile(broken, '#!/no/such/interpreter\n', { mode: 0o755 });
+    const session = new DebugSession({ launcher: broken, launcherSha256: null });
+    sessions.push(session);
+    const hooks = process.listenerCount('exit');
+    for (let i = 0; i < 3; i++) {
+      const error = await rejects(
+        session.start({
+          rom: await workspace.resolveExisting('debug.nds'),
+          arm9Port: null,
+          arm7Port: null,
+          startTimeoutMs: 5_000,
+        }),
+        'launch-failed',
+      );
+      assert.match(error.message, /cannot start the DeSmuME launcher/);
+    }
+    assert.equal(process.listenerCount('exit'), hooks);
+    assert.equal(session.generation, null);
+  });
+
   it('bounds steps and history', async () => {
     const session = newSession();
     await start(session);

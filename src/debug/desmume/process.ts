@@ -140,7 +140,7 @@ export class DesmumeProcess {
   private exitInfo: ExitInfo | null = null;
   private readonly exitListeners: Array<(info: ExitInfo) => void> = [];
   private readonly exited: Promise<ExitInfo>;
-  private readonly killOnExit = () => this.killNow();
+  private readonly killOnExit = (): void => this.killNow();
 
   private constructor(
     private readonly child: ChildProcess,
@@ -182,6 +182,8 @@ export class DesmumeProcess {
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
       child.once('error', (error) => {
+        // A failed spawn emits no 'exit': drop the server-exit hook here or it stays registered.
+        process.removeListener('exit', owned.killOnExit);
         void rm(home, { recursive: true, force: true });
         reject(new ReMcpError('launch-failed', `cannot start the DeSmuME launcher: ${error.message}`));
       });
