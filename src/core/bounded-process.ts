@@ -96,6 +96,8 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRun> {
       stop();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
+    // A cancellation that happened before the run started fires no event: honour it now.
+    if (options.signal?.aborted) onAbort();
     const finish = (exitCode: number | null, signal: string | null, spawnError: string | null) => {
       if (settled) return;
       settled = true;

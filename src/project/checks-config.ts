@@ -1,10 +1,11 @@
 // The workspace's verification checks, declared by the operator in `re-mcp.config.json` at the
 // workspace root. Callers only pick a check by name; the command, its directory and bounds come
 // from this file, validated strictly (an argv array, never a shell string).
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { z } from 'zod/v4';
 import { ReMcpError } from '../core/errors.js';
+import { Workspace } from '../workspace/workspace.js';
 
 export const CONFIG_FILE = 're-mcp.config.json';
 export const CHECK_LIMITS = {
@@ -43,21 +44,56 @@ const configSchema = z
 
 export type CheckSpec = z.infer<typeof checkSchema>;
 
-export async function loadChecks(workspaceRoot: string): Promise<Record<string, CheckSpec>> {
-  let text: string;
+/** The config is read whole into memory: a larger file is refused, not read. */
+export const MAX_CONFIG_BYTES = 1_048_576;
+
+/**
+ * Reads the config as a bounded regular file inside the workspace: a symlink leaving it, a FIFO or
+ * device (which would block or never end) and an oversized file are refused before any read.
+ */
+async function readConfigText(workspaceRoot: string): Promise<string> {
+  let file: { absolute: string };
   try {
-    text = await readFile(join(workspaceRoot, CONFIG_FILE), 'utf8');
-  } catch {
-    throw new ReMcpError(
-      'not-configured',
-      `no ${CONFIG_FILE} at the workspace root: no verification checks are declared`,
-    );
+    file = await new Workspace(workspaceRoot).resolveExisting(CONFIG_FILE, 'file');
+  } catch (error) {
+    if (error instanceof ReMcpError && error.code === 'not-found') {
+      throw new ReMcpError(
+        'not-configured',
+        `no ${CONFIG_FILE} at the workspace root: no verification checks are declared`,
+      );
+    }
+    throw error;
   }
+  const handle = await open(file.absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new ReMcpError('invalid-argument', `${CONFIG_FILE} is not a regular file`);
+    if (info.size > MAX_CONFIG_BYTES) {
+      throw new ReMcpError(
+        'config-invalid',
+        `${CONFIG_FILE} is ${info.size} bytes; at most ${MAX_CONFIG_BYTES} are read`,
+      );
+    }
+    const buffer = Buffer.alloc(info.size);
+    const { bytesRead } = await handle.read(buffer, 0, info.size, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function loadChecks(workspaceRoot: string): Promise<Record<string, CheckSpec>> {
+  const text = await readConfigText(workspaceRoot);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new ReMcpError('config-invalid', `${CONFIG_FILE} is not valid JSON: ${(error as Error).message}`);
+    // V8's message quotes the text around the error: report only where it is.
+    const at = /position (\d+)/.exec((error as Error).message);
+    throw new ReMcpError(
+      'config-invalid',
+      `${CONFIG_FILE} is not valid JSON${at ? ` (syntax error at offset ${at[1]})` : ''}`,
+    );
   }
   const parsed = configSchema.safeParse(json);
   if (!parsed.success) {
