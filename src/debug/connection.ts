@@ -103,7 +103,12 @@ export class RspConnection {
         this.stops.length = 0;
         this.send(buildRequest(req));
         const stop = await this.waitStop(timeoutMs);
-        if (stop === null) throw this.timeoutError('stop-status query', timeoutMs);
+        if (stop === null) {
+          // As for any request: a late answer would pass for a stop, so a timed-out connection is spent.
+          const error = this.timeoutError('stop-status query', timeoutMs);
+          this.close();
+          throw error;
+        }
         return stop.raw;
       }
       const reply = new Promise<string>((resolve, reject) => {

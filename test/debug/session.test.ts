@@ -88,9 +88,15 @@ async function proxyTo(port: () => number): Promise<{ port: number; drop(): void
   };
 }
 
-/** A proxy that forwards a continue packet to the stub, then cuts the connection before its ack returns. */
-async function proxyCuttingAtContinue(port: () => number): Promise<{ port: number; arm(): void }> {
+/**
+ * A proxy that, once armed, forwards a continue packet to the stub and then cuts the connection
+ * before its ack returns; and swallows stop-status queries (a stub that does not answer them).
+ */
+async function proxyCuttingAtContinue(
+  port: () => number,
+): Promise<{ port: number; arm(): void; swallowStopStatus(): void }> {
   let armed = false;
+  let swallow = false;
   const server = createServer((client) => {
     const upstream = new NetSocket();
     upstream.connect(port(), '127.0.0.1');
@@ -100,6 +106,7 @@ async function proxyCuttingAtContinue(port: () => number): Promise<{ port: numbe
     });
     client.on('data', (d) => {
       if (cut) return;
+      if (swallow && d.includes('$?#3f')) return;
       if (armed && d.includes('$c#63')) {
         cut = true;
         client.destroy();
@@ -124,6 +131,9 @@ async function proxyCuttingAtContinue(port: () => number): Promise<{ port: numbe
     port: typeof address === 'object' && address ? address.port : 0,
     arm() {
       armed = true;
+    },
+    swallowStopStatus() {
+      swallow = true;
     },
   };
 }
@@ -257,6 +267,22 @@ describe('DeSmuME session (real emulator)', () => {
     await rejects(cpu.readRegisters(), 'target-running');
     const paused = await pause(cpu, 2_000, undefined);
     assert.equal(paused.stop?.reason, 'interrupt');
+  });
+
+  it('a stop-status query that times out spends the connection (its late reply must not linger)', async () => {
+    let stubPort = 0;
+    const proxy = await proxyCuttingAtContinue(() => stubPort);
+    const session = newSession({
+      connectPort: (_p: Processor, owned: number) => {
+        stubPort = owned;
+        return proxy.port;
+      },
+    });
+    await start(session);
+    const cpu = session.cpu('arm9');
+    proxy.swallowStopStatus();
+    await rejects(cpu.requireConnection().request({ op: 'stop-status' }, 300), 'timeout');
+    assert.equal(cpu.connection, null, 'the timed-out connection is still in use');
   });
 
   it('refuses stopped-state commands while running, then pauses and reads live counters', async () => {
