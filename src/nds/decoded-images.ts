@@ -25,12 +25,16 @@ export class DecodedImageCache {
   private readonly images = new Map<string, Uint8Array>();
   private bytes = 0;
 
-  /** The runtime image of the main executable (overlayId null) or of one overlay. */
+  /**
+   * The runtime image of the main executable (overlayId null) or of one overlay. `tableIndex` names
+   * the record when the table repeats the overlay ID (without it a repeated ID is refused).
+   */
   async runtimeImage(
     rom: RomHandle,
     processor: Processor,
     overlayId: number | null,
     signal?: AbortSignal,
+    tableIndex?: number,
   ): Promise<RuntimeImage> {
     const model = rom.model;
     if (overlayId === null) {
@@ -57,7 +61,9 @@ export class DecodedImageCache {
       );
       return { ...base, bytes, romOffset: null, derived: true };
     }
-    const matches = model.overlays[processor].filter((o) => o.id === overlayId);
+    const matches = model.overlays[processor].filter(
+      (o) => o.id === overlayId && (tableIndex === undefined || o.tableIndex === tableIndex),
+    );
     if (matches.length === 0)
       throw new ReMcpError('not-found', `${processor} has no overlay ${overlayId}`, { overlayId });
     if (matches.length > 1) {

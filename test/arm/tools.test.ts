@@ -21,6 +21,7 @@ const at = (s: string) => armSymbol(a9, s).address;
 const OV_SHARED = 0x02200000;
 const OV_PACKED = 0x02300000;
 const OV_SHORT = 0x02400000;
+const OV_TWICE = 0x02500000;
 const word = (w: number) => [w & 0xff, (w >>> 8) & 0xff, (w >>> 16) & 0xff, w >>> 24];
 // mov r0, r0 / mov r0, r0 / udf / mov r0, r0 / two bytes of a cut instruction
 const SHORT = new Uint8Array([
@@ -50,6 +51,9 @@ const built = buildRom({
       compress: true,
     },
     { id: 3, ramAddress: OV_SHORT, data: SHORT },
+    // one overlay ID in two table records, at different RAM addresses (a real-dump oddity)
+    { id: 4, ramAddress: OV_TWICE, data: a9.bytes },
+    { id: 4, ramAddress: OV_TWICE + 0x100000, data: a9.bytes },
   ],
 });
 await writeFile(join(root, 'roms/kit.nds'), built.bytes);
@@ -191,6 +195,16 @@ test('overlays: ambiguous without overlayId, BSS refused, compressed decoded wit
   assert.equal(excluded.structuredContent.error?.code, 'not-code');
   assert.match(excluded.content[0]!.text, /excluded by overlayId 2/);
   await fails('nds_disassemble_range', { address: OV_SHARED, mode: 'arm', overlayId: 9 }, 'not-found');
+  // A repeated overlay ID: the record whose extent holds the address is the source, never refused
+  // for the other record, and a branch into it is followed like any other.
+  for (const base of [OV_TWICE, OV_TWICE + 0x100000]) {
+    const twice = await ok('nds_disassemble_range', { address: base, mode: 'arm', maxInstructions: 2 });
+    assert.deepEqual([twice.source.component, twice.source.overlayId], ['overlay', 4]);
+    assert.equal(
+      twice.source.romOffset,
+      built.layout.overlays.find((o) => o.ramAddress === base)!.file.start,
+    );
+  }
   const packed = await ok('nds_disassemble_range', { address: OV_PACKED, mode: 'arm', maxInstructions: 4 });
   assert.deepEqual([packed.source.romOffset, packed.source.derived], [null, true]);
   const main = await ok('nds_disassemble_range', { address: a9.entry, mode: 'arm', maxInstructions: 4 });

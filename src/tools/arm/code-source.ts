@@ -112,11 +112,30 @@ async function locate(
       message: `${where} is in a ${c.component} block, not a decodable code source`,
     };
   }
+  // A repeated overlay ID: the one record whose runtime extent holds the candidate's range.
+  let tableIndex: number | undefined;
+  if (c.component === 'overlay') {
+    const records = rom.model.overlays[processor].filter(
+      (o) => o.id === c.overlayId && c.range.start >= o.initialized.start && c.range.end <= o.bss.end,
+    );
+    if (records.length === 0) {
+      return { refusal: 'not-code', why: 'not-decodable', message: `${where} has no overlay record` };
+    }
+    if (records.length > 1) {
+      return {
+        refusal: 'ambiguous-code-source',
+        why: 'ambiguous',
+        message: `${where} lies in ${records.length} table records of overlay ${c.overlayId}; the source bytes are not determined`,
+      };
+    }
+    tableIndex = records[0]!.tableIndex;
+  }
   const image = await store.decoded.runtimeImage(
     rom,
     processor,
     c.component === 'main' ? null : c.overlayId,
     signal,
+    tableIndex,
   );
   // runtimeImage gives only eligible bytes: an uncompressed overlay's file-backed prefix, a main
   // executable's initialized image (decoded when compressed).
