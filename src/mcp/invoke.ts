@@ -45,11 +45,17 @@ function describeZodIssues(error: z.ZodError): string {
   return parts.join('; ');
 }
 
-function makeProgress(onProgress: InvokeOptions['onProgress']): (update: ProgressUpdate) => void {
+function makeProgress(
+  onProgress: InvokeOptions['onProgress'],
+  finished: () => boolean,
+): (update: ProgressUpdate) => void {
   if (!onProgress) return () => {};
   let last = Number.NEGATIVE_INFINITY;
   let lastAt = 0;
   return (update) => {
+    // A callback that fires after the result (a stray timer, a late stream event) must not send a
+    // progress notification for a request that has already completed.
+    if (finished()) return;
     const now = Date.now();
     const isFinal = update.total !== undefined && update.progress >= update.total;
     if (update.progress <= last) return;
@@ -60,16 +66,49 @@ function makeProgress(onProgress: InvokeOptions['onProgress']): (update: Progres
   };
 }
 
+/** Longest error message kept when an error result would exceed the output bound. */
+const BOUNDED_ERROR_CHARS = 256;
+
+/**
+ * Error results are bounded too: one over RE_MCP_MAX_OUTPUT_BYTES keeps its code and the start of its
+ * message, and loses its details. (Successes over the bound are refused in `invokeTool` itself.)
+ */
+function boundErrorResult(result: ToolCallResult, limit: number): ToolCallResult {
+  if (!result.isError || Buffer.byteLength(JSON.stringify(result), 'utf8') <= limit) return result;
+  const error = (result.structuredContent as { error: ToolError }).error;
+  return errorResult({
+    code: error.code,
+    message: `${error.message.slice(0, BOUNDED_ERROR_CHARS)}... (cut: the error exceeded RE_MCP_MAX_OUTPUT_BYTES)`,
+  });
+}
+
 export async function invokeTool(
   def: ToolDefinition,
   rawArgs: unknown,
   services: Services,
   options: InvokeOptions,
 ): Promise<ToolCallResult> {
+  let finished = false;
+  try {
+    const result = await invokeUnbounded(def, rawArgs, services, options, () => finished);
+    return boundErrorResult(result, services.config.maxOutputBytes);
+  } finally {
+    finished = true;
+  }
+}
+
+async function invokeUnbounded(
+  def: ToolDefinition,
+  rawArgs: unknown,
+  services: Services,
+  options: InvokeOptions,
+  finished: () => boolean,
+): Promise<ToolCallResult> {
   // Unknown top-level arguments are refused rather than silently dropped: a misspelt limit or
-  // selector must not quietly fall back to a default.
+  // selector must not quietly fall back to a default. Own keys only: `constructor` or `__proto__`
+  // are not arguments of any tool.
   if (rawArgs !== null && typeof rawArgs === 'object' && !Array.isArray(rawArgs)) {
-    const unknown = Object.keys(rawArgs).filter((key) => !(key in def.input.shape));
+    const unknown = Object.keys(rawArgs).filter((key) => !Object.hasOwn(def.input.shape, key));
     if (unknown.length > 0) {
       return errorResult({
         code: 'invalid-argument',
@@ -88,7 +127,7 @@ export async function invokeTool(
     success = await def.handler(parsed.data, {
       services,
       signal: options.signal,
-      progress: makeProgress(options.onProgress),
+      progress: makeProgress(options.onProgress, finished),
     });
   } catch (error) {
     if (isReMcpError(error)) {
