@@ -3,6 +3,13 @@
 // cache so start-up skips most parsing and compilation. No cache, or one V8 rejects (another Node
 // version), simply means a normal compile. RE_MCP_WRITE_CODE_CACHE=1 (used by the build) writes the
 // cache when the process exits, after the start-up path has been compiled.
+//
+// V8 only checks that a cache was made from a source of the same *length*, and (in release builds)
+// does not checksum its payload: a stale cache would run the old code of a same-length bundle, and a
+// corrupted one crashes the process inside the deserializer. So the cache file carries its own
+// header: the SHA-256 of the exact source (and the Node version and architecture) it was made from,
+// and the SHA-256 of its payload. Anything that does not match is ignored, never handed to V8.
+import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -12,19 +19,32 @@ import vm from 'node:vm';
 const dir = dirname(fileURLToPath(import.meta.url));
 const bundlePath = join(dir, 're-mcp.cjs');
 const cachePath = `${bundlePath}.cache`;
+const MAGIC = Buffer.from('re-mcp code cache 1\n');
+const HEADER = MAGIC.length + 64;
 
-function readCache(): Buffer | undefined {
-  try {
-    return readFileSync(cachePath);
-  } catch {
-    return undefined;
-  }
-}
+const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest();
 
 // A shebang line is only legal at the very start of a file, not inside the wrapper.
 const source = readFileSync(bundlePath, 'utf8').replace(/^#!.*/, '');
+const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+const sourceDigest = sha256(`${process.version} ${process.arch}\n${wrapped}`);
+
+function readCache(): Buffer | undefined {
+  let file: Buffer;
+  try {
+    file = readFileSync(cachePath);
+  } catch {
+    return undefined;
+  }
+  if (file.length <= HEADER || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+  if (!file.subarray(MAGIC.length, MAGIC.length + 32).equals(sourceDigest)) return undefined;
+  const payload = file.subarray(HEADER);
+  if (!file.subarray(MAGIC.length + 32, HEADER).equals(sha256(payload))) return undefined;
+  return payload;
+}
+
 const cachedData = readCache();
-const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+const script = new vm.Script(wrapped, {
   filename: bundlePath,
   ...(cachedData ? { cachedData } : {}),
   importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
@@ -32,8 +52,9 @@ const script = new vm.Script(`(function (exports, require, module, __filename, _
 
 if (process.env.RE_MCP_WRITE_CODE_CACHE === '1') {
   process.on('exit', () => {
+    const payload = script.createCachedData();
     const temp = `${cachePath}.${process.pid}.tmp`;
-    writeFileSync(temp, script.createCachedData());
+    writeFileSync(temp, Buffer.concat([MAGIC, sourceDigest, sha256(payload), payload]), { flag: 'wx' });
     renameSync(temp, cachePath);
   });
 }
