@@ -133,6 +133,17 @@ export class StateSlots {
       }
       const slotWritten = file === null ? null : slotOfStateFile(game!, file);
       if (slotWritten !== null && method === 'current') this.slot = { value: slotWritten, verified: true };
+      if (slotWritten !== null && method === 'walk' && slotWritten !== opts.slot) {
+        // The pointer was not where we tracked it (moved outside re-mcp, or RetroArch restarted): the
+        // file tells where it was at the save; we have since walked back by (original - slot) presses.
+        const now = slotWritten + (original - opts.slot!);
+        this.slot = { value: Math.max(0, now), verified: now >= 0 };
+        throw new ReMcpError(
+          'unconfirmed',
+          `SAVE_STATE went to slot ${slotWritten}, not slot ${opts.slot}: RetroArch's slot pointer was not where re-mcp tracked it (it was moved outside re-mcp or RetroArch restarted). ${join(dir!, file!)} was overwritten; the tracked pointer is corrected, so a retry lands in slot ${opts.slot}`,
+          { requestedSlot: opts.slot, writtenSlot: slotWritten, file: join(dir!, file!) },
+        );
+      }
       if (dir && game && file === null) {
         throw new ReMcpError(
           'unconfirmed',

@@ -252,3 +252,29 @@ test('closing while the socket is still opening leaves no socket behind', async 
   assert.equal(socket, null, 'a UDP socket outlived close()');
   assert.equal(await rejectionCode(client.status()), 'not-running');
 });
+
+test('a walked slot save that lands in another slot (pointer moved elsewhere) is not reported as done', async (t) => {
+  const { client, ra } = await start(t, 'mgba');
+  // Someone else moves RetroArch's slot pointer: this client still tracks 0.
+  const other = new RetroArchClient({
+    host: '127.0.0.1',
+    port: ra.port,
+    timeoutMs: 1000,
+    screenshotDir: null,
+  });
+  t.after(async () => other.close());
+  await other.stepSlot(1, false);
+  let outcome: string;
+  try {
+    const saved = await client.saveState({ slot: 3, resumeIfPaused: false });
+    outcome = `saved slot ${saved.slot}, confirmed ${saved.confirmed}, file ${saved.file}`;
+    assert.equal(saved.file, `${ra.savestateDir}/gba-test.state3`, outcome);
+  } catch (error) {
+    assert.ok(error instanceof Error && 'code' in error, String(error));
+    assert.equal(error.code, 'unconfirmed', error.message);
+    assert.match(error.message, /slot 4/);
+  }
+  // The save taught the client where the pointer really is: the next walk lands right.
+  const again = await client.saveState({ slot: 3, resumeIfPaused: false });
+  assert.equal(again.file, `${ra.savestateDir}/gba-test.state3`);
+});
