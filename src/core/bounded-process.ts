@@ -62,6 +62,22 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
+// Process groups of runs still in progress. Each child leads its own group, so the server's exit would
+// not take it down: whatever is still running when this process exits (shutdown, process.exit after
+// an uncaught error) is killed here, synchronously, instead of being left behind as an orphan.
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function trackGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const group of liveGroups) killGroup(group, 'SIGKILL');
+  });
+}
+
 export function runBounded(options: BoundedRunOptions): Promise<BoundedRun> {
   const [command, ...args] = options.argv;
   if (command === undefined) throw new Error('runBounded needs a non-empty argv');
@@ -81,11 +97,13 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRun> {
       stdio: ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
     });
+    trackGroup(child.pid);
     child.stdout.on('data', (c: Buffer) => stdout.push(c));
     child.stderr.on('data', (c: Buffer) => stderr.push(c));
+    let killTimer: NodeJS.Timeout | undefined;
     const stop = () => {
       killGroup(child.pid, 'SIGTERM');
-      setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace).unref();
+      killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace).unref();
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -102,9 +120,12 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRun> {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      // The group is killed right below; a later SIGKILL could hit a recycled group id.
+      clearTimeout(killTimer);
       options.signal?.removeEventListener('abort', onAbort);
       // Stragglers left in the group (backgrounded children) are not allowed to outlive the check.
       killGroup(child.pid, 'SIGKILL');
+      if (child.pid !== undefined) liveGroups.delete(child.pid);
       resolve({
         exitCode,
         signal,
