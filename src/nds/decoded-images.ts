@@ -21,6 +21,28 @@ export interface RuntimeImage {
 /** Total decoded bytes kept; the oldest images are dropped beyond it. */
 export const DECODED_CACHE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Bytes of one code component image (read or decoded whole). Twice the DSi's 16 MiB main RAM: real
+ * code always fits, while a header claiming a gigabyte "ARM7" cannot make every call read it all.
+ */
+export const CODE_IMAGE_LIMITS = {
+  sourceComponentBytes: { max: 32 * 1024 * 1024, unit: 'bytes of one code component (stored or decoded)' },
+} as const;
+
+function checkImageSize(what: string, bytes: number): void {
+  const max = CODE_IMAGE_LIMITS.sourceComponentBytes.max;
+  if (bytes > max) {
+    throw new ReMcpError(
+      'limit-exceeded',
+      `${what} is ${bytes} bytes, over the ${max}-byte code image limit`,
+      {
+        bytes,
+        max,
+      },
+    );
+  }
+}
+
 export class DecodedImageCache {
   private readonly images = new Map<string, Uint8Array>();
   private bytes = 0;
@@ -40,6 +62,7 @@ export class DecodedImageCache {
     if (overlayId === null) {
       const exe = model[processor];
       const base = { processor, component: 'main' as const, overlayId: null, ramAddress: exe.ramAddress };
+      checkImageSize(`the ${processor} main executable`, exe.decodedSize ?? exe.size);
       if (!exe.compressed)
         return {
           ...base,
@@ -76,6 +99,7 @@ export class DecodedImageCache {
     const base = { processor, component: 'overlay' as const, overlayId, ramAddress: overlay.ramAddress };
     if (!overlay.compressed) {
       const length = overlay.fileBacked!.end - overlay.fileBacked!.start;
+      checkImageSize(`${processor} overlay ${overlayId}`, length);
       return {
         ...base,
         bytes: rom.readBytes(overlay.file.start, length),
@@ -85,6 +109,7 @@ export class DecodedImageCache {
     }
     const key = `${processor}:overlay:${overlay.tableIndex}`;
     const blobLength = overlay.file.end - overlay.file.start;
+    checkImageSize(`${processor} overlay ${overlayId}`, Math.max(blobLength, overlay.ramSize));
     const bytes = await this.decode(rom, key, overlay.file.start, blobLength, overlay.ramSize, signal);
     return { ...base, bytes, romOffset: null, derived: true };
   }

@@ -273,3 +273,28 @@ test('references: calls with proven modes, literal slots and ADR addresses', asy
   );
   assert.deepEqual(r.decoded, { instructions: 18, bytes: 72 });
 });
+
+test('a code component larger than any DS RAM is refused (limit-exceeded), never read whole', async () => {
+  // A header whose ARM7 size claims 40 MiB of appended junk: every call would read it all.
+  const big = buildRom({
+    arm9: { code: a9.bytes, ramAddress: a9.loadAddress, entry: a9.entry },
+    arm7: { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.entry },
+    appended: { length: 40 * 1024 * 1024, seed: 7 },
+  });
+  const bytes = big.bytes;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  view.setUint32(0x3c, bytes.length - view.getUint32(0x30, true), true); // ARM7 size: to the end
+  view.setUint32(0x38, 0x02000000, true); // ARM7 RAM address with room for it
+  view.setUint32(0x34, 0x02000000, true); // entry
+  await writeFile(join(root, 'roms/big.nds'), bytes);
+  const r = await call('nds_disassemble_range', {
+    rom: 'roms/big.nds',
+    processor: 'arm7',
+    address: 0x02000000,
+    mode: 'arm',
+    maxInstructions: 1,
+  });
+  assert.equal(r.isError, true, JSON.stringify(r.structuredContent).slice(0, 300));
+  assert.equal(r.structuredContent.error?.code, 'limit-exceeded');
+  assert.ok(tool('nds_disassemble_range').limits?.sourceComponentBytes);
+});

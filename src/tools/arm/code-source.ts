@@ -220,10 +220,10 @@ export function spanLookup(
     try {
       found = await locate(store, rom, processor, address, undefined, signal);
     } catch (error) {
-      // A compressed target component that does not decode leaves the edge unresolved; the graph
-      // around it is still valid.
-      if (error instanceof ReMcpError && error.code === 'blz-malformed')
-        return { unresolved: 'blz-malformed' };
+      // A compressed target component that does not decode (or a component over the code image
+      // limit) leaves the edge unresolved; the graph around it is still valid.
+      if (error instanceof ReMcpError && (error.code === 'blz-malformed' || error.code === 'limit-exceeded'))
+        return { unresolved: error.code };
       throw error;
     }
     return 'refusal' in found

@@ -1,6 +1,7 @@
 // Shared input and output pieces of the ARM tools.
 import { z } from 'zod/v4';
 import type { Processor } from '../../formats/nds/index.js';
+import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { overlayIdArg, processorArg, romArg, u32Arg } from '../nds/common.js';
 import type { ResolvedSource } from './code-source.js';
 
@@ -73,9 +74,13 @@ export function sourceView(processor: Processor, src: ResolvedSource): z.input<t
 export const LINEAR_LIMITS = {
   instructions: { default: 32, max: 256, min: 1, unit: 'instructions' },
   bytes: { default: 128, max: 1024, min: 2, unit: 'source bytes' },
+  ...CODE_IMAGE_LIMITS,
 } as const;
 
-export const LINEAR_LIMITS_TEXT = `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}`;
+/** The code image limit in words, for the tool descriptions. */
+export const CODE_IMAGE_LIMIT_TEXT = `a code component over ${CODE_IMAGE_LIMITS.sourceComponentBytes.max / (1024 * 1024)} MiB is refused with limit-exceeded`;
+
+export const LINEAR_LIMITS_TEXT = `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}; ${CODE_IMAGE_LIMIT_TEXT}`;
 
 export const linearWindowArgs = {
   maxInstructions: z

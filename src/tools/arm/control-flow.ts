@@ -2,10 +2,18 @@
 import { z } from 'zod/v4';
 import { analyzeControlFlow } from '../../arm/cfg.js';
 import { defineTool } from '../../mcp/tool.js';
+import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
 import { resolveStart, spanLookup } from './code-source.js';
-import { decodeStopSchema, instructionSchema, sourceSchema, sourceView, startArgs } from './common.js';
+import {
+  CODE_IMAGE_LIMIT_TEXT,
+  decodeStopSchema,
+  instructionSchema,
+  sourceSchema,
+  sourceView,
+  startArgs,
+} from './common.js';
 
 const CFG_LIMITS = {
   maxBlocks: { default: 64, max: 256, min: 1, unit: 'basic blocks' },
@@ -13,6 +21,7 @@ const CFG_LIMITS = {
   maxBytes: { default: 2048, max: 16384, min: 2, unit: 'decoded source bytes' },
   maxEdges: { default: 128, max: 1024, min: 1, unit: 'traversal edges' },
 } as const;
+const CFG_TOOL_LIMITS = { ...CFG_LIMITS, ...CODE_IMAGE_LIMITS };
 
 const limitArg = (key: keyof typeof CFG_LIMITS) => {
   const l = CFG_LIMITS[key];
@@ -35,7 +44,7 @@ export const ndsAnalyzeControlFlow = defineTool({
     useWhen:
       'understanding a function’s branches and loops; nds_disassemble_range for a plain linear listing.',
     behaviour: `read-only; follows direct non-call branches (conditional: taken + fall-through); direct calls are annotated (target, proven mode) but not traversed; indirect calls are recorded unresolved and decoding continues; returns and indirect branches end a block; a target in another component is followed only when exactly one static source holds it (otherwise unresolved: ambiguous-code-source, bss, unmapped...); blocks are identified by component, overlay ID, mode and address; ${IDENTITY_NOTE}`,
-    limits: `blocks default ${CFG_LIMITS.maxBlocks.default} / max ${CFG_LIMITS.maxBlocks.max}; instructions ${CFG_LIMITS.maxInstructions.default} / ${CFG_LIMITS.maxInstructions.max}; bytes ${CFG_LIMITS.maxBytes.default} / ${CFG_LIMITS.maxBytes.max}; edges ${CFG_LIMITS.maxEdges.default} / ${CFG_LIMITS.maxEdges.max}; all apply at once; hitting one gives status truncated with its reason.`,
+    limits: `blocks default ${CFG_LIMITS.maxBlocks.default} / max ${CFG_LIMITS.maxBlocks.max}; instructions ${CFG_LIMITS.maxInstructions.default} / ${CFG_LIMITS.maxInstructions.max}; bytes ${CFG_LIMITS.maxBytes.default} / ${CFG_LIMITS.maxBytes.max}; edges ${CFG_LIMITS.maxEdges.default} / ${CFG_LIMITS.maxEdges.max}; all apply at once; hitting one gives status truncated with its reason; ${CODE_IMAGE_LIMIT_TEXT} (a branch target in one stays unresolved).`,
     returns:
       'source, status (complete | truncated), truncation[block-limit | instruction-limit | byte-limit | edge-limit], blocks[{id, component, overlayId, mode, address, end, terminator, stop?, calls[{at, target?, targetMode?, condition?}], instructions? (includeInstructions)}], edges[{from, to (block id or null), kind (branch | taken | fallthrough), target, targetMode, unresolved?}].',
   },
@@ -104,7 +113,7 @@ export const ndsAnalyzeControlFlow = defineTool({
     ),
   }),
   annotations: READ_ONLY,
-  limits: CFG_LIMITS,
+  limits: CFG_TOOL_LIMITS,
   async handler(args, ctx) {
     const store = getRomStore(ctx.services);
     return store.withRom(
