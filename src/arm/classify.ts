@@ -92,7 +92,13 @@ export function missingArchitecture(
  * makes them UNPREDICTABLE: reported as undecodable rather than given a confident meaning.
  */
 export function violatesFixedBits(raw: RawInstruction, mode: ArmMode, bytes: Uint8Array): boolean {
-  if (mode !== 'arm' || bytes.length !== 4) return false;
+  if (mode === 'thumb') {
+    // BX/BLX Rm (010001 11 H Rm SBZ): bits 2..0 should be zero.
+    if (bytes.length !== 2) return false;
+    const h = bytes[0]! | (bytes[1]! << 8);
+    return (h & 0xff00) === 0x4700 && (h & 0x7) !== 0;
+  }
+  if (bytes.length !== 4) return false;
   const w = (bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (bytes[3] << 24)) >>> 0;
   // Writeback into PC as the base register is UNPREDICTABLE.
   if (raw.opStr.includes('[pc') && /\[pc\b[^\]]*\]!/.test(raw.opStr)) return true;

@@ -237,6 +237,12 @@ test('stops: prefix kept, never skipped; truncated and undecodable reported at t
   // MRS with should-be-one bits clear is UNPREDICTABLE: undecodable, not an MRS
   const mrs = await decodeWindow(arm(0xe1000000), 0, 'arm', 'arm9', 1);
   assert.deepEqual(mrs.stop, { reason: 'undecodable', address: 0 });
+  // Thumb BX/BLX Rm with should-be-zero bits 2..0 set: UNPREDICTABLE too
+  for (const half of [0x4701, 0x4707 & ~0x4, 0x4702]) {
+    const bx = await decodeWindow(thumb(half), 0x40, 'thumb', 'arm9', 1);
+    assert.deepEqual(bx.stop, { reason: 'undecodable', address: 0x40 }, half.toString(16));
+  }
+  assert.equal((await decodeWindow(thumb(0x4770), 0x40, 'thumb', 'arm9', 1)).stop, null); // bx lr
   // ARM window ending 2 bytes into an instruction
   const cut = await decodeWindow(arm(0xe1a00000).subarray(0, 2), 0x200, 'arm', 'arm9', 8);
   assert.deepEqual(
