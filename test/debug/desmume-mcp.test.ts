@@ -197,6 +197,14 @@ describe('DeSmuME over MCP (real emulator)', () => {
       [ended.previous.generation, ended.previous.reason],
       [started.generation, 'stopped by desmume_stop'],
     );
+    // logBytes bounds the previous generation's log tail too (0 means none).
+    for (const logBytes of [0, 16]) {
+      const bounded = await h.ok<{ previous: { log: string } }>('desmume_status', { logBytes });
+      assert.ok(
+        Buffer.byteLength(bounded.previous.log) <= logBytes,
+        `logBytes ${logBytes}: ${Buffer.byteLength(bounded.previous.log)} bytes`,
+      );
+    }
 
     const again = await h.ok<{ generation: number }>('desmume_start', { romPath: 'debug.nds' });
     assert.equal(again.generation, started.generation + 1);

@@ -106,6 +106,12 @@ export const desmumeStart = defineTool({
   },
 });
 
+function tailBytes(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return '';
+  const bytes = Buffer.from(text, 'utf8');
+  return bytes.subarray(Math.max(0, bytes.length - maxBytes)).toString('utf8');
+}
+
 const cpuStatus = z.object({
   processor: z.enum(['arm9', 'arm7']),
   port: z.number().int(),
@@ -177,7 +183,8 @@ export const desmumeStatus = defineTool({
           generation: prev.generation,
           reason: prev.reason,
           exit: describeExit(prev.exit),
-          log: prev.log.slice(-args.logBytes),
+          // Bytes, not characters, and 0 means none (slice(-0) would be the whole tail).
+          log: tailBytes(prev.log, args.logBytes),
         }
       : null;
     const cpus = gen
