@@ -1,17 +1,26 @@
 // Streaming SHA-256 of a file: bounded memory whatever the size, cancellable between chunks.
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
-import { throwIfCancelled } from '../core/errors.js';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 
 const CHUNK = 4 * 1024 * 1024;
 
+/**
+ * Hashes a regular file, given by path or by an already open handle (which stays open). A path is
+ * opened non-blocking and must be a regular file: a FIFO or device swapped in after a check is refused
+ * at once rather than blocking an open (or a read) forever.
+ */
 export async function sha256File(
-  path: string,
+  file: string | FileHandle,
   options: { signal?: AbortSignal; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<{ sha256: string; size: number }> {
-  const handle = await open(path, 'r');
+  const owned = typeof file === 'string';
+  const handle = owned ? await open(file, constants.O_RDONLY | constants.O_NONBLOCK) : file;
   try {
-    const { size } = await handle.stat();
+    const info = await handle.stat();
+    if (!info.isFile()) throw new ReMcpError('invalid-argument', 'not a regular file');
+    const { size } = info;
     const hash = createHash('sha256');
     const buffer = Buffer.allocUnsafe(Math.min(CHUNK, Math.max(size, 1)));
     let done = 0;
@@ -25,6 +34,6 @@ export async function sha256File(
     }
     return { sha256: hash.digest('hex'), size: done };
   } finally {
-    await handle.close();
+    if (owned) await handle.close();
   }
 }

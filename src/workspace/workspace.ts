@@ -4,7 +4,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
 import { checkRelativePath } from './path-policy.js';
@@ -59,6 +59,52 @@ export class Workspace {
       throw new ReMcpError('invalid-argument', `not a directory: ${String(input)}`);
     }
     return { absolute: real, relative: relative(this.root, real).split(sep).join('/') };
+  }
+
+  /** Resolves a caller's path to a regular file and opens it for reading (see `openResolved`). */
+  async openFile(input: unknown): Promise<{ resolved: ResolvedPath; handle: FileHandle }> {
+    const resolved = await this.resolveExisting(input, 'file');
+    return { resolved, handle: await this.openResolved(resolved) };
+  }
+
+  /**
+   * Opens a resolved file for reading and proves that what was opened is still that file: the last
+   * component is not followed, a FIFO or device cannot block the open, and the handle's device and
+   * inode must be those the real path names now, with the real path unchanged. A path component
+   * swapped for a symlink after resolution is refused, never read through.
+   */
+  async openResolved(resolved: ResolvedPath): Promise<FileHandle> {
+    const changed = () =>
+      new ReMcpError('workspace-escape', 'the path changed while it was being opened', {
+        path: resolved.relative,
+      });
+    let handle: FileHandle;
+    try {
+      handle = await open(
+        resolved.absolute,
+        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      );
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP' || code === 'ENOENT' || code === 'ENOTDIR') throw changed();
+      throw error;
+    }
+    try {
+      const [opened, named, real] = await Promise.all([
+        handle.stat(),
+        stat(resolved.absolute),
+        realpath(resolved.absolute),
+      ]).catch(() => {
+        throw changed();
+      });
+      if (real !== resolved.absolute || opened.dev !== named.dev || opened.ino !== named.ino) throw changed();
+      if (!opened.isFile())
+        throw new ReMcpError('invalid-argument', `not a regular file: ${resolved.relative}`);
+      return handle;
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   }
 
   private async assertNoEscapingLink(segments: string[]): Promise<void> {

@@ -31,11 +31,17 @@ export const verifyFileSha256 = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, ctx) {
-    const file = await ctx.services.workspace.resolveExisting(args.path, 'file');
-    const { sha256, size } = await sha256File(file.absolute, {
-      signal: ctx.signal,
-      onProgress: (done, total) => ctx.progress({ progress: done, total, message: 'hashing' }),
-    });
+    const { resolved: file, handle } = await ctx.services.workspace.openFile(args.path);
+    let digest: { sha256: string; size: number };
+    try {
+      digest = await sha256File(handle, {
+        signal: ctx.signal,
+        onProgress: (done, total) => ctx.progress({ progress: done, total, message: 'hashing' }),
+      });
+    } finally {
+      await handle.close();
+    }
+    const { sha256, size } = digest;
     const expected = args.expectedSha256?.toLowerCase() ?? null;
     const matches = expected === null ? null : expected === sha256;
     const verdict = matches === null ? '' : matches ? ' (matches)' : ` (MISMATCH: expected ${expected})`;
