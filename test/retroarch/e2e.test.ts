@@ -331,3 +331,25 @@ test('Nestopia over MCP: no memory map, achievements RAM read/write verified, fr
   const shot = await mcp.call('retroarch_screenshot');
   assert.equal(shot.content.find((c) => c.type === 'image')?.mimeType, 'image/png');
 });
+
+test('screenshot with an unreadable RETROARCH_SCREENSHOT_DIR says so instead of asking to set it', async (t) => {
+  const ra = await launchRetroArch({ core: 'mgba', rom: GBA_ROM });
+  t.after(() => ra.stop());
+  const missing = `${ra.home}/no-such-screenshot-dir`;
+  const mcp = await startServer({
+    env: {
+      RE_MCP_PROFILE: 'retroarch',
+      RETROARCH_PORT: String(ra.port),
+      RETROARCH_TIMEOUT_MS: '1000',
+      RETROARCH_SCREENSHOT_DIR: missing,
+    },
+  });
+  t.after(() => mcp.close());
+  const shot = await mcp.ok<{ requested: boolean; path: string | null; note: string }>(
+    'retroarch_screenshot',
+  );
+  assert.equal(shot.requested, true);
+  assert.equal(shot.path, null);
+  assert.doesNotMatch(shot.note, /^.*set RETROARCH_SCREENSHOT_DIR/);
+  assert.ok(shot.note.includes(missing), shot.note);
+});

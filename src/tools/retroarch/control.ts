@@ -137,8 +137,10 @@ export const retroarchScreenshot = defineTool({
   async handler(_args, ctx) {
     const r = await retroarch(ctx).screenshot(ctx.signal);
     if (!r.png) {
-      const note =
-        "SCREENSHOT requested; set RETROARCH_SCREENSHOT_DIR to RetroArch's screenshot_directory to get the image back";
+      const dir = retroarch(ctx).screenshotDir;
+      const note = r.directoryKnown
+        ? `SCREENSHOT requested, but RETROARCH_SCREENSHOT_DIR (${dir}) cannot be read, so the image cannot be returned; point it at RetroArch's screenshot_directory`
+        : "SCREENSHOT requested; set RETROARCH_SCREENSHOT_DIR to RetroArch's screenshot_directory to get the image back";
       return {
         structured: { requested: true, path: null, bytes: null, width: null, height: null, note },
         text: note,
