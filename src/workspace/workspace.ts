@@ -159,25 +159,37 @@ export class Workspace {
     return current;
   }
 
-  /** Writes `data` to `dir/name` atomically: a temp file in the same directory, fsync, rename. */
+  /**
+   * Writes `data` to `dir/name` atomically: a temp file in the same directory, fsync, rename. `dir`
+   * must lie below an output area, and must still be the real directory outputDir() returned when
+   * the temp file has been created and again before the rename: a component swapped for a symlink in
+   * the meantime refuses the write (and removes the temp file) instead of redirecting it.
+   */
   async writeAtomic(dir: string, name: string, data: Uint8Array | string): Promise<string> {
     checkRelativePath(name);
     if (name.includes('/')) throw new ReMcpError('invalid-argument', 'an output name is one segment');
-    if (!this.contains(dir))
-      throw new ReMcpError('workspace-escape', 'output directory outside the workspace');
+    const areas = OUTPUT_AREAS.map((area) => join(this.root, ...area.split('/')));
+    if (!areas.some((area) => dir === area || dir.startsWith(area + sep)))
+      throw new ReMcpError('workspace-escape', 'output directory outside analysis/generated/ and output/');
     const finalPath = join(dir, name);
     const tempPath = join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    const handle = await open(tempPath, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o644);
+    const handle = await open(
+      tempPath,
+      constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW,
+      0o644,
+    );
     try {
+      await this.assertUnchangedDirectory(dir);
       await handle.writeFile(data);
       await handle.sync();
     } catch (error) {
-      await handle.close();
+      await handle.close().catch(() => {});
       await rm(tempPath, { force: true });
       throw error;
     }
     await handle.close();
     try {
+      await this.assertUnchangedDirectory(dir);
       await rename(tempPath, finalPath);
     } catch (error) {
       await rm(tempPath, { force: true });
@@ -185,6 +197,16 @@ export class Workspace {
     }
     await syncDirectory(dir);
     return finalPath;
+  }
+
+  /** `dir` (an outputDir() result, made of real directories) must still resolve to itself. */
+  private async assertUnchangedDirectory(dir: string): Promise<void> {
+    const real = await realpath(dir).catch(() => null);
+    if (real !== dir) {
+      throw new ReMcpError('workspace-escape', 'the output directory changed while it was being written', {
+        dir: this.toRelative(dir),
+      });
+    }
   }
 
   /** Workspace-relative '/'-separated form of an absolute path inside the workspace. */
