@@ -454,3 +454,25 @@ test('the DSi total used size counts only when the device capacity could hold it
   const trimmed = built({ ...spec, truncate: 0x400 });
   assert.equal(trimmed.model.size.shortBy, 0x400);
 });
+
+test('a compressed ARM9 whose footer claims more than the decoded-image limit is reported, never decoded at parse', () => {
+  // 4.5 MiB of ARM9 whose BLZ footer claims 32 MiB of extra size: within the 9x bound of its stream,
+  // so a decode would allocate ~37 MiB for every cold parse of such a file.
+  const size = 0x480000;
+  const code = new Uint8Array(size);
+  code.set(code9.subarray(0, 0x1000));
+  const { model } = built({ ...fullSpec, arm9: { code, moduleParams: { offset: 0x800 } } }, (b, l) => {
+    const blobLength = size;
+    putU32(b, l.arm9.rom.start + 0x800 + 20, l.arm9.ramAddress + blobLength); // compressedStaticEnd
+    const end = l.arm9.rom.start + blobLength;
+    putU32(b, end - 8, (8 << 24) | (blobLength - 0x1000));
+    putU32(b, end - 4, 32 * 1024 * 1024);
+  });
+  assert.equal(model.arm9.compressed, true);
+  assert.equal(model.arm9.decodedSize, size + 32 * 1024 * 1024);
+  assert.equal(model.autoloads, null);
+  assert.ok(
+    model.issues.some((i) => /compressed ARM9 would decode to \d+ bytes, over the \d+-byte limit/.test(i)),
+    model.issues.join('\n'),
+  );
+});

@@ -27,6 +27,11 @@ import {
 
 /** Real SDK images list a handful of blocks (ITCM, DTCM, a few WRAM); more means garbage. */
 export const MAX_AUTOLOADS = 64;
+/**
+ * A compressed ARM9 is decoded at parse (to read its autoload list) only up to this decoded size:
+ * twice the DSi's 16 MiB main RAM. A footer may claim up to 9x its stream; that is never allocated.
+ */
+export const MAX_DECODED_ARM9 = 32 * 1024 * 1024;
 const ADDRESS_SPACE = 0x1_0000_0000;
 
 /** ROM range of the ARM9 secure area on a retail cartridge layout. */
@@ -232,6 +237,12 @@ export function describeArm9(source: ByteSource, entry: RawProgramEntry): Arm9De
   // The autoload list sits inside the compressed bytes: decode the image to read it. A blob that does
   // not decode is reported (the ARM9 stays described by its stored bytes), never trusted.
   if (arm9.decodedSize === null) return { footer, params, autoloads: null, arm9, issues };
+  if (arm9.decodedSize > MAX_DECODED_ARM9) {
+    issues.push(
+      `compressed ARM9 would decode to ${arm9.decodedSize} bytes, over the ${MAX_DECODED_ARM9}-byte limit; not decoded, autoloads unknown`,
+    );
+    return { footer, params, autoloads: null, arm9, issues };
+  }
   let decoded: Uint8Array;
   try {
     decoded = blzDecode(source.read(entry.romOffset, raw.compressedStaticEnd - entry.ramAddress));
