@@ -1,4 +1,5 @@
 // `re-mcp serve`: the stdio MCP server. Stdout carries protocol messages only; every log goes to stderr.
+import { Console } from 'node:console';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Config } from '../config/config.js';
 import { createMcpServer } from '../mcp/server.js';
@@ -6,7 +7,41 @@ import { Services } from '../services.js';
 import { toolsForProfile } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
 
+/**
+ * Stdout belongs to the protocol: anything in the process that logs through `console` (a dependency,
+ * an Emscripten module's default print) writes to stderr instead of corrupting the message stream.
+ */
+function consoleToStderr(): void {
+  const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
+  const methods = [
+    'log',
+    'info',
+    'debug',
+    'warn',
+    'error',
+    'trace',
+    'dir',
+    'dirxml',
+    'table',
+    'group',
+    'groupCollapsed',
+    'groupEnd',
+    'count',
+    'countReset',
+    'time',
+    'timeEnd',
+    'timeLog',
+    'assert',
+  ] as const;
+  for (const method of methods) {
+    (console as unknown as Record<string, unknown>)[method] = (
+      toStderr[method] as (...args: unknown[]) => void
+    ).bind(toStderr);
+  }
+}
+
 export async function serve(config: Config): Promise<void> {
+  consoleToStderr();
   const services = new Services(config, new Workspace(config.workspaceRoot));
   services.tools = toolsForProfile(config.profile);
   const server = createMcpServer(services.tools, services);
