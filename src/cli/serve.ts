@@ -42,6 +42,13 @@ function consoleToStderr(): void {
 
 export async function serve(config: Config): Promise<void> {
   consoleToStderr();
+  // A stray rejected promise (a background probe, a socket callback) is a bug to log, not a reason to
+  // drop every session and owned process: tool calls already turn their own failures into results.
+  process.on('unhandledRejection', (reason) => {
+    process.stderr.write(
+      `re-mcp: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`,
+    );
+  });
   const services = new Services(config, new Workspace(config.workspaceRoot));
   services.tools = toolsForProfile(config.profile);
   const server = createMcpServer(services.tools, services);
@@ -66,9 +73,11 @@ export async function serve(config: Config): Promise<void> {
   if (services.tools.some((t) => t.name.startsWith('retroarch_'))) {
     // A log-only background probe: it never delays tools/list, and an absent RetroArch is just a note.
     setTimeout(() => {
-      void import('../retroarch/service.js').then(({ probeRetroArch }) =>
-        probeRetroArch(services, (line) => process.stderr.write(`${line}\n`)),
-      );
+      import('../retroarch/service.js')
+        .then(({ probeRetroArch }) => probeRetroArch(services, (line) => process.stderr.write(`${line}\n`)))
+        .catch((error: unknown) =>
+          process.stderr.write(`re-mcp: RetroArch probe failed: ${String(error)}\n`),
+        );
     }, 50).unref();
   }
 }
