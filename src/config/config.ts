@@ -3,7 +3,7 @@
 // refusal with a one-line reason, never a half-configured server.
 import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { parse, resolve } from 'node:path';
+import { parse, resolve, sep } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
 import { isProfileName, type ProfileName } from '../mcp/profiles.js';
 
@@ -121,6 +121,13 @@ export function validateWorkspaceRoot(raw: string | undefined): string {
     throw new ReMcpError(
       'config-invalid',
       'RE_MCP_WORKSPACE_ROOT must not be your home directory: use a dedicated folder',
+    );
+  }
+  // A parent of home (/home, /Users) would expose it just the same.
+  if (home?.startsWith(real.endsWith(sep) ? real : real + sep)) {
+    throw new ReMcpError(
+      'config-invalid',
+      'RE_MCP_WORKSPACE_ROOT must not contain your home directory: use a dedicated folder',
     );
   }
   return real;

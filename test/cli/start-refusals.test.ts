@@ -2,7 +2,7 @@
 // on stdout (a host must never read a half-started server's noise as protocol).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -42,6 +42,16 @@ for (const [name, env, reason] of cases) {
     assert.equal(run.stderr.trim().split('\n').length, 1, `one line of reason, got: ${run.stderr}`);
   });
 }
+
+test('refuses to start: a directory that contains the home directory', () => {
+  const parent = join(scratch, 'people');
+  const home = join(parent, 'me');
+  mkdirSync(home, { recursive: true });
+  const run = start({ RE_MCP_WORKSPACE_ROOT: parent, HOME: home });
+  assert.notEqual(run.status, 0, 'exit code must be non-zero');
+  assert.equal(run.stdout, '');
+  assert.match(run.stderr, /home directory/);
+});
 
 test('flags mirror the environment: --workspace-root refuses the same way', () => {
   const run = start({}, ['--workspace-root', join(scratch, 'nope')]);
