@@ -14,10 +14,13 @@ export const CHECK_LIMITS = {
   checks: { max: 64, unit: 'checks' },
 } as const;
 
+// A NUL cannot be passed to a process (spawn would throw): refused here as a config error.
+const noNul = z.string().regex(/^[^\0]*$/, 'must not contain a NUL byte');
+
 const checkSchema = z
   .object({
     description: z.string().max(200).optional(),
-    argv: z.array(z.string().min(1).max(4096)).min(1).max(256),
+    argv: z.array(noNul.min(1).max(4096)).min(1).max(256),
     cwd: z.string().default('.'),
     timeoutMs: z
       .number()
@@ -31,7 +34,7 @@ const checkSchema = z
       .min(CHECK_LIMITS.outputBytes.min)
       .max(CHECK_LIMITS.outputBytes.max)
       .default(CHECK_LIMITS.outputBytes.default),
-    env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), z.string().max(4096)).default({}),
+    env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/), noNul.max(4096)).default({}),
   })
   .strict();
 

@@ -82,3 +82,12 @@ test('JSON syntax errors do not echo the file content', async () => {
   assert.equal(e.code, 'config-invalid');
   assert.doesNotMatch(e.message, /SECRETISH/);
 });
+
+test('a NUL byte in a check argument or environment value is a config error, not a crash', async () => {
+  for (const check of [{ argv: ['echo', 'a\u0000b'] }, { argv: ['echo'], env: { X: 'a\u0000b' } }]) {
+    const ws = join(base, `ws-nul-${Object.keys(check).length}`);
+    await mkdir(ws, { recursive: true });
+    await writeFile(join(ws, 're-mcp.config.json'), JSON.stringify({ checks: { nul: check } }));
+    assert.equal((await loadError(ws)).code, 'config-invalid');
+  }
+});
