@@ -4,8 +4,9 @@
 // hooks, clean/process filters, submodule recursion) so a hostile repo cannot make it execute
 // anything. The git directory and the work tree are given explicitly and must lie inside the
 // workspace: no discovery of an enclosing repository, no `core.worktree` or `gitdir:` escape.
+import { accessSync, constants, statSync } from 'node:fs';
 import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { join, resolve, sep } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import { runBounded } from '../core/bounded-process.js';
 import { ReMcpError } from '../core/errors.js';
 
@@ -35,9 +36,29 @@ export interface RepositoryStatus {
   error: string | null;
 }
 
+/** PATH without relative entries ('', '.', 'bin'): those would be searched from inside a repository. */
+function absolutePath(): string {
+  const entries = (process.env.PATH ?? '/usr/bin:/bin').split(':').filter((e) => isAbsolute(e));
+  return entries.length > 0 ? entries.join(':') : '/usr/bin:/bin';
+}
+
+/** The git executable, found on the absolute PATH entries only (never in the repository). */
+function gitExecutable(): string {
+  for (const dir of absolutePath().split(':')) {
+    const candidate = join(dir, 'git');
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return '/usr/bin/git'; // absent: the spawn fails with a typed git-failed error
+}
+
 function gitEnv(): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: absolutePath(),
     LC_ALL: 'C',
     GIT_TERMINAL_PROMPT: '0',
     GIT_OPTIONAL_LOCKS: '0',
@@ -103,14 +124,15 @@ const MAX_FILTER_DRIVERS = 64;
  */
 async function filterOverrides(gitDir: string, root: string, signal?: AbortSignal): Promise<string[] | null> {
   const run = await runBounded({
-    argv: ['git', `--git-dir=${gitDir}`, 'config', '-z', '--get-regexp', '^filter\\.'],
+    argv: [gitExecutable(), `--git-dir=${gitDir}`, 'config', '-z', '--get-regexp', '^filter\\.'],
     cwd: root,
     env: gitEnv(),
     timeoutMs: GIT_LIMITS.timeoutMs.max,
     maxOutputBytes: 1024 * 1024,
     ...(signal ? { signal } : {}),
   });
-  if (run.spawnError || run.timedOut || run.cancelled || run.stdout.truncated) return null;
+  if (run.spawnError) throw new ReMcpError('git-failed', `git could not be started: ${run.spawnError}`);
+  if (run.timedOut || run.cancelled || run.stdout.truncated) return null;
   if (run.exitCode === 1 && run.stdout.tail === '') return []; // no filter configured
   if (run.exitCode !== 0) return null;
   const names = new Set<string>();
@@ -232,7 +254,7 @@ export async function repositoryStatus(
   if (filters === null) return refused("the repository's filter configuration could not be neutralized");
   const run = await runBounded({
     argv: [
-      'git',
+      gitExecutable(),
       `--git-dir=${located.gitDir}`,
       `--work-tree=${workTree}`,
       '-c',

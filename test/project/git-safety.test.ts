@@ -87,3 +87,18 @@ test('a directory that is not a repository does not report an enclosing reposito
   const root = await repositoryStatus(inner, '.', 100);
   assert.notEqual(root.error, null);
 });
+
+test('a relative PATH entry cannot make a repository-shipped "git" run', async () => {
+  const repo = join(ws, 'shipped');
+  await makeRepo(repo);
+  const marker = join(base, 'shipped-git-ran');
+  await writeFile(join(repo, 'git'), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+  const saved = process.env.PATH;
+  process.env.PATH = `.:${saved}`;
+  try {
+    await repositoryStatus(ws, 'shipped', 100);
+  } finally {
+    process.env.PATH = saved;
+  }
+  assert.equal(existsSync(marker), false, 'the repository-shipped git ran');
+});
