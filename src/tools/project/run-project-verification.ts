@@ -15,7 +15,7 @@ export const runProjectVerification = defineTool({
     useWhen:
       'to verify a project after a change; the caller picks a check by name and cannot supply a command. Use get_project_status for git state.',
     behaviour:
-      'runs the declared argv with no shell, a minimal environment and a contained working directory; the process group is killed on timeout or cancellation. Effects are whatever the check does.',
+      'runs the declared argv with no shell, a minimal environment and a contained working directory; the process group is killed on timeout or cancellation. Effects are whatever the operator-declared check does (it may write files), hence marked destructive.',
     limits: `per-check timeout default ${CHECK_LIMITS.timeoutMs.default} ms / max ${CHECK_LIMITS.timeoutMs.max}; output tail default ${CHECK_LIMITS.outputBytes.default} / max ${CHECK_LIMITS.outputBytes.max} bytes per stream; ${CHECK_LIMITS.checks.max} checks.`,
     returns:
       'check, argv, cwd, exitCode, signal, durationMs, timedOut, passed, stdout/stderr tails with totals and truncated flags.',
@@ -35,7 +35,7 @@ export const runProjectVerification = defineTool({
     stdout: streamSchema,
     stderr: streamSchema,
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   limits: CHECK_LIMITS,
   async handler(args, ctx) {
     const { workspace } = ctx.services;
