@@ -328,10 +328,19 @@ export class DebugSession {
   /** Maps a connection failure: an exited emulator is `emulator-exited`, otherwise a typed drop. */
   private async fault(gen: Generation, error: unknown, cpu: CpuDebugger): Promise<never> {
     if (gen.process.alive) {
-      await Promise.race([
-        new Promise<void>((resolve) => gen.process.onExit(() => resolve())),
-        new Promise<void>((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref()),
-      ]);
+      // Both the exit listener and the timer are released whichever wins: a long-lived emulator with
+      // many dropped connections must not accumulate listeners.
+      let unsubscribe = (): void => {};
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await new Promise<void>((resolve) => {
+          unsubscribe = gen.process.onExit(() => resolve());
+          timer = setTimeout(resolve, EXIT_GRACE_MS).unref();
+        });
+      } finally {
+        unsubscribe();
+        clearTimeout(timer);
+      }
     }
     if (!gen.process.alive) {
       throw new ReMcpError(

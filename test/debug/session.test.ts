@@ -247,6 +247,28 @@ describe('DeSmuME session (real emulator)', () => {
     );
   });
 
+  it('repeated connection drops do not accumulate exit listeners on the live emulator', async () => {
+    let stubPort = 0;
+    const proxy = await proxyTo(() => stubPort);
+    const session = newSession({
+      connectPort: (_p: Processor, owned: number) => {
+        stubPort = owned;
+        return proxy.port;
+      },
+    });
+    const gen = await start(session);
+    const cpu = session.cpu('arm9');
+    const baseline = gen.process.exitListenerCount;
+    for (let i = 0; i < 3; i++) {
+      const pending = continueUntilStop(cpu, 30_000, undefined);
+      setTimeout(() => proxy.drop(), 100);
+      await rejects(pending, 'unreachable');
+      await session.reconnect('arm9', 5_000);
+      await pause(cpu, 2_000, undefined);
+    }
+    assert.equal(gen.process.exitListenerCount, baseline, 'each dropped connection left an exit listener');
+  });
+
   it('a continue whose acknowledgement is lost leaves the run state unknown, not stopped', async () => {
     let stubPort = 0;
     const proxy = await proxyCuttingAtContinue(() => stubPort);

@@ -203,9 +203,22 @@ export class DesmumeProcess {
     return this.exitInfo === null;
   }
 
-  onExit(listener: (info: ExitInfo) => void): void {
-    if (this.exitInfo) listener(this.exitInfo);
-    else this.exitListeners.push(listener);
+  /** Calls `listener` once the process exits; the returned function unregisters it (a no-op after exit). */
+  onExit(listener: (info: ExitInfo) => void): () => void {
+    if (this.exitInfo) {
+      listener(this.exitInfo);
+      return () => {};
+    }
+    this.exitListeners.push(listener);
+    return () => {
+      const index = this.exitListeners.indexOf(listener);
+      if (index >= 0) this.exitListeners.splice(index, 1);
+    };
+  }
+
+  /** Exit listeners still registered (they are released when the process exits). */
+  get exitListenerCount(): number {
+    return this.exitListeners.length;
   }
 
   logTail(maxBytes?: number): { text: string; droppedBytes: number } {
