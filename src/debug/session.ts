@@ -11,7 +11,7 @@ import {
   DesmumeProcess,
   type ExitInfo,
   type LauncherConfig,
-  pickFreePort,
+  pickFreePorts,
   verifyLauncher,
 } from './desmume/process.js';
 import { type CpuImage, type DebugHeader, readDebugHeader } from './header.js';
@@ -148,9 +148,12 @@ export class DebugSession {
   private async launch(opts: StartOptions): Promise<Generation> {
     const launcher = await verifyLauncher(this.launcher);
     const rom = await readRomIdentity(opts.rom);
-    const arm9Port = opts.arm9Port ?? (await pickFreePort());
-    const arm7Port =
-      opts.arm7Port === null ? null : opts.arm7Port === 0 ? await pickFreePort() : opts.arm7Port;
+    // Automatic ports are chosen together (and apart from an explicit one), so they always differ.
+    const explicit = [opts.arm9Port, opts.arm7Port].filter((p): p is number => p !== null && p !== 0);
+    const autoCount = (opts.arm9Port === null ? 1 : 0) + (opts.arm7Port === 0 ? 1 : 0);
+    const auto = autoCount > 0 ? await pickFreePorts(autoCount, explicit) : [];
+    const arm9Port = opts.arm9Port ?? auto.shift()!;
+    const arm7Port = opts.arm7Port === null ? null : opts.arm7Port === 0 ? auto.shift()! : opts.arm7Port;
     if (arm7Port !== null && arm7Port === arm9Port) {
       throw new ReMcpError('invalid-argument', 'the ARM9 and ARM7 stubs need different ports');
     }

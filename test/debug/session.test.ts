@@ -2,6 +2,7 @@
 // connection), the running-state refusals, ARM7 through its own stub, and generations. A TCP proxy
 // in front of the real stub injects the connection drop; the emulator itself is never mocked.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
@@ -356,6 +357,49 @@ describe('DeSmuME session (real emulator)', () => {
     await pause(arm9, 2_000, undefined);
     assert.equal(arm7.effectiveState().state, 'stopped');
     assert.equal((await arm7.readRegisters()).decoded.r.length, 16);
+  });
+
+  it('chooses two different automatic ports for the ARM9 and ARM7 stubs, even from a two-port range', async (t) => {
+    // The kernel may hand out a just-released port again. A private network namespace whose
+    // ephemeral range is two ports wide makes that likely on every attempt instead of rare.
+    const range = 'echo "40000 40001" > /proc/sys/net/ipv4/ip_local_port_range';
+    if (spawnSync('unshare', ['-rn', 'sh', '-c', range]).status !== 0) {
+      t.skip('cannot create a network namespace here (unshare -rn)');
+      return;
+    }
+    const argvFile = join(dir, 'auto-ports-argv.txt');
+    const launcher = join(dir, 'record-and-exit.sh');
+    await writeFile(launcher, `#!/bin/sh\nprintf '%s\\n' "$@" > '${argvFile}'\nexit 1\n`, { mode: 0o755 });
+    const child = spawnSync(
+      'unshare',
+      [
+        '-rn',
+        'sh',
+        '-c',
+        `${range} && exec "$0" "$@"`,
+        process.execPath,
+        '--import',
+        'tsx',
+        join(import.meta.dirname, '../kit/desmume/auto-ports-child.ts'),
+        dir,
+        launcher,
+        argvFile,
+        '12',
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    assert.equal(child.status, 0, child.stderr);
+    const results = child.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.equal(results.length, 12);
+    for (const result of results) {
+      // The launcher exits at once, so each start fails as a launch failure, after choosing its ports.
+      assert.equal(result.code, 'launch-failed', JSON.stringify(result));
+      assert.ok(result.arm9 !== null && result.arm7 !== null, JSON.stringify(result));
+      assert.notEqual(result.arm9, result.arm7);
+    }
   });
 
   it('runs a pinned wrapper launcher with an argument array, no shell and a minimal environment', async () => {

@@ -4,7 +4,7 @@
 // environment. Logs are captured in a bounded tail. This class knows nothing about GDB.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { access, constants, mkdtemp, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReMcpError } from '../../core/errors.js';
@@ -92,16 +92,39 @@ export function assertPortFree(port: number): Promise<void> {
 }
 
 /** A currently free TCP port from the kernel's ephemeral range. */
-export function pickFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+export async function pickFreePort(): Promise<number> {
+  return (await pickFreePorts(1))[0]!;
+}
+
+/**
+ * `count` different currently free TCP ports, none of them in `exclude`. Every probe listener stays
+ * open until all are chosen: the kernel may hand out a port it has just released again, so picking
+ * one at a time could return the same port twice.
+ */
+export async function pickFreePorts(count: number, exclude: readonly number[] = []): Promise<number[]> {
+  const held: Server[] = [];
+  const ports: number[] = [];
+  try {
+    // A held excluded port is never handed out again, so this ends within count + exclude.length binds.
+    for (let attempts = 0; ports.length < count && attempts < count + exclude.length + 1; attempts++) {
+      const server = createServer();
+      held.push(server);
+      const port = await new Promise<number>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => {
+          const address = server.address();
+          resolve(typeof address === 'object' && address !== null ? address.port : 0);
+        });
+      });
+      if (!exclude.includes(port) && !ports.includes(port)) ports.push(port);
+    }
+  } finally {
+    await Promise.all(held.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  }
+  if (ports.length < count) {
+    throw new ReMcpError('launch-failed', `could not find ${count} different free TCP ports`);
+  }
+  return ports;
 }
 
 /** Bounded tail of the emulator's stdout+stderr (its log is chatty and block-buffered). */
