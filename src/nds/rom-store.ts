@@ -4,14 +4,17 @@
 // identical file reuses its model. Operations run through withRom(), which re-checks the identity
 // after the work: a ROM modified meanwhile fails the operation with 'rom-changed', whatever the work
 // itself returned or threw.
-import { closeSync, openSync, readSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+// The file is opened once, through Workspace.openFile, which proves the handle is the checked regular
+// file (no symlink or FIFO swapped in between the check and the open). The identity hash, the model
+// and every read of the operation go through that handle; withRom() closes it.
+import { readSync } from 'node:fs';
+import { type FileHandle, stat } from 'node:fs/promises';
 import { isReMcpError, ReMcpError } from '../core/errors.js';
 import type { ByteSource } from '../formats/nds/index.js';
 import { type NdsRomModel, parseNdsRom } from '../formats/nds/index.js';
 import type { Services } from '../services.js';
 import { sha256File } from '../workspace/hash.js';
-import type { Workspace } from '../workspace/workspace.js';
+import type { ResolvedPath, Workspace } from '../workspace/workspace.js';
 import { DecodedImageCache } from './decoded-images.js';
 
 export interface RomIdentity {
@@ -37,6 +40,8 @@ export interface RomHandle {
   verifyUnchanged(signal?: AbortSignal): Promise<void>;
   /** Reads physical ROM bytes (bounds-checked). Callers verify identity afterwards (withRom does). */
   readBytes(offset: number, length: number): Uint8Array;
+  /** Closes the file handle (withRom does); reads after it are refused. */
+  close(): Promise<void>;
 }
 
 /** Models kept in memory at once; each is small (tables only), a few hundred KiB for big ROMs. */
@@ -57,16 +62,18 @@ function sameKey(a: StatKey, b: StatKey): boolean {
   );
 }
 
-async function statKey(absolute: string): Promise<StatKey> {
+/** The stat key of what `file` names now: a path (followed) or the open handle itself. */
+async function statKey(file: string | FileHandle): Promise<StatKey> {
   try {
-    const s = await stat(absolute, { bigint: true });
+    const s =
+      typeof file === 'string' ? await stat(file, { bigint: true }) : await file.stat({ bigint: true });
     return { dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs };
   } catch {
     throw new ReMcpError('rom-changed', 'the ROM disappeared while it was in use');
   }
 }
 
-function readRange(absolute: string, offset: number, length: number, fileSize: number): Uint8Array {
+function readRange(fd: number, offset: number, length: number, fileSize: number): Uint8Array {
   if (
     !Number.isSafeInteger(offset) ||
     !Number.isSafeInteger(length) ||
@@ -79,12 +86,7 @@ function readRange(absolute: string, offset: number, length: number, fileSize: n
   // A zero-length range holds no bytes, wherever it points (the model keeps such FAT entries of short
   // dumps, which may lie past the physical end).
   if (length === 0) return new Uint8Array(0);
-  const fd = openSync(absolute, 'r');
-  try {
-    return readAt(fd, offset, length);
-  } finally {
-    closeSync(fd);
-  }
+  return readAt(fd, offset, length);
 }
 
 function readAt(fd: number, offset: number, length: number): Uint8Array {
@@ -107,28 +109,50 @@ export class RomStore {
   constructor(private readonly workspace: Workspace) {}
 
   /** Resolves, identifies and parses a ROM; throws 'invalid-rom' for a file that is not a usable NDS image. */
+  /**
+   * Resolves, opens (a handle proven to be the checked regular file), identifies and parses a ROM;
+   * throws 'invalid-rom' for a file that is not a usable NDS image. The caller closes the result
+   * (withRom does).
+   */
   async openRom(rel: string, signal?: AbortSignal, onProgress?: HashProgress): Promise<RomHandle> {
-    const resolved = await this.workspace.resolveExisting(rel, 'file');
+    const { resolved, handle: file } = await this.workspace.openFile(rel);
     const absolute = resolved.absolute;
-    const { key, identity } = await this.identify(absolute, signal, onProgress);
-    const model = this.modelFor(absolute, identity);
-    // The model was read from the file after hashing: if the file moved underneath, neither is trusted.
-    if (!sameKey(key, await statKey(absolute))) {
-      this.identities.delete(absolute);
-      throw new ReMcpError('rom-changed', 'the ROM changed while it was being read', {
+    let handed = false;
+    try {
+      const { key, identity } = await this.identify(absolute, file, signal, onProgress);
+      const model = this.modelFor(file.fd, identity);
+      // The model was read after hashing: if the file changed underneath, or the path no longer names
+      // it, neither is trusted.
+      if (!sameKey(key, await statKey(file)) || !sameKey(key, await statKey(absolute))) {
+        this.identities.delete(absolute);
+        throw new ReMcpError('rom-changed', 'the ROM changed while it was being read', {
+          path: resolved.relative,
+        });
+      }
+      if (model instanceof ReMcpError) throw model;
+      let closed = false;
+      const handle: RomHandle = {
         path: resolved.relative,
-      });
+        absolute,
+        identity,
+        model,
+        verifyUnchanged: (s) => this.verify(file, key, resolved, identity, s),
+        readBytes: (offset, length) => {
+          // A closed descriptor number may already name another file: never read through it.
+          if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
+          return readRange(file.fd, offset, length, identity.size);
+        },
+        close: async () => {
+          if (closed) return;
+          closed = true;
+          await file.close();
+        },
+      };
+      handed = true;
+      return handle;
+    } finally {
+      if (!handed) await file.close();
     }
-    if (model instanceof ReMcpError) throw model;
-    const handle: RomHandle = {
-      path: resolved.relative,
-      absolute,
-      identity,
-      model,
-      verifyUnchanged: (s) => this.verify(absolute, identity, resolved.relative, s),
-      readBytes: (offset, length) => readRange(absolute, offset, length, identity.size),
-    };
-    return handle;
   }
 
   /** Runs `fn` on an identified ROM and re-verifies the identity afterwards (also when `fn` throws). */
@@ -139,30 +163,36 @@ export class RomStore {
     onProgress?: HashProgress,
   ): Promise<T> {
     const rom = await this.openRom(rel, signal, onProgress);
-    let result: T;
     try {
-      result = await fn(rom);
-    } catch (error) {
+      let result: T;
+      try {
+        result = await fn(rom);
+      } catch (error) {
+        await rom.verifyUnchanged(signal);
+        throw error;
+      }
       await rom.verifyUnchanged(signal);
-      throw error;
+      return result;
+    } finally {
+      await rom.close();
     }
-    await rom.verifyUnchanged(signal);
-    return result;
   }
 
+  /** Identifies the file open as `file` (remembered under its real path `absolute`). */
   private async identify(
     absolute: string,
+    file: FileHandle,
     signal?: AbortSignal,
     onProgress?: HashProgress,
   ): Promise<{ key: StatKey; identity: RomIdentity }> {
-    const key = await statKey(absolute);
+    const key = await statKey(file);
     const cached = this.identities.get(absolute);
     if (cached && sameKey(cached.key, key)) return cached;
-    const { sha256, size } = await sha256File(absolute, {
+    const { sha256, size } = await sha256File(file, {
       ...(signal ? { signal } : {}),
       ...(onProgress ? { onProgress } : {}),
     });
-    if (!sameKey(key, await statKey(absolute))) {
+    if (!sameKey(key, await statKey(file))) {
       throw new ReMcpError('rom-changed', 'the ROM changed while it was being hashed');
     }
     const entry = { key, identity: { sha256, size } };
@@ -173,7 +203,7 @@ export class RomStore {
     return entry;
   }
 
-  private modelFor(absolute: string, identity: RomIdentity): NdsRomModel | ReMcpError {
+  private modelFor(fd: number, identity: RomIdentity): NdsRomModel | ReMcpError {
     const id = `${identity.sha256}:${identity.size}`;
     const cached = this.models.get(id);
     if (cached) {
@@ -183,7 +213,6 @@ export class RomStore {
       return cached;
     }
     let result: NdsRomModel | ReMcpError;
-    const fd = openSync(absolute, 'r');
     try {
       const source: ByteSource = {
         size: identity.size,
@@ -193,31 +222,53 @@ export class RomStore {
     } catch (error) {
       if (!isReMcpError(error)) throw error;
       result = error; // a refusal is a property of these bytes: cache it like a model
-    } finally {
-      closeSync(fd);
     }
     this.models.set(id, result);
     if (this.models.size > MAX_CACHED_MODELS) this.models.delete(this.models.keys().next().value!);
     return result;
   }
 
+  /**
+   * The bytes read through `file` are still `identity`, and the ROM's path still holds them: a stat
+   * change of either is settled by the bytes alone (a rewrite with equal bytes passes). A path that
+   * no longer opens as the checked regular file fails with 'rom-changed'.
+   */
   private async verify(
-    absolute: string,
+    file: FileHandle,
+    openedKey: StatKey,
+    resolved: ResolvedPath,
     identity: RomIdentity,
-    rel: string,
     signal?: AbortSignal,
   ): Promise<void> {
-    const key = await statKey(absolute);
-    const cached = this.identities.get(absolute);
-    if (cached && sameKey(cached.key, key) && cached.identity.sha256 === identity.sha256) return;
-    // The stat changed (or another call re-identified the file): only the bytes decide.
-    const now = await this.identify(absolute, signal);
-    if (now.identity.sha256 !== identity.sha256 || now.identity.size !== identity.size) {
-      throw new ReMcpError('rom-changed', `the ROM changed on disk during the operation: ${rel}`, {
+    const { absolute, relative: rel } = resolved;
+    const changed = (actualSha256: string | null) =>
+      new ReMcpError('rom-changed', `the ROM changed on disk during the operation: ${rel}`, {
         path: rel,
         expectedSha256: identity.sha256,
-        actualSha256: now.identity.sha256,
+        actualSha256,
       });
+    const same = (now: { identity: RomIdentity }) =>
+      now.identity.sha256 === identity.sha256 && now.identity.size === identity.size;
+    const current = await statKey(file);
+    if (!sameKey(current, openedKey)) {
+      const now = await this.identify(absolute, file, signal);
+      if (!same(now)) throw changed(now.identity.sha256);
+    }
+    const named = await statKey(absolute);
+    if (named.dev === current.dev && named.ino === current.ino) return;
+    // The path names another file now: open it as the checked regular file; only its bytes decide.
+    let other: FileHandle;
+    try {
+      other = await this.workspace.openResolved(resolved);
+    } catch (error) {
+      if (isReMcpError(error)) throw changed(null);
+      throw error;
+    }
+    try {
+      const now = await this.identify(absolute, other, signal);
+      if (!same(now)) throw changed(now.identity.sha256);
+    } finally {
+      await other.close();
     }
   }
 }

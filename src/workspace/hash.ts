@@ -26,7 +26,8 @@ export async function sha256File(
     let done = 0;
     for (;;) {
       throwIfCancelled(options.signal);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      // An explicit position: a handle that was already read from still hashes from its first byte.
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, done);
       if (bytesRead === 0) break;
       hash.update(buffer.subarray(0, bytesRead));
       done += bytesRead;

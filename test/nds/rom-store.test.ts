@@ -1,15 +1,17 @@
 // RomStore: identity by SHA-256 + size with a stat-keyed cache, re-identification after a change,
 // rom-changed for a change during an operation, and decoded runtime images of compressed parts.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { ReMcpError } from '../../src/core/errors.js';
-import { getRomStore } from '../../src/nds/rom-store.js';
+import { getRomStore, RomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
-import { Workspace } from '../../src/workspace/workspace.js';
+import { type EntryKind, Workspace } from '../../src/workspace/workspace.js';
 import { fullSpec } from '../formats/nds-specs.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 import { buildRom } from '../kit/rom-builder.js';
@@ -32,22 +34,31 @@ const compressedSpec = {
 const built = buildRom(compressedSpec);
 await writeFile(join(root, 'roms/game.nds'), built.bytes);
 
+// Handles opened outside withRom are closed by their holder: these tests close them at the end.
+const opened: Array<{ close(): Promise<void> }> = [];
+after(() => Promise.all(opened.map((h) => h.close())));
+async function openRom(...args: Parameters<typeof store.openRom>) {
+  const rom = await store.openRom(...args);
+  opened.push(rom);
+  return rom;
+}
+
 test('getRomStore is one lazy singleton per services container', () => {
   assert.equal(getRomStore(services), store);
 });
 
 test('openRom identifies by SHA-256 and size and parses the model', async () => {
-  const rom = await store.openRom('roms/game.nds');
+  const rom = await openRom('roms/game.nds');
   assert.equal(rom.identity.sha256, sha256(built.bytes));
   assert.equal(rom.identity.size, built.bytes.length);
   assert.equal(rom.path, 'roms/game.nds');
   assert.equal(rom.model.files.length, built.layout.files.length);
-  const again = await store.openRom('roms/game.nds');
+  const again = await openRom('roms/game.nds');
   assert.equal(again.model, rom.model, 'an unchanged file reuses the cached model');
 });
 
 test('decoded runtime images: compressed overlay and main ARM9 are derived (romOffset null)', async () => {
-  const rom = await store.openRom('roms/game.nds');
+  const rom = await openRom('roms/game.nds');
   const ov1 = built.layout.overlays.find((o) => o.processor === 'arm9' && o.id === 1)!;
   const image = await store.decoded.runtimeImage(rom, 'arm9', 1);
   assert.deepEqual(image.bytes, ov1.runtime);
@@ -68,27 +79,27 @@ test('decoded runtime images: compressed overlay and main ARM9 are derived (romO
 test('a cold open reports hashing progress; a warm one does not hash', async () => {
   await writeFile(join(root, 'roms/progress.nds'), built.bytes);
   const seen: Array<[number, number]> = [];
-  await store.openRom('roms/progress.nds', undefined, (done, total) => seen.push([done, total]));
+  await openRom('roms/progress.nds', undefined, (done, total) => seen.push([done, total]));
   assert.deepEqual(seen.at(-1), [built.bytes.length, built.bytes.length]);
   const again: number[] = [];
-  await store.openRom('roms/progress.nds', undefined, (done) => again.push(done));
+  await openRom('roms/progress.nds', undefined, (done) => again.push(done));
   assert.deepEqual(again, []);
 });
 
 test('a ROM modified between calls is re-identified; a touch alone keeps the identity', async () => {
   const path = join(root, 'roms/changing.nds');
   await writeFile(path, built.bytes);
-  const first = await store.openRom('roms/changing.nds');
+  const first = await openRom('roms/changing.nds');
   const touched = new Date(Date.now() + 5000);
   await utimes(path, touched, touched);
-  const afterTouch = await store.openRom('roms/changing.nds');
+  const afterTouch = await openRom('roms/changing.nds');
   assert.equal(afterTouch.identity.sha256, first.identity.sha256);
   await first.verifyUnchanged(); // stat changed, bytes did not
   const edited = built.bytes.slice();
   edited.set(new TextEncoder().encode('EDIT'), 0x0c);
   fixHeaderCrcs(edited);
   await writeFile(path, edited);
-  const second = await store.openRom('roms/changing.nds');
+  const second = await openRom('roms/changing.nds');
   assert.equal(second.identity.sha256, sha256(edited));
   assert.equal(second.model.header.gameCode, 'EDIT');
   await assert.rejects(first.verifyUnchanged(), isCode('rom-changed'));
@@ -135,4 +146,68 @@ test('invalid and missing ROMs give typed errors', async () => {
   await assert.rejects(store.openRom('../outside.nds'), isCode('workspace-escape'));
   const bytes = await readFile(join(root, 'roms/bad.nds'));
   assert.equal(bytes.length > 0, true);
+});
+
+/** A workspace whose check passes on the real file, which is then swapped before anything opens it. */
+class SwappingWorkspace extends Workspace {
+  swap: ((absolute: string) => Promise<void>) | null = null;
+  override async resolveExisting(input: unknown, kind: EntryKind = 'file') {
+    const resolved = await super.resolveExisting(input, kind);
+    const swap = this.swap;
+    this.swap = null;
+    if (swap) await swap(resolved.absolute);
+    return resolved;
+  }
+}
+
+test('a ROM path swapped between the check and the open is never read (symlink, FIFO)', async () => {
+  const outside = await mkdtemp(join(tmpdir(), 're-mcp-outside-'));
+  after(() => rm(outside, { recursive: true, force: true }));
+  const secret = built.bytes.slice();
+  secret.set(new TextEncoder().encode('SECR'), 0x0c);
+  fixHeaderCrcs(secret);
+  await writeFile(join(outside, 'secret.nds'), secret);
+  const workspace = new SwappingWorkspace(root);
+  const swapping = new RomStore(workspace);
+  await writeFile(join(root, 'roms/swap.nds'), built.bytes);
+  workspace.swap = async (absolute) => {
+    await rm(absolute);
+    await symlink(join(outside, 'secret.nds'), absolute);
+  };
+  await assert.rejects(swapping.openRom('roms/swap.nds'), isCode('workspace-escape'));
+  await rm(join(root, 'roms/swap.nds'));
+  await writeFile(join(root, 'roms/swap.nds'), built.bytes);
+  workspace.swap = async (absolute) => {
+    await rm(absolute);
+    execFileSync('mkfifo', [absolute]);
+  };
+  // A FIFO nobody writes to: a blocking open or read would hang here; the refusal is typed.
+  await assert.rejects(swapping.openRom('roms/swap.nds'), isCode('invalid-argument'));
+  await rm(join(root, 'roms/swap.nds'));
+});
+
+test('a ROM path replaced during an operation: equal bytes pass, other bytes or a FIFO fail', async () => {
+  const path = join(root, 'roms/replaced.nds');
+  const next = join(root, 'roms/replaced.next');
+  await writeFile(path, built.bytes);
+  const replaceWith = async (bytes: Uint8Array) => {
+    await writeFile(next, bytes);
+    await rename(next, path);
+  };
+  assert.equal(await store.withRom('roms/replaced.nds', () => replaceWith(built.bytes).then(() => 1)), 1);
+  const edited = built.bytes.slice();
+  edited[0x4000] = (edited[0x4000]! + 1) & 0xff;
+  await assert.rejects(
+    store.withRom('roms/replaced.nds', () => replaceWith(edited)),
+    isCode('rom-changed'),
+  );
+  await replaceWith(built.bytes);
+  await assert.rejects(
+    store.withRom('roms/replaced.nds', async () => {
+      await rm(path);
+      execFileSync('mkfifo', [path]);
+    }),
+    isCode('rom-changed'),
+  );
+  await rm(path);
 });
