@@ -10,11 +10,14 @@ import { createServer, Socket as NetSocket, type Server, type Socket } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
+import { loadConfig } from '../../src/config/config.js';
 import { ReMcpError } from '../../src/core/errors.js';
 import { continueUntilStop, pause, stepInstructions, waitForStop } from '../../src/debug/control.js';
 import { pickFreePort } from '../../src/debug/desmume/process.js';
 import { LIMITS, type Processor } from '../../src/debug/policy.js';
 import { DebugSession, type SessionOptions } from '../../src/debug/session.js';
+import { Services } from '../../src/services.js';
+import { desmumeProbeGdb } from '../../src/tools/desmume/lifecycle.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import {
   DESMUME_CLI,
@@ -290,6 +293,30 @@ describe('DeSmuME session (real emulator)', () => {
     await rejects(cpu.readRegisters(), 'target-running');
     const paused = await pause(cpu, 2_000, undefined);
     assert.equal(paused.stop?.reason, 'interrupt');
+  });
+
+  it('desmume_probe_gdb reports an unknown run state as unknown, not as running', async () => {
+    let stubPort = 0;
+    const proxy = await proxyCuttingAtContinue(() => stubPort);
+    const session = newSession({
+      connectPort: (_p: Processor, owned: number) => {
+        stubPort = owned;
+        return proxy.port;
+      },
+    });
+    await start(session);
+    proxy.arm();
+    await rejects(continueUntilStop(session.cpu('arm9'), 5_000, undefined), 'unreachable');
+    assert.equal(session.cpu('arm9').state, 'unknown');
+    const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: dir }), workspace);
+    services.lazy('desmume.session', () => session);
+    const ctx = { services, signal: new AbortController().signal, progress() {} };
+    const result = await desmumeProbeGdb.handler({ processor: 'arm9' }, ctx);
+    assert.equal(result.structured.state, 'unknown');
+    assert.equal(result.structured.reachable, true);
+    assert.doesNotMatch(result.structured.detail, /target running/);
+    assert.match(result.structured.detail, /run state unknown.*desmume_pause/);
+    await pause(session.cpu('arm9'), 2_000, undefined);
   });
 
   it('a stop-status query that times out spends the connection (its late reply must not linger)', async () => {

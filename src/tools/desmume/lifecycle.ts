@@ -289,7 +289,12 @@ async function probe(
       reachable: true,
       state: eff.state,
       stopReply: null,
-      detail: 'connected; target running, nothing sent',
+      detail:
+        eff.state === 'unknown'
+          ? 'connected; run state unknown (a resume was not acknowledged or the connection dropped while running), nothing sent; call desmume_pause to find out'
+          : eff.via
+            ? `connected; target running (resumed through the ${eff.via} stub), nothing sent`
+            : 'connected; target running, nothing sent',
     };
   }
   const reply = await cpu.guard(() =>
@@ -312,7 +317,7 @@ export const desmumeProbeGdb = defineTool({
     purpose: 'Checks once that the owned stub on 127.0.0.1 answers, through the session’s shared connection.',
     useWhen: 'a quick health check; desmume_wait_for_gdb waits longer and reconnects after a drop.',
     behaviour:
-      'sends a stop-status query when the target is halted, nothing when it runs; reconnects (one attempt) if the connection dropped.',
+      'sends a stop-status query when the target is halted, nothing when it runs or its run state is unknown (reported as such); reconnects (one attempt) if the connection dropped.',
     limits: 'one connection attempt of at most 1000 ms; host fixed to 127.0.0.1 and the owned port.',
     returns: 'reachable, run state, the stub’s stop reply (when halted), port and generation.',
   },
