@@ -19,10 +19,14 @@ export interface CodeSpan {
   bytes: Uint8Array;
 }
 
-/** Finds the one span holding a cross-component target, or says why there is none. */
+/**
+ * Finds the one span holding a cross-component target, or says why there is none. `from` is the span
+ * of the branch's own code: a target inside its component's runtime extent belongs to it.
+ */
 export type SpanLookup = (
   address: number,
   mode: ArmMode,
+  from: CodeSpan,
 ) => Promise<{ span: CodeSpan } | { unresolved: string }>;
 
 export interface CfgLimits {
@@ -203,7 +207,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
     }
     let where: CodeSpan | string = span;
     if (target < span.start || target >= span.start + span.bytes.length) {
-      const found = req.lookup ? await req.lookup(target, mode) : { unresolved: 'outside-component' };
+      const found = req.lookup ? await req.lookup(target, mode, span) : { unresolved: 'outside-component' };
       where = 'span' in found ? found.span : found.unresolved;
     }
     if (typeof where === 'string') {

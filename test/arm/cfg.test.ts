@@ -254,11 +254,16 @@ test('targets outside the component: unresolved without a lookup, followed only 
     [['taken', null, 'outside-component']],
     'the fall-through would leave the component: not an edge',
   );
+  const askedFrom: CodeSpan[] = [];
   const ambiguous = await analyzeControlFlow({
     ...base,
-    lookup: async () => ({ unresolved: 'ambiguous-code-source' }),
+    lookup: async (_a, _m, from) => {
+      askedFrom.push(from);
+      return { unresolved: 'ambiguous-code-source' };
+    },
   });
   assert.equal(ambiguous.edges[0].unresolved, 'ambiguous-code-source');
+  assert.deepEqual(askedFrom, [head], 'the lookup learns the span the branch comes from');
   const linked = await analyzeControlFlow({
     ...base,
     lookup: async (a) => (a >= tail.start ? { span: tail } : { unresolved: 'unmapped' }),

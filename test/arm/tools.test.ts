@@ -298,3 +298,36 @@ test('a code component larger than any DS RAM is refused (limit-exceeded), never
   assert.equal(r.structuredContent.error?.code, 'limit-exceeded');
   assert.ok(tool('nds_disassemble_range').limits?.sourceComponentBytes);
 });
+
+test('control flow: a branch into its own overlay BSS that another overlay overlaps is bss, not ambiguous', async () => {
+  const OWN = 0x02600000;
+  const OTHERS = 0x02700000;
+  const NOP = word(0xe1a00000);
+  const own = new Uint8Array([
+    ...word(0x0a00000e), // beq OWN + 0x40: in this overlay's BSS, where overlay 6 also lies
+    ...word(0xea03fffd), // b OTHERS: overlays 7 and 8 both hold it (genuinely ambiguous)
+    ...Array.from({ length: 6 }, () => NOP).flat(),
+  ]);
+  const nops = new Uint8Array(Array.from({ length: 8 }, () => NOP).flat());
+  const layered = buildRom({
+    arm9: { code: a9.bytes, ramAddress: a9.loadAddress, entry: a9.entry },
+    arm7: { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.entry },
+    arm9Overlays: [
+      { id: 5, ramAddress: OWN, data: own, bssSize: 0x100 },
+      { id: 6, ramAddress: OWN + 0x40, data: nops },
+      { id: 7, ramAddress: OTHERS, data: nops },
+      { id: 8, ramAddress: OTHERS, data: nops },
+    ],
+  });
+  await writeFile(join(root, 'roms/layered.nds'), layered.bytes);
+  const g = await ok('nds_analyze_control_flow', { rom: 'roms/layered.nds', address: OWN, mode: 'arm' });
+  const edge = (target: number) => g.edges.find((e: { target: number }) => e.target === target);
+  assert.deepEqual([edge(OWN + 0x40).to, edge(OWN + 0x40).unresolved], [null, 'bss']);
+  assert.deepEqual([edge(OTHERS).to, edge(OTHERS).unresolved], [null, 'ambiguous-code-source']);
+  // Without a branch from overlay 5 naming the source, the address stays ambiguous.
+  await fails(
+    'nds_disassemble_range',
+    { rom: 'roms/layered.nds', address: OWN + 0x40, mode: 'arm' },
+    'ambiguous-code-source',
+  );
+});

@@ -208,6 +208,22 @@ export async function resolveStart(
   return { ...source, address, mode };
 }
 
+/**
+ * The overlay ID that owns a branch target from `from`: the source overlay's, when the target lies in
+ * that overlay record's own runtime extent (initialized + BSS). That overlay is loaded (its code is
+ * running), so an overlapping overlay is not a candidate there and the target's real status (BSS,
+ * no decodable bytes) is the reason. Anywhere else: undefined (every candidate counts).
+ */
+function ownOverlayOf(rom: RomHandle, processor: Processor, from: CodeSpan, address: number) {
+  if (from.component !== 'overlay' || from.overlayId === null) return undefined;
+  const source = rom.model.overlays[processor].filter(
+    (o) => o.id === from.overlayId && o.ramAddress === from.start,
+  );
+  return source.length === 1 && address >= source[0]!.initialized.start && address < source[0]!.bss.end
+    ? from.overlayId
+    : undefined;
+}
+
 /** Cross-component lookup for the CFG: follows a target only when exactly one source holds it. */
 export function spanLookup(
   store: RomStore,
@@ -215,10 +231,11 @@ export function spanLookup(
   processor: Processor,
   signal?: AbortSignal,
 ): SpanLookup {
-  return async (address) => {
+  return async (address, _mode, from) => {
     let found: Located;
     try {
-      found = await locate(store, rom, processor, address, undefined, signal);
+      const overlayId = ownOverlayOf(rom, processor, from, address);
+      found = await locate(store, rom, processor, address, overlayId, signal);
     } catch (error) {
       // A compressed target component that does not decode (or a component over the code image
       // limit) leaves the edge unresolved; the graph around it is still valid.
