@@ -67,6 +67,12 @@ export class RetroArchClient {
   constructor(options: ClientOptions) {
     this.transport = new RetroArchTransport(options);
     this.screenshotDir = options.screenshotDir;
+    // Back after being seen absent: maybe a new process (other version, slot pointer back at its
+    // default), so nothing learnt from the old one is trusted.
+    this.transport.onReturn(() => {
+      this.version = null;
+      this.states.forget();
+    });
   }
 
   close(): void {

@@ -22,6 +22,11 @@ export class StateSlots {
     return { ...this.slot };
   }
 
+  /** Back to the start-up assumption (RetroArch's default slot 0, unverified), e.g. after a restart. */
+  forget(): void {
+    this.slot = { value: 0, verified: false };
+  }
+
   /** Where state files land, when RetroArch runs on this machine and the directory is readable. */
   private async stateDir(signal?: AbortSignal): Promise<string | null> {
     if (!isLoopback(this.ra.transport.host)) return null;

@@ -86,6 +86,14 @@ export class RetroArchTransport {
    */
   private readonly quarantined = new Map<string, NodeJS.Timeout>();
   private closed = false;
+  /**
+   * RetroArch was seen absent: the kernel reported its port unreachable, or a query went unanswered
+   * after every attempt. The next datagram from it then means it is back, perhaps as a new process.
+   */
+  private absent = false;
+  private readonly returnListeners: Array<() => void> = [];
+  /** How many times RetroArch answered again after being seen absent (possible restarts). */
+  returns = 0;
 
   constructor(options: TransportOptions) {
     this.host = options.host;
@@ -103,6 +111,15 @@ export class RetroArchTransport {
   /** Longest a query may stay on the wire (and, separately, in the queue). */
   budgetMs(idempotent: boolean): number {
     return this.timeoutMs * (idempotent ? this.readRetries + 1 : 1);
+  }
+
+  /**
+   * Called when RetroArch answers again after being seen absent. The protocol has no process id or
+   * uptime, so this is the one restart signal there is: a restart that happens entirely between two
+   * queries is not seen.
+   */
+  onReturn(listener: () => void): void {
+    this.returnListeners.push(listener);
   }
 
   /** Opens the socket lazily: nothing touches the network until the first command. */
@@ -261,6 +278,7 @@ export class RetroArchTransport {
       void this.transmit(pending);
       return;
     }
+    this.absent = true;
     this.finish(pending, this.noReplyError(pending));
   }
 
@@ -308,6 +326,12 @@ export class RetroArchTransport {
 
   private onMessage(msg: Buffer): void {
     this.stats.received++;
+    if (this.absent) {
+      // Before the reply settles its query, so the caller already sees the reset state.
+      this.absent = false;
+      this.returns++;
+      for (const listener of this.returnListeners) listener();
+    }
     const text = msg.toString('latin1');
     const key = replyKey(text);
     const pending = key === null ? undefined : this.inFlight.get(key);
@@ -320,6 +344,7 @@ export class RetroArchTransport {
 
   /** ICMP port-unreachable on the connected socket: nobody listens, fail what is on the wire now. */
   private onSocketError(error: NodeJS.ErrnoException): void {
+    this.absent = true;
     const reason =
       error.code === 'ECONNREFUSED'
         ? `nothing listens on UDP ${this.target} (port unreachable). Is RetroArch running with network_cmd_enable = "true" and network_cmd_port = ${this.port}?`

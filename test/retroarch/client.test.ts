@@ -278,3 +278,28 @@ test('a walked slot save that lands in another slot (pointer moved elsewhere) is
   const again = await client.saveState({ slot: 3, resumeIfPaused: false });
   assert.equal(again.file, `${ra.savestateDir}/gba-test.state3`);
 });
+
+test('a RetroArch restarted on the same port is noticed: cached version and tracked slot pointer are reset', async (t) => {
+  const first = await launchRetroArch({ core: 'mgba', rom: GBA_ROM });
+  const port = first.port;
+  const client = new RetroArchClient({ host: '127.0.0.1', port, timeoutMs: 300, screenshotDir: null });
+  let second: RetroArchInstance | null = null;
+  t.after(async () => {
+    client.close();
+    await first.stop();
+    await second?.stop();
+  });
+  assert.deepEqual(await client.detectedVersion(), [1, 14, 0]);
+  await client.stepSlot(1, false);
+  await client.stepSlot(1, false);
+  assert.deepEqual(client.slotPointer, { value: 2, verified: false });
+  await first.stop();
+  // While it is down, any query fails (the kernel reports the port unreachable).
+  assert.equal(await rejectionCode(client.status()), 'unreachable');
+  second = await launchRetroArch({ core: 'mgba', rom: GBA_ROM, port });
+  assert.equal((await client.status()).state, 'playing');
+  // The new process starts at slot 0: the old tracked position would walk to the wrong slot.
+  assert.deepEqual(client.slotPointer, { value: 0, verified: false });
+  assert.equal(client.describeVersion(), null, 'the version of the old process is still cached');
+  assert.deepEqual(await client.detectedVersion(), [1, 14, 0]);
+});

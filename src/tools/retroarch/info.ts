@@ -14,7 +14,7 @@ export const retroarchPing = defineTool({
     useWhen:
       'first, to confirm RETROARCH_HOST/RETROARCH_PORT reach a RetroArch with network_cmd_enable = "true"; retroarch_get_status says what it is running.',
     behaviour:
-      'read-only; one VERSION query (re-sent on timeout). The version gates newer commands (e.g. LOAD_STATE_SLOT needs 1.15+).',
+      'read-only; one VERSION query (re-sent on timeout). The version gates newer commands (e.g. LOAD_STATE_SLOT needs 1.15+); it is cached, and forgotten when RetroArch answers again after being seen unreachable (a restart between two calls that re-mcp never sees goes unnoticed: call this tool after restarting RetroArch).',
     limits: 'per-query timeout RETROARCH_TIMEOUT_MS (default 1000 ms), 3 attempts.',
     returns: 'version, target host:port, round-trip ms, and which optional slot commands this version has.',
   },

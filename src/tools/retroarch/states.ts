@@ -46,7 +46,9 @@ const saveLimits = {
 const CONFIRM =
   'When RetroArch runs on this machine and GET_CONFIG_PARAM savestate_directory is readable, the state file is watched: confirmed with its path, or an `unconfirmed` error if it did not change; otherwise confirmed: false.';
 const PAUSED = 'RetroArch silently ignores it while paused: refused with `paused` unless resumeIfPaused.';
-const WALK = `Without a native slot command (1.14) the slot pointer is walked there with STATE_SLOT_PLUS/MINUS presses (${PRESS_SPACING_MS} ms apart) from the tracked position, then walked back.`;
+const TRACKED =
+  'RetroArch cannot report the slot pointer: re-mcp tracks it (verified after a confirmed save; assumed to start at 0, and reset to that when RetroArch answers again after being seen unreachable, since it may have restarted). A restart re-mcp never sees (no failed query in between) or a pointer moved outside re-mcp leaves the tracked value wrong until the next confirmed save.';
+const WALK = `Without a native slot command (1.14) the slot pointer is walked there with STATE_SLOT_PLUS/MINUS presses (${PRESS_SPACING_MS} ms apart) from the tracked position, then walked back. ${TRACKED}`;
 
 type StateRequest = { slot?: number; resumeIfPaused: boolean };
 
@@ -151,7 +153,7 @@ function slotStepTool(delta: 1 | -1) {
       purpose: `Moves RetroArch's current state slot pointer ${plus ? 'up' : 'down'} by one (${plus ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS'}).`,
       useWhen:
         'choosing the slot that the *_current state tools use; retroarch_save_state_slot / load_state_slot are simpler.',
-      behaviour: `changes the pointer only (no state file is touched). ${PAUSED} RetroArch cannot report the pointer: the result is the tracked value (verified after a confirmed save; assumed to start at 0).${plus ? '' : ' RetroArch 1.14 does not go below 0.'}`,
+      behaviour: `changes the pointer only (no state file is touched). ${PAUSED} The result is the tracked value. ${TRACKED}${plus ? '' : ' RetroArch 1.14 does not go below 0.'}`,
       limits: `one press; presses are spaced ${PRESS_SPACING_MS} ms apart.`,
       returns: 'from, slot, verified.',
     },

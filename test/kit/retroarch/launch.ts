@@ -78,6 +78,8 @@ export interface LaunchOptions {
   rom: string;
   /** Readiness deadline (default 10 s). */
   readyTimeoutMs?: number;
+  /** UDP command port (default: a free one), e.g. to restart RetroArch on the port of an earlier one. */
+  port?: number;
 }
 
 export async function launchRetroArch(options: LaunchOptions): Promise<RetroArchInstance> {
@@ -89,7 +91,7 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
   };
   const savestateDir = dir('states');
   const screenshotDir = dir('screenshots');
-  const port = await freeUdpPort();
+  const port = options.port ?? (await freeUdpPort());
   const cfg = join(home, 'retroarch.cfg');
   writeFileSync(
     cfg,
