@@ -8,7 +8,9 @@ import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { invokeTool } from '../../src/mcp/invoke.js';
 import type { ToolDefinition } from '../../src/mcp/tool.js';
+import { getRomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
+import { spanLookup } from '../../src/tools/arm/code-source.js';
 import { armTools } from '../../src/tools/arm/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { armSymbol, loadArmProgram } from '../kit/arm/index.js';
@@ -330,4 +332,23 @@ test('control flow: a branch into its own overlay BSS that another overlay overl
     { rom: 'roms/layered.nds', address: OWN + 0x40, mode: 'arm' },
     'ambiguous-code-source',
   );
+});
+
+test('control flow: one operation reads a stored component once, however many branches enter it', async () => {
+  const store = getRomStore(services);
+  const reads: number[] = [];
+  await store.withRom(ROM, async (rom) => {
+    const counted = {
+      ...rom,
+      readBytes: (offset: number, length: number) => {
+        reads.push(length);
+        return rom.readBytes(offset, length);
+      },
+    };
+    const lookup = spanLookup(store, counted, 'arm9');
+    const from = { component: 'overlay', overlayId: 3, start: OV_SHORT, bytes: SHORT };
+    for (const symbol of ['arm_sum', 'arm_sum_loop', 'thumb_worker', 'arm_sum'])
+      assert.ok('span' in (await lookup(at(symbol), 'arm', from)));
+  });
+  assert.deepEqual(reads, [a9.size], 'the main ARM9 was read once, whole');
 });

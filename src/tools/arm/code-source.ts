@@ -8,6 +8,7 @@ import type { CodeSpan, SpanLookup } from '../../arm/cfg.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import { type Processor, resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
+import type { RuntimeImage } from '../../nds/decoded-images.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { hex } from '../nds/common.js';
 
@@ -61,6 +62,41 @@ function addressOfRomOffset(
     : { address: owner.runtimeAddress! };
 }
 
+/** Bytes of component images one operation keeps, so a CFG reads a component once, not per branch. */
+export const OPERATION_IMAGE_BYTES = 64 * 1024 * 1024;
+
+/** The runtime image of the main executable (overlayId null) or of one overlay table record. */
+type ImageSource = (overlayId: number | null, tableIndex: number | undefined) => Promise<RuntimeImage>;
+
+/**
+ * Runtime images for one operation on one ROM: each component is read (or taken from the decoded
+ * cache) once and kept while the operation runs, within OPERATION_IMAGE_BYTES (oldest dropped first,
+ * the newest always kept). The operation's identity check (withRom) covers every byte read here.
+ */
+function operationImages(
+  store: RomStore,
+  rom: RomHandle,
+  processor: Processor,
+  signal?: AbortSignal,
+): ImageSource {
+  const images = new Map<string, RuntimeImage>();
+  let bytes = 0;
+  return async (overlayId, tableIndex) => {
+    const key = `${overlayId}:${tableIndex}`;
+    const kept = images.get(key);
+    if (kept) return kept;
+    const image = await store.decoded.runtimeImage(rom, processor, overlayId, signal, tableIndex);
+    images.set(key, image);
+    bytes += image.bytes.length;
+    for (const [k, v] of images) {
+      if (bytes <= OPERATION_IMAGE_BYTES || images.size <= 1) break;
+      images.delete(k);
+      bytes -= v.bytes.length;
+    }
+    return image;
+  };
+}
+
 type Located =
   | { span: CodeSpan; romOffset: number | null; derived: boolean }
   | {
@@ -71,12 +107,11 @@ type Located =
 
 /** The eligible span holding `address` (overlayId only narrows overlay candidates), or a refusal. */
 async function locate(
-  store: RomStore,
+  images: ImageSource,
   rom: RomHandle,
   processor: Processor,
   address: number,
   overlayId: number | undefined,
-  signal?: AbortSignal,
 ): Promise<Located> {
   const r = resolveRuntimeAddress(rom.model, processor, address, overlayId);
   const where = `${processor} ${hex(address)}`;
@@ -130,13 +165,7 @@ async function locate(
     }
     tableIndex = records[0]!.tableIndex;
   }
-  const image = await store.decoded.runtimeImage(
-    rom,
-    processor,
-    c.component === 'main' ? null : c.overlayId,
-    signal,
-    tableIndex,
-  );
+  const image = await images(c.component === 'main' ? null : c.overlayId, tableIndex);
   // runtimeImage gives only eligible bytes: an uncompressed overlay's file-backed prefix, a main
   // executable's initialized image (decoded when compressed).
   if (address < image.ramAddress || address >= image.ramAddress + image.bytes.length) {
@@ -178,7 +207,8 @@ export async function resolveStart(
       overlayId = found.overlayId;
     }
   }
-  const source = await locate(store, rom, req.processor, address, overlayId, signal);
+  const images = operationImages(store, rom, req.processor, signal);
+  const source = await locate(images, rom, req.processor, address, overlayId);
   if ('refusal' in source) {
     throw new ReMcpError(source.refusal, source.message, {
       processor: req.processor,
@@ -231,11 +261,12 @@ export function spanLookup(
   processor: Processor,
   signal?: AbortSignal,
 ): SpanLookup {
+  const images = operationImages(store, rom, processor, signal);
   return async (address, _mode, from) => {
     let found: Located;
     try {
       const overlayId = ownOverlayOf(rom, processor, from, address);
-      found = await locate(store, rom, processor, address, overlayId, signal);
+      found = await locate(images, rom, processor, address, overlayId);
     } catch (error) {
       // A compressed target component that does not decode (or a component over the code image
       // limit) leaves the edge unresolved; the graph around it is still valid.

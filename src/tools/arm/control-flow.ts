@@ -5,7 +5,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
-import { resolveStart, spanLookup } from './code-source.js';
+import { OPERATION_IMAGE_BYTES, resolveStart, spanLookup } from './code-source.js';
 import {
   CODE_IMAGE_LIMIT_TEXT,
   decodeStopSchema,
@@ -44,7 +44,7 @@ export const ndsAnalyzeControlFlow = defineTool({
     useWhen:
       'understanding a function’s branches and loops; nds_disassemble_range for a plain linear listing.',
     behaviour: `read-only; follows direct non-call branches (conditional: taken + fall-through); direct calls are annotated (target, proven mode) but not traversed; indirect calls are recorded unresolved and decoding continues; returns and indirect branches end a block; a target in another component is followed only when exactly one static source holds it (otherwise unresolved: ambiguous-code-source, bss, unmapped...); a target inside the branching overlay's own extent is judged in that overlay alone (its BSS is bss, not ambiguous); blocks are identified by component, overlay ID, mode and address; ${IDENTITY_NOTE}`,
-    limits: `blocks default ${CFG_LIMITS.maxBlocks.default} / max ${CFG_LIMITS.maxBlocks.max}; instructions ${CFG_LIMITS.maxInstructions.default} / ${CFG_LIMITS.maxInstructions.max}; bytes ${CFG_LIMITS.maxBytes.default} / ${CFG_LIMITS.maxBytes.max}; edges ${CFG_LIMITS.maxEdges.default} / ${CFG_LIMITS.maxEdges.max}; all apply at once; hitting one gives status truncated with its reason; ${CODE_IMAGE_LIMIT_TEXT} (a branch target in one stays unresolved).`,
+    limits: `blocks default ${CFG_LIMITS.maxBlocks.default} / max ${CFG_LIMITS.maxBlocks.max}; instructions ${CFG_LIMITS.maxInstructions.default} / ${CFG_LIMITS.maxInstructions.max}; bytes ${CFG_LIMITS.maxBytes.default} / ${CFG_LIMITS.maxBytes.max}; edges ${CFG_LIMITS.maxEdges.default} / ${CFG_LIMITS.maxEdges.max}; all apply at once; hitting one gives status truncated with its reason; ${CODE_IMAGE_LIMIT_TEXT} (a branch target in one stays unresolved); each component a graph enters is read once and kept for the call, up to ${OPERATION_IMAGE_BYTES / (1024 * 1024)} MiB.`,
     returns:
       'source, status (complete | truncated), truncation[block-limit | instruction-limit | byte-limit | edge-limit], blocks[{id, component, overlayId, mode, address, end, terminator, stop?, calls[{at, target?, targetMode?, condition?}], instructions? (includeInstructions)}], edges[{from, to (block id or null), kind (branch | taken | fallthrough), target, targetMode, unresolved?}].',
   },
