@@ -3,15 +3,37 @@
 // of the file, the in-process search throughput per pattern (and the ratio, the figure that matters),
 // then the same searches through the stdio server with its peak RSS (VmHWM) afterwards.
 import { randomFillSync } from 'node:crypto';
+import { readSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { parseNdsRom } from '../src/formats/nds/index.js';
 import { searchRom } from '../src/search/search.js';
-import { openRomReader } from '../src/tools/search/rom-reader.js';
 import { makeWorkspace, SERVER_ENTRY } from '../test/kit/mcp-harness.js';
 import { buildRom } from '../test/kit/rom-builder.js';
+
+/** A plain file reader for the in-process figure (the tool reads through its RomStore handle). */
+async function openRomReader(path: string) {
+  const handle = await open(path, 'r');
+  return {
+    async readChunk(into: Uint8Array, position: number): Promise<number> {
+      let done = 0;
+      while (done < into.length) {
+        const { bytesRead } = await handle.read(into, done, into.length - done, position + done);
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      return done;
+    },
+    readBytes(offset: number, length: number): Uint8Array {
+      const out = new Uint8Array(length);
+      const n = readSync(handle.fd, out, 0, length, offset);
+      return out.subarray(0, n);
+    },
+    close: () => handle.close(),
+  };
+}
 
 const MiB = 1024 * 1024;
 const SIZE = 512 * MiB;

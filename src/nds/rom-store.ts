@@ -40,6 +40,11 @@ export interface RomHandle {
   verifyUnchanged(signal?: AbortSignal): Promise<void>;
   /** Reads physical ROM bytes (bounds-checked). Callers verify identity afterwards (withRom does). */
   readBytes(offset: number, length: number): Uint8Array;
+  /**
+   * Streams a large read into `into` from `position` through the same checked handle (async, so it runs
+   * in the thread pool while the caller works on the previous chunk); returns the bytes read (0 at EOF).
+   */
+  readChunk(into: Uint8Array, position: number): Promise<number>;
   /** Closes the file handle (withRom does); reads after it are refused. */
   close(): Promise<void>;
 }
@@ -141,6 +146,17 @@ export class RomStore {
           // A closed descriptor number may already name another file: never read through it.
           if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
           return readRange(file.fd, offset, length, identity.size);
+        },
+        readChunk: async (into, position) => {
+          if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
+          let done = 0;
+          // Bounded: every pass reads at least one byte or stops at the end of the file.
+          while (done < into.length) {
+            const { bytesRead } = await file.read(into, done, into.length - done, position + done);
+            if (bytesRead === 0) break;
+            done += bytesRead;
+          }
+          return done;
         },
         close: async () => {
           if (closed) return;

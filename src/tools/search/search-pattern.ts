@@ -4,7 +4,6 @@ import { getRomStore } from '../../nds/rom-store.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
 import { hex, IDENTITY_NOTE, READ_ONLY, romArg } from '../nds/common.js';
-import { openRomReader } from './rom-reader.js';
 import { componentSelectorSchema, patternSchema } from './schemas.js';
 
 const L = SEARCH_LIMITS;
@@ -127,30 +126,25 @@ export const ndsSearchPattern = defineTool({
     return getRomStore(ctx.services).withRom(
       args.rom,
       async (rom) => {
-        const reader = await openRomReader(rom.absolute);
-        let result: Awaited<ReturnType<typeof searchRom>>;
-        try {
-          result = await searchRom(
-            rom.model,
-            {
-              romSize: rom.identity.size,
-              readChunk: reader.readChunk,
-              readBytes: reader.readBytes,
-              signal: ctx.signal,
-              onProgress: (done, total) => ctx.progress({ progress: done, total, message: 'scanning' }),
-            },
-            {
-              pattern: args.pattern,
-              scope: args.scope,
-              offset: args.offset,
-              limit: args.limit,
-              maxScanBytes: args.maxScanBytes,
-              contextBytes: args.contextBytes,
-            },
-          );
-        } finally {
-          await reader.close();
-        }
+        // Every read goes through the ROM handle withRom opened and proved to be the checked file.
+        const result = await searchRom(
+          rom.model,
+          {
+            romSize: rom.identity.size,
+            readChunk: (into, position) => rom.readChunk(into, position),
+            readBytes: (offset, length) => rom.readBytes(offset, length),
+            signal: ctx.signal,
+            onProgress: (done, total) => ctx.progress({ progress: done, total, message: 'scanning' }),
+          },
+          {
+            pattern: args.pattern,
+            scope: args.scope,
+            offset: args.offset,
+            limit: args.limit,
+            maxScanBytes: args.maxScanBytes,
+            contextBytes: args.contextBytes,
+          },
+        );
         const head = result.matches
           .slice(0, 5)
           .map((m) => `${hex(m.romOffset)} ${m.owners.map((o) => o.kind).join('+')}`);
