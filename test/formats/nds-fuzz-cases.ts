@@ -11,6 +11,7 @@ import {
   resolveRomOffset,
   resolveRuntimeAddress,
 } from '../../src/formats/nds/index.js';
+import { rng } from '../kit/rng.js';
 import { buildRom, type RomLayout } from '../kit/rom-builder.js';
 import { fixHeaderCrcs } from '../kit/rom-builder-parts.js';
 import { INVALID_SHARED_ROM, sharedRomNames, sharedRomPath } from '../kit/shared-data.js';
@@ -21,17 +22,6 @@ interface Target {
   bytes: Uint8Array;
   /** Regions worth mutating: [start, end). */
   regions: Array<[number, number]>;
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function builderTargets(): Target[] {
@@ -86,7 +76,7 @@ export interface FuzzStats {
 
 /** Runs `count` mutation cases; throws on the first case that ends in anything but a model or ReMcpError. */
 export function runNdsFuzz(count: number, seed: number, targets = fuzzTargets()): FuzzStats {
-  const rand = mulberry32(seed);
+  const rand = rng(seed);
   const pick = (n: number) => Math.floor(rand() * n);
   const stats: FuzzStats = { cases: 0, models: 0, refusals: {}, maxCaseMs: 0 };
   for (let c = 0; c < count; c++) {
