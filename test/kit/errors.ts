@@ -22,3 +22,13 @@ export async function rejectionCode(promise: Promise<unknown>): Promise<string> 
   }
   assert.fail('expected a ReMcpError');
 }
+
+/** The outcome of a call as one comparable string: 'accepted', a ReMcpError code, or 'raw:<message>'. */
+export async function outcomeCode(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    return isReMcpError(error) ? error.code : `raw:${(error as Error).message}`;
+  }
+  return 'accepted';
+}

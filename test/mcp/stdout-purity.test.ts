@@ -1,31 +1,19 @@
 // Speaks raw JSON-RPC to the server and proves that every byte it writes to stdout is a JSON-RPC
 // message, across a session with successes, tool errors, bad arguments and an unknown method.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { makeWorkspace, SERVER_ENTRY } from '../kit/mcp-harness.js';
+import { makeWorkspace } from '../kit/mcp-harness.js';
+import { INITIALIZE, INITIALIZED, startRawServer } from '../kit/raw-server.js';
 
 test('nothing but JSON-RPC reaches stdout during a full session', async () => {
   const workspace = await makeWorkspace();
   await writeFile(join(workspace, 'a.bin'), Buffer.alloc(1024, 7));
-  const child = spawn(process.execPath, [SERVER_ENTRY, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString('utf8');
-  });
+  const server = await startRawServer(workspace);
   const requests = [
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    INITIALIZE,
+    INITIALIZED,
     { jsonrpc: '2.0', id: 2, method: 'tools/list' },
     { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'server_capabilities', arguments: {} } },
     {
@@ -55,10 +43,11 @@ test('nothing but JSON-RPC reaches stdout during a full session', async () => {
     { jsonrpc: '2.0', id: 8, method: 'no/such/method' },
     { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'no_such_tool', arguments: {} } },
   ];
-  for (const r of requests) child.stdin.write(`${JSON.stringify(r)}\n`);
+  for (const r of requests) server.send(r);
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    const ids = stdout
+    const ids = server
+      .stdout()
       .split('\n')
       .filter(Boolean)
       .map((l) => {
@@ -71,9 +60,8 @@ test('nothing but JSON-RPC reaches stdout during a full session', async () => {
     if ([1, 2, 3, 4, 5, 6, 7, 8, 9].every((id) => ids.includes(id))) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  child.stdin.end();
-  await new Promise((r) => child.once('exit', r));
-  const lines = stdout.split('\n');
+  await server.close();
+  const lines = server.stdout().split('\n');
   assert.equal(lines.at(-1), '', 'stdout ends with a complete line');
   const messages = lines.slice(0, -1).map((line) => {
     const parsed = JSON.parse(line);

@@ -6,8 +6,8 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, symlink } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { isReMcpError } from '../../src/core/errors.js';
 import { Workspace } from '../../src/workspace/workspace.js';
+import { outcomeCode } from '../kit/errors.js';
 
 let base: string;
 let root: string;
@@ -27,14 +27,7 @@ after(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-async function code(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return isReMcpError(error) ? error.code : `raw:${(error as Error).message}`;
-  }
-  return 'accepted';
-}
+const code = outcomeCode;
 
 test('writes outside the two output areas are refused', async () => {
   await mkdir(join(root, 'roms'));

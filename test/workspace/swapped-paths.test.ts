@@ -8,9 +8,9 @@ import { mkdir, mkdtemp, open, realpath, rename, rm, symlink, writeFile } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { isReMcpError } from '../../src/core/errors.js';
 import { sha256File } from '../../src/workspace/hash.js';
 import { Workspace } from '../../src/workspace/workspace.js';
+import { outcomeCode } from '../kit/errors.js';
 
 let base: string;
 let ws: Workspace;
@@ -27,14 +27,7 @@ after(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-async function code(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    return isReMcpError(error) ? error.code : `raw:${(error as Error).message}`;
-  }
-  return 'accepted';
-}
+const code = outcomeCode;
 
 test('hashing a path that became a FIFO fails at once instead of blocking', async () => {
   const fifo = join(base, 'ws', 'pipe');
