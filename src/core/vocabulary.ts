@@ -1,0 +1,52 @@
+// The words every tool shares, declared once: which processor, how an address is written in and out.
+//
+// Address convention (the whole server, inputs and outputs alike):
+// - OUT: every runtime address, ROM offset and memory address a tool returns is a string "0x" + at
+//   least 8 lower-case hex digits ("0x02000800"). Sizes, lengths and counts stay JSON integers.
+//   Models read hex addresses far more reliably than 33556480, and a string survives every host's
+//   JSON handling unchanged.
+// - IN: every address/offset argument accepts that exact string, any "0x"/"0X" hex of 1..8 digits, a
+//   string of decimal digits, or a JSON integer. So a value one tool returns goes verbatim into another.
+import { z } from 'zod/v4';
+
+export type Processor = 'arm9' | 'arm7';
+export const PROCESSORS = ['arm9', 'arm7'] as const satisfies readonly Processor[];
+
+/** 0x02000800 -> "0x02000800" (lower case, at least 8 digits). */
+export function formatAddress(n: number): string {
+  return `0x${n.toString(16).padStart(8, '0')}`;
+}
+
+const HEX = /^0[xX][0-9a-fA-F]{1,8}$/;
+const DECIMAL = /^[0-9]{1,10}$/;
+
+/** Parses the input grammar above; null when the text is not an address in 0..0xFFFFFFFF. */
+export function parseAddress(value: number | string): number | null {
+  let n: number;
+  if (typeof value === 'number') n = value;
+  else if (HEX.test(value)) n = Number.parseInt(value.slice(2), 16);
+  else if (DECIMAL.test(value)) n = Number.parseInt(value, 10);
+  else return null;
+  return Number.isInteger(n) && n >= 0 && n <= 0xffff_ffff ? n : null;
+}
+
+/** The argument schema for an address or offset; parses to a number. `what` says what it is. */
+export function addressArg(what: string) {
+  return z
+    .union([z.number().int(), z.string().max(12)])
+    .transform((v, ctx) => {
+      const n = parseAddress(v);
+      if (n === null) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'expected "0x" + 1..8 hex digits, or an integer 0..4294967295',
+        });
+        return z.NEVER;
+      }
+      return n;
+    })
+    .describe(`${what}: "0x02000000" or an integer.`);
+}
+
+/** The output schema of an address or offset. */
+export const addressOut = z.string().regex(/^0x[0-9a-f]{8,}$/);
