@@ -2,6 +2,7 @@
 // line here per family.
 import type { ProfileName } from '../mcp/profiles.js';
 import type { ToolDefinition } from '../mcp/tool.js';
+import { analysisTools } from './analysis/index.js';
 import { armTools } from './arm/index.js';
 import { desmumeTools } from './desmume/index.js';
 import { extractTools } from './extract/index.js';
@@ -16,6 +17,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...projectTools,
   ...ndsStructureTools,
   ...armTools,
+  ...analysisTools,
   ...searchTools,
   ...extractTools,
   ...desmumeTools,

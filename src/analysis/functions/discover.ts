@@ -1,0 +1,355 @@
+// Bounded proven-function discovery: a FIFO queue of function identities (processor + component +
+// overlay + address + mode), each analysed as one bounded CFG (src/arm/cfg.ts) whose local limits are
+// clipped to what is left of the whole operation's budget, so the aggregate always dominates. A
+// function entry is proven only by the program entry, a resolved direct call, or (when enabled) a
+// constant-register call; seeds give coverage only. Recursion terminates on identity; the same call
+// site seen twice is one observation. No function ends are claimed. Pure: code arrives through the
+// caller's SpanLookup.
+import {
+  analyzeControlFlow,
+  type CfgBlock,
+  type CfgLimits,
+  type CodeSpan,
+  type SpanLookup,
+  type TruncationReason,
+} from '../../arm/cfg.js';
+import type { ArmMode, ArmProcessor } from '../../arm/types.js';
+import { throwIfCancelled } from '../../core/errors.js';
+import { type ConstantCallVia, constantRegisterCalls } from './constant-register.js';
+
+export type Evidence = 'program-entry' | 'direct-call' | 'constant-register-call';
+export const ALL_EVIDENCE: readonly Evidence[] = ['program-entry', 'direct-call', 'constant-register-call'];
+
+export interface FunctionIdentity {
+  component: string;
+  overlayId: number | null;
+  address: number;
+  mode: ArmMode;
+}
+
+export type CfgLimitsOf = CfgLimits;
+
+export interface DiscoveryLimits extends CfgLimits {
+  components: number;
+  functions: number;
+  callSites: number;
+}
+
+export type DiscoveryTruncation =
+  | TruncationReason
+  | 'component-limit'
+  | 'function-limit'
+  | 'call-site-limit'
+  | 'function-cfg-truncated';
+
+export interface CallSite {
+  /** The calling function (or coverage seed) whose CFG holds the site. */
+  caller: FunctionIdentity;
+  callerIsSeed: boolean;
+  at: number;
+  kind: 'direct-call' | 'constant-register-call';
+  target: number;
+  targetMode: ArmMode;
+  condition?: string;
+  via?: ConstantCallVia;
+  slot?: number;
+  definedAt?: number;
+  /** The callee identity when the target resolved to exactly one code source. */
+  callee?: FunctionIdentity;
+  /** Why there is no callee: misaligned-target, ambiguous-code-source, bss, unmapped, component-limit... */
+  unresolved?: string;
+}
+
+export interface FunctionCfgSummary {
+  status: 'complete' | 'truncated';
+  truncation: TruncationReason[];
+  blocks: { component: string; overlayId: number | null; mode: ArmMode; address: number; end: number }[];
+  instructions: number;
+  bytes: number;
+  edges: number;
+}
+
+export interface DiscoveredFunction {
+  identity: FunctionIdentity;
+  evidence: Evidence[];
+  /** Null when a limit stopped the analysis before this function's CFG was built. */
+  cfg: FunctionCfgSummary | null;
+}
+
+export interface DiscoveryRequest {
+  processor: ArmProcessor;
+  /** The program entry (ARM), when 'program-entry' evidence is enabled and the entry is code. */
+  entry: { span: CodeSpan; address: number } | null;
+  seeds: { span: CodeSpan; address: number; mode: ArmMode }[];
+  lookup: SpanLookup;
+  evidence: ReadonlySet<Evidence>;
+  limits: DiscoveryLimits;
+  /** Per-function CFG limits before clipping. */
+  local: CfgLimits;
+  signal?: AbortSignal;
+  onProgress?: (analysed: number, queued: number) => void;
+  /** Sees every decoded block once per analysed CFG, with the span its bytes came from. */
+  onBlock?: (block: CfgBlock, span: CodeSpan) => void;
+  /** Stop as soon as this identity is proven (focused proof search). */
+  stopWhenProven?: FunctionIdentity;
+}
+
+export interface DiscoveryResult {
+  functions: DiscoveredFunction[];
+  seeds: { identity: FunctionIdentity; cfg: FunctionCfgSummary | null }[];
+  callSites: CallSite[];
+  truncation: DiscoveryTruncation[];
+  /** Components (component|overlayId) whose code was decoded. */
+  scanned: Set<string>;
+  /** Components refused because the component limit was reached. */
+  outOfLimit: Set<string>;
+  totals: { blocks: number; instructions: number; bytes: number; edges: number };
+}
+
+export const componentKey = (component: string, overlayId: number | null): string =>
+  `${component}|${overlayId}`;
+export const identityKey = (id: FunctionIdentity): string =>
+  `${id.component}|${id.overlayId}|${id.mode}|${id.address}`;
+
+interface Work {
+  identity: FunctionIdentity;
+  span: CodeSpan;
+  seed: boolean;
+}
+
+export async function discoverFunctions(req: DiscoveryRequest): Promise<DiscoveryResult> {
+  const functions = new Map<string, DiscoveredFunction>();
+  const seeds: DiscoveryResult['seeds'] = [];
+  const callSites: CallSite[] = [];
+  const siteKeys = new Set<string>();
+  const truncation = new Set<DiscoveryTruncation>();
+  const scanned = new Set<string>();
+  const considered = new Set<string>();
+  const outOfLimit = new Set<string>();
+  const spans = new Map<string, CodeSpan>();
+  const totals = { blocks: 0, instructions: 0, bytes: 0, edges: 0 };
+  const queue: Work[] = [];
+  const analysedSeeds = new Set<string>();
+  let stop = false;
+
+  /** Admits a component to the operation, or refuses it at the component limit. */
+  const admit = (span: CodeSpan): boolean => {
+    const key = componentKey(span.component, span.overlayId);
+    if (considered.has(key)) return true;
+    if (considered.size >= req.limits.components) {
+      truncation.add('component-limit');
+      outOfLimit.add(key);
+      return false;
+    }
+    considered.add(key);
+    spans.set(key, span);
+    return true;
+  };
+
+  // Every cross-component lookup passes the component limit and remembers failures.
+  const lookup: SpanLookup = async (address, mode, from) => {
+    const found = await req.lookup(address, mode, from);
+    if ('unresolved' in found) return found;
+    return admit(found.span) ? found : { unresolved: 'component-limit' };
+  };
+
+  const prove = (identity: FunctionIdentity, span: CodeSpan, evidence: Evidence): void => {
+    const key = identityKey(identity);
+    const known = functions.get(key);
+    if (known) {
+      if (!known.evidence.includes(evidence)) known.evidence.push(evidence);
+      return;
+    }
+    if (functions.size >= req.limits.functions) {
+      truncation.add('function-limit');
+      return;
+    }
+    functions.set(key, { identity, evidence: [evidence], cfg: null });
+    queue.push({ identity, span, seed: false });
+    if (req.stopWhenProven && identityKey(req.stopWhenProven) === key) stop = true;
+  };
+
+  if (req.entry && req.evidence.has('program-entry') && admit(req.entry.span)) {
+    prove(
+      {
+        component: req.entry.span.component,
+        overlayId: req.entry.span.overlayId,
+        address: req.entry.address,
+        mode: 'arm',
+      },
+      req.entry.span,
+      'program-entry',
+    );
+  }
+  for (const s of req.seeds) {
+    if (!admit(s.span)) continue;
+    const identity = {
+      component: s.span.component,
+      overlayId: s.span.overlayId,
+      address: s.address,
+      mode: s.mode,
+    };
+    queue.push({ identity, span: s.span, seed: true });
+  }
+
+  let analysed = 0;
+  while (queue.length > 0 && !stop) {
+    throwIfCancelled(req.signal);
+    const work = queue.shift()!;
+    const key = identityKey(work.identity);
+    if (work.seed) {
+      // A seed that is also a proven function is analysed once, as the function.
+      if (functions.has(key) || analysedSeeds.has(key)) continue;
+      analysedSeeds.add(key);
+    }
+    const remaining: CfgLimits = {
+      blocks: req.limits.blocks - totals.blocks,
+      instructions: req.limits.instructions - totals.instructions,
+      bytes: req.limits.bytes - totals.bytes,
+      edges: req.limits.edges - totals.edges,
+    };
+    const exhausted = (Object.keys(remaining) as (keyof CfgLimits)[]).filter((k) => remaining[k] <= 0);
+    if (exhausted.length > 0) {
+      for (const k of exhausted) truncation.add(REASON[k]);
+      break;
+    }
+    const local: CfgLimits = {
+      blocks: Math.min(req.local.blocks, remaining.blocks),
+      instructions: Math.min(req.local.instructions, remaining.instructions),
+      bytes: Math.min(req.local.bytes, remaining.bytes),
+      edges: Math.min(req.local.edges, remaining.edges),
+    };
+    const cfg = await analyzeControlFlow({
+      processor: req.processor,
+      span: work.span,
+      address: work.identity.address,
+      mode: work.identity.mode,
+      limits: local,
+      lookup,
+      ...(req.signal ? { signal: req.signal } : {}),
+    });
+    analysed++;
+    totals.blocks += cfg.blocks.length;
+    totals.instructions += cfg.totals.instructions;
+    totals.bytes += cfg.totals.bytes;
+    totals.edges += cfg.edges.length;
+    if (cfg.status === 'truncated') {
+      truncation.add('function-cfg-truncated');
+      // A cut caused by the clipped (global) budget is the whole operation's truncation.
+      for (const r of cfg.truncation) {
+        const k = LIMIT_OF[r];
+        if (local[k] < req.local[k]) truncation.add(r);
+      }
+    }
+    const summary: FunctionCfgSummary = {
+      status: cfg.status,
+      truncation: cfg.truncation,
+      blocks: cfg.blocks.map((b) => ({
+        component: b.component,
+        overlayId: b.overlayId,
+        mode: b.mode,
+        address: b.address,
+        end: b.end,
+      })),
+      instructions: cfg.totals.instructions,
+      bytes: cfg.totals.bytes,
+      edges: cfg.edges.length,
+    };
+    if (work.seed) seeds.push({ identity: work.identity, cfg: summary });
+    else functions.get(key)!.cfg = summary;
+
+    for (const block of cfg.blocks) {
+      const span = spans.get(componentKey(block.component, block.overlayId)) ?? work.span;
+      if (block.instructions.length > 0) scanned.add(componentKey(block.component, block.overlayId));
+      req.onBlock?.(block, span);
+      for (const call of block.calls) {
+        if (call.target === undefined || call.targetMode === undefined) continue;
+        await site(work, block, span, {
+          at: call.at,
+          kind: 'direct-call',
+          target: call.target,
+          targetMode: call.targetMode,
+          ...(call.condition ? { condition: call.condition } : {}),
+        });
+      }
+      if (req.evidence.has('constant-register-call')) {
+        for (const c of constantRegisterCalls(block.instructions, span)) {
+          await site(work, block, span, {
+            at: c.at,
+            kind: 'constant-register-call',
+            target: c.target,
+            targetMode: c.targetMode,
+            via: c.via,
+            definedAt: c.definedAt,
+            ...(c.slot !== undefined ? { slot: c.slot } : {}),
+            ...(c.condition ? { condition: c.condition } : {}),
+          });
+        }
+      }
+    }
+    req.onProgress?.(analysed, queue.length);
+  }
+
+  async function site(
+    work: Work,
+    block: CfgBlock,
+    span: CodeSpan,
+    s: Omit<CallSite, 'caller' | 'callerIsSeed'>,
+  ): Promise<void> {
+    const key = `${block.component}|${block.overlayId}|${block.mode}|${s.at}|${s.kind}`;
+    if (siteKeys.has(key)) return; // the same site seen from another CFG: one observation
+    if (s.kind === 'direct-call' && !req.evidence.has('direct-call')) return;
+    if (callSites.length >= req.limits.callSites) {
+      truncation.add('call-site-limit');
+      return;
+    }
+    siteKeys.add(key);
+    const record: CallSite = { caller: work.identity, callerIsSeed: work.seed, ...s };
+    callSites.push(record);
+    if (s.target % (s.targetMode === 'arm' ? 4 : 2) !== 0) {
+      record.unresolved = 'misaligned-target';
+      return;
+    }
+    let where: CodeSpan;
+    if (s.target >= span.start && s.target < span.start + span.bytes.length) where = span;
+    else {
+      const found = await lookup(s.target, s.targetMode, span);
+      if ('unresolved' in found) {
+        record.unresolved = found.unresolved;
+        return;
+      }
+      where = found.span;
+    }
+    const callee: FunctionIdentity = {
+      component: where.component,
+      overlayId: where.overlayId,
+      address: s.target,
+      mode: s.targetMode,
+    };
+    record.callee = callee;
+    prove(callee, where, s.kind);
+  }
+
+  return {
+    functions: [...functions.values()],
+    seeds,
+    callSites,
+    truncation: [...truncation].sort(),
+    scanned,
+    outOfLimit,
+    totals,
+  };
+}
+
+const REASON: Record<keyof CfgLimits, TruncationReason> = {
+  blocks: 'block-limit',
+  instructions: 'instruction-limit',
+  bytes: 'byte-limit',
+  edges: 'edge-limit',
+};
+const LIMIT_OF: Record<TruncationReason, keyof CfgLimits> = {
+  'block-limit': 'blocks',
+  'instruction-limit': 'instructions',
+  'byte-limit': 'bytes',
+  'edge-limit': 'edges',
+};

@@ -1,0 +1,152 @@
+// Shared pieces of the proven-function and xref tools: evidence and scope arguments, limit tables
+// (defaults and maxima from the specification), function identities that other tools accept verbatim,
+// and the coverage/status output.
+import { z } from 'zod/v4';
+import type { CallSite, FunctionIdentity } from '../../analysis/functions/discover.js';
+import type { ComponentCoverage } from '../../analysis/functions/nds-scope.js';
+import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
+import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
+import { overlayIdArg } from '../nds/common.js';
+
+export type LimitTable = Record<string, LimitSpec & { default: number; min: number }>;
+
+/** A bounded integer argument from one limit entry. */
+export function limitArg(l: LimitSpec & { default: number; min: number }) {
+  return z
+    .number()
+    .int()
+    .min(l.min)
+    .max(l.max)
+    .default(l.default)
+    .describe(`Maximum ${l.unit} (default ${l.default}, max ${l.max}).`);
+}
+
+export function limitsText(table: LimitTable): string {
+  return Object.values(table)
+    .map((l) => `${l.unit} ${l.default}/${l.max}`)
+    .join('; ');
+}
+
+/** Per-function CFG limits (the standard CFG bounds). */
+export const FUNCTION_CFG_LIMITS = {
+  maxFunctionBlocks: { default: 64, max: 256, min: 1, unit: 'basic blocks per function CFG' },
+  maxFunctionInstructions: { default: 512, max: 4096, min: 1, unit: 'instructions per function CFG' },
+  maxFunctionBytes: { default: 2048, max: 16384, min: 2, unit: 'decoded bytes per function CFG' },
+  maxFunctionEdges: { default: 128, max: 1024, min: 1, unit: 'traversal edges per function CFG' },
+} satisfies LimitTable;
+
+export const EVIDENCE = ['program-entry', 'direct-call', 'constant-register-call'] as const;
+
+export const evidenceArg = z
+  .array(z.enum(EVIDENCE))
+  .min(1)
+  .max(3)
+  .default([...EVIDENCE])
+  .describe(
+    'Evidence classes that prove a function entry (default all three). ["program-entry","direct-call"] is the strict model; constant-register-call adds LDR/ADR Rn then BLX Rn / BX Rn / MOV LR,PC; BX Rn inside one basic block (mode from bit 0 of the value).',
+  );
+
+export const MAX_SEEDS = 64;
+export const seedsArg = z
+  .array(
+    z.object({
+      address: addressArg('Seed start address'),
+      mode: z.enum(['arm', 'thumb']),
+      overlayId: overlayIdArg('Overlay holding the seed (a static disambiguator only).'),
+    }),
+  )
+  .max(MAX_SEEDS)
+  .default([])
+  .describe(
+    `Coverage-only seeds (max ${MAX_SEEDS}): code to scan, never a proof of a function entry. ARM seeds 4-aligned, Thumb 2-aligned.`,
+  );
+
+export const overlayScopeArg = z
+  .array(z.number().int().min(0).max(0xffffffff))
+  .max(4096)
+  .optional()
+  .describe(
+    'Overlay IDs in the selected scope (main is always selected). Default: every overlay of the processor. Selecting an overlay does not mean it is loaded; an unseeded, unreached overlay stays no-proven-seed.',
+  );
+
+/** A function identity exactly as the ARM tools take it: spread it into their arguments. */
+export const identitySchema = z.object({
+  processor: z.enum(['arm9', 'arm7']),
+  address: addressOut,
+  mode: z.enum(['arm', 'thumb']),
+  overlayId: z.number().int().optional(),
+});
+
+export function identityView(processor: Processor, id: FunctionIdentity): z.input<typeof identitySchema> {
+  const out: z.input<typeof identitySchema> = {
+    processor,
+    address: formatAddress(id.address),
+    mode: id.mode,
+  };
+  if (id.overlayId !== null) out.overlayId = id.overlayId;
+  return out;
+}
+
+export const componentSchema = z.object({
+  component: z.enum(['main', 'overlay']),
+  overlayId: z.number().int().nullable(),
+  coverage: z.enum(['scanned', 'no-proven-seed', 'compressed-overlay-not-decodable', 'out-of-limit']),
+});
+
+export const componentsView = (c: ComponentCoverage[]) => c;
+
+export const callSiteSchema = z.object({
+  at: addressOut,
+  kind: z.enum(['direct-call', 'constant-register-call']),
+  caller: identitySchema,
+  callerIsSeed: z.literal(true).optional(),
+  target: addressOut,
+  targetMode: z.enum(['arm', 'thumb']),
+  callee: identitySchema.optional(),
+  unresolved: z.string().optional(),
+  condition: z.string().optional(),
+  via: z.enum(['blx', 'bx', 'mov-lr-pc-bx']).optional(),
+  definedAt: addressOut.optional(),
+  slot: addressOut.optional(),
+});
+
+export function callSiteView(processor: Processor, s: CallSite): z.input<typeof callSiteSchema> {
+  const out: z.input<typeof callSiteSchema> = {
+    at: formatAddress(s.at),
+    kind: s.kind,
+    caller: identityView(processor, s.caller),
+    target: formatAddress(s.target),
+    targetMode: s.targetMode,
+  };
+  if (s.callerIsSeed) out.callerIsSeed = true;
+  if (s.callee) out.callee = identityView(processor, s.callee);
+  if (s.unresolved) out.unresolved = s.unresolved;
+  if (s.condition) out.condition = s.condition;
+  if (s.via) out.via = s.via;
+  if (s.definedAt !== undefined) out.definedAt = formatAddress(s.definedAt);
+  if (s.slot !== undefined) out.slot = formatAddress(s.slot);
+  return out;
+}
+
+export const truncationSchema = z.enum([
+  'component-limit',
+  'function-limit',
+  'call-site-limit',
+  'block-limit',
+  'instruction-limit',
+  'byte-limit',
+  'edge-limit',
+  'function-cfg-truncated',
+  'xref-limit',
+]);
+
+/** Progress at most every 50 ms: one notification per analysed function would flood a client. */
+export function throttledProgress(ctx: ToolContext, what: string) {
+  let last = 0;
+  return (analysed: number, queued: number) => {
+    const now = Date.now();
+    if (now - last < 50) return;
+    last = now;
+    ctx.progress({ progress: analysed, total: analysed + queued, message: `${what}: ${analysed} analysed` });
+  };
+}
