@@ -101,6 +101,8 @@ export interface DiscoveryResult {
   truncation: DiscoveryTruncation[];
   /** Components (component|overlayId) whose code was decoded. */
   scanned: Set<string>;
+  /** True when the search ended early because `stopWhenProven` was proven (work was left). */
+  stoppedWhenProven: boolean;
   /** Components refused because the component limit was reached. */
   outOfLimit: Set<string>;
   totals: { blocks: number; instructions: number; bytes: number; edges: number };
@@ -337,6 +339,7 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
     truncation: [...truncation].sort(),
     scanned,
     outOfLimit,
+    stoppedWhenProven: stop,
     totals,
   };
 }
