@@ -128,7 +128,7 @@ export const ndsFunctionAt = defineTool({
             block: { address: formatAddress(block.address), end: formatAddress(block.end), mode: block.mode },
           });
         }
-        const reason =
+        const reason: 'found' | 'complete-negative' | 'coverage-gap' =
           matches.length > 0 ? 'found' : status === 'complete' ? 'complete-negative' : 'coverage-gap';
         return {
           structured: {
