@@ -125,6 +125,9 @@ link arm9-debug-target ARM9_CPU arm9.ld --use-blx arm9-debug-target.o
 compile ARM7_CPU -marm arm7-idle.s arm7-idle.o
 link arm7-idle ARM7_CPU arm7.ld '' arm7-idle.o
 
+compile ARM9_CPU -marm arm9-calls.s arm9-calls.o
+link arm9-calls ARM9_CPU arm9.ld --use-blx arm9-calls.o
+
 {
   printf '{\n  "toolchain": "%s",\n  "programs": {\n' "$("$CC" --version | head -n1)"
   manifest_entry arm9-analysis arm9 armv5te
@@ -134,5 +137,7 @@ link arm7-idle ARM7_CPU arm7.ld '' arm7-idle.o
   manifest_entry arm9-debug-target arm9 armv5te
   printf ',\n'
   manifest_entry arm7-idle arm7 armv4t
+  printf ',\n'
+  manifest_entry arm9-calls arm9 armv5te
   printf '\n  }\n}\n'
 } >"$out/manifest.json"

@@ -14,6 +14,7 @@ export const ARM_PROGRAM_NAMES = [
   'arm7-analysis',
   'arm9-debug-target',
   'arm7-idle',
+  'arm9-calls',
 ] as const;
 export type ArmProgramName = (typeof ARM_PROGRAM_NAMES)[number];
 
