@@ -51,7 +51,7 @@ export const seedsArg = z
   .array(
     z.object({
       address: addressArg('Seed start address'),
-      mode: z.enum(['arm', 'thumb']),
+      mode: z.enum(['arm', 'thumb']).describe('Instruction set at the seed (never guessed).'),
       overlayId: overlayIdArg('Overlay holding the seed (a static disambiguator only).'),
     }),
   )
