@@ -9,6 +9,7 @@ const MODULES: Array<[string, string, string]> = [
   ['nds', 'nds.ts', 'benchNds'],
   ['search', 'search.ts', 'benchSearch'],
   ['arm', 'arm.ts', 'benchArm'],
+  ['analysis', 'analysis.ts', 'benchAnalysis'],
   ['retroarch', 'retroarch.ts', 'benchRetroarch'],
   ['desmume', 'desmume.ts', 'benchDesmume'],
 ];

@@ -100,6 +100,9 @@ export interface CfgRequest {
   signal?: AbortSignal;
 }
 
+// Decode windows grow per block: most blocks end within a few instructions, so a block's first window
+// is small (decoding far past the block end was most of the CFG's cost) and doubles up to the cap.
+const FIRST_WINDOW = 8;
 const WINDOW = 64;
 
 interface Pending {
@@ -242,6 +245,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
   async function decodeBlock(block: CfgBlock, span: CodeSpan): Promise<void> {
     const spanEnd = span.start + span.bytes.length;
     let at = block.address;
+    let window = FIRST_WINDOW;
     for (;;) {
       if (at >= spanEnd) {
         block.terminator = 'component-end';
@@ -254,14 +258,14 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
         return; // terminator stays 'limit'
       }
       const windowEnd = Math.min(spanEnd, at + byteBudget);
-      const window = span.bytes.subarray(at - span.start, windowEnd - span.start);
       const r = await decodeWindow(
-        window,
+        span.bytes.subarray(at - span.start, windowEnd - span.start),
         at,
         block.mode,
         req.processor,
-        Math.min(WINDOW, instructionBudget),
+        Math.min(window, instructionBudget),
       );
+      window = Math.min(WINDOW, window * 2);
       for (const ins of r.instructions) {
         // Falling into a block that already exists ends this one.
         if (ins.address !== block.address && byKey.has(keyOf(span, block.mode, ins.address))) {
