@@ -46,6 +46,28 @@ await writeFile(
   }).bytes,
 );
 
+// main = BL 0x02300000; B . ; overlay 0 at 0x02300000 is BLZ-compressed with a corrupted footer.
+const le = (...words: number[]) =>
+  new Uint8Array(words.flatMap((w) => [w & 0xff, (w >>> 8) & 0xff, (w >>> 16) & 0xff, w >>> 24]));
+{
+  const built = buildRom({
+    arm9: { code: le(0xeb0bfffe, 0xeafffffe), ramAddress: 0x02000000, entry: 0x02000000 },
+    arm7,
+    arm9Overlays: [
+      {
+        id: 0,
+        ramAddress: 0x02300000,
+        data: new Uint8Array(8 * a9.size).map((_, i) => a9.bytes[i % a9.size]!),
+        compress: true,
+      },
+    ],
+  });
+  const end = built.layout.overlays.find((o) => o.id === 0)!.file.end;
+  // Compressed-region length beyond the file: the BLZ image cannot be decoded.
+  built.bytes.set([0xff, 0xff, 0xff], end - 8);
+  await writeFile(join(root, 'roms/bad-blz.nds'), built.bytes);
+}
+
 const all = [...analysisTools, ...armTools] as unknown as ToolDefinition[];
 async function call(name: string, args: Record<string, unknown>, signal = new AbortController().signal) {
   const tool = all.find((t) => t.name === name)!;
@@ -277,6 +299,20 @@ test('overlays: unseeded is no-proven-seed (partial-coverage, not definitive); a
   assert.ok(ovFns.includes(formatAddress(0x02200000 + armSymbol(a9, 'arm_sum').address - a9.loadAddress)));
 });
 
+test('a call into a compressed overlay that does not decode: compressed-overlay-not-decodable, partial coverage', async () => {
+  const r = await ok('nds_discover_functions', { rom: 'roms/bad-blz.nds' });
+  assert.equal(r.components.find((x: any) => x.overlayId === 0).coverage, 'compressed-overlay-not-decodable');
+  assert.equal(r.status, 'partial-coverage');
+  assert.equal(r.callSites[0].unresolved, 'blz-malformed');
+  const x = await ok('nds_find_xrefs', { rom: 'roms/bad-blz.nds', address: '0x02300000' });
+  assert.equal(x.status, 'partial-coverage');
+  assert.equal(x.definitive, false);
+  assert.deepEqual(
+    x.xrefs.map((y: any) => y.kind),
+    ['direct-call'],
+  );
+});
+
 test('discovery limits: functions, call sites, aggregate budgets and per-function CFGs each truncate', async () => {
   const cases: [Record<string, number>, string][] = [
     [{ maxFunctions: 2 }, 'function-limit'],
@@ -296,6 +332,43 @@ test('discovery limits: functions, call sites, aggregate budgets and per-functio
     assert.ok(r.totals.bytes <= (limits.maxBytes ?? 32768));
     assert.ok(r.functions.length <= (limits.maxFunctions ?? 128));
     assert.ok(r.callSites.length <= (limits.maxCallSites ?? 512));
+  }
+});
+
+test('xref component limit, proof-site limit and every target-CFG limit are enforced', async () => {
+  const seed = { seeds: [{ address: '0x02200000', mode: 'arm', overlayId: 0 }] };
+  const x = await ok('nds_find_xrefs', {
+    rom: 'roms/overlay.nds',
+    address: '0x02200000',
+    ...seed,
+    maxComponents: 1,
+  });
+  assert.equal(x.status, 'truncated');
+  assert.ok(x.truncation.includes('component-limit'));
+  assert.equal(x.components.find((y: any) => y.overlayId === 0).coverage, 'out-of-limit');
+  const sites = await ok('nds_analyze_function', {
+    rom: 'roms/calls.nds',
+    address: c('ptr_only'),
+    mode: 'arm',
+    maxProofSites: 1,
+  });
+  assert.equal(sites.proof.status, 'proof-inconclusive');
+  assert.ok(sites.search.truncation.includes('call-site-limit'));
+  for (const [limit, reason] of [
+    ['maxCfgBlocks', 'block-limit'],
+    ['maxCfgInstructions', 'instruction-limit'],
+    ['maxCfgBytes', 'byte-limit'],
+    ['maxCfgEdges', 'edge-limit'],
+  ] as const) {
+    const r = await ok('nds_analyze_function', {
+      rom: 'roms/analysis.nds',
+      address: k('arm_sum'),
+      mode: 'arm',
+      [limit]: limit === 'maxCfgBytes' ? 8 : limit === 'maxCfgInstructions' ? 2 : 1,
+    });
+    assert.equal(r.proof.status, 'proven');
+    assert.equal(r.cfg.status, 'truncated', limit);
+    assert.ok(r.cfg.truncation.includes(reason), `${limit}: ${r.cfg.truncation}`);
   }
 });
 

@@ -66,6 +66,39 @@ for (const rom of LIBNDS_ROMS) {
   });
 }
 
+test('discovery reports progress and stops when cancelled mid-run', async () => {
+  const tool = analysisTools.find((t) => t.name === 'nds_discover_functions') as unknown as ToolDefinition;
+  const ac = new AbortController();
+  const updates: string[] = [];
+  const r = (await invokeTool(
+    tool,
+    {
+      rom: 'roms/raycasting-1.nds',
+      processor: 'arm9',
+      maxBlocks: 4096,
+      maxInstructions: 32768,
+      maxBytes: 262144,
+      maxEdges: 16384,
+      maxFunctions: 1024,
+    },
+    services,
+    {
+      signal: ac.signal,
+      log: () => {},
+      onProgress: (u) => {
+        updates.push(u.message ?? '');
+        if (updates.length === 2) ac.abort();
+      },
+    },
+  )) as { isError?: boolean; content: Array<{ text: string }> };
+  assert.ok(
+    updates.some((m) => /functions: \d+ analysed/.test(m)),
+    JSON.stringify(updates),
+  );
+  assert.equal(r.isError, true);
+  assert.match(r.content[0]!.text, /cancel/i);
+});
+
 test('basic-first-game: main is the Thumb function at 0x02004ea0 (checked by hand against crt0)', async () => {
   const ext = await discover('basic-first-game.nds');
   const main = ext.functions.find((f: any) => f.identity.address === '0x02004ea0');
