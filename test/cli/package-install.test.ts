@@ -165,6 +165,12 @@ test('the MCP Inspector CLI drives the installed server: tools/list and a tools/
   assert.equal(result.structuredContent.sha256, createHash('sha256').update('hello\n').digest('hex'));
 });
 
+test('the installed package runs the demo (its bundled workspace ships with it)', async () => {
+  const demo = await run(bin, ['demo']);
+  assert.equal(demo.code, 0, demo.stderr);
+  assert.match(demo.stdout + demo.stderr, /demo finished: every step behaved as expected/);
+});
+
 test('a code cache made for another Node version is ignored, never run', async () => {
   const dist = join(installDir, 'node_modules', 're-mcp', 'dist');
   const cachePath = join(dist, 're-mcp.cjs.cache');
