@@ -60,6 +60,11 @@ export function formatReport(report: DoctorReport): string {
 }
 
 export async function doctor(env: Env, json: boolean): Promise<number> {
+  // Interrupted mid-check, exit through process.exit: its 'exit' hooks kill a DeSmuME being checked,
+  // which a default signal death would leave running.
+  const interrupted = () => process.exit(130);
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   const report = await runChecks(env);
   process.stdout.write(json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report));
   return report.ok ? 0 : 1;
