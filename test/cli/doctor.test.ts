@@ -259,6 +259,10 @@ test('config file: absent is optional, invalid is broken, valid counts its check
   const absent = await report({ RE_MCP_WORKSPACE_ROOT: ws });
   assert.equal(absent.byId.get('config-file')?.status, 'missing');
   assert.equal(absent.byId.get('config-file')?.required, false);
+  // Nothing configured for RetroArch: whatever the default port holds, it cannot fail the doctor.
+  assert.equal(absent.byId.get('retroarch')?.required, false);
+  assert.notEqual(absent.byId.get('retroarch')?.status, 'broken');
+  assert.equal(absent.code, 0, JSON.stringify(absent.report.checks));
   writeFileSync(join(ws, 're-mcp.config.json'), '{"checks": {"t": {"argv": "make test"}}}');
   const invalid = await report({ RE_MCP_WORKSPACE_ROOT: ws });
   assert.equal(invalid.byId.get('config-file')?.status, 'broken');
@@ -267,4 +271,14 @@ test('config file: absent is optional, invalid is broken, valid counts its check
   const valid = await report({ RE_MCP_WORKSPACE_ROOT: ws });
   assert.equal(valid.byId.get('config-file')?.status, 'ok');
   assert.match(valid.byId.get('config-file')!.detail, /1 check/);
+});
+
+test('settings: an invalid value is broken, named, and fails the doctor', async (t) => {
+  const ws = await makeWorkspace();
+  t.after(() => rm(ws, { recursive: true, force: true }));
+  const { code, byId } = await report({ RE_MCP_WORKSPACE_ROOT: ws, RETROARCH_PORT: 'abc' });
+  const settings = byId.get('settings')!;
+  assert.equal(settings.status, 'broken');
+  assert.match(settings.detail, /RETROARCH_PORT/);
+  assert.equal(code, 1);
 });
