@@ -280,5 +280,6 @@ test('settings: an invalid value is broken, named, and fails the doctor', async 
   const settings = byId.get('settings')!;
   assert.equal(settings.status, 'broken');
   assert.match(settings.detail, /RETROARCH_PORT/);
+  assert.match(byId.get('retroarch')!.detail, /not checked/);
   assert.equal(code, 1);
 });

@@ -2,7 +2,7 @@
 // and the fix), or `--json` for machines. Exit code 1 when something required or explicitly
 // configured is not ok, 0 otherwise. Every check is a small function over the server's own services.
 import { VERSION } from '../../version.js';
-import { type CheckResult, failed } from './check.js';
+import { type CheckResult, failed, notOk } from './check.js';
 import { coreChecks } from './core-checks.js';
 import { checkDesmume, checkRetroArch } from './integration-checks.js';
 import { buildTinyRom } from './tiny-rom.js';
@@ -39,6 +39,12 @@ export async function runChecks(env: Env): Promise<DoctorReport> {
       checkRetroArch(settings.settings, env),
     ]);
     checks.push(desmume, retroarch);
+  } else {
+    // The settings line already fails the doctor; these say what could not be looked at.
+    for (const id of ['desmume', 'retroarch'])
+      checks.push(
+        notOk(id, 'missing', 'not checked: the settings are invalid', 'fix the settings first', false),
+      );
   }
   checks.push(await checkGit());
   return { ok: !failed(checks), version: VERSION, checks };
