@@ -204,7 +204,8 @@ export async function measureCfgAgreement(seed: number, maxGraphsPerBinary: numb
         result.instructions++;
         const theirs = view.text(ins.address, block.mode);
         const ours = normalizeDisassembly(`${ins.mnemonic} ${ins.operands}`, block.mode);
-        const expected = theirs === null ? '(objdump: not an instruction)' : normalizeDisassembly(theirs, block.mode);
+        const expected =
+          theirs === null ? '(objdump: not an instruction)' : normalizeDisassembly(theirs, block.mode);
         if (ours === expected) result.agree++;
         else miss(`${where} 0x${ins.address.toString(16)}: ours '${ours}' objdump '${expected}'`);
         const branch = theirs === null ? null : objdumpBranch(theirs);
