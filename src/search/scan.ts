@@ -39,6 +39,12 @@ export interface ScanResult {
   /** Bytes in the selected scope. */
   scopeBytes: number;
   reasons: TruncationReason[];
+  /**
+   * Where a truncated scan can be resumed: the lowest ROM offset at which a match could start that
+   * this scan did not test (a scan of the same scope from here finds exactly the rest). Null when
+   * complete.
+   */
+  resumeAt: number | null;
 }
 
 export const DEFAULT_CHUNK = 8 * 1024 * 1024;
@@ -75,6 +81,7 @@ export async function scanSegments(
   let budget = options.maxScanBytes;
   let scanned = 0;
   let stopped = false;
+  let budgetResume: number | null = null;
   const sink = (offset: number): boolean => {
     if (options.accept && !options.accept(offset, offset + len)) return true;
     if (offsets.length >= options.maxMatches) {
@@ -91,8 +98,14 @@ export async function scanSegments(
     read(buf.subarray(CARRY_ROOM, CARRY_ROOM + length), position);
   try {
     for (const segment of options.segments) {
-      if (stopped || budget <= 0) break;
+      if (stopped) break;
+      if (budget <= 0) {
+        budgetResume ??= segment.start;
+        break;
+      }
       const scanEnd = Math.min(segment.end, segment.start + budget);
+      // Cut by the budget: starts from (scanEnd - len + 1) needed bytes past it.
+      if (scanEnd < segment.end) budgetResume ??= Math.max(segment.start, scanEnd - len + 1);
       let pos = segment.start;
       let carry = 0;
       let which = 0;
@@ -136,7 +149,9 @@ export async function scanSegments(
   }
   if (stopped) reasons.push('match-count-limit');
   if (scopeBytes > options.maxScanBytes) reasons.push('scan-byte-limit');
-  return { offsets, scannedBytes: scanned, scopeBytes, reasons };
+  // Matches are reported in ascending order: after a match-count stop, resume just past the last kept.
+  const resumeAt = stopped ? offsets[offsets.length - 1]! + 1 : budgetResume;
+  return { offsets, scannedBytes: scanned, scopeBytes, reasons, resumeAt };
 }
 
 /** Sorts and merges ranges into disjoint segments; empty ranges vanish, touching ones join. */

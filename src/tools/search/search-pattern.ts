@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
@@ -36,7 +37,7 @@ export const ndsSearchPattern = defineTool({
     behaviour: `read-only; streams the stored bytes of the whole ROM or of selected components (a component hit must lie wholly inside one selected component; whole-rom hits may cross structures); compressed overlays are searched as stored, never decoded; overlapping hits are kept, ascending; owners carry a runtime address only when the whole hit maps directly; ${IDENTITY_NOTE}`,
     limits: `pattern 1..${L.patternBytes.max} bytes; scan default ${L.maxScanBytes.default / MiB} / max ${L.maxScanBytes.max / MiB} MiB; page default ${L.pageSize.default} / max ${L.pageSize.max}; offset (a match index) max ${L.offset.max}; context 0..${L.contextBytes.max} bytes per side; ${L.discoveredMatches.max} matches discovered at most; ${SCOPE_LIMITS.selectors.max} component selectors.`,
     returns:
-      'status complete|truncated with truncationReasons (scan-byte-limit, match-count-limit), scannedBytes, discoveredMatches, nextOffset (null unless later matches were found), matches[{index, romOffset, owners[], bytes?, context?}].',
+      'status complete|truncated with truncationReasons (scan-byte-limit, match-count-limit), scannedBytes, discoveredMatches, nextOffset (null unless later matches were found), resumeRomOffset (truncated scan: where to continue with startRomOffset; null when complete), matches[{index, romOffset, owners[], bytes?, context?}].',
   },
   input: z.object({
     rom: romArg,
@@ -79,6 +80,9 @@ export const ndsSearchPattern = defineTool({
       .describe(
         `Physical bytes scanned at most, in ascending ROM order; default ${L.maxScanBytes.default} (64 MiB), max ${L.maxScanBytes.max} (512 MiB).`,
       ),
+    startRomOffset: addressArg(
+      'Scan only from this ROM offset on: a truncated result’s resumeRomOffset, with the same pattern and scope (default: the start)',
+    ).optional(),
     contextBytes: z
       .number()
       .int()
@@ -104,6 +108,11 @@ export const ndsSearchPattern = defineTool({
     offset: z.number().int(),
     returned: z.number().int(),
     nextOffset: z.number().int().nullable(),
+    resumeRomOffset: addressOut
+      .nullable()
+      .describe(
+        'Truncated scan: pass as startRomOffset (same pattern and scope) to continue; null when complete.',
+      ),
     matches: z.array(
       z.object({
         index: z.number().int(),
@@ -143,6 +152,7 @@ export const ndsSearchPattern = defineTool({
             limit: args.limit,
             maxScanBytes: args.maxScanBytes,
             contextBytes: args.contextBytes,
+            ...(args.startRomOffset !== undefined ? { startRomOffset: args.startRomOffset } : {}),
           },
         );
         const head = result.matches
@@ -151,7 +161,10 @@ export const ndsSearchPattern = defineTool({
         const more = result.matches.length > 5 ? ` ...` : '';
         const why = result.truncationReasons.length ? ` (${result.truncationReasons.join(', ')})` : '';
         return {
-          structured: result,
+          structured: {
+            ...result,
+            resumeRomOffset: result.resumeRomOffset === null ? null : formatAddress(result.resumeRomOffset),
+          },
           text:
             `${rom.path}: ${result.pattern.kind} ${result.pattern.length} bytes, ${result.status}${why}; ` +
             `${result.discoveredMatches} matches in ${result.scannedBytes} scanned bytes; ` +
