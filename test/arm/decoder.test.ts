@@ -378,3 +378,20 @@ test('every decode is independent of every earlier one (IT halfwords in between,
     }
   }
 });
+
+test('Thumb ADR prints the address it builds; MRS/MSR name CPSR (ARMv4T/v5TE), not APSR', async () => {
+  const adr = await one(thumb(0xa10b), 0x020000b6, 'thumb'); // adr r1, #0x2c at 2 (mod 4)
+  assert.equal(adr.mnemonic, 'adr');
+  assert.equal(adr.operands, 'r1, #0x20000e4');
+  assert.equal(adr.pcRelative?.address, 0x020000e4);
+  for (const processor of ['arm9', 'arm7'] as const) {
+    const mrs = await one(arm(0xe10f0000), 0x100, 'arm', processor); // mrs r0, cpsr
+    assert.equal(`${mrs.mnemonic} ${mrs.operands}`, 'mrs r0, cpsr');
+    const mrsSpsr = await one(arm(0xe14f0000), 0x100, 'arm', processor); // mrs r0, spsr
+    assert.equal(mrsSpsr.operands, 'r0, spsr');
+    const msrFlags = await one(arm(0xe128f000), 0x100, 'arm', processor); // msr cpsr_f, r0
+    assert.equal(msrFlags.operands, 'cpsr_f, r0');
+    const msrControl = await one(arm(0xe121f000), 0x100, 'arm', processor); // msr cpsr_c, r0
+    assert.equal(msrControl.operands, 'cpsr_c, r0');
+  }
+});
