@@ -1,7 +1,10 @@
 // nds_list_references: the proven single-instruction references of one linear window (same window
 // rules as nds_disassemble_range); nothing is followed, no data flow, immediates are not references.
 import { z } from 'zod/v4';
+import { wordAt } from '../../arm/literal-pools.js';
 import { referencesOfWindow } from '../../arm/references.js';
+import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import { wordTarget } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
 import {
@@ -22,10 +25,10 @@ export const ndsListReferences = defineTool({
       'Lists the deterministic single-instruction references of one linear ARM/Thumb window: direct-branch, direct-call, literal-pool (the slot address), pc-relative-address (ADR / ADD|SUB Rd, PC, #imm).',
     useWhen:
       'asking what a piece of code calls, jumps to or addresses; use nds_disassemble_range for the instructions themselves.',
-    behaviour: `read-only; same sources and window rules as nds_disassemble_range; branches and calls are not followed; a literal-pool reference is the slot address, the word stored there is not interpreted; immediates that look like addresses are not references; targetMode only when the instruction proves it (B/BL keep the mode, BLX label switches); ${IDENTITY_NOTE}`,
+    behaviour: `read-only; same sources and window rules as nds_disassemble_range; branches and calls are not followed; a literal-pool reference is the slot address plus the word stored there (value) and, when that word names a mapped runtime address, its bit 0 and static owners (valueTarget; whether the code uses it as an address is not claimed); immediates that look like addresses are not references; targetMode only when the instruction proves it (B/BL keep the mode, BLX label switches); ${IDENTITY_NOTE}`,
     limits: `${LINEAR_LIMITS_TEXT}.`,
     returns:
-      'source, status (complete | component-end | decode-stopped), stop, decoded {instructions, bytes}, references[{from, kind, to, targetMode?, condition?}].',
+      'source, status (complete | component-end | decode-stopped), stop, decoded {instructions, bytes}, references[{from, kind, to, targetMode?, condition?, value?, valueTarget?{modeBit, address, status, owners[]}}].',
   },
   input: z.object({ ...startArgs, ...linearWindowArgs }),
   output: z.object({
@@ -38,6 +41,28 @@ export const ndsListReferences = defineTool({
         to: z.number().int(),
         targetMode: z.enum(['arm', 'thumb']).optional(),
         condition: z.string().optional(),
+        value: addressOut
+          .optional()
+          .describe(
+            'literal-pool: the little-endian word in the slot (when the slot lies in this component)',
+          ),
+        valueTarget: z
+          .object({
+            modeBit: z
+              .union([z.literal(0), z.literal(1)])
+              .describe('Bit 0 of the word (1 = Thumb if used by BX/BLX)'),
+            address: addressOut.describe('The word with bit 0 cleared'),
+            status: z.enum(['resolved', 'ambiguous', 'bss', 'compressed-overlay']),
+            owners: z.array(
+              z.object({
+                component: z.string(),
+                overlayId: z.number().int().nullable(),
+                region: z.enum(['file-backed', 'initialized-derived', 'bss']),
+              }),
+            ),
+          })
+          .optional()
+          .describe('literal-pool: present when the word names a mapped runtime address: its static owners'),
       }),
     ),
   }),
@@ -45,7 +70,18 @@ export const ndsListReferences = defineTool({
   limits: LINEAR_LIMITS,
   async handler(args, ctx) {
     const w = await linearWindow(ctx, args);
-    const references = referencesOfWindow(w.instructions);
+    const references = referencesOfWindow(w.instructions).map((ref) => {
+      if (ref.kind !== 'literal-pool') return ref;
+      const at = ref.to - w.span.start;
+      if (at < 0 || at + 4 > w.span.bytes.length) return ref;
+      const value = wordAt(w.span.bytes, at);
+      const target = wordTarget(w.model, args.processor, value);
+      return {
+        ...ref,
+        value: formatAddress(value),
+        ...(target ? { valueTarget: { ...target, address: formatAddress(target.address) } } : {}),
+      };
+    });
     const counts = new Map<string, number>();
     for (const r of references) counts.set(r.kind, (counts.get(r.kind) ?? 0) + 1);
     const summary = [...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'no references';
