@@ -32,7 +32,7 @@ class ObjdumpView {
   spawns = 0;
 
   constructor(
-    private readonly bytes: Uint8Array,
+    bytes: Uint8Array,
     private readonly base: number,
     private readonly processor: ArmProcessor,
   ) {
