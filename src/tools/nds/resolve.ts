@@ -96,7 +96,7 @@ export const ndsResolveRomOffset = defineTool({
     behaviour: `read-only; several owners may hold one byte (e.g. a NitroFS/FAT file and the overlay it backs); a runtime address is given only for bytes mapped one-to-one into memory, never for compressed storage; ${IDENTITY_NOTE}`,
     limits: 'one offset per call, inside the file.',
     returns:
-      'offset, offsetHex, owners[{kind, range, field?, processor?, overlayId?, fileId?, path?, tableIndex?, autoloadIndex?, compressed?, runtimeAddress?}] (kind unmapped when nothing owns it).',
+      'offset, offsetHex, owners[{kind, range, field?, processor?, overlayId?, fileId?, path?, tableIndex?, autoloadIndex?, compressed?, runtimeAddress?}] (kind unmapped when nothing owns it: its range is the whole unowned gap around the byte); a header owner names the one field (arm9EntryAddress, fatSize...).',
   },
   input: z.object({ rom: romArg, offset: u32Arg('ROM offset (must be inside the file)') }),
   output: z.object({
