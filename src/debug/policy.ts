@@ -23,7 +23,7 @@ export const LIMITS = {
 
 export const ADDRESS_SPACE_END = 0x1_0000_0000;
 
-export type Processor = 'arm9' | 'arm7';
+export type { Processor } from '../core/vocabulary.js';
 export type RangeMode = 'arm' | 'thumb' | 'mixed';
 
 export interface ExecRange {

@@ -1,9 +1,12 @@
 // Shared input and output pieces of the ARM tools.
 import { z } from 'zod/v4';
+import type { ResolvedSource } from '../../analysis/code-source.js';
+import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
 import type { Processor } from '../../formats/nds/index.js';
+import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
-import { overlayIdArg, processorArg, romArg, u32Arg } from '../nds/common.js';
-import type { ResolvedSource } from './code-source.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, overlayIdArg, processorArg, romArg, u32Arg } from '../nds/common.js';
 
 export const startArgs = {
   rom: romArg,
@@ -70,12 +73,7 @@ export function sourceView(processor: Processor, src: ResolvedSource): z.input<t
   };
 }
 
-/** Bounds of one linear window (nds_disassemble_range, nds_list_references). */
-export const LINEAR_LIMITS = {
-  instructions: { default: 32, max: 256, min: 1, unit: 'instructions' },
-  bytes: { default: 128, max: 1024, min: 2, unit: 'source bytes' },
-  ...CODE_IMAGE_LIMITS,
-} as const;
+export { LINEAR_LIMITS };
 
 /** The code image limit in words, for the tool descriptions. */
 export const CODE_IMAGE_LIMIT_TEXT = `a code component over ${CODE_IMAGE_LIMITS.sourceComponentBytes.max / (1024 * 1024)} MiB is refused with limit-exceeded`;
@@ -109,3 +107,15 @@ export const linearWindowOutput = {
   status: z.enum(['complete', 'component-end', 'decode-stopped']),
   stop: stopSchema,
 };
+
+/** Opens the ROM and decodes the linear window (nds_disassemble_range, nds_list_references). */
+export async function linearWindow(ctx: ToolContext, args: LinearWindowRequest & { rom: string }) {
+  const store = getRomStore(ctx.services);
+  const w = await store.withRom(
+    args.rom,
+    (rom) => decodeLinearWindow(store, rom, args, ctx.signal),
+    ctx.signal,
+    hashProgress(ctx),
+  );
+  return { ...w, source: sourceView(args.processor, w.source) };
+}

@@ -1,11 +1,11 @@
 // nds_analyze_control_flow: bounded direct-control-flow graph from one start (src/arm/cfg.ts).
 import { z } from 'zod/v4';
+import { OPERATION_IMAGE_BYTES, resolveStart, spanLookup } from '../../analysis/code-source.js';
 import { analyzeControlFlow } from '../../arm/cfg.js';
 import { defineTool } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
-import { OPERATION_IMAGE_BYTES, resolveStart, spanLookup } from './code-source.js';
 import {
   CODE_IMAGE_LIMIT_TEXT,
   decodeStopSchema,

@@ -1,65 +1,18 @@
 // nds_disassemble_range: one bounded linear window of canonical NDS code; control flow is classified
 // per instruction but never followed.
 import { z } from 'zod/v4';
-import { decodeWindow } from '../../arm/decoder.js';
 import { referencesOfWindow } from '../../arm/references.js';
-import { defineTool, type ToolContext } from '../../mcp/tool.js';
-import { getRomStore, type RomHandle, type RomStore } from '../../nds/rom-store.js';
-import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
-import { resolveStart, type StartRequest } from './code-source.js';
+import { defineTool } from '../../mcp/tool.js';
+import { hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
 import {
   instructionSchema,
   LINEAR_LIMITS,
   LINEAR_LIMITS_TEXT,
+  linearWindow,
   linearWindowArgs,
   linearWindowOutput,
-  sourceView,
   startArgs,
 } from './common.js';
-
-type WindowStatus = 'complete' | 'component-end' | 'decode-stopped';
-
-/** Opens the ROM and decodes the window the linear tools share; also used by nds_list_references. */
-export function linearWindow(
-  ctx: ToolContext,
-  args: StartRequest & { rom: string; maxInstructions: number; maxBytes: number },
-) {
-  const store = getRomStore(ctx.services);
-  return store.withRom(args.rom, (rom) => decodeLinear(ctx, store, rom, args), ctx.signal, hashProgress(ctx));
-}
-
-async function decodeLinear(
-  ctx: ToolContext,
-  store: RomStore,
-  rom: RomHandle,
-  args: StartRequest & { maxInstructions: number; maxBytes: number },
-) {
-  const src = await resolveStart(store, rom, args, ctx.signal);
-  const offset = src.address - src.span.start;
-  const available = src.span.bytes.length - offset;
-  const length = Math.min(available, args.maxBytes);
-  const window = src.span.bytes.subarray(offset, offset + length);
-  const r = await decodeWindow(window, src.address, src.mode, args.processor, args.maxInstructions);
-  const decodedBytes = r.instructions.reduce((n, i) => n + i.size, 0);
-  // The window reaches the component's end when the byte limit does not come first.
-  const reachesEnd = available < args.maxBytes;
-  let status: WindowStatus = 'complete';
-  let stop = r.stop;
-  if (stop?.reason === 'truncated-instruction') {
-    // An instruction crossing the component's end (also when the byte limit ends exactly there), or
-    // merely cut by the byte limit inside the component (then the requested window did complete).
-    if (available <= args.maxBytes) status = 'component-end';
-    else stop = null;
-  } else if (stop) status = 'decode-stopped';
-  else if (reachesEnd && r.instructions.length < args.maxInstructions) status = 'component-end';
-  return {
-    source: sourceView(args.processor, src),
-    status,
-    stop,
-    instructions: r.instructions,
-    decodedBytes,
-  };
-}
 
 export const ndsDisassembleRange = defineTool({
   name: 'nds_disassemble_range',

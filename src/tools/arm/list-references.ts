@@ -7,11 +7,11 @@ import { hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
 import {
   LINEAR_LIMITS,
   LINEAR_LIMITS_TEXT,
+  linearWindow,
   linearWindowArgs,
   linearWindowOutput,
   startArgs,
 } from './common.js';
-import { linearWindow } from './disassemble-range.js';
 
 export const ndsListReferences = defineTool({
   name: 'nds_list_references',

@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import type { Overlay } from '../../formats/nds/index.js';
+import { overlayOverlaps } from '../../analysis/overlay-overlaps.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { hashProgress, IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
@@ -9,29 +9,6 @@ const LIST_OVERLAYS_LIMITS = {
   offset: { default: 0, max: 8192, min: 0, unit: 'overlay index' },
   overlapsListed: { max: 16, unit: 'overlapping overlay IDs per overlay' },
 } as const;
-
-/** IDs of same-processor overlays whose runtime footprint (initialized + BSS) overlaps each one's. */
-function overlapMap(overlays: Overlay[]): Map<Overlay, { count: number; ids: number[] }> {
-  const sorted = [...overlays].sort((a, b) => a.initialized.start - b.initialized.start);
-  const result = new Map(overlays.map((o) => [o, { count: 0, ids: [] as number[] }]));
-  // Sweep over sorted starts: the inner loop stops at the first overlay starting past the end.
-  for (let i = 0; i < sorted.length; i++) {
-    const a = sorted[i]!;
-    for (let j = i + 1; j < sorted.length && sorted[j]!.initialized.start < a.bss.end; j++) {
-      const b = sorted[j]!;
-      if (b.bss.end <= b.initialized.start || a.bss.end <= a.initialized.start) continue;
-      for (const [x, y] of [
-        [a, b],
-        [b, a],
-      ] as const) {
-        const entry = result.get(x)!;
-        entry.count++;
-        if (entry.ids.length < LIST_OVERLAYS_LIMITS.overlapsListed.max) entry.ids.push(y.id);
-      }
-    }
-  }
-  return result;
-}
 
 const overlaySchema = z.object({
   processor: z.enum(['arm9', 'arm7']),
@@ -101,7 +78,7 @@ export const ndsListOverlays = defineTool({
         const processors = args.processor ? [args.processor] : (['arm9', 'arm7'] as const);
         const all: z.input<typeof overlaySchema>[] = [];
         for (const p of processors) {
-          const overlaps = overlapMap(rom.model.overlays[p]);
+          const overlaps = overlayOverlaps(rom.model.overlays[p], LIST_OVERLAYS_LIMITS.overlapsListed.max);
           for (const o of rom.model.overlays[p]) {
             const { tableIndex: _t, ...record } = o;
             const ov = overlaps.get(o)!;

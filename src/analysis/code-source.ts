@@ -4,13 +4,13 @@
 // images of compressed overlays / a compressed main ARM9 (derived: romOffset null). Never BSS,
 // autoload blocks or DSi regions; never a guess between overlapping overlays.
 
-import type { CodeSpan, SpanLookup } from '../../arm/cfg.js';
-import type { ArmMode } from '../../arm/types.js';
-import { ReMcpError } from '../../core/errors.js';
-import { type Processor, resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
-import type { RuntimeImage } from '../../nds/decoded-images.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
-import { hex } from '../nds/common.js';
+import type { CodeSpan, SpanLookup } from '../arm/cfg.js';
+import type { ArmMode } from '../arm/types.js';
+import { ReMcpError } from '../core/errors.js';
+import { formatAddress as hex } from '../core/vocabulary.js';
+import { type Processor, resolveRomOffset, resolveRuntimeAddress } from '../formats/nds/index.js';
+import type { RuntimeImage } from '../nds/decoded-images.js';
+import type { RomHandle, RomStore } from '../nds/rom-store.js';
 
 export interface ResolvedSource {
   span: CodeSpan;
