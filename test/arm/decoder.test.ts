@@ -273,7 +273,7 @@ test('misaligned starts and bad arguments are rejected, never rounded', async ()
   assert.equal(await code(decodeWindow(arm(0), 0x1002, 'arm', 'arm9', 1)), 'invalid-argument');
   assert.equal(await code(decodeWindow(thumb(0), 0x1001, 'thumb', 'arm9', 1)), 'invalid-argument');
   assert.equal(await code(decodeWindow(arm(0), 0x1000, 'auto' as ArmMode, 'arm9', 1)), 'invalid-argument');
-  assert.equal(await code(decodeWindow(arm(0), 0x1000, 'arm', 'arm11' as 1)), 'invalid-argument');
+  assert.equal(await code(decodeWindow(arm(0), 0x1000, 'arm', 'arm11' as Processor, 1)), 'invalid-argument');
   assert.equal(await code(decodeWindow(arm(0), 0x1000, 'arm', 'arm9', -1)), 'invalid-argument');
   assert.equal(await code(decodeWindow(arm(0), 0xfffffffc + 4, 'arm', 'arm9', 1)), 'invalid-argument');
 });

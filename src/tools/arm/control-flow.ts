@@ -2,14 +2,17 @@
 import { z } from 'zod/v4';
 import { OPERATION_IMAGE_BYTES, resolveStart, spanLookup } from '../../analysis/code-source.js';
 import { analyzeControlFlow } from '../../arm/cfg.js';
+import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
+import { hashProgress, IDENTITY_NOTE, READ_ONLY } from '../shared/rom.js';
 import {
   CODE_IMAGE_LIMIT_TEXT,
   decodeStopSchema,
+  decodeStopView,
   instructionSchema,
+  instructionView,
   sourceSchema,
   sourceView,
   startArgs,
@@ -22,17 +25,6 @@ const CFG_LIMITS = {
   maxEdges: { default: 128, max: 1024, min: 1, unit: 'traversal edges' },
 } as const;
 const CFG_TOOL_LIMITS = { ...CFG_LIMITS, ...CODE_IMAGE_LIMITS };
-
-const limitArg = (key: keyof typeof CFG_LIMITS) => {
-  const l = CFG_LIMITS[key];
-  return z
-    .number()
-    .int()
-    .min(l.min)
-    .max(l.max)
-    .default(l.default)
-    .describe(`Maximum ${l.unit} (default ${l.default}, max ${l.max}).`);
-};
 
 export const ndsAnalyzeControlFlow = defineTool({
   name: 'nds_analyze_control_flow',
@@ -50,10 +42,10 @@ export const ndsAnalyzeControlFlow = defineTool({
   },
   input: z.object({
     ...startArgs,
-    maxBlocks: limitArg('maxBlocks'),
-    maxInstructions: limitArg('maxInstructions'),
-    maxBytes: limitArg('maxBytes'),
-    maxEdges: limitArg('maxEdges'),
+    maxBlocks: limitArg(CFG_LIMITS.maxBlocks, 'Maximum basic blocks'),
+    maxInstructions: limitArg(CFG_LIMITS.maxInstructions, 'Maximum instructions'),
+    maxBytes: limitArg(CFG_LIMITS.maxBytes, 'Maximum decoded source bytes'),
+    maxEdges: limitArg(CFG_LIMITS.maxEdges, 'Maximum traversal edges'),
     includeInstructions: z
       .boolean()
       .default(false)
@@ -77,8 +69,8 @@ export const ndsAnalyzeControlFlow = defineTool({
         component: z.string(),
         overlayId: z.number().int().nullable(),
         mode: z.enum(['arm', 'thumb']),
-        address: z.number().int(),
-        end: z.number().int(),
+        address: addressOut,
+        end: addressOut,
         terminator: z.enum([
           'branch',
           'conditional-branch',
@@ -92,8 +84,8 @@ export const ndsAnalyzeControlFlow = defineTool({
         stop: decodeStopSchema.optional(),
         calls: z.array(
           z.object({
-            at: z.number().int(),
-            target: z.number().int().optional(),
+            at: addressOut,
+            target: addressOut.optional(),
             targetMode: z.enum(['arm', 'thumb']).optional(),
             condition: z.string().optional(),
           }),
@@ -106,7 +98,7 @@ export const ndsAnalyzeControlFlow = defineTool({
         from: z.number().int(),
         to: z.number().int().nullable(),
         kind: z.enum(['branch', 'taken', 'fallthrough']),
-        target: z.number().int(),
+        target: addressOut,
         targetMode: z.enum(['arm', 'thumb']),
         unresolved: z.string().optional(),
       }),
@@ -134,9 +126,18 @@ export const ndsAnalyzeControlFlow = defineTool({
           lookup: spanLookup(store, rom, args.processor, ctx.signal),
           signal: ctx.signal,
         });
-        const blocks = r.blocks.map(({ instructions, ...b }) =>
-          args.includeInstructions ? { ...b, instructions } : b,
-        );
+        const blocks = r.blocks.map(({ instructions, address, end, stop, calls, ...b }) => ({
+          ...b,
+          address: hex(address),
+          end: hex(end),
+          ...(stop ? { stop: decodeStopView(stop) } : {}),
+          calls: calls.map(({ at, target, ...c }) => ({
+            ...c,
+            at: hex(at),
+            ...(target === undefined ? {} : { target: hex(target) }),
+          })),
+          ...(args.includeInstructions ? { instructions: instructions.map(instructionView) } : {}),
+        }));
         return {
           structured: {
             source: sourceView(args.processor, src),
@@ -144,7 +145,7 @@ export const ndsAnalyzeControlFlow = defineTool({
             truncation: r.truncation,
             totals: { blocks: r.blocks.length, edges: r.edges.length, ...r.totals },
             blocks,
-            edges: r.edges,
+            edges: r.edges.map((e) => ({ ...e, target: hex(e.target) })),
           },
           text: `${args.processor} ${src.mode} ${hex(src.address)}: ${r.blocks.length} blocks, ${r.edges.length} edges, ${r.totals.instructions} instructions; ${r.status}${r.truncation.length ? ` (${r.truncation.join(', ')})` : ''}`,
         };

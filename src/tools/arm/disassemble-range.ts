@@ -2,10 +2,12 @@
 // per instruction but never followed.
 import { z } from 'zod/v4';
 import { referencesOfWindow } from '../../arm/references.js';
+import { formatAddress as hex } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
+import { IDENTITY_NOTE, READ_ONLY } from '../shared/rom.js';
 import {
   instructionSchema,
+  instructionView,
   LINEAR_LIMITS,
   LINEAR_LIMITS_TEXT,
   linearWindow,
@@ -35,10 +37,15 @@ export const ndsDisassembleRange = defineTool({
   async handler(args, ctx) {
     const w = await linearWindow(ctx, args);
     const refs = referencesOfWindow(w.instructions).length;
-    const stopText = w.stop ? `; ${w.stop.reason} at ${hex(w.stop.address)}` : '';
+    const stopText = w.stop ? `; ${w.stop.reason} at ${w.stop.address}` : '';
     return {
-      structured: { source: w.source, status: w.status, stop: w.stop, instructions: w.instructions },
-      text: `${args.processor} ${w.source.component}${w.source.overlayId === null ? '' : ` ${w.source.overlayId}`} ${w.source.mode} ${hex(w.source.start)}: ${w.instructions.length} instructions (${w.decodedBytes} bytes), ${refs} references, ${w.status}${stopText}`,
+      structured: {
+        source: w.source,
+        status: w.status,
+        stop: w.stop,
+        instructions: w.instructions.map(instructionView),
+      },
+      text: `${args.processor} ${w.source.component}${w.source.overlayId === null ? '' : ` ${w.source.overlayId}`} ${w.source.mode} ${w.source.start}: ${w.instructions.length} instructions (${w.decodedBytes} bytes), ${refs} references, ${w.status}${stopText}`,
     };
   },
 });

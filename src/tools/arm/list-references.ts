@@ -2,8 +2,9 @@
 // rules as nds_disassemble_range); nothing is followed, no data flow, immediates are not references.
 import { z } from 'zod/v4';
 import { referencesOfWindow } from '../../arm/references.js';
+import { addressOut, formatAddress as hex } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { hex, IDENTITY_NOTE, READ_ONLY } from '../nds/common.js';
+import { IDENTITY_NOTE, READ_ONLY } from '../shared/rom.js';
 import {
   LINEAR_LIMITS,
   LINEAR_LIMITS_TEXT,
@@ -33,9 +34,9 @@ export const ndsListReferences = defineTool({
     decoded: z.object({ instructions: z.number().int(), bytes: z.number().int() }),
     references: z.array(
       z.object({
-        from: z.number().int(),
+        from: addressOut,
         kind: z.enum(['direct-branch', 'direct-call', 'literal-pool', 'pc-relative-address']),
-        to: z.number().int(),
+        to: addressOut,
         targetMode: z.enum(['arm', 'thumb']).optional(),
         condition: z.string().optional(),
       }),
@@ -55,9 +56,9 @@ export const ndsListReferences = defineTool({
         status: w.status,
         stop: w.stop,
         decoded: { instructions: w.instructions.length, bytes: w.decodedBytes },
-        references,
+        references: references.map((r) => ({ ...r, from: hex(r.from), to: hex(r.to) })),
       },
-      text: `${args.processor} ${w.source.mode} ${hex(w.source.start)}: ${w.instructions.length} instructions, ${summary}; ${w.status}`,
+      text: `${args.processor} ${w.source.mode} ${w.source.start}: ${w.instructions.length} instructions, ${summary}; ${w.status}`,
     };
   },
 });

@@ -3,7 +3,7 @@ import { EXTRACT_LIMITS } from '../../extract/artifacts.js';
 import { buildAnalysisBundle } from '../../extract/bundle.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { romArg } from '../nds/common.js';
+import { romArg } from '../shared/rom.js';
 
 const MiB = 1024 * 1024;
 

@@ -1,10 +1,11 @@
 import { z } from 'zod/v4';
+import { addressRangeOut, formatRange } from '../../core/vocabulary.js';
 import { EXTRACT_LIMITS } from '../../extract/artifacts.js';
 import { extractComponent } from '../../extract/component.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { romArg } from '../nds/common.js';
 import { componentSelectorSchema } from '../search/schemas.js';
+import { romArg } from '../shared/rom.js';
 
 const MiB = 1024 * 1024;
 
@@ -37,7 +38,7 @@ export const ndsExtractComponent = defineTool({
       fileId: z.number().int().nullable(),
       path: z.string().nullable(),
     }),
-    romRange: z.object({ start: z.number().int(), end: z.number().int() }),
+    romRange: addressRangeOut,
     size: z.number().int(),
     compressed: z.boolean(),
     sha256: z.string(),
@@ -53,7 +54,7 @@ export const ndsExtractComponent = defineTool({
       ctx.signal,
     );
     return {
-      structured: r,
+      structured: { ...r, romRange: formatRange(r.romRange) },
       text: `${r.component.label}: ${r.size} bytes${r.compressed ? ' (compressed, as stored)' : ''} -> ${r.artifact} sha256 ${r.sha256}${r.written ? '' : ' (unchanged)'}`,
     };
   },

@@ -1,17 +1,24 @@
 import { z } from 'zod/v4';
+import {
+  addressOut,
+  addressRangeOut,
+  formatOptionalAddress,
+  formatRange,
+  formatAddress as hex,
+} from '../../core/vocabulary.js';
 import { type NdsRomModel, ROM_LIMITS, type RuntimeRange } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, hex, IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
+import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
 
 const crcSchema = z.object({ stored: z.number().int(), computed: z.number().int(), ok: z.boolean() });
 const mainSchema = z.object({
-  romOffset: z.number().int(),
+  romOffset: addressOut,
   size: z.number().int(),
-  entry: z.number().int(),
-  ramAddress: z.number().int(),
-  runtime: rangeSchema,
-  fileBackedRuntime: rangeSchema,
+  entry: addressOut,
+  ramAddress: addressOut,
+  runtime: addressRangeOut,
+  fileBackedRuntime: addressRangeOut,
   compressed: z.boolean(),
   decodedSize: z.number().int().nullable(),
   entryInside: z.boolean(),
@@ -21,18 +28,18 @@ const runtimeRangeSchema = z.object({
   overlayId: z.number().int().nullable(),
   autoloadIndex: z.number().int().nullable(),
   kind: z.string(),
-  start: z.number().int(),
-  end: z.number().int(),
-  romOffset: z.number().int().nullable(),
+  start: addressOut,
+  end: addressOut,
+  romOffset: addressOut.nullable(),
 });
 const processorRangesSchema = z.object({
   ranges: z.array(runtimeRangeSchema),
-  overlayEnvelope: rangeSchema.nullable(),
+  overlayEnvelope: addressRangeOut.nullable(),
 });
 const dsiRegionSchema = z
   .object({
-    romOffset: z.number().int(),
-    ramAddress: z.number().int(),
+    romOffset: addressOut,
+    ramAddress: addressOut,
     size: z.number().int(),
     insideFile: z.boolean(),
   })
@@ -40,12 +47,12 @@ const dsiRegionSchema = z
 
 function main(exe: NdsRomModel['arm9']) {
   return {
-    romOffset: exe.romOffset,
+    romOffset: hex(exe.romOffset),
     size: exe.size,
-    entry: exe.entryAddress,
-    ramAddress: exe.ramAddress,
-    runtime: exe.runtime,
-    fileBackedRuntime: exe.fileBackedRuntime,
+    entry: hex(exe.entryAddress),
+    ramAddress: hex(exe.ramAddress),
+    runtime: formatRange(exe.runtime),
+    fileBackedRuntime: formatRange(exe.fileBackedRuntime),
     compressed: exe.compressed,
     decodedSize: exe.decodedSize,
     entryInside: exe.entryInside,
@@ -54,7 +61,14 @@ function main(exe: NdsRomModel['arm9']) {
 
 /** Main/autoload/DSi ranges in full; overlays summarized by their envelope (nds_list_overlays has them all). */
 function summarizeRanges(ranges: RuntimeRange[]) {
-  const out = ranges.filter((r) => r.component !== 'overlay').map(({ processor: _p, ...rest }) => rest);
+  const out = ranges
+    .filter((r) => r.component !== 'overlay')
+    .map(({ processor: _p, start, end, romOffset, ...rest }) => ({
+      ...rest,
+      start: hex(start),
+      end: hex(end),
+      romOffset: formatOptionalAddress(romOffset),
+    }));
   const overlays = ranges.filter((r) => r.component === 'overlay');
   let overlayEnvelope: { start: number; end: number } | null = null;
   for (const r of overlays) {
@@ -62,7 +76,7 @@ function summarizeRanges(ranges: RuntimeRange[]) {
       ? { start: Math.min(overlayEnvelope.start, r.start), end: Math.max(overlayEnvelope.end, r.end) }
       : { start: r.start, end: r.end };
   }
-  return { ranges: out, overlayEnvelope };
+  return { ranges: out, overlayEnvelope: overlayEnvelope && formatRange(overlayEnvelope) };
 }
 
 export const ndsInspectRom = defineTool({
@@ -93,7 +107,7 @@ export const ndsInspectRom = defineTool({
       capacityBytes: z.number().int().nullable(),
       romVersion: z.number().int(),
       headerSize: z.number().int(),
-      bannerOffset: z.number().int(),
+      bannerOffset: addressOut,
       secureAreaCrc: z.number().int(),
       arm9ParamsOffsetField: z.number().int(),
       headerCrc: crcSchema,
@@ -102,34 +116,34 @@ export const ndsInspectRom = defineTool({
     arm9: mainSchema,
     arm7: mainSchema,
     tables: z.object({
-      fnt: rangeSchema,
-      fat: rangeSchema,
-      arm9OverlayTable: rangeSchema,
-      arm7OverlayTable: rangeSchema,
-      banner: rangeSchema.nullable(),
+      fnt: addressRangeOut,
+      fat: addressRangeOut,
+      arm9OverlayTable: addressRangeOut,
+      arm7OverlayTable: addressRangeOut,
+      banner: addressRangeOut.nullable(),
     }),
     sizes: z.object({
       physical: z.number().int(),
       declaredUsed: z.number().int(),
       declaredEnd: z.number().int(),
       shortBy: z.number().int(),
-      appended: rangeSchema.nullable(),
+      appended: addressRangeOut.nullable(),
     }),
     moduleParams: z.object({
       status: z.enum(['absent', 'valid', 'invalid']),
       note: z.string().nullable(),
       offsetInArm9: z.number().int().nullable(),
-      bss: rangeSchema.nullable(),
-      compressedStaticEnd: z.number().int().nullable(),
+      bss: addressRangeOut.nullable(),
+      compressedStaticEnd: addressOut.nullable(),
       sdkVersion: z.number().int().nullable(),
-      autoloadListStart: z.number().int().nullable(),
-      autoloadListEnd: z.number().int().nullable(),
-      autoloadDataStart: z.number().int().nullable(),
+      autoloadListStart: addressOut.nullable(),
+      autoloadListEnd: addressOut.nullable(),
+      autoloadDataStart: addressOut.nullable(),
     }),
     nitrocodeFooter: z
       .object({
         status: z.enum(['absent', 'valid', 'invalid']),
-        romOffset: z.number().int(),
+        romOffset: addressOut,
         moduleParamsOffset: z.number().int().nullable(),
         overlaySignaturesOffset: z.number().int().nullable(),
       })
@@ -138,10 +152,10 @@ export const ndsInspectRom = defineTool({
       .array(
         z.object({
           index: z.number().int(),
-          ramAddress: z.number().int(),
+          ramAddress: addressOut,
           codeSize: z.number().int(),
           bssSize: z.number().int(),
-          romOffset: z.number().int().nullable(),
+          romOffset: addressOut.nullable(),
         }),
       )
       .nullable(),
@@ -181,7 +195,13 @@ export const ndsInspectRom = defineTool({
         const m = rom.model;
         const named = m.files.filter((f) => f.path !== null).length;
         const dsiRegion = (r: NonNullable<NdsRomModel['dsi']>['arm9i']) =>
-          r && { romOffset: r.romOffset, ramAddress: r.ramAddress, size: r.size, insideFile: r.insideFile };
+          r && {
+            romOffset: hex(r.romOffset),
+            ramAddress: hex(r.ramAddress),
+            size: r.size,
+            insideFile: r.insideFile,
+          };
+        const mp = m.moduleParams;
         const structured = {
           rom: rom.path,
           sha256: rom.identity.sha256,
@@ -196,7 +216,7 @@ export const ndsInspectRom = defineTool({
             capacityBytes: m.header.capacityBytes,
             romVersion: m.header.romVersion,
             headerSize: m.header.headerSize,
-            bannerOffset: m.header.bannerOffset,
+            bannerOffset: hex(m.header.bannerOffset),
             secureAreaCrc: m.header.secureAreaCrc,
             arm9ParamsOffsetField: m.header.arm9ParamsOffsetField,
             headerCrc: m.header.headerCrc,
@@ -205,16 +225,32 @@ export const ndsInspectRom = defineTool({
           arm9: main(m.arm9),
           arm7: main(m.arm7),
           tables: {
-            fnt: m.header.fnt,
-            fat: m.header.fat,
-            arm9OverlayTable: m.header.arm9OverlayTable,
-            arm7OverlayTable: m.header.arm7OverlayTable,
-            banner: m.banner,
+            fnt: formatRange(m.header.fnt),
+            fat: formatRange(m.header.fat),
+            arm9OverlayTable: formatRange(m.header.arm9OverlayTable),
+            arm7OverlayTable: formatRange(m.header.arm7OverlayTable),
+            banner: m.banner && formatRange(m.banner),
           },
-          sizes: m.size,
-          moduleParams: m.moduleParams,
-          nitrocodeFooter: m.nitrocodeFooter,
-          autoloads: m.autoloads,
+          sizes: { ...m.size, appended: m.size.appended && formatRange(m.size.appended) },
+          moduleParams: {
+            ...mp,
+            bss: mp.bss && formatRange(mp.bss),
+            compressedStaticEnd: formatOptionalAddress(mp.compressedStaticEnd),
+            autoloadListStart: formatOptionalAddress(mp.autoloadListStart),
+            autoloadListEnd: formatOptionalAddress(mp.autoloadListEnd),
+            autoloadDataStart: formatOptionalAddress(mp.autoloadDataStart),
+          },
+          nitrocodeFooter: m.nitrocodeFooter && {
+            ...m.nitrocodeFooter,
+            romOffset: hex(m.nitrocodeFooter.romOffset),
+          },
+          autoloads:
+            m.autoloads &&
+            m.autoloads.map((a) => ({
+              ...a,
+              ramAddress: hex(a.ramAddress),
+              romOffset: formatOptionalAddress(a.romOffset),
+            })),
           dsi: m.dsi && {
             arm9i: dsiRegion(m.dsi.arm9i),
             arm7i: dsiRegion(m.dsi.arm7i),

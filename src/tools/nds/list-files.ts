@@ -1,7 +1,8 @@
 import { z } from 'zod/v4';
+import { addressOut, formatAddress as hex, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from './common.js';
+import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
 
 const LIST_FILES_LIMITS = {
   limit: { default: 100, max: 1000, min: 1, unit: 'files per page' },
@@ -23,22 +24,8 @@ export const ndsListFiles = defineTool({
   },
   input: z.object({
     rom: romArg,
-    offset: z
-      .number()
-      .int()
-      .min(0)
-      .max(LIST_FILES_LIMITS.offset.max)
-      .default(0)
-      .describe('Index of the first entry to return (file ID order); default 0.'),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(LIST_FILES_LIMITS.limit.max)
-      .default(LIST_FILES_LIMITS.limit.default)
-      .describe(
-        `Entries per page; default ${LIST_FILES_LIMITS.limit.default}, max ${LIST_FILES_LIMITS.limit.max}.`,
-      ),
+    offset: limitArg(LIST_FILES_LIMITS.offset, 'Index of the first entry to return (file ID order)'),
+    limit: limitArg(LIST_FILES_LIMITS.limit, 'Entries per page'),
     pathPrefix: z
       .string()
       .max(1024)
@@ -48,16 +35,14 @@ export const ndsListFiles = defineTool({
       ),
   }),
   output: z.object({
-    total: z.number().int(),
-    offset: z.number().int(),
-    nextOffset: z.number().int().nullable(),
+    ...pageOut,
     directories: z.number().int(),
     files: z.array(
       z.object({
         id: z.number().int(),
         path: z.string().nullable(),
-        start: z.number().int(),
-        end: z.number().int(),
+        start: addressOut,
+        end: addressOut,
         size: z.number().int(),
         overlays: z.array(z.object({ processor: z.enum(['arm9', 'arm7']), id: z.number().int() })).optional(),
       }),
@@ -72,22 +57,20 @@ export const ndsListFiles = defineTool({
         const prefix = args.pathPrefix;
         const all =
           prefix === undefined ? rom.model.files : rom.model.files.filter((f) => f.path?.startsWith(prefix));
-        const page = all.slice(args.offset, args.offset + args.limit);
+        const { items: page, ...pageInfo } = paginate(all, args.offset, args.limit);
         const next = args.offset + page.length;
         const files = page.map((f) => ({
           id: f.fileId,
           path: f.path,
-          start: f.start,
-          end: f.end,
+          start: hex(f.start),
+          end: hex(f.end),
           size: f.end - f.start,
           ...(f.overlays.length > 0 ? { overlays: f.overlays } : {}),
         }));
         const unnamed = page.filter((f) => f.path === null).length;
         return {
           structured: {
-            total: all.length,
-            offset: args.offset,
-            nextOffset: next < all.length ? next : null,
+            ...pageInfo,
             directories: rom.model.directories.length,
             files,
           },

@@ -1,8 +1,17 @@
 import { z } from 'zod/v4';
 import { overlayOverlaps } from '../../analysis/overlay-overlaps.js';
+import {
+  addressOut,
+  addressRangeOut,
+  formatRange,
+  formatAddress as hex,
+  limitArg,
+  pageOut,
+  paginate,
+} from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, READ_ONLY, rangeSchema, romArg } from './common.js';
+import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
 
 const LIST_OVERLAYS_LIMITS = {
   limit: { default: 200, max: 1000, min: 1, unit: 'overlays per page' },
@@ -14,14 +23,14 @@ const overlaySchema = z.object({
   processor: z.enum(['arm9', 'arm7']),
   id: z.number().int(),
   fileId: z.number().int(),
-  file: rangeSchema,
-  ramAddress: z.number().int(),
+  file: addressRangeOut,
+  ramAddress: addressOut,
   ramSize: z.number().int(),
   bssSize: z.number().int(),
-  initialized: rangeSchema,
-  bss: rangeSchema,
-  fileBacked: rangeSchema.nullable(),
-  staticInit: rangeSchema,
+  initialized: addressRangeOut,
+  bss: addressRangeOut,
+  fileBacked: addressRangeOut.nullable(),
+  staticInit: addressRangeOut,
   compressed: z.boolean(),
   compressedSize: z.number().int(),
   flags: z.number().int(),
@@ -46,27 +55,11 @@ export const ndsListOverlays = defineTool({
   input: z.object({
     rom: romArg,
     processor: z.enum(['arm9', 'arm7']).optional().describe('Only this processor; default both.'),
-    offset: z
-      .number()
-      .int()
-      .min(0)
-      .max(LIST_OVERLAYS_LIMITS.offset.max)
-      .default(0)
-      .describe('Index of the first record (ARM9 then ARM7 order); default 0.'),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(LIST_OVERLAYS_LIMITS.limit.max)
-      .default(LIST_OVERLAYS_LIMITS.limit.default)
-      .describe(
-        `Records per page; default ${LIST_OVERLAYS_LIMITS.limit.default}, max ${LIST_OVERLAYS_LIMITS.limit.max}.`,
-      ),
+    offset: limitArg(LIST_OVERLAYS_LIMITS.offset, 'Index of the first record (ARM9 then ARM7 order)'),
+    limit: limitArg(LIST_OVERLAYS_LIMITS.limit, 'Records per page'),
   }),
   output: z.object({
-    total: z.number().int(),
-    offset: z.number().int(),
-    nextOffset: z.number().int().nullable(),
+    ...pageOut,
     overlays: z.array(overlaySchema),
   }),
   annotations: READ_ONLY,
@@ -80,19 +73,33 @@ export const ndsListOverlays = defineTool({
         for (const p of processors) {
           const overlaps = overlayOverlaps(rom.model.overlays[p], LIST_OVERLAYS_LIMITS.overlapsListed.max);
           for (const o of rom.model.overlays[p]) {
-            const { tableIndex: _t, ...record } = o;
             const ov = overlaps.get(o)!;
-            all.push({ ...record, overlapCount: ov.count, overlapsWith: ov.ids });
+            all.push({
+              processor: o.processor,
+              id: o.id,
+              fileId: o.fileId,
+              file: formatRange(o.file),
+              ramAddress: hex(o.ramAddress),
+              ramSize: o.ramSize,
+              bssSize: o.bssSize,
+              initialized: formatRange(o.initialized),
+              bss: formatRange(o.bss),
+              fileBacked: o.fileBacked && formatRange(o.fileBacked),
+              staticInit: formatRange(o.staticInit),
+              compressed: o.compressed,
+              compressedSize: o.compressedSize,
+              flags: o.flags,
+              verifyHash: o.verifyHash,
+              overlapCount: ov.count,
+              overlapsWith: ov.ids,
+            });
           }
         }
-        const page = all.slice(args.offset, args.offset + args.limit);
-        const next = args.offset + page.length;
+        const { items: page, ...pageInfo } = paginate(all, args.offset, args.limit);
         const compressed = all.filter((o) => o.compressed).length;
         return {
           structured: {
-            total: all.length,
-            offset: args.offset,
-            nextOffset: next < all.length ? next : null,
+            ...pageInfo,
             overlays: page,
           },
           text: `${rom.path}: ${all.length} overlays (${compressed} compressed); showing ${page.length} from ${args.offset}`,

@@ -1,19 +1,17 @@
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
+import {
+  addressArg,
+  addressOut,
+  addressRangeOut,
+  formatOptionalAddress,
+  formatRange,
+  formatAddress as hex,
+} from '../../core/vocabulary.js';
 import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import {
-  hashProgress,
-  hex,
-  IDENTITY_NOTE,
-  overlayIdArg,
-  processorArg,
-  READ_ONLY,
-  rangeSchema,
-  romArg,
-  u32Arg,
-} from './common.js';
+import { hashProgress, IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 
 export const ndsResolveRuntimeAddress = defineTool({
   name: 'nds_resolve_runtime_address',
@@ -32,15 +30,14 @@ export const ndsResolveRuntimeAddress = defineTool({
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: u32Arg('Runtime address'),
+    address: addressArg('Runtime address'),
     overlayId: overlayIdArg(
       'Optional overlay ID used only as a static disambiguator; main-executable candidates are kept; an ID the table lacks fails with not-found.',
     ),
   }),
   output: z.object({
     processor: z.enum(['arm9', 'arm7']),
-    address: z.number().int(),
-    addressHex: z.string(),
+    address: addressOut,
     status: z.enum(['resolved', 'ambiguous', 'bss', 'compressed-overlay', 'unmapped']),
     excludedByOverlayId: z.number().int(),
     candidates: z.array(
@@ -49,8 +46,8 @@ export const ndsResolveRuntimeAddress = defineTool({
         overlayId: z.number().int().nullable(),
         autoloadIndex: z.number().int().nullable(),
         region: z.enum(['file-backed', 'initialized-derived', 'bss']),
-        range: rangeSchema,
-        romOffset: z.number().int().nullable(),
+        range: addressRangeOut,
+        romOffset: addressOut.nullable(),
         fileId: z.number().int().nullable(),
         compressed: z.boolean(),
       }),
@@ -74,7 +71,15 @@ export const ndsResolveRuntimeAddress = defineTool({
             ? ` (${r.excludedByOverlayId} candidate(s) of other overlays excluded by overlayId ${args.overlayId})`
             : '';
         return {
-          structured: { ...r, addressHex: hex(r.address) },
+          structured: {
+            ...r,
+            address: hex(r.address),
+            candidates: r.candidates.map((c) => ({
+              ...c,
+              range: formatRange(c.range),
+              romOffset: formatOptionalAddress(c.romOffset),
+            })),
+          },
           text: `${args.processor} ${hex(r.address)}: ${r.status}${where}${excluded}`,
         };
       },
@@ -96,16 +101,15 @@ export const ndsResolveRomOffset = defineTool({
     behaviour: `read-only; several owners may hold one byte (e.g. a NitroFS/FAT file and the overlay it backs); a runtime address is given only for bytes mapped one-to-one into memory, never for compressed storage; ${IDENTITY_NOTE}`,
     limits: 'one offset per call, inside the file.',
     returns:
-      'offset, offsetHex, owners[{kind, range, field?, processor?, overlayId?, fileId?, path?, tableIndex?, autoloadIndex?, compressed?, runtimeAddress?}] (kind unmapped when nothing owns it).',
+      'offset, owners[{kind, range, field?, processor?, overlayId?, fileId?, path?, tableIndex?, autoloadIndex?, compressed?, runtimeAddress?}] (kind unmapped when nothing owns it).',
   },
-  input: z.object({ rom: romArg, offset: u32Arg('ROM offset (must be inside the file)') }),
+  input: z.object({ rom: romArg, offset: addressArg('ROM offset (must be inside the file)') }),
   output: z.object({
-    offset: z.number().int(),
-    offsetHex: z.string(),
+    offset: addressOut,
     owners: z.array(
       z.object({
         kind: z.string(),
-        range: rangeSchema,
+        range: addressRangeOut,
         field: z.string().optional(),
         processor: z.enum(['arm9', 'arm7']).optional(),
         overlayId: z.number().int().optional(),
@@ -114,7 +118,7 @@ export const ndsResolveRomOffset = defineTool({
         tableIndex: z.number().int().optional(),
         autoloadIndex: z.number().int().optional(),
         compressed: z.boolean().optional(),
-        runtimeAddress: z.number().int().nullable().optional(),
+        runtimeAddress: addressOut.nullable().optional(),
       }),
     ),
   }),
@@ -144,7 +148,16 @@ export const ndsResolveRomOffset = defineTool({
           )
           .join(', ');
         return {
-          structured: { offset: args.offset, offsetHex: hex(args.offset), owners },
+          structured: {
+            offset: hex(args.offset),
+            owners: owners.map(({ range, runtimeAddress, ...o }) => ({
+              ...o,
+              range: formatRange(range),
+              ...(runtimeAddress === undefined
+                ? {}
+                : { runtimeAddress: formatOptionalAddress(runtimeAddress) }),
+            })),
+          },
           text: `${hex(args.offset)}: ${summary}`,
         };
       },

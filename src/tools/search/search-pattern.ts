@@ -1,9 +1,17 @@
 import { z } from 'zod/v4';
+import {
+  addressOut,
+  addressRangeOut,
+  formatOptionalAddress,
+  formatRange,
+  formatAddress as hex,
+  limitArg,
+} from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
-import { hex, IDENTITY_NOTE, READ_ONLY, romArg } from '../nds/common.js';
+import { IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
 import { componentSelectorSchema, patternSchema } from './schemas.js';
 
 const L = SEARCH_LIMITS;
@@ -11,8 +19,8 @@ const MiB = 1024 * 1024;
 
 const ownerSchema = z.object({
   kind: z.string(),
-  start: z.number().int(),
-  end: z.number().int(),
+  start: addressOut,
+  end: addressOut,
   processor: z.string().optional(),
   overlayId: z.number().int().optional(),
   fileId: z.number().int().optional(),
@@ -21,7 +29,7 @@ const ownerSchema = z.object({
   tableIndex: z.number().int().optional(),
   autoloadIndex: z.number().int().optional(),
   compressed: z.boolean().optional(),
-  runtimeAddress: z.number().int().nullable().optional(),
+  runtimeAddress: addressOut.nullable().optional(),
 });
 
 export const ndsSearchPattern = defineTool({
@@ -56,38 +64,16 @@ export const ndsSearchPattern = defineTool({
       .describe(
         '{kind:"whole-rom"} (matches may cross structures) or {kind:"components", components:[...]}.',
       ),
-    offset: z
-      .number()
-      .int()
-      .min(0)
-      .max(L.offset.max)
-      .default(0)
-      .describe(`Index of the first match returned (not a ROM offset); default 0, max ${L.offset.max}.`),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(L.pageSize.max)
-      .default(L.pageSize.default)
-      .describe(`Matches per page; default ${L.pageSize.default}, max ${L.pageSize.max}.`),
-    maxScanBytes: z
-      .number()
-      .int()
-      .min(1)
-      .max(L.maxScanBytes.max)
-      .default(L.maxScanBytes.default)
-      .describe(
-        `Physical bytes scanned at most, in ascending ROM order; default ${L.maxScanBytes.default} (64 MiB), max ${L.maxScanBytes.max} (512 MiB).`,
-      ),
-    contextBytes: z
-      .number()
-      .int()
-      .min(0)
-      .max(L.contextBytes.max)
-      .default(0)
-      .describe(
-        `Bytes shown before and after each hit (hex), clipped to the ROM or the containing component; default 0, max ${L.contextBytes.max}.`,
-      ),
+    offset: limitArg(L.offset, 'Index of the first match returned (not a ROM offset)'),
+    limit: limitArg(L.pageSize, 'Matches per page'),
+    maxScanBytes: limitArg(
+      L.maxScanBytes,
+      `Physical bytes scanned at most, in ascending ROM order (default 64 MiB, max 512 MiB)`,
+    ),
+    contextBytes: limitArg(
+      L.contextBytes,
+      'Bytes shown before and after each hit (hex), clipped to the ROM or the containing component',
+    ),
   }),
   output: z.object({
     pattern: z.object({
@@ -107,14 +93,14 @@ export const ndsSearchPattern = defineTool({
     matches: z.array(
       z.object({
         index: z.number().int(),
-        romOffset: z.number().int(),
+        romOffset: addressOut,
         owners: z.array(ownerSchema),
         bytes: z.string().optional(),
         context: z
           .object({
             before: z.string(),
             after: z.string(),
-            clippedTo: z.object({ start: z.number().int(), end: z.number().int() }),
+            clippedTo: addressRangeOut,
           })
           .optional(),
       }),
@@ -151,7 +137,22 @@ export const ndsSearchPattern = defineTool({
         const more = result.matches.length > 5 ? ` ...` : '';
         const why = result.truncationReasons.length ? ` (${result.truncationReasons.join(', ')})` : '';
         return {
-          structured: result,
+          structured: {
+            ...result,
+            matches: result.matches.map(({ romOffset, owners, context, ...m }) => ({
+              ...m,
+              romOffset: hex(romOffset),
+              owners: owners.map(({ start, end, runtimeAddress, ...o }) => ({
+                ...o,
+                start: hex(start),
+                end: hex(end),
+                ...(runtimeAddress === undefined
+                  ? {}
+                  : { runtimeAddress: formatOptionalAddress(runtimeAddress) }),
+              })),
+              ...(context ? { context: { ...context, clippedTo: formatRange(context.clippedTo) } } : {}),
+            })),
+          },
           text:
             `${rom.path}: ${result.pattern.kind} ${result.pattern.length} bytes, ${result.status}${why}; ` +
             `${result.discoveredMatches} matches in ${result.scannedBytes} scanned bytes; ` +

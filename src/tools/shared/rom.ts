@@ -1,5 +1,6 @@
 // Shared argument and output pieces of the NDS structural tools.
 import { z } from 'zod/v4';
+import { PROCESSORS } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 
 export const romArg = z
@@ -8,27 +9,11 @@ export const romArg = z
   .max(1024)
   .describe('Workspace-relative path of the .nds ROM, e.g. "roms/game.nds" (read-only; never modified).');
 
-export const processorArg = z.enum(['arm9', 'arm7']).describe('Processor whose address space is meant.');
-
-/** Accepts 33554432 or "0x02000000"; returns a number in 0..0xFFFFFFFF. */
-export const u32Arg = (what: string) =>
-  z
-    .union([
-      z.number().int().min(0).max(0xffffffff),
-      z
-        .string()
-        .regex(/^0x[0-9a-fA-F]{1,8}$/, 'hex like 0x02000000')
-        .transform((s) => Number.parseInt(s.slice(2), 16)),
-    ])
-    .describe(`${what}: an integer 0..0xFFFFFFFF, or a hex string like "0x02000000".`);
+export const processorArg = z.enum(PROCESSORS).describe('Processor whose address space is meant.');
 
 /** An optional overlay ID, 0..0xFFFFFFFF: a static disambiguator only (`what` says how it is used). */
 export const overlayIdArg = (what: string) =>
   z.number().int().min(0).max(0xffffffff).optional().describe(what);
-
-export const rangeSchema = z.object({ start: z.number().int(), end: z.number().int() });
-
-export const hex = (n: number, width = 8): string => `0x${n.toString(16).padStart(width, '0')}`;
 
 export const READ_ONLY = {
   readOnlyHint: true,
