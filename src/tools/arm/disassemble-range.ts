@@ -2,7 +2,6 @@
 // per instruction but never followed.
 import { z } from 'zod/v4';
 import { referencesOfWindow } from '../../arm/references.js';
-import { formatAddress as hex } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { IDENTITY_NOTE, READ_ONLY } from '../shared/rom.js';
 import {

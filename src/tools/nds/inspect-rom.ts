@@ -245,12 +245,13 @@ export const ndsInspectRom = defineTool({
             romOffset: hex(m.nitrocodeFooter.romOffset),
           },
           autoloads:
-            m.autoloads &&
-            m.autoloads.map((a) => ({
-              ...a,
-              ramAddress: hex(a.ramAddress),
-              romOffset: formatOptionalAddress(a.romOffset),
-            })),
+            m.autoloads === null
+              ? null
+              : m.autoloads.map((a) => ({
+                  ...a,
+                  ramAddress: hex(a.ramAddress),
+                  romOffset: formatOptionalAddress(a.romOffset),
+                })),
           dsi: m.dsi && {
             arm9i: dsiRegion(m.dsi.arm9i),
             arm7i: dsiRegion(m.dsi.arm7i),
