@@ -16,6 +16,7 @@ import { continueUntilStop, pause, stepInstructions, waitForStop } from '../../s
 import { pickFreePort } from '../../src/debug/desmume/process.js';
 import { LIMITS, type Processor } from '../../src/debug/policy.js';
 import { DebugSession, type SessionOptions } from '../../src/debug/session.js';
+import { RomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
 import { desmumeProbeGdb } from '../../src/tools/desmume/lifecycle.js';
 import { Workspace } from '../../src/workspace/workspace.js';
@@ -52,7 +53,8 @@ function newSession(options?: SessionOptions): DebugSession {
 
 async function start(session: DebugSession, arm7 = false) {
   return session.start({
-    rom: await workspace.resolveExisting('debug.nds'),
+    roms: new RomStore(workspace),
+    rom: 'debug.nds',
     arm9Port: null,
     arm7Port: arm7 ? 0 : null,
     startTimeoutMs: 15_000,
@@ -207,7 +209,8 @@ describe('DeSmuME session (real emulator)', () => {
     const session = newSession();
     const error = await rejects(
       session.start({
-        rom: await workspace.resolveExisting('debug.nds'),
+        roms: new RomStore(workspace),
+        rom: 'debug.nds',
         arm9Port: port,
         arm7Port: null,
         startTimeoutMs: 5_000,
@@ -445,7 +448,8 @@ describe('DeSmuME session (real emulator)', () => {
     const session = new DebugSession({ launcher: wrapper, launcherSha256: sha });
     sessions.push(session);
     const gen = await session.start({
-      rom: await workspace.resolveExisting(hostile),
+      roms: new RomStore(workspace),
+      rom: hostile,
       arm9Port: null,
       arm7Port: null,
       startTimeoutMs: 15_000,
@@ -498,7 +502,8 @@ describe('DeSmuME session (real emulator)', () => {
     sessions.push(session);
     const error = await rejects(
       session.start({
-        rom: await workspace.resolveExisting('tampered.nds'),
+        roms: new RomStore(workspace),
+        rom: 'tampered.nds',
         arm9Port: null,
         arm7Port: null,
         startTimeoutMs: 15_000,
@@ -546,7 +551,8 @@ describe('DeSmuME session (real emulator)', () => {
     for (let i = 0; i < 3; i++) {
       const error = await rejects(
         session.start({
-          rom: await workspace.resolveExisting('debug.nds'),
+          roms: new RomStore(workspace),
+          rom: 'debug.nds',
           arm9Port: null,
           arm7Port: null,
           startTimeoutMs: 5_000,

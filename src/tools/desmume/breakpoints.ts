@@ -1,9 +1,10 @@
 // Software breakpoints and the executable-range allowlist they must fall in.
+
 import { z } from 'zod/v4';
-import { hex32, LIMITS, validateRanges } from '../../debug/policy.js';
+import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { LIMITS, validateRanges } from '../../debug/policy.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
-  addressInput,
   breakpointOutput,
   breakpointView,
   cpuOf,
@@ -30,7 +31,7 @@ export const desmumeBreakpointAdd = defineTool({
   },
   input: z.object({
     processor: processorInput,
-    address: addressInput.describe('Instruction address: "0x..." hex text or an integer.'),
+    address: addressArg('Instruction address'),
     mode: z
       .enum(['arm', 'thumb', 'auto'])
       .default('auto')
@@ -57,7 +58,7 @@ export const desmumeBreakpointAdd = defineTool({
           alreadyPresent: existed,
           active: cpu.breakpoints.size,
         },
-        text: `${existed ? 'already set' : 'set'} ${bp.id} at ${hex32(bp.address)} (${bp.mode}) in ${bp.range}`,
+        text: `${existed ? 'already set' : 'set'} ${bp.id} at ${formatAddress(bp.address)} (${bp.mode}) in ${bp.range}`,
       };
     });
   },
@@ -91,7 +92,7 @@ export const desmumeBreakpointRemove = defineTool({
           removed: breakpointView(bp),
           active: cpu.breakpoints.size,
         },
-        text: `removed ${bp.id} at ${hex32(bp.address)} after ${bp.hits} hits`,
+        text: `removed ${bp.id} at ${formatAddress(bp.address)} after ${bp.hits} hits`,
       };
     });
   },
@@ -149,8 +150,8 @@ export const desmumeExecutableRangesReplace = defineTool({
     ranges: z
       .array(
         z.object({
-          start: addressInput.describe('First byte: "0x..." hex text or an integer.'),
-          end: addressInput.describe('One past the last byte (exclusive).'),
+          start: addressArg('First byte'),
+          end: addressArg('One past the last byte (exclusive)'),
           label: z.string().min(1).max(64).describe('A name, e.g. "overlay 3".'),
           mode: z
             .enum(['arm', 'thumb', 'mixed'])

@@ -2,6 +2,7 @@
 // running at the deadline is reported as running (not as an error).
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
+import { addressOut } from '../../core/vocabulary.js';
 import {
   captureContext,
   continueUntilStop,
@@ -127,7 +128,7 @@ export const desmumeStepInstruction = defineTool({
   output: z.object({
     ...runOutput,
     completed: z.number().int(),
-    trace: z.array(z.object({ pc: z.string(), mode: z.enum(['arm', 'thumb']) })),
+    trace: z.array(z.object({ pc: addressOut, mode: z.enum(['arm', 'thumb']) })),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: {

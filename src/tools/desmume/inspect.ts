@@ -1,10 +1,11 @@
 // Read-only views of a halted CPU: the raw register packet, bounded memory, the atomic stop context.
+
 import { z } from 'zod/v4';
+import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { captureContext, registerView } from '../../debug/control.js';
-import { hex32, LIMITS } from '../../debug/policy.js';
+import { LIMITS } from '../../debug/policy.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
-  addressInput,
   contextOutput,
   cpuOf,
   debugSession,
@@ -64,7 +65,7 @@ export const desmumeReadMemory = defineTool({
   },
   input: z.object({
     processor: processorInput,
-    address: addressInput.describe('Start address: "0x..." hex text or an integer.'),
+    address: addressArg('Start address'),
     length: z
       .number()
       .int()
@@ -74,7 +75,7 @@ export const desmumeReadMemory = defineTool({
   output: z.object({
     processor: z.enum(['arm9', 'arm7']),
     generation: z.number().int(),
-    address: z.string(),
+    address: addressOut,
     length: z.number().int(),
     hex: z.string(),
   }),
@@ -88,11 +89,11 @@ export const desmumeReadMemory = defineTool({
         structured: {
           processor: args.processor,
           generation: generationNumber(ctx.services),
-          address: hex32(args.address),
+          address: formatAddress(args.address),
           length: bytes.length,
           hex,
         },
-        text: `${args.processor} ${hex32(args.address)}: ${bytes.length} bytes${bytes.length <= 16 ? ` ${hex}` : ''}`,
+        text: `${args.processor} ${formatAddress(args.address)}: ${bytes.length} bytes${bytes.length <= 16 ? ` ${hex}` : ''}`,
       };
     });
   },

@@ -1,10 +1,14 @@
 // Start, inspect and stop the server-owned DeSmuME; probe and wait for its GDB stubs.
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
+import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import { REPLY_TIMEOUT_MS } from '../../debug/cpu.js';
-import { hex32, LIMITS } from '../../debug/policy.js';
+import { printableTitle } from '../../debug/cpu-image.js';
+import { LIMITS } from '../../debug/policy.js';
 import { describeExit } from '../../debug/session.js';
 import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { romArg } from '../shared/rom.js';
 import {
   breakpointOutput,
   breakpointView,
@@ -38,7 +42,8 @@ export const desmumeStart = defineTool({
       'generation, pid, ports, ROM identity (path, sha256, header entry/RAM ranges), the seeded executable ranges, startup ms.',
   },
   input: z.object({
-    romPath: z.string().describe('Workspace-relative path of the .nds ROM, e.g. "roms/game.nds".'),
+    rom: romArg.optional(),
+    romPath: romArg.optional().describe('Older name of `rom`, kept as an alias: give one of the two.'),
     gdbPort: portInput.optional().describe('ARM9 GDB port on 127.0.0.1 (1024..65535); default: a free port.'),
     arm7: z.boolean().default(false).describe('Also enable the ARM7 GDB stub (--arm7gdb); default false.'),
     arm7GdbPort: portInput
@@ -56,8 +61,8 @@ export const desmumeStart = defineTool({
       size: z.number().int(),
       gameTitle: z.string(),
       gameCode: z.string(),
-      arm9Entry: z.string(),
-      arm7Entry: z.string(),
+      arm9Entry: addressOut,
+      arm7Entry: addressOut,
     }),
     executableRanges: z.array(rangeOutput),
     startupMs: z.number(),
@@ -72,10 +77,13 @@ export const desmumeStart = defineTool({
     if (!args.arm7 && args.arm7GdbPort !== undefined) {
       throw new ReMcpError('invalid-argument', 'arm7GdbPort needs arm7: true');
     }
-    const rom = await ctx.services.workspace.resolveExisting(args.romPath, 'file');
+    if ((args.rom === undefined) === (args.romPath === undefined)) {
+      throw new ReMcpError('invalid-argument', 'give the ROM as `rom` (or its alias `romPath`), once');
+    }
     const started = Date.now();
     const gen = await session.start({
-      rom,
+      roms: getRomStore(ctx.services),
+      rom: (args.rom ?? args.romPath)!,
       arm9Port: args.gdbPort ?? null,
       arm7Port: args.arm7 ? (args.arm7GdbPort ?? 0) : null,
       startTimeoutMs: args.startTimeoutMs,
@@ -83,7 +91,7 @@ export const desmumeStart = defineTool({
     });
     const startupMs = Date.now() - started;
     const ranges = Object.values(gen.cpus).flatMap((c) => c?.allowlist ?? []);
-    const h = gen.rom.header;
+    const model = gen.rom.model;
     return {
       structured: {
         generation: gen.number,
@@ -91,12 +99,12 @@ export const desmumeStart = defineTool({
         ports: { arm9: gen.cpus.arm9!.port, arm7: gen.cpus.arm7?.port ?? null },
         rom: {
           path: gen.rom.path,
-          sha256: gen.rom.sha256,
-          size: gen.rom.size,
-          gameTitle: h.gameTitle,
-          gameCode: h.gameCode,
-          arm9Entry: hex32(h.arm9.entry),
-          arm7Entry: hex32(h.arm7.entry),
+          sha256: gen.rom.identity.sha256,
+          size: gen.rom.identity.size,
+          gameTitle: printableTitle(model),
+          gameCode: model.header.gameCode,
+          arm9Entry: formatAddress(model.arm9.entryAddress),
+          arm7Entry: formatAddress(model.arm7.entryAddress),
         },
         executableRanges: ranges.map(rangeView),
         startupMs,
@@ -123,7 +131,7 @@ const cpuStatus = z.object({
   replacedRanges: z.number().int(),
   history: z.array(
     z.object({
-      pc: z.string(),
+      pc: addressOut,
       mode: z.enum(['arm', 'thumb']),
       reason: z.string(),
       breakpointId: z.string().nullable(),
@@ -202,7 +210,7 @@ export const desmumeStatus = defineTool({
               lastStop: stopView(cpu.lastStop),
               breakpoints: [...cpu.breakpoints.values()].map(breakpointView),
               replacedRanges: cpu.ranges.length,
-              history: history.map((h) => ({ ...h, pc: hex32(h.pc) })),
+              history: history.map((h) => ({ ...h, pc: formatAddress(h.pc) })),
               historyDropped: cpu.historyDropped,
             },
           ];
@@ -216,7 +224,7 @@ export const desmumeStatus = defineTool({
         running: gen !== null,
         generation: gen?.number ?? null,
         pid: gen?.process.pid ?? null,
-        rom: gen ? { path: gen.rom.path, sha256: gen.rom.sha256 } : null,
+        rom: gen ? { path: gen.rom.path, sha256: gen.rom.identity.sha256 } : null,
         cpus,
         log: gen && args.logBytes > 0 ? gen.process.logTail(args.logBytes).text : '',
         previous,
