@@ -2,20 +2,11 @@
 // space (READ/WRITE_CORE_RAM). Reads are chunked under RetroArch's reply limit; writes under its
 // 2,047-byte receive limit.
 import { z } from 'zod/v4';
+import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool, type ToolContext, type ToolDescription } from '../../mcp/tool.js';
 import { MAX_READ_BYTES } from '../../retroarch/client.js';
 import { planWrite, type Space } from '../../retroarch/codec.js';
-import {
-  address,
-  hexAddress,
-  hexdump,
-  PROFILES,
-  retroarch,
-  TIMEOUT_LIMIT,
-  toAddress,
-  writeBytes,
-  writeInput,
-} from './shared.js';
+import { address, hexdump, PROFILES, retroarch, TIMEOUT_LIMIT, writeBytes, writeInput } from './shared.js';
 
 const readInput = z.object({
   address,
@@ -28,7 +19,7 @@ const readInput = z.object({
 });
 
 const readOutput = z.object({
-  address: z.string(),
+  address: addressOut,
   space: z.enum(['memory', 'ram']),
   requested: z.number().int(),
   returned: z.number().int(),
@@ -44,15 +35,15 @@ const readLimits = {
 };
 
 async function readSpace(space: Space, args: z.output<typeof readInput>, ctx: ToolContext) {
-  const at = toAddress(args.address);
+  const at = args.address;
   const r = await retroarch(ctx).read(space, at, args.length, ctx.signal, (done, total) =>
     ctx.progress({ progress: done, total, message: 'reading' }),
   );
   const truncated = r.bytes.length < args.length;
-  const head = `${hexAddress(at)}: ${r.bytes.length} of ${args.length} bytes${truncated ? ' (cut at the end of the region)' : ''}${space === 'ram' ? ', achievements address space' : ''}`;
+  const head = `${formatAddress(at)}: ${r.bytes.length} of ${args.length} bytes${truncated ? ' (cut at the end of the region)' : ''}${space === 'ram' ? ', achievements address space' : ''}`;
   return {
     structured: {
-      address: hexAddress(at),
+      address: formatAddress(at),
       space,
       requested: args.length,
       returned: r.bytes.length,
@@ -128,18 +119,18 @@ export const retroarchWriteMemory = defineTool({
     returns: 'address, written (bytes RetroArch confirmed), requests.',
   },
   input: writeInputSchema,
-  output: z.object({ address: z.string(), written: z.number().int(), requests: z.number().int() }),
+  output: z.object({ address: addressOut, written: z.number().int(), requests: z.number().int() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   limits: writeLimits,
   async handler(args, ctx) {
-    const at = toAddress(args.address);
+    const at = args.address;
     const bytes = writeBytes(args);
     const r = await retroarch(ctx).writeMemory(at, bytes, ctx.signal, (done, total) =>
       ctx.progress({ progress: done, total, message: 'writing' }),
     );
     return {
-      structured: { address: hexAddress(at), written: r.written, requests: r.requests },
-      text: `Wrote ${r.written} bytes at ${hexAddress(at)} (confirmed by RetroArch, ${r.requests} request${r.requests === 1 ? '' : 's'})`,
+      structured: { address: formatAddress(at), written: r.written, requests: r.requests },
+      text: `Wrote ${r.written} bytes at ${formatAddress(at)} (confirmed by RetroArch, ${r.requests} request${r.requests === 1 ? '' : 's'})`,
     };
   },
 });
@@ -161,7 +152,7 @@ export const retroarchWriteRam = defineTool({
   },
   input: writeInputSchema,
   output: z.object({
-    address: z.string(),
+    address: addressOut,
     sent: z.number().int(),
     requests: z.number().int(),
     verified: z.union([z.boolean(), z.literal('unverifiable')]),
@@ -171,12 +162,12 @@ export const retroarchWriteRam = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   limits: writeLimits,
   async handler(args, ctx) {
-    const at = toAddress(args.address);
+    const at = args.address;
     const bytes = writeBytes(args);
     planWrite('ram', at, bytes); // validates the range before anything is sent
     const r = await retroarch(ctx).writeRam(at, bytes, ctx.signal);
     const structured = {
-      address: hexAddress(at),
+      address: formatAddress(at),
       sent: r.sent,
       requests: r.requests,
       verified: r.verified,
@@ -191,7 +182,7 @@ export const retroarchWriteRam = defineTool({
           : `not verifiable: ${structured.reason}`;
     return {
       structured,
-      text: `Sent ${r.sent} bytes to ${hexAddress(at)} (achievements RAM, no acknowledgement): ${verdict}`,
+      text: `Sent ${r.sent} bytes to ${formatAddress(at)} (achievements RAM, no acknowledgement): ${verdict}`,
     };
   },
 });
