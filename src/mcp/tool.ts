@@ -2,9 +2,9 @@
 // and the tests all run it through the same pipeline (src/mcp/invoke.ts), so validation, error
 // mapping, output limits, progress and cancellation behave identically everywhere.
 import type { z } from 'zod/v4';
+import type { ProfileName } from '../core/profiles.js';
 import type { LimitSpec } from '../core/vocabulary.js';
 import type { Services } from '../services.js';
-import type { ProfileName } from './profiles.js';
 
 /** Rendered into one description string with a fixed layout an assistant can rely on. */
 export interface ToolDescription {

@@ -12,7 +12,7 @@ import { getRomStore } from '../../nds/rom-store.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
 import { IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
-import { componentSelectorSchema, patternSchema } from './schemas.js';
+import { componentSelectorSchema, patternSchema } from '../shared/search-inputs.js';
 
 const L = SEARCH_LIMITS;
 const MiB = 1024 * 1024;
