@@ -18,7 +18,7 @@ import { LIMITS, type Processor } from '../../src/debug/policy.js';
 import { DebugSession, type SessionOptions } from '../../src/debug/session.js';
 import { RomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
-import { desmumeProbeGdb } from '../../src/tools/desmume/lifecycle.js';
+import { desmumeProbeGdb } from '../../src/tools/desmume/desmume-probe-gdb.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import {
   DESMUME_CLI,

@@ -15,12 +15,7 @@ export const processorArg = z.enum(PROCESSORS).describe('Processor whose address
 export const overlayIdArg = (what: string) =>
   z.number().int().min(0).max(0xffffffff).optional().describe(what);
 
-export const READ_ONLY = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const;
+export { READ_ONLY } from './annotations.js';
 
 export const IDENTITY_NOTE =
   'identity is SHA-256 + size, cached by (device, inode, size, mtime, ctime) and re-checked after the call; a ROM modified meanwhile fails with rom-changed; an unusable header fails with invalid-rom naming the field.';

@@ -4,8 +4,8 @@ import { EXTRACT_LIMITS } from '../../extract/artifacts.js';
 import { extractComponent } from '../../extract/component.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { componentSelectorSchema } from '../shared/search-inputs.js';
 import { romArg } from '../shared/rom.js';
+import { componentSelectorSchema } from '../shared/search-inputs.js';
 
 const MiB = 1024 * 1024;
 
