@@ -2,7 +2,7 @@
 
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress, limitArg } from '../../core/vocabulary.js';
 import type { RunOutcome } from '../../debug/control.js';
 import type { Breakpoint, CpuDebugger, StopInfo } from '../../debug/cpu.js';
 import { type ExecRange, LIMITS, type Processor } from '../../debug/policy.js';
@@ -25,17 +25,9 @@ export const processorInput = z
     'Which CPU stub: "arm9" (default) or "arm7" (needs desmume_start with arm7: true). Both CPUs share one emulation: resuming either runs both.',
   );
 
-export function timeoutInput(
-  bounds: { default: number; min: number; max: number },
-  what: string,
-): z.ZodDefault<z.ZodNumber> {
-  return z
-    .number()
-    .int()
-    .min(bounds.min)
-    .max(bounds.max)
-    .default(bounds.default)
-    .describe(`${what}, in ms: ${bounds.min}..${bounds.max}, default ${bounds.default}.`);
+/** A millisecond wait's argument, derived from its bounds like every limit (limitArg). */
+export function timeoutInput(bounds: { default: number; min: number; max: number }, what: string) {
+  return limitArg(msLimit(bounds) as LimitSpec & { default: number }, what);
 }
 
 /** A millisecond wait's bounds as the tool's declared limit (what server_capabilities reports). */
