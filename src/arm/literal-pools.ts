@@ -3,8 +3,9 @@
 // shown as the word it holds instead of being decoded as an instruction (which can even look like a
 // branch writing PC). Only slots named by loads decoded before them are marked: pools follow the
 // code that uses them, and nothing is guessed from values. Pure.
+import type { Processor } from '../core/vocabulary.js';
 import { decodeWindow } from './decoder.js';
-import type { ArmMode, ArmProcessor, DecodedInstruction, DecodeWindowResult } from './types.js';
+import type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';
 
 export interface LiteralPoolData {
   kind: 'literal-pool-data';
@@ -49,11 +50,11 @@ const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padSt
  * decodeWindow's linear walk, with every literal-pool slot proven by an earlier load in the window
  * shown as `literal-pool-data`. `maxItems` bounds instructions and data words together.
  */
-export async function decodeLinearWindow(
+export async function decodeLinearItems(
   bytes: Uint8Array,
   address: number,
   mode: ArmMode,
-  processor: ArmProcessor,
+  processor: Processor,
   maxItems: number,
 ): Promise<LinearWindowResult> {
   const end = address + bytes.length;

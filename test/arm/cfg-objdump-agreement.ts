@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeControlFlow, type CfgResult, type CodeSpan } from '../../src/arm/cfg.js';
-import type { ArmMode, ArmProcessor, DecodedInstruction } from '../../src/arm/types.js';
+import type { ArmMode, DecodedInstruction } from '../../src/arm/types.js';
+import type { Processor } from '../../src/core/vocabulary.js';
 import { rng } from '../kit/rng.js';
 import { sharedRomNames, sharedRomPath } from '../kit/shared-data.js';
 import { mainBinaries, normalizeDisassembly } from './objdump-oracle.js';
@@ -34,7 +35,7 @@ class ObjdumpView {
   constructor(
     bytes: Uint8Array,
     private readonly base: number,
-    private readonly processor: ArmProcessor,
+    private readonly processor: Processor,
   ) {
     writeFileSync(this.file, bytes);
   }
@@ -120,7 +121,7 @@ export interface CfgAgreement {
 
 interface Job {
   rom: string;
-  processor: ArmProcessor;
+  processor: Processor;
   address: number;
   mode: ArmMode;
 }
