@@ -17,7 +17,20 @@ export interface Segment {
 /** Fills `into` from absolute `position`; returns the byte count (short only at end of file). */
 export type ChunkReader = (into: Uint8Array, position: number) => Promise<number>;
 
-export type TruncationReason = 'scan-byte-limit' | 'match-count-limit';
+export type TruncationReason = 'scan-byte-limit' | 'match-count-limit' | 'verification-work-limit';
+
+export const SCAN_LIMITS = {
+  /**
+   * JavaScript byte comparisons spent verifying anchor candidates, over one search. A pathological
+   * pattern (thousands of exact padding bytes, each candidate verified over most of them) stops here
+   * with 'verification-work-limit' instead of running for minutes.
+   */
+  verifyWork: { max: 2 ** 29, unit: 'byte comparisons' },
+  /** Work units matched between two checks of the clock (yield) and of cancellation. */
+  sliceWork: { max: 1 << 21, unit: 'bytes searched or compared' },
+  /** The scan yields to the event loop when it has run this long without a break. */
+  yieldAfterMs: { max: 8, unit: 'ms' },
+} as const;
 
 export interface ScanOptions {
   /** Disjoint, ascending physical ranges (the union of the scope). */
@@ -28,6 +41,8 @@ export interface ScanOptions {
   /** Extra acceptance test on [start, end) (component containment); alignment is the matcher's. */
   accept?: (start: number, end: number) => boolean;
   chunkSize?: number;
+  /** Overrides SCAN_LIMITS.verifyWork.max (tests). */
+  maxVerifyWork?: number;
   signal?: AbortSignal;
   onProgress?: (scanned: number, total: number) => void;
 }
@@ -75,6 +90,18 @@ export async function scanSegments(
   let budget = options.maxScanBytes;
   let scanned = 0;
   let stopped = false;
+  let workLimited = false;
+  const maxVerifyWork = options.maxVerifyWork ?? SCAN_LIMITS.verifyWork.max;
+  let lastYield = performance.now();
+  // Gives the event loop a turn (other requests, cancellation notices) when this scan has held it
+  // for a while; then honours cancellation.
+  const breathe = async () => {
+    if (performance.now() - lastYield >= SCAN_LIMITS.yieldAfterMs.max) {
+      await new Promise((resolve) => setImmediate(resolve));
+      lastYield = performance.now();
+    }
+    throwIfCancelled(options.signal);
+  };
   const sink = (offset: number): boolean => {
     if (options.accept && !options.accept(offset, offset + len)) return true;
     if (offsets.length >= options.maxMatches) {
@@ -91,7 +118,7 @@ export async function scanSegments(
     read(buf.subarray(CARRY_ROOM, CARRY_ROOM + length), position);
   try {
     for (const segment of options.segments) {
-      if (stopped || budget <= 0) break;
+      if (stopped || workLimited || budget <= 0) break;
       const scanEnd = Math.min(segment.end, segment.start + budget);
       let pos = segment.start;
       let carry = 0;
@@ -115,10 +142,26 @@ export async function scanSegments(
           pending = startRead(other, nextPos, expected);
         }
         const data = cur.subarray(CARRY_ROOM - carry, CARRY_ROOM + n);
-        const more = matcher.scan(data, pos - carry, sink);
+        let from = 0;
+        let state = matcher.scan(data, pos - carry, sink, from, SCAN_LIMITS.sliceWork.max);
+        while (state.kind === 'paused' && matcher.verifyWork < maxVerifyWork) {
+          from = state.next;
+          await breathe();
+          state = matcher.scan(data, pos - carry, sink, from, SCAN_LIMITS.sliceWork.max);
+        }
+        if (state.kind === 'paused') {
+          // Verification work ran out inside this chunk: count only the starts actually tested.
+          workLimited = true;
+          scanned += Math.max(0, state.next - carry);
+          break;
+        }
         scanned += n;
         budget -= n;
-        if (!more) break;
+        if (state.kind === 'stopped') break;
+        if (matcher.verifyWork >= maxVerifyWork && nextPos < scanEnd) {
+          workLimited = true;
+          break;
+        }
         // Carry the tail: starts there need bytes the next chunk brings. Disjoint from the pending read.
         const keep = Math.min(len - 1, data.length);
         other.set(data.subarray(data.length - keep), CARRY_ROOM - keep);
@@ -126,8 +169,9 @@ export async function scanSegments(
         which = 1 - which;
         pos = nextPos;
         options.onProgress?.(scanned, Math.min(scopeBytes, options.maxScanBytes));
-        throwIfCancelled(options.signal);
+        await breathe();
       }
+      if (workLimited) break;
     }
   } finally {
     // Never hand a buffer back while the thread pool may still be writing into it.
@@ -135,6 +179,7 @@ export async function scanSegments(
     giveBack(bufs);
   }
   if (stopped) reasons.push('match-count-limit');
+  if (workLimited) reasons.push('verification-work-limit');
   if (scopeBytes > options.maxScanBytes) reasons.push('scan-byte-limit');
   return { offsets, scannedBytes: scanned, scopeBytes, reasons };
 }
