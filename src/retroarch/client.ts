@@ -367,7 +367,7 @@ export class RetroArchClient {
       for (const [name, sig] of now ?? []) {
         if (before.get(name) === sig) continue;
         const path = join(dir, name);
-        const png = await readCompletePng(path);
+        const png = await readCompletePng(path, deadline - Date.now(), signal);
         if (png) return { requested: true, path, png, directoryKnown: true };
       }
     }

@@ -37,7 +37,7 @@ const SELECTORS: ComponentSelector[] = [
   { kind: 'arm9' },
   { kind: 'arm7' },
   { kind: 'overlay', processor: 'arm9', id: 0 },
-  { kind: 'file', path: 'data/one.bin' },
+  { kind: 'path', path: 'data/one.bin' },
 ];
 
 export async function runRaceCampaign(calls: number, concurrency = 4): Promise<RaceFigures> {
