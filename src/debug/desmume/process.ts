@@ -7,6 +7,7 @@ import { access, constants, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { containment, descendants, signalGroup } from '../../core/containment.js';
 import { ReMcpError } from '../../core/errors.js';
 import { sha256File } from '../../workspace/hash.js';
 
@@ -171,6 +172,8 @@ export class DesmumeProcess {
     readonly launcher: string,
     private readonly home: string,
   ) {
+    // The launcher leads its own process group (and, where possible, its own PID namespace: see
+    // core/containment.ts), so a wrapper script's emulator, and anything either starts, dies with it.
     child.stdout?.on('data', (c: Buffer) => this.logs.push(c));
     child.stderr?.on('data', (c: Buffer) => this.logs.push(c));
     // If the server dies without disposing, still take the emulator down with it.
@@ -178,6 +181,8 @@ export class DesmumeProcess {
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         process.removeListener('exit', this.killOnExit);
+        // A launcher that exited may leave its emulator behind in the group: take it down too.
+        signalGroup(child.pid, 'SIGKILL');
         this.exitInfo = { code, signal, at: new Date().toISOString() };
         void rm(this.home, { recursive: true, force: true });
         for (const listener of this.exitListeners.splice(0)) listener(this.exitInfo);
@@ -200,8 +205,17 @@ export class DesmumeProcess {
       SDL_VIDEODRIVER: 'dummy',
       SDL_AUDIODRIVER: 'dummy',
     };
-    const child = spawn(launcher, args, { shell: false, env, stdio: ['ignore', 'pipe', 'pipe'], cwd: home });
+    const contained = containment();
+    const [program, ...programArgs] = [...contained.prefix, launcher, ...args] as [string, ...string[]];
+    const child = spawn(program, programArgs, {
+      shell: false,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: home,
+      detached: true,
+    });
     const owned = new DesmumeProcess(child, request, launcher, home);
+    owned.namespaced = contained.mode === 'pid-namespace';
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
       child.once('error', (error) => {
@@ -214,8 +228,19 @@ export class DesmumeProcess {
     return owned;
   }
 
+  private namespaced = false;
+  private launcherPid: number | null = null;
+
+  /**
+   * The launcher's host pid. In a PID namespace the spawned process is unshare; the launcher is its
+   * child (found once through /proc).
+   */
   get pid(): number | null {
-    return this.child.pid ?? null;
+    const own = this.child.pid ?? null;
+    if (!this.namespaced || own === null) return own;
+    if (this.launcherPid === null && this.exitInfo === null)
+      this.launcherPid = descendants(own, 1)[0] ?? null;
+    return this.launcherPid ?? own;
   }
 
   get exit(): ExitInfo | null {
@@ -262,6 +287,9 @@ export class DesmumeProcess {
   }
 
   private killNow(): void {
-    if (this.exitInfo === null) this.child.kill('SIGKILL');
+    if (this.exitInfo !== null) return;
+    // The whole group: a wrapper launcher's emulator is in it, not only the launcher.
+    signalGroup(this.child.pid, 'SIGKILL');
+    this.child.kill('SIGKILL');
   }
 }
