@@ -197,7 +197,7 @@ export class RetroArchClient {
       let count: number;
       try {
         const text = await this.transport.query(piece.datagram, piece.key!, { idempotent: false, signal });
-        count = parseWriteReply(piece.address, text);
+        count = parseWriteReply(piece.address, text, piece.bytes.length);
       } catch (error) {
         if (error instanceof ReMcpError) {
           error.message += ` (${confirmed} of ${bytes.length} bytes were confirmed before this piece)`;

@@ -3,8 +3,8 @@
 // real (no symlink component) so a planted link cannot redirect output.
 
 import { constants } from 'node:fs';
-import { type FileHandle, lstat, open, realpath, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { type FileHandle, lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
 import { OutputDir } from './output-dir.js';
 import { checkRelativePath } from './path-policy.js';
@@ -43,7 +43,7 @@ export class Workspace {
       if (code === 'ELOOP')
         throw new ReMcpError('workspace-escape', 'the path runs into a symlink loop', { path: input });
       if (code === 'ENAMETOOLONG') throw new ReMcpError('workspace-escape', 'the path is too long', {});
-      // A dangling link that points outside is an escape, not a missing file.
+      // A dangling link that points outside is an escape; one pointing inside is a missing file.
       await this.assertNoEscapingLink(segments);
       throw new ReMcpError('not-found', `no such file in the workspace: ${String(input)}`, { path: input });
     }
@@ -114,6 +114,9 @@ export class Workspace {
       try {
         const info = await lstat(current);
         if (info.isSymbolicLink()) {
+          // A dangling link whose target would be inside is just a missing file.
+          const target = resolve(dirname(current), await readlink(current));
+          if (this.contains(target)) return;
           throw new ReMcpError(
             'workspace-escape',
             'the path goes through a symlink that cannot be resolved inside the workspace',
