@@ -96,8 +96,7 @@ export async function buildAnalysisBundle(
   rom: RomHandle,
   options: BundleOptions = {},
 ): Promise<BundleResult> {
-  const { sha256, size } = rom.identity;
-  const [area, sha16] = romDirSegments(sha256) as [string, string];
+  const [area, sha16] = romDirSegments(rom.identity.sha256) as [string, string];
   const parent = await workspace.outputDir('analysis/generated', [area]);
   try {
     return await withDirLock(parent, sha16, () => build(parent, sha16, rom, options), options.signal);

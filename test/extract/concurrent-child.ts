@@ -12,7 +12,7 @@ const store = new RomStore(workspace);
 const outcomes: string[] = [];
 for (let i = 0; i < Number(rounds); i++) {
   try {
-    await store.withRom(rom, (handle) =>
+    await store.withRom<unknown>(rom, (handle) =>
       i % 2 === 0
         ? buildAnalysisBundle(workspace, handle)
         : extractComponent(workspace, handle, { kind: 'path', path: 'data/sub/two.txt' }),

@@ -67,7 +67,7 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
       return { rom, processor, ...start, mode, maxInstructions: 1 + pick(1024) };
     case 'nds_search_pattern': {
       const length = 1 + pick(rand() < 0.1 ? 600 : 8);
-      const tokens = Array.from({ length }, () =>
+      const tokens: string[] = Array.from({ length }, () =>
         rand() < 0.2 ? '??' : (rand() < 0.5 ? [0, 0xff][pick(2)]! : pick(256)).toString(16).padStart(2, '0'),
       );
       if (tokens.every((t) => t === '??')) tokens[0] = '00';
