@@ -70,7 +70,7 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
       const tokens: string[] = Array.from({ length }, () =>
         rand() < 0.2 ? '??' : (rand() < 0.5 ? [0, 0xff][pick(2)]! : pick(256)).toString(16).padStart(2, '0'),
       );
-      if (tokens.every((t) => t === '??')) tokens[0] = '00';
+      if (!tokens.some((t) => t !== '??')) tokens[0] = '00';
       return {
         rom,
         pattern: { kind: 'byte-signature', signature: tokens.join(' ') },
