@@ -7,7 +7,7 @@ import { access, constants, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { containment, descendants, signalGroup } from '../../core/containment.js';
+import { descendants, signalGroup } from '../../core/containment.js';
 import { ReMcpError } from '../../core/errors.js';
 import { sha256File } from '../../workspace/hash.js';
 
@@ -172,8 +172,9 @@ export class DesmumeProcess {
     readonly launcher: string,
     private readonly home: string,
   ) {
-    // The launcher leads its own process group (and, where possible, its own PID namespace: see
-    // core/containment.ts), so a wrapper script's emulator, and anything either starts, dies with it.
+    // The launcher leads its own process group, so a wrapper script's emulator dies with it. It does
+    // not get a PID namespace like checks do: unshare (util-linux 2.38) cannot report the signal its
+    // child died from, and the emulator's exit reason is part of the debugger's contract.
     child.stdout?.on('data', (c: Buffer) => this.logs.push(c));
     child.stderr?.on('data', (c: Buffer) => this.logs.push(c));
     // If the server dies without disposing, still take the emulator down with it.
@@ -205,9 +206,7 @@ export class DesmumeProcess {
       SDL_VIDEODRIVER: 'dummy',
       SDL_AUDIODRIVER: 'dummy',
     };
-    const contained = containment();
-    const [program, ...programArgs] = [...contained.prefix, launcher, ...args] as [string, ...string[]];
-    const child = spawn(program, programArgs, {
+    const child = spawn(launcher, args, {
       shell: false,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -215,7 +214,6 @@ export class DesmumeProcess {
       detached: true,
     });
     const owned = new DesmumeProcess(child, request, launcher, home);
-    owned.namespaced = contained.mode === 'pid-namespace';
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
       child.once('error', (error) => {
@@ -288,7 +286,17 @@ export class DesmumeProcess {
 
   private killNow(): void {
     if (this.exitInfo !== null) return;
-    // The whole group: a wrapper launcher's emulator is in it, not only the launcher.
+    // Every process still below the launcher (one that left the group with setsid included), then
+    // the whole group: a wrapper launcher's emulator is in it, not only the launcher.
+    if (this.child.pid !== undefined) {
+      for (const pid of descendants(this.child.pid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
     signalGroup(this.child.pid, 'SIGKILL');
     this.child.kill('SIGKILL');
   }

@@ -61,8 +61,6 @@ export function desmumeProcesses(marker: string): number[] {
       const cmdline = readFileSync(join('/proc', entry, 'cmdline'), 'utf8').split('\0');
       const stat = readFileSync(join('/proc', entry, 'stat'), 'utf8');
       if (/\) Z /.test(stat)) continue; // a zombie is dead already, waiting to be reaped
-      // The containment wrapper (unshare) names the launcher too; it is not an emulator.
-      if (cmdline[0]?.endsWith('unshare')) continue;
       if (cmdline.some((a) => a.includes('desmume')) && cmdline.some((a) => a.includes(marker))) {
         found.push(Number(entry));
       }
