@@ -40,7 +40,7 @@ export function outputError(error: unknown, where: string): ReMcpError {
     case 'EXDEV':
       return new ReMcpError(
         'workspace-escape',
-        `an output directory was replaced by a link or file: ${where}`,
+        `an output directory was replaced by a link or file (${code}): ${where}`,
         {
           where,
           errno: code,
@@ -49,18 +49,28 @@ export function outputError(error: unknown, where: string): ReMcpError {
     case 'ENOENT':
     case 'ENOTEMPTY':
     case 'EEXIST':
-      return new ReMcpError('busy', `the output changed under this call (a concurrent writer?): ${where}`, {
-        where,
-        errno: code,
-      });
+      return new ReMcpError(
+        'busy',
+        `the output changed under this call (${code}; a concurrent writer?): ${where}`,
+        {
+          where,
+          errno: code,
+        },
+      );
     case 'EACCES':
     case 'EPERM':
     case 'EROFS':
-      return new ReMcpError('read-only', `the output area is not writable: ${where}`, { where, errno: code });
+      return new ReMcpError('read-only', `the output area is not writable (${code}): ${where}`, {
+        where,
+        errno: code,
+      });
     case 'ENOSPC':
     case 'EDQUOT':
     case 'EFBIG':
-      return new ReMcpError('limit-exceeded', `no space left to write ${where}`, { where, errno: code });
+      return new ReMcpError('limit-exceeded', `no space left to write ${where} (${code})`, {
+        where,
+        errno: code,
+      });
     default:
       return new ReMcpError('busy', `writing ${where} failed (${code})`, { where, errno: code });
   }
