@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod/v4';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig, OUTPUT_BYTES } from '../../src/config/config.js';
 import { ReMcpError } from '../../src/core/errors.js';
 import { invokeTool } from '../../src/mcp/invoke.js';
 import { defineTool, type ProgressUpdate, type ToolContext } from '../../src/mcp/tool.js';
@@ -67,7 +67,12 @@ test('an error result is bounded by RE_MCP_MAX_OUTPUT_BYTES too', async () => {
 });
 
 test('at the minimum RE_MCP_MAX_OUTPUT_BYTES, server_capabilities itself still fits', async () => {
-  const s = await services();
+  const root = await makeWorkspace();
+  const config = loadConfig({
+    RE_MCP_WORKSPACE_ROOT: root,
+    RE_MCP_MAX_OUTPUT_BYTES: String(OUTPUT_BYTES.min),
+  });
+  const s = new Services(config, new Workspace(root));
   s.tools = toolsForProfile('full');
   const def = s.tools.find((t) => t.name === 'server_capabilities')!;
   const r = await invokeTool(def, {}, s, { signal: new AbortController().signal });
