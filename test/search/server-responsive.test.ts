@@ -12,6 +12,24 @@ import { INITIALIZE, INITIALIZED, type RawServer, startRawServer } from '../kit/
 import { buildRom } from '../kit/rom-builder.js';
 
 const MiB = 1024 * 1024;
+
+// Injected into the server: the largest amount of CPU time the process spent between two turns of a
+// 5 ms timer, i.e. the longest stretch the event loop was held. CPU time, not wall time, so a loaded
+// machine that deschedules the server does not count; reset by SIGUSR2, printed at exit.
+const CPU_GAP_PROBE = `
+let last = process.cpuUsage();
+let max = 0;
+setInterval(() => {
+  const now = process.cpuUsage();
+  const gap = (now.user - last.user + now.system - last.system) / 1000;
+  if (gap > max) max = gap;
+  last = now;
+}, 5).unref();
+process.on('SIGUSR2', () => { max = 0; last = process.cpuUsage(); });
+process.on('exit', () => process.stderr.write('CPU-GAP-MAX ' + max.toFixed(1) + '\\n'));
+`;
+/** Above this much CPU time without a turn the loop was held by the search (the old code: seconds). */
+const MAX_CPU_GAP_MS = 300;
 let root: string;
 let server: RawServer;
 
@@ -24,13 +42,13 @@ before(async () => {
   });
   await mkdir(join(root, 'roms'));
   await writeFile(join(root, 'roms', 'pad.nds'), bytes);
-  server = await startRawServer(root);
+  server = await startRawServer(root, { preload: CPU_GAP_PROBE });
   server.send(INITIALIZE);
   await server.waitFor('"id":1');
   server.send(INITIALIZED);
 });
 after(async () => {
-  await server?.close();
+  if (server !== undefined && server.exited() === null) await server.close();
   await rm(root, { recursive: true, force: true });
 });
 
@@ -68,7 +86,19 @@ const capabilities = (id: number) => ({
   params: { name: 'server_capabilities', arguments: {} },
 });
 
+test('the reported pattern (4,095 x 00, then 01) over 16 MiB of zeros completes with no match', async () => {
+  server.send(search(20, `${'00 '.repeat(4095)}01`));
+  const reply = await waitForId(20, 30_000);
+  assert.ok(reply !== null, 'the search answered within 30 s');
+  const s = (reply as { result: { structuredContent: { status: string; discoveredMatches: number } } }).result
+    .structuredContent;
+  assert.equal(s.status, 'complete');
+  assert.equal(s.discoveredMatches, 0);
+});
+
 test('other requests are answered while a verification-heavy search runs', async () => {
+  process.kill(server.pid, 'SIGUSR2');
+  await new Promise((r) => setTimeout(r, 50));
   server.send(search(10, `${'00 '.repeat(2047)}?? ${'00 '.repeat(2047)}00`));
   let searchDone: Record<string, unknown> | null = null;
   const rtts: number[] = [];
@@ -92,15 +122,10 @@ test('other requests are answered while a verification-heavy search runs', async
     `capabilities answered during the search: ${answeredDuring}, worst round trip ${worst.toFixed(0)} ms`,
   );
   assert.ok(answeredDuring >= 1, 'no other request was answered before the search ended');
-  assert.ok(worst < 1_000, `a request waited ${worst.toFixed(0)} ms`);
-});
-
-test('the reported pattern (4,095 x 00, then 01) over 16 MiB of zeros completes with no match', async () => {
-  server.send(search(20, `${'00 '.repeat(4095)}01`));
-  const reply = await waitForId(20, 30_000);
-  assert.ok(reply !== null, 'the search answered within 30 s');
-  const s = (reply as { result: { structuredContent: { status: string; discoveredMatches: number } } }).result
-    .structuredContent;
-  assert.equal(s.status, 'complete');
-  assert.equal(s.discoveredMatches, 0);
+  // Wall-clock round trips depend on the machine's load; they are reported, and bounded only loosely.
+  assert.ok(worst < 10_000, `a request waited ${worst.toFixed(0)} ms`);
+  await server.close();
+  const gap = Number(/CPU-GAP-MAX ([\d.]+)/.exec(server.stderr())?.[1] ?? Number.NaN);
+  console.log(`longest CPU stretch without an event-loop turn: ${gap} ms`);
+  assert.ok(gap < MAX_CPU_GAP_MS, `the event loop was held for ${gap} ms of CPU time`);
 });
