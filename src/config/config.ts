@@ -5,7 +5,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { parse, resolve, sep } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
-import { isProfileName, type ProfileName } from '../mcp/profiles.js';
+import { isProfileName, type ProfileName } from '../core/profiles.js';
 
 // The minimum leaves room for every fixed-size result (server_capabilities is ~13 KB and grows with the
 // tool list) and for a check's verdict next to its tails.

@@ -73,8 +73,9 @@ test('at the minimum RE_MCP_MAX_OUTPUT_BYTES, server_capabilities itself still f
     RE_MCP_MAX_OUTPUT_BYTES: String(OUTPUT_BYTES.min),
   });
   const s = new Services(config, new Workspace(root));
-  s.tools = toolsForProfile('full');
-  const def = s.tools.find((t) => t.name === 'server_capabilities')!;
+  const all = toolsForProfile('full');
+  s.tools = all;
+  const def = all.find((t) => t.name === 'server_capabilities')!;
   const r = await invokeTool(def, {}, s, { signal: new AbortController().signal });
   assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent).slice(0, 300));
 });
