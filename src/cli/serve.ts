@@ -67,6 +67,10 @@ export async function serve(config: Config): Promise<void> {
   process.stdin.on('end', () => void shutdown('stdin closed'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // A closed terminal (SIGHUP) or a quit key (SIGQUIT) ends the server the same way: owned emulators
+  // and running checks are stopped, never orphaned.
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
+  process.on('SIGQUIT', () => void shutdown('SIGQUIT'));
   await server.connect(transport);
   process.stderr.write(
     `re-mcp: serving ${services.tools.length} tools (profile ${config.profile}) for ${config.workspaceRoot}\n`,

@@ -70,7 +70,7 @@ test('call exits 1 on an error result and prints the typed error', async () => {
     const bad = cli(['call', 'verify_file_sha256', '{"path":"../f.txt"}'], { RE_MCP_WORKSPACE_ROOT: ws });
     assert.equal(bad.status, 1);
     assert.equal(JSON.parse(bad.stdout).error.code, 'workspace-escape');
-    const good = cli(['call', 'verify_file_sha256', '{"path":"f.txt"}', '--max-output-bytes', '8192'], {
+    const good = cli(['call', 'verify_file_sha256', '{"path":"f.txt"}', '--max-output-bytes', '65536'], {
       RE_MCP_WORKSPACE_ROOT: ws,
     });
     assert.equal(good.status, 0, good.stderr);

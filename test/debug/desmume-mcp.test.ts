@@ -303,9 +303,14 @@ describe('DeSmuME over MCP (real emulator)', () => {
   });
 
   it('refuses a concurrent command while a continue waits, and an oversize context before resuming', async () => {
-    const h = await server({ RE_MCP_MAX_OUTPUT_BYTES: '8192' });
+    // At the minimum bound, eight full regions (64 KiB of hex) cannot fit.
+    const h = await server({ RE_MCP_MAX_OUTPUT_BYTES: '65536' });
     await h.ok('desmume_start', { romPath: 'debug.nds' });
-    const big = [0, 1].map((i) => ({ label: `r${i}`, address: hex(rom.symbols.counterArm), length: 4096 }));
+    const big = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({
+      label: `r${i}`,
+      address: hex(rom.symbols.counterArm),
+      length: 4096,
+    }));
     const tooBig = await h.fail('desmume_continue', { regions: big });
     assert.equal(tooBig.code, 'output-too-large');
     // Refused before resuming: the target is still halted at the entry.

@@ -23,13 +23,15 @@ export interface RawServer {
   stderr(): string;
   /** Exit code once the server has exited, else null. */
   exited(): number | null;
+  /** The server's pid (to signal it). */
+  pid: number;
   /** Closes stdin, waits for the exit, removes the preload. */
   close(): Promise<void>;
 }
 
 export async function startRawServer(
   workspace: string,
-  options: { preload?: string } = {},
+  options: { preload?: string; env?: Record<string, string> } = {},
 ): Promise<RawServer> {
   let preloadDir: string | null = null;
   const args = [SERVER_ENTRY, 'serve'];
@@ -40,7 +42,7 @@ export async function startRawServer(
     args.unshift('--require', preload);
   }
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace },
+    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -63,6 +65,7 @@ export async function startRawServer(
         await new Promise((r) => setTimeout(r, 50));
       }
     },
+    pid: child.pid ?? -1,
     stdout: () => stdout,
     stderr: () => stderr,
     exited: () => exited,

@@ -1,5 +1,6 @@
 import { z } from 'zod/v4';
 import { runBounded } from '../../core/bounded-process.js';
+import { fitEncodedTail, tailBudget } from '../../core/encoded-tail.js';
 import { ReMcpError } from '../../core/errors.js';
 import { defineTool } from '../../mcp/tool.js';
 import { CHECK_LIMITS, CONFIG_FILE, loadChecks } from '../../project/checks-config.js';
@@ -74,18 +75,23 @@ export const runProjectVerification = defineTool({
       : passed
         ? 'passed'
         : `failed (exit ${run.exitCode ?? run.signal})`;
+    const head = {
+      check: args.check,
+      argv: spec.argv,
+      cwd: cwd.relative,
+      exitCode: run.exitCode,
+      signal: run.signal,
+      durationMs: run.durationMs,
+      timedOut: run.timedOut,
+      passed,
+    };
+    // The tails are bounded as encoded (escaped control bytes grow 6x), so the verdict always fits.
+    const budget = tailBudget(ctx.services.config.maxOutputBytes, head);
     return {
       structured: {
-        check: args.check,
-        argv: spec.argv,
-        cwd: cwd.relative,
-        exitCode: run.exitCode,
-        signal: run.signal,
-        durationMs: run.durationMs,
-        timedOut: run.timedOut,
-        passed,
-        stdout: run.stdout,
-        stderr: run.stderr,
+        ...head,
+        stdout: fitEncodedTail(run.stdout, budget),
+        stderr: fitEncodedTail(run.stderr, budget),
       },
       text: `check ${args.check}: ${verdict} in ${run.durationMs} ms`,
     };

@@ -45,7 +45,7 @@ export const ndsSearchPattern = defineTool({
     behaviour: `read-only; streams the stored bytes of the whole ROM or of selected components (a component hit must lie wholly inside one selected component; whole-rom hits may cross structures); compressed overlays are searched as stored, never decoded; overlapping hits are kept, ascending; owners carry a runtime address only when the whole hit maps directly; ${IDENTITY_NOTE}`,
     limits: `pattern 1..${L.patternBytes.max} bytes; scan default ${L.maxScanBytes.default / MiB} / max ${L.maxScanBytes.max / MiB} MiB; page default ${L.pageSize.default} / max ${L.pageSize.max}; offset (a match index) max ${L.offset.max}; context 0..${L.contextBytes.max} bytes per side; ${L.discoveredMatches.max} matches discovered at most; ${SCOPE_LIMITS.selectors.max} component selectors.`,
     returns:
-      'status complete|truncated with truncationReasons (scan-byte-limit, match-count-limit), scannedBytes, discoveredMatches, nextOffset (null unless later matches were found), resumeRomOffset (truncated scan: where to continue with startRomOffset; null when complete), matches[{index, romOffset, owners[], bytes?, context?}].',
+      'status complete|truncated with truncationReasons (scan-byte-limit, match-count-limit, verification-work-limit), scannedBytes, discoveredMatches, nextOffset (null unless later matches were found), resumeRomOffset (truncated scan: where to continue with startRomOffset; null when complete), matches[{index, romOffset, owners[], bytes?, context?}].',
   },
   input: z.object({
     rom: romArg,
@@ -88,7 +88,7 @@ export const ndsSearchPattern = defineTool({
     }),
     scope: z.object({ kind: z.string(), components: z.array(z.string()), scopeBytes: z.number().int() }),
     status: z.enum(['complete', 'truncated']),
-    truncationReasons: z.array(z.enum(['scan-byte-limit', 'match-count-limit'])),
+    truncationReasons: z.array(z.enum(['scan-byte-limit', 'match-count-limit', 'verification-work-limit'])),
     scannedBytes: z.number().int(),
     discoveredMatches: z.number().int(),
     offset: z.number().int(),
