@@ -3,6 +3,7 @@
 import type { z } from 'zod/v4';
 import { type ErrorCode, isReMcpError } from '../core/errors.js';
 import type { Services } from '../services.js';
+import { renderToolText } from './render/registry.js';
 import type { ProgressUpdate, ToolDefinition } from './tool.js';
 
 export interface ToolError {
@@ -27,6 +28,8 @@ export interface InvokeOptions {
 }
 
 const PROGRESS_INTERVAL_MS = 100;
+/** Room kept for the JSON-RPC envelope around a result when sizing its text block. */
+const TEXT_SLACK_BYTES = 256;
 
 export function errorResult(error: ToolError): ToolCallResult {
   return {
@@ -157,12 +160,21 @@ async function invokeUnbounded(
       message: `${def.name} produced a result outside its output schema: ${describeZodIssues(checked.error)}`,
     });
   }
+  const structured = checked.data as Record<string, unknown>;
+  const limit = services.config.maxOutputBytes;
+  const images = success.images ?? [];
+  // The text block carries the data too (clients that show only content[], older protocol versions):
+  // it gets whatever the bound leaves after the structured result and the images.
+  const frame = Buffer.byteLength(
+    JSON.stringify({ content: [{ type: 'text', text: '' }, ...images], structuredContent: structured }),
+    'utf8',
+  );
+  const text = renderToolText(def.name, success.text, structured, limit - frame - TEXT_SLACK_BYTES);
   const result: ToolCallResult = {
-    content: [{ type: 'text', text: success.text }, ...(success.images ?? [])],
-    structuredContent: checked.data as Record<string, unknown>,
+    content: [{ type: 'text', text }, ...images],
+    structuredContent: structured,
   };
   const size = Buffer.byteLength(JSON.stringify(result), 'utf8');
-  const limit = services.config.maxOutputBytes;
   if (size > limit) {
     // Refused whole, never cut mid-structure: the caller narrows the request (pagination, smaller windows).
     return errorResult({

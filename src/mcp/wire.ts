@@ -1,0 +1,48 @@
+// Adapts the pipeline's results and tool list to what the connected client can take, at the MCP
+// boundary only (the CLI's `call` and in-process callers see the pipeline's own form).
+//
+// Errors: a tool error travels WITHOUT structuredContent. The 1.x TypeScript SDK client (inside most
+// hosts and the MCP Inspector) validates any structuredContent against the tool's outputSchema, error
+// or not, and replaces a non-matching one by its own -32602 exception: the user would never see our
+// code. The stable code stays machine-readable in `_meta["re-mcp/error"]` ({code, message, details?})
+// and human-readable as the text block's first token, "[code] message".
+//
+// Protocol versions: outputSchema, structuredContent and tool `title` exist from 2025-06-18; tool
+// annotations from 2025-03-26. Older clients get neither (the text block carries the data).
+import type { ToolCallResult, ToolError } from './invoke.js';
+import type { ListedTool } from './server.js';
+
+export const ERROR_META_KEY = 're-mcp/error';
+
+const STRUCTURED_SINCE = '2025-06-18';
+const ANNOTATIONS_SINCE = '2025-03-26';
+
+/** Protocol versions are dates; an unknown (absent) version is treated as the newest. */
+function atLeast(version: string | undefined, since: string): boolean {
+  return version === undefined || version >= since;
+}
+
+export function toWireResult(result: ToolCallResult, version: string | undefined): ToolCallResult {
+  if (result.isError) {
+    const error = (result.structuredContent as { error?: ToolError } | undefined)?.error;
+    const { structuredContent: _dropped, ...rest } = result;
+    if (!error) return rest;
+    const details = error.details ? `\ndetails: ${JSON.stringify(error.details)}` : '';
+    return {
+      ...rest,
+      content: [{ type: 'text', text: `[${error.code}] ${error.message}${details}` }],
+      _meta: { [ERROR_META_KEY]: error },
+    };
+  }
+  if (atLeast(version, STRUCTURED_SINCE)) return result;
+  const { structuredContent: _dropped, ...rest } = result;
+  return rest;
+}
+
+export function toWireTools(tools: readonly ListedTool[], version: string | undefined): unknown[] {
+  if (atLeast(version, STRUCTURED_SINCE)) return [...tools];
+  const annotations = atLeast(version, ANNOTATIONS_SINCE);
+  return tools.map(({ outputSchema: _o, title: _t, annotations: a, ...rest }) =>
+    annotations ? { ...rest, annotations: a } : rest,
+  );
+}
