@@ -9,10 +9,23 @@
 //
 // Protocol versions: outputSchema, structuredContent and tool `title` exist from 2025-06-18; tool
 // annotations from 2025-03-26. Older clients get neither (the text block carries the data).
+import { ERROR_CODES } from '../core/errors.js';
 import type { ToolCallResult, ToolError } from './invoke.js';
 import type { ListedTool } from './server.js';
 
 export const ERROR_META_KEY = 're-mcp/error';
+
+/** JSON Schema of `_meta["re-mcp/error"]` (documented in docs/CLIENTS.md; checked by the tests). */
+export const ERROR_META_SCHEMA = {
+  type: 'object',
+  properties: {
+    code: { type: 'string', enum: [...ERROR_CODES] },
+    message: { type: 'string', minLength: 1 },
+    details: { type: 'object' },
+  },
+  required: ['code', 'message'],
+  additionalProperties: false,
+} as const;
 
 const STRUCTURED_SINCE = '2025-06-18';
 const ANNOTATIONS_SINCE = '2025-03-26';

@@ -6,7 +6,6 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
-import { invokeTool } from '../../src/mcp/invoke.js';
 import type { ToolDefinition } from '../../src/mcp/tool.js';
 import { getRomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
@@ -16,6 +15,7 @@ import { Workspace } from '../../src/workspace/workspace.js';
 import { armSymbol, loadArmProgram } from '../kit/arm/index.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 import { buildRom } from '../kit/rom-builder.js';
+import { invokeChecked } from '../kit/schema-check.js';
 
 const a9 = loadArmProgram('arm9-analysis');
 const a7 = loadArmProgram('arm7-analysis');
@@ -63,7 +63,7 @@ const ROM = 'roms/kit.nds';
 
 const tool = (name: string) => armTools.find((t) => t.name === name) as unknown as ToolDefinition;
 async function call(name: string, args: Record<string, unknown>) {
-  return (await invokeTool(tool(name), { rom: ROM, processor: 'arm9', ...args }, services, {
+  return (await invokeChecked(tool(name), { rom: ROM, processor: 'arm9', ...args }, services, {
     signal: new AbortController().signal,
     log: () => {},
   })) as { isError?: boolean; structuredContent: Record<string, any>; content: Array<{ text: string }> };

@@ -404,7 +404,7 @@ describe('DeSmuME over MCP (real emulator)', () => {
     const result = await pending;
     assert.ok(Date.now() - killedAt < 3_000, `took ${Date.now() - killedAt} ms`);
     assert.equal(result.isError, true);
-    assert.equal((result.structuredContent as { error: { code: string } }).error.code, 'emulator-exited');
+    assert.equal((result._meta as Record<string, { code: string }>)['re-mcp/error']?.code, 'emulator-exited');
     const status = await h.ok<{ running: boolean; previous: { generation: number; reason: string } }>(
       'desmume_status',
       {},

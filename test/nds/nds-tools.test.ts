@@ -5,7 +5,6 @@ import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
-import { invokeTool } from '../../src/mcp/invoke.js';
 import type { ToolDefinition } from '../../src/mcp/tool.js';
 import { Services } from '../../src/services.js';
 import { ndsStructureTools } from '../../src/tools/nds/index.js';
@@ -13,6 +12,7 @@ import { Workspace } from '../../src/workspace/workspace.js';
 import { fullSpec, OV } from '../formats/nds-specs.js';
 import { makeWorkspace, startServer } from '../kit/mcp-harness.js';
 import { buildRom } from '../kit/rom-builder.js';
+import { invokeChecked } from '../kit/schema-check.js';
 import { INVALID_SHARED_ROM, sharedRomPath } from '../kit/shared-data.js';
 
 const root = await makeWorkspace('re-mcp-ndstools-');
@@ -26,7 +26,7 @@ await copyFile(sharedRomPath('matrix.nds'), join(root, 'roms/matrix.nds'));
 
 const tool = (name: string) => ndsStructureTools.find((t) => t.name === name) as unknown as ToolDefinition;
 async function call(name: string, args: Record<string, unknown>) {
-  const result = await invokeTool(tool(name), args, services, {
+  const result = await invokeChecked(tool(name), args, services, {
     signal: new AbortController().signal,
     log: () => {},
   });
