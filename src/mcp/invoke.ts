@@ -51,6 +51,7 @@ function describeZodIssues(error: z.ZodError): string {
 function makeProgress(
   onProgress: InvokeOptions['onProgress'],
   finished: () => boolean,
+  signal: AbortSignal,
 ): (update: ProgressUpdate) => void {
   if (!onProgress) return () => {};
   let last = Number.NEGATIVE_INFINITY;
@@ -58,7 +59,8 @@ function makeProgress(
   return (update) => {
     // A callback that fires after the result (a stray timer, a late stream event) must not send a
     // progress notification for a request that has already completed.
-    if (finished()) return;
+    // Nor does a cancelled one: the client has stopped listening for it.
+    if (finished() || signal.aborted) return;
     const now = Date.now();
     const isFinal = update.total !== undefined && update.progress >= update.total;
     if (update.progress <= last) return;
@@ -130,7 +132,7 @@ async function invokeUnbounded(
     success = await def.handler(parsed.data, {
       services,
       signal: options.signal,
-      progress: makeProgress(options.onProgress, finished),
+      progress: makeProgress(options.onProgress, finished, options.signal),
     });
   } catch (error) {
     if (isReMcpError(error)) {
