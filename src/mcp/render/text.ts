@@ -65,8 +65,12 @@ function listing(rows: Record_[]): string[] {
     const extra = Object.entries(r)
       .filter(([k, v]) => !shown.has(k) && v !== null && v !== false && v !== undefined)
       .map(([k, v]) => (v === true ? k : `${k}=${scalar(v)}`));
+    const at =
+      typeof r.address === 'number'
+        ? `0x${r.address.toString(16).padStart(8, '0')}`
+        : scalar(r.address ?? '');
     const head =
-      `${scalar(r.address ?? '')}  ${String(r.bytes ?? '').padEnd(8)}  ${scalar(r.mnemonic ?? '')} ${scalar(r.operands ?? '')}`.trimEnd();
+      `${at}  ${String(r.bytes ?? '').padEnd(8)}  ${scalar(r.mnemonic ?? '')} ${scalar(r.operands ?? '')}`.trimEnd();
     return extra.length > 0 ? `${head}  ; ${extra.join(' ')}` : head;
   });
 }
