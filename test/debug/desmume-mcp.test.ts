@@ -162,6 +162,15 @@ describe('DeSmuME over MCP (real emulator)', () => {
     );
     assert.equal(regs.raw.length, 336);
     assert.equal(regs.registers.mode, 'thumb');
+    // Text blocks alone carry the data (hosts that show the model only content[]).
+    const regsText = (await h.call('desmume_read_register_packet', {})).content[0]?.text ?? '';
+    assert.match(regsText, new RegExp(`\\bpc[:=] ?${regs.registers.pc}\\b`));
+    const mem = await h.call('desmume_read_memory', { address: hex(s.counterArm), length: 8 });
+    const memHex = (mem.structuredContent as { hex: string }).hex;
+    assert.match(
+      mem.content[0]?.text ?? '',
+      new RegExp(`${hex(s.counterArm)}: ${memHex.match(/../g)!.join(' ')}`),
+    );
 
     await h.ok('desmume_breakpoint_remove', { id: thumbBp.breakpoint.id });
     await h.ok('desmume_breakpoint_remove', { id: armBp.breakpoint.id });

@@ -119,7 +119,11 @@ function renderRecord(record: Record_, indent: string, lines: string[]): void {
     } else if (isRecord(value)) {
       const entries = Object.values(value);
       if (entries.length === 0) lines.push(`${indent}${key}: {}`);
-      else if (entries.length <= 6 && entries.every((v) => v === null || typeof v !== 'object')) {
+      else if (
+        entries.length <= 6 &&
+        entries.every((v) => v === null || typeof v !== 'object') &&
+        !Object.keys(value).some((k) => BYTE_FIELDS.has(k))
+      ) {
         lines.push(
           `${indent}${key}: ${Object.entries(value)
             .map(([k, v]) => `${k}=${scalar(v)}`)
@@ -129,12 +133,7 @@ function renderRecord(record: Record_, indent: string, lines: string[]): void {
         lines.push(`${indent}${key}:`);
         renderRecord(value, `${indent}  `, lines);
       }
-    } else if (
-      typeof value === 'string' &&
-      BYTE_FIELDS.has(key) &&
-      value.length > 16 &&
-      HEX_BYTES.test(value)
-    ) {
+    } else if (typeof value === 'string' && BYTE_FIELDS.has(key) && HEX_BYTES.test(value)) {
       lines.push(`${indent}${key} (${value.length / 2} bytes):`);
       for (const l of hexdump(value, baseAddress(record))) lines.push(`${indent}  ${l}`);
     } else {
