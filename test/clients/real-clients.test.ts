@@ -83,27 +83,37 @@ function inspectorArgs(args: Record<string, unknown>): string[] {
   return Object.entries(args).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
 }
 
-async function inspector(method: string[]): Promise<Record<string, unknown>> {
+/** Exit status of the Inspector CLI when the tool result has isError (it prints the result first). */
+const INSPECTOR_TOOL_ERROR = 5;
+
+async function inspector(method: string[], expectToolError = false): Promise<Record<string, unknown>> {
   const bin = join(REPO_ROOT, 'node_modules', '.bin', 'mcp-inspector');
-  const { stdout } = await run(
-    bin,
-    ['--cli', '-e', `RE_MCP_WORKSPACE_ROOT=${workspace}`, process.execPath, SERVER_ENTRY, 'serve', ...method],
-    { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
-  );
-  return JSON.parse(stdout);
+  const argv = ['--cli', '-e', `RE_MCP_WORKSPACE_ROOT=${workspace}`, process.execPath, SERVER_ENTRY, 'serve'];
+  try {
+    const { stdout } = await run(bin, [...argv, ...method], { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
+    assert.ok(!expectToolError, 'the Inspector exited 0 for an error result');
+    return JSON.parse(stdout);
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; message: string };
+    if (!expectToolError || failed.code !== INSPECTOR_TOOL_ERROR) throw error;
+    return JSON.parse(failed.stdout ?? '');
+  }
 }
 
 test('MCP Inspector CLI: tools/list, a success and an error per family, object and hex arguments', async () => {
-  const listed = (await inspector(['--method', 'tools/list'])) as { tools: Array<{ name: string }> };
+  const listed = (await inspector(['--method', 'tools/list', '--strict'])) as { tools: Array<{ name: string }> };
   assert.equal(listed.tools.length, 50);
   for (const c of CASES) {
-    const r = (await inspector([
-      '--method',
-      'tools/call',
-      '--tool-name',
-      c.tool,
-      ...(Object.keys(c.args).length > 0 ? ['--tool-arg', ...inspectorArgs(c.args)] : []),
-    ])) as unknown as Result;
+    const r = (await inspector(
+      [
+        '--method',
+        'tools/call',
+        '--tool-name',
+        c.tool,
+        ...(Object.keys(c.args).length > 0 ? ['--tool-arg', ...inspectorArgs(c.args)] : []),
+      ],
+      c.code !== undefined,
+    )) as unknown as Result;
     assertCase(c, r, 'inspector');
   }
 });
