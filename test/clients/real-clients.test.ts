@@ -101,7 +101,9 @@ async function inspector(method: string[], expectToolError = false): Promise<Rec
 }
 
 test('MCP Inspector CLI: tools/list, a success and an error per family, object and hex arguments', async () => {
-  const listed = (await inspector(['--method', 'tools/list', '--strict'])) as { tools: Array<{ name: string }> };
+  const listed = (await inspector(['--method', 'tools/list', '--strict'])) as {
+    tools: Array<{ name: string }>;
+  };
   assert.equal(listed.tools.length, 50);
   for (const c of CASES) {
     const r = (await inspector(
