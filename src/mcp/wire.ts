@@ -11,7 +11,13 @@
 // annotations from 2025-03-26. Older clients get neither (the text block carries the data).
 import { ERROR_CODES } from '../core/errors.js';
 import type { ToolCallResult, ToolError } from './invoke.js';
-import type { ListedTool } from './server.js';
+
+/** The fields of a listed tool that depend on the protocol version (the rest pass through). */
+interface VersionedTool {
+  title?: string;
+  outputSchema?: unknown;
+  annotations?: unknown;
+}
 
 export const ERROR_META_KEY = 're-mcp/error';
 
@@ -52,7 +58,10 @@ export function toWireResult(result: ToolCallResult, version: string | undefined
   return rest;
 }
 
-export function toWireTools(tools: readonly ListedTool[], version: string | undefined): unknown[] {
+export function toWireTools<T extends VersionedTool>(
+  tools: readonly T[],
+  version: string | undefined,
+): unknown[] {
   if (atLeast(version, STRUCTURED_SINCE)) return [...tools];
   const annotations = atLeast(version, ANNOTATIONS_SINCE);
   return tools.map(({ outputSchema: _o, title: _t, annotations: a, ...rest }) =>
