@@ -1,8 +1,8 @@
 // `re-mcp serve`: the stdio MCP server. Stdout carries protocol messages only; every log goes to stderr.
 import { Console } from 'node:console';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Config } from '../config/config.js';
 import { createMcpServer } from '../mcp/server.js';
+import { LineStdioTransport } from '../mcp/stdio-transport.js';
 import { Services } from '../services.js';
 import { toolsForProfile } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
@@ -53,7 +53,7 @@ export async function serve(config: Config): Promise<void> {
   const tools = toolsForProfile(config.profile);
   services.tools = tools;
   const server = createMcpServer(tools, services);
-  const transport = new StdioServerTransport();
+  const transport = new LineStdioTransport();
   let closing = false;
   const shutdown = async (reason: string) => {
     if (closing) return;

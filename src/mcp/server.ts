@@ -1,16 +1,17 @@
 // Assembles the MCP server from tool definitions on the low-level SDK Server, so that tools/list and
 // tools/call go through our own pipeline (typed error codes for bad arguments too).
-import { Server } from '@modelcontextprotocol/server';
+import { ProtocolError, Server } from '@modelcontextprotocol/server';
 import { z } from 'zod/v4';
 import type { Services } from '../services.js';
 import { SERVER_NAME, VERSION } from '../version.js';
-import { errorResult, invokeTool } from './invoke.js';
+import { invokeTool } from './invoke.js';
 import { compactSchema } from './json-schema.js';
 import { renderDescription, type ToolDefinition } from './tool.js';
+import { ERROR_META_KEY, toWireResult, toWireTools } from './wire.js';
 
 const INSTRUCTIONS =
   're-mcp: narrow, bounded tools for ROM reverse engineering. Paths are workspace-relative. ' +
-  'Failures carry a stable code in structuredContent.error.code. Call server_capabilities for limits and readiness.';
+  `Failures are isError results whose text starts with "[code]"; _meta["${ERROR_META_KEY}"] holds {code, message, details}. Call server_capabilities for limits and readiness.`;
 
 export interface ListedTool {
   name: string;
@@ -51,16 +52,17 @@ export function createMcpServer(tools: readonly ToolDefinition[], services: Serv
 
   server.setRequestHandler('tools/list', () => {
     listed ??= listTools(tools);
-    return { tools: listed } as never;
+    return { tools: toWireTools(listed, server.getNegotiatedProtocolVersion()) } as never;
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const def = byName.get(request.params.name);
     if (!def) {
-      return errorResult({
-        code: 'not-found',
-        message: `no tool named ${request.params.name} in this profile`,
-      }) as never;
+      // The specification lists an unknown tool as a protocol error (invalid params), not a tool result.
+      throw new ProtocolError(
+        -32602,
+        `unknown tool: ${request.params.name} (not in this profile; see tools/list)`,
+      );
     }
     const progressToken = ctx.mcpReq._meta?.progressToken;
     const onProgress =
@@ -76,7 +78,7 @@ export function createMcpServer(tools: readonly ToolDefinition[], services: Serv
       ...(onProgress ? { onProgress } : {}),
       log,
     });
-    return result as never;
+    return toWireResult(result, server.getNegotiatedProtocolVersion()) as never;
   });
   return server;
 }

@@ -162,6 +162,15 @@ describe('DeSmuME over MCP (real emulator)', () => {
     );
     assert.equal(regs.raw.length, 336);
     assert.equal(regs.registers.mode, 'thumb');
+    // Text blocks alone carry the data (hosts that show the model only content[]).
+    const regsText = (await h.call('desmume_read_register_packet', {})).content[0]?.text ?? '';
+    assert.match(regsText, new RegExp(`\\bpc[:=] ?${regs.registers.pc}\\b`));
+    const mem = await h.call('desmume_read_memory', { address: hex(s.counterArm), length: 8 });
+    const memHex = (mem.structuredContent as { hex: string }).hex;
+    assert.match(
+      mem.content[0]?.text ?? '',
+      new RegExp(`${hex(s.counterArm)}: ${memHex.match(/../g)!.join(' ')}`),
+    );
 
     await h.ok('desmume_breakpoint_remove', { id: thumbBp.breakpoint.id });
     await h.ok('desmume_breakpoint_remove', { id: armBp.breakpoint.id });
@@ -409,7 +418,7 @@ describe('DeSmuME over MCP (real emulator)', () => {
     const result = await pending;
     assert.ok(Date.now() - killedAt < 3_000, `took ${Date.now() - killedAt} ms`);
     assert.equal(result.isError, true);
-    assert.equal((result.structuredContent as { error: { code: string } }).error.code, 'emulator-exited');
+    assert.equal((result._meta as Record<string, { code: string }>)['re-mcp/error']?.code, 'emulator-exited');
     const status = await h.ok<{ running: boolean; previous: { generation: number; reason: string } }>(
       'desmume_status',
       {},

@@ -17,6 +17,10 @@ export const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized'
 
 export interface RawServer {
   send(message: unknown): void;
+  /** Writes raw bytes to the server's stdin (for malformed input). */
+  sendRaw(text: string | Buffer): void;
+  /** Every complete JSON line the server wrote to stdout so far, parsed. */
+  messages(): Array<Record<string, any>>;
   /** Polls (bounded) until stdout contains `text` or the server exits. */
   waitFor(text: string, timeoutMs?: number): Promise<void>;
   stdout(): string;
@@ -59,6 +63,12 @@ export async function startRawServer(
   });
   return {
     send: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
+    sendRaw: (text) => child.stdin.write(text),
+    messages: () =>
+      stdout
+        .split('\n')
+        .slice(0, -1)
+        .map((line) => JSON.parse(line)),
     async waitFor(text, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!stdout.includes(text) && exited === null && Date.now() < deadline) {

@@ -42,11 +42,11 @@ const echo = defineTool({
 const run = async (args: unknown, s?: Services) =>
   invokeTool(echo, args, s ?? (await services()), { signal: new AbortController().signal, log: () => {} });
 
-test('success carries structuredContent and a short text', async () => {
+test('success carries structuredContent and a text block with the summary and the data', async () => {
   const r = await run({ n: 3 });
   assert.equal(r.isError, undefined);
   assert.deepEqual(r.structuredContent, { n: 6 });
-  assert.deepEqual(r.content, [{ type: 'text', text: 'doubled 3' }]);
+  assert.deepEqual(r.content, [{ type: 'text', text: 'doubled 3\n\nn: 6' }]);
 });
 
 test('bad arguments are invalid-argument with the offending field named', async () => {
