@@ -1,8 +1,25 @@
-// Server start-up and round-trip figures: spawn-to-first-tools/list (median of 20 fresh processes),
-// server_capabilities round trip, and the size of the tools/list answer per tool.
+// Server figures where the user pays, each next to the floor it is judged against in the same run:
+// - tools/list size per profile (bytes, bytes per tool, approximate tokens): it sits in the
+//   assistant's context in every conversation;
+// - spawn -> first tools/list (median of fresh processes) against a bare Node process answering the
+//   same initialize + tools/list with the same bytes (nothing to load, nothing to compute), as a ratio;
+// - the first nds_inspect_rom of a small real homebrew ROM in a fresh server (cold: hash, parse,
+//   identity re-check) against the same call warm;
+// - server_capabilities round trip.
+import { copyFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { makeWorkspace, SERVER_ENTRY } from '../test/kit/mcp-harness.js';
+import { PROFILE_NAMES } from '../src/mcp/profiles.js';
+import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../test/kit/mcp-harness.js';
+
+const SPAWN_RUNS = 15;
+const INSPECT_RUNS = 7;
+const WARM_RUNS = 20;
+/** A ~180 KB homebrew ROM from the shared set (read in place, copied only into the temp workspace). */
+const SMALL_ROM = join(REPO_ROOT, '..', 'shared', 'roms', 'basic-first-game.nds');
+/** Rough tokens of JSON-heavy text (schemas, short keys, punctuation): about 4 bytes a token. */
+const BYTES_PER_TOKEN = 4;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -10,11 +27,13 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-async function connect(workspace: string, profile = 'full'): Promise<Client> {
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+async function connect(args: string[], env: Record<string, string>): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [SERVER_ENTRY, 'serve'],
-    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace, RE_MCP_PROFILE: profile },
+    args,
+    env: { PATH: process.env.PATH ?? '', ...env },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'bench', version: '1' });
@@ -22,39 +41,145 @@ async function connect(workspace: string, profile = 'full'): Promise<Client> {
   return client;
 }
 
+const serverArgs = [SERVER_ENTRY, 'serve'];
+const serverEnv = (workspace: string, profile = 'full') => ({
+  RE_MCP_WORKSPACE_ROOT: workspace,
+  RE_MCP_PROFILE: profile,
+});
+
+/**
+ * The floor: plain Node reading newline-delimited JSON-RPC from stdin and writing canned answers
+ * (the server's own initialize result and tools/list bytes). What re-mcp costs above it is loading
+ * and computing, which is what the ratio measures.
+ */
+function floorScript(initResult: unknown, toolsResult: unknown): string {
+  return `const init = ${JSON.stringify(JSON.stringify(initResult))};
+const tools = ${JSON.stringify(JSON.stringify(toolsResult))};
+let buf = '';
+process.stdin.on('data', (c) => {
+  buf += c;
+  let i;
+  while ((i = buf.indexOf('\\n')) >= 0) {
+    const line = buf.slice(0, i);
+    buf = buf.slice(i + 1);
+    const m = JSON.parse(line);
+    if (m.id === undefined) continue;
+    const result = m.method === 'initialize' ? init : m.method === 'tools/list' ? tools : '{}';
+    process.stdout.write('{"jsonrpc":"2.0","id":' + JSON.stringify(m.id) + ',"result":' + result + '}\\n');
+  }
+});
+`;
+}
+
+async function spawnToList(args: string[], env: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const client = await connect(args, env);
+  await client.listTools();
+  const elapsed = performance.now() - started;
+  await client.close();
+  return elapsed;
+}
+
+async function timedInspect(client: Client, rom: string): Promise<number> {
+  const started = performance.now();
+  const result = await client.callTool({ name: 'nds_inspect_rom', arguments: { rom } });
+  const elapsed = performance.now() - started;
+  if (result.isError) throw new Error(`nds_inspect_rom failed: ${JSON.stringify(result.content)}`);
+  return elapsed;
+}
+
 export async function benchServer(): Promise<Record<string, unknown>> {
   const workspace = await makeWorkspace('re-mcp-bench-');
-  const spawnToList: number[] = [];
-  let listBytes = 0;
-  let toolCount = 0;
-  for (let i = 0; i < 20; i++) {
-    const started = performance.now();
-    const client = await connect(workspace);
-    const listed = await client.listTools();
-    spawnToList.push(performance.now() - started);
-    listBytes = Buffer.byteLength(JSON.stringify(listed));
-    toolCount = listed.tools.length;
+  try {
+    // Sizes, per profile, exactly as a client receives them.
+    const toolsList: Record<string, unknown> = {};
+    let fullList: unknown = null;
+    let initResult: unknown = null;
+    for (const profile of PROFILE_NAMES) {
+      const client = await connect(serverArgs, serverEnv(workspace, profile));
+      const listed = await client.listTools();
+      if (profile === 'full') {
+        fullList = listed;
+        initResult = {
+          protocolVersion: client.getNegotiatedProtocolVersion() ?? '2025-06-18',
+          capabilities: client.getServerCapabilities(),
+          serverInfo: client.getServerVersion(),
+          instructions: client.getInstructions(),
+        };
+      }
+      await client.close();
+      const bytes = Buffer.byteLength(JSON.stringify(listed));
+      const perTool = listed.tools.map((t) => Buffer.byteLength(JSON.stringify(t)));
+      toolsList[profile] = {
+        tools: listed.tools.length,
+        bytes,
+        bytesPerTool: Math.round(bytes / Math.max(listed.tools.length, 1)),
+        maxToolBytes: Math.max(...perTool),
+        approxTokens: Math.round(bytes / BYTES_PER_TOKEN),
+      };
+    }
+    const full = toolsList.full as { bytesPerTool: number };
+    const sizeGoal = { goalBytesPerTool: 750, met: full.bytesPerTool <= 750 };
+
+    // Spawn -> first tools/list, server and floor interleaved so both see the same machine load.
+    const floorPath = join(workspace, 'floor.cjs');
+    await writeFile(floorPath, floorScript(initResult, fullList));
+    const server: number[] = [];
+    const floor: number[] = [];
+    for (let i = 0; i < SPAWN_RUNS; i++) {
+      server.push(await spawnToList(serverArgs, serverEnv(workspace)));
+      floor.push(await spawnToList([floorPath], {}));
+    }
+    const ratio = median(server) / median(floor);
+
+    // First nds_inspect_rom in a fresh server (after initialize + tools/list, as a host does), then warm.
+    await copyFile(SMALL_ROM, join(workspace, 'small.nds'));
+    const cold: number[] = [];
+    let warm: number[] = [];
+    for (let i = 0; i < INSPECT_RUNS; i++) {
+      const client = await connect(serverArgs, serverEnv(workspace));
+      await client.listTools();
+      cold.push(await timedInspect(client, 'small.nds'));
+      if (i === 0) {
+        for (let w = 0; w < WARM_RUNS; w++) warm.push(await timedInspect(client, 'small.nds'));
+      }
+      await client.close();
+    }
+    warm = warm.sort((a, b) => a - b);
+
+    const client = await connect(serverArgs, serverEnv(workspace));
+    const roundTrips: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const started = performance.now();
+      await client.callTool({ name: 'server_capabilities', arguments: {} });
+      roundTrips.push(performance.now() - started);
+    }
     await client.close();
+
+    return {
+      toolsList: { ...toolsList, ...sizeGoal, approxTokens: `bytes / ${BYTES_PER_TOKEN}` },
+      spawnToToolsListMs: {
+        median: Math.round(median(server)),
+        min: Math.round(Math.min(...server)),
+        floorMedian: Math.round(median(floor)),
+        floorMin: Math.round(Math.min(...floor)),
+        ratio: Number(ratio.toFixed(2)),
+        goalRatio: 2,
+        met: ratio <= 2,
+        runs: SPAWN_RUNS,
+      },
+      firstInspectSmallRomMs: {
+        rom: 'basic-first-game.nds (181,824 bytes)',
+        coldMedian: round1(median(cold)),
+        coldMin: round1(Math.min(...cold)),
+        warmMedian: round1(median(warm)),
+        goalColdMs: 15,
+        met: median(cold) <= 15,
+        runs: INSPECT_RUNS,
+      },
+      serverCapabilitiesRoundTripMs: { median: Number(median(roundTrips).toFixed(2)), runs: 50 },
+    };
+  } finally {
+    await rm(workspace, { recursive: true, force: true });
   }
-  const client = await connect(workspace);
-  const roundTrips: number[] = [];
-  for (let i = 0; i < 50; i++) {
-    const started = performance.now();
-    await client.callTool({ name: 'server_capabilities', arguments: {} });
-    roundTrips.push(performance.now() - started);
-  }
-  await client.close();
-  return {
-    spawnToToolsListMs: {
-      median: Math.round(median(spawnToList)),
-      min: Math.round(Math.min(...spawnToList)),
-      runs: 20,
-    },
-    serverCapabilitiesRoundTripMs: { median: Number(median(roundTrips).toFixed(2)), runs: 50 },
-    toolsList: {
-      tools: toolCount,
-      bytes: listBytes,
-      bytesPerTool: Math.round(listBytes / Math.max(toolCount, 1)),
-    },
-  };
 }
