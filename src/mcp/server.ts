@@ -2,10 +2,12 @@
 // tools/call go through our own pipeline (typed error codes for bad arguments too).
 import { Server } from '@modelcontextprotocol/server';
 import { z } from 'zod/v4';
+import { addressOut, addressRangeOut } from '../core/vocabulary.js';
 import type { Services } from '../services.js';
 import { SERVER_NAME, VERSION } from '../version.js';
 import { errorResult, invokeTool } from './invoke.js';
 import { compactSchema } from './json-schema.js';
+import { publishOutputSchema } from './output-schema.js';
 import { renderDescription, type ToolDefinition } from './tool.js';
 
 const INSTRUCTIONS =
@@ -21,8 +23,25 @@ export interface ListedTool {
   annotations: Record<string, unknown>;
 }
 
-/** JSON Schemas are derived once, on the first tools/list, not at start-up. */
+const outputJson = (schema: z.ZodType) =>
+  JSON.stringify(compactSchema(z.toJSONSchema(schema, { io: 'output' }), { output: true }));
+
+/** Names of the shared output parts every family uses (the rest are named after their first field). */
+function wellKnownParts(): Map<string, string> {
+  return new Map([
+    [outputJson(addressOut), 'address'],
+    [outputJson(addressOut.nullable()), 'addressOrNull'],
+    [outputJson(addressRangeOut), 'range'],
+    [outputJson(addressRangeOut.nullable()), 'rangeOrNull'],
+  ]);
+}
+
+/**
+ * The published definitions. JSON Schemas are derived once, on the first tools/list, not at start-up.
+ * Output schemas say each repeated part once ($defs); `title` is not repeated inside annotations.
+ */
 export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
+  const names = wellKnownParts();
   return tools.map((def) => ({
     name: def.name,
     title: def.title,
@@ -33,10 +52,13 @@ export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
       }) as Record<string, unknown>),
       additionalProperties: false,
     },
-    outputSchema: compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' }), {
-      output: true,
-    }) as Record<string, unknown>,
-    annotations: { title: def.title, ...def.annotations },
+    outputSchema: publishOutputSchema(
+      compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' }), {
+        output: true,
+      }) as Record<string, unknown>,
+      names,
+    ),
+    annotations: { ...def.annotations },
   }));
 }
 
