@@ -6,11 +6,13 @@
 // - the first nds_inspect_rom of a small real homebrew ROM in a fresh server (cold: hash, parse,
 //   identity re-check) against the same call warm;
 // - server_capabilities round trip.
+// RE_MCP_BENCH_BASELINE=<another build's dist/index.js> measures that build too, interleaved in the
+// same run, and reports both side by side ("before" / "after").
 import { copyFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { PROFILE_NAMES } from '../src/mcp/profiles.js';
+import { PROFILE_NAMES } from '../src/core/profiles.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../test/kit/mcp-harness.js';
 
 const SPAWN_RUNS = 15;
@@ -41,7 +43,6 @@ async function connect(args: string[], env: Record<string, string>): Promise<Cli
   return client;
 }
 
-const serverArgs = [SERVER_ENTRY, 'serve'];
 const serverEnv = (workspace: string, profile = 'full') => ({
   RE_MCP_WORKSPACE_ROOT: workspace,
   RE_MCP_PROFILE: profile,
@@ -88,97 +89,134 @@ async function timedInspect(client: Client, rom: string): Promise<number> {
   return elapsed;
 }
 
-export async function benchServer(): Promise<Record<string, unknown>> {
-  const workspace = await makeWorkspace('re-mcp-bench-');
-  try {
-    // Sizes, per profile, exactly as a client receives them.
-    const toolsList: Record<string, unknown> = {};
-    let fullList: unknown = null;
-    let initResult: unknown = null;
-    for (const profile of PROFILE_NAMES) {
-      const client = await connect(serverArgs, serverEnv(workspace, profile));
-      const listed = await client.listTools();
-      if (profile === 'full') {
-        fullList = listed;
-        initResult = {
-          protocolVersion: client.getNegotiatedProtocolVersion() ?? '2025-06-18',
-          capabilities: client.getServerCapabilities(),
-          serverInfo: client.getServerVersion(),
-          instructions: client.getInstructions(),
-        };
-      }
-      await client.close();
-      const bytes = Buffer.byteLength(JSON.stringify(listed));
-      const perTool = listed.tools.map((t) => Buffer.byteLength(JSON.stringify(t)));
-      toolsList[profile] = {
-        tools: listed.tools.length,
-        bytes,
-        bytesPerTool: Math.round(bytes / Math.max(listed.tools.length, 1)),
-        maxToolBytes: Math.max(...perTool),
-        approxTokens: Math.round(bytes / BYTES_PER_TOKEN),
+interface Figures {
+  toolsList: Record<string, unknown>;
+  spawn: number[];
+  cold: number[];
+  warm: number[];
+  roundTrips: number[];
+}
+
+async function sizes(
+  entry: string,
+  workspace: string,
+): Promise<{ sizes: Record<string, unknown>; full: unknown; init: unknown }> {
+  const out: Record<string, unknown> = {};
+  let full: unknown = null;
+  let init: unknown = null;
+  for (const profile of PROFILE_NAMES) {
+    const client = await connect([entry, 'serve'], serverEnv(workspace, profile));
+    const listed = await client.listTools();
+    if (profile === 'full') {
+      full = listed;
+      init = {
+        protocolVersion: client.getNegotiatedProtocolVersion() ?? '2025-06-18',
+        capabilities: client.getServerCapabilities(),
+        serverInfo: client.getServerVersion(),
+        instructions: client.getInstructions(),
       };
     }
-    const full = toolsList.full as { bytesPerTool: number };
-    const sizeGoal = { goalBytesPerTool: 750, met: full.bytesPerTool <= 750 };
+    await client.close();
+    const bytes = Buffer.byteLength(JSON.stringify(listed));
+    const perTool = listed.tools.map((t) => Buffer.byteLength(JSON.stringify(t)));
+    out[profile] = {
+      tools: listed.tools.length,
+      bytes,
+      bytesPerTool: Math.round(bytes / Math.max(listed.tools.length, 1)),
+      maxToolBytes: Math.max(...perTool),
+      approxTokens: Math.round(bytes / BYTES_PER_TOKEN),
+    };
+  }
+  return { sizes: out, full, init };
+}
 
-    // Spawn -> first tools/list, server and floor interleaved so both see the same machine load.
+async function inspectRuns(
+  entry: string,
+  workspace: string,
+  figures: Figures,
+  first: boolean,
+): Promise<void> {
+  const client = await connect([entry, 'serve'], serverEnv(workspace));
+  await client.listTools();
+  figures.cold.push(await timedInspect(client, 'small.nds'));
+  if (first) for (let w = 0; w < WARM_RUNS; w++) figures.warm.push(await timedInspect(client, 'small.nds'));
+  await client.close();
+}
+
+async function roundTrips(entry: string, workspace: string, figures: Figures): Promise<void> {
+  const client = await connect([entry, 'serve'], serverEnv(workspace));
+  for (let i = 0; i < 50; i++) {
+    const started = performance.now();
+    await client.callTool({ name: 'server_capabilities', arguments: {} });
+    figures.roundTrips.push(performance.now() - started);
+  }
+  await client.close();
+}
+
+function report(f: Figures, floor: number[]): Record<string, unknown> {
+  const full = f.toolsList.full as { bytesPerTool: number };
+  const ratio = median(f.spawn) / median(floor);
+  return {
+    toolsList: { ...f.toolsList, goalBytesPerTool: 750, met: full.bytesPerTool <= 750 },
+    spawnToToolsListMs: {
+      median: Math.round(median(f.spawn)),
+      min: Math.round(Math.min(...f.spawn)),
+      floorMedian: Math.round(median(floor)),
+      floorMin: Math.round(Math.min(...floor)),
+      ratio: Number(ratio.toFixed(2)),
+      goalRatio: 2,
+      met: ratio <= 2,
+      runs: f.spawn.length,
+    },
+    firstInspectSmallRomMs: {
+      rom: 'basic-first-game.nds (181,824 bytes), after initialize + tools/list',
+      coldMedian: round1(median(f.cold)),
+      coldMin: round1(Math.min(...f.cold)),
+      warmMedian: round1(median(f.warm)),
+      goalColdMs: 15,
+      met: median(f.cold) <= 15,
+      runs: f.cold.length,
+    },
+    serverCapabilitiesRoundTripMs: {
+      median: Number(median(f.roundTrips).toFixed(2)),
+      runs: f.roundTrips.length,
+    },
+  };
+}
+
+export async function benchServer(): Promise<Record<string, unknown>> {
+  const workspace = await makeWorkspace('re-mcp-bench-');
+  const baseline = process.env.RE_MCP_BENCH_BASELINE;
+  const builds: Array<[string, string]> = baseline
+    ? [
+        ['before', baseline],
+        ['after', SERVER_ENTRY],
+      ]
+    : [['server', SERVER_ENTRY]];
+  try {
+    const figures = new Map<string, Figures>();
+    let floorInput: { full: unknown; init: unknown } | null = null;
+    for (const [label, entry] of builds) {
+      const measured = await sizes(entry, workspace);
+      floorInput ??= measured; // the floor answers with the first build's bytes
+      figures.set(label, { toolsList: measured.sizes, spawn: [], cold: [], warm: [], roundTrips: [] });
+    }
+    // Spawn -> first tools/list: every build and the floor interleaved, so all see the same load.
     const floorPath = join(workspace, 'floor.cjs');
-    await writeFile(floorPath, floorScript(initResult, fullList));
-    const server: number[] = [];
+    await writeFile(floorPath, floorScript(floorInput!.init, floorInput!.full));
     const floor: number[] = [];
     for (let i = 0; i < SPAWN_RUNS; i++) {
-      server.push(await spawnToList(serverArgs, serverEnv(workspace)));
+      for (const [label, entry] of builds)
+        figures.get(label)!.spawn.push(await spawnToList([entry, 'serve'], serverEnv(workspace)));
       floor.push(await spawnToList([floorPath], {}));
     }
-    const ratio = median(server) / median(floor);
-
-    // First nds_inspect_rom in a fresh server (after initialize + tools/list, as a host does), then warm.
     await copyFile(SMALL_ROM, join(workspace, 'small.nds'));
-    const cold: number[] = [];
-    let warm: number[] = [];
-    for (let i = 0; i < INSPECT_RUNS; i++) {
-      const client = await connect(serverArgs, serverEnv(workspace));
-      await client.listTools();
-      cold.push(await timedInspect(client, 'small.nds'));
-      if (i === 0) {
-        for (let w = 0; w < WARM_RUNS; w++) warm.push(await timedInspect(client, 'small.nds'));
-      }
-      await client.close();
-    }
-    warm = warm.sort((a, b) => a - b);
-
-    const client = await connect(serverArgs, serverEnv(workspace));
-    const roundTrips: number[] = [];
-    for (let i = 0; i < 50; i++) {
-      const started = performance.now();
-      await client.callTool({ name: 'server_capabilities', arguments: {} });
-      roundTrips.push(performance.now() - started);
-    }
-    await client.close();
-
-    return {
-      toolsList: { ...toolsList, ...sizeGoal, approxTokens: `bytes / ${BYTES_PER_TOKEN}` },
-      spawnToToolsListMs: {
-        median: Math.round(median(server)),
-        min: Math.round(Math.min(...server)),
-        floorMedian: Math.round(median(floor)),
-        floorMin: Math.round(Math.min(...floor)),
-        ratio: Number(ratio.toFixed(2)),
-        goalRatio: 2,
-        met: ratio <= 2,
-        runs: SPAWN_RUNS,
-      },
-      firstInspectSmallRomMs: {
-        rom: 'basic-first-game.nds (181,824 bytes)',
-        coldMedian: round1(median(cold)),
-        coldMin: round1(Math.min(...cold)),
-        warmMedian: round1(median(warm)),
-        goalColdMs: 15,
-        met: median(cold) <= 15,
-        runs: INSPECT_RUNS,
-      },
-      serverCapabilitiesRoundTripMs: { median: Number(median(roundTrips).toFixed(2)), runs: 50 },
-    };
+    for (let i = 0; i < INSPECT_RUNS; i++)
+      for (const [label, entry] of builds) await inspectRuns(entry, workspace, figures.get(label)!, i === 0);
+    for (const [label, entry] of builds) await roundTrips(entry, workspace, figures.get(label)!);
+    const out: Record<string, unknown> = { approxTokens: `bytes / ${BYTES_PER_TOKEN}` };
+    for (const [label] of builds) out[label] = report(figures.get(label)!, floor);
+    return out;
   } finally {
     await rm(workspace, { recursive: true, force: true });
   }

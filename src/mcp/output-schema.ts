@@ -104,7 +104,9 @@ export function publishOutputSchema(root: Schema, names: ReadonlyMap<string, str
  */
 export function shareDefinitions(root: Schema, names: ReadonlyMap<string, string> = new Map()): Schema {
   let current = root;
-  const defs: Record<string, Schema> = isSchema(root.$defs) ? { ...(root.$defs as Schema) } : {};
+  const defs: Record<string, Schema> = isSchema(root.$defs)
+    ? { ...(root.$defs as Record<string, Schema>) }
+    : {};
   for (;;) {
     const seen = new Map<string, { count: number; key: string | null }>();
     eachSubschema({ ...current, $defs: defs }, (s, key) => {

@@ -62,22 +62,38 @@ export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
   }));
 }
 
-export function createMcpServer(tools: readonly ToolDefinition[], services: Services): Server {
+/**
+ * What the server serves: the published definitions of its profile (made at build time, or derived
+ * on first use) and the definitions themselves, loaded only when a tool is first called.
+ */
+export interface ToolSource {
+  listed(): readonly ListedTool[];
+  load(name: string): Promise<ToolDefinition | undefined>;
+}
+
+/** A source over definitions already in memory (tests, `re-mcp call`, running from source). */
+export function toolSource(tools: readonly ToolDefinition[]): ToolSource {
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  let listed: ListedTool[] | null = null;
+  return {
+    listed: () => (listed ??= listTools(tools)),
+    load: async (name) => byName.get(name),
+  };
+}
+
+export function createMcpServer(tools: ToolSource, services: Services): Server {
   const server = new Server(
     { name: SERVER_NAME, version: VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  let listed: ListedTool[] | null = null;
   const log = (line: string) => process.stderr.write(`${line}\n`);
 
   server.setRequestHandler('tools/list', () => {
-    listed ??= listTools(tools);
-    return { tools: listed } as never;
+    return { tools: tools.listed() } as never;
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const def = byName.get(request.params.name);
+    const def = await tools.load(request.params.name);
     if (!def) {
       return errorResult({
         code: 'not-found',
