@@ -8,6 +8,7 @@
 // - server_capabilities round trip.
 // RE_MCP_BENCH_BASELINE=<another build's dist/index.js> measures that build too, interleaved in the
 // same run, and reports both side by side ("before" / "after").
+import { spawn } from 'node:child_process';
 import { copyFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -81,14 +82,6 @@ async function spawnToList(args: string[], env: Record<string, string>): Promise
   return elapsed;
 }
 
-async function timedInspect(client: Client, rom: string): Promise<number> {
-  const started = performance.now();
-  const result = await client.callTool({ name: 'nds_inspect_rom', arguments: { rom } });
-  const elapsed = performance.now() - started;
-  if (result.isError) throw new Error(`nds_inspect_rom failed: ${JSON.stringify(result.content)}`);
-  return elapsed;
-}
-
 interface Figures {
   toolsList: Record<string, unknown>;
   spawn: number[];
@@ -130,17 +123,73 @@ async function sizes(
   return { sizes: out, full, init };
 }
 
+/**
+ * A bare JSON-RPC client over the server's stdio: the first call is timed from the request written to
+ * the answer read, with nothing of a client SDK in it (the SDK compiles a validator for the tool's
+ * output schema on its first result, which is the client's cost, not the server's).
+ */
+function rawSession(entry: string, workspace: string) {
+  const child = spawn(process.execPath, [entry, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', ...serverEnv(workspace) },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const waiting = new Map<number, (message: { result?: { isError?: boolean } }) => void>();
+  let buffer = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      const message = JSON.parse(buffer.slice(0, i));
+      buffer = buffer.slice(i + 1);
+      waiting.get(message.id)?.(message);
+    }
+  });
+  let id = 0;
+  const request = (method: string, params: unknown) =>
+    new Promise<{ result?: { isError?: boolean } }>((resolve) => {
+      waiting.set(++id, resolve);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  return {
+    async open() {
+      await request('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '1' },
+      });
+      child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+      await request('tools/list', {});
+    },
+    async inspect(): Promise<number> {
+      const started = performance.now();
+      const answer = await request('tools/call', {
+        name: 'nds_inspect_rom',
+        arguments: { rom: 'small.nds' },
+      });
+      const elapsed = performance.now() - started;
+      if (!answer.result || answer.result.isError)
+        throw new Error(`nds_inspect_rom failed: ${JSON.stringify(answer)}`);
+      return elapsed;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.stdin.end();
+      }),
+  };
+}
+
 async function inspectRuns(
   entry: string,
   workspace: string,
   figures: Figures,
   first: boolean,
 ): Promise<void> {
-  const client = await connect([entry, 'serve'], serverEnv(workspace));
-  await client.listTools();
-  figures.cold.push(await timedInspect(client, 'small.nds'));
-  if (first) for (let w = 0; w < WARM_RUNS; w++) figures.warm.push(await timedInspect(client, 'small.nds'));
-  await client.close();
+  const session = rawSession(entry, workspace);
+  await session.open();
+  figures.cold.push(await session.inspect());
+  if (first) for (let w = 0; w < WARM_RUNS; w++) figures.warm.push(await session.inspect());
+  await session.close();
 }
 
 async function roundTrips(entry: string, workspace: string, figures: Figures): Promise<void> {
@@ -169,7 +218,7 @@ function report(f: Figures, floor: number[]): Record<string, unknown> {
       runs: f.spawn.length,
     },
     firstInspectSmallRomMs: {
-      rom: 'basic-first-game.nds (181,824 bytes), after initialize + tools/list',
+      rom: 'basic-first-game.nds (181,824 bytes), after initialize + tools/list, bare JSON-RPC client',
       coldMedian: round1(median(f.cold)),
       coldMin: round1(Math.min(...f.cold)),
       warmMedian: round1(median(f.warm)),
