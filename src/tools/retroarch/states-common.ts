@@ -84,10 +84,9 @@ export function slotStepTool(
     profiles: PROFILES,
     description: {
       purpose: `Moves RetroArch's current state slot pointer ${plus ? 'up' : 'down'} by one (${plus ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS'}).`,
-      useWhen:
-        'choosing the slot that the *_current state tools use; retroarch_save_state_slot / load_state_slot are simpler.',
-      behaviour: `changes the pointer only (no state file is touched). ${PAUSED} The result is the tracked value. ${TRACKED}${plus ? '' : ' RetroArch 1.14 does not go below 0.'}`,
-      limits: `one press; presses are spaced ${PRESS_SPACING_MS} ms apart.`,
+      useWhen: 'choosing the slot the *_current state tools use; retroarch_*_state_slot are simpler.',
+      behaviour: `pointer only, no file touched. ${PAUSED} Returns the tracked value. ${TRACKED}${plus ? '' : ' 1.14 stops at 0.'}`,
+      limits: `one press; presses ${PRESS_SPACING_MS} ms apart.`,
       returns: 'from, slot, verified.',
     },
     input: z.object({ resumeIfPaused }),
