@@ -16,7 +16,7 @@ export const runProjectVerification = defineTool({
       'verifying a project after a change; the caller names a check, never a command. get_project_status for git state.',
     behaviour:
       'declared argv, no shell, minimal environment, contained working directory; process group killed on timeout or cancel. It does whatever the declared check does (may write files): marked destructive.',
-    limits: `${CHECK_LIMITS.checks.max} checks; output tails per stream.`,
+    limits: `${CHECK_LIMITS.checks.max} checks; each check's timeout up to ${CHECK_LIMITS.timeoutMs.max} ms (default ${CHECK_LIMITS.timeoutMs.default}); output tails up to ${CHECK_LIMITS.outputBytes.max / 1048576} MiB per stream (default ${CHECK_LIMITS.outputBytes.default} bytes).`,
     returns: 'exitCode, signal, durationMs, timedOut, passed, stdout/stderr tails.',
   },
   input: z.object({

@@ -66,7 +66,7 @@ export function readTool(
     profiles: PROFILES,
     description: {
       ...about,
-      limits: 'RETROARCH_TIMEOUT_MS per query, 3 attempts.',
+      limits: 'requests of up to 16 KiB, RETROARCH_TIMEOUT_MS each, 3 attempts.',
       returns: 'address, requested, returned, truncated, hex (uppercase, no spaces).',
     },
     input: readInput,

@@ -13,7 +13,7 @@ export const retroarchLoadStateSlot = defineTool({
     purpose: 'Restores the emulator state from a given slot; the slot pointer is left where it was.',
     useWhen: 'switching between restore points saved with retroarch_save_state_slot.',
     behaviour: `DESTRUCTIVE: replaces all live state. LOAD_STATE_SLOT (1.15+), else ${WALK} ${PAUSED} A missing slot file is not-found when the state directory is readable; loads are never acknowledged.`,
-    limits: `a walk takes |slot - pointer| x ${PRESS_SPACING_MS} ms each way.`,
+    limits: `a walk takes |slot - pointer| x ${PRESS_SPACING_MS} ms each way; RETROARCH_TIMEOUT_MS per query, file wait max(2 s, 2 x it).`,
     returns: 'method, slot, file, pointerPresses, resumed, slotPointer.',
   },
   input: z.object({ slot: slotInput, resumeIfPaused }),

@@ -12,7 +12,7 @@ export const retroarchSaveStateCurrent = defineTool({
     purpose: "Saves the whole emulator state to RetroArch's current slot (SAVE_STATE).",
     useWhen: 'making a restore point before risky writes; retroarch_save_state_slot targets a given slot.',
     behaviour: `DESTRUCTIVE to the slot file (no backup). ${PAUSED} ${CONFIRM}`,
-    limits: 'file wait max(2 s, 2 x RETROARCH_TIMEOUT_MS).',
+    limits: 'slot pointer 0..99; file wait max(2 s, 2 x RETROARCH_TIMEOUT_MS).',
     returns: 'slot, confirmed, file, resumed, slotPointer {value, verified}.',
   },
   input: z.object({ resumeIfPaused }),

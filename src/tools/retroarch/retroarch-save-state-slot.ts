@@ -13,7 +13,7 @@ export const retroarchSaveStateSlot = defineTool({
     purpose: 'Saves the emulator state to a given slot; the slot pointer is left where it was.',
     useWhen: 'keeping several restore points; retroarch_load_state_slot reads them back.',
     behaviour: `DESTRUCTIVE to that slot file. SAVE_STATE_SLOT when available, else ${WALK} ${PAUSED} ${CONFIRM}`,
-    limits: `a walk takes |slot - pointer| x ${PRESS_SPACING_MS} ms each way.`,
+    limits: `a walk takes |slot - pointer| x ${PRESS_SPACING_MS} ms each way; RETROARCH_TIMEOUT_MS per query, file wait max(2 s, 2 x it).`,
     returns: 'method (native|walk), slot, confirmed, file, pointerPresses, resumed, slotPointer.',
   },
   input: z.object({ slot: slotInput, resumeIfPaused }),

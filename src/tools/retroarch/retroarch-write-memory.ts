@@ -15,7 +15,7 @@ export const retroarchWriteMemory = defineTool({
     useWhen: 'poking game state on a core with a memory map; save a state first if you may want to undo.',
     behaviour:
       'DESTRUCTIVE: overwrites live memory, no undo. Sent in datagrams of ~650 bytes, each ONCE: no acknowledgement is `unconfirmed`, a short count is `short-write`, ROM is `read-only`. Writes disable achievements hardcore mode.',
-    limits: 'per-datagram RETROARCH_TIMEOUT_MS, no retries.',
+    limits: 'up to 65536 bytes per call; per-datagram RETROARCH_TIMEOUT_MS, no retries.',
     returns: 'address, written (bytes RetroArch confirmed), requests.',
   },
   input: writeInputSchema,

@@ -86,7 +86,7 @@ export function slotStepTool(
       purpose: `Moves RetroArch's current state slot pointer ${plus ? 'up' : 'down'} by one (${plus ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS'}).`,
       useWhen: 'choosing the slot the *_current state tools use; retroarch_*_state_slot are simpler.',
       behaviour: `pointer only, no file touched. ${PAUSED} Returns the tracked value. ${TRACKED}${plus ? '' : ' 1.14 stops at 0.'}`,
-      limits: `one press; presses ${PRESS_SPACING_MS} ms apart.`,
+      limits: `one press; presses ${PRESS_SPACING_MS} ms apart; RETROARCH_TIMEOUT_MS per query.`,
       returns: 'from, slot, verified.',
     },
     input: z.object({ resumeIfPaused }),
