@@ -71,16 +71,6 @@ export interface ToolSource {
   load(name: string): Promise<ToolDefinition | undefined>;
 }
 
-/** A source over definitions already in memory (tests, `re-mcp call`, running from source). */
-export function toolSource(tools: readonly ToolDefinition[]): ToolSource {
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  let listed: ListedTool[] | null = null;
-  return {
-    listed: () => (listed ??= listTools(tools)),
-    load: async (name) => byName.get(name),
-  };
-}
-
 export function createMcpServer(tools: ToolSource, services: Services): Server {
   const server = new Server(
     { name: SERVER_NAME, version: VERSION },
