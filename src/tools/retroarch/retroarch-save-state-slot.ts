@@ -1,7 +1,7 @@
 // retroarch_save_state_slot: RetroArch: save state to a slot.
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
-import { MAX_SLOT, PRESS_SPACING_MS } from '../../retroarch/client.js';
+import { PRESS_SPACING_MS } from '../../retroarch/client.js';
 import { PROFILES, resumeIfPaused } from './shared.js';
 import { CONFIRM, PAUSED, saveLimits, saveOutput, saveState, slotInput, WALK } from './states-common.js';
 
