@@ -1,11 +1,12 @@
 // `re-mcp serve`: the stdio MCP server. Stdout carries protocol messages only; every log goes to stderr.
 import { Console } from 'node:console';
+import { z } from 'zod/v4';
 import type { Config } from '../config/config.js';
 import { createMcpServer } from '../mcp/server.js';
 import { LineStdioTransport } from '../mcp/stdio-transport.js';
 import { Services } from '../services.js';
-import { toolsForProfile } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
+import { profileTools } from './catalog.js';
 
 /**
  * Stdout belongs to the protocol: anything in the process that logs through `console` (a dependency,
@@ -49,10 +50,13 @@ export async function serve(config: Config): Promise<void> {
       `re-mcp: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`,
     );
   });
+  // Each schema is parsed a handful of times per call: zod's per-object parser compilation costs the
+  // first call of every tool more than it ever saves.
+  z.config({ jitless: true });
   const services = new Services(config, new Workspace(config.workspaceRoot));
-  const tools = toolsForProfile(config.profile);
+  const { source, tools } = await profileTools(config.profile);
   services.tools = tools;
-  const server = createMcpServer(tools, services);
+  const server = createMcpServer(source, services);
   const transport = new LineStdioTransport();
   let closing = false;
   const shutdown = async (reason: string) => {

@@ -16,7 +16,7 @@ import type { ToolCallResult, ToolError } from './invoke.js';
 interface VersionedTool {
   title?: string;
   outputSchema?: unknown;
-  annotations?: unknown;
+  annotations?: Record<string, unknown>;
 }
 
 export const ERROR_META_KEY = 're-mcp/error';
@@ -65,6 +65,7 @@ export function toWireTools<T extends VersionedTool>(
   if (atLeast(version, STRUCTURED_SINCE)) return [...tools];
   const annotations = atLeast(version, ANNOTATIONS_SINCE);
   return tools.map(({ outputSchema: _o, title: _t, annotations: a, ...rest }) =>
-    annotations ? { ...rest, annotations: a } : rest,
+    // 2025-03-26 knows no top-level title: it travels in annotations there.
+    annotations ? { ...rest, annotations: { title: _t, ...a } } : rest,
   );
 }

@@ -17,12 +17,12 @@ export const startArgs = {
   address: addressArg('Runtime start address (give this or romOffset, not both)').optional(),
   romOffset: addressArg('ROM offset of the start byte; must map to exactly one runtime address').optional(),
   overlayId: overlayIdArg(
-    'Optional overlay ID: a static disambiguator among overlapping overlays; it does not mean the overlay is loaded; an ID the table lacks fails with not-found.',
+    'Overlay ID among overlapping overlays (a static choice, not a loaded flag); unknown ID: not-found.',
   ),
   mode: z
     .enum(['arm', 'thumb', 'auto'])
     .describe(
-      'Instruction set at the start. auto is accepted only at the header entry point (ARM). ARM starts must be 4-aligned, Thumb 2-aligned (never rounded).',
+      'Instruction set at the start; auto only at the header entry point. arm 4-aligned, thumb 2-aligned.',
     ),
 };
 

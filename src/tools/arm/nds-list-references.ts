@@ -20,13 +20,11 @@ export const ndsListReferences = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Lists the deterministic single-instruction references of one linear ARM/Thumb window: direct-branch, direct-call, literal-pool (the slot address), pc-relative-address (ADR / ADD|SUB Rd, PC, #imm).',
-    useWhen:
-      'asking what a piece of code calls, jumps to or addresses; use nds_disassemble_range for the instructions themselves.',
-    behaviour: `read-only; same sources and window rules as nds_disassemble_range; branches and calls are not followed; a literal-pool reference is the slot address plus the word stored there (value) and, when that word names a mapped runtime address, its bit 0 and static owners (valueTarget; whether the code uses it as an address is not claimed); immediates that look like addresses are not references; targetMode only when the instruction proves it (B/BL keep the mode, BLX label switches); ${IDENTITY_NOTE}`,
+      'Lists the single-instruction references of one linear ARM/Thumb window: direct branch/call, literal-pool slot, pc-relative address.',
+    useWhen: 'what a piece of code calls, jumps to or addresses; nds_disassemble_range for the instructions.',
+    behaviour: `read-only; windows as nds_disassemble_range; nothing followed; a literal-pool reference is the slot address plus its word (value) and, when that names a mapped runtime address, valueTarget (bit 0, owners); targetMode only when the instruction proves it; ${IDENTITY_NOTE}`,
     limits: `${LINEAR_LIMITS_TEXT}.`,
-    returns:
-      'source, status (complete | component-end | decode-stopped), stop, decoded {instructions, bytes}, references[{from, kind, to, targetMode?, condition?, value?, valueTarget?{modeBit, address, status, owners[]}}].',
+    returns: 'source, status, stop, decoded counts, references.',
   },
   input: z.object({ ...startArgs, ...linearWindowArgs }),
   output: z.object({

@@ -39,13 +39,13 @@ export const ndsSearchPattern = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Finds every occurrence of one exact byte signature (?? wildcards), typed integer, ASCII or UTF-16LE string in a validated ROM.',
+      'Finds every occurrence of a byte signature (?? wildcards), typed integer, ASCII or UTF-16LE string in a ROM.',
     useWhen:
-      'locating code signatures, constants or strings by bytes; then nds_resolve_rom_offset or nds_disassemble_range on a hit. Hits are byte facts, not pointers or references.',
-    behaviour: `read-only; streams the stored bytes of the whole ROM or of selected components (a component hit must lie wholly inside one selected component; whole-rom hits may cross structures); compressed overlays are searched as stored, never decoded; overlapping hits are kept, ascending; owners carry a runtime address only when the whole hit maps directly; ${IDENTITY_NOTE}`,
-    limits: `pattern 1..${L.patternBytes.max} bytes; scan default ${L.maxScanBytes.default / MiB} / max ${L.maxScanBytes.max / MiB} MiB; page default ${L.pageSize.default} / max ${L.pageSize.max}; offset (a match index) max ${L.offset.max}; context 0..${L.contextBytes.max} bytes per side; ${L.discoveredMatches.max} matches discovered at most; ${SCOPE_LIMITS.selectors.max} component selectors.`,
+      'locating signatures, constants or strings; then nds_resolve_rom_offset or nds_disassemble_range on a hit (hits are bytes, not references).',
+    behaviour: `read-only; streams the whole ROM or selected components (a hit lies inside one); compressed overlays searched as stored; overlapping hits kept, ascending; runtime address only when the hit maps directly; ${IDENTITY_NOTE}`,
+    limits: `pattern up to ${L.patternBytes.max} bytes; scan up to ${L.maxScanBytes.max / MiB} MiB; ${L.discoveredMatches.max} matches discovered at most; ${SCOPE_LIMITS.selectors.max} component selectors.`,
     returns:
-      'status complete|truncated with truncationReasons (scan-byte-limit, match-count-limit, verification-work-limit), scannedBytes, discoveredMatches, nextOffset (null unless later matches were found), resumeRomOffset (truncated scan: where to continue with startRomOffset; null when complete), matches[{index, romOffset, owners[], bytes?, context?}].',
+      'status with truncationReasons, scannedBytes, discoveredMatches, nextOffset, resumeRomOffset (continue a truncated scan via startRomOffset), matches with owners.',
   },
   input: z.object({
     rom: romArg,
