@@ -2,6 +2,7 @@
 // ranges, run state, last stop and bounded ARM/Thumb history. The two CPUs share one emulation, so
 // resuming either one runs both: the session tells each CPU whether its sibling is running.
 import { ReMcpError } from '../core/errors.js';
+import type { ConditionState } from './conditions.js';
 import type { RspConnection } from './connection.js';
 import type { CpuImage } from './header.js';
 import {
@@ -63,6 +64,8 @@ export class CpuDebugger {
   state: RunState = 'stopped';
   lastStop: StopInfo | null = null;
   readonly breakpoints = new Map<string, Breakpoint>();
+  /** Server-side conditions by breakpoint id (see conditions.ts); gone with the breakpoint. */
+  readonly conditions = new Map<string, ConditionState>();
   ranges: ExecRange[] = [];
   readonly mainRange: ExecRange;
   private readonly history: HistoryEntry[] = [];
@@ -247,6 +250,7 @@ export class CpuDebugger {
       ),
     );
     this.breakpoints.delete(id);
+    this.conditions.delete(id);
     return bp;
   }
 

@@ -1,3 +1,4 @@
+import { desmumeBreakpointCondition } from './breakpoint-condition.js';
 import {
   desmumeBreakpointAdd,
   desmumeBreakpointList,
@@ -19,6 +20,7 @@ export const desmumeTools = [
   desmumeBreakpointAdd,
   desmumeBreakpointRemove,
   desmumeBreakpointList,
+  desmumeBreakpointCondition,
   desmumeContinue,
   desmumeStepInstruction,
   desmumePause,
