@@ -8,6 +8,9 @@ import {
 import { desmumeContinue, desmumePause, desmumeStepInstruction, desmumeWaitForStop } from './execution.js';
 import { desmumeCaptureStopContext, desmumeReadMemory, desmumeReadRegisterPacket } from './inspect.js';
 import { desmumeProbeGdb, desmumeStart, desmumeStatus, desmumeStop, desmumeWaitForGdb } from './lifecycle.js';
+import { desmumeMemoryScanNarrow } from './memory-scan-narrow.js';
+import { desmumeMemoryScanResults } from './memory-scan-results.js';
+import { desmumeMemoryScanStart } from './memory-scan-start.js';
 
 export const desmumeTools = [
   desmumeStart,
@@ -27,4 +30,7 @@ export const desmumeTools = [
   desmumeWaitForStop,
   desmumeCaptureStopContext,
   desmumeExecutableRangesReplace,
+  desmumeMemoryScanStart,
+  desmumeMemoryScanNarrow,
+  desmumeMemoryScanResults,
 ];
