@@ -38,6 +38,8 @@ export interface ScanSpec {
   length: number;
   size: ValueSize;
   signed: boolean;
+  /** Which of the emulator's address spaces, when it has more than one (RetroArch: memory map or RAM). */
+  space?: 'memory' | 'ram';
 }
 
 export type ReadSpan = (address: number, length: number) => Promise<Uint8Array>;

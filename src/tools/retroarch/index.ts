@@ -9,6 +9,9 @@ import {
 } from './control.js';
 import { retroarchGetConfig, retroarchGetStatus, retroarchPing } from './info.js';
 import { retroarchReadMemory, retroarchReadRam, retroarchWriteMemory, retroarchWriteRam } from './memory.js';
+import { retroarchMemoryScanNarrow } from './memory-scan-narrow.js';
+import { retroarchMemoryScanResults } from './memory-scan-results.js';
+import { retroarchMemoryScanStart } from './memory-scan-start.js';
 import {
   retroarchLoadStateCurrent,
   retroarchLoadStateSlot,
@@ -38,4 +41,7 @@ export const retroarchTools = [
   retroarchLoadStateSlot,
   retroarchStateSlotPlus,
   retroarchStateSlotMinus,
+  retroarchMemoryScanStart,
+  retroarchMemoryScanNarrow,
+  retroarchMemoryScanResults,
 ];

@@ -53,6 +53,7 @@ export const scanOutput = {
   length: z.number().int(),
   size: z.number().int(),
   signed: z.boolean(),
+  space: z.enum(['memory', 'ram']).nullable(),
   steps: z.number().int(),
   candidates: z.number().int(),
 };
@@ -71,6 +72,7 @@ export function scanView(scan: MemoryScan) {
     length: scan.spec.length,
     size: scan.spec.size,
     signed: scan.spec.signed,
+    space: scan.spec.space ?? null,
     steps: scan.steps,
     candidates: scan.candidateCount,
   };
