@@ -1,6 +1,7 @@
 // Execution control and context capture over one CPU: continue, step, pause, wait, and the atomic
 // stop context. Every wait is bounded; a target still running at the deadline is reported as running.
 import { ReMcpError } from '../core/errors.js';
+import { isMidThumbBlPair } from './calls.js';
 import type { CpuDebugger, StopInfo } from './cpu.js';
 import { clampWindow, hex32, LIMITS } from './policy.js';
 import type { DecodedRegisters } from './rsp/packets.js';
@@ -154,7 +155,8 @@ export async function continueUntilStop(
 
 export interface StepOutcome extends RunOutcome {
   completed: number;
-  trace: Array<{ pc: string; mode: 'arm' | 'thumb' }>;
+  /** midThumbBlPair: the step executed a Thumb BL prefix and stopped on its suffix, inside the call. */
+  trace: Array<{ pc: string; mode: 'arm' | 'thumb'; midThumbBlPair: boolean }>;
 }
 
 export async function stepInstructions(
@@ -172,13 +174,20 @@ export async function stepInstructions(
   checkWait(perStepMs, LIMITS.stepWaitMs.max, 'a step wait');
   const trace: StepOutcome['trace'] = [];
   let stop: StopInfo | null = null;
+  let previous = cpu.lastStop;
   for (let i = 0; i < count; i++) {
     if (signal?.aborted) break;
     await cpu.resume('step');
     stop = await cpu.awaitStop(perStepMs, signal, 'step');
     // A step that does not finish (e.g. the CPU waits for an interrupt) leaves the target running.
     if (stop === null) return { state: 'running', stop: null, completed: i, trace };
-    trace.push({ pc: hex32(stop.pc), mode: stop.thumb ? 'thumb' : 'arm' });
+    let mid = false;
+    if (stop.thumb && previous?.thumb && previous.pc === stop.pc - 2) {
+      const b = await cpu.readMemory(stop.pc - 2, 4);
+      mid = isMidThumbBlPair(true, b[0]! | (b[1]! << 8), b[2]! | (b[3]! << 8));
+    }
+    previous = stop;
+    trace.push({ pc: hex32(stop.pc), mode: stop.thumb ? 'thumb' : 'arm', midThumbBlPair: mid });
   }
   return { state: 'stopped', stop, completed: trace.length, trace };
 }

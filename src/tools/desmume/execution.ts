@@ -136,7 +136,8 @@ export const desmumeStepInstruction = defineTool({
     useWhen: 'following code a few instructions at a time; desmume_continue to run to a breakpoint.',
     behaviour: `each step waits, bounded, for the stub's stop; a step that does not finish (the CPU waits for an interrupt) leaves the target running and the result says so. Breakpoints do not fire while stepping. ${notes}`,
     limits: `count ${LIMITS.steps.min}..${LIMITS.steps.max} (default ${LIMITS.steps.default}); stepTimeoutMs ${LIMITS.stepWaitMs.min}..${LIMITS.stepWaitMs.max} per step (default ${LIMITS.stepWaitMs.default}).`,
-    returns: 'completed steps, the trace of PCs and modes after each step, the final stop and state.',
+    returns:
+      'completed steps, the trace of PCs and modes after each step (each flagged midThumbBlPair when it stopped between the two halves of a Thumb BL/BLX), the final stop and state.',
   },
   input: z.object({
     processor: processorInput,
@@ -150,7 +151,12 @@ export const desmumeStepInstruction = defineTool({
   output: z.object({
     ...runOutput,
     completed: z.number().int(),
-    trace: z.array(z.object({ pc: z.string(), mode: z.enum(['arm', 'thumb']) })),
+    trace: z.array(z.object({ pc: z.string(), mode: z.enum(['arm', 'thumb']), midThumbBlPair: z.boolean() })),
+    midThumbBlPair: z
+      .boolean()
+      .describe(
+        'The final stop is between the halves of a Thumb BL/BLX pair (the call has not happened yet).',
+      ),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: {
@@ -171,11 +177,12 @@ export const desmumeStepInstruction = defineTool({
           ...runView(ctx.services, args.processor, outcome),
           completed: outcome.completed,
           trace: outcome.trace,
+          midThumbBlPair: outcome.trace.at(-1)?.midThumbBlPair ?? false,
         },
         text:
           outcome.state === 'running'
             ? `${outcome.completed}/${args.count} steps; the next step did not finish: target running`
-            : `${outcome.completed} steps; ${describeStop(args.processor, outcome.stop)}`,
+            : `${outcome.completed} steps; ${describeStop(args.processor, outcome.stop)}${outcome.trace.at(-1)?.midThumbBlPair ? ' (mid Thumb BL pair: the next step completes the call)' : ''}`,
       };
     });
   },

@@ -11,6 +11,8 @@ import { desmumeProbeGdb, desmumeStart, desmumeStatus, desmumeStop, desmumeWaitF
 import { desmumeMemoryScanNarrow } from './memory-scan-narrow.js';
 import { desmumeMemoryScanResults } from './memory-scan-results.js';
 import { desmumeMemoryScanStart } from './memory-scan-start.js';
+import { desmumeStepOut } from './step-out.js';
+import { desmumeStepOver } from './step-over.js';
 
 export const desmumeTools = [
   desmumeStart,
@@ -26,6 +28,8 @@ export const desmumeTools = [
   desmumeBreakpointCondition,
   desmumeContinue,
   desmumeStepInstruction,
+  desmumeStepOver,
+  desmumeStepOut,
   desmumePause,
   desmumeWaitForStop,
   desmumeCaptureStopContext,

@@ -17,6 +17,8 @@ export interface DebugTargetRom {
     debugLoop: number;
     armIncrement: number;
     thumbIncrement: number;
+    /** Thumb: push {lr}; bl debug_thumb_increment (a BL pair at +2); pop {pc}. */
+    thumbCaller: number;
     counterArm: number;
     counterThumb: number;
     arm7Loop: number;
@@ -45,6 +47,7 @@ export function writeDebugTargetRom(path: string): DebugTargetRom {
       debugLoop: armSymbol(arm9, 'debug_loop').address,
       armIncrement: armSymbol(arm9, 'debug_arm_increment').address,
       thumbIncrement: armSymbol(arm9, 'debug_thumb_increment').address,
+      thumbCaller: armSymbol(arm9, 'debug_thumb_caller').address,
       counterArm: armSymbol(arm9, 'counter_arm').address,
       counterThumb: armSymbol(arm9, 'counter_thumb').address,
       arm7Loop: armSymbol(arm7, 'arm7_idle_loop').address,

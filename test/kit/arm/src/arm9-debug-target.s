@@ -1,6 +1,6 @@
 @ ARM9 live-debug target for DeSmuME: sets a stack in main RAM, clears two counters, then loops
-@ forever calling an ARM function (counter_arm += 1) and a Thumb function through BLX
-@ (counter_thumb += 1). Breakpoint tests stop on the exported function symbols; memory tests read the
+@ forever calling an ARM function (counter_arm += 1) and, through BLX, a Thumb caller whose 32-bit
+@ Thumb BL pair calls the Thumb function (counter_thumb += 1): step-over, step-out and mid-pair tests. Breakpoint tests stop on the exported function symbols; memory tests read the
 @ counters at their fixed main-RAM addresses (.bss at 0x02100000, not part of the binary).
 
         .syntax unified
@@ -20,7 +20,7 @@ _start:
         .global debug_loop
 debug_loop:
         bl      debug_arm_increment
-        blx     debug_thumb_increment
+        blx     debug_thumb_caller
         b       debug_loop
         .ltorg
 
@@ -47,6 +47,15 @@ debug_thumb_increment:
         str     r1, [r0]
         bx      lr
         .ltorg
+
+        .thumb
+        .global debug_thumb_caller
+        .type debug_thumb_caller, %function
+        .thumb_func
+debug_thumb_caller:
+        push    {lr}
+        bl      debug_thumb_increment
+        pop     {pc}
 
         .bss
         .align  2
