@@ -90,10 +90,7 @@ describe('memory scan (real DeSmuME)', () => {
     // Narrowing read only the candidates, not the region again.
     assert.ok(last!.bytesRead < 4096, `narrow read ${last!.bytesRead} bytes`);
     // equal-to a value: counter_arm's value read through the stub.
-    const armNow = Buffer.from(
-      (await h.ok<{ hex: string }>('desmume_read_memory', { address: hex(s.counterArm), length: 4 })).hex,
-      'hex',
-    ).readUInt32LE(0);
+    const armNow = await counter(h, s.counterArm);
     const eq = await h.ok<Scan>('desmume_memory_scan_narrow', {
       scanId: start.scanId,
       comparison: 'equal',

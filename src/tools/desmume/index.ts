@@ -13,6 +13,8 @@ import { desmumeMemoryScanResults } from './memory-scan-results.js';
 import { desmumeMemoryScanStart } from './memory-scan-start.js';
 import { desmumeStepOut } from './step-out.js';
 import { desmumeStepOver } from './step-over.js';
+import { desmumeWatchpointAdd } from './watchpoint-add.js';
+import { desmumeWatchpointRemove } from './watchpoint-remove.js';
 
 export const desmumeTools = [
   desmumeStart,
@@ -37,4 +39,6 @@ export const desmumeTools = [
   desmumeMemoryScanStart,
   desmumeMemoryScanNarrow,
   desmumeMemoryScanResults,
+  desmumeWatchpointAdd,
+  desmumeWatchpointRemove,
 ];

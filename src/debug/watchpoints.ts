@@ -1,0 +1,138 @@
+// Data watchpoints through DeSmuME's own GDB stubs (Z2 write, Z3 read, Z4 access), which the real
+// 0.9.11 emulator honours on both CPUs (see docs/desmume-debugging.md for the probe): the stub halts
+// at the access and answers `T06watch:<address>;` (rwatch/awatch), the address's hex digits in
+// reverse order. Only data ranges that hold variables are allowed; nothing is emulated by stepping.
+import { ReMcpError } from '../core/errors.js';
+import { formatAddress } from '../core/vocabulary.js';
+import { type CpuDebugger, REPLY_TIMEOUT_MS } from './cpu.js';
+import type { Processor } from './policy.js';
+import { parseOkReply } from './rsp/packets.js';
+
+export type WatchAccess = 'write' | 'read' | 'access';
+export const WATCH_TYPE: Record<WatchAccess, 2 | 3 | 4> = { write: 2, read: 3, access: 4 };
+
+export const WATCH_LIMITS = { perCpu: { max: 8 }, lengths: [1, 2, 4] as const };
+
+export interface Watchpoint {
+  id: string;
+  processor: Processor;
+  address: number;
+  length: 1 | 2 | 4;
+  access: WatchAccess;
+  region: string;
+  hits: number;
+  createdAt: string;
+}
+
+/** Where each CPU may watch: RAM that holds a game's variables. */
+export const WATCH_REGIONS: Record<Processor, Array<{ start: number; end: number; label: string }>> = {
+  arm9: [
+    { start: 0x0200_0000, end: 0x0240_0000, label: 'main RAM' },
+    { start: 0x0300_0000, end: 0x0300_8000, label: 'shared WRAM' },
+  ],
+  arm7: [
+    { start: 0x0200_0000, end: 0x0240_0000, label: 'main RAM' },
+    { start: 0x0300_0000, end: 0x0300_8000, label: 'shared WRAM' },
+    { start: 0x0380_0000, end: 0x0381_0000, label: 'ARM7 WRAM' },
+  ],
+};
+
+/** `T06watch:00000120;` -> { kind: 'write', address: 0x02100000 }; null for other stop replies. */
+export function parseWatchStop(raw: string): { access: WatchAccess; address: number } | null {
+  const m = /^T[0-9a-fA-F]{2}(watch|rwatch|awatch):([0-9a-fA-F]{1,8});/.exec(raw);
+  if (!m) return null;
+  const digits = [...m[2]!.padEnd(8, '0')].reverse().join('');
+  const access: WatchAccess = m[1] === 'watch' ? 'write' : m[1] === 'rwatch' ? 'read' : 'access';
+  return { access, address: Number.parseInt(digits, 16) };
+}
+
+export function watchRegion(processor: Processor, address: number, length: number): string {
+  const r = WATCH_REGIONS[processor].find((x) => address >= x.start && address + length <= x.end);
+  if (!r) {
+    throw new ReMcpError(
+      'invalid-argument',
+      `${formatAddress(address)}+${length} is outside the ${processor} watchable data ranges (${WATCH_REGIONS[processor].map((x) => `${x.label} ${formatAddress(x.start)}..${formatAddress(x.end)}`).join(', ')})`,
+    );
+  }
+  return r.label;
+}
+
+const packet = (insert: boolean, w: { access: WatchAccess; address: number; length: 1 | 2 | 4 }) => ({
+  op: insert ? ('insert-watchpoint' as const) : ('remove-watchpoint' as const),
+  address: w.address,
+  length: w.length,
+  type: WATCH_TYPE[w.access],
+});
+
+let counter = 0;
+
+export async function addWatchpoint(
+  cpu: CpuDebugger,
+  address: number,
+  length: 1 | 2 | 4,
+  access: WatchAccess,
+): Promise<{ wp: Watchpoint; existed: boolean }> {
+  const conn = cpu.requireStopped('change watchpoints');
+  if (address % length !== 0) {
+    throw new ReMcpError(
+      'invalid-argument',
+      `a ${length}-byte watchpoint must be ${length}-byte aligned: ${formatAddress(address)}`,
+    );
+  }
+  const region = watchRegion(cpu.processor, address, length);
+  for (const w of cpu.watchpoints.values()) {
+    if (w.address === address && w.length === length && w.access === access) return { wp: w, existed: true };
+  }
+  if (cpu.watchpoints.size >= WATCH_LIMITS.perCpu.max) {
+    throw new ReMcpError(
+      'limit-exceeded',
+      `at most ${WATCH_LIMITS.perCpu.max} active ${cpu.processor} watchpoints`,
+    );
+  }
+  await cpu.guard(async () =>
+    parseOkReply(
+      await conn.request(packet(true, { access, address, length }), REPLY_TIMEOUT_MS),
+      `Z${WATCH_TYPE[access]}`,
+    ),
+  );
+  const wp: Watchpoint = {
+    id: `${cpu.processor}-g${cpu.generation}-wp${++counter}`,
+    processor: cpu.processor,
+    address,
+    length,
+    access,
+    region,
+    hits: 0,
+    createdAt: new Date().toISOString(),
+  };
+  cpu.watchpoints.set(wp.id, wp);
+  return { wp, existed: false };
+}
+
+export async function removeWatchpoint(cpu: CpuDebugger, id: string): Promise<Watchpoint> {
+  const wp = cpu.watchpoints.get(id);
+  if (!wp)
+    throw new ReMcpError('not-found', `no ${cpu.processor} watchpoint with id ${id} in this generation`);
+  const conn = cpu.requireStopped('change watchpoints');
+  await cpu.guard(async () =>
+    parseOkReply(await conn.request(packet(false, wp), REPLY_TIMEOUT_MS), `z${WATCH_TYPE[wp.access]}`),
+  );
+  cpu.watchpoints.delete(id);
+  return wp;
+}
+
+/** The watchpoint a stop reply names (the reported address inside its range, same access kind). */
+export function matchWatch(
+  cpu: CpuDebugger,
+  raw: string,
+): { watchpointId: string | null; access: WatchAccess; address: number } | null {
+  const w = parseWatchStop(raw);
+  if (!w) return null;
+  const hit =
+    [...cpu.watchpoints.values()].find(
+      (x) => x.access === w.access && w.address >= x.address && w.address < x.address + x.length,
+    ) ??
+    [...cpu.watchpoints.values()].find((x) => w.address >= x.address && w.address < x.address + x.length);
+  if (hit) hit.hits++;
+  return { watchpointId: hit?.id ?? null, access: w.access, address: w.address };
+}
