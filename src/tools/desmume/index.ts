@@ -5,6 +5,7 @@ import {
   desmumeBreakpointRemove,
   desmumeExecutableRangesReplace,
 } from './breakpoints.js';
+import { desmumeDisassembleLive } from './disassemble-live.js';
 import { desmumeContinue, desmumePause, desmumeStepInstruction, desmumeWaitForStop } from './execution.js';
 import { desmumeCaptureStopContext, desmumeReadMemory, desmumeReadRegisterPacket } from './inspect.js';
 import { desmumeProbeGdb, desmumeStart, desmumeStatus, desmumeStop, desmumeWaitForGdb } from './lifecycle.js';
@@ -41,4 +42,5 @@ export const desmumeTools = [
   desmumeMemoryScanResults,
   desmumeWatchpointAdd,
   desmumeWatchpointRemove,
+  desmumeDisassembleLive,
 ];

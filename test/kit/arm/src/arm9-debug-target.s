@@ -17,6 +17,11 @@ _start:
         str     r1, [r0]
         ldr     r0, =counter_thumb
         str     r1, [r0]
+        @ Patch one instruction of the loaded code (mov r0, r0 -> mov r1, r1): live memory then differs
+        @ from the ROM's bytes there, for live-disassembly tests.
+        ldr     r0, =debug_patch_site
+        ldr     r1, =0xe1a01001
+        str     r1, [r0]
         .global debug_loop
 debug_loop:
         bl      debug_arm_increment
@@ -35,6 +40,12 @@ debug_arm_increment:
         str     r1, [r0]
         bx      lr
         .ltorg
+
+        .global debug_patch_site
+        .type debug_patch_site, %function
+debug_patch_site:
+        mov     r0, r0
+        bx      lr
 
         .thumb
         .global debug_thumb_increment
