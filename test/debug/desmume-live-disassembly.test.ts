@@ -50,7 +50,7 @@ type Live = {
   mode: string;
   status: string;
   instructions: Array<{
-    address: number;
+    address: string;
     size: number;
     bytes: string;
     mnemonic: string;
@@ -71,7 +71,7 @@ describe('live disassembly (real DeSmuME)', () => {
     assert.equal(atPc.start, hex(s.start));
     assert.equal(atPc.mode, 'arm');
     assert.equal(atPc.instructions.length, 4);
-    assert.equal(atPc.instructions[0]!.address, s.start);
+    assert.equal(atPc.instructions[0]!.address, hex(s.start));
     assert.equal(atPc.static.available, true);
     assert.equal(atPc.static.source!.component, 'main');
     assert.equal(atPc.differing, 0);
