@@ -25,7 +25,7 @@ import {
   parseRegisterPacket,
   type StopReply,
 } from './rsp/packets.js';
-import { matchWatch, type WatchAccess, type Watchpoint } from './watchpoints.js';
+import { matchWatch, type WatchAccess, type Watchpoint } from './watch-stop.js';
 
 /** Bound on one request/reply exchange with a stopped stub (it answers in well under a millisecond). */
 export const REPLY_TIMEOUT_MS = 2_000;
@@ -328,7 +328,7 @@ export class CpuDebugger {
         reason = 'breakpoint';
       }
     }
-    const watch = cause === 'launch' ? null : matchWatch(this, stop.raw);
+    const watch = cause === 'launch' ? null : matchWatch(this.watchpoints, stop.raw);
     if (watch) reason = 'watchpoint';
     const info: StopInfo = {
       reason,

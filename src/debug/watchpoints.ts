@@ -6,23 +6,11 @@ import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
 import { type CpuDebugger, REPLY_TIMEOUT_MS } from './cpu.js';
 import type { Processor } from './policy.js';
+import { WATCH_LIMITS, WATCH_TYPE, type WatchAccess, type Watchpoint } from './watch-stop.js';
+
+export { parseWatchStop, WATCH_LIMITS, type WatchAccess, type Watchpoint } from './watch-stop.js';
+
 import { parseOkReply } from './rsp/packets.js';
-
-export type WatchAccess = 'write' | 'read' | 'access';
-export const WATCH_TYPE: Record<WatchAccess, 2 | 3 | 4> = { write: 2, read: 3, access: 4 };
-
-export const WATCH_LIMITS = { perCpu: { max: 8 }, lengths: [1, 2, 4] as const };
-
-export interface Watchpoint {
-  id: string;
-  processor: Processor;
-  address: number;
-  length: 1 | 2 | 4;
-  access: WatchAccess;
-  region: string;
-  hits: number;
-  createdAt: string;
-}
 
 /** Where each CPU may watch: RAM that holds a game's variables. */
 export const WATCH_REGIONS: Record<Processor, Array<{ start: number; end: number; label: string }>> = {
@@ -36,15 +24,6 @@ export const WATCH_REGIONS: Record<Processor, Array<{ start: number; end: number
     { start: 0x0380_0000, end: 0x0381_0000, label: 'ARM7 WRAM' },
   ],
 };
-
-/** `T06watch:00000120;` -> { kind: 'write', address: 0x02100000 }; null for other stop replies. */
-export function parseWatchStop(raw: string): { access: WatchAccess; address: number } | null {
-  const m = /^T[0-9a-fA-F]{2}(watch|rwatch|awatch):([0-9a-fA-F]{1,8});/.exec(raw);
-  if (!m) return null;
-  const digits = [...m[2]!.padEnd(8, '0')].reverse().join('');
-  const access: WatchAccess = m[1] === 'watch' ? 'write' : m[1] === 'rwatch' ? 'read' : 'access';
-  return { access, address: Number.parseInt(digits, 16) };
-}
 
 export function watchRegion(processor: Processor, address: number, length: number): string {
   const r = WATCH_REGIONS[processor].find((x) => address >= x.start && address + length <= x.end);
@@ -119,20 +98,4 @@ export async function removeWatchpoint(cpu: CpuDebugger, id: string): Promise<Wa
   );
   cpu.watchpoints.delete(id);
   return wp;
-}
-
-/** The watchpoint a stop reply names (the reported address inside its range, same access kind). */
-export function matchWatch(
-  cpu: CpuDebugger,
-  raw: string,
-): { watchpointId: string | null; access: WatchAccess; address: number } | null {
-  const w = parseWatchStop(raw);
-  if (!w) return null;
-  const hit =
-    [...cpu.watchpoints.values()].find(
-      (x) => x.access === w.access && w.address >= x.address && w.address < x.address + x.length,
-    ) ??
-    [...cpu.watchpoints.values()].find((x) => w.address >= x.address && w.address < x.address + x.length);
-  if (hit) hit.hits++;
-  return { watchpointId: hit?.id ?? null, access: w.access, address: w.address };
 }

@@ -8,6 +8,7 @@ import type { Processor } from '../../formats/nds/index.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import { decodeStopSchema, decodeStopView, sourceSchema, sourceView } from '../shared/instructions.js';
 import { hashProgress, overlayIdArg, processorArg, romArg } from '../shared/rom.js';
 
 export const startArgs = {
@@ -25,76 +26,16 @@ export const startArgs = {
     ),
 };
 
-export const instructionSchema = z.object({
-  address: addressOut,
-  size: z.number().int(),
-  bytes: z.string().describe('Instruction bytes, hex, memory order'),
-  mnemonic: z.string(),
-  operands: z.string(),
-  condition: z.string().optional(),
-  flow: z.enum(['branch', 'call', 'return', 'branch-indirect', 'call-indirect']).optional(),
-  target: addressOut.optional(),
-  targetMode: z.enum(['arm', 'thumb']).optional(),
-  pcRelative: z
-    .object({ kind: z.enum(['literal-pool', 'pc-relative-address']), address: addressOut })
-    .optional(),
-  readsPc: z.literal(true).optional(),
-  writesPc: z.literal(true).optional(),
-});
-
-export const sourceSchema = z.object({
-  processor: z.enum(['arm9', 'arm7']),
-  component: z.string(),
-  overlayId: z.number().int().nullable(),
-  mode: z.enum(['arm', 'thumb']),
-  start: addressOut,
-  /** ROM offset of the start; null for decoded (derived) bytes. */
-  romOffset: addressOut.nullable(),
-  derived: z.boolean(),
-});
-
-/** Why decoding stopped early, and where. */
-export const decodeStopSchema = z.object({
-  reason: z.enum(['undecodable', 'architecture', 'truncated-instruction']),
-  address: addressOut,
-});
-
-/** A decoder stop in the output form. */
-export function decodeStopView(stop: {
-  reason: DecodeStopReason;
-  address: number;
-}): z.input<typeof decodeStopSchema> {
-  return { reason: stop.reason, address: hex(stop.address) };
-}
-
-/** A decoded instruction in the output form (addresses as strings). */
-export function instructionView(i: DecodedInstruction): z.input<typeof instructionSchema> {
-  const { address, target, pcRelative, ...rest } = i;
-  return {
-    address: hex(address),
-    ...rest,
-    ...(target === undefined ? {} : { target: hex(target) }),
-    ...(pcRelative === undefined
-      ? {}
-      : { pcRelative: { kind: pcRelative.kind, address: hex(pcRelative.address) } }),
-  };
-}
+export {
+  decodeStopSchema,
+  decodeStopView,
+  instructionSchema,
+  instructionView,
+  sourceSchema,
+  sourceView,
+} from '../shared/instructions.js';
 
 const stopSchema = decodeStopSchema.nullable();
-
-/** The `source` of a result: where decoding starts (romOffset of the start byte; null when derived). */
-export function sourceView(processor: Processor, src: ResolvedSource): z.input<typeof sourceSchema> {
-  const offset = src.address - src.span.start;
-  return {
-    processor,
-    component: src.span.component,
-    overlayId: src.span.overlayId,
-    mode: src.mode,
-    start: hex(src.address),
-    romOffset: src.romOffset === null ? null : hex(src.romOffset + offset),
-    derived: src.derived,
-  };
-}
 
 export { LINEAR_LIMITS };
 

@@ -4,9 +4,10 @@
 // bytes at that address (where the static model has code there).
 import { z } from 'zod/v4';
 import { resolveStart } from '../../analysis/code-source.js';
+import { LINEAR_LIMITS } from '../../analysis/linear-window.js';
 import { decodeWindow } from '../../arm/decoder.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { addressArg, formatAddress, limitArg } from '../../core/vocabulary.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import {
@@ -14,11 +15,15 @@ import {
   decodeStopView,
   instructionSchema,
   instructionView,
-  LINEAR_LIMITS,
-  linearWindowArgs,
   sourceSchema,
   sourceView,
-} from '../arm/common.js';
+} from '../shared/instructions.js';
+
+const linearWindowArgs = {
+  maxInstructions: limitArg(LINEAR_LIMITS.instructions, 'Instructions to decode at most'),
+  maxBytes: limitArg(LINEAR_LIMITS.bytes, 'Live bytes to decode at most'),
+};
+
 import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
 
 interface StaticBytes {

@@ -13,7 +13,7 @@ import {
   scanLimits,
   scanOutput,
   scanView,
-} from '../scan/common.js';
+} from '../shared/memory-scan.js';
 import { cpuOf, debugSession, processorInput, RUNTIME } from './common.js';
 import { desmumeOwner, desmumeScans, stubReader } from './scan-common.js';
 

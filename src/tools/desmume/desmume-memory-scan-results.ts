@@ -10,7 +10,7 @@ import {
   scanLimits,
   scanOutput,
   scanView,
-} from '../scan/common.js';
+} from '../shared/memory-scan.js';
 import { RUNTIME } from './common.js';
 import { desmumeOwner, desmumeScans } from './scan-common.js';
 

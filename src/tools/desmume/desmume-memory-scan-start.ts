@@ -4,7 +4,14 @@ import { z } from 'zod/v4';
 import { addressArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { SCAN_LIMITS } from '../../scan/memory-scan.js';
-import { readWhole, scanLimits, scanOutput, scanView, signedInput, sizeInput } from '../scan/common.js';
+import {
+  readWhole,
+  scanLimits,
+  scanOutput,
+  scanView,
+  signedInput,
+  sizeInput,
+} from '../shared/memory-scan.js';
 import { cpuOf, debugSession, processorInput, RUNTIME } from './common.js';
 import { checkMainRam, desmumeOwner, desmumeScans, MAIN_RAM, stubReader } from './scan-common.js';
 

@@ -13,7 +13,7 @@ import {
   scanLimits,
   scanOutput,
   scanView,
-} from '../scan/common.js';
+} from '../shared/memory-scan.js';
 import { retroarchOwner, retroarchScans, spaceReader } from './scan-common.js';
 import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
 

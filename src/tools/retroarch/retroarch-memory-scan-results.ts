@@ -10,7 +10,7 @@ import {
   scanLimits,
   scanOutput,
   scanView,
-} from '../scan/common.js';
+} from '../shared/memory-scan.js';
 import { retroarchOwner, retroarchScans } from './scan-common.js';
 import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
 

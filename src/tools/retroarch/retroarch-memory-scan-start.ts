@@ -4,7 +4,7 @@ import { z } from 'zod/v4';
 import { addressArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { SCAN_LIMITS } from '../../scan/memory-scan.js';
-import { scanLimits, scanOutput, scanView, signedInput, sizeInput } from '../scan/common.js';
+import { scanLimits, scanOutput, scanView, signedInput, sizeInput } from '../shared/memory-scan.js';
 import { readRegion, retroarchOwner, retroarchScans } from './scan-common.js';
 import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
 

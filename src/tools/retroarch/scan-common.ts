@@ -7,7 +7,7 @@ import type { ToolContext } from '../../mcp/tool.js';
 import { MAX_READ_BYTES, type RetroArchClient } from '../../retroarch/client.js';
 import { requireContent, type Space } from '../../retroarch/codec.js';
 import { ScanStore } from '../../scan/memory-scan.js';
-import { readWhole } from '../scan/common.js';
+import { readWhole } from '../shared/memory-scan.js';
 import { retroarch } from './shared.js';
 
 export function retroarchScans(ctx: ToolContext): ScanStore {
