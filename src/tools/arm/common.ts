@@ -1,10 +1,7 @@
 // Shared input and output pieces of the ARM tools.
 import { z } from 'zod/v4';
-import type { ResolvedSource } from '../../analysis/code-source.js';
 import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
-import type { DecodedInstruction, DecodeStopReason } from '../../arm/types.js';
-import { addressArg, addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
-import type { Processor } from '../../formats/nds/index.js';
+import { addressArg, limitArg } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { getRomStore } from '../../nds/rom-store.js';
