@@ -28,7 +28,7 @@ export const desmumeMemoryScanNarrow = defineTool({
       'after the game value changed (or did not) since the last step: e.g. "increased" after the counter ran.',
     behaviour:
       'read-only; the CPU must be halted. Reads only the candidates (merged into spans), compares, and returns the first page of survivors. A scan from an earlier emulator generation is discarded and refused with not-found.',
-    limits: `pages of ${SCAN_LIMITS.page.min}..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); reads at most the scan's region.`,
+    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
     returns:
       'candidates before and after, bytes and spans read, the scan, and the first page of candidates (address, value, previous).',
   },

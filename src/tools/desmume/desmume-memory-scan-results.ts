@@ -23,7 +23,7 @@ export const desmumeMemoryScanResults = defineTool({
     useWhen: 'after desmume_memory_scan_narrow, to see candidates beyond its first page.',
     behaviour:
       'read-only; sends nothing to the emulator (values are those of the last step). A scan of an earlier generation is discarded and refused with not-found.',
-    limits: `${SCAN_LIMITS.page.min}..${SCAN_LIMITS.page.max} candidates per page (default ${SCAN_LIMITS.page.default}).`,
+    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
     returns: 'the scan and the page (address, value, previous) with whether more follow.',
   },
   input: z.object({ scanId: scanIdInput, ...pageInputs }),

@@ -26,7 +26,7 @@ export const desmumeMemoryScanStart = defineTool({
       'looking for where a game keeps a counter, timer, score or health: start, let it change (continue to a breakpoint or pause later), narrow, repeat.',
     behaviour:
       'read-only; the CPU must be halted (refused with target-running otherwise). Every size-aligned address in the region is a candidate. Scans belong to this emulator generation: a restart discards them; starting a scan beyond the kept maximum drops the oldest.',
-    limits: `region inside main RAM 0x02000000..0x02400000, ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes (default the whole 4 MiB); at most ${SCAN_LIMITS.scans.max} scans kept.`,
+    limits: `region inside main RAM 0x02000000..0x02400000, ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
     returns:
       'the scan (id, owner, region, value size, candidates) and the ids of scans dropped to make room.',
   },

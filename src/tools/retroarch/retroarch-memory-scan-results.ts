@@ -23,7 +23,7 @@ export const retroarchMemoryScanResults = defineTool({
     useWhen: 'after retroarch_memory_scan_narrow, to see candidates beyond its first page.',
     behaviour:
       "read-only; one status query to check the content is still the scan's (otherwise the scan is discarded and refused with not-found); values are those of the last step.",
-    limits: `${SCAN_LIMITS.page.min}..${SCAN_LIMITS.page.max} candidates per page (default ${SCAN_LIMITS.page.default}).`,
+    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
     returns: 'the scan and the page (address, value, previous) with whether more follow.',
   },
   input: z.object({ scanId: scanIdInput, ...pageInputs }),

@@ -26,7 +26,7 @@ export const retroarchMemoryScanStart = defineTool({
       'looking for where a game keeps a counter, timer, score or health: start, advance frames or play, narrow, repeat.',
     behaviour:
       'read-only. Every size-aligned address is a candidate; the region must be readable whole (refused where RetroArch cuts it). Read while the game runs, values may come from different frames: pause (or frame-advance) for exact steps. Scans belong to the loaded content: another game, or RetroArch seen gone and back, discards them; at most a few are kept (the oldest is dropped).',
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; at most ${SCAN_LIMITS.scans.max} scans kept.`,
+    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
     returns:
       'the scan (id, owner, region, value size, candidates) and the ids of scans dropped to make room.',
   },
