@@ -19,14 +19,21 @@ export async function callTool(config: Config, name: string, json: string | unde
     }
   }
   const services = new Services(config, new Workspace(config.workspaceRoot));
-  services.tools = toolsForProfile(config.profile);
-  const def = services.tools.find((t) => t.name === name);
+  const tools = toolsForProfile(config.profile);
+  services.tools = tools;
+  const def = tools.find((t) => t.name === name);
   if (!def) {
     process.stdout.write(
       `${JSON.stringify({ error: { code: 'not-found', message: `no tool named ${name} in profile ${config.profile}` } })}\n`,
     );
     return 1;
   }
+  // Same guard as the server: a stray rejection is logged as one line, never a crash with a trace.
+  process.on('unhandledRejection', (reason) => {
+    process.stderr.write(
+      `re-mcp: unhandled rejection: ${reason instanceof Error ? reason.message : String(reason)}\n`,
+    );
+  });
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
   try {

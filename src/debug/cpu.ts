@@ -1,15 +1,17 @@
 // One processor's debugger inside one emulator generation: its stub connection, breakpoints, executable
 // ranges, run state, last stop and bounded ARM/Thumb history. The two CPUs share one emulation, so
 // resuming either one runs both: the session tells each CPU whether its sibling is running.
+
 import { ReMcpError } from '../core/errors.js';
+import { formatAddress } from '../core/vocabulary.js';
+import type { ConditionState } from './conditions.js';
 import type { RspConnection } from './connection.js';
-import type { CpuImage } from './header.js';
+import type { CpuImage } from './cpu-image.js';
 import {
   ADDRESS_SPACE_END,
   checkAlignment,
   containingRange,
   type ExecRange,
-  hex32,
   LIMITS,
   type Processor,
   resolveMode,
@@ -23,12 +25,13 @@ import {
   parseRegisterPacket,
   type StopReply,
 } from './rsp/packets.js';
+import { matchWatch, type WatchAccess, type Watchpoint } from './watch-stop.js';
 
 /** Bound on one request/reply exchange with a stopped stub (it answers in well under a millisecond). */
 export const REPLY_TIMEOUT_MS = 2_000;
 
 export type RunState = 'stopped' | 'running' | 'unknown';
-export type StopReason = 'launch-halt' | 'breakpoint' | 'step' | 'interrupt' | 'signal';
+export type StopReason = 'launch-halt' | 'breakpoint' | 'watchpoint' | 'step' | 'interrupt' | 'signal';
 
 export interface Breakpoint {
   id: string;
@@ -48,6 +51,8 @@ export interface StopInfo {
   cpsr: number;
   breakpointId: string | null;
   hitCount: number | null;
+  /** Set for a watchpoint stop: which one (null if none matches), the access and the reported address. */
+  watch?: { watchpointId: string | null; access: WatchAccess; address: number } | null;
   at: string;
 }
 
@@ -63,6 +68,10 @@ export class CpuDebugger {
   state: RunState = 'stopped';
   lastStop: StopInfo | null = null;
   readonly breakpoints = new Map<string, Breakpoint>();
+  /** Server-side conditions by breakpoint id (see conditions.ts); gone with the breakpoint. */
+  readonly conditions = new Map<string, ConditionState>();
+  /** Data watchpoints set through the stub (see watchpoints.ts). */
+  readonly watchpoints = new Map<string, Watchpoint>();
   ranges: ExecRange[] = [];
   readonly mainRange: ExecRange;
   private readonly history: HistoryEntry[] = [];
@@ -165,7 +174,7 @@ export class CpuDebugger {
     if (!Number.isInteger(address) || address < 0 || address + length > ADDRESS_SPACE_END) {
       throw new ReMcpError(
         'invalid-argument',
-        `the read ${hex32(address)}+${length} leaves the 32-bit address space`,
+        `the read ${formatAddress(address)}+${length} leaves the 32-bit address space`,
       );
     }
     const conn = this.requireStopped('read memory');
@@ -197,8 +206,8 @@ export class CpuDebugger {
     if (range === null) {
       throw new ReMcpError(
         'invalid-argument',
-        `${hex32(address)} is outside the ${this.processor} executable allowlist (main binary ${hex32(this.mainRange.start)}..${hex32(this.mainRange.end)} plus ${this.ranges.length} replaced ranges)`,
-        { address: hex32(address) },
+        `${formatAddress(address)} is outside the ${this.processor} executable allowlist (main binary ${formatAddress(this.mainRange.start)}..${formatAddress(this.mainRange.end)} plus ${this.ranges.length} replaced ranges)`,
+        { address: formatAddress(address) },
       );
     }
     for (const bp of this.breakpoints.values()) {
@@ -207,7 +216,7 @@ export class CpuDebugger {
       // The stub matches by address alone: two records at one address could not be told apart.
       throw new ReMcpError(
         'invalid-argument',
-        `${bp.id} already watches ${hex32(address)} as ${bp.mode}; remove it first`,
+        `${bp.id} already watches ${formatAddress(address)} as ${bp.mode}; remove it first`,
       );
     }
     if (this.breakpoints.size >= LIMITS.breakpoints.max) {
@@ -247,6 +256,7 @@ export class CpuDebugger {
       ),
     );
     this.breakpoints.delete(id);
+    this.conditions.delete(id);
     return bp;
   }
 
@@ -318,8 +328,11 @@ export class CpuDebugger {
         reason = 'breakpoint';
       }
     }
+    const watch = cause === 'launch' ? null : matchWatch(this.watchpoints, stop.raw);
+    if (watch) reason = 'watchpoint';
     const info: StopInfo = {
       reason,
+      watch,
       signal: stop.signal,
       pc,
       thumb: regs.thumb,

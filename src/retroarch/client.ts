@@ -152,9 +152,13 @@ export class RetroArchClient {
     const replies = plan.map((piece) => {
       const q = readQuery(space, piece.address, piece.length);
       // A reply with more bytes than asked cannot be ours (a stray for a longer read of the same address).
-      return this.query(q.datagram, q.key, signal, (t) => readReplyCount(t) <= piece.length).then((text) =>
-        parseReadReply(space, piece.address, text),
+      const reply = this.query(q.datagram, q.key, signal, (t) => readReplyCount(t) <= piece.length).then(
+        (text) => parseReadReply(space, piece.address, text),
       );
+      // Handled at once: a later chunk may fail while an earlier one is still awaited below, and a
+      // rejection nobody is listening to yet is an unhandled rejection (a crash in the CLI).
+      reply.catch(() => {});
+      return reply;
     });
     const out = new Uint8Array(length);
     let filled = 0;
@@ -193,7 +197,7 @@ export class RetroArchClient {
       let count: number;
       try {
         const text = await this.transport.query(piece.datagram, piece.key!, { idempotent: false, signal });
-        count = parseWriteReply(piece.address, text);
+        count = parseWriteReply(piece.address, text, piece.bytes.length);
       } catch (error) {
         if (error instanceof ReMcpError) {
           error.message += ` (${confirmed} of ${bytes.length} bytes were confirmed before this piece)`;
@@ -270,8 +274,8 @@ export class RetroArchClient {
     return this.exclusive(() => this.frameAdvanceNow(frames, signal, progress), signal);
   }
 
-  reset(signal?: AbortSignal) {
-    return this.exclusive(() => this.resetNow(signal), signal);
+  reset(resumeIfPaused: boolean, signal?: AbortSignal) {
+    return this.exclusive(() => this.resetNow(resumeIfPaused, signal), signal);
   }
 
   stepSlot(delta: 1 | -1, resumeIfPaused: boolean, signal?: AbortSignal) {
@@ -338,10 +342,31 @@ export class RetroArchClient {
     return { frames, pausedFirst, state: after.state };
   }
 
-  private async resetNow(signal?: AbortSignal) {
-    requireContent(await this.status(signal));
-    await this.hotkey('RESET', signal);
-    return { sent: true };
+  /**
+   * RetroArch drops RESET while paused without a word (observed: the frame counter ran on through a
+   * paused reset), so a paused game is refused, or resumed for the press and paused again.
+   */
+  private async resetNow(resumeIfPaused: boolean, signal?: AbortSignal) {
+    const before = await this.status(signal);
+    requireContent(before);
+    if (before.state === 'playing') {
+      await this.hotkey('RESET', signal);
+      return { sent: true, resumedAndRepaused: false };
+    }
+    if (!resumeIfPaused) {
+      throw new ReMcpError(
+        'paused',
+        'RetroArch is paused and silently ignores RESET while paused; pass resumeIfPaused: true (it resumes, resets, then pauses again) or resume first',
+      );
+    }
+    try {
+      await this.setPausedNow(false, signal);
+      await this.hotkey('RESET', signal);
+    } finally {
+      // Without the caller's signal: a cancelled sequence still ends paused, as it started.
+      await this.setPausedNow(true);
+    }
+    return { sent: true, resumedAndRepaused: true };
   }
 
   async showMessage(text: string, signal?: AbortSignal) {
@@ -367,7 +392,7 @@ export class RetroArchClient {
       for (const [name, sig] of now ?? []) {
         if (before.get(name) === sig) continue;
         const path = join(dir, name);
-        const png = await readCompletePng(path);
+        const png = await readCompletePng(path, deadline - Date.now(), signal);
         if (png) return { requested: true, path, png, directoryKnown: true };
       }
     }

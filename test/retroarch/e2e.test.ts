@@ -145,6 +145,12 @@ test('mGBA over MCP: every tool, memory map, states, frames, screenshot, concurr
   });
   assert.equal(big.returned, 65_536);
   assert.ok(hexBytes(big.hex).equals(readFileSync(GBA_ROM).subarray(0, 65_536)));
+  // The text block alone carries every byte (hosts that show the model only content[]).
+  const dump = (await mcp.call('retroarch_read_memory', { address: GBA.romBase, length: 4096 })).content[0]
+    ?.text;
+  const lastRow = [...readFileSync(GBA_ROM).subarray(4080, 4096)].map((b) => b.toString(16).padStart(2, '0'));
+  const lastAt = `0x${(GBA.romBase + 4080).toString(16).padStart(8, '0')}`;
+  assert.ok(dump?.includes(`${lastAt}: ${lastRow.join(' ')}`), `hexdump in the text: ${dump?.slice(-200)}`);
   const data = Array.from({ length: 2048 }, (_, i) => (i * 31 + 7) & 0xff);
   const w = await mcp.ok<{ written: number }>('retroarch_write_memory', { address: GBA.free, bytes: data });
   assert.equal(w.written, 2048);
@@ -267,7 +273,7 @@ test('mGBA over MCP: every tool, memory map, states, frames, screenshot, concurr
     'invalid-argument',
   );
   const beforeReset = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
-  assert.deepEqual(await mcp.ok('retroarch_reset'), { sent: true });
+  assert.deepEqual(await mcp.ok('retroarch_reset'), { sent: true, resumedAndRepaused: false });
   // RESET is unacknowledged and lands on a later main-loop turn: poll, bounded.
   const resetDeadline = Date.now() + 5_000;
   let afterReset = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
@@ -276,6 +282,24 @@ test('mGBA over MCP: every tool, memory map, states, frames, screenshot, concurr
     afterReset = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
   }
   assert.ok(afterReset < beforeReset, 'reset did not restart');
+
+  // Paused: RetroArch would drop RESET silently, so the tool refuses, or resumes around it on request.
+  await mcp.ok('retroarch_frame_advance', { frames: 30 });
+  const pausedAt = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
+  assert.equal((await mcp.fail('retroarch_reset')).code, 'paused');
+  await mcp.ok('retroarch_frame_advance', { frames: 3 });
+  assert.ok(
+    (await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4)) > pausedAt,
+    'a refused reset must not restart the game',
+  );
+  const before2 = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
+  assert.deepEqual(await mcp.ok('retroarch_reset', { resumeIfPaused: true }), {
+    sent: true,
+    resumedAndRepaused: true,
+  });
+  assert.equal((await mcp.ok<{ state: string }>('retroarch_get_status')).state, 'paused');
+  const after2 = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
+  assert.ok(after2 < before2, `reset while paused did not restart (${before2} -> ${after2})`);
 });
 
 test('Nestopia over MCP: no memory map, achievements RAM read/write verified, frames, states', async (t) => {

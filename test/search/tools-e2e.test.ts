@@ -49,7 +49,7 @@ test('nds_search_pattern over the server: hits equal the reference, progress is 
   const s = result.structuredContent as {
     status: string;
     discoveredMatches: number;
-    matches: Array<{ romOffset: number }>;
+    matches: Array<{ romOffset: string }>;
   };
   const expected = naiveSearch(
     bytes,
@@ -58,15 +58,59 @@ test('nds_search_pattern over the server: hits equal the reference, progress is 
   assert.equal(s.status, 'complete');
   assert.equal(s.discoveredMatches, expected.length);
   assert.deepEqual(
-    s.matches.map((m) => m.romOffset),
+    s.matches.map((m) => Number(m.romOffset)),
     expected.slice(0, 1000),
   );
   assert.ok(updates.length >= 2, `progress updates: ${updates.length}`);
 });
 
+test('a truncated scan resumes from its resumeRomOffset string; the chain finds exactly the whole answer', async () => {
+  // The appended data repeats, so this needle has tens of thousands of hits spread over the ROM: each
+  // call's hits continue exactly where the previous call's ended (counts and first page checked).
+  const needle = [...bytes.subarray(15_000_000, 15_000_005)];
+  const signature = needle.map((b) => b.toString(16).padStart(2, '0')).join(' ');
+  const expected = naiveSearch(bytes, needle);
+  let before = 0;
+  let resume: string | undefined;
+  let calls = 0;
+  for (;;) {
+    calls++;
+    assert.ok(calls < 20);
+    const s = await harness.ok<{
+      status: string;
+      truncationReasons: string[];
+      discoveredMatches: number;
+      resumeRomOffset: string | null;
+      matches: Array<{ romOffset: string }>;
+    }>('nds_search_pattern', {
+      rom: 'roms/big.nds',
+      pattern: { kind: 'byte-signature', signature },
+      scope: { kind: 'whole-rom' },
+      limit: 100,
+      maxScanBytes: 6 * 1024 * 1024 + 1,
+      ...(resume === undefined ? {} : { startRomOffset: resume }),
+    });
+    assert.deepEqual(
+      s.matches.map((m) => Number(m.romOffset)),
+      expected.slice(before, before + Math.min(100, s.discoveredMatches)),
+      `call ${calls}`,
+    );
+    before += s.discoveredMatches;
+    if (s.status === 'complete') {
+      assert.equal(s.resumeRomOffset, null);
+      break;
+    }
+    assert.deepEqual(s.truncationReasons, ['scan-byte-limit']);
+    assert.match(s.resumeRomOffset ?? '', /^0x[0-9a-f]{8}$/);
+    resume = s.resumeRomOffset!;
+  }
+  assert.ok(calls >= 3, `${calls} calls`);
+  assert.equal(before, expected.length);
+});
+
 test('component scope and owners through the server', async () => {
   const s = await harness.ok<{
-    matches: Array<{ owners: Array<{ kind: string; runtimeAddress?: number | null }> }>;
+    matches: Array<{ owners: Array<{ kind: string; runtimeAddress?: string | null }> }>;
   }>('nds_search_pattern', {
     rom: 'roms/big.nds',
     pattern: { kind: 'integer', value: 0x3333, width: 16, endianness: 'big', signed: false, alignment: 4 },
@@ -74,7 +118,7 @@ test('component scope and owners through the server', async () => {
     limit: 1,
   });
   const owner = s.matches[0]!.owners.find((o) => o.kind === 'overlay')!;
-  assert.equal(owner.runtimeAddress, 0x02200000);
+  assert.equal(owner.runtimeAddress, '0x02200000');
 });
 
 test('malformed patterns, scopes and bounds are typed refusals', async () => {

@@ -13,8 +13,9 @@ import {
   type SpanLookup,
   type TruncationReason,
 } from '../../arm/cfg.js';
-import type { ArmMode, ArmProcessor } from '../../arm/types.js';
+import type { ArmMode } from '../../arm/types.js';
 import { throwIfCancelled } from '../../core/errors.js';
+import type { Processor } from '../../core/vocabulary.js';
 import { type ConstantCallVia, constantRegisterCalls } from './constant-register.js';
 
 export type Evidence = 'program-entry' | 'direct-call' | 'constant-register-call';
@@ -77,7 +78,7 @@ export interface DiscoveredFunction {
 }
 
 export interface DiscoveryRequest {
-  processor: ArmProcessor;
+  processor: Processor;
   /** The program entry (ARM), when 'program-entry' evidence is enabled and the entry is code. */
   entry: { span: CodeSpan; address: number } | null;
   seeds: { span: CodeSpan; address: number; mode: ArmMode }[];

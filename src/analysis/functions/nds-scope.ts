@@ -6,7 +6,7 @@ import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import { type Processor, resolveRuntimeAddress } from '../../formats/nds/index.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
-import { resolveStart, spanLookup } from '../../tools/arm/code-source.js';
+import { resolveStart, spanLookup } from '../code-source.js';
 import {
   type CfgLimitsOf,
   componentKey,

@@ -4,27 +4,22 @@
 import { z } from 'zod/v4';
 import type { CallSite, FunctionIdentity } from '../../analysis/functions/discover.js';
 import type { ComponentCoverage } from '../../analysis/functions/nds-scope.js';
-import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
+import {
+  addressArg,
+  addressOut,
+  limitArg as coreLimitArg,
+  formatAddress,
+  PROCESSORS,
+  type Processor,
+} from '../../core/vocabulary.js';
 import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
-import { overlayIdArg } from '../nds/common.js';
+import { overlayIdArg } from '../shared/rom.js';
 
 export type LimitTable = Record<string, LimitSpec & { default: number; min: number }>;
 
-/** A bounded integer argument from one limit entry. */
+/** A bounded integer argument from one limit entry (bounds and default published by the schema). */
 export function limitArg(l: LimitSpec & { default: number; min: number }) {
-  return z
-    .number()
-    .int()
-    .min(l.min)
-    .max(l.max)
-    .default(l.default)
-    .describe(`Maximum ${l.unit} (default ${l.default}, max ${l.max}).`);
-}
-
-export function limitsText(table: LimitTable): string {
-  return Object.values(table)
-    .map((l) => `${l.unit} ${l.default}/${l.max}`)
-    .join('; ');
+  return coreLimitArg(l, 'Maximum');
 }
 
 /** Per-function CFG limits (the standard CFG bounds). */
@@ -43,7 +38,7 @@ export const evidenceArg = z
   .max(3)
   .default([...EVIDENCE])
   .describe(
-    'Evidence classes that prove a function entry (default all three). ["program-entry","direct-call"] is the strict model; constant-register-call adds LDR/ADR Rn then BLX Rn / BX Rn / MOV LR,PC; BX Rn inside one basic block (mode from bit 0 of the value).',
+    'Evidence that proves an entry (default all; ["program-entry","direct-call"] is strict). constant-register-call: LDR/ADR Rn then BLX Rn, BX Rn or MOV LR,PC; BX Rn in one block, mode = bit 0.',
   );
 
 export const MAX_SEEDS = 64;
@@ -58,7 +53,7 @@ export const seedsArg = z
   .max(MAX_SEEDS)
   .default([])
   .describe(
-    `Coverage-only seeds (max ${MAX_SEEDS}): code to scan, never a proof of a function entry. ARM seeds 4-aligned, Thumb 2-aligned.`,
+    `Coverage-only seeds (max ${MAX_SEEDS}): code to scan, never proof of an entry. ARM 4-, Thumb 2-aligned.`,
   );
 
 export const overlayScopeArg = z
@@ -66,12 +61,12 @@ export const overlayScopeArg = z
   .max(4096)
   .optional()
   .describe(
-    'Overlay IDs in the selected scope (main is always selected). Default: every overlay of the processor. Selecting an overlay does not mean it is loaded; an unseeded, unreached overlay stays no-proven-seed.',
+    'Overlay IDs in scope (main always; default all). Selected is not loaded: one nobody seeds or calls stays no-proven-seed.',
   );
 
 /** A function identity exactly as the ARM tools take it: spread it into their arguments. */
 export const identitySchema = z.object({
-  processor: z.enum(['arm9', 'arm7']),
+  processor: z.enum(PROCESSORS),
   address: addressOut,
   mode: z.enum(['arm', 'thumb']),
   overlayId: z.number().int().optional(),

@@ -1,8 +1,8 @@
 // Proven-function and cross-reference tools (profile static, read-only): bounded searches over the
 // canonical code sources, from proven seeds only.
-import { ndsAnalyzeFunction } from './analyze-function.js';
-import { ndsDiscoverFunctions } from './discover-functions.js';
-import { ndsFindXrefs } from './find-xrefs.js';
-import { ndsFunctionAt } from './function-at.js';
+import { ndsAnalyzeFunction } from './nds-analyze-function.js';
+import { ndsDiscoverFunctions } from './nds-discover-functions.js';
+import { ndsFindXrefs } from './nds-find-xrefs.js';
+import { ndsFunctionAt } from './nds-function-at.js';
 
 export const analysisTools = [ndsFindXrefs, ndsDiscoverFunctions, ndsAnalyzeFunction, ndsFunctionAt];

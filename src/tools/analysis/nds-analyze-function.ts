@@ -1,0 +1,264 @@
+// nds_analyze_function: the proof status of one exact function identity (processor + component +
+// overlay + address + mode) from a focused bounded proof search, then its CFG when proven.
+import { z } from 'zod/v4';
+import { resolveStart, spanLookup } from '../../analysis/code-source.js';
+import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
+import { discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { analyzeControlFlow } from '../../arm/cfg.js';
+import { ReMcpError } from '../../core/errors.js';
+import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import {
+  callSiteSchema,
+  callSiteView,
+  componentSchema,
+  evidenceArg,
+  identitySchema,
+  identityView,
+  type LimitTable,
+  limitArg,
+  MAX_SEEDS,
+  overlayScopeArg,
+  seedsArg,
+  throttledProgress,
+  truncationSchema,
+} from './common.js';
+
+export const ANALYZE_FUNCTION_LIMITS = {
+  maxComponents: { default: 32, max: 128, min: 1, unit: 'components considered' },
+  maxBlocks: { default: 128, max: 512, min: 1, unit: 'blocks decoded' },
+  maxInstructions: { default: 2048, max: 16384, min: 1, unit: 'instructions decoded' },
+  maxBytes: { default: 8192, max: 65536, min: 2, unit: 'decoded bytes' },
+  maxEdges: { default: 512, max: 4096, min: 1, unit: 'traversal edges' },
+  maxProofSites: { default: 256, max: 2048, min: 1, unit: 'call-site proofs' },
+  maxCfgBlocks: { default: 64, max: 256, min: 1, unit: 'target CFG basic blocks' },
+  maxCfgInstructions: { default: 512, max: 4096, min: 1, unit: 'target CFG instructions' },
+  maxCfgBytes: { default: 2048, max: 16384, min: 2, unit: 'target CFG decoded bytes' },
+  maxCfgEdges: { default: 128, max: 1024, min: 1, unit: 'target CFG traversal edges' },
+} satisfies LimitTable;
+const L = ANALYZE_FUNCTION_LIMITS;
+
+export const ndsAnalyzeFunction = defineTool({
+  name: 'nds_analyze_function',
+  title: 'Prove one function entry and show its CFG',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Says whether one exact entry (processor, address, mode, optional overlay) is a proven function entry, with the proving call sites, and returns its CFG when proven.',
+    useWhen:
+      'checking that an address really starts a function before naming it; nds_discover_functions for the whole call graph; nds_function_at when the address is inside a function.',
+    behaviour: `read-only; the identity must resolve to exactly one code source (file-backed or validated decoded; ARM 4-, Thumb 2-aligned); the proof search walks like nds_discover_functions and stops once proven; status proven (stays so when unrelated coverage is incomplete), not-proven-function-entry (search complete), proof-inconclusive (truncation or a coverage gap); no function end is claimed; progress, cancellation; ${IDENTITY_NOTE}`,
+    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
+    returns:
+      'identity, component, proof {status, evidence[], sites[]}, search {status, truncation[], components[], totals}, cfg (only when proven) {status, truncation, blocks[{address, end, mode, terminator, calls[]}], edges[]}.',
+  },
+  input: z.object({
+    rom: romArg,
+    processor: processorArg,
+    address: addressArg('Entry address'),
+    mode: z.enum(['arm', 'thumb']).describe('Instruction set at the entry (never guessed).'),
+    overlayId: overlayIdArg('Overlay holding the entry (static disambiguator; does not mean loaded).'),
+    evidence: evidenceArg,
+    seeds: seedsArg,
+    overlayIds: overlayScopeArg,
+    maxComponents: limitArg(L.maxComponents),
+    maxBlocks: limitArg(L.maxBlocks),
+    maxInstructions: limitArg(L.maxInstructions),
+    maxBytes: limitArg(L.maxBytes),
+    maxEdges: limitArg(L.maxEdges),
+    maxProofSites: limitArg(L.maxProofSites),
+    maxCfgBlocks: limitArg(L.maxCfgBlocks),
+    maxCfgInstructions: limitArg(L.maxCfgInstructions),
+    maxCfgBytes: limitArg(L.maxCfgBytes),
+    maxCfgEdges: limitArg(L.maxCfgEdges),
+  }),
+  output: z.object({
+    identity: identitySchema,
+    component: z.enum(['main', 'overlay']),
+    proof: z.object({
+      status: z.enum(['proven', 'not-proven-function-entry', 'proof-inconclusive']),
+      evidence: z.array(z.enum(['program-entry', 'direct-call', 'constant-register-call'])),
+      sites: z.array(callSiteSchema),
+    }),
+    search: z.object({
+      status: z.enum(['complete', 'partial-coverage', 'truncated', 'stopped-when-proven']),
+      truncation: z.array(truncationSchema),
+      components: z.array(componentSchema),
+      totals: z.object({
+        functions: z.number().int(),
+        callSites: z.number().int(),
+        blocks: z.number().int(),
+        instructions: z.number().int(),
+        bytes: z.number().int(),
+        edges: z.number().int(),
+      }),
+    }),
+    cfg: z
+      .object({
+        status: z.enum(['complete', 'truncated']),
+        truncation: z.array(z.enum(['block-limit', 'instruction-limit', 'byte-limit', 'edge-limit'])),
+        blocks: z.array(
+          z.object({
+            id: z.number().int(),
+            component: z.enum(['main', 'overlay']),
+            overlayId: z.number().int().nullable(),
+            mode: z.enum(['arm', 'thumb']),
+            address: addressOut,
+            end: addressOut,
+            terminator: z.string(),
+            calls: z.array(
+              z.object({
+                at: addressOut,
+                target: addressOut.optional(),
+                targetMode: z.enum(['arm', 'thumb']).optional(),
+                condition: z.string().optional(),
+              }),
+            ),
+          }),
+        ),
+        edges: z.array(
+          z.object({
+            from: z.number().int(),
+            to: z.number().int().nullable(),
+            kind: z.enum(['branch', 'taken', 'fallthrough']),
+            target: addressOut,
+            targetMode: z.enum(['arm', 'thumb']),
+            unresolved: z.string().optional(),
+          }),
+        ),
+      })
+      .nullable(),
+  }),
+  annotations: READ_ONLY,
+  limits: { ...L, seeds: { max: MAX_SEEDS, unit: 'coverage seeds' } },
+  async handler(args, ctx) {
+    const store = getRomStore(ctx.services);
+    return store.withRom(
+      args.rom,
+      async (rom) => {
+        const p = args.processor;
+        const src = await resolveStart(
+          store,
+          rom,
+          { processor: p, address: args.address, overlayId: args.overlayId, mode: args.mode },
+          ctx.signal,
+        );
+        if (src.derived) {
+          throw new ReMcpError(
+            'not-code',
+            `${formatAddress(args.address)} is in decoded (compressed) code; a function proof needs file-backed uncompressed code`,
+            { processor: p, address: args.address },
+          );
+        }
+        const identity = {
+          component: src.span.component,
+          overlayId: src.span.overlayId,
+          address: src.address,
+          mode: src.mode,
+        };
+        const key = identityKey(identity);
+        const { result, components, status } = await discoverInRom(store, rom, {
+          processor: p,
+          seeds: args.seeds,
+          overlayIds: args.overlayIds,
+          evidence: new Set<Evidence>(args.evidence),
+          limits: {
+            components: args.maxComponents,
+            functions: args.maxBlocks,
+            callSites: args.maxProofSites,
+            blocks: args.maxBlocks,
+            instructions: args.maxInstructions,
+            bytes: args.maxBytes,
+            edges: args.maxEdges,
+          },
+          local: { blocks: 256, instructions: 4096, bytes: 16384, edges: 1024 },
+          signal: ctx.signal,
+          onProgress: throttledProgress(ctx, 'proof search'),
+          stopWhenProven: identity,
+        });
+        const found = result.functions.find((f) => identityKey(f.identity) === key);
+        const sites = result.callSites.filter((s) => s.callee && identityKey(s.callee) === key);
+        const proofStatus: 'proven' | 'not-proven-function-entry' | 'proof-inconclusive' = found
+          ? 'proven'
+          : status === 'complete'
+            ? 'not-proven-function-entry'
+            : 'proof-inconclusive';
+        let cfg = null;
+        if (found) {
+          const r = await analyzeControlFlow({
+            processor: p,
+            span: src.span,
+            address: src.address,
+            mode: src.mode,
+            limits: {
+              blocks: args.maxCfgBlocks,
+              instructions: args.maxCfgInstructions,
+              bytes: args.maxCfgBytes,
+              edges: args.maxCfgEdges,
+            },
+            lookup: spanLookup(store, rom, p, ctx.signal),
+            signal: ctx.signal,
+          });
+          cfg = {
+            status: r.status,
+            truncation: r.truncation,
+            blocks: r.blocks.map((b) => ({
+              id: b.id,
+              component: b.component as 'main' | 'overlay',
+              overlayId: b.overlayId,
+              mode: b.mode,
+              address: formatAddress(b.address),
+              end: formatAddress(b.end),
+              terminator: b.terminator,
+              calls: b.calls.map((c) => ({
+                at: formatAddress(c.at),
+                ...(c.target !== undefined ? { target: formatAddress(c.target) } : {}),
+                ...(c.targetMode ? { targetMode: c.targetMode } : {}),
+                ...(c.condition ? { condition: c.condition } : {}),
+              })),
+            })),
+            edges: r.edges.map((e) => ({
+              from: e.from,
+              to: e.to,
+              kind: e.kind,
+              target: formatAddress(e.target),
+              targetMode: e.targetMode,
+              ...(e.unresolved ? { unresolved: e.unresolved } : {}),
+            })),
+          };
+        }
+        // A search that stopped at the proof did not finish: never call it complete.
+        const searchStatus: typeof status | 'stopped-when-proven' = result.stoppedWhenProven
+          ? 'stopped-when-proven'
+          : status;
+        return {
+          structured: {
+            identity: identityView(p, identity),
+            component: identity.component as 'main' | 'overlay',
+            proof: {
+              status: proofStatus,
+              evidence: found?.evidence ?? [],
+              sites: sites.map((s) => callSiteView(p, s)),
+            },
+            search: {
+              status: searchStatus,
+              truncation: result.truncation,
+              components,
+              totals: {
+                functions: result.functions.length,
+                callSites: result.callSites.length,
+                ...result.totals,
+              },
+            },
+            cfg,
+          },
+          text: `${p} ${src.mode} ${formatAddress(src.address)}: ${proofStatus}${found ? ` by ${found.evidence.join(', ')}; CFG ${cfg?.blocks.length} blocks (${cfg?.status})` : ` (search ${status})`}`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

@@ -1,0 +1,190 @@
+// nds_discover_functions: the bounded proven-function call graph of one processor (program entry +
+// direct calls + optionally constant-register calls), with callers and callees per function.
+import { z } from 'zod/v4';
+import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
+import { discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, IDENTITY_NOTE, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import {
+  callSiteSchema,
+  callSiteView,
+  componentSchema,
+  evidenceArg,
+  FUNCTION_CFG_LIMITS,
+  identitySchema,
+  identityView,
+  type LimitTable,
+  limitArg,
+  MAX_SEEDS,
+  overlayScopeArg,
+  seedsArg,
+  throttledProgress,
+  truncationSchema,
+} from './common.js';
+
+export const DISCOVERY_LIMITS = {
+  maxComponents: { default: 32, max: 128, min: 1, unit: 'components considered' },
+  maxFunctions: { default: 128, max: 1024, min: 1, unit: 'proven functions' },
+  maxCallSites: { default: 512, max: 8192, min: 1, unit: 'call sites' },
+  maxBlocks: { default: 512, max: 4096, min: 1, unit: 'total basic blocks' },
+  maxInstructions: { default: 4096, max: 32768, min: 1, unit: 'total instructions' },
+  maxBytes: { default: 32768, max: 262144, min: 2, unit: 'total decoded bytes' },
+  maxEdges: { default: 2048, max: 16384, min: 1, unit: 'total traversal edges' },
+  ...FUNCTION_CFG_LIMITS,
+} satisfies LimitTable;
+
+const L = DISCOVERY_LIMITS;
+
+export const ndsDiscoverFunctions = defineTool({
+  name: 'nds_discover_functions',
+  title: 'Discover proven functions and their call graph',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Finds the functions whose entries are proven (program entry, direct calls, constant-register calls) by a bounded FIFO walk from the processor’s entry point, with every function’s callers and callees.',
+    useWhen:
+      '"what functions does this program have", "who calls X", "what does X call"; nds_analyze_function for one entry’s proof; nds_function_at for the function holding an address.',
+    behaviour: `read-only; entries proven only by program-entry (header entry, ARM), direct-call (BL/BLX to exactly one code source) or constant-register-call (see evidence); branch targets, data pointers, prologues and seeds prove nothing; each function CFG is clipped to the remaining budget; no function end is claimed; progress, cancellation; ${IDENTITY_NOTE}`,
+    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
+    returns:
+      'status (complete | partial-coverage | truncated), truncation[], components[{component, overlayId, coverage}], functions[{identity (spread into nds_disassemble_range / nds_analyze_control_flow), component, evidence[], analysed, cfgStatus, blocks, callers[call-site address], callees[{at, kind, target, callee?}]}], callSites[], seeds[], totals.',
+  },
+  input: z.object({
+    rom: romArg,
+    processor: processorArg,
+    evidence: evidenceArg,
+    seeds: seedsArg,
+    overlayIds: overlayScopeArg,
+    maxComponents: limitArg(L.maxComponents),
+    maxFunctions: limitArg(L.maxFunctions),
+    maxCallSites: limitArg(L.maxCallSites),
+    maxBlocks: limitArg(L.maxBlocks),
+    maxInstructions: limitArg(L.maxInstructions),
+    maxBytes: limitArg(L.maxBytes),
+    maxEdges: limitArg(L.maxEdges),
+    maxFunctionBlocks: limitArg(L.maxFunctionBlocks),
+    maxFunctionInstructions: limitArg(L.maxFunctionInstructions),
+    maxFunctionBytes: limitArg(L.maxFunctionBytes),
+    maxFunctionEdges: limitArg(L.maxFunctionEdges),
+  }),
+  output: z.object({
+    status: z.enum(['complete', 'partial-coverage', 'truncated']),
+    truncation: z.array(truncationSchema),
+    evidence: z.array(z.enum(['program-entry', 'direct-call', 'constant-register-call'])),
+    components: z.array(componentSchema),
+    totals: z.object({
+      functions: z.number().int(),
+      callSites: z.number().int(),
+      blocks: z.number().int(),
+      instructions: z.number().int(),
+      bytes: z.number().int(),
+      edges: z.number().int(),
+    }),
+    functions: z.array(
+      z.object({
+        identity: identitySchema,
+        component: z.enum(['main', 'overlay']),
+        evidence: z.array(z.enum(['program-entry', 'direct-call', 'constant-register-call'])),
+        analysed: z.boolean(),
+        cfgStatus: z.enum(['complete', 'truncated']).nullable(),
+        blocks: z.number().int(),
+        callers: z.array(addressOut).describe('Call-site addresses that prove this entry'),
+        callees: z.array(
+          z.object({
+            at: addressOut,
+            kind: z.enum(['direct-call', 'constant-register-call']),
+            target: addressOut,
+            callee: identitySchema.optional(),
+            unresolved: z.string().optional(),
+          }),
+        ),
+      }),
+    ),
+    callSites: z.array(callSiteSchema),
+    seeds: z.array(
+      z.object({ identity: identitySchema, cfgStatus: z.enum(['complete', 'truncated']).nullable() }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  limits: L,
+  async handler(args, ctx) {
+    const store = getRomStore(ctx.services);
+    return store.withRom(
+      args.rom,
+      async (rom) => {
+        const evidence = new Set<Evidence>(args.evidence);
+        const { result, components, status } = await discoverInRom(store, rom, {
+          processor: args.processor,
+          seeds: args.seeds,
+          overlayIds: args.overlayIds,
+          evidence,
+          limits: {
+            components: args.maxComponents,
+            functions: args.maxFunctions,
+            callSites: args.maxCallSites,
+            blocks: args.maxBlocks,
+            instructions: args.maxInstructions,
+            bytes: args.maxBytes,
+            edges: args.maxEdges,
+          },
+          local: {
+            blocks: args.maxFunctionBlocks,
+            instructions: args.maxFunctionInstructions,
+            bytes: args.maxFunctionBytes,
+            edges: args.maxFunctionEdges,
+          },
+          signal: ctx.signal,
+          onProgress: throttledProgress(ctx, 'functions'),
+        });
+        const p = args.processor;
+        const functions = result.functions.map((f) => {
+          const key = identityKey(f.identity);
+          const callers = result.callSites
+            .filter((s) => s.callee && identityKey(s.callee) === key)
+            .map((s) => formatAddress(s.at));
+          const callees = result.callSites
+            .filter((s) => !s.callerIsSeed && identityKey(s.caller) === key)
+            .map((s) => ({
+              at: formatAddress(s.at),
+              kind: s.kind,
+              target: formatAddress(s.target),
+              ...(s.callee ? { callee: identityView(p, s.callee) } : {}),
+              ...(s.unresolved ? { unresolved: s.unresolved } : {}),
+            }));
+          return {
+            identity: identityView(p, f.identity),
+            component: f.identity.component as 'main' | 'overlay',
+            evidence: f.evidence,
+            analysed: f.cfg !== null,
+            cfgStatus: f.cfg?.status ?? null,
+            blocks: f.cfg?.blocks.length ?? 0,
+            callers,
+            callees,
+          };
+        });
+        const byKind = (k: string) =>
+          result.functions.filter((f) => f.evidence.includes(k as Evidence)).length;
+        return {
+          structured: {
+            status,
+            truncation: result.truncation,
+            evidence: args.evidence,
+            components,
+            totals: { functions: functions.length, callSites: result.callSites.length, ...result.totals },
+            functions,
+            callSites: result.callSites.map((s) => callSiteView(p, s)),
+            seeds: result.seeds.map((s) => ({
+              identity: identityView(p, s.identity),
+              cfgStatus: s.cfg?.status ?? null,
+            })),
+          },
+          text: `${p}: ${functions.length} proven functions (${byKind('direct-call')} by direct call, ${byKind('constant-register-call')} by constant-register call), ${result.callSites.length} call sites; ${status}${result.truncation.length ? ` (${result.truncation.join(', ')})` : ''}`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

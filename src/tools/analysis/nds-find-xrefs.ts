@@ -1,0 +1,230 @@
+// nds_find_xrefs: every deterministic reference to one runtime address in the proven-reachable code
+// of the selected static scope (FIFO from the program entry and coverage seeds; proven calls expand
+// coverage), including references by value (literal words, constant-register calls).
+import { z } from 'zod/v4';
+import type { Evidence } from '../../analysis/functions/discover.js';
+import { discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { XrefCollector, type XrefKind } from '../../analysis/xrefs/match.js';
+import { ReMcpError } from '../../core/errors.js';
+import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
+import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
+import { defineTool } from '../../mcp/tool.js';
+import type { RomHandle } from '../../nds/rom-store.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, IDENTITY_NOTE, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import {
+  componentSchema,
+  evidenceArg,
+  type LimitTable,
+  limitArg,
+  MAX_SEEDS,
+  overlayScopeArg,
+  seedsArg,
+  throttledProgress,
+  truncationSchema,
+} from './common.js';
+
+export const XREF_LIMITS = {
+  maxComponents: { default: 32, max: 128, min: 1, unit: 'components' },
+  maxBlocks: { default: 128, max: 512, min: 1, unit: 'basic blocks' },
+  maxInstructions: { default: 2048, max: 16384, min: 1, unit: 'instructions' },
+  maxBytes: { default: 8192, max: 65536, min: 2, unit: 'decoded source bytes' },
+  maxEdges: { default: 512, max: 4096, min: 1, unit: 'traversal edges' },
+  maxXrefs: { default: 256, max: 2048, min: 1, unit: 'returned xrefs' },
+} satisfies LimitTable;
+const L = XREF_LIMITS;
+
+const KINDS = [
+  'direct-branch',
+  'direct-call',
+  'literal-pool',
+  'pc-relative-address',
+  'literal-value',
+  'constant-register-call',
+] as const satisfies readonly XrefKind[];
+
+/** The one runtime address a ROM offset denotes for `processor`, or a refusal. */
+export function runtimeOfRomOffset(rom: RomHandle, processor: Processor, offset: number): number {
+  const owners = resolveRomOffset(rom.model, offset).filter(
+    (o) =>
+      'processor' in o &&
+      o.processor === processor &&
+      o.runtimeAddress !== undefined &&
+      o.runtimeAddress !== null,
+  );
+  const addresses = [...new Set(owners.map((o) => o.runtimeAddress as number))];
+  if (addresses.length === 0) {
+    throw new ReMcpError(
+      'not-code',
+      `ROM offset ${formatAddress(offset)} maps to no ${processor} runtime address (structural, NitroFS-only or compressed bytes are not xref targets)`,
+      { romOffset: offset },
+    );
+  }
+  if (addresses.length > 1) {
+    throw new ReMcpError(
+      'ambiguous-code-source',
+      `ROM offset ${formatAddress(offset)} maps to ${addresses.length} ${processor} runtime addresses`,
+      { romOffset: offset },
+    );
+  }
+  return addresses[0]!;
+}
+
+export const ndsFindXrefs = defineTool({
+  name: 'nds_find_xrefs',
+  title: 'Find proven references to an address',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Finds every deterministic reference to one runtime address (code or data) in the proven-reachable code of the selected scope: calls, branches, literal slots, ADR/ADD-PC addresses, literal words equal to it, constant-register calls.',
+    useWhen:
+      '"who calls / jumps to X", "which code uses this string or table"; nds_list_references for what one window references.',
+    behaviour: `read-only; FIFO walk from the header entry (ARM) and coverage seeds; proven calls expand the searched code, so an overlay is searched only when seeded or called; literal-pool = the slot address is the target, literal-value = the slot's word is the target (or target|1); a ROM-offset target must map to one runtime address; zero xrefs is definitive only when status is complete; progress, cancellation; ${IDENTITY_NOTE}`,
+    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
+    returns:
+      'target, status (complete | partial-coverage | truncated), definitive, truncation[], components[{component, overlayId, coverage}], xrefs[{from, kind, component, overlayId, mode, targetMode?, slot?, value?, via?, condition?}], totals.',
+  },
+  input: z.object({
+    rom: romArg,
+    processor: processorArg,
+    address: addressArg('Target runtime address (give this or romOffset)').optional(),
+    romOffset: addressArg('Target ROM offset; must map to exactly one runtime address').optional(),
+    evidence: evidenceArg,
+    seeds: seedsArg,
+    overlayIds: overlayScopeArg,
+    maxComponents: limitArg(L.maxComponents),
+    maxBlocks: limitArg(L.maxBlocks),
+    maxInstructions: limitArg(L.maxInstructions),
+    maxBytes: limitArg(L.maxBytes),
+    maxEdges: limitArg(L.maxEdges),
+    maxXrefs: limitArg(L.maxXrefs),
+  }),
+  output: z.object({
+    target: z.object({
+      address: addressOut,
+      romOffset: addressOut.optional(),
+      ownership: z
+        .string()
+        .describe('resolved | ambiguous | bss | unmapped (static ownership of the address)'),
+    }),
+    status: z.enum(['complete', 'partial-coverage', 'truncated']),
+    definitive: z
+      .boolean()
+      .describe('True only when status is complete: then no xref beyond these exists in scope'),
+    truncation: z.array(truncationSchema),
+    components: z.array(componentSchema),
+    totals: z.object({
+      xrefs: z.number().int(),
+      functions: z.number().int(),
+      blocks: z.number().int(),
+      instructions: z.number().int(),
+      bytes: z.number().int(),
+      edges: z.number().int(),
+    }),
+    xrefs: z.array(
+      z.object({
+        from: addressOut,
+        kind: z.enum(KINDS),
+        component: z.enum(['main', 'overlay']),
+        overlayId: z.number().int().nullable(),
+        mode: z.enum(['arm', 'thumb']),
+        targetMode: z.enum(['arm', 'thumb']).optional(),
+        slot: addressOut.optional(),
+        value: addressOut.optional(),
+        via: z.enum(['blx', 'bx', 'mov-lr-pc-bx']).optional(),
+        condition: z.string().optional(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  limits: { ...L, seeds: { max: MAX_SEEDS, unit: 'coverage seeds' } },
+  async handler(args, ctx) {
+    if ((args.address === undefined) === (args.romOffset === undefined)) {
+      throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');
+    }
+    const store = getRomStore(ctx.services);
+    return store.withRom(
+      args.rom,
+      async (rom) => {
+        const target =
+          args.address !== undefined
+            ? args.address
+            : runtimeOfRomOffset(rom, args.processor, args.romOffset!);
+        const collector = new XrefCollector(target, args.maxXrefs);
+        const { result, components, status } = await discoverInRom(store, rom, {
+          processor: args.processor,
+          seeds: args.seeds,
+          overlayIds: args.overlayIds,
+          evidence: new Set<Evidence>(args.evidence),
+          // Functions and call sites are bounded by blocks and instructions (one block per function,
+          // one instruction per call site), so they never bind first.
+          limits: {
+            components: args.maxComponents,
+            functions: args.maxBlocks,
+            callSites: args.maxInstructions,
+            blocks: args.maxBlocks,
+            instructions: args.maxInstructions,
+            bytes: args.maxBytes,
+            edges: args.maxEdges,
+          },
+          local: { blocks: 256, instructions: 4096, bytes: 16384, edges: 1024 },
+          signal: ctx.signal,
+          onProgress: throttledProgress(ctx, 'xref search'),
+          onBlock: (block, span) => collector.block(block, span),
+        });
+        for (const s of result.callSites) {
+          if (s.kind !== 'constant-register-call' || s.target !== target || !s.callee) continue;
+          collector.add({
+            from: s.at,
+            kind: 'constant-register-call',
+            component: s.caller.component,
+            overlayId: s.caller.overlayId,
+            mode: s.caller.mode,
+            targetMode: s.targetMode,
+            ...(s.via ? { via: s.via } : {}),
+            ...(s.condition ? { condition: s.condition } : {}),
+          });
+        }
+        const truncation: string[] = result.truncation.map((t) =>
+          t === 'function-limit' ? 'block-limit' : t,
+        );
+        if (collector.overflow) truncation.push('xref-limit');
+        const finalTruncation = [...new Set(truncation)].sort() as z.infer<typeof truncationSchema>[];
+        const finalStatus = finalTruncation.length > 0 ? 'truncated' : status;
+        const xrefs = collector.xrefs
+          .sort((a, b) => a.from - b.from || a.kind.localeCompare(b.kind))
+          .map((x) => ({
+            from: formatAddress(x.from),
+            kind: x.kind,
+            component: x.component as 'main' | 'overlay',
+            overlayId: x.overlayId,
+            mode: x.mode,
+            ...(x.targetMode ? { targetMode: x.targetMode } : {}),
+            ...(x.slot !== undefined ? { slot: formatAddress(x.slot) } : {}),
+            ...(x.value !== undefined ? { value: formatAddress(x.value) } : {}),
+            ...(x.via ? { via: x.via } : {}),
+            ...(x.condition ? { condition: x.condition } : {}),
+          }));
+        const ownership = resolveRuntimeAddress(rom.model, args.processor, target).status;
+        return {
+          structured: {
+            target: {
+              address: formatAddress(target),
+              ...(args.romOffset !== undefined ? { romOffset: formatAddress(args.romOffset) } : {}),
+              ownership,
+            },
+            status: finalStatus,
+            definitive: finalStatus === 'complete',
+            truncation: finalTruncation,
+            components,
+            totals: { xrefs: xrefs.length, functions: result.functions.length, ...result.totals },
+            xrefs,
+          },
+          text: `${args.processor} ${formatAddress(target)}: ${xrefs.length} xref(s); ${finalStatus}${finalTruncation.length ? ` (${finalTruncation.join(', ')})` : ''}${finalStatus === 'complete' ? '' : ' - not a definitive negative'}`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

@@ -1,0 +1,161 @@
+// nds_function_at: the proven function(s) whose analysed CFG holds an address, from one bounded
+// discovery; when none, whether that is a complete negative or a coverage gap.
+import { z } from 'zod/v4';
+import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
+import { discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import {
+  componentSchema,
+  evidenceArg,
+  identitySchema,
+  identityView,
+  limitArg,
+  MAX_SEEDS,
+  overlayScopeArg,
+  seedsArg,
+  throttledProgress,
+  truncationSchema,
+} from './common.js';
+import { DISCOVERY_LIMITS } from './nds-discover-functions.js';
+
+const L = DISCOVERY_LIMITS;
+
+export const ndsFunctionAt = defineTool({
+  name: 'nds_function_at',
+  title: 'Proven function containing an address',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Names the proven function(s) whose analysed CFG contains an address, with their proof; when none, says whether that is a complete negative or a coverage gap.',
+    useWhen:
+      '"which function is this address in" (instead of scanning backwards for a push); nds_analyze_function when you already have the entry.',
+    behaviour: `read-only; one discovery exactly as nds_discover_functions, then every analysed block [address, end) holding the address; shared code lists every owner; reason complete-negative only when discovery completed, else coverage-gap; ${IDENTITY_NOTE}`,
+    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
+    returns:
+      'address, matches[{identity, component, evidence[], callers[], block {address, end, mode}}], reason (found | complete-negative | coverage-gap), discovery {status, truncation[], components[], functions}.',
+  },
+  input: z.object({
+    rom: romArg,
+    processor: processorArg,
+    address: addressArg('Address to place inside a function'),
+    overlayId: overlayIdArg('Only match blocks of this overlay (a static disambiguator).'),
+    evidence: evidenceArg,
+    seeds: seedsArg,
+    overlayIds: overlayScopeArg,
+    maxComponents: limitArg(L.maxComponents),
+    maxFunctions: limitArg(L.maxFunctions),
+    maxCallSites: limitArg(L.maxCallSites),
+    maxBlocks: limitArg(L.maxBlocks),
+    maxInstructions: limitArg(L.maxInstructions),
+    maxBytes: limitArg(L.maxBytes),
+    maxEdges: limitArg(L.maxEdges),
+    maxFunctionBlocks: limitArg(L.maxFunctionBlocks),
+    maxFunctionInstructions: limitArg(L.maxFunctionInstructions),
+    maxFunctionBytes: limitArg(L.maxFunctionBytes),
+    maxFunctionEdges: limitArg(L.maxFunctionEdges),
+  }),
+  output: z.object({
+    address: addressOut,
+    reason: z.enum(['found', 'complete-negative', 'coverage-gap']),
+    matches: z.array(
+      z.object({
+        identity: identitySchema,
+        component: z.enum(['main', 'overlay']),
+        evidence: z.array(z.enum(['program-entry', 'direct-call', 'constant-register-call'])),
+        callers: z.array(addressOut),
+        block: z.object({ address: addressOut, end: addressOut, mode: z.enum(['arm', 'thumb']) }),
+      }),
+    ),
+    discovery: z.object({
+      status: z.enum(['complete', 'partial-coverage', 'truncated']),
+      truncation: z.array(truncationSchema),
+      components: z.array(componentSchema),
+      functions: z.number().int(),
+    }),
+  }),
+  annotations: READ_ONLY,
+  limits: { ...L, seeds: { max: MAX_SEEDS, unit: 'coverage seeds' } },
+  async handler(args, ctx) {
+    const store = getRomStore(ctx.services);
+    return store.withRom(
+      args.rom,
+      async (rom) => {
+        const p = args.processor;
+        const { result, components, status } = await discoverInRom(store, rom, {
+          processor: p,
+          seeds: args.seeds,
+          overlayIds: args.overlayIds,
+          evidence: new Set<Evidence>(args.evidence),
+          limits: {
+            components: args.maxComponents,
+            functions: args.maxFunctions,
+            callSites: args.maxCallSites,
+            blocks: args.maxBlocks,
+            instructions: args.maxInstructions,
+            bytes: args.maxBytes,
+            edges: args.maxEdges,
+          },
+          local: {
+            blocks: args.maxFunctionBlocks,
+            instructions: args.maxFunctionInstructions,
+            bytes: args.maxFunctionBytes,
+            edges: args.maxFunctionEdges,
+          },
+          signal: ctx.signal,
+          onProgress: throttledProgress(ctx, 'functions'),
+        });
+        const matches = [];
+        for (const f of result.functions) {
+          const block = f.cfg?.blocks.find(
+            (b) =>
+              args.address >= b.address &&
+              args.address < b.end &&
+              (args.overlayId === undefined || b.overlayId === args.overlayId),
+          );
+          if (!block) continue;
+          const key = identityKey(f.identity);
+          matches.push({
+            identity: identityView(p, f.identity),
+            component: f.identity.component as 'main' | 'overlay',
+            evidence: f.evidence,
+            callers: result.callSites
+              .filter((s) => s.callee && identityKey(s.callee) === key)
+              .map((s) => formatAddress(s.at)),
+            block: { address: formatAddress(block.address), end: formatAddress(block.end), mode: block.mode },
+          });
+        }
+        const reason: 'found' | 'complete-negative' | 'coverage-gap' =
+          matches.length > 0 ? 'found' : status === 'complete' ? 'complete-negative' : 'coverage-gap';
+        return {
+          structured: {
+            address: formatAddress(args.address),
+            reason,
+            matches,
+            discovery: {
+              status,
+              truncation: result.truncation,
+              components,
+              functions: result.functions.length,
+            },
+          },
+          text: `${p} ${formatAddress(args.address)}: ${
+            matches.length > 0
+              ? matches
+                  .map(
+                    (m) => `in ${m.identity.mode} function ${m.identity.address} (${m.evidence.join(', ')})`,
+                  )
+                  .join('; ')
+              : reason === 'complete-negative'
+                ? 'in no proven function (discovery complete)'
+                : `no proven function found, but discovery was ${status}: not a definitive negative`
+          }`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

@@ -1,0 +1,54 @@
+// nds_disassemble_range: one bounded linear window of canonical NDS code; control flow is classified
+// per instruction but never followed.
+import { z } from 'zod/v4';
+import { referencesOfWindow } from '../../arm/references.js';
+import { defineTool } from '../../mcp/tool.js';
+import { IDENTITY_NOTE, READ_ONLY } from '../shared/rom.js';
+import {
+  instructionSchema,
+  LINEAR_LIMITS,
+  LINEAR_LIMITS_TEXT,
+  linearItemView,
+  linearWindow,
+  linearWindowArgs,
+  linearWindowOutput,
+  literalPoolDataSchema,
+  startArgs,
+} from './common.js';
+
+export const ndsDisassembleRange = defineTool({
+  name: 'nds_disassemble_range',
+  title: 'Disassemble a bounded ARM/Thumb window',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Decodes ARM/Thumb instructions linearly from one start in NDS code (ARM9 ARMv5TE / ARM7 ARMv4T).',
+    useWhen:
+      'reading code at an address or ROM offset; nds_analyze_control_flow follows branches, nds_list_references lists references.',
+    behaviour: `read-only; main executables, overlays, decoded BLZ images (romOffset null), never BSS; overlapping overlays need overlayId (else ambiguous-code-source); stops at the first undecodable instruction, never skips; a word a literal load in the window provably reads is literal-pool-data (its value), not decoded; ${IDENTITY_NOTE}`,
+    limits: `${LINEAR_LIMITS_TEXT}; stops at the component end.`,
+    returns:
+      'source, status (complete | component-end | decode-stopped), stop, instructions (and literal-pool-data items).',
+  },
+  input: z.object({ ...startArgs, ...linearWindowArgs }),
+  output: z.object({
+    ...linearWindowOutput,
+    instructions: z.array(z.union([instructionSchema, literalPoolDataSchema])),
+  }),
+  annotations: READ_ONLY,
+  limits: LINEAR_LIMITS,
+  async handler(args, ctx) {
+    const w = await linearWindow(ctx, args);
+    const refs = referencesOfWindow(w.instructions).length;
+    const stopText = w.stop ? `; ${w.stop.reason} at ${w.stop.address}` : '';
+    return {
+      structured: {
+        source: w.source,
+        status: w.status,
+        stop: w.stop,
+        instructions: w.items.map(linearItemView),
+      },
+      text: `${args.processor} ${w.source.component}${w.source.overlayId === null ? '' : ` ${w.source.overlayId}`} ${w.source.mode} ${w.source.start}: ${w.instructions.length} instructions (${w.decodedBytes} bytes), ${refs} references, ${w.status}${stopText}`,
+    };
+  },
+});

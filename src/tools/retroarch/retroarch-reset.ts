@@ -1,0 +1,35 @@
+// retroarch_reset: RetroArch: reset the game.
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
+
+export const retroarchReset = defineTool({
+  name: 'retroarch_reset',
+  title: 'RetroArch: reset the game',
+  profiles: PROFILES,
+  description: {
+    purpose: 'Resets the running game (RESET), like the console reset button.',
+    useWhen: 'restarting from boot; to return to a saved point use the load-state tools.',
+    behaviour:
+      'DESTRUCTIVE: live game state is lost. RetroArch does not acknowledge RESET and ignores it while paused: paused is refused with `paused` unless resumeIfPaused (resume, reset, pause again, each confirmed).',
+    limits:
+      'one status query, then one datagram (plus confirmed pause toggles); RETROARCH_TIMEOUT_MS per query.',
+    returns: 'sent, resumedAndRepaused.',
+  },
+  input: z.object({
+    resumeIfPaused: z
+      .boolean()
+      .default(false)
+      .describe('When paused: resume, reset, then pause again (default false: refuse with `paused`).'),
+  }),
+  output: z.object({ sent: z.boolean(), resumedAndRepaused: z.boolean() }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  limits: { timeoutMs: TIMEOUT_LIMIT },
+  async handler(args, ctx) {
+    const r = await retroarch(ctx).reset(args.resumeIfPaused, ctx.signal);
+    return {
+      structured: r,
+      text: `RESET sent (RetroArch does not acknowledge it)${r.resumedAndRepaused ? '; resumed for it and paused again' : ''}`,
+    };
+  },
+});
