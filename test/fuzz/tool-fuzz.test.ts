@@ -1,6 +1,7 @@
 // The CI slice of the tool-level fuzz campaign (seeded; the long run is tool-fuzz.long.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { toolsForProfile } from '../../src/tools/index.js';
 import { runToolFuzz } from './tool-fuzz.js';
 
 test('fuzzed ROMs through every static tool: typed outcomes only, no internal-error, no call over 10 s', async () => {
@@ -10,7 +11,7 @@ test('fuzzed ROMs through every static tool: typed outcomes only, no internal-er
   assert.ok(figures.maxCallMs < 10_000, `slowest call ${figures.maxCallMs} ms (${figures.slowest})`);
   assert.equal(
     Object.keys(figures.perTool).length,
-    13,
+    toolsForProfile('static').length,
     `tools reached: ${Object.keys(figures.perTool).join(',')}`,
   );
   assert.ok((figures.outcomes.ok ?? 0) > 300, JSON.stringify(figures.outcomes));
