@@ -52,6 +52,18 @@ export const CASES: Case[] = [
     code: 'invalid-argument',
   },
   {
+    family: 'analysis',
+    tool: 'nds_function_at',
+    args: { rom: 'roms/game.nds', processor: 'arm9', address: '0x02000004' },
+    textMatches: /in arm function 0x02000000 \(program-entry/,
+  },
+  {
+    family: 'analysis',
+    tool: 'nds_analyze_function',
+    args: { rom: 'roms/game.nds', processor: 'arm9', address: '0x02000002', mode: 'arm' },
+    code: 'invalid-argument',
+  },
+  {
     family: 'search',
     tool: 'nds_search_pattern',
     args: {
