@@ -135,13 +135,30 @@ export const truncationSchema = z.enum([
   'xref-limit',
 ]);
 
-/** Progress at most every 50 ms: one notification per analysed function would flood a client. */
-export function throttledProgress(ctx: ToolContext, what: string) {
-  let last = 0;
-  return (analysed: number, queued: number) => {
-    const now = Date.now();
-    if (now - last < 50) return;
-    last = now;
-    ctx.progress({ progress: analysed, total: analysed + queued, message: `${what}: ${analysed} analysed` });
+/**
+ * Progress of one call in two phases, kept monotonic (the pipeline drops a value that does not grow):
+ * the cold-open ROM hash (bytes), then the analysis counted on after it. The analysis phase reports
+ * at most every 50 ms: one notification per analysed function would flood a client.
+ */
+export function phasedProgress(ctx: ToolContext) {
+  let hashed = 0;
+  return {
+    hash(done: number, total: number): void {
+      hashed = total;
+      ctx.progress({ progress: done, total, message: 'hashing the ROM' });
+    },
+    work(what: string) {
+      let last = 0;
+      return (analysed: number, queued: number) => {
+        const now = Date.now();
+        if (now - last < 50) return;
+        last = now;
+        ctx.progress({
+          progress: hashed + analysed,
+          total: hashed + analysed + queued,
+          message: `${what}: ${analysed} analysed`,
+        });
+      };
+    },
   };
 }

@@ -9,7 +9,7 @@ import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
   callSiteView,
@@ -21,8 +21,8 @@ import {
   limitArg,
   MAX_SEEDS,
   overlayScopeArg,
+  phasedProgress,
   seedsArg,
-  throttledProgress,
   truncationSchema,
 } from './common.js';
 
@@ -135,6 +135,7 @@ export const ndsAnalyzeFunction = defineTool({
   limits: { ...L, seeds: { max: MAX_SEEDS, unit: 'coverage seeds' } },
   async handler(args, ctx) {
     const store = getRomStore(ctx.services);
+    const progress = phasedProgress(ctx);
     return store.withRom(
       args.rom,
       async (rom) => {
@@ -175,7 +176,7 @@ export const ndsAnalyzeFunction = defineTool({
           },
           local: { blocks: 256, instructions: 4096, bytes: 16384, edges: 1024 },
           signal: ctx.signal,
-          onProgress: throttledProgress(ctx, 'proof search'),
+          onProgress: progress.work('proof search'),
           stopWhenProven: identity,
         });
         const found = result.functions.find((f) => identityKey(f.identity) === key);
@@ -258,7 +259,7 @@ export const ndsAnalyzeFunction = defineTool({
         };
       },
       ctx.signal,
-      hashProgress(ctx),
+      progress.hash,
     );
   },
 });

@@ -6,7 +6,7 @@ import { discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { IDENTITY_NOTE, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
   callSiteView,
@@ -19,8 +19,8 @@ import {
   limitArg,
   MAX_SEEDS,
   overlayScopeArg,
+  phasedProgress,
   seedsArg,
-  throttledProgress,
   truncationSchema,
 } from './common.js';
 
@@ -111,6 +111,7 @@ export const ndsDiscoverFunctions = defineTool({
   limits: L,
   async handler(args, ctx) {
     const store = getRomStore(ctx.services);
+    const progress = phasedProgress(ctx);
     return store.withRom(
       args.rom,
       async (rom) => {
@@ -136,7 +137,7 @@ export const ndsDiscoverFunctions = defineTool({
             edges: args.maxFunctionEdges,
           },
           signal: ctx.signal,
-          onProgress: throttledProgress(ctx, 'functions'),
+          onProgress: progress.work('functions'),
         });
         const p = args.processor;
         const functions = result.functions.map((f) => {
@@ -184,7 +185,7 @@ export const ndsDiscoverFunctions = defineTool({
         };
       },
       ctx.signal,
-      hashProgress(ctx),
+      progress.hash,
     );
   },
 });

@@ -11,7 +11,7 @@ import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index
 import { defineTool } from '../../mcp/tool.js';
 import type { RomHandle } from '../../nds/rom-store.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { IDENTITY_NOTE, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   componentSchema,
   evidenceArg,
@@ -19,8 +19,8 @@ import {
   limitArg,
   MAX_SEEDS,
   overlayScopeArg,
+  phasedProgress,
   seedsArg,
-  throttledProgress,
   truncationSchema,
 } from './common.js';
 
@@ -143,6 +143,7 @@ export const ndsFindXrefs = defineTool({
       throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');
     }
     const store = getRomStore(ctx.services);
+    const progress = phasedProgress(ctx);
     return store.withRom(
       args.rom,
       async (rom) => {
@@ -169,7 +170,7 @@ export const ndsFindXrefs = defineTool({
           },
           local: { blocks: 256, instructions: 4096, bytes: 16384, edges: 1024 },
           signal: ctx.signal,
-          onProgress: throttledProgress(ctx, 'xref search'),
+          onProgress: progress.work('xref search'),
           onBlock: (block, span) => collector.block(block, span),
         });
         for (const s of result.callSites) {
@@ -224,7 +225,7 @@ export const ndsFindXrefs = defineTool({
         };
       },
       ctx.signal,
-      hashProgress(ctx),
+      progress.hash,
     );
   },
 });

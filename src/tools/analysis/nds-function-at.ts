@@ -6,7 +6,7 @@ import { discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   componentSchema,
   evidenceArg,
@@ -15,8 +15,8 @@ import {
   limitArg,
   MAX_SEEDS,
   overlayScopeArg,
+  phasedProgress,
   seedsArg,
-  throttledProgress,
   truncationSchema,
 } from './common.js';
 import { DISCOVERY_LIMITS } from './nds-discover-functions.js';
@@ -80,6 +80,7 @@ export const ndsFunctionAt = defineTool({
   limits: { ...L, seeds: { max: MAX_SEEDS, unit: 'coverage seeds' } },
   async handler(args, ctx) {
     const store = getRomStore(ctx.services);
+    const progress = phasedProgress(ctx);
     return store.withRom(
       args.rom,
       async (rom) => {
@@ -105,7 +106,7 @@ export const ndsFunctionAt = defineTool({
             edges: args.maxFunctionEdges,
           },
           signal: ctx.signal,
-          onProgress: throttledProgress(ctx, 'functions'),
+          onProgress: progress.work('functions'),
         });
         const matches = [];
         for (const f of result.functions) {
@@ -155,7 +156,7 @@ export const ndsFunctionAt = defineTool({
         };
       },
       ctx.signal,
-      hashProgress(ctx),
+      progress.hash,
     );
   },
 });
