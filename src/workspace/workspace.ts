@@ -165,7 +165,11 @@ export class Workspace {
    * the temp file has been created and again before the rename: a component swapped for a symlink in
    * the meantime refuses the write (and removes the temp file) instead of redirecting it.
    */
-  async writeAtomic(dir: string, name: string, data: Uint8Array | string): Promise<string> {
+  async writeAtomic(
+    dir: string,
+    name: string,
+    data: Uint8Array | string | AsyncIterable<Uint8Array>,
+  ): Promise<string> {
     checkRelativePath(name);
     if (name.includes('/')) throw new ReMcpError('invalid-argument', 'an output name is one segment');
     const areas = OUTPUT_AREAS.map((area) => join(this.root, ...area.split('/')));
@@ -180,7 +184,17 @@ export class Workspace {
     );
     try {
       await this.assertUnchangedDirectory(dir);
-      await handle.writeFile(data);
+      if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+      else {
+        // Streamed content (a rebuilt ROM): written chunk by chunk, never held whole.
+        for await (const chunk of data) {
+          let done = 0;
+          while (done < chunk.length) {
+            const { bytesWritten } = await handle.write(chunk, done, chunk.length - done);
+            done += bytesWritten;
+          }
+        }
+      }
       await handle.sync();
     } catch (error) {
       await handle.close().catch(() => {});
