@@ -86,6 +86,18 @@ const addFileOp = z.strictObject({
   artifactSha256: sha256,
 });
 
+const replaceOverlayOp = z.strictObject({
+  op: z.literal('replace-overlay'),
+  id: opId,
+  overlay: z.strictObject({
+    processor: z.enum(['arm9', 'arm7']),
+    id: z.number().int().min(0).max(0xffffffff),
+  }),
+  artifact: workspacePath.describe("Decoded (runtime) overlay image; exactly the overlay's RAM size."),
+  artifactSha256: sha256.describe('SHA-256 of the decoded image.'),
+  componentSha256: sha256.describe('Guard: SHA-256 of the overlay file as stored now.'),
+});
+
 const source = z.strictObject({ sha256, size: z.number().int().min(0x200).max(0xffffffff) });
 
 export const manifestV1Schema = z.strictObject({
@@ -101,7 +113,7 @@ export const manifestV2Schema = z.strictObject({
   formatVersion: z.literal(2),
   source,
   operations: z
-    .array(z.discriminatedUnion('op', [patchOp, replaceOp, replaceFileOp, addFileOp]))
+    .array(z.discriminatedUnion('op', [patchOp, replaceOp, replaceFileOp, addFileOp, replaceOverlayOp]))
     .min(1)
     .max(REBUILD_LIMITS.operations.max),
 });

@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { blzEncode, blzParseFooter } from '../formats/blz/index.js';
 import { crc16Modbus as crc16 } from '../formats/crc16.js';
 import type { NdsRomModel } from '../formats/nds/index.js';
 import { resolveRomOffset } from '../formats/nds/index.js';
@@ -26,6 +27,8 @@ import {
 } from '../formats/nds/raw/fnt-tables.js';
 import { parseRawHeader } from '../formats/nds/raw/header.js';
 import { sealHeaderCrcs, writeRawHeader } from '../formats/nds/raw/header-write.js';
+import { parseRawOverlayTable, type RawOverlayEntry } from '../formats/nds/raw/overlay-table.js';
+import { writeRawOverlayTable } from '../formats/nds/raw/overlay-table-write.js';
 import { type ModelComponent, resolveComponent } from '../formats/nds/selectors.js';
 import type { Manifest, ManifestOperation } from './manifest.js';
 
@@ -60,6 +63,8 @@ export interface PlannedOperation {
   replaced: { start: string; end: string } | null;
   beforeSha256: string | null;
   afterSha256: string;
+  /** replace-overlay: SHA-256 of the decoded (runtime) image the stored bytes must decode to. */
+  decodedSha256?: string;
 }
 
 export interface ResolvedPlan {
@@ -71,7 +76,20 @@ export interface ResolvedPlan {
   operations: PlannedOperation[];
   headerRewrite: Array<{ field: string; before: string; after: string }>;
   /** Rebuilt tables appended to the output. */
-  tables: Array<{ table: 'fat' | 'fnt'; start: string; end: string; sha256: string }>;
+  tables: Array<{
+    table: 'fat' | 'fnt' | 'arm9-overlay-table' | 'arm7-overlay-table';
+    start: string;
+    end: string;
+    sha256: string;
+  }>;
+  /** Overlay records the plan rewrites (in rebuilt, appended overlay tables). */
+  overlayRecords: Array<{
+    processor: 'arm9' | 'arm7';
+    id: number;
+    tableIndex: number;
+    compressedSize: number;
+    flags: number;
+  }>;
   /** Final FAT (every file ID's output range). */
   fat: Array<{ start: string; end: string }>;
   deviceCapacity: number;
@@ -202,6 +220,8 @@ export function planRebuild(
   let fntDirs: FntDirectoryRecord[] | null = null;
   const appended: Array<{ bytes: Uint8Array; owner: string; fileId: number }> = [];
   const touchedFiles = new Set<number>();
+  const overlayTables: Partial<Record<'arm9' | 'arm7', RawOverlayEntry[]>> = {};
+  const overlayRecords: ResolvedPlan['overlayRecords'] = [];
 
   for (const o of manifest.operations) {
     if (o.op === 'patch') {
@@ -314,6 +334,66 @@ export function planRebuild(
           afterSha256: a.sha256,
         });
       }
+    } else if (o.op === 'replace-overlay') {
+      const c = component(model, { id: o.id, component: { kind: 'overlay', ...o.overlay } });
+      const ov = model.overlays[o.overlay.processor].find((x) => x.id === o.overlay.id)!;
+      const a = artifact(o);
+      const before = hashRange(read, c.rom.start, c.rom.end);
+      if (before !== o.componentSha256)
+        opError(o, 'invalid-argument', `the component guard failed: ${c.label} has another SHA-256`, {
+          expected: o.componentSha256,
+          actual: before,
+        });
+      if (a.bytes.length !== ov.ramSize) {
+        opError(
+          o,
+          'invalid-argument',
+          `the decoded image is ${a.bytes.length} bytes; ${c.label} loads ${ov.ramSize} (its runtime range may not change)`,
+        );
+      }
+      if (touchedFiles.has(ov.fileId)) opError(o, 'invalid-argument', `${c.label} is replaced twice`);
+      touchedFiles.add(ov.fileId);
+      let stored = a.bytes;
+      let flags = ov.flags;
+      let compressedSize = ov.compressedSize;
+      if (ov.compressed) {
+        const blob = blzEncode(a.bytes);
+        if (blzParseFooter(blob).coded) {
+          stored = blob;
+          compressedSize = blob.length;
+        } else {
+          // A "not coded" result must be stored plain: the console would read its last word as a footer.
+          flags &= ~1;
+          compressedSize = 0;
+        }
+      }
+      const table = p2(overlayTables, o.overlay.processor, () => {
+        const region = model.header[o.overlay.processor === 'arm9' ? 'arm9OverlayTable' : 'arm7OverlayTable'];
+        return parseRawOverlayTable(read(region.start, region.end - region.start));
+      });
+      table[ov.tableIndex] = { ...table[ov.tableIndex]!, flags, compressedSize };
+      overlayRecords.push({
+        processor: o.overlay.processor,
+        id: ov.id,
+        tableIndex: ov.tableIndex,
+        compressedSize,
+        flags,
+      });
+      appended.push({ bytes: stored, owner: o.id, fileId: ov.fileId });
+      fatChanged = true;
+      planned.push({
+        id: o.id,
+        op: o.op,
+        component: c.label,
+        fileId: ov.fileId,
+        path: c.path,
+        output: range(0, 0),
+        length: stored.length,
+        replaced: null,
+        beforeSha256: before,
+        afterSha256: sha(stored),
+        decodedSha256: a.sha256,
+      });
     } else {
       // add-file (v2)
       const a = artifact(o);
@@ -369,13 +449,26 @@ export function planRebuild(
   const tables: ResolvedPlan['tables'] = [];
   const headerBytes = read(0, HEADER_SIZE).slice();
   const h = parseRawHeader(headerBytes);
-  const next = { ...h, fnt: { ...h.fnt }, fat: { ...h.fat } };
+  const next = { ...h };
   if (fntDirs !== null) {
     const fnt = writeFntTables(layoutFntTables(fntDirs));
     pieces.push({ offset: cursor, bytes: fnt, owner: 'rebuild:fnt' });
     tables.push({ table: 'fnt', ...range(cursor, cursor + fnt.length), sha256: sha(fnt) });
     next.fnt = { offset: cursor, size: fnt.length };
     cursor = align(cursor + fnt.length);
+  }
+  for (const processor of ['arm9', 'arm7'] as const) {
+    const table = overlayTables[processor];
+    if (!table) continue;
+    const bytes = writeRawOverlayTable(table);
+    const name = `${processor}-overlay-table` as const;
+    pieces.push({ offset: cursor, bytes, owner: `rebuild:${name}` });
+    tables.push({ table: name, ...range(cursor, cursor + bytes.length), sha256: sha(bytes) });
+    next[processor === 'arm9' ? 'arm9OverlayTable' : 'arm7OverlayTable'] = {
+      offset: cursor,
+      size: bytes.length,
+    };
+    cursor = align(cursor + Math.max(bytes.length, 1));
   }
   if (fatChanged) {
     const bytes = writeRawFat(fat);
@@ -435,6 +528,7 @@ export function planRebuild(
     operations: planned,
     headerRewrite,
     tables,
+    overlayRecords,
     fat: finalFat.map((e) => range(e.start, e.end)),
     deviceCapacity: headerChanged ? header[0x14]! : h.deviceCapacity,
   };
@@ -458,11 +552,20 @@ const HEADER_FIELDS: ReadonlyArray<readonly [string, number, 1 | 2 | 4]> = [
   ['fntSize', 0x44, 4],
   ['fatOffset', 0x48, 4],
   ['fatSize', 0x4c, 4],
+  ['arm9OverlayTableOffset', 0x50, 4],
+  ['arm9OverlayTableSize', 0x54, 4],
+  ['arm7OverlayTableOffset', 0x58, 4],
+  ['arm7OverlayTableSize', 0x5c, 4],
   ['secureAreaCrc', 0x6c, 2],
   ['usedRomSize', 0x80, 4],
   ['logoCrc', 0x15c, 2],
   ['headerCrc', 0x15e, 2],
 ];
+
+function p2<K extends string, V>(map: Partial<Record<K, V>>, key: K, make: () => V): V {
+  map[key] ??= make();
+  return map[key]!;
+}
 
 function readLe(b: Uint8Array, at: number, width: number): number {
   let v = 0;

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { blzDecode } from '../formats/blz/index.js';
 import type { NdsRomModel } from '../formats/nds/index.js';
 import { type ByteSource, parseNdsRom } from '../formats/nds/index.js';
 import type { VerificationRecord } from './evidence.js';
@@ -118,21 +119,49 @@ export async function verifyOutput(
     }
   }
   checks.push('nitrofs-identities');
-  const overlayKey = (m: NdsRomModel) =>
+  // Overlay records: the source's, except the compressed size and flags the plan rewrites.
+  const planned = new Map(r.overlayRecords.map((o) => [`${o.processor}:${o.tableIndex}`, o]));
+  const overlayKey = (m: NdsRomModel, apply: boolean) =>
     JSON.stringify(
-      [...m.overlays.arm9, ...m.overlays.arm7].map((o) => [
-        o.processor,
-        o.id,
-        o.ramAddress,
-        o.ramSize,
-        o.bssSize,
-        o.fileId,
-        o.compressedSize,
-        o.flags,
-      ]),
+      [...m.overlays.arm9, ...m.overlays.arm7].map((o) => {
+        const p = apply ? planned.get(`${o.processor}:${o.tableIndex}`) : undefined;
+        return [
+          o.processor,
+          o.id,
+          o.ramAddress,
+          o.ramSize,
+          o.bssSize,
+          o.staticInit,
+          o.fileId,
+          p?.compressedSize ?? o.compressedSize,
+          p?.flags ?? o.flags,
+        ];
+      }),
     );
-  if (overlayKey(model) !== overlayKey(sourceModel))
-    fail('the rebuilt overlay tables differ from the source');
+  if (overlayKey(model, false) !== overlayKey(sourceModel, true))
+    fail('the rebuilt overlay records are not the planned ones');
+  // Decoded-overlay runtime identity: the stored bytes decode to exactly the approved image.
+  for (const op of r.operations) {
+    if (op.decodedSha256 === undefined) continue;
+    const rec = r.overlayRecords.find((o) => model.overlays[o.processor][o.tableIndex]?.fileId === op.fileId);
+    const ov = rec ? model.overlays[rec.processor][rec.tableIndex]! : undefined;
+    if (!ov) fail(`operation "${op.id}": its overlay is missing from the rebuilt ROM`);
+    const stored = new Uint8Array(ov.file.end - ov.file.start);
+    await output.read(stored, 0, stored.length, ov.file.start);
+    let image: Uint8Array;
+    try {
+      image = ov.compressed ? blzDecode(stored) : stored;
+    } catch (error) {
+      fail(`operation "${op.id}": the stored overlay does not decode: ${(error as Error).message}`);
+    }
+    if (
+      createHash('sha256').update(image).digest('hex') !== op.decodedSha256 ||
+      image.length !== ov.ramSize
+    ) {
+      fail(`operation "${op.id}": the stored overlay does not decode to the approved image`);
+    }
+  }
+  checks.push('decoded-overlay-identity');
   checks.push('overlay-metadata');
   if (model.header.headerCrc.ok !== sourceModel.header.headerCrc.ok && !model.header.headerCrc.ok) {
     fail('the rebuilt header CRC is wrong');

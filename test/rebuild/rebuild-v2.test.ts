@@ -7,6 +7,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isReMcpError } from '../../src/core/errors.js';
+import { blzDecode } from '../../src/formats/blz/index.js';
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
 import { INVALID_SHARED_ROM, sharedRomNames, sharedRomPath } from '../kit/shared-data.js';
 import { rebuildFixture, sha } from './fixture.js';
@@ -155,3 +156,74 @@ for (const name of sharedRomNames().filter((n) => n !== INVALID_SHARED_ROM)) {
     }
   });
 }
+
+test('decoded compressed-overlay replacement is BLZ-recompressed; the rebuilt overlay decodes to the image', async () => {
+  const fx = await rebuildFixture();
+  try {
+    const model = parseNdsRom(bufferSource(fx.bytes));
+    const ov2 = model.overlays.arm9.find((o) => o.id === 2)!;
+    const ov0 = model.overlays.arm9.find((o) => o.id === 0)!;
+    assert.equal(ov2.compressed, true);
+    const image2 = new Uint8Array(ov2.ramSize).map((_, i) => (i % 24 < 12 ? 0x11 : i & 0xff));
+    const image0 = new Uint8Array(ov0.ramSize).fill(0x42);
+    await fx.put('art/ov2.bin', image2);
+    await fx.put('art/ov0.bin', image0);
+    const stored = (o: typeof ov2) => sha(fx.bytes.subarray(o.file.start, o.file.end));
+    const m = await fx.manifest(
+      'm/ov.json',
+      [
+        {
+          op: 'replace-overlay',
+          id: 'ov2',
+          overlay: { processor: 'arm9', id: 2 },
+          artifact: 'art/ov2.bin',
+          artifactSha256: sha(image2),
+          componentSha256: stored(ov2),
+        },
+        {
+          op: 'replace-overlay',
+          id: 'ov0',
+          overlay: { processor: 'arm9', id: 0 },
+          artifact: 'art/ov0.bin',
+          artifactSha256: sha(image0),
+          componentSha256: stored(ov0),
+        },
+      ],
+      2,
+    );
+    const r = await fx.build(m);
+    const out = new Uint8Array(await readFile(join(fx.root, r.rom)));
+    const rebuilt = parseNdsRom(bufferSource(out));
+    const n2 = rebuilt.overlays.arm9.find((o) => o.id === 2)!;
+    assert.equal(n2.compressed, true);
+    assert.ok(n2.file.end - n2.file.start < image2.length, 'stored compressed');
+    assert.equal(n2.compressedSize, n2.file.end - n2.file.start);
+    assert.deepEqual(blzDecode(out.subarray(n2.file.start, n2.file.end)), image2);
+    const n0 = rebuilt.overlays.arm9.find((o) => o.id === 0)!;
+    assert.deepEqual(out.subarray(n0.file.start, n0.file.end), image0);
+    assert.ok(r.verification.checks.includes('decoded-overlay-identity'));
+    await fx.verify(m);
+    // The runtime range may not change: a decoded image of another size is refused.
+    await fx.put('art/short.bin', image2.subarray(4));
+    const bad = await fx.manifest(
+      'm/ov-bad.json',
+      [
+        {
+          op: 'replace-overlay',
+          id: 'short',
+          overlay: { processor: 'arm9', id: 2 },
+          artifact: 'art/short.bin',
+          artifactSha256: sha(image2.subarray(4)),
+          componentSha256: stored(ov2),
+        },
+      ],
+      2,
+    );
+    await assert.rejects(
+      fx.validate(bad),
+      (e: unknown) => isReMcpError(e) && /"short".*runtime range/.test(e.message),
+    );
+  } finally {
+    await rm(fx.root, { recursive: true, force: true });
+  }
+});
