@@ -7,7 +7,7 @@
 //   shows a partial build. An existing final directory is reused only if it verifies afresh;
 //   otherwise the build fails closed with 'publish-collision' and the existing directory is left.
 // verify: the plan again, and the existing build checked file by file and byte by byte.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { lstat, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -222,10 +222,11 @@ export async function buildManifest(
     const tmpName = `.${buildId}.build-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
     const tmp = await workspace.outputDir('output', ['nds', sha16, tmpName]);
     try {
+      const streamHash = createHash('sha256');
       await workspace.writeAtomic(
         tmp,
         v.plan.resolved.output.romName,
-        outputStream(v.plan, sourceReader(rom), options.signal),
+        outputStream(v.plan, sourceReader(rom), options.signal, (chunk) => streamHash.update(chunk)),
       );
       await options.onStep?.('rom-written');
       const { handle } = await workspace.openFile(
@@ -233,7 +234,15 @@ export async function buildManifest(
       );
       let record: VerificationRecord;
       try {
-        record = await verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, options.signal);
+        record = await verifyOutput(
+          v.plan,
+          rom.model,
+          sourceReader(rom),
+          handle,
+          readSync,
+          options.signal,
+          streamHash.digest('hex'),
+        );
       } finally {
         await handle.close();
       }
