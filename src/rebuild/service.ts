@@ -185,7 +185,12 @@ export async function buildManifest(
   workspace: Workspace,
   rom: RomHandle,
   manifestPath: string,
-  options: { signal?: AbortSignal; onStep?: BuildStepHook } = {},
+  options: {
+    signal?: AbortSignal;
+    onStep?: BuildStepHook;
+    /** Bytes of the rebuilt ROM written so far, and its size. */
+    onProgress?: (done: number, total: number) => void;
+  } = {},
 ): Promise<BuildResult> {
   const v = await validateManifest(workspace, rom, manifestPath);
   const sha16 = rom.identity.sha256.slice(0, 16);
@@ -223,10 +228,15 @@ export async function buildManifest(
     const tmp = await workspace.outputDir('output', ['nds', sha16, tmpName]);
     try {
       const streamHash = createHash('sha256');
+      let written = 0;
       await workspace.writeAtomic(
         tmp,
         v.plan.resolved.output.romName,
-        outputStream(v.plan, sourceReader(rom), options.signal, (chunk) => streamHash.update(chunk)),
+        outputStream(v.plan, sourceReader(rom), options.signal, (chunk) => {
+          streamHash.update(chunk);
+          written += chunk.length;
+          options.onProgress?.(written, v.plan.resolved.output.size);
+        }),
       );
       await options.onStep?.('rom-written');
       const { handle } = await workspace.openFile(

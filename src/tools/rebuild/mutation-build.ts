@@ -25,7 +25,16 @@ export const ndsMutationBuild = defineTool({
   async handler(args, ctx) {
     const r = await getRomStore(ctx.services).withRom(
       args.rom,
-      (rom) => buildManifest(ctx.services.workspace, rom, args.manifest, { signal: ctx.signal }),
+      (rom) =>
+        buildManifest(ctx.services.workspace, rom, args.manifest, {
+          signal: ctx.signal,
+          onProgress: (done, total) => {
+            // One report per 32 MiB written (and the last), so a 256 MiB ROM sends a handful.
+            if (done === total || done % (32 * 1024 * 1024) === 0) {
+              ctx.progress({ progress: done, total, message: 'writing the rebuilt ROM' });
+            }
+          },
+        }),
       ctx.signal,
     );
     return {
