@@ -203,7 +203,7 @@ test('every guard violation is refused with a typed error naming the operation',
     'invalid-argument',
     /schema/,
   );
-  const escape = {
+  const escapeOp = {
     op: 'replace-component',
     id: 'esc',
     component: { kind: 'arm7' },
@@ -211,10 +211,10 @@ test('every guard violation is refused with a typed error naming the operation',
     artifactSha256: '0'.repeat(64),
     componentSha256: '0'.repeat(64),
   };
-  await expectCode(fx.validate(await fx.manifest('m/escape.json', [escape])), 'workspace-escape');
-  await expectCode(fx.validate('../manifest.json'), 'workspace-escape');
+  await expectCode(fx.validate(await fx.manifest('m/escapeOp.json', [escapeOp])), 'workspace-escapeOp');
+  await expectCode(fx.validate('../manifest.json'), 'workspace-escapeOp');
   // An artifact whose hash is not the manifest's.
-  const wrongArt = { ...escape, id: 'wrong', artifact: 'art/one.bin' };
+  const wrongArt = { ...escapeOp, id: 'wrong', artifact: 'art/one.bin' };
   await expectCode(
     fx.validate(await fx.manifest('m/wrong-art.json', [wrongArt])),
     'invalid-argument',
