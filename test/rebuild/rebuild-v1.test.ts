@@ -211,8 +211,8 @@ test('every guard violation is refused with a typed error naming the operation',
     artifactSha256: '0'.repeat(64),
     componentSha256: '0'.repeat(64),
   };
-  await expectCode(fx.validate(await fx.manifest('m/escapeOp.json', [escapeOp])), 'workspace-escapeOp');
-  await expectCode(fx.validate('../manifest.json'), 'workspace-escapeOp');
+  await expectCode(fx.validate(await fx.manifest('m/escapeOp.json', [escapeOp])), 'workspace-escape');
+  await expectCode(fx.validate('../manifest.json'), 'workspace-escape');
   // An artifact whose hash is not the manifest's.
   const wrongArt = { ...escapeOp, id: 'wrong', artifact: 'art/one.bin' };
   await expectCode(
