@@ -25,6 +25,9 @@ const OTHER_ARGS: Record<string, Record<string, unknown>> = {
   nds_analyze_control_flow: { processor: 'arm9', address: 0x02000000, mode: 'arm' },
   nds_list_references: { processor: 'arm9', address: 0x02000000, mode: 'arm' },
   desmume_start: {},
+  nds_mutation_validate: { rom: 'roms/game.nds', manifest: 'roms/game.nds' },
+  nds_mutation_build: { rom: 'roms/game.nds', manifest: 'roms/game.nds' },
+  nds_mutation_verify: { rom: 'roms/game.nds', manifest: 'roms/game.nds' },
 };
 
 let outside: string;

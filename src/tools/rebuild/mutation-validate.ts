@@ -49,6 +49,8 @@ export const ndsMutationValidate = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
+    // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
+    await ctx.services.workspace.resolveExisting(args.manifest, 'file');
     const store = getRomStore(ctx.services);
     const v = await store.withRom(
       args.rom,

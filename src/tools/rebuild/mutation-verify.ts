@@ -21,6 +21,8 @@ export const ndsMutationVerify = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
+    // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
+    await ctx.services.workspace.resolveExisting(args.manifest, 'file');
     const r = await getRomStore(ctx.services).withRom(
       args.rom,
       (rom) => verifyBuild(ctx.services.workspace, rom, args.manifest, ctx.signal),
