@@ -1,18 +1,22 @@
 #!/usr/bin/env node
 // Builds the server as one pre-linked file plus a V8 code cache:
 //   dist/re-mcp.cjs        the whole server (our code, the MCP SDK, zod), CommonJS
+//   dist/re-mcp.cjs.map    its source map (for debugging a checkout; not in the published package)
 //   dist/re-mcp.cjs.cache  V8 code cache for it, written by a real start-up (serve + tools/list)
 //   dist/index.js          the entry: compiles the bundle with the cache (see src/cli/loader.ts)
 // Why: start-up latency is dominated by parsing and compiling the SDK and zod; one file with a code
 // cache starts well under half as slowly as the plain module graph (bench/server.ts reports it).
 // Capstone stays external: it is imported lazily on the first decode, with its WASM payload.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
 rmSync('dist', { recursive: true, force: true });
+
+// package.json is the one source of the version: the bundle carries it as a literal.
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 
 const common = {
   bundle: true,
@@ -34,7 +38,7 @@ await build({
   // use dynamic import() reliably on Node 20, and every external package here is CommonJS-loadable.
   supported: { 'dynamic-import': false },
   // The CommonJS bundle has no import.meta; give modules that locate files a file URL of the bundle.
-  define: { 'import.meta.url': '__reMcpBundleUrl' },
+  define: { 'import.meta.url': '__reMcpBundleUrl', __RE_MCP_VERSION__: JSON.stringify(version) },
   banner: { js: "var __reMcpBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 

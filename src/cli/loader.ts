@@ -29,26 +29,34 @@ const source = readFileSync(bundlePath, 'utf8').replace(/^#!.*/, '');
 const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
 const sourceDigest = sha256(`${process.version} ${process.arch}\n${wrapped}`);
 
-function readCache(): Buffer | undefined {
+// What became of the cache, for `re-mcp doctor` (src/cli/doctor/core-checks.ts reads it).
+type CacheState = 'used' | 'absent' | 'stale' | 'rejected';
+
+function readCache(): { payload?: Buffer; state: CacheState } {
   let file: Buffer;
   try {
     file = readFileSync(cachePath);
   } catch {
-    return undefined;
+    return { state: 'absent' };
   }
-  if (file.length <= HEADER || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-  if (!file.subarray(MAGIC.length, MAGIC.length + 32).equals(sourceDigest)) return undefined;
+  if (file.length <= HEADER || !file.subarray(0, MAGIC.length).equals(MAGIC)) return { state: 'rejected' };
+  // Made for another Node version, architecture or bundle: ignored, never handed to V8.
+  if (!file.subarray(MAGIC.length, MAGIC.length + 32).equals(sourceDigest)) return { state: 'stale' };
   const payload = file.subarray(HEADER);
-  if (!file.subarray(MAGIC.length + 32, HEADER).equals(sha256(payload))) return undefined;
-  return payload;
+  if (!file.subarray(MAGIC.length + 32, HEADER).equals(sha256(payload))) return { state: 'rejected' };
+  return { payload, state: 'used' };
 }
 
-const cachedData = readCache();
+const cache = readCache();
+const cachedData = cache.payload;
 const script = new vm.Script(wrapped, {
   filename: bundlePath,
   ...(cachedData ? { cachedData } : {}),
   importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });
+(globalThis as { __reMcpCodeCache?: CacheState }).__reMcpCodeCache = script.cachedDataRejected
+  ? 'rejected'
+  : cache.state;
 
 if (process.env.RE_MCP_WRITE_CODE_CACHE === '1') {
   process.on('exit', () => {

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// The re-mcp command line: serve (default) | tools | call | demo. Flags mirror the environment
+// The re-mcp command line: serve (default) | tools | call | doctor | config | demo. Flags mirror the environment
 // variables (see `re-mcp --help`).
 import { loadConfig, mergeFlags, SETTINGS } from '../config/config.js';
 import { isReMcpError } from '../core/errors.js';
 import { isProfileName, PROFILE_NAMES, PROFILE_SUMMARIES } from '../mcp/profiles.js';
 import { VERSION } from '../version.js';
+import { HOSTS } from './host-config.js';
 
 const USAGE = `re-mcp ${VERSION}: a safety-first MCP server for ROM reverse engineering
 
@@ -12,6 +13,10 @@ Usage:
   re-mcp [serve] [flags]              run the stdio MCP server (the default command)
   re-mcp tools [--profile P] [--json] list the tools of a profile
   re-mcp call TOOL '<json args>'      run one tool and print its structured result (exit 1 on error)
+  re-mcp doctor [--json]              check this installation: one line per capability, and the fix
+                                      (exit 1 when something required or configured is broken)
+  re-mcp config HOST                  print the block that adds this installation to a host, with the
+                                      workspace and settings given (HOST: ${HOSTS.join(', ')})
   re-mcp demo                         drive the server over MCP on a bundled demo workspace
 
 Profiles: ${PROFILE_NAMES.map((p) => `${p} (${PROFILE_SUMMARIES[p]})`).join('; ')}
@@ -54,6 +59,15 @@ export async function main(argv: readonly string[]): Promise<number> {
       );
     else for (const t of tools) process.stdout.write(`${t.name.padEnd(36)} ${t.description.purpose}\n`);
     return 0;
+  }
+  if (command === 'doctor') {
+    // The doctor reports a missing or invalid workspace as one of its lines: no loadConfig here.
+    const { doctor } = await import('./doctor/doctor.js');
+    return doctor(env, json);
+  }
+  if (command === 'config') {
+    const { printHostConfig } = await import('./host-config.js');
+    return printHostConfig(positional[1], env);
   }
   if (command === 'demo') {
     const { runDemo } = await import('./demo.js');

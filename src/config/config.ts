@@ -152,6 +152,11 @@ function defaultLauncher(): string | null {
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const workspaceRoot = validateWorkspaceRoot(env.RE_MCP_WORKSPACE_ROOT);
+  return { workspaceRoot, ...loadSettings(env) };
+}
+
+/** Every setting except the workspace root, validated (the doctor checks the workspace on its own). */
+export function loadSettings(env: Record<string, string | undefined>): Omit<Config, 'workspaceRoot'> {
   const profileRaw = env.RE_MCP_PROFILE ?? 'full';
   if (!isProfileName(profileRaw)) throw new ReMcpError('config-invalid', `unknown profile "${profileRaw}"`);
   const launcherSha = optionalString(env, 'RE_MCP_DESMUME_LAUNCHER_SHA256');
@@ -159,7 +164,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new ReMcpError('config-invalid', 'RE_MCP_DESMUME_LAUNCHER_SHA256 must be 64 hex digits');
   }
   return {
-    workspaceRoot,
     maxOutputBytes: intSetting(env, 'RE_MCP_MAX_OUTPUT_BYTES', OUTPUT_BYTES),
     profile: profileRaw,
     desmume: {

@@ -43,7 +43,7 @@ function absolutePath(): string {
 }
 
 /** The git executable, found on the absolute PATH entries only (never in the repository). */
-function gitExecutable(): string {
+export function gitExecutable(): string {
   for (const dir of absolutePath().split(':')) {
     const candidate = join(dir, 'git');
     try {

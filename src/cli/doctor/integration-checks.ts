@@ -1,0 +1,134 @@
+// The doctor's checks of the emulator integrations, through the server's own services: the DeSmuME
+// launcher is resolved and verified as desmume_start does, then really started headless on the
+// built-in ROM with both GDB stubs, which must answer; RetroArch is asked its version through the
+// RetroArch client. An integration the operator configured explicitly fails the doctor when broken;
+// one found by default (the stock launcher path, the default UDP port) only reports.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Config } from '../../config/config.js';
+import { runBounded } from '../../core/bounded-process.js';
+import { isReMcpError } from '../../core/errors.js';
+import { verifyLauncher } from '../../debug/desmume/process.js';
+import { DebugSession } from '../../debug/session.js';
+import { RetroArchClient } from '../../retroarch/client.js';
+import { type CheckResult, message, notOk, ok } from './check.js';
+
+type Env = Record<string, string | undefined>;
+type Settings = Omit<Config, 'workspaceRoot'>;
+
+/** Bound on the headless start (the stubs listen ~0.2 s after a start; a loaded machine is slower). */
+export const DESMUME_START_TIMEOUT_MS = 20_000;
+const set = (env: Env, name: string) => (env[name] ?? '') !== '';
+
+/** `desmume-cli --version` prints e.g. "DeSmuME 0.9.11 svn0 dev+ x64-JIT"; null when it does not. */
+async function launcherVersion(launcher: string, home: string): Promise<string | null> {
+  const run = await runBounded({
+    argv: [launcher, '--version'],
+    cwd: home,
+    env: {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: home,
+      LANG: 'C',
+      SDL_VIDEODRIVER: 'dummy',
+      SDL_AUDIODRIVER: 'dummy',
+    },
+    timeoutMs: 10_000,
+    maxOutputBytes: 4_096,
+  });
+  const line = /DeSmuME[^\r\n]*/.exec(`${run.stdout.tail}\n${run.stderr.tail}`);
+  return line ? line[0].trim() : null;
+}
+
+export async function checkDesmume(settings: Settings, env: Env, rom: Uint8Array): Promise<CheckResult> {
+  const explicit = set(env, 'RE_MCP_DESMUME_LAUNCHER') || set(env, 'RE_MCP_DESMUME_LAUNCHER_SHA256');
+  const fixLauncher =
+    'install DeSmuME (apt-get install desmume) or set RE_MCP_DESMUME_LAUNCHER to its desmume-cli';
+  if (settings.desmume.launcher === null) {
+    return notOk(
+      'desmume',
+      'missing',
+      'no DeSmuME launcher (the desmume_* tools are unavailable)',
+      fixLauncher,
+      false,
+    );
+  }
+  let launcher: { path: string; sha256: string };
+  try {
+    launcher = await verifyLauncher(settings.desmume);
+  } catch (error) {
+    const pinned = isReMcpError(error) && error.code === 'launch-failed';
+    return notOk(
+      'desmume',
+      'broken',
+      message(error),
+      pinned ? 'update RE_MCP_DESMUME_LAUNCHER_SHA256 to the digest of the launcher you trust' : fixLauncher,
+      explicit,
+      { launcher: settings.desmume.launcher },
+    );
+  }
+  const dir = await mkdtemp(join(tmpdir(), 're-mcp-doctor-'));
+  const session = new DebugSession(settings.desmume);
+  const facts: Record<string, unknown> = { launcher: launcher.path, sha256: launcher.sha256 };
+  try {
+    const version = await launcherVersion(launcher.path, dir);
+    facts.version = version;
+    const romPath = join(dir, 'doctor.nds');
+    await writeFile(romPath, rom);
+    const who = `${version ?? 'DeSmuME (version not reported)'} at ${launcher.path}, sha256 ${launcher.sha256}`;
+    try {
+      const gen = await session.start({
+        rom: { absolute: romPath, relative: 'doctor.nds' },
+        arm9Port: null,
+        arm7Port: 0,
+        startTimeoutMs: DESMUME_START_TIMEOUT_MS,
+      });
+      const ports = { arm9: gen.cpus.arm9?.port, arm7: gen.cpus.arm7?.port };
+      facts.ports = ports;
+      return ok(
+        'desmume',
+        `${who}; started headless, ARM9 and ARM7 GDB stubs answered (ports ${ports.arm9}, ${ports.arm7})`,
+        explicit,
+        facts,
+      );
+    } catch (error) {
+      return notOk(
+        'desmume',
+        'broken',
+        `${who}; did not start headless with its GDB stubs: ${message(error)}`,
+        'the launcher must run desmume-cli with its arguments (--arm9gdb, --arm7gdb, the ROM): check RE_MCP_DESMUME_LAUNCHER',
+        explicit,
+        facts,
+      );
+    }
+  } finally {
+    await session.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function checkRetroArch(settings: Settings, env: Env): Promise<CheckResult> {
+  const explicit = set(env, 'RETROARCH_HOST') || set(env, 'RETROARCH_PORT');
+  const { host, port } = settings.retroarch;
+  const client = new RetroArchClient({ ...settings.retroarch, readRetries: 0 });
+  try {
+    const version = await client.getVersion();
+    return ok('retroarch', `RetroArch ${version.text} answers at ${host}:${port}`, explicit, {
+      host,
+      port,
+      version: version.text,
+    });
+  } catch (error) {
+    const fix = `start RetroArch with network_cmd_enable = "true" and network_cmd_port = "${port}" in retroarch.cfg${explicit ? '' : ' (optional: only the retroarch_* tools need it)'}`;
+    return notOk(
+      'retroarch',
+      explicit ? 'broken' : 'missing',
+      `nothing answers at ${host}:${port}: ${message(error)}`,
+      fix,
+      explicit,
+      { host, port },
+    );
+  } finally {
+    client.close();
+  }
+}
