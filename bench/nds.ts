@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config/config.js';
 import { invokeTool } from '../src/mcp/invoke.js';
 import type { ToolDefinition } from '../src/mcp/tool.js';
 import { Services } from '../src/services.js';
-import { ndsInspectRom } from '../src/tools/nds/inspect-rom.js';
+import { ndsInspectRom } from '../src/tools/nds/nds-inspect-rom.js';
 import { Workspace } from '../src/workspace/workspace.js';
 import { type FileSpec, type OverlaySpec, type RomSpec, writeRomFile } from '../test/kit/rom-builder.js';
 

@@ -2,15 +2,22 @@
 // `lazy()` (keyed by a name the domain owns), so start-up stays cheap and this file stays small:
 // e.g. `services.lazy('roms', () => new RomStore(services.workspace))`.
 import type { Config } from './config/config.js';
-import type { ToolDefinition } from './mcp/tool.js';
+import type { LimitSpec } from './core/vocabulary.js';
 import type { Workspace } from './workspace/workspace.js';
+
+/** What the container keeps of each listed tool: what server_capabilities reports. */
+export interface ListedTool {
+  name: string;
+  title: string;
+  limits?: Record<string, LimitSpec>;
+}
 
 export class Services {
   private readonly singletons = new Map<string, unknown>();
   private readonly disposers: Array<() => Promise<void> | void> = [];
   private disposed = false;
   /** The tools this server lists (its profile), set once by the server assembly. */
-  tools: readonly ToolDefinition[] = [];
+  tools: readonly ListedTool[] = [];
 
   constructor(
     readonly config: Config,

@@ -5,9 +5,11 @@
 // not queued; indirect calls are recorded unresolved and decoding continues after them; indirect
 // branches and returns end a block. All four limits apply at once; hitting one truncates the graph
 // and names the reason.
+
 import { throwIfCancelled } from '../core/errors.js';
+import type { Processor } from '../core/vocabulary.js';
 import { decodeWindow } from './decoder.js';
-import type { ArmMode, ArmProcessor, DecodedInstruction, DecodeStopReason } from './types.js';
+import type { ArmMode, DecodedInstruction, DecodeStopReason } from './types.js';
 
 /** A run of eligible code bytes of one static component. */
 export interface CodeSpan {
@@ -90,7 +92,7 @@ export interface CfgResult {
 }
 
 export interface CfgRequest {
-  processor: ArmProcessor;
+  processor: Processor;
   span: CodeSpan;
   address: number;
   mode: ArmMode;

@@ -1,8 +1,9 @@
 // Pure classification of one decoded instruction: control flow, proven direct targets and modes,
 // PC-relative addresses, and the architecture gate. Works on Capstone-independent data (RawInstruction
 // holds register and group names), so every rule here can be tested on hand-made inputs too.
+import type { Processor } from '../core/vocabulary.js';
 import { ACCESS_READ, ACCESS_WRITE, type RawInstruction, type RawOperand } from './capstone.js';
-import type { ArmMode, ArmProcessor, DecodedInstruction, FlowKind, PcRelative } from './types.js';
+import type { ArmMode, DecodedInstruction, FlowKind, PcRelative } from './types.js';
 
 // Architecture gate. Capstone's feature groups alone are not enough: it decodes every ARMv8-A32 /
 // Thumb-2 encoding and leaves many v6 instructions untagged (LDREX, STREX, CPS, SRS, RFE, SETEND,
@@ -55,7 +56,7 @@ export function baseMnemonic(raw: Pick<RawInstruction, 'mnemonic' | 'condition'>
 export function missingArchitecture(
   raw: RawInstruction,
   mode: ArmMode,
-  processor: ArmProcessor,
+  processor: Processor,
   bytes?: Uint8Array,
 ): string | null {
   for (const group of raw.groups) if (LATER_GROUPS.has(group)) return group;

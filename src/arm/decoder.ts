@@ -2,9 +2,10 @@
 // code for one DS processor. Capstone is loaded on first call, never at import time, so the server
 // starts without paying for its WASM.
 import { ReMcpError } from '../core/errors.js';
+import type { Processor } from '../core/vocabulary.js';
 import { capstoneEngine } from './capstone.js';
 import { baseMnemonic, classify, missingArchitecture, violatesFixedBits } from './classify.js';
-import type { ArmMode, ArmProcessor, DecodedInstruction, DecodeWindowResult } from './types.js';
+import type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';
 
 /** Hard ceiling per call, far above every tool limit: keeps a single call's work bounded. */
 export const MAX_WINDOW_INSTRUCTIONS = 65_536;
@@ -23,7 +24,7 @@ export async function decodeWindow(
   bytes: Uint8Array,
   address: number,
   mode: ArmMode,
-  processor: ArmProcessor,
+  processor: Processor,
   maxInstructions: number,
 ): Promise<DecodeWindowResult> {
   if (mode !== 'arm' && mode !== 'thumb')
@@ -87,4 +88,4 @@ export async function decodeWindow(
   return { instructions, stop: { reason: truncated ? 'truncated-instruction' : 'undecodable', address: at } };
 }
 
-export type { ArmMode, ArmProcessor, DecodedInstruction, DecodeWindowResult } from './types.js';
+export type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';

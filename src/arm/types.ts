@@ -2,8 +2,6 @@
 // assistant that reads every byte, so facts that are usually absent are optional, never `false`.
 
 export type ArmMode = 'arm' | 'thumb';
-/** ARM9 = ARM946E-S (ARMv5TE); ARM7 = ARM7TDMI (ARMv4T). */
-export type ArmProcessor = 'arm9' | 'arm7';
 
 /**
  * How an instruction changes control flow, judged from this one instruction:

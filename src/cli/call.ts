@@ -19,8 +19,9 @@ export async function callTool(config: Config, name: string, json: string | unde
     }
   }
   const services = new Services(config, new Workspace(config.workspaceRoot));
-  services.tools = toolsForProfile(config.profile);
-  const def = services.tools.find((t) => t.name === name);
+  const tools = toolsForProfile(config.profile);
+  services.tools = tools;
+  const def = tools.find((t) => t.name === name);
   if (!def) {
     process.stdout.write(
       `${JSON.stringify({ error: { code: 'not-found', message: `no tool named ${name} in profile ${config.profile}` } })}\n`,

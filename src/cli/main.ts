@@ -3,7 +3,7 @@
 // variables (see `re-mcp --help`).
 import { loadConfig, mergeFlags, SETTINGS } from '../config/config.js';
 import { isReMcpError } from '../core/errors.js';
-import { isProfileName, PROFILE_NAMES, PROFILE_SUMMARIES } from '../mcp/profiles.js';
+import { isProfileName, PROFILE_NAMES, PROFILE_SUMMARIES } from '../core/profiles.js';
 import { VERSION } from '../version.js';
 import { HOSTS } from './host-config.js';
 

@@ -50,8 +50,9 @@ export async function serve(config: Config): Promise<void> {
     );
   });
   const services = new Services(config, new Workspace(config.workspaceRoot));
-  services.tools = toolsForProfile(config.profile);
-  const server = createMcpServer(services.tools, services);
+  const tools = toolsForProfile(config.profile);
+  services.tools = tools;
+  const server = createMcpServer(tools, services);
   const transport = new StdioServerTransport();
   let closing = false;
   const shutdown = async (reason: string) => {

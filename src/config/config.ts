@@ -5,7 +5,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { parse, resolve, sep } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
-import { isProfileName, type ProfileName } from '../mcp/profiles.js';
+import { isProfileName, type ProfileName } from '../core/profiles.js';
 
 export const OUTPUT_BYTES = { default: 1_048_576, min: 4_096, max: 16_777_216 } as const;
 export const RETROARCH_TIMEOUT = { default: 1_000, min: 50, max: 30_000 } as const;

@@ -50,3 +50,57 @@ export function addressArg(what: string) {
 
 /** The output schema of an address or offset. */
 export const addressOut = z.string().regex(/^0x[0-9a-f]{8,}$/);
+
+/** A half-open address or offset range as a tool returns it. */
+export const addressRangeOut = z.object({ start: addressOut, end: addressOut });
+
+/** {start, end} numbers -> the output form. */
+export function formatRange(r: { start: number; end: number }): { start: string; end: string } {
+  return { start: formatAddress(r.start), end: formatAddress(r.end) };
+}
+
+/** formatAddress that keeps null (an absent offset, e.g. decoded bytes that have no ROM offset). */
+export function formatOptionalAddress(n: number | null): string | null {
+  return n === null ? null : formatAddress(n);
+}
+
+/**
+ * A declared bound of a loop, read, list or wait (server_capabilities reports it). Tools declare
+ * these once and derive their argument schemas from them (limitArg), so the two never disagree.
+ */
+export interface LimitSpec {
+  default?: number;
+  max: number;
+  min?: number;
+  unit: string;
+}
+
+/** The integer argument of a limit: min/max/default and the description all come from `spec`. */
+export function limitArg(spec: LimitSpec & { default: number }, what: string) {
+  const min = spec.min ?? 0;
+  return z
+    .number()
+    .int()
+    .min(min)
+    .max(spec.max)
+    .default(spec.default)
+    .describe(`${what} (${spec.unit}): ${min}..${spec.max}, default ${spec.default}.`);
+}
+
+/** The output fields of a paginated list (the list itself is named by the tool). */
+export const pageOut = {
+  total: z.number().int(),
+  offset: z.number().int(),
+  nextOffset: z.number().int().nullable(),
+};
+
+/** One page of `all`: the items from `offset`, at most `limit`; nextOffset null at the end. */
+export function paginate<T>(
+  all: readonly T[],
+  offset: number,
+  limit: number,
+): { total: number; offset: number; nextOffset: number | null; items: T[] } {
+  const items = all.slice(offset, offset + limit);
+  const next = offset + items.length;
+  return { total: all.length, offset, nextOffset: next < all.length ? next : null, items };
+}

@@ -1,8 +1,10 @@
 // Execution control and context capture over one CPU: continue, step, pause, wait, and the atomic
 // stop context. Every wait is bounded; a target still running at the deadline is reported as running.
+
 import { ReMcpError } from '../core/errors.js';
+import { formatAddress } from '../core/vocabulary.js';
 import type { CpuDebugger, StopInfo } from './cpu.js';
-import { clampWindow, hex32, LIMITS } from './policy.js';
+import { clampWindow, LIMITS } from './policy.js';
 import type { DecodedRegisters } from './rsp/packets.js';
 
 export interface RegisterView {
@@ -27,7 +29,7 @@ export interface RegisterView {
 }
 
 export function registerView(regs: DecodedRegisters): RegisterView {
-  const r = regs.r.map(hex32);
+  const r = regs.r.map((word) => formatAddress(word));
   return {
     r0: r[0]!,
     r1: r[1]!,
@@ -45,7 +47,7 @@ export function registerView(regs: DecodedRegisters): RegisterView {
     sp: r[13]!,
     lr: r[14]!,
     pc: r[15]!,
-    cpsr: hex32(regs.cpsr),
+    cpsr: formatAddress(regs.cpsr),
     mode: regs.thumb ? 'thumb' : 'arm',
   };
 }
@@ -88,7 +90,7 @@ async function window(
   const bytes = w.length > 0 ? await cpu.readMemory(w.address, w.length) : new Uint8Array(0);
   return {
     label,
-    address: hex32(w.address),
+    address: formatAddress(w.address),
     length: w.length,
     requestedLength: length,
     clamped: w.clamped,
@@ -178,7 +180,7 @@ export async function stepInstructions(
     stop = await cpu.awaitStop(perStepMs, signal, 'step');
     // A step that does not finish (e.g. the CPU waits for an interrupt) leaves the target running.
     if (stop === null) return { state: 'running', stop: null, completed: i, trace };
-    trace.push({ pc: hex32(stop.pc), mode: stop.thumb ? 'thumb' : 'arm' });
+    trace.push({ pc: formatAddress(stop.pc), mode: stop.thumb ? 'thumb' : 'arm' });
   }
   return { state: 'stopped', stop, completed: trace.length, trace };
 }

@@ -1,15 +1,16 @@
 // One processor's debugger inside one emulator generation: its stub connection, breakpoints, executable
 // ranges, run state, last stop and bounded ARM/Thumb history. The two CPUs share one emulation, so
 // resuming either one runs both: the session tells each CPU whether its sibling is running.
+
 import { ReMcpError } from '../core/errors.js';
+import { formatAddress } from '../core/vocabulary.js';
 import type { RspConnection } from './connection.js';
-import type { CpuImage } from './header.js';
+import type { CpuImage } from './cpu-image.js';
 import {
   ADDRESS_SPACE_END,
   checkAlignment,
   containingRange,
   type ExecRange,
-  hex32,
   LIMITS,
   type Processor,
   resolveMode,
@@ -165,7 +166,7 @@ export class CpuDebugger {
     if (!Number.isInteger(address) || address < 0 || address + length > ADDRESS_SPACE_END) {
       throw new ReMcpError(
         'invalid-argument',
-        `the read ${hex32(address)}+${length} leaves the 32-bit address space`,
+        `the read ${formatAddress(address)}+${length} leaves the 32-bit address space`,
       );
     }
     const conn = this.requireStopped('read memory');
@@ -197,8 +198,8 @@ export class CpuDebugger {
     if (range === null) {
       throw new ReMcpError(
         'invalid-argument',
-        `${hex32(address)} is outside the ${this.processor} executable allowlist (main binary ${hex32(this.mainRange.start)}..${hex32(this.mainRange.end)} plus ${this.ranges.length} replaced ranges)`,
-        { address: hex32(address) },
+        `${formatAddress(address)} is outside the ${this.processor} executable allowlist (main binary ${formatAddress(this.mainRange.start)}..${formatAddress(this.mainRange.end)} plus ${this.ranges.length} replaced ranges)`,
+        { address: formatAddress(address) },
       );
     }
     for (const bp of this.breakpoints.values()) {
@@ -207,7 +208,7 @@ export class CpuDebugger {
       // The stub matches by address alone: two records at one address could not be told apart.
       throw new ReMcpError(
         'invalid-argument',
-        `${bp.id} already watches ${hex32(address)} as ${bp.mode}; remove it first`,
+        `${bp.id} already watches ${formatAddress(address)} as ${bp.mode}; remove it first`,
       );
     }
     if (this.breakpoints.size >= LIMITS.breakpoints.max) {

@@ -1,6 +1,7 @@
 // Pure debugger policy: the limits, executable ranges and breakpoint validation. Kept apart from the
 // session so every refusal can be reasoned about (and tested) without an emulator.
 import { ReMcpError } from '../core/errors.js';
+import { formatAddress } from '../core/vocabulary.js';
 import type { BreakpointKind } from './rsp/packets.js';
 
 export const LIMITS = {
@@ -23,7 +24,7 @@ export const LIMITS = {
 
 export const ADDRESS_SPACE_END = 0x1_0000_0000;
 
-export type Processor = 'arm9' | 'arm7';
+export type { Processor } from '../core/vocabulary.js';
 export type RangeMode = 'arm' | 'thumb' | 'mixed';
 
 export interface ExecRange {
@@ -34,10 +35,6 @@ export interface ExecRange {
   /** What the caller (or the header) knows about the code there; `mixed` resolves nothing for `auto`. */
   mode: RangeMode;
   source: 'header' | 'caller';
-}
-
-export function hex32(n: number): string {
-  return `0x${n.toString(16).padStart(8, '0')}`;
 }
 
 export function validateRanges(ranges: ReadonlyArray<Omit<ExecRange, 'source'>>): ExecRange[] {
@@ -109,9 +106,9 @@ export function resolveMode(
   throw new ReMcpError(
     'invalid-argument',
     votes.size === 0
-      ? `mode "auto" is ambiguous at ${hex32(address)}: nothing proves ARM or Thumb there; pass "arm" or "thumb"`
-      : `mode "auto" is ambiguous at ${hex32(address)}: the facts disagree (${reasons.join(', ')}); pass "arm" or "thumb"`,
-    { address: hex32(address) },
+      ? `mode "auto" is ambiguous at ${formatAddress(address)}: nothing proves ARM or Thumb there; pass "arm" or "thumb"`
+      : `mode "auto" is ambiguous at ${formatAddress(address)}: the facts disagree (${reasons.join(', ')}); pass "arm" or "thumb"`,
+    { address: formatAddress(address) },
   );
 }
 
@@ -120,9 +117,9 @@ export function checkAlignment(address: number, mode: BreakpointKind): void {
   if (address % size !== 0) {
     throw new ReMcpError(
       'invalid-argument',
-      `${mode} breakpoints must be ${size}-byte aligned: ${hex32(address)}`,
+      `${mode} breakpoints must be ${size}-byte aligned: ${formatAddress(address)}`,
       {
-        address: hex32(address),
+        address: formatAddress(address),
       },
     );
   }

@@ -2,10 +2,11 @@
 // per-CPU debuggers that every tool shares. Emulator exit, an explicit stop or a new launch discards
 // all debugger state of the old generation (breakpoints, ranges, stop state, connections).
 import { ReMcpError } from '../core/errors.js';
-import { sha256File } from '../workspace/hash.js';
-import type { ResolvedPath } from '../workspace/workspace.js';
+import type { NdsRomModel } from '../formats/nds/model.js';
+import type { RomHandle, RomIdentity, RomStore } from '../nds/rom-store.js';
 import { RspConnection } from './connection.js';
 import { CpuDebugger, type StopInfo } from './cpu.js';
+import { type CpuImage, cpuImage } from './cpu-image.js';
 import {
   assertPortFree,
   DesmumeProcess,
@@ -14,22 +15,21 @@ import {
   pickFreePorts,
   verifyLauncher,
 } from './desmume/process.js';
-import { type CpuImage, type DebugHeader, readDebugHeader } from './header.js';
 import type { Processor } from './policy.js';
 import { parseRegisterPacket } from './rsp/packets.js';
 
-export interface RomIdentity {
+/** The ROM a generation runs: the RomStore's identity and full canonical model (overlays included). */
+export interface DebugRom {
+  /** Workspace-relative path. */
   path: string;
-  absolute: string;
-  sha256: string;
-  size: number;
-  header: DebugHeader;
+  identity: RomIdentity;
+  model: NdsRomModel;
 }
 
 export interface Generation {
   number: number;
   process: DesmumeProcess;
-  rom: RomIdentity;
+  rom: DebugRom;
   launcherSha256: string;
   cpus: Partial<Record<Processor, CpuDebugger>>;
   ready: boolean;
@@ -38,7 +38,10 @@ export interface Generation {
 }
 
 export interface StartOptions {
-  rom: ResolvedPath;
+  /** The store that opens, identifies and parses the ROM (the one the static tools use). */
+  roms: RomStore;
+  /** Workspace-relative ROM path. */
+  rom: string;
   arm9Port: number | null;
   /** null: no ARM7 stub; 0: pick a free port. */
   arm7Port: number | null;
@@ -147,7 +150,22 @@ export class DebugSession {
 
   private async launch(opts: StartOptions): Promise<Generation> {
     const launcher = await verifyLauncher(this.launcher);
-    const rom = await readRomIdentity(opts.rom);
+    // The ROM is opened once through the store (a handle proven to be the checked regular file, so a
+    // FIFO or symlink swapped in cannot block or redirect us) and kept open until the launch is done.
+    const handle = await opts.roms.openRom(opts.rom, opts.signal);
+    try {
+      return await this.launchOn(handle, launcher, opts);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private async launchOn(
+    handle: RomHandle,
+    launcher: Awaited<ReturnType<typeof verifyLauncher>>,
+    opts: StartOptions,
+  ): Promise<Generation> {
+    const rom: DebugRom = { path: handle.path, identity: handle.identity, model: handle.model };
     // Automatic ports are chosen together (and apart from an explicit one), so they always differ.
     const explicit = [opts.arm9Port, opts.arm7Port].filter((p): p is number => p !== null && p !== 0);
     const autoCount = (opts.arm9Port === null ? 1 : 0) + (opts.arm7Port === 0 ? 1 : 0);
@@ -161,7 +179,7 @@ export class DebugSession {
     if (arm7Port !== null) await assertPortFree(arm7Port);
     if (opts.signal?.aborted) throw cancelledStart(this.disposed);
     const process = await DesmumeProcess.launch(launcher.path, {
-      romAbsolute: rom.absolute,
+      romAbsolute: handle.absolute,
       arm9Port,
       arm7Port,
     });
@@ -179,9 +197,10 @@ export class DebugSession {
     process.onExit((exit) => this.onExit(gen, exit));
     try {
       const deadline = Date.now() + opts.startTimeoutMs;
-      const ports: Array<[Processor, number, DebugHeader['arm9']]> = [['arm9', arm9Port, rom.header.arm9]];
-      if (arm7Port !== null) ports.push(['arm7', arm7Port, rom.header.arm7]);
-      for (const [processor, port, image] of ports) {
+      const ports: Array<[Processor, number]> = [['arm9', arm9Port]];
+      if (arm7Port !== null) ports.push(['arm7', arm7Port]);
+      for (const [processor, port] of ports) {
+        const image = cpuImage(rom.model, processor);
         const cpu = new CpuDebugger(
           processor,
           number,
@@ -214,15 +233,10 @@ export class DebugSession {
           }
         }
       }
-      // The ROM must be the bytes we parsed: re-hash now that the emulator has loaded it.
-      const after = await sha256File(rom.absolute);
+      // The ROM must be the bytes we parsed: re-check (stat, rehash through the handle when it changed)
+      // now that the emulator has loaded it.
+      await handle.verifyUnchanged(opts.signal);
       if (opts.signal?.aborted) throw cancelledStart(this.disposed);
-      if (after.sha256 !== rom.sha256) {
-        throw new ReMcpError('rom-changed', `the ROM changed during launch: ${rom.path}`, {
-          before: rom.sha256,
-          after: after.sha256,
-        });
-      }
       gen.ready = true;
       return gen;
     } catch (error) {
@@ -412,13 +426,6 @@ function cancelledStart(disposed: boolean): ReMcpError {
 export function describeExit(exit: ExitInfo | null): string {
   if (exit === null) return 'still running';
   return exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-}
-
-/** Header model and SHA-256 of the ROM, taken before launch. */
-async function readRomIdentity(rom: ResolvedPath): Promise<RomIdentity> {
-  const header = readDebugHeader(rom.absolute);
-  const { sha256, size } = await sha256File(rom.absolute);
-  return { path: rom.relative, absolute: rom.absolute, sha256, size, header };
 }
 
 export type { StopInfo };

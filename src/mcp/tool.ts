@@ -2,8 +2,9 @@
 // and the tests all run it through the same pipeline (src/mcp/invoke.ts), so validation, error
 // mapping, output limits, progress and cancellation behave identically everywhere.
 import type { z } from 'zod/v4';
+import type { ProfileName } from '../core/profiles.js';
+import type { LimitSpec } from '../core/vocabulary.js';
 import type { Services } from '../services.js';
-import type { ProfileName } from './profiles.js';
 
 /** Rendered into one description string with a fixed layout an assistant can rely on. */
 export interface ToolDescription {
@@ -27,12 +28,7 @@ export interface ToolAnnotations {
 }
 
 /** A documented bound: reported by server_capabilities next to the tool that enforces it. */
-export interface LimitSpec {
-  default?: number;
-  max: number;
-  min?: number;
-  unit: string;
-}
+export type { LimitSpec } from '../core/vocabulary.js';
 
 export interface ProgressUpdate {
   progress: number;

@@ -5,7 +5,7 @@
 import { ReMcpError } from '../core/errors.js';
 import { blzDecode } from '../formats/blz/index.js';
 import type { Processor } from '../formats/nds/index.js';
-import type { RomHandle } from './rom-store.js';
+import type { RomHandle } from './rom-handle.js';
 
 export interface RuntimeImage {
   processor: Processor;

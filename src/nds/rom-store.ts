@@ -16,11 +16,9 @@ import type { Services } from '../services.js';
 import { sha256File } from '../workspace/hash.js';
 import type { ResolvedPath, Workspace } from '../workspace/workspace.js';
 import { DecodedImageCache } from './decoded-images.js';
+import type { RomHandle, RomIdentity } from './rom-handle.js';
 
-export interface RomIdentity {
-  sha256: string;
-  size: number;
-}
+export type { RomHandle, RomIdentity };
 
 interface StatKey {
   dev: bigint;
@@ -28,25 +26,6 @@ interface StatKey {
   size: bigint;
   mtimeNs: bigint;
   ctimeNs: bigint;
-}
-
-export interface RomHandle {
-  /** Workspace-relative path as resolved on disk. */
-  path: string;
-  absolute: string;
-  identity: RomIdentity;
-  model: NdsRomModel;
-  /** Re-stats the file (cheap); rehashes only when the stat changed; throws 'rom-changed' if the bytes did. */
-  verifyUnchanged(signal?: AbortSignal): Promise<void>;
-  /** Reads physical ROM bytes (bounds-checked). Callers verify identity afterwards (withRom does). */
-  readBytes(offset: number, length: number): Uint8Array;
-  /**
-   * Streams a large read into `into` from `position` through the same checked handle (async, so it runs
-   * in the thread pool while the caller works on the previous chunk); returns the bytes read (0 at EOF).
-   */
-  readChunk(into: Uint8Array, position: number): Promise<number>;
-  /** Closes the file handle (withRom does); reads after it are refused. */
-  close(): Promise<void>;
 }
 
 /** Models kept in memory at once; each is small (tables only), a few hundred KiB for big ROMs. */

@@ -6,17 +6,26 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
-import type { RetroArchClient } from './client.js';
-import { PRESS_SPACING_MS, requireContent, slotCommand } from './codec.js';
+import { PRESS_SPACING_MS, requireContent, type Status, slotCommand } from './codec.js';
 import { isLoopback, sleep, slotOfStateFile, stateFileName, stateSnapshot } from './files.js';
 
 export const MAX_SLOT = 99;
+
+/** What the slot logic needs of the client (RetroArchClient provides it; declared here, so no cycle). */
+export interface StateHost {
+  readonly transport: { readonly host: string; readonly timeoutMs: number };
+  hotkey(datagram: string, signal?: AbortSignal): Promise<void>;
+  hasCommand(command: string, signal?: AbortSignal): Promise<boolean>;
+  status(signal?: AbortSignal): Promise<Status>;
+  getConfig(name: string, signal?: AbortSignal): Promise<{ supported: boolean; value: string | null }>;
+  setPausedNow(paused: boolean, signal?: AbortSignal): Promise<{ state: Status['state']; changed: boolean }>;
+}
 
 export class StateSlots {
   /** Our model of RetroArch's slot pointer: starts at RetroArch's default (0) until a save proves it. */
   private slot = { value: 0, verified: false };
 
-  constructor(private readonly ra: RetroArchClient) {}
+  constructor(private readonly ra: StateHost) {}
 
   get pointer(): { value: number; verified: boolean } {
     return { ...this.slot };

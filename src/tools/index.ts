@@ -1,6 +1,6 @@
 // The registry of every tool family. Each family folder exports an array of definitions; add one
 // line here per family.
-import type { ProfileName } from '../mcp/profiles.js';
+import type { ProfileName } from '../core/profiles.js';
 import type { ToolDefinition } from '../mcp/tool.js';
 import { armTools } from './arm/index.js';
 import { desmumeTools } from './desmume/index.js';

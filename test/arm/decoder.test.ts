@@ -1,11 +1,13 @@
 // Detail facts on known encodings: the cs_detail reader, the control-flow classification, PC-relative
 // arithmetic (Thumb's word-aligned PC included), the ARMv5TE / ARMv4T gate and the stop reasons.
+
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { CHUNK_BYTES } from '../../src/arm/capstone.js';
 import { decodeWindow } from '../../src/arm/decoder.js';
-import type { ArmMode, ArmProcessor, DecodedInstruction } from '../../src/arm/types.js';
+import type { ArmMode, DecodedInstruction } from '../../src/arm/types.js';
+import type { Processor } from '../../src/core/vocabulary.js';
 import { armBytesAt, armSymbol, loadArmProgram } from '../kit/arm/index.js';
 
 const arm = (...words: number[]) =>
@@ -16,7 +18,7 @@ async function one(
   bytes: Uint8Array,
   address: number,
   mode: ArmMode,
-  processor: ArmProcessor = 'arm9',
+  processor: Processor = 'arm9',
 ): Promise<DecodedInstruction> {
   const r = await decodeWindow(bytes, address, mode, processor, 1);
   assert.equal(r.stop, null, `stopped: ${JSON.stringify(r.stop)}`);
@@ -144,7 +146,7 @@ test('ADR and ADD/SUB Rd, PC, #imm build PC-relative addresses; ADD PC, PC, #imm
 });
 
 test('architecture gate: ARMv6+/Thumb-2 stop both CPUs; ARMv5 stops the ARM7 only', async () => {
-  const stopAt = async (bytes: Uint8Array, mode: ArmMode, processor: ArmProcessor) =>
+  const stopAt = async (bytes: Uint8Array, mode: ArmMode, processor: Processor) =>
     (await decodeWindow(bytes, 0x1000, mode, processor, 4)).stop;
   const v6arm = {
     ldrex: 0xe1901f9f,
@@ -271,10 +273,7 @@ test('misaligned starts and bad arguments are rejected, never rounded', async ()
   assert.equal(await code(decodeWindow(arm(0), 0x1002, 'arm', 'arm9', 1)), 'invalid-argument');
   assert.equal(await code(decodeWindow(thumb(0), 0x1001, 'thumb', 'arm9', 1)), 'invalid-argument');
   assert.equal(await code(decodeWindow(arm(0), 0x1000, 'auto' as ArmMode, 'arm9', 1)), 'invalid-argument');
-  assert.equal(
-    await code(decodeWindow(arm(0), 0x1000, 'arm', 'arm11' as ArmProcessor, 1)),
-    'invalid-argument',
-  );
+  assert.equal(await code(decodeWindow(arm(0), 0x1000, 'arm', 'arm11' as Processor, 1)), 'invalid-argument');
   assert.equal(await code(decodeWindow(arm(0), 0x1000, 'arm', 'arm9', -1)), 'invalid-argument');
   assert.equal(await code(decodeWindow(arm(0), 0xfffffffc + 4, 'arm', 'arm9', 1)), 'invalid-argument');
 });

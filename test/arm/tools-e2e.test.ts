@@ -5,6 +5,7 @@ import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { DEMO_ROM_PATH } from '../../scripts/make-demo-rom.js';
+import { formatAddress as A } from '../../src/core/vocabulary.js';
 import { armSymbol, loadArmProgram } from '../kit/arm/index.js';
 import { type Harness, startServer } from '../kit/mcp-harness.js';
 
@@ -27,10 +28,10 @@ test('nds_disassemble_range decodes the entry with proven call targets', async (
   });
   assert.equal(r.status, 'complete');
   assert.equal(r.instructions.length, 8);
-  assert.equal(r.instructions[0].address, program.entry);
+  assert.equal(r.instructions[0].address, A(program.entry));
   const call = r.instructions.find((i: any) => i.flow === 'call' && i.target !== undefined);
   assert.ok(call, 'a direct call among the first instructions');
-  assert.equal(call.target, armSymbol(program, 'arm_sum').address);
+  assert.equal(call.target, A(armSymbol(program, 'arm_sum').address));
   const bytesHex = Buffer.from(program.bytes.subarray(0, 4)).toString('hex');
   assert.equal(r.instructions[0].bytes, bytesHex);
 });
@@ -44,7 +45,7 @@ test('nds_analyze_control_flow follows the loop in arm_sum', async () => {
   });
   assert.equal(r.status, 'complete');
   const starts = r.blocks.map((b: any) => b.start ?? b.address);
-  assert.ok(starts.includes(armSymbol(program, 'arm_sum_loop').address), JSON.stringify(starts));
+  assert.ok(starts.includes(A(armSymbol(program, 'arm_sum_loop').address)), JSON.stringify(starts));
 });
 
 test('nds_list_references reports the literal-pool slot, not the word in it', async () => {

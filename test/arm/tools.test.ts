@@ -5,15 +5,15 @@ import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { spanLookup } from '../../src/analysis/code-source.js';
 import { loadConfig } from '../../src/config/config.js';
-import { invokeTool } from '../../src/mcp/invoke.js';
-import type { ToolDefinition } from '../../src/mcp/tool.js';
+import { formatAddress as A } from '../../src/core/vocabulary.js';
 import { getRomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
-import { spanLookup } from '../../src/tools/arm/code-source.js';
 import { armTools } from '../../src/tools/arm/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { armSymbol, loadArmProgram } from '../kit/arm/index.js';
+import { inProcess } from '../kit/in-process.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 import { buildRom } from '../kit/rom-builder.js';
 
@@ -61,23 +61,7 @@ const built = buildRom({
 await writeFile(join(root, 'roms/kit.nds'), built.bytes);
 const ROM = 'roms/kit.nds';
 
-const tool = (name: string) => armTools.find((t) => t.name === name) as unknown as ToolDefinition;
-async function call(name: string, args: Record<string, unknown>) {
-  return (await invokeTool(tool(name), { rom: ROM, processor: 'arm9', ...args }, services, {
-    signal: new AbortController().signal,
-    log: () => {},
-  })) as { isError?: boolean; structuredContent: Record<string, any>; content: Array<{ text: string }> };
-}
-async function ok(name: string, args: Record<string, unknown>) {
-  const r = await call(name, args);
-  assert.notEqual(r.isError, true, JSON.stringify(r.structuredContent));
-  return r.structuredContent;
-}
-async function fails(name: string, args: Record<string, unknown>, code: string) {
-  const r = await call(name, args);
-  assert.equal(r.isError, true, `expected ${code}`);
-  assert.equal(r.structuredContent.error?.code, code, JSON.stringify(r.structuredContent));
-}
+const { call, ok, fails } = inProcess(armTools, services, { rom: ROM, processor: 'arm9' });
 
 test('static-profile, read-only tools that take rom and declare their limits', () => {
   assert.deepEqual(armTools.map((t) => t.name).sort(), [
@@ -101,8 +85,8 @@ test('disassemble: auto only at the entry; default window; ROM offset of the sta
     component: 'main',
     overlayId: null,
     mode: 'arm',
-    start: a9.entry,
-    romOffset: built.layout.arm9.rom.start,
+    start: A(a9.entry),
+    romOffset: A(built.layout.arm9.rom.start),
     derived: false,
   });
   const perInstruction = JSON.stringify(s.instructions).length / s.instructions.length;
@@ -125,7 +109,7 @@ test('disassemble: auto only at the entry; default window; ROM offset of the sta
 test('disassemble: a Thumb start by ROM offset; limits bound the window', async () => {
   const romOffset = built.layout.arm9.rom.start + (at('thumb_worker') - a9.loadAddress);
   const s = await ok('nds_disassemble_range', { romOffset, mode: 'thumb', maxInstructions: 5 });
-  assert.equal(s.source.start, at('thumb_worker'));
+  assert.equal(s.source.start, A(at('thumb_worker')));
   assert.equal(s.instructions.length, 5);
   assert.equal(s.instructions[0].mnemonic, 'push');
   const bytes = await ok('nds_disassemble_range', {
@@ -151,12 +135,12 @@ test('disassemble: stops at undecodable bytes, the component end and a cut instr
   const stopped = await ok('nds_disassemble_range', { address: OV_SHORT, mode: 'arm' });
   assert.deepEqual(
     [stopped.status, stopped.stop, stopped.instructions.length],
-    ['decode-stopped', { reason: 'undecodable', address: OV_SHORT + 8 }, 2],
+    ['decode-stopped', { reason: 'undecodable', address: A(OV_SHORT + 8) }, 2],
   );
   const cut = await ok('nds_disassemble_range', { address: OV_SHORT + 12, mode: 'arm' });
   assert.deepEqual(
     [cut.status, cut.stop, cut.instructions.length],
-    ['component-end', { reason: 'truncated-instruction', address: OV_SHORT + 16 }, 1],
+    ['component-end', { reason: 'truncated-instruction', address: A(OV_SHORT + 16) }, 1],
   );
   assert.equal(cut.source.component, 'overlay');
   assert.equal(cut.source.overlayId, 3);
@@ -164,7 +148,7 @@ test('disassemble: stops at undecodable bytes, the component end and a cut instr
   const exact = await ok('nds_disassemble_range', { address: OV_SHORT + 12, mode: 'arm', maxBytes: 6 });
   assert.deepEqual(
     [exact.status, exact.stop, exact.instructions.length],
-    ['component-end', { reason: 'truncated-instruction', address: OV_SHORT + 16 }, 1],
+    ['component-end', { reason: 'truncated-instruction', address: A(OV_SHORT + 16) }, 1],
   );
   const end = await ok('nds_disassemble_range', {
     address: a7.loadAddress + a7.size - 4,
@@ -204,7 +188,7 @@ test('overlays: ambiguous without overlayId, BSS refused, compressed decoded wit
     assert.deepEqual([twice.source.component, twice.source.overlayId], ['overlay', 4]);
     assert.equal(
       twice.source.romOffset,
-      built.layout.overlays.find((o) => o.ramAddress === base)!.file.start,
+      A(built.layout.overlays.find((o) => o.ramAddress === base)!.file.start),
     );
   }
   const packed = await ok('nds_disassemble_range', { address: OV_PACKED, mode: 'arm', maxInstructions: 4 });
@@ -230,8 +214,8 @@ test('control flow: the kit function graph, calls annotated, each limit reported
   const calls = start.blocks.flatMap((b: { calls: unknown[] }) => b.calls);
   assert.ok(
     calls.some(
-      (c: { target?: number; targetMode?: string }) =>
-        c.target === at('thumb_worker') && c.targetMode === 'thumb',
+      (c: { target?: string; targetMode?: string }) =>
+        c.target === A(at('thumb_worker')) && c.targetMode === 'thumb',
     ),
   );
   for (const [limit, reason] of [
@@ -255,7 +239,7 @@ test('references: calls with proven modes, literal slots and ADR addresses', asy
   const r = await ok('nds_list_references', { address: a9.entry, mode: 'arm', maxInstructions: 18 });
   const calls = r.references.filter((x: { kind: string }) => x.kind === 'direct-call');
   assert.deepEqual(
-    calls.map((x: { to: number; targetMode: string }) => [x.to, x.targetMode]),
+    calls.map((x: { to: string; targetMode: string }) => [Number(x.to), x.targetMode]),
     [
       [at('arm_sum'), 'arm'],
       [at('thumb_worker'), 'thumb'],
@@ -265,7 +249,7 @@ test('references: calls with proven modes, literal slots and ADR addresses', asy
   );
   assert.ok(
     r.references.some(
-      (x: { kind: string; to: number }) => x.kind === 'pc-relative-address' && x.to === at('fn_table'),
+      (x: { kind: string; to: string }) => x.kind === 'pc-relative-address' && x.to === A(at('fn_table')),
     ),
   );
   assert.ok(
@@ -298,7 +282,7 @@ test('a code component larger than any DS RAM is refused (limit-exceeded), never
   });
   assert.equal(r.isError, true, JSON.stringify(r.structuredContent).slice(0, 300));
   assert.equal(r.structuredContent.error?.code, 'limit-exceeded');
-  assert.ok(tool('nds_disassemble_range').limits?.sourceComponentBytes);
+  assert.ok(armTools.find((t) => t.name === 'nds_disassemble_range')?.limits?.sourceComponentBytes);
 });
 
 test('control flow: a branch into its own overlay BSS that another overlay overlaps is bss, not ambiguous', async () => {
@@ -323,7 +307,7 @@ test('control flow: a branch into its own overlay BSS that another overlay overl
   });
   await writeFile(join(root, 'roms/layered.nds'), layered.bytes);
   const g = await ok('nds_analyze_control_flow', { rom: 'roms/layered.nds', address: OWN, mode: 'arm' });
-  const edge = (target: number) => g.edges.find((e: { target: number }) => e.target === target);
+  const edge = (target: number) => g.edges.find((e: { target: string }) => e.target === A(target));
   assert.deepEqual([edge(OWN + 0x40).to, edge(OWN + 0x40).unresolved], [null, 'bss']);
   assert.deepEqual([edge(OTHERS).to, edge(OTHERS).unresolved], [null, 'ambiguous-code-source']);
   // Without a branch from overlay 5 naming the source, the address stays ambiguous.

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { createServer, Socket as NetSocket, type Server, type Socket } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -16,8 +16,9 @@ import { continueUntilStop, pause, stepInstructions, waitForStop } from '../../s
 import { pickFreePort } from '../../src/debug/desmume/process.js';
 import { LIMITS, type Processor } from '../../src/debug/policy.js';
 import { DebugSession, type SessionOptions } from '../../src/debug/session.js';
+import { RomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
-import { desmumeProbeGdb } from '../../src/tools/desmume/lifecycle.js';
+import { desmumeProbeGdb } from '../../src/tools/desmume/desmume-probe-gdb.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import {
   DESMUME_CLI,
@@ -26,6 +27,7 @@ import {
   killDesmumeProcesses,
   writeDebugTargetRom,
 } from '../kit/desmume/index.js';
+import { proxyCuttingAtContinue, proxyTo } from '../kit/desmume/stub-proxies.js';
 
 let dir: string;
 let workspace: Workspace;
@@ -52,94 +54,31 @@ function newSession(options?: SessionOptions): DebugSession {
 
 async function start(session: DebugSession, arm7 = false) {
   return session.start({
-    rom: await workspace.resolveExisting('debug.nds'),
+    roms: new RomStore(workspace),
+    rom: 'debug.nds',
     arm9Port: null,
     arm7Port: arm7 ? 0 : null,
     startTimeoutMs: 15_000,
   });
 }
 
-/** A pass-through proxy to a real stub whose `drop()` cuts both sides, like a stub closing on us. */
-async function proxyTo(port: () => number): Promise<{ port: number; drop(): void; server: Server }> {
-  const pairs: Array<[Socket, Socket]> = [];
-  const server = createServer((client) => {
-    const upstream = new NetSocket();
-    upstream.connect(port(), '127.0.0.1');
-    client.pipe(upstream);
-    upstream.pipe(client);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', end);
-    upstream.on('close', end);
-    client.on('error', end);
-    upstream.on('error', end);
-    pairs.push([client, upstream]);
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    server,
-    drop() {
-      for (const [a, b] of pairs.splice(0)) {
-        a.destroy();
-        b.destroy();
-      }
-    },
-  };
-}
-
 /**
- * A proxy that, once armed, forwards a continue packet to the stub and then cuts the connection
- * before its ack returns; and swallows stop-status queries (a stub that does not answer them).
+ * A session whose ARM9 connection goes through a proxy made by `make` (from test/kit/desmume/stub-proxies),
+ * started: the proxy learns the owned stub port from the session's connect seam.
  */
-async function proxyCuttingAtContinue(
-  port: () => number,
-): Promise<{ port: number; arm(): void; swallowStopStatus(): void }> {
-  let armed = false;
-  let swallow = false;
-  const server = createServer((client) => {
-    const upstream = new NetSocket();
-    upstream.connect(port(), '127.0.0.1');
-    let cut = false;
-    upstream.on('data', (d) => {
-      if (!cut) client.write(d);
-    });
-    client.on('data', (d) => {
-      if (cut) return;
-      if (swallow && d.includes('$?#3f')) return;
-      if (armed && d.includes('$c#63')) {
-        cut = true;
-        client.destroy();
-        upstream.end(d); // the stub receives the continue; its ack never reaches the client
-        return;
-      }
-      upstream.write(d);
-    });
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('close', end);
-    upstream.on('close', end);
-    client.on('error', end);
-    upstream.on('error', end);
+async function behindProxy<P extends { port: number }>(
+  make: (port: () => number, servers: Server[]) => Promise<P>,
+): Promise<{ session: DebugSession; proxy: P; gen: Awaited<ReturnType<typeof start>> }> {
+  let stubPort = 0;
+  const proxy = await make(() => stubPort, servers);
+  const session = newSession({
+    connectPort: (_p: Processor, owned: number) => {
+      stubPort = owned;
+      return proxy.port;
+    },
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    arm() {
-      armed = true;
-    },
-    swallowStopStatus() {
-      swallow = true;
-    },
-  };
+  const gen = await start(session);
+  return { session, proxy, gen };
 }
 
 before(async () => {
@@ -207,7 +146,8 @@ describe('DeSmuME session (real emulator)', () => {
     const session = newSession();
     const error = await rejects(
       session.start({
-        rom: await workspace.resolveExisting('debug.nds'),
+        roms: new RomStore(workspace),
+        rom: 'debug.nds',
         arm9Port: port,
         arm7Port: null,
         startTimeoutMs: 5_000,
@@ -220,15 +160,7 @@ describe('DeSmuME session (real emulator)', () => {
   });
 
   it('turns a dropped stub connection into a typed error without hanging, then reconnects', async () => {
-    let stubPort = 0;
-    const proxy = await proxyTo(() => stubPort);
-    const session = newSession({
-      connectPort: (_p: Processor, owned: number) => {
-        stubPort = owned;
-        return proxy.port;
-      },
-    });
-    await start(session);
+    const { session, proxy } = await behindProxy(proxyTo);
     const cpu = session.cpu('arm9');
     await cpu.addBreakpoint(rom.symbols.armIncrement, 'arm');
     await cpu.removeBreakpoint([...cpu.breakpoints.keys()][0]!);
@@ -252,15 +184,7 @@ describe('DeSmuME session (real emulator)', () => {
   });
 
   it('repeated connection drops do not accumulate exit listeners on the live emulator', async () => {
-    let stubPort = 0;
-    const proxy = await proxyTo(() => stubPort);
-    const session = newSession({
-      connectPort: (_p: Processor, owned: number) => {
-        stubPort = owned;
-        return proxy.port;
-      },
-    });
-    const gen = await start(session);
+    const { session, proxy, gen } = await behindProxy(proxyTo);
     const cpu = session.cpu('arm9');
     const baseline = gen.process.exitListenerCount;
     for (let i = 0; i < 3; i++) {
@@ -274,15 +198,7 @@ describe('DeSmuME session (real emulator)', () => {
   });
 
   it('a continue whose acknowledgement is lost leaves the run state unknown, not stopped', async () => {
-    let stubPort = 0;
-    const proxy = await proxyCuttingAtContinue(() => stubPort);
-    const session = newSession({
-      connectPort: (_p: Processor, owned: number) => {
-        stubPort = owned;
-        return proxy.port;
-      },
-    });
-    await start(session);
+    const { session, proxy } = await behindProxy(proxyCuttingAtContinue);
     const cpu = session.cpu('arm9');
     proxy.arm();
     const error = await rejects(continueUntilStop(cpu, 5_000, undefined), 'unreachable');
@@ -296,15 +212,7 @@ describe('DeSmuME session (real emulator)', () => {
   });
 
   it('desmume_probe_gdb reports an unknown run state as unknown, not as running', async () => {
-    let stubPort = 0;
-    const proxy = await proxyCuttingAtContinue(() => stubPort);
-    const session = newSession({
-      connectPort: (_p: Processor, owned: number) => {
-        stubPort = owned;
-        return proxy.port;
-      },
-    });
-    await start(session);
+    const { session, proxy } = await behindProxy(proxyCuttingAtContinue);
     proxy.arm();
     await rejects(continueUntilStop(session.cpu('arm9'), 5_000, undefined), 'unreachable');
     assert.equal(session.cpu('arm9').state, 'unknown');
@@ -320,15 +228,7 @@ describe('DeSmuME session (real emulator)', () => {
   });
 
   it('a stop-status query that times out spends the connection (its late reply must not linger)', async () => {
-    let stubPort = 0;
-    const proxy = await proxyCuttingAtContinue(() => stubPort);
-    const session = newSession({
-      connectPort: (_p: Processor, owned: number) => {
-        stubPort = owned;
-        return proxy.port;
-      },
-    });
-    await start(session);
+    const { session, proxy } = await behindProxy(proxyCuttingAtContinue);
     const cpu = session.cpu('arm9');
     proxy.swallowStopStatus();
     await rejects(cpu.requireConnection().request({ op: 'stop-status' }, 300), 'timeout');
@@ -445,7 +345,8 @@ describe('DeSmuME session (real emulator)', () => {
     const session = new DebugSession({ launcher: wrapper, launcherSha256: sha });
     sessions.push(session);
     const gen = await session.start({
-      rom: await workspace.resolveExisting(hostile),
+      roms: new RomStore(workspace),
+      rom: hostile,
       arm9Port: null,
       arm7Port: null,
       startTimeoutMs: 15_000,
@@ -498,7 +399,8 @@ describe('DeSmuME session (real emulator)', () => {
     sessions.push(session);
     const error = await rejects(
       session.start({
-        rom: await workspace.resolveExisting('tampered.nds'),
+        roms: new RomStore(workspace),
+        rom: 'tampered.nds',
         arm9Port: null,
         arm7Port: null,
         startTimeoutMs: 15_000,
@@ -546,7 +448,8 @@ describe('DeSmuME session (real emulator)', () => {
     for (let i = 0; i < 3; i++) {
       const error = await rejects(
         session.start({
-          rom: await workspace.resolveExisting('debug.nds'),
+          roms: new RomStore(workspace),
+          rom: 'debug.nds',
           arm9Port: null,
           arm7Port: null,
           startTimeoutMs: 5_000,

@@ -5,12 +5,12 @@ import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
-import { invokeTool } from '../../src/mcp/invoke.js';
-import type { ToolDefinition } from '../../src/mcp/tool.js';
+import { formatAddress as A, formatRange } from '../../src/core/vocabulary.js';
 import { Services } from '../../src/services.js';
 import { ndsStructureTools } from '../../src/tools/nds/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { fullSpec, OV } from '../formats/nds-specs.js';
+import { inProcess } from '../kit/in-process.js';
 import { makeWorkspace, startServer } from '../kit/mcp-harness.js';
 import { buildRom } from '../kit/rom-builder.js';
 import { INVALID_SHARED_ROM, sharedRomPath } from '../kit/shared-data.js';
@@ -24,23 +24,7 @@ await writeFile(join(root, 'roms/game.nds'), built.bytes);
 await copyFile(sharedRomPath(INVALID_SHARED_ROM), join(root, 'roms/bad.nds'));
 await copyFile(sharedRomPath('matrix.nds'), join(root, 'roms/matrix.nds'));
 
-const tool = (name: string) => ndsStructureTools.find((t) => t.name === name) as unknown as ToolDefinition;
-async function call(name: string, args: Record<string, unknown>) {
-  const result = await invokeTool(tool(name), args, services, {
-    signal: new AbortController().signal,
-    log: () => {},
-  });
-  return result as {
-    isError?: boolean;
-    structuredContent: Record<string, any>;
-    content: Array<{ text: string }>;
-  };
-}
-async function ok(name: string, args: Record<string, unknown>) {
-  const r = await call(name, args);
-  assert.notEqual(r.isError, true, JSON.stringify(r.structuredContent));
-  return r.structuredContent;
-}
+const { call, ok } = inProcess(ndsStructureTools, services);
 
 test('every tool is static-profile, read-only and takes `rom`', () => {
   assert.deepEqual(ndsStructureTools.map((t) => t.name).sort(), [
@@ -64,12 +48,12 @@ test('nds_inspect_rom summarizes the model', async () => {
   assert.equal(s.counts.arm9Overlays, 3);
   assert.equal(s.counts.arm7Overlays, 2);
   assert.equal(s.counts.unnamedFiles, built.layout.files.filter((f) => f.path === null).length);
-  assert.deepEqual(s.sizes.appended, built.layout.appended);
+  assert.deepEqual(s.sizes.appended, built.layout.appended && formatRange(built.layout.appended));
   assert.equal(s.header.headerCrc.ok, true);
   assert.equal(s.moduleParams.status, 'valid');
-  assert.ok(s.runtimeRanges.arm9.overlayEnvelope.start <= OV);
+  assert.ok(Number(s.runtimeRanges.arm9.overlayEnvelope.start) <= OV);
   const m = await ok('nds_inspect_rom', { rom: 'roms/matrix.nds' });
-  assert.equal(m.arm9.romOffset, 0x200);
+  assert.equal(m.arm9.romOffset, '0x00000200');
 });
 
 test('nds_list_files paginates with a total and filters by path prefix', async () => {
@@ -120,7 +104,7 @@ test('the resolvers: hex addresses, ambiguity, ROM offsets, bounds', async () =>
   });
   assert.equal(r.status, 'ambiguous');
   assert.equal(r.candidates.length, 2);
-  assert.equal(r.addressHex, `0x${(OV + 4).toString(16).padStart(8, '0')}`);
+  assert.equal(r.address, `0x${(OV + 4).toString(16).padStart(8, '0')}`);
   const one = await ok('nds_resolve_runtime_address', {
     rom: 'roms/game.nds',
     processor: 'arm9',
@@ -142,7 +126,8 @@ test('the resolvers: hex addresses, ambiguity, ROM offsets, bounds', async () =>
   const back = await ok('nds_resolve_rom_offset', { rom: 'roms/game.nds', offset: ov0.file.start + 4 });
   assert.ok(
     back.owners.some(
-      (o: { kind: string; runtimeAddress?: number }) => o.kind === 'overlay' && o.runtimeAddress === OV + 4,
+      (o: { kind: string; runtimeAddress?: string }) =>
+        o.kind === 'overlay' && o.runtimeAddress === A(OV + 4),
     ),
   );
   const past = await call('nds_resolve_rom_offset', { rom: 'roms/game.nds', offset: built.bytes.length });

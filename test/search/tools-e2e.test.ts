@@ -49,7 +49,7 @@ test('nds_search_pattern over the server: hits equal the reference, progress is 
   const s = result.structuredContent as {
     status: string;
     discoveredMatches: number;
-    matches: Array<{ romOffset: number }>;
+    matches: Array<{ romOffset: string }>;
   };
   const expected = naiveSearch(
     bytes,
@@ -58,7 +58,7 @@ test('nds_search_pattern over the server: hits equal the reference, progress is 
   assert.equal(s.status, 'complete');
   assert.equal(s.discoveredMatches, expected.length);
   assert.deepEqual(
-    s.matches.map((m) => m.romOffset),
+    s.matches.map((m) => Number(m.romOffset)),
     expected.slice(0, 1000),
   );
   assert.ok(updates.length >= 2, `progress updates: ${updates.length}`);
@@ -66,7 +66,7 @@ test('nds_search_pattern over the server: hits equal the reference, progress is 
 
 test('component scope and owners through the server', async () => {
   const s = await harness.ok<{
-    matches: Array<{ owners: Array<{ kind: string; runtimeAddress?: number | null }> }>;
+    matches: Array<{ owners: Array<{ kind: string; runtimeAddress?: string | null }> }>;
   }>('nds_search_pattern', {
     rom: 'roms/big.nds',
     pattern: { kind: 'integer', value: 0x3333, width: 16, endianness: 'big', signed: false, alignment: 4 },
@@ -74,7 +74,7 @@ test('component scope and owners through the server', async () => {
     limit: 1,
   });
   const owner = s.matches[0]!.owners.find((o) => o.kind === 'overlay')!;
-  assert.equal(owner.runtimeAddress, 0x02200000);
+  assert.equal(owner.runtimeAddress, '0x02200000');
 });
 
 test('malformed patterns, scopes and bounds are typed refusals', async () => {

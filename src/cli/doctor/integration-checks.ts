@@ -3,7 +3,7 @@
 // built-in ROM with both GDB stubs, which must answer; RetroArch is asked its version through the
 // RetroArch client. An integration the operator configured explicitly fails the doctor when broken;
 // one found by default (the stock launcher path, the default UDP port) only reports.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
@@ -11,7 +11,9 @@ import { runBounded } from '../../core/bounded-process.js';
 import { isReMcpError } from '../../core/errors.js';
 import { verifyLauncher } from '../../debug/desmume/process.js';
 import { DebugSession } from '../../debug/session.js';
+import { RomStore } from '../../nds/rom-store.js';
 import { RetroArchClient } from '../../retroarch/client.js';
+import { Workspace } from '../../workspace/workspace.js';
 import { type CheckResult, message, notOk, ok } from './check.js';
 
 type Env = Record<string, string | undefined>;
@@ -78,7 +80,9 @@ export async function checkDesmume(settings: Settings, env: Env, rom: Uint8Array
     const who = `${version ?? 'DeSmuME (version not reported)'} at ${launcher.path}, sha256 ${launcher.sha256}`;
     try {
       const gen = await session.start({
-        rom: { absolute: romPath, relative: 'doctor.nds' },
+        // The same path a tool takes: the ROM store over a workspace (here the doctor's scratch folder).
+        roms: new RomStore(new Workspace(await realpath(dir))),
+        rom: 'doctor.nds',
         arm9Port: null,
         arm7Port: 0,
         startTimeoutMs: DESMUME_START_TIMEOUT_MS,

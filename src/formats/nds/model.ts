@@ -1,9 +1,11 @@
 // The canonical NDS ROM model: plain data, built once per ROM identity by parseNdsRom and shared by
 // every static tool. Ranges are half-open [start, end). ROM offsets index the physical file; runtime
 // addresses are the processor's view after loading.
+
+import type { Processor } from '../../core/vocabulary.js';
 import type { FntDirectory } from './raw/fnt.js';
 
-export type Processor = 'arm9' | 'arm7';
+export type { Processor };
 
 export interface ByteRange {
   start: number;

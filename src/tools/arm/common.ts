@@ -1,15 +1,20 @@
 // Shared input and output pieces of the ARM tools.
 import { z } from 'zod/v4';
+import type { ResolvedSource } from '../../analysis/code-source.js';
+import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
+import type { DecodedInstruction, DecodeStopReason } from '../../arm/types.js';
+import { addressArg, addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
 import type { Processor } from '../../formats/nds/index.js';
+import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
-import { overlayIdArg, processorArg, romArg, u32Arg } from '../nds/common.js';
-import type { ResolvedSource } from './code-source.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, overlayIdArg, processorArg, romArg } from '../shared/rom.js';
 
 export const startArgs = {
   rom: romArg,
   processor: processorArg,
-  address: u32Arg('Runtime start address (give this or romOffset, not both)').optional(),
-  romOffset: u32Arg('ROM offset of the start byte; must map to exactly one runtime address').optional(),
+  address: addressArg('Runtime start address (give this or romOffset, not both)').optional(),
+  romOffset: addressArg('ROM offset of the start byte; must map to exactly one runtime address').optional(),
   overlayId: overlayIdArg(
     'Optional overlay ID: a static disambiguator among overlapping overlays; it does not mean the overlay is loaded; an ID the table lacks fails with not-found.',
   ),
@@ -21,17 +26,17 @@ export const startArgs = {
 };
 
 export const instructionSchema = z.object({
-  address: z.number().int(),
+  address: addressOut,
   size: z.number().int(),
   bytes: z.string().describe('Instruction bytes, hex, memory order'),
   mnemonic: z.string(),
   operands: z.string(),
   condition: z.string().optional(),
   flow: z.enum(['branch', 'call', 'return', 'branch-indirect', 'call-indirect']).optional(),
-  target: z.number().int().optional(),
+  target: addressOut.optional(),
   targetMode: z.enum(['arm', 'thumb']).optional(),
   pcRelative: z
-    .object({ kind: z.enum(['literal-pool', 'pc-relative-address']), address: z.number().int() })
+    .object({ kind: z.enum(['literal-pool', 'pc-relative-address']), address: addressOut })
     .optional(),
   readsPc: z.literal(true).optional(),
   writesPc: z.literal(true).optional(),
@@ -42,17 +47,38 @@ export const sourceSchema = z.object({
   component: z.string(),
   overlayId: z.number().int().nullable(),
   mode: z.enum(['arm', 'thumb']),
-  start: z.number().int(),
+  start: addressOut,
   /** ROM offset of the start; null for decoded (derived) bytes. */
-  romOffset: z.number().int().nullable(),
+  romOffset: addressOut.nullable(),
   derived: z.boolean(),
 });
 
 /** Why decoding stopped early, and where. */
 export const decodeStopSchema = z.object({
   reason: z.enum(['undecodable', 'architecture', 'truncated-instruction']),
-  address: z.number().int(),
+  address: addressOut,
 });
+
+/** A decoder stop in the output form. */
+export function decodeStopView(stop: {
+  reason: DecodeStopReason;
+  address: number;
+}): z.input<typeof decodeStopSchema> {
+  return { reason: stop.reason, address: hex(stop.address) };
+}
+
+/** A decoded instruction in the output form (addresses as strings). */
+export function instructionView(i: DecodedInstruction): z.input<typeof instructionSchema> {
+  const { address, target, pcRelative, ...rest } = i;
+  return {
+    address: hex(address),
+    ...rest,
+    ...(target === undefined ? {} : { target: hex(target) }),
+    ...(pcRelative === undefined
+      ? {}
+      : { pcRelative: { kind: pcRelative.kind, address: hex(pcRelative.address) } }),
+  };
+}
 
 const stopSchema = decodeStopSchema.nullable();
 
@@ -64,18 +90,13 @@ export function sourceView(processor: Processor, src: ResolvedSource): z.input<t
     component: src.span.component,
     overlayId: src.span.overlayId,
     mode: src.mode,
-    start: src.address,
-    romOffset: src.romOffset === null ? null : src.romOffset + offset,
+    start: hex(src.address),
+    romOffset: src.romOffset === null ? null : hex(src.romOffset + offset),
     derived: src.derived,
   };
 }
 
-/** Bounds of one linear window (nds_disassemble_range, nds_list_references). */
-export const LINEAR_LIMITS = {
-  instructions: { default: 32, max: 256, min: 1, unit: 'instructions' },
-  bytes: { default: 128, max: 1024, min: 2, unit: 'source bytes' },
-  ...CODE_IMAGE_LIMITS,
-} as const;
+export { LINEAR_LIMITS };
 
 /** The code image limit in words, for the tool descriptions. */
 export const CODE_IMAGE_LIMIT_TEXT = `a code component over ${CODE_IMAGE_LIMITS.sourceComponentBytes.max / (1024 * 1024)} MiB is refused with limit-exceeded`;
@@ -83,24 +104,8 @@ export const CODE_IMAGE_LIMIT_TEXT = `a code component over ${CODE_IMAGE_LIMITS.
 export const LINEAR_LIMITS_TEXT = `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}; ${CODE_IMAGE_LIMIT_TEXT}`;
 
 export const linearWindowArgs = {
-  maxInstructions: z
-    .number()
-    .int()
-    .min(LINEAR_LIMITS.instructions.min)
-    .max(LINEAR_LIMITS.instructions.max)
-    .default(LINEAR_LIMITS.instructions.default)
-    .describe(
-      `Instructions to decode at most (default ${LINEAR_LIMITS.instructions.default}, max ${LINEAR_LIMITS.instructions.max}).`,
-    ),
-  maxBytes: z
-    .number()
-    .int()
-    .min(LINEAR_LIMITS.bytes.min)
-    .max(LINEAR_LIMITS.bytes.max)
-    .default(LINEAR_LIMITS.bytes.default)
-    .describe(
-      `Source bytes to decode at most (default ${LINEAR_LIMITS.bytes.default}, max ${LINEAR_LIMITS.bytes.max}).`,
-    ),
+  maxInstructions: limitArg(LINEAR_LIMITS.instructions, 'Instructions to decode at most'),
+  maxBytes: limitArg(LINEAR_LIMITS.bytes, 'Source bytes to decode at most'),
 };
 
 /** The output fields every linear-window result starts with. */
@@ -109,3 +114,15 @@ export const linearWindowOutput = {
   status: z.enum(['complete', 'component-end', 'decode-stopped']),
   stop: stopSchema,
 };
+
+/** Opens the ROM and decodes the linear window (nds_disassemble_range, nds_list_references). */
+export async function linearWindow(ctx: ToolContext, args: LinearWindowRequest & { rom: string }) {
+  const store = getRomStore(ctx.services);
+  const w = await store.withRom(
+    args.rom,
+    (rom) => decodeLinearWindow(store, rom, args, ctx.signal),
+    ctx.signal,
+    hashProgress(ctx),
+  );
+  return { ...w, source: sourceView(args.processor, w.source), stop: w.stop && decodeStopView(w.stop) };
+}

@@ -1,9 +1,11 @@
 // Shared pieces of the DeSmuME tools: the session singleton, input schemas and output shapes.
+
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
+import { addressArg, addressOut, formatAddress, limitArg } from '../../core/vocabulary.js';
 import type { RunOutcome } from '../../debug/control.js';
 import type { Breakpoint, CpuDebugger, StopInfo } from '../../debug/cpu.js';
-import { type ExecRange, hex32, LIMITS, type Processor } from '../../debug/policy.js';
+import { type ExecRange, LIMITS, type Processor } from '../../debug/policy.js';
 import { DebugSession } from '../../debug/session.js';
 import type { LimitSpec } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
@@ -23,29 +25,9 @@ export const processorInput = z
     'Which CPU stub: "arm9" (default) or "arm7" (needs desmume_start with arm7: true). Both CPUs share one emulation: resuming either runs both.',
   );
 
-/** Accepts 0x-prefixed hex text or a JSON integer. */
-export const addressInput = z
-  .union([z.string().regex(/^0[xX][0-9a-fA-F]{1,8}$/, '0x followed by 1..8 hex digits'), z.number().int()])
-  .transform((v, ctx) => {
-    const n = typeof v === 'number' ? v : Number.parseInt(v.slice(2), 16);
-    if (n < 0 || n > 0xffff_ffff) {
-      ctx.addIssue({ code: 'custom', message: 'outside the 32-bit address space' });
-      return z.NEVER;
-    }
-    return n;
-  });
-
-export function timeoutInput(
-  bounds: { default: number; min: number; max: number },
-  what: string,
-): z.ZodDefault<z.ZodNumber> {
-  return z
-    .number()
-    .int()
-    .min(bounds.min)
-    .max(bounds.max)
-    .default(bounds.default)
-    .describe(`${what}, in ms: ${bounds.min}..${bounds.max}, default ${bounds.default}.`);
+/** A millisecond wait's argument, derived from its bounds like every limit (limitArg). */
+export function timeoutInput(bounds: { default: number; min: number; max: number }, what: string) {
+  return limitArg(msLimit(bounds) as LimitSpec & { default: number }, what);
 }
 
 /** A millisecond wait's bounds as the tool's declared limit (what server_capabilities reports). */
@@ -57,7 +39,7 @@ export const regionsInput = z
   .array(
     z.object({
       label: z.string().min(1).max(64).describe('A name for the region in the result (1..64 chars).'),
-      address: addressInput.describe('Start address: "0x..." hex text or an integer.'),
+      address: addressArg('Start address'),
       length: z
         .number()
         .int()
@@ -73,7 +55,7 @@ export const regionsInput = z
 export const stopOutput = z.object({
   reason: z.enum(['launch-halt', 'breakpoint', 'step', 'interrupt', 'signal']),
   signal: z.number().int(),
-  pc: z.string(),
+  pc: addressOut,
   mode: z.enum(['arm', 'thumb']),
   cpsr: z.string(),
   breakpointId: z.string().nullable(),
@@ -86,9 +68,9 @@ export function stopView(stop: StopInfo | null): z.input<typeof stopOutput> | nu
   return {
     reason: stop.reason,
     signal: stop.signal,
-    pc: hex32(stop.pc),
+    pc: formatAddress(stop.pc),
     mode: stop.thumb ? 'thumb' : 'arm',
-    cpsr: hex32(stop.cpsr),
+    cpsr: formatAddress(stop.cpsr),
     breakpointId: stop.breakpointId,
     hitCount: stop.hitCount,
     at: stop.at,
@@ -98,7 +80,7 @@ export function stopView(stop: StopInfo | null): z.input<typeof stopOutput> | nu
 export const breakpointOutput = z.object({
   id: z.string(),
   processor: z.enum(['arm9', 'arm7']),
-  address: z.string(),
+  address: addressOut,
   mode: z.enum(['arm', 'thumb']),
   range: z.string(),
   hits: z.number().int(),
@@ -106,24 +88,24 @@ export const breakpointOutput = z.object({
 });
 
 export function breakpointView(bp: Breakpoint): z.input<typeof breakpointOutput> {
-  return { ...bp, address: hex32(bp.address) };
+  return { ...bp, address: formatAddress(bp.address) };
 }
 
 export const rangeOutput = z.object({
-  start: z.string(),
-  end: z.string(),
+  start: addressOut,
+  end: addressOut,
   label: z.string(),
   mode: z.enum(['arm', 'thumb', 'mixed']),
   source: z.enum(['header', 'caller']),
 });
 
 export function rangeView(r: ExecRange): z.input<typeof rangeOutput> {
-  return { ...r, start: hex32(r.start), end: hex32(r.end) };
+  return { ...r, start: formatAddress(r.start), end: formatAddress(r.end) };
 }
 
 const windowOutput = z.object({
   label: z.string(),
-  address: z.string(),
+  address: addressOut,
   length: z.number().int(),
   requestedLength: z.number().int(),
   clamped: z.boolean(),
@@ -146,7 +128,7 @@ export const registersOutput = z.object({
   r12: z.string(),
   sp: z.string(),
   lr: z.string(),
-  pc: z.string(),
+  pc: addressOut,
   cpsr: z.string(),
   mode: z.enum(['arm', 'thumb']),
 });
@@ -197,5 +179,5 @@ export const RUNTIME: ['runtime'] = ['runtime'];
 export function describeStop(processor: Processor, stop: StopInfo | null): string {
   if (stop === null) return `${processor}: running`;
   const bp = stop.breakpointId ? ` at ${stop.breakpointId} (hit ${stop.hitCount})` : '';
-  return `${processor} stopped (${stop.reason})${bp}: pc ${hex32(stop.pc)} ${stop.thumb ? 'thumb' : 'arm'}, cpsr ${hex32(stop.cpsr)}`;
+  return `${processor} stopped (${stop.reason})${bp}: pc ${formatAddress(stop.pc)} ${stop.thumb ? 'thumb' : 'arm'}, cpsr ${formatAddress(stop.cpsr)}`;
 }

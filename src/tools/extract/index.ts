@@ -1,4 +1,4 @@
-import { ndsExtractAnalysisBundle } from './extract-bundle.js';
-import { ndsExtractComponent } from './extract-component.js';
+import { ndsExtractAnalysisBundle } from './nds-extract-analysis-bundle.js';
+import { ndsExtractComponent } from './nds-extract-component.js';
 
 export const extractTools = [ndsExtractComponent, ndsExtractAnalysisBundle];

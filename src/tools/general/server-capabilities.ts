@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import { OUTPUT_BYTES } from '../../config/config.js';
-import { PROFILE_NAMES } from '../../mcp/profiles.js';
+import { PROFILE_NAMES } from '../../core/profiles.js';
 import { defineTool } from '../../mcp/tool.js';
 import { VERSION } from '../../version.js';
 import { PATH_LIMITS } from '../../workspace/path-policy.js';

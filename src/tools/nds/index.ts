@@ -1,8 +1,9 @@
 // NDS structural tools (profile static, all read-only).
-import { ndsInspectRom } from './inspect-rom.js';
-import { ndsListFiles } from './list-files.js';
-import { ndsListOverlays } from './list-overlays.js';
-import { ndsResolveRomOffset, ndsResolveRuntimeAddress } from './resolve.js';
+import { ndsInspectRom } from './nds-inspect-rom.js';
+import { ndsListFiles } from './nds-list-files.js';
+import { ndsListOverlays } from './nds-list-overlays.js';
+import { ndsResolveRomOffset } from './nds-resolve-rom-offset.js';
+import { ndsResolveRuntimeAddress } from './nds-resolve-runtime-address.js';
 
 export const ndsStructureTools = [
   ndsInspectRom,

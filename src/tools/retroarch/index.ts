@@ -1,22 +1,23 @@
 // RetroArch network-command tools (profile `retroarch`).
-import {
-  retroarchFrameAdvance,
-  retroarchPauseToggle,
-  retroarchReset,
-  retroarchScreenshot,
-  retroarchSetPaused,
-  retroarchShowMessage,
-} from './control.js';
-import { retroarchGetConfig, retroarchGetStatus, retroarchPing } from './info.js';
-import { retroarchReadMemory, retroarchReadRam, retroarchWriteMemory, retroarchWriteRam } from './memory.js';
-import {
-  retroarchLoadStateCurrent,
-  retroarchLoadStateSlot,
-  retroarchSaveStateCurrent,
-  retroarchSaveStateSlot,
-  retroarchStateSlotMinus,
-  retroarchStateSlotPlus,
-} from './states.js';
+import { retroarchFrameAdvance } from './retroarch-frame-advance.js';
+import { retroarchGetConfig } from './retroarch-get-config.js';
+import { retroarchGetStatus } from './retroarch-get-status.js';
+import { retroarchLoadStateCurrent } from './retroarch-load-state-current.js';
+import { retroarchLoadStateSlot } from './retroarch-load-state-slot.js';
+import { retroarchPauseToggle } from './retroarch-pause-toggle.js';
+import { retroarchPing } from './retroarch-ping.js';
+import { retroarchReadMemory } from './retroarch-read-memory.js';
+import { retroarchReadRam } from './retroarch-read-ram.js';
+import { retroarchReset } from './retroarch-reset.js';
+import { retroarchSaveStateCurrent } from './retroarch-save-state-current.js';
+import { retroarchSaveStateSlot } from './retroarch-save-state-slot.js';
+import { retroarchScreenshot } from './retroarch-screenshot.js';
+import { retroarchSetPaused } from './retroarch-set-paused.js';
+import { retroarchShowMessage } from './retroarch-show-message.js';
+import { retroarchStateSlotMinus } from './retroarch-state-slot-minus.js';
+import { retroarchStateSlotPlus } from './retroarch-state-slot-plus.js';
+import { retroarchWriteMemory } from './retroarch-write-memory.js';
+import { retroarchWriteRam } from './retroarch-write-ram.js';
 
 export const retroarchTools = [
   retroarchPing,

@@ -3,6 +3,7 @@
 import { z } from 'zod/v4';
 import { RETROARCH_TIMEOUT } from '../../config/config.js';
 import { ReMcpError } from '../../core/errors.js';
+import { addressArg, formatAddress } from '../../core/vocabulary.js';
 import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
 import type { RetroArchClient } from '../../retroarch/client.js';
 import { retroarchClient } from '../../retroarch/service.js';
@@ -20,19 +21,7 @@ export const TIMEOUT_LIMIT: LimitSpec = {
   unit: 'ms per query (RETROARCH_TIMEOUT_MS); reads are tried 3 times, writes once',
 };
 
-export const address = z
-  .union([z.number().int().min(0).max(0xffff_ffff), z.string().regex(/^0x[0-9a-fA-F]{1,8}$/)])
-  .describe('Start address: an integer or a "0x"-prefixed hex string, 0..0xFFFFFFFF.');
-
-export function toAddress(value: number | string): number {
-  return typeof value === 'number' ? value : Number.parseInt(value.slice(2), 16);
-}
-
-export const hexAddress = (n: number): string =>
-  `0x${n
-    .toString(16)
-    .toUpperCase()
-    .padStart(n > 0xffff ? 8 : 4, '0')}`;
+export const address = addressArg('Start address');
 
 export const writeInput = {
   address,
@@ -64,7 +53,7 @@ export function hexdump(bytes: Uint8Array, base: number, max = 256): string {
     const row = Array.from(bytes.subarray(i, Math.min(i + 16, bytes.length, max)), (b) =>
       b.toString(16).padStart(2, '0').toUpperCase(),
     ).join(' ');
-    lines.push(`${hexAddress(base + i)}: ${row}`);
+    lines.push(`${formatAddress(base + i)}: ${row}`);
   }
   if (bytes.length > max) lines.push(`... ${bytes.length - max} more bytes in the structured "hex" field`);
   return lines.join('\n');

@@ -1,3 +1,3 @@
-import { ndsSearchPattern } from './search-pattern.js';
+import { ndsSearchPattern } from './nds-search-pattern.js';
 
 export const searchTools = [ndsSearchPattern];

@@ -5,6 +5,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { ReMcpError } from '../../../src/core/errors.js';
 import { DebugSession } from '../../../src/debug/session.js';
+import { RomStore } from '../../../src/nds/rom-store.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 
 const [dir, launcher, argvFile, attempts] = process.argv.slice(2) as [string, string, string, string];
@@ -15,7 +16,8 @@ for (let i = 0; i < Number(attempts); i++) {
   let code = 'started';
   try {
     await session.start({
-      rom: await workspace.resolveExisting('debug.nds'),
+      roms: new RomStore(workspace),
+      rom: 'debug.nds',
       arm9Port: null,
       arm7Port: 0,
       startTimeoutMs: 5_000,

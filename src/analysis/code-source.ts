@@ -1,0 +1,281 @@
+// Code sources for the ARM tools: turns (processor, runtime address | ROM offset, overlay ID, mode)
+// into the one eligible span of canonical code, or refuses with a stable code. Eligible: the ARM9 and
+// ARM7 main executables, uncompressed overlays (file-backed prefix only) and the validated decoded
+// images of compressed overlays / a compressed main ARM9 (derived: romOffset null). Never BSS,
+// autoload blocks or DSi regions; never a guess between overlapping overlays.
+
+import type { CodeSpan, SpanLookup } from '../arm/cfg.js';
+import type { ArmMode } from '../arm/types.js';
+import { ReMcpError } from '../core/errors.js';
+import { formatAddress as hex } from '../core/vocabulary.js';
+import { type Processor, resolveRomOffset, resolveRuntimeAddress } from '../formats/nds/index.js';
+import type { RuntimeImage } from '../nds/decoded-images.js';
+import type { RomHandle, RomStore } from '../nds/rom-store.js';
+
+export interface ResolvedSource {
+  span: CodeSpan;
+  /** ROM offset of span.bytes[0]; null for decoded (derived) bytes. */
+  romOffset: number | null;
+  derived: boolean;
+  address: number;
+  mode: ArmMode;
+}
+
+export interface StartRequest {
+  processor: Processor;
+  address?: number | undefined;
+  romOffset?: number | undefined;
+  overlayId?: number | undefined;
+  mode: ArmMode | 'auto';
+}
+
+/** The runtime address a ROM offset denotes for `processor`: exactly one, or a refusal. */
+function addressOfRomOffset(
+  rom: RomHandle,
+  processor: Processor,
+  offset: number,
+): { address: number; overlayId?: number } {
+  const owners = resolveRomOffset(rom.model, offset).filter(
+    (o) =>
+      o.processor === processor &&
+      (o.kind === 'main' || o.kind === 'overlay') &&
+      o.runtimeAddress !== undefined &&
+      o.runtimeAddress !== null,
+  );
+  if (owners.length === 0) {
+    throw new ReMcpError('not-code', `ROM offset ${hex(offset)} is not ${processor} code stored one-to-one`, {
+      romOffset: offset,
+    });
+  }
+  if (owners.length > 1) {
+    throw new ReMcpError(
+      'ambiguous-code-source',
+      `ROM offset ${hex(offset)} maps to several runtime addresses`,
+      {
+        romOffset: offset,
+      },
+    );
+  }
+  const owner = owners[0]!;
+  return owner.kind === 'overlay'
+    ? { address: owner.runtimeAddress!, overlayId: owner.overlayId! }
+    : { address: owner.runtimeAddress! };
+}
+
+/** Bytes of component images one operation keeps, so a CFG reads a component once, not per branch. */
+export const OPERATION_IMAGE_BYTES = 64 * 1024 * 1024;
+
+/** The runtime image of the main executable (overlayId null) or of one overlay table record. */
+type ImageSource = (overlayId: number | null, tableIndex: number | undefined) => Promise<RuntimeImage>;
+
+/**
+ * Runtime images for one operation on one ROM: each component is read (or taken from the decoded
+ * cache) once and kept while the operation runs, within OPERATION_IMAGE_BYTES (oldest dropped first,
+ * the newest always kept). The operation's identity check (withRom) covers every byte read here.
+ */
+function operationImages(
+  store: RomStore,
+  rom: RomHandle,
+  processor: Processor,
+  signal?: AbortSignal,
+): ImageSource {
+  const images = new Map<string, RuntimeImage>();
+  let bytes = 0;
+  return async (overlayId, tableIndex) => {
+    const key = `${overlayId}:${tableIndex}`;
+    const kept = images.get(key);
+    if (kept) return kept;
+    const image = await store.decoded.runtimeImage(rom, processor, overlayId, signal, tableIndex);
+    images.set(key, image);
+    bytes += image.bytes.length;
+    for (const [k, v] of images) {
+      if (bytes <= OPERATION_IMAGE_BYTES || images.size <= 1) break;
+      images.delete(k);
+      bytes -= v.bytes.length;
+    }
+    return image;
+  };
+}
+
+type Located =
+  | { span: CodeSpan; romOffset: number | null; derived: boolean }
+  | {
+      refusal: 'not-code' | 'ambiguous-code-source';
+      why: 'unmapped' | 'bss' | 'ambiguous' | 'not-decodable';
+      message: string;
+    };
+
+/** The eligible span holding `address` (overlayId only narrows overlay candidates), or a refusal. */
+async function locate(
+  images: ImageSource,
+  rom: RomHandle,
+  processor: Processor,
+  address: number,
+  overlayId: number | undefined,
+): Promise<Located> {
+  const r = resolveRuntimeAddress(rom.model, processor, address, overlayId);
+  const where = `${processor} ${hex(address)}`;
+  if (r.status === 'unmapped') {
+    const excluded =
+      r.excludedByOverlayId > 0
+        ? `: its ${r.excludedByOverlayId} candidate(s) of other overlays were excluded by overlayId ${overlayId}`
+        : '';
+    return {
+      refusal: 'not-code',
+      why: 'unmapped',
+      message: `${where} is not inside any ${excluded ? 'selected ' : ''}static code component${excluded}`,
+    };
+  }
+  if (r.status === 'bss') {
+    return { refusal: 'not-code', why: 'bss', message: `${where} is BSS (runtime-only, never decoded)` };
+  }
+  if (r.status === 'ambiguous') {
+    const list = r.candidates
+      .map((c) => (c.overlayId === null ? c.component : `overlay ${c.overlayId}`))
+      .join(', ');
+    return {
+      refusal: 'ambiguous-code-source',
+      why: 'ambiguous',
+      message: `${where} lies in several static components (${list}); pass overlayId to pick one`,
+    };
+  }
+  const c = r.candidates[0]!;
+  if (c.component !== 'main' && c.component !== 'overlay') {
+    return {
+      refusal: 'not-code',
+      why: 'not-decodable',
+      message: `${where} is in a ${c.component} block, not a decodable code source`,
+    };
+  }
+  // A repeated overlay ID: the one record whose runtime extent holds the candidate's range.
+  let tableIndex: number | undefined;
+  if (c.component === 'overlay') {
+    const records = rom.model.overlays[processor].filter(
+      (o) => o.id === c.overlayId && c.range.start >= o.initialized.start && c.range.end <= o.bss.end,
+    );
+    if (records.length === 0) {
+      return { refusal: 'not-code', why: 'not-decodable', message: `${where} has no overlay record` };
+    }
+    if (records.length > 1) {
+      return {
+        refusal: 'ambiguous-code-source',
+        why: 'ambiguous',
+        message: `${where} lies in ${records.length} table records of overlay ${c.overlayId}; the source bytes are not determined`,
+      };
+    }
+    tableIndex = records[0]!.tableIndex;
+  }
+  const image = await images(c.component === 'main' ? null : c.overlayId, tableIndex);
+  // runtimeImage gives only eligible bytes: an uncompressed overlay's file-backed prefix, a main
+  // executable's initialized image (decoded when compressed).
+  if (address < image.ramAddress || address >= image.ramAddress + image.bytes.length) {
+    return {
+      refusal: 'not-code',
+      why: 'not-decodable',
+      message: `${where} has no initialized bytes in its component`,
+    };
+  }
+  return {
+    span: { component: c.component, overlayId: c.overlayId, start: image.ramAddress, bytes: image.bytes },
+    romOffset: image.romOffset,
+    derived: image.derived,
+  };
+}
+
+/** Resolves a tool's start arguments into an eligible, aligned start with a proven mode. */
+export async function resolveStart(
+  store: RomStore,
+  rom: RomHandle,
+  req: StartRequest,
+  signal?: AbortSignal,
+): Promise<ResolvedSource> {
+  if ((req.address === undefined) === (req.romOffset === undefined)) {
+    throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');
+  }
+  let address = req.address!;
+  let overlayId = req.overlayId;
+  if (req.romOffset !== undefined) {
+    const found = addressOfRomOffset(rom, req.processor, req.romOffset);
+    address = found.address;
+    if (found.overlayId !== undefined) {
+      if (overlayId !== undefined && overlayId !== found.overlayId) {
+        throw new ReMcpError(
+          'invalid-argument',
+          `ROM offset belongs to overlay ${found.overlayId}, not ${overlayId}`,
+        );
+      }
+      overlayId = found.overlayId;
+    }
+  }
+  const images = operationImages(store, rom, req.processor, signal);
+  const source = await locate(images, rom, req.processor, address, overlayId);
+  if ('refusal' in source) {
+    throw new ReMcpError(source.refusal, source.message, {
+      processor: req.processor,
+      address,
+      why: source.why,
+    });
+  }
+  let mode: ArmMode;
+  if (req.mode === 'auto') {
+    // The only proven seed: the processor's header entry point in its main executable, which is ARM.
+    const entry = rom.model[req.processor].entryAddress;
+    if (address !== entry || source.span.component !== 'main') {
+      throw new ReMcpError(
+        'invalid-argument',
+        `mode auto is only proven at the ${req.processor} header entry point ${hex(entry)}; give arm or thumb`,
+      );
+    }
+    mode = 'arm';
+  } else mode = req.mode;
+  const alignment = mode === 'arm' ? 4 : 2;
+  if (address % alignment !== 0) {
+    throw new ReMcpError(
+      'invalid-argument',
+      `${mode} code starts ${alignment}-byte aligned; ${hex(address)} is not`,
+    );
+  }
+  return { ...source, address, mode };
+}
+
+/**
+ * The overlay ID that owns a branch target from `from`: the source overlay's, when the target lies in
+ * that overlay record's own runtime extent (initialized + BSS). That overlay is loaded (its code is
+ * running), so an overlapping overlay is not a candidate there and the target's real status (BSS,
+ * no decodable bytes) is the reason. Anywhere else: undefined (every candidate counts).
+ */
+function ownOverlayOf(rom: RomHandle, processor: Processor, from: CodeSpan, address: number) {
+  if (from.component !== 'overlay' || from.overlayId === null) return undefined;
+  const source = rom.model.overlays[processor].filter(
+    (o) => o.id === from.overlayId && o.ramAddress === from.start,
+  );
+  return source.length === 1 && address >= source[0]!.initialized.start && address < source[0]!.bss.end
+    ? from.overlayId
+    : undefined;
+}
+
+/** Cross-component lookup for the CFG: follows a target only when exactly one source holds it. */
+export function spanLookup(
+  store: RomStore,
+  rom: RomHandle,
+  processor: Processor,
+  signal?: AbortSignal,
+): SpanLookup {
+  const images = operationImages(store, rom, processor, signal);
+  return async (address, _mode, from) => {
+    let found: Located;
+    try {
+      const overlayId = ownOverlayOf(rom, processor, from, address);
+      found = await locate(images, rom, processor, address, overlayId);
+    } catch (error) {
+      // A compressed target component that does not decode (or a component over the code image
+      // limit) leaves the edge unresolved; the graph around it is still valid.
+      if (error instanceof ReMcpError && (error.code === 'blz-malformed' || error.code === 'limit-exceeded'))
+        return { unresolved: error.code };
+      throw error;
+    }
+    return 'refusal' in found
+      ? { unresolved: found.why === 'ambiguous' ? 'ambiguous-code-source' : found.why }
+      : { span: found.span };
+  };
+}

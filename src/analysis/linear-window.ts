@@ -1,0 +1,59 @@
+// One bounded linear window of canonical NDS code: resolve the start (code-source), decode at most
+// maxInstructions / maxBytes from it, and say why it ended. Shared by nds_disassemble_range and
+// nds_list_references, and by any analysis that needs straight-line code from one start.
+import { decodeWindow } from '../arm/decoder.js';
+import type { DecodedInstruction, DecodeWindowResult } from '../arm/types.js';
+import { CODE_IMAGE_LIMITS } from '../nds/decoded-images.js';
+import type { RomHandle, RomStore } from '../nds/rom-store.js';
+import { type ResolvedSource, resolveStart, type StartRequest } from './code-source.js';
+
+/** Bounds of one linear window. */
+export const LINEAR_LIMITS = {
+  instructions: { default: 32, max: 256, min: 1, unit: 'instructions' },
+  bytes: { default: 128, max: 1024, min: 2, unit: 'source bytes' },
+  ...CODE_IMAGE_LIMITS,
+} as const;
+
+/** complete: the requested window decoded; component-end: the code source ended first; decode-stopped: see stop. */
+export type LinearWindowStatus = 'complete' | 'component-end' | 'decode-stopped';
+
+export interface LinearWindowRequest extends StartRequest {
+  maxInstructions: number;
+  maxBytes: number;
+}
+
+export interface LinearWindow {
+  source: ResolvedSource;
+  status: LinearWindowStatus;
+  stop: DecodeWindowResult['stop'];
+  instructions: DecodedInstruction[];
+  decodedBytes: number;
+}
+
+/** Decodes the window from the resolved start; the caller holds the ROM (RomStore.withRom). */
+export async function decodeLinearWindow(
+  store: RomStore,
+  rom: RomHandle,
+  req: LinearWindowRequest,
+  signal?: AbortSignal,
+): Promise<LinearWindow> {
+  const src = await resolveStart(store, rom, req, signal);
+  const offset = src.address - src.span.start;
+  const available = src.span.bytes.length - offset;
+  const length = Math.min(available, req.maxBytes);
+  const window = src.span.bytes.subarray(offset, offset + length);
+  const r = await decodeWindow(window, src.address, src.mode, req.processor, req.maxInstructions);
+  const decodedBytes = r.instructions.reduce((n, i) => n + i.size, 0);
+  // The window reaches the component's end when the byte limit does not come first.
+  const reachesEnd = available < req.maxBytes;
+  let status: LinearWindowStatus = 'complete';
+  let stop = r.stop;
+  if (stop?.reason === 'truncated-instruction') {
+    // An instruction crossing the component's end (also when the byte limit ends exactly there), or
+    // merely cut by the byte limit inside the component (then the requested window did complete).
+    if (available <= req.maxBytes) status = 'component-end';
+    else stop = null;
+  } else if (stop) status = 'decode-stopped';
+  else if (reachesEnd && r.instructions.length < req.maxInstructions) status = 'component-end';
+  return { source: src, status, stop, instructions: r.instructions, decodedBytes };
+}

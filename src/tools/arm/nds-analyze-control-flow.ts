@@ -1,0 +1,157 @@
+// nds_analyze_control_flow: bounded direct-control-flow graph from one start (src/arm/cfg.ts).
+import { z } from 'zod/v4';
+import { OPERATION_IMAGE_BYTES, resolveStart, spanLookup } from '../../analysis/code-source.js';
+import { analyzeControlFlow } from '../../arm/cfg.js';
+import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, IDENTITY_NOTE, READ_ONLY } from '../shared/rom.js';
+import {
+  CODE_IMAGE_LIMIT_TEXT,
+  decodeStopSchema,
+  decodeStopView,
+  instructionSchema,
+  instructionView,
+  sourceSchema,
+  sourceView,
+  startArgs,
+} from './common.js';
+
+const CFG_LIMITS = {
+  maxBlocks: { default: 64, max: 256, min: 1, unit: 'basic blocks' },
+  maxInstructions: { default: 512, max: 4096, min: 1, unit: 'instructions' },
+  maxBytes: { default: 2048, max: 16384, min: 2, unit: 'decoded source bytes' },
+  maxEdges: { default: 128, max: 1024, min: 1, unit: 'traversal edges' },
+} as const;
+const CFG_TOOL_LIMITS = { ...CFG_LIMITS, ...CODE_IMAGE_LIMITS };
+
+export const ndsAnalyzeControlFlow = defineTool({
+  name: 'nds_analyze_control_flow',
+  title: 'Direct control-flow graph of ARM/Thumb code',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Builds basic blocks and direct edges from one start in canonical NDS code with a FIFO worklist (ARM9 ARMv5TE / ARM7 ARMv4T).',
+    useWhen:
+      'understanding a function’s branches and loops; nds_disassemble_range for a plain linear listing.',
+    behaviour: `read-only; follows direct non-call branches (conditional: taken + fall-through); direct calls are annotated (target, proven mode) but not traversed; indirect calls are recorded unresolved and decoding continues; returns and indirect branches end a block; a target in another component is followed only when exactly one static source holds it (otherwise unresolved: ambiguous-code-source, bss, unmapped...); a target inside the branching overlay's own extent is judged in that overlay alone (its BSS is bss, not ambiguous); blocks are identified by component, overlay ID, mode and address; ${IDENTITY_NOTE}`,
+    limits: `blocks default ${CFG_LIMITS.maxBlocks.default} / max ${CFG_LIMITS.maxBlocks.max}; instructions ${CFG_LIMITS.maxInstructions.default} / ${CFG_LIMITS.maxInstructions.max}; bytes ${CFG_LIMITS.maxBytes.default} / ${CFG_LIMITS.maxBytes.max}; edges ${CFG_LIMITS.maxEdges.default} / ${CFG_LIMITS.maxEdges.max}; all apply at once; hitting one gives status truncated with its reason; ${CODE_IMAGE_LIMIT_TEXT} (a branch target in one stays unresolved); each component a graph enters is read once and kept for the call, up to ${OPERATION_IMAGE_BYTES / (1024 * 1024)} MiB.`,
+    returns:
+      'source, status (complete | truncated), truncation[block-limit | instruction-limit | byte-limit | edge-limit], blocks[{id, component, overlayId, mode, address, end, terminator, stop?, calls[{at, target?, targetMode?, condition?}], instructions? (includeInstructions)}], edges[{from, to (block id or null), kind (branch | taken | fallthrough), target, targetMode, unresolved?}].',
+  },
+  input: z.object({
+    ...startArgs,
+    maxBlocks: limitArg(CFG_LIMITS.maxBlocks, 'Maximum basic blocks'),
+    maxInstructions: limitArg(CFG_LIMITS.maxInstructions, 'Maximum instructions'),
+    maxBytes: limitArg(CFG_LIMITS.maxBytes, 'Maximum decoded source bytes'),
+    maxEdges: limitArg(CFG_LIMITS.maxEdges, 'Maximum traversal edges'),
+    includeInstructions: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Also return every block’s decoded instructions (default false: blocks, calls and edges only).',
+      ),
+  }),
+  output: z.object({
+    source: sourceSchema,
+    status: z.enum(['complete', 'truncated']),
+    truncation: z.array(z.enum(['block-limit', 'instruction-limit', 'byte-limit', 'edge-limit'])),
+    totals: z.object({
+      blocks: z.number().int(),
+      edges: z.number().int(),
+      instructions: z.number().int(),
+      bytes: z.number().int(),
+    }),
+    blocks: z.array(
+      z.object({
+        id: z.number().int(),
+        component: z.string(),
+        overlayId: z.number().int().nullable(),
+        mode: z.enum(['arm', 'thumb']),
+        address: addressOut,
+        end: addressOut,
+        terminator: z.enum([
+          'branch',
+          'conditional-branch',
+          'return',
+          'indirect-branch',
+          'fallthrough',
+          'component-end',
+          'decode-stopped',
+          'limit',
+        ]),
+        stop: decodeStopSchema.optional(),
+        calls: z.array(
+          z.object({
+            at: addressOut,
+            target: addressOut.optional(),
+            targetMode: z.enum(['arm', 'thumb']).optional(),
+            condition: z.string().optional(),
+          }),
+        ),
+        instructions: z.array(instructionSchema).optional(),
+      }),
+    ),
+    edges: z.array(
+      z.object({
+        from: z.number().int(),
+        to: z.number().int().nullable(),
+        kind: z.enum(['branch', 'taken', 'fallthrough']),
+        target: addressOut,
+        targetMode: z.enum(['arm', 'thumb']),
+        unresolved: z.string().optional(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  limits: CFG_TOOL_LIMITS,
+  async handler(args, ctx) {
+    const store = getRomStore(ctx.services);
+    return store.withRom(
+      args.rom,
+      async (rom) => {
+        const src = await resolveStart(store, rom, args, ctx.signal);
+        const r = await analyzeControlFlow({
+          processor: args.processor,
+          span: src.span,
+          address: src.address,
+          mode: src.mode,
+          limits: {
+            blocks: args.maxBlocks,
+            instructions: args.maxInstructions,
+            bytes: args.maxBytes,
+            edges: args.maxEdges,
+          },
+          lookup: spanLookup(store, rom, args.processor, ctx.signal),
+          signal: ctx.signal,
+        });
+        const blocks = r.blocks.map(({ instructions, address, end, stop, calls, ...b }) => ({
+          ...b,
+          address: hex(address),
+          end: hex(end),
+          ...(stop ? { stop: decodeStopView(stop) } : {}),
+          calls: calls.map(({ at, target, ...c }) => ({
+            ...c,
+            at: hex(at),
+            ...(target === undefined ? {} : { target: hex(target) }),
+          })),
+          ...(args.includeInstructions ? { instructions: instructions.map(instructionView) } : {}),
+        }));
+        return {
+          structured: {
+            source: sourceView(args.processor, src),
+            status: r.status,
+            truncation: r.truncation,
+            totals: { blocks: r.blocks.length, edges: r.edges.length, ...r.totals },
+            blocks,
+            edges: r.edges.map((e) => ({ ...e, target: hex(e.target) })),
+          },
+          text: `${args.processor} ${src.mode} ${hex(src.address)}: ${r.blocks.length} blocks, ${r.edges.length} edges, ${r.totals.instructions} instructions; ${r.status}${r.truncation.length ? ` (${r.truncation.join(', ')})` : ''}`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

@@ -1,0 +1,62 @@
+// desmume_breakpoint_add: Add a breakpoint.
+import { z } from 'zod/v4';
+import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { LIMITS } from '../../debug/policy.js';
+import { defineTool } from '../../mcp/tool.js';
+import {
+  breakpointOutput,
+  breakpointView,
+  cpuOf,
+  debugSession,
+  generationNumber,
+  processorInput,
+  RUNTIME,
+} from './common.js';
+
+export const desmumeBreakpointAdd = defineTool({
+  name: 'desmume_breakpoint_add',
+  title: 'Add a breakpoint',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Sets a software breakpoint on an instruction inside the CPU’s executable allowlist.',
+    useWhen:
+      'before desmume_continue; desmume_executable_ranges_replace widens the allowlist (e.g. for overlays).',
+    behaviour:
+      'the stub checks breakpoints at instruction fetch (memory is not patched). "auto" resolves only from facts (2-but-not-4 alignment means Thumb, the entry point is ARM, the current PC, a single-mode range) and is refused when ambiguous. Adding an existing breakpoint returns it. Refuses while the target runs.',
+    limits: `at most ${LIMITS.breakpoints.max} active per CPU; inside the header's main binary range or a replaced range; arm 4-aligned, thumb 2-aligned.`,
+    returns: 'the breakpoint (id, address, mode, range, hits) and whether it already existed.',
+  },
+  input: z.object({
+    processor: processorInput,
+    address: addressArg('Instruction address'),
+    mode: z
+      .enum(['arm', 'thumb', 'auto'])
+      .default('auto')
+      .describe(
+        'Instruction set at the address: "arm", "thumb" or "auto" (default; refused when ambiguous).',
+      ),
+  }),
+  output: z.object({
+    generation: z.number().int(),
+    breakpoint: breakpointOutput,
+    alreadyPresent: z.boolean(),
+    active: z.number().int(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: { breakpoints: { max: LIMITS.breakpoints.max, unit: 'active breakpoints per CPU' } },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, args.processor);
+      const { bp, existed } = await cpu.addBreakpoint(args.address, args.mode);
+      return {
+        structured: {
+          generation: generationNumber(ctx.services),
+          breakpoint: breakpointView(bp),
+          alreadyPresent: existed,
+          active: cpu.breakpoints.size,
+        },
+        text: `${existed ? 'already set' : 'set'} ${bp.id} at ${formatAddress(bp.address)} (${bp.mode}) in ${bp.range}`,
+      };
+    });
+  },
+});

@@ -1,0 +1,47 @@
+// desmume_breakpoint_remove: Remove a breakpoint.
+import { z } from 'zod/v4';
+import { formatAddress } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import {
+  breakpointOutput,
+  breakpointView,
+  cpuOf,
+  debugSession,
+  generationNumber,
+  processorInput,
+  RUNTIME,
+} from './common.js';
+
+export const desmumeBreakpointRemove = defineTool({
+  name: 'desmume_breakpoint_remove',
+  title: 'Remove a breakpoint',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Removes one breakpoint of the current generation by id.',
+    useWhen: 'a breakpoint has served its purpose; ids come from desmume_breakpoint_add or _list.',
+    behaviour:
+      'sends the stub a breakpoint-remove packet; refuses while the target runs and for unknown ids.',
+    limits: 'one breakpoint per call.',
+    returns: 'the removed breakpoint (with its final hit count) and how many stay active.',
+  },
+  input: z.object({
+    processor: processorInput,
+    id: z.string().min(1).max(64).describe('Breakpoint id, e.g. "arm9-g1-bp1".'),
+  }),
+  output: z.object({ generation: z.number().int(), removed: breakpointOutput, active: z.number().int() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, args.processor);
+      const bp = await cpu.removeBreakpoint(args.id);
+      return {
+        structured: {
+          generation: generationNumber(ctx.services),
+          removed: breakpointView(bp),
+          active: cpu.breakpoints.size,
+        },
+        text: `removed ${bp.id} at ${formatAddress(bp.address)} after ${bp.hits} hits`,
+      };
+    });
+  },
+});

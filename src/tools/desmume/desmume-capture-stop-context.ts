@@ -1,0 +1,58 @@
+// desmume_capture_stop_context: Capture the stop context.
+import { z } from 'zod/v4';
+import { captureContext } from '../../debug/control.js';
+import { LIMITS } from '../../debug/policy.js';
+import { defineTool } from '../../mcp/tool.js';
+import {
+  contextOutput,
+  cpuOf,
+  debugSession,
+  generationNumber,
+  processorInput,
+  RUNTIME,
+  regionsInput,
+  stopOutput,
+  stopView,
+} from './common.js';
+
+export const desmumeCaptureStopContext = defineTool({
+  name: 'desmume_capture_stop_context',
+  title: 'Capture the stop context',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Captures, from one stop, the decoded registers, 64 bytes around PC, up to 64 bytes from SP and labeled memory regions.',
+    useWhen: 'recording evidence at a breakpoint; desmume_continue captures this by default.',
+    behaviour:
+      'read-only; windows are clamped at the address-space edges (they shrink, never wrap). Refuses while the target runs.',
+    limits: `at most ${LIMITS.regions.max} regions of ${LIMITS.regionBytes.min}..${LIMITS.regionBytes.max} bytes; refused beforehand when the result would exceed RE_MCP_MAX_OUTPUT_BYTES.`,
+    returns: 'the last stop, registers, pcWindow, spWindow and regions (hex, with clamping flags).',
+  },
+  input: z.object({ processor: processorInput, regions: regionsInput }),
+  output: z.object({
+    processor: z.enum(['arm9', 'arm7']),
+    generation: z.number().int(),
+    stop: stopOutput.nullable(),
+    context: contextOutput,
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: {
+    regions: { max: LIMITS.regions.max, unit: 'regions' },
+    regionLength: { min: LIMITS.regionBytes.min, max: LIMITS.regionBytes.max, unit: 'bytes' },
+  },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, args.processor);
+      const context = await captureContext(cpu, args.regions, ctx.services.config.maxOutputBytes);
+      return {
+        structured: {
+          processor: args.processor,
+          generation: generationNumber(ctx.services),
+          stop: stopView(cpu.lastStop),
+          context,
+        },
+        text: `${args.processor} context at pc ${context.registers.pc} (${context.registers.mode}): ${2 + context.regions.length} windows`,
+      };
+    });
+  },
+});

@@ -1,0 +1,53 @@
+// desmume_pause: Pause the target.
+import { z } from 'zod/v4';
+import { pause } from '../../debug/control.js';
+import { LIMITS } from '../../debug/policy.js';
+import { defineTool } from '../../mcp/tool.js';
+import {
+  cpuOf,
+  debugSession,
+  describeStop,
+  msLimit,
+  processorInput,
+  RUNTIME,
+  runOutput,
+  runView,
+  timeoutInput,
+} from './common.js';
+import { notes } from './execution-common.js';
+
+export const desmumePause = defineTool({
+  name: 'desmume_pause',
+  title: 'Pause the target',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Interrupts a running target and waits, bounded, for it to halt.',
+    useWhen: 'after desmume_continue returned "running", or to halt freely running code.',
+    behaviour: `sends the GDB interrupt; a target that is already halted is reported as such and nothing is sent. ${notes} Only the CPU whose stub resumed the emulation can interrupt it.`,
+    limits: `timeoutMs ${LIMITS.pauseMs.min}..${LIMITS.pauseMs.max} (default ${LIMITS.pauseMs.default}).`,
+    returns: 'state, the stop (reason "interrupt"), alreadyStopped.',
+  },
+  input: z.object({
+    processor: processorInput,
+    timeoutMs: timeoutInput(LIMITS.pauseMs, 'How long to wait for the halt'),
+  }),
+  output: z.object({ ...runOutput, alreadyStopped: z.boolean() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: { timeoutMs: msLimit(LIMITS.pauseMs) },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const outcome = await pause(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
+      return {
+        structured: {
+          ...runView(ctx.services, args.processor, outcome),
+          alreadyStopped: outcome.alreadyStopped,
+        },
+        text: outcome.alreadyStopped
+          ? `${args.processor} was already halted`
+          : outcome.state === 'running'
+            ? `${args.processor} did not halt within ${args.timeoutMs} ms`
+            : describeStop(args.processor, outcome.stop),
+      };
+    });
+  },
+});

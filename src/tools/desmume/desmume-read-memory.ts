@@ -1,0 +1,55 @@
+// desmume_read_memory: Read emulator memory.
+import { z } from 'zod/v4';
+import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import { LIMITS } from '../../debug/policy.js';
+import { defineTool } from '../../mcp/tool.js';
+import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
+
+export const desmumeReadMemory = defineTool({
+  name: 'desmume_read_memory',
+  title: 'Read emulator memory',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Reads bytes of the halted CPU’s address space through its GDB stub.',
+    useWhen:
+      'inspecting RAM or code at a stop; for several windows at once use desmume_capture_stop_context.',
+    behaviour:
+      'read-only; reads in stub-safe chunks of 512 bytes; unmapped memory reads as zeros (the stub reports no faults). Refuses while the target runs.',
+    limits: `length ${LIMITS.memoryRead.min}..${LIMITS.memoryRead.max} bytes; the range must stay inside the 32-bit space.`,
+    returns: 'address, length and the bytes as lowercase hex.',
+  },
+  input: z.object({
+    processor: processorInput,
+    address: addressArg('Start address'),
+    length: z
+      .number()
+      .int()
+      .min(1)
+      .describe(`Bytes to read: ${LIMITS.memoryRead.min}..${LIMITS.memoryRead.max}.`),
+  }),
+  output: z.object({
+    processor: z.enum(['arm9', 'arm7']),
+    generation: z.number().int(),
+    address: addressOut,
+    length: z.number().int(),
+    hex: z.string(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: { length: { min: LIMITS.memoryRead.min, max: LIMITS.memoryRead.max, unit: 'bytes' } },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const bytes = await cpuOf(ctx.services, args.processor).readMemory(args.address, args.length);
+      const hex = Buffer.from(bytes).toString('hex');
+      return {
+        structured: {
+          processor: args.processor,
+          generation: generationNumber(ctx.services),
+          address: formatAddress(args.address),
+          length: bytes.length,
+          hex,
+        },
+        text: `${args.processor} ${formatAddress(args.address)}: ${bytes.length} bytes${bytes.length <= 16 ? ` ${hex}` : ''}`,
+      };
+    });
+  },
+});

@@ -1,0 +1,100 @@
+// desmume_start: Start the owned DeSmuME.
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import { printableTitle } from '../../debug/cpu-image.js';
+import { LIMITS } from '../../debug/policy.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { romArg } from '../shared/rom.js';
+import { debugSession, msLimit, RUNTIME, rangeOutput, rangeView, timeoutInput } from './common.js';
+
+const portInput = z.number().int().min(1024).max(65_535);
+
+export const desmumeStart = defineTool({
+  name: 'desmume_start',
+  title: 'Start the owned DeSmuME',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Launches the one server-owned DeSmuME on a workspace ROM with its ARM9 (and optionally ARM7) GDB stub.',
+    useWhen:
+      'beginning a live-debugging session; desmume_status shows an existing one, desmume_stop ends it.',
+    behaviour:
+      'starts a process (the operator-configured launcher, argument array, no shell, minimal env); parses the ROM header and records its SHA-256 before launch and re-checks it after; returns once each stub answers. The CPUs start halted at their entry points. Refuses a second start.',
+    limits: `one process per server; startTimeoutMs ${LIMITS.startMs.min}..${LIMITS.startMs.max} (default ${LIMITS.startMs.default}); ports 1024..65535 (default: a free one).`,
+    returns:
+      'generation, pid, ports, ROM identity (path, sha256, header entry/RAM ranges), the seeded executable ranges, startup ms.',
+  },
+  input: z.object({
+    rom: romArg.optional(),
+    romPath: romArg.optional().describe('Older name of `rom`, kept as an alias: give one of the two.'),
+    gdbPort: portInput.optional().describe('ARM9 GDB port on 127.0.0.1 (1024..65535); default: a free port.'),
+    arm7: z.boolean().default(false).describe('Also enable the ARM7 GDB stub (--arm7gdb); default false.'),
+    arm7GdbPort: portInput
+      .optional()
+      .describe('ARM7 GDB port (1024..65535) when arm7 is true; default: a free port.'),
+    startTimeoutMs: timeoutInput(LIMITS.startMs, 'How long to wait for the stubs to answer'),
+  }),
+  output: z.object({
+    generation: z.number().int(),
+    pid: z.number().int().nullable(),
+    ports: z.object({ arm9: z.number().int(), arm7: z.number().int().nullable() }),
+    rom: z.object({
+      path: z.string(),
+      sha256: z.string(),
+      size: z.number().int(),
+      gameTitle: z.string(),
+      gameCode: z.string(),
+      arm9Entry: addressOut,
+      arm7Entry: addressOut,
+    }),
+    executableRanges: z.array(rangeOutput),
+    startupMs: z.number(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: {
+    startTimeoutMs: msLimit(LIMITS.startMs),
+    processes: { max: 1, unit: 'owned emulator processes' },
+  },
+  async handler(args, ctx) {
+    const session = debugSession(ctx.services);
+    if (!args.arm7 && args.arm7GdbPort !== undefined) {
+      throw new ReMcpError('invalid-argument', 'arm7GdbPort needs arm7: true');
+    }
+    if ((args.rom === undefined) === (args.romPath === undefined)) {
+      throw new ReMcpError('invalid-argument', 'give the ROM as `rom` (or its alias `romPath`), once');
+    }
+    const started = Date.now();
+    const gen = await session.start({
+      roms: getRomStore(ctx.services),
+      rom: (args.rom ?? args.romPath)!,
+      arm9Port: args.gdbPort ?? null,
+      arm7Port: args.arm7 ? (args.arm7GdbPort ?? 0) : null,
+      startTimeoutMs: args.startTimeoutMs,
+      signal: ctx.signal,
+    });
+    const startupMs = Date.now() - started;
+    const ranges = Object.values(gen.cpus).flatMap((c) => c?.allowlist ?? []);
+    const model = gen.rom.model;
+    return {
+      structured: {
+        generation: gen.number,
+        pid: gen.process.pid,
+        ports: { arm9: gen.cpus.arm9!.port, arm7: gen.cpus.arm7?.port ?? null },
+        rom: {
+          path: gen.rom.path,
+          sha256: gen.rom.identity.sha256,
+          size: gen.rom.identity.size,
+          gameTitle: printableTitle(model),
+          gameCode: model.header.gameCode,
+          arm9Entry: formatAddress(model.arm9.entryAddress),
+          arm7Entry: formatAddress(model.arm7.entryAddress),
+        },
+        executableRanges: ranges.map(rangeView),
+        startupMs,
+      },
+      text: `DeSmuME generation ${gen.number} (pid ${gen.process.pid}) on ${gen.rom.path}: ARM9 stub on port ${gen.cpus.arm9!.port}${gen.cpus.arm7 ? `, ARM7 on ${gen.cpus.arm7.port}` : ''}; halted at entry, ready in ${startupMs} ms`,
+    };
+  },
+});

@@ -1,0 +1,72 @@
+// desmume_step_instruction: Single-step instructions.
+import { z } from 'zod/v4';
+import { addressOut } from '../../core/vocabulary.js';
+import { stepInstructions } from '../../debug/control.js';
+import { LIMITS } from '../../debug/policy.js';
+import { defineTool } from '../../mcp/tool.js';
+import {
+  cpuOf,
+  debugSession,
+  describeStop,
+  msLimit,
+  processorInput,
+  RUNTIME,
+  runOutput,
+  runView,
+  timeoutInput,
+} from './common.js';
+import { notes } from './execution-common.js';
+
+export const desmumeStepInstruction = defineTool({
+  name: 'desmume_step_instruction',
+  title: 'Single-step instructions',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Executes 1..100 single ARM or Thumb instructions on the halted CPU and records each PC.',
+    useWhen: 'following code a few instructions at a time; desmume_continue to run to a breakpoint.',
+    behaviour: `each step waits, bounded, for the stub's stop; a step that does not finish (the CPU waits for an interrupt) leaves the target running and the result says so. Breakpoints do not fire while stepping. ${notes}`,
+    limits: `count ${LIMITS.steps.min}..${LIMITS.steps.max} (default ${LIMITS.steps.default}); stepTimeoutMs ${LIMITS.stepWaitMs.min}..${LIMITS.stepWaitMs.max} per step (default ${LIMITS.stepWaitMs.default}).`,
+    returns: 'completed steps, the trace of PCs and modes after each step, the final stop and state.',
+  },
+  input: z.object({
+    processor: processorInput,
+    count: z
+      .number()
+      .int()
+      .describe(`Instructions to execute: ${LIMITS.steps.min}..${LIMITS.steps.max}.`)
+      .default(LIMITS.steps.default),
+    stepTimeoutMs: timeoutInput(LIMITS.stepWaitMs, 'Bound on each single step'),
+  }),
+  output: z.object({
+    ...runOutput,
+    completed: z.number().int(),
+    trace: z.array(z.object({ pc: addressOut, mode: z.enum(['arm', 'thumb']) })),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: {
+    count: {
+      default: LIMITS.steps.default,
+      min: LIMITS.steps.min,
+      max: LIMITS.steps.max,
+      unit: 'instructions',
+    },
+    stepTimeoutMs: msLimit(LIMITS.stepWaitMs),
+  },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, args.processor);
+      const outcome = await stepInstructions(cpu, args.count, args.stepTimeoutMs, ctx.signal);
+      return {
+        structured: {
+          ...runView(ctx.services, args.processor, outcome),
+          completed: outcome.completed,
+          trace: outcome.trace,
+        },
+        text:
+          outcome.state === 'running'
+            ? `${outcome.completed}/${args.count} steps; the next step did not finish: target running`
+            : `${outcome.completed} steps; ${describeStop(args.processor, outcome.stop)}`,
+      };
+    });
+  },
+});

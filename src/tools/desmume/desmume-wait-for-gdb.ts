@@ -1,0 +1,40 @@
+// desmume_wait_for_gdb: Wait for the owned GDB stub.
+import { z } from 'zod/v4';
+import { LIMITS } from '../../debug/policy.js';
+import { defineTool } from '../../mcp/tool.js';
+import { debugSession, msLimit, processorInput, RUNTIME, timeoutInput } from './common.js';
+import { probe, probeOutput } from './lifecycle-common.js';
+
+export const desmumeWaitForGdb = defineTool({
+  name: 'desmume_wait_for_gdb',
+  title: 'Wait for the owned GDB stub',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Waits until the owned stub accepts the session’s connection and answers, reconnecting after a drop.',
+    useWhen: 'right after desmume_start, or after a typed connection-drop error.',
+    behaviour:
+      'polls the owned port on 127.0.0.1 only; a reconnect keeps breakpoints (the stub keeps them) but a target that was running is then in state "unknown" until desmume_pause.',
+    limits: `timeoutMs ${LIMITS.gdbWaitMs.min}..${LIMITS.gdbWaitMs.max} (default ${LIMITS.gdbWaitMs.default}).`,
+    returns: 'as desmume_probe_gdb.',
+  },
+  input: z.object({
+    processor: processorInput,
+    timeoutMs: timeoutInput(LIMITS.gdbWaitMs, 'How long to wait'),
+  }),
+  output: probeOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: {
+    timeoutMs: msLimit(LIMITS.gdbWaitMs),
+  },
+  async handler(args, ctx) {
+    const session = debugSession(ctx.services);
+    return session.exclusive(async () => {
+      const result = await probe(ctx, args.processor, args.timeoutMs);
+      return {
+        structured: result,
+        text: `${args.processor} stub on port ${result.port} ready: ${result.detail}`,
+      };
+    });
+  },
+});

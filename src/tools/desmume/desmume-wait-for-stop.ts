@@ -1,0 +1,50 @@
+// desmume_wait_for_stop: Wait for a stop.
+import { z } from 'zod/v4';
+import { waitForStop } from '../../debug/control.js';
+import { LIMITS } from '../../debug/policy.js';
+import { defineTool } from '../../mcp/tool.js';
+import {
+  cpuOf,
+  debugSession,
+  describeStop,
+  msLimit,
+  processorInput,
+  RUNTIME,
+  runOutput,
+  runView,
+  timeoutInput,
+} from './common.js';
+
+export const desmumeWaitForStop = defineTool({
+  name: 'desmume_wait_for_stop',
+  title: 'Wait for a stop',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Waits, bounded, for a running target to stop on its own (breakpoint).',
+    useWhen:
+      'desmume_continue returned "running" and you expect a breakpoint soon; desmume_pause to force a halt.',
+    behaviour:
+      'sends nothing; returns at once when already halted. At the deadline the target keeps running.',
+    limits: `timeoutMs ${LIMITS.waitMs.min}..${LIMITS.waitMs.max} (default ${LIMITS.waitMs.default}).`,
+    returns: 'state, the stop, alreadyStopped.',
+  },
+  input: z.object({ processor: processorInput, timeoutMs: timeoutInput(LIMITS.waitMs, 'How long to wait') }),
+  output: z.object({ ...runOutput, alreadyStopped: z.boolean() }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: { timeoutMs: msLimit(LIMITS.waitMs) },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const outcome = await waitForStop(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
+      return {
+        structured: {
+          ...runView(ctx.services, args.processor, outcome),
+          alreadyStopped: outcome.alreadyStopped,
+        },
+        text:
+          outcome.state === 'running'
+            ? `${args.processor} still running`
+            : describeStop(args.processor, outcome.stop),
+      };
+    });
+  },
+});

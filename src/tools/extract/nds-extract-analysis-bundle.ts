@@ -1,0 +1,50 @@
+import { z } from 'zod/v4';
+import { EXTRACT_LIMITS } from '../../extract/artifacts.js';
+import { buildAnalysisBundle } from '../../extract/bundle.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { romArg } from '../shared/rom.js';
+
+const MiB = 1024 * 1024;
+
+export const ndsExtractAnalysisBundle = defineTool({
+  name: 'nds_extract_analysis_bundle',
+  title: 'Extract the analysis bundle',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Writes the static-analysis bundle of a ROM: manifest, address map, filesystem and overlay tables (JSON), arm9.bin, arm7.bin and every overlay as stored.',
+    useWhen:
+      'handing a ROM to an external analysis tool; for one component (or a NitroFS asset, which the bundle omits) use nds_extract_component.',
+    behaviour:
+      'builds analysis/generated/nds/<sha16>/ in a hidden sibling directory and renames it into place only when complete (a previous bundle is restored if the replacement fails; leftovers of a crash are repaired on the next call); the ROM identity is re-verified before every write; entries that are not bundle files (components/) are kept; the ROM is never modified.',
+    limits: `each executable or overlay at most ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB; overlays bounded by the model (4096 per table).`,
+    returns:
+      'directory, sourceSha256, sourceSize, bundleId, files, totalBytes, overlays {arm9, arm7}, replacedPrevious, recovered (repairs done first).',
+  },
+  input: z.object({ rom: romArg }),
+  output: z.object({
+    directory: z.string(),
+    sourceSha256: z.string(),
+    sourceSize: z.number().int(),
+    bundleId: z.string(),
+    files: z.number().int(),
+    totalBytes: z.number().int(),
+    overlays: z.object({ arm9: z.number().int(), arm7: z.number().int() }),
+    replacedPrevious: z.boolean(),
+    recovered: z.array(z.string()),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: EXTRACT_LIMITS,
+  async handler(args, ctx) {
+    const r = await getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => buildAnalysisBundle(ctx.services.workspace, rom, { signal: ctx.signal }),
+      ctx.signal,
+    );
+    return {
+      structured: r,
+      text: `bundle ${r.directory}: ${r.files} files, ${r.totalBytes} bytes, ${r.overlays.arm9}+${r.overlays.arm7} overlays${r.replacedPrevious ? ' (replaced the previous bundle)' : ''}`,
+    };
+  },
+});

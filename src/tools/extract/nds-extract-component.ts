@@ -1,0 +1,61 @@
+import { z } from 'zod/v4';
+import { addressRangeOut, formatRange } from '../../core/vocabulary.js';
+import { EXTRACT_LIMITS } from '../../extract/artifacts.js';
+import { extractComponent } from '../../extract/component.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { romArg } from '../shared/rom.js';
+import { componentSelectorSchema } from '../shared/search-inputs.js';
+
+const MiB = 1024 * 1024;
+
+export const ndsExtractComponent = defineTool({
+  name: 'nds_extract_component',
+  title: 'Extract one ROM component',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Writes the stored bytes of one canonical component (ARM9/ARM7 main, an overlay, a NitroFS file) to a server-chosen file.',
+    useWhen:
+      'an external tool needs one component as a file; use nds_extract_analysis_bundle for executables, overlays and maps together.',
+    behaviour:
+      'writes analysis/generated/nds/<sha16>/components/... atomically with a .json sidecar (source and artifact SHA-256); the ROM identity is re-verified after reading and before writing; compressed overlays stay compressed; identical content already in place is not rewritten; the ROM is never modified.',
+    limits: `one component per call, at most ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB; no offsets, lengths or destinations are accepted.`,
+    returns:
+      'artifact and sidecar (workspace-relative), component, romRange, size, compressed, sha256, sourceSha256, written (false when identical content was already there).',
+  },
+  input: z.object({
+    rom: romArg,
+    component: componentSelectorSchema,
+  }),
+  output: z.object({
+    artifact: z.string(),
+    sidecar: z.string(),
+    component: z.object({
+      label: z.string(),
+      processor: z.string().nullable(),
+      overlayId: z.number().int().nullable(),
+      fileId: z.number().int().nullable(),
+      path: z.string().nullable(),
+    }),
+    romRange: addressRangeOut,
+    size: z.number().int(),
+    compressed: z.boolean(),
+    sha256: z.string(),
+    sourceSha256: z.string(),
+    written: z.boolean(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: EXTRACT_LIMITS,
+  async handler(args, ctx) {
+    const r = await getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => extractComponent(ctx.services.workspace, rom, args.component, ctx.signal),
+      ctx.signal,
+    );
+    return {
+      structured: { ...r, romRange: formatRange(r.romRange) },
+      text: `${r.component.label}: ${r.size} bytes${r.compressed ? ' (compressed, as stored)' : ''} -> ${r.artifact} sha256 ${r.sha256}${r.written ? '' : ' (unchanged)'}`,
+    };
+  },
+});

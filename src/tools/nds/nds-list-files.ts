@@ -1,0 +1,87 @@
+import { z } from 'zod/v4';
+import { addressOut, formatAddress as hex, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
+
+const LIST_FILES_LIMITS = {
+  limit: { default: 100, max: 1000, min: 1, unit: 'files per page' },
+  offset: { default: 0, max: 0xf000, min: 0, unit: 'file index' },
+} as const;
+
+export const ndsListFiles = defineTool({
+  name: 'nds_list_files',
+  title: 'List NitroFS files',
+  profiles: ['static'],
+  description: {
+    purpose: 'Lists the FAT entries of an NDS ROM with their NitroFS paths, ROM ranges and overlay use.',
+    useWhen:
+      'finding a file or what a FAT entry is; overlay files appear here unnamed with their overlay; use nds_list_overlays for overlay runtime ranges.',
+    behaviour: `read-only; paginated in file-ID order; ${IDENTITY_NOTE}`,
+    limits: `limit default ${LIST_FILES_LIMITS.limit.default} / max ${LIST_FILES_LIMITS.limit.max}; offset 0..${LIST_FILES_LIMITS.offset.max}.`,
+    returns:
+      'total, offset, nextOffset (null at the end), files[{id, path (null = unnamed), start, end, size, overlays?[{processor,id}]}], directories count.',
+  },
+  input: z.object({
+    rom: romArg,
+    offset: limitArg(LIST_FILES_LIMITS.offset, 'Index of the first entry to return (file ID order)'),
+    limit: limitArg(LIST_FILES_LIMITS.limit, 'Entries per page'),
+    pathPrefix: z
+      .string()
+      .max(1024)
+      .optional()
+      .describe(
+        'Only entries whose NitroFS path starts with this (case-sensitive); unnamed entries never match.',
+      ),
+  }),
+  output: z.object({
+    ...pageOut,
+    directories: z.number().int(),
+    files: z.array(
+      z.object({
+        id: z.number().int(),
+        path: z.string().nullable(),
+        start: addressOut,
+        end: addressOut,
+        size: z.number().int(),
+        overlays: z.array(z.object({ processor: z.enum(['arm9', 'arm7']), id: z.number().int() })).optional(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  limits: LIST_FILES_LIMITS,
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => {
+        const prefix = args.pathPrefix;
+        const all =
+          prefix === undefined ? rom.model.files : rom.model.files.filter((f) => f.path?.startsWith(prefix));
+        const { items: page, ...pageInfo } = paginate(all, args.offset, args.limit);
+        const next = args.offset + page.length;
+        const files = page.map((f) => ({
+          id: f.fileId,
+          path: f.path,
+          start: hex(f.start),
+          end: hex(f.end),
+          size: f.end - f.start,
+          ...(f.overlays.length > 0 ? { overlays: f.overlays } : {}),
+        }));
+        const unnamed = page.filter((f) => f.path === null).length;
+        return {
+          structured: {
+            ...pageInfo,
+            directories: rom.model.directories.length,
+            files,
+          },
+          text:
+            page.length === 0
+              ? `${rom.path}: no entries at offset ${args.offset} (${all.length} in all)`
+              : `${rom.path}: entries ${args.offset}..${next - 1} of ${all.length} (${unnamed} unnamed on this page)`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

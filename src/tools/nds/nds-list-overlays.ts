@@ -1,0 +1,112 @@
+import { z } from 'zod/v4';
+import { overlayOverlaps } from '../../analysis/overlay-overlaps.js';
+import {
+  addressOut,
+  addressRangeOut,
+  formatRange,
+  formatAddress as hex,
+  limitArg,
+  pageOut,
+  paginate,
+} from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
+
+const LIST_OVERLAYS_LIMITS = {
+  limit: { default: 200, max: 1000, min: 1, unit: 'overlays per page' },
+  offset: { default: 0, max: 8192, min: 0, unit: 'overlay index' },
+  overlapsListed: { max: 16, unit: 'overlapping overlay IDs per overlay' },
+} as const;
+
+const overlaySchema = z.object({
+  processor: z.enum(['arm9', 'arm7']),
+  id: z.number().int(),
+  fileId: z.number().int(),
+  file: addressRangeOut,
+  ramAddress: addressOut,
+  ramSize: z.number().int(),
+  bssSize: z.number().int(),
+  initialized: addressRangeOut,
+  bss: addressRangeOut,
+  fileBacked: addressRangeOut.nullable(),
+  staticInit: addressRangeOut,
+  compressed: z.boolean(),
+  compressedSize: z.number().int(),
+  flags: z.number().int(),
+  verifyHash: z.boolean(),
+  overlapCount: z.number().int(),
+  overlapsWith: z.array(z.number().int()),
+});
+
+export const ndsListOverlays = defineTool({
+  name: 'nds_list_overlays',
+  title: 'List ARM9/ARM7 overlays',
+  profiles: ['static'],
+  description: {
+    purpose: 'Lists every ARM9 and ARM7 overlay record with file range, runtime ranges and compression.',
+    useWhen:
+      'mapping overlays, finding which overlays share RAM; use nds_resolve_runtime_address for one address.',
+    behaviour: `read-only; ARM9 records then ARM7, in table order, paginated; ${IDENTITY_NOTE}`,
+    limits: `limit default ${LIST_OVERLAYS_LIMITS.limit.default} / max ${LIST_OVERLAYS_LIMITS.limit.max}; up to ${LIST_OVERLAYS_LIMITS.overlapsListed.max} overlapping IDs listed per overlay (overlapCount is exact).`,
+    returns:
+      'total, offset, nextOffset, overlays[{processor, id, fileId, file, ramAddress, ramSize, bssSize, initialized, bss, fileBacked (null when compressed), staticInit, compressed, compressedSize, flags, verifyHash, overlapCount, overlapsWith}].',
+  },
+  input: z.object({
+    rom: romArg,
+    processor: z.enum(['arm9', 'arm7']).optional().describe('Only this processor; default both.'),
+    offset: limitArg(LIST_OVERLAYS_LIMITS.offset, 'Index of the first record (ARM9 then ARM7 order)'),
+    limit: limitArg(LIST_OVERLAYS_LIMITS.limit, 'Records per page'),
+  }),
+  output: z.object({
+    ...pageOut,
+    overlays: z.array(overlaySchema),
+  }),
+  annotations: READ_ONLY,
+  limits: LIST_OVERLAYS_LIMITS,
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => {
+        const processors = args.processor ? [args.processor] : (['arm9', 'arm7'] as const);
+        const all: z.input<typeof overlaySchema>[] = [];
+        for (const p of processors) {
+          const overlaps = overlayOverlaps(rom.model.overlays[p], LIST_OVERLAYS_LIMITS.overlapsListed.max);
+          for (const o of rom.model.overlays[p]) {
+            const ov = overlaps.get(o)!;
+            all.push({
+              processor: o.processor,
+              id: o.id,
+              fileId: o.fileId,
+              file: formatRange(o.file),
+              ramAddress: hex(o.ramAddress),
+              ramSize: o.ramSize,
+              bssSize: o.bssSize,
+              initialized: formatRange(o.initialized),
+              bss: formatRange(o.bss),
+              fileBacked: o.fileBacked && formatRange(o.fileBacked),
+              staticInit: formatRange(o.staticInit),
+              compressed: o.compressed,
+              compressedSize: o.compressedSize,
+              flags: o.flags,
+              verifyHash: o.verifyHash,
+              overlapCount: ov.count,
+              overlapsWith: ov.ids,
+            });
+          }
+        }
+        const { items: page, ...pageInfo } = paginate(all, args.offset, args.limit);
+        const compressed = all.filter((o) => o.compressed).length;
+        return {
+          structured: {
+            ...pageInfo,
+            overlays: page,
+          },
+          text: `${rom.path}: ${all.length} overlays (${compressed} compressed); showing ${page.length} from ${args.offset}`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

@@ -1,0 +1,93 @@
+// nds_resolve_rom_offset: Resolve a ROM offset.
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import {
+  addressArg,
+  addressOut,
+  addressRangeOut,
+  formatOptionalAddress,
+  formatRange,
+  formatAddress as hex,
+} from '../../core/vocabulary.js';
+import { resolveRomOffset } from '../../formats/nds/index.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
+
+export const ndsResolveRomOffset = defineTool({
+  name: 'nds_resolve_rom_offset',
+  title: 'Resolve a ROM offset',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Lists every structure that owns one ROM byte: header field, tables, executables, overlays, files, DSi regions, banner, appended data.',
+    useWhen:
+      'asking what a file offset belongs to (e.g. a search hit); use nds_resolve_runtime_address for RAM addresses.',
+    behaviour: `read-only; several owners may hold one byte (e.g. a NitroFS/FAT file and the overlay it backs); a runtime address is given only for bytes mapped one-to-one into memory, never for compressed storage; ${IDENTITY_NOTE}`,
+    limits: 'one offset per call, inside the file.',
+    returns:
+      'offset, owners[{kind, range, field?, processor?, overlayId?, fileId?, path?, tableIndex?, autoloadIndex?, compressed?, runtimeAddress?}] (kind unmapped when nothing owns it).',
+  },
+  input: z.object({ rom: romArg, offset: addressArg('ROM offset (must be inside the file)') }),
+  output: z.object({
+    offset: addressOut,
+    owners: z.array(
+      z.object({
+        kind: z.string(),
+        range: addressRangeOut,
+        field: z.string().optional(),
+        processor: z.enum(['arm9', 'arm7']).optional(),
+        overlayId: z.number().int().optional(),
+        fileId: z.number().int().optional(),
+        path: z.string().nullable().optional(),
+        tableIndex: z.number().int().optional(),
+        autoloadIndex: z.number().int().optional(),
+        compressed: z.boolean().optional(),
+        runtimeAddress: addressOut.nullable().optional(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => {
+        if (args.offset >= rom.identity.size) {
+          throw new ReMcpError(
+            'invalid-argument',
+            `offset ${hex(args.offset)} is past the end of the file (${rom.identity.size} bytes)`,
+            {
+              offset: args.offset,
+              size: rom.identity.size,
+            },
+          );
+        }
+        const owners = resolveRomOffset(rom.model, args.offset);
+        const summary = owners
+          .map((o) =>
+            o.kind === 'file'
+              ? `file ${o.fileId}${o.path ? ` ${o.path}` : ''}`
+              : o.field
+                ? `${o.kind}.${o.field}`
+                : o.kind,
+          )
+          .join(', ');
+        return {
+          structured: {
+            offset: hex(args.offset),
+            owners: owners.map(({ range, runtimeAddress, ...o }) => ({
+              ...o,
+              range: formatRange(range),
+              ...(runtimeAddress === undefined
+                ? {}
+                : { runtimeAddress: formatOptionalAddress(runtimeAddress) }),
+            })),
+          },
+          text: `${hex(args.offset)}: ${summary}`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

@@ -1,0 +1,90 @@
+// nds_resolve_runtime_address: Resolve a runtime address.
+import { z } from 'zod/v4';
+import {
+  addressArg,
+  addressOut,
+  addressRangeOut,
+  formatOptionalAddress,
+  formatRange,
+  formatAddress as hex,
+} from '../../core/vocabulary.js';
+import { resolveRuntimeAddress } from '../../formats/nds/index.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { hashProgress, IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+
+export const ndsResolveRuntimeAddress = defineTool({
+  name: 'nds_resolve_runtime_address',
+  title: 'Resolve a runtime address',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Maps an ARM9/ARM7 runtime address to every static owner: main executable, autoload block or overlay.',
+    useWhen:
+      'asking where code/data at a RAM address comes from; use nds_resolve_rom_offset for the reverse direction.',
+    behaviour: `read-only; never guesses: overlapping overlays give status ambiguous with all candidates; overlayId only drops other overlays' candidates (it does not mean that overlay is loaded); ${IDENTITY_NOTE}`,
+    limits: 'one address per call.',
+    returns:
+      'status (resolved | ambiguous | bss | compressed-overlay | unmapped) and candidates[{component, overlayId, autoloadIndex, region (file-backed | initialized-derived | bss), range, romOffset (null for BSS and decoded bytes), fileId, compressed}].',
+  },
+  input: z.object({
+    rom: romArg,
+    processor: processorArg,
+    address: addressArg('Runtime address'),
+    overlayId: overlayIdArg(
+      'Optional overlay ID used only as a static disambiguator; main-executable candidates are kept; an ID the table lacks fails with not-found.',
+    ),
+  }),
+  output: z.object({
+    processor: z.enum(['arm9', 'arm7']),
+    address: addressOut,
+    status: z.enum(['resolved', 'ambiguous', 'bss', 'compressed-overlay', 'unmapped']),
+    excludedByOverlayId: z.number().int(),
+    candidates: z.array(
+      z.object({
+        component: z.enum(['main', 'autoload', 'overlay', 'dsi-main']),
+        overlayId: z.number().int().nullable(),
+        autoloadIndex: z.number().int().nullable(),
+        region: z.enum(['file-backed', 'initialized-derived', 'bss']),
+        range: addressRangeOut,
+        romOffset: addressOut.nullable(),
+        fileId: z.number().int().nullable(),
+        compressed: z.boolean(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => {
+        const r = resolveRuntimeAddress(rom.model, args.processor, args.address, args.overlayId);
+        const first = r.candidates[0];
+        const where =
+          r.candidates.length === 1 && first
+            ? ` in ${first.component}${first.overlayId === null ? '' : ` ${first.overlayId}`} (${first.region}${first.romOffset === null ? '' : `, ROM ${hex(first.romOffset)}`})`
+            : r.candidates.length > 1
+              ? `: ${r.candidates.length} candidates`
+              : '';
+        const excluded =
+          r.excludedByOverlayId > 0
+            ? ` (${r.excludedByOverlayId} candidate(s) of other overlays excluded by overlayId ${args.overlayId})`
+            : '';
+        return {
+          structured: {
+            ...r,
+            address: hex(r.address),
+            candidates: r.candidates.map((c) => ({
+              ...c,
+              range: formatRange(c.range),
+              romOffset: formatOptionalAddress(c.romOffset),
+            })),
+          },
+          text: `${args.processor} ${hex(r.address)}: ${r.status}${where}${excluded}`,
+        };
+      },
+      ctx.signal,
+      hashProgress(ctx),
+    );
+  },
+});

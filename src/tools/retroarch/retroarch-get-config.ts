@@ -1,0 +1,38 @@
+// retroarch_get_config: RetroArch: read a config value.
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { READ_ONLY as readOnly } from '../shared/annotations.js';
+import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
+
+export const retroarchGetConfig = defineTool({
+  name: 'retroarch_get_config',
+  title: 'RetroArch: read a config value',
+  profiles: PROFILES,
+  description: {
+    purpose: 'Reads one RetroArch setting through GET_CONFIG_PARAM.',
+    useWhen:
+      'to learn RetroArch paths such as savestate_directory, savefile_directory, system_directory or log_dir.',
+    behaviour:
+      'read-only. RetroArch answers only some keys; others (e.g. screenshot_directory, state_slot) come back as supported: false, never as a guess.',
+    limits: 'name: 1-64 characters of A-Z a-z 0-9 _; per-query timeout RETROARCH_TIMEOUT_MS.',
+    returns: 'name, supported, value (null when unsupported).',
+  },
+  input: z.object({
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{1,64}$/)
+      .describe('Setting name as in retroarch.cfg, e.g. "savestate_directory".'),
+  }),
+  output: z.object({ name: z.string(), supported: z.boolean(), value: z.string().nullable() }),
+  annotations: readOnly,
+  limits: { timeoutMs: TIMEOUT_LIMIT },
+  async handler(args, ctx) {
+    const r = await retroarch(ctx).getConfig(args.name, ctx.signal);
+    return {
+      structured: { name: args.name, ...r },
+      text: r.supported
+        ? `${args.name} = ${r.value}`
+        : `${args.name}: unsupported (RetroArch does not expose it)`,
+    };
+  },
+});

@@ -1,0 +1,36 @@
+// retroarch_get_status: RetroArch: status.
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { READ_ONLY as readOnly } from '../shared/annotations.js';
+import { PROFILES, retroarch, stateEnum, TIMEOUT_LIMIT } from './shared.js';
+
+export const retroarchGetStatus = defineTool({
+  name: 'retroarch_get_status',
+  title: 'RetroArch: status',
+  profiles: PROFILES,
+  description: {
+    purpose:
+      'Reports whether RetroArch is playing, paused or has no content, with the system, game and CRC32.',
+    useWhen: 'before memory or state work, to know what runs and whether it is paused.',
+    behaviour: 'read-only; one GET_STATUS query. An open menu still reports "playing".',
+    limits: 'per-query timeout RETROARCH_TIMEOUT_MS (default 1000 ms), 3 attempts.',
+    returns: 'state (playing|paused|contentless), system, game (ROM file name without extension), crc32.',
+  },
+  input: z.object({}),
+  output: z.object({
+    state: stateEnum,
+    system: z.string().nullable(),
+    game: z.string().nullable(),
+    crc32: z.string().nullable(),
+  }),
+  annotations: readOnly,
+  limits: { timeoutMs: TIMEOUT_LIMIT },
+  async handler(_args, ctx) {
+    const s = await retroarch(ctx).status(ctx.signal);
+    const text =
+      s.state === 'contentless'
+        ? 'RetroArch: no content loaded'
+        : `RetroArch: ${s.state} - ${s.system ?? '?'} / ${s.game ?? '?'} (crc32 ${s.crc32 ?? 'not reported'})`;
+    return { structured: s, text };
+  },
+});

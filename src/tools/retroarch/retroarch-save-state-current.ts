@@ -1,0 +1,23 @@
+// retroarch_save_state_current: RetroArch: save state (current slot).
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { PROFILES, resumeIfPaused } from './shared.js';
+import { CONFIRM, PAUSED, saveLimits, saveOutput, saveState } from './states-common.js';
+
+export const retroarchSaveStateCurrent = defineTool({
+  name: 'retroarch_save_state_current',
+  title: 'RetroArch: save state (current slot)',
+  profiles: PROFILES,
+  description: {
+    purpose: "Saves the whole emulator state to RetroArch's current slot (SAVE_STATE).",
+    useWhen: 'making a restore point before risky writes; retroarch_save_state_slot targets a given slot.',
+    behaviour: `DESTRUCTIVE to the slot file (overwritten without backup). ${PAUSED} ${CONFIRM} A confirmed save also tells which slot the pointer really is on.`,
+    limits: 'one save; file wait max(2 s, 2 x RETROARCH_TIMEOUT_MS).',
+    returns: 'slot, confirmed, file, resumed, slotPointer {value, verified}.',
+  },
+  input: z.object({ resumeIfPaused }),
+  output: saveOutput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  limits: saveLimits,
+  handler: (args, ctx) => saveState(ctx, { resumeIfPaused: args.resumeIfPaused }),
+});

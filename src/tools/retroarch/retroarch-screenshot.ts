@@ -1,0 +1,51 @@
+// retroarch_screenshot: RetroArch: screenshot.
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { MAX_SCREENSHOT_BYTES } from '../../retroarch/client.js';
+import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
+
+export const retroarchScreenshot = defineTool({
+  name: 'retroarch_screenshot',
+  title: 'RetroArch: screenshot',
+  profiles: PROFILES,
+  description: {
+    purpose:
+      'Takes a screenshot (SCREENSHOT) and, when RETROARCH_SCREENSHOT_DIR is set, returns the PNG as an image.',
+    useWhen: 'to see the game screen.',
+    behaviour:
+      "writes a PNG into RetroArch's screenshot_directory (two shots in the same second overwrite each other). The protocol cannot report that directory: with RETROARCH_SCREENSHOT_DIR set, the tool waits for the new file and returns it; without it, it only says the shot was requested.",
+    limits: `waits up to max(2 s, 2 x RETROARCH_TIMEOUT_MS) for the file; PNG up to ${MAX_SCREENSHOT_BYTES} bytes.`,
+    returns: 'requested, path (or null), bytes, width, height; the PNG as MCP image content.',
+  },
+  input: z.object({}),
+  output: z.object({
+    requested: z.boolean(),
+    path: z.string().nullable(),
+    bytes: z.number().int().nullable(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    note: z.string().nullable(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: { pngBytes: { max: MAX_SCREENSHOT_BYTES, unit: 'bytes' }, timeoutMs: TIMEOUT_LIMIT },
+  async handler(_args, ctx) {
+    const r = await retroarch(ctx).screenshot(ctx.signal);
+    if (!r.png) {
+      const dir = retroarch(ctx).screenshotDir;
+      const note = r.directoryKnown
+        ? `SCREENSHOT requested, but RETROARCH_SCREENSHOT_DIR (${dir}) cannot be read, so the image cannot be returned; point it at RetroArch's screenshot_directory`
+        : "SCREENSHOT requested; set RETROARCH_SCREENSHOT_DIR to RetroArch's screenshot_directory to get the image back";
+      return {
+        structured: { requested: true, path: null, bytes: null, width: null, height: null, note },
+        text: note,
+      };
+    }
+    const width = r.png.readUInt32BE(16);
+    const height = r.png.readUInt32BE(20);
+    return {
+      structured: { requested: true, path: r.path, bytes: r.png.length, width, height, note: null },
+      text: `Screenshot ${width}x${height}, ${r.png.length} bytes: ${r.path}`,
+      images: [{ type: 'image', data: r.png.toString('base64'), mimeType: 'image/png' }],
+    };
+  },
+});

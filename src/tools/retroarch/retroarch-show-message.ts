@@ -1,0 +1,27 @@
+// retroarch_show_message: RetroArch: on-screen message.
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { PROFILES, retroarch } from './shared.js';
+
+export const retroarchShowMessage = defineTool({
+  name: 'retroarch_show_message',
+  title: 'RetroArch: on-screen message',
+  profiles: PROFILES,
+  description: {
+    purpose: "Shows a one-line message on RetroArch's on-screen display (SHOW_MSG).",
+    useWhen: 'to tell the person at the emulator something.',
+    behaviour:
+      'checks RetroArch answers GET_STATUS, then sends; fire-and-forget: RetroArch does not acknowledge it and nothing can confirm it was displayed (with a null video driver nothing is).',
+    limits: '1..200 characters, one line, no control characters (a newline would start a second command).',
+    returns: 'sent.',
+  },
+  input: z.object({
+    message: z.string().min(1).max(200).describe('Text to show: 1..200 characters on one line.'),
+  }),
+  output: z.object({ sent: z.boolean() }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async handler(args, ctx) {
+    const r = await retroarch(ctx).showMessage(args.message, ctx.signal);
+    return { structured: r, text: 'SHOW_MSG sent (not acknowledged by RetroArch)' };
+  },
+});

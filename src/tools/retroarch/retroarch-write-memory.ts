@@ -1,0 +1,36 @@
+// retroarch_write_memory: RetroArch: write system memory.
+import { z } from 'zod/v4';
+import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { writeInputSchema, writeLimits } from './memory-common.js';
+import { PROFILES, retroarch, writeBytes } from './shared.js';
+
+export const retroarchWriteMemory = defineTool({
+  name: 'retroarch_write_memory',
+  title: 'RetroArch: write system memory',
+  profiles: PROFILES,
+  description: {
+    purpose:
+      "Writes bytes into the core's system memory map (WRITE_CORE_MEMORY) and reports what RetroArch confirms.",
+    useWhen: 'poking game state on a core with a memory map; save a state first if you may want to undo.',
+    behaviour:
+      "DESTRUCTIVE: overwrites live memory, no undo. Split into datagrams under RetroArch's 2,047-byte limit (~650 bytes each), each sent ONCE (never re-sent): a missing acknowledgement is an `unconfirmed` error, a short count (the write ran past the end of a region) is a `short-write` error with the confirmed count, ROM is `read-only`. RetroArch disables achievements hardcore mode on writes.",
+    limits: 'bytes 1..65536 per call; per-datagram timeout RETROARCH_TIMEOUT_MS, no retries.',
+    returns: 'address, written (bytes RetroArch confirmed), requests.',
+  },
+  input: writeInputSchema,
+  output: z.object({ address: addressOut, written: z.number().int(), requests: z.number().int() }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  limits: writeLimits,
+  async handler(args, ctx) {
+    const at = args.address;
+    const bytes = writeBytes(args);
+    const r = await retroarch(ctx).writeMemory(at, bytes, ctx.signal, (done, total) =>
+      ctx.progress({ progress: done, total, message: 'writing' }),
+    );
+    return {
+      structured: { address: formatAddress(at), written: r.written, requests: r.requests },
+      text: `Wrote ${r.written} bytes at ${formatAddress(at)} (confirmed by RetroArch, ${r.requests} request${r.requests === 1 ? '' : 's'})`,
+    };
+  },
+});

@@ -1,0 +1,59 @@
+// retroarch_write_ram: RetroArch: write achievements RAM.
+import { z } from 'zod/v4';
+import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { planWrite } from '../../retroarch/codec.js';
+import { writeInputSchema, writeLimits } from './memory-common.js';
+import { PROFILES, retroarch, writeBytes } from './shared.js';
+
+export const retroarchWriteRam = defineTool({
+  name: 'retroarch_write_ram',
+  title: 'RetroArch: write achievements RAM',
+  profiles: PROFILES,
+  description: {
+    purpose:
+      'Writes bytes into the RetroAchievements address space (WRITE_CORE_RAM), then reads them back to verify.',
+    useWhen:
+      'the core has no memory map (e.g. Nestopia); otherwise prefer retroarch_write_memory, which is acknowledged.',
+    behaviour:
+      'DESTRUCTIVE: overwrites live memory. RetroArch never acknowledges WRITE_CORE_RAM, so the tool reads the range back: verified true|false, or "unverifiable" when the read-back fails. On a running game the program itself may change the bytes before the read-back (verified: false).',
+    limits:
+      'bytes 1..65536 per call; datagrams under 2,047 bytes; read-back timeout RETROARCH_TIMEOUT_MS, 3 attempts.',
+    returns: 'address, sent, verified (true|false|"unverifiable"), firstMismatch (offset or null), reason.',
+  },
+  input: writeInputSchema,
+  output: z.object({
+    address: addressOut,
+    sent: z.number().int(),
+    requests: z.number().int(),
+    verified: z.union([z.boolean(), z.literal('unverifiable')]),
+    firstMismatch: z.number().int().nullable(),
+    reason: z.string().nullable(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  limits: writeLimits,
+  async handler(args, ctx) {
+    const at = args.address;
+    const bytes = writeBytes(args);
+    planWrite('ram', at, bytes); // validates the range before anything is sent
+    const r = await retroarch(ctx).writeRam(at, bytes, ctx.signal);
+    const structured = {
+      address: formatAddress(at),
+      sent: r.sent,
+      requests: r.requests,
+      verified: r.verified,
+      firstMismatch: 'firstMismatch' in r ? (r.firstMismatch ?? null) : null,
+      reason: 'reason' in r ? (r.reason ?? null) : null,
+    };
+    const verdict =
+      r.verified === true
+        ? 'verified by read-back'
+        : r.verified === false
+          ? `read-back DIFFERS at offset ${structured.firstMismatch}`
+          : `not verifiable: ${structured.reason}`;
+    return {
+      structured,
+      text: `Sent ${r.sent} bytes to ${formatAddress(at)} (achievements RAM, no acknowledgement): ${verdict}`,
+    };
+  },
+});

@@ -1,0 +1,106 @@
+// Pieces shared by the retroarch_save_state_current, retroarch_save_state_slot, retroarch_load_state_current, retroarch_load_state_slot tools.
+import { z } from 'zod/v4';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { MAX_SLOT, PRESS_SPACING_MS } from '../../retroarch/client.js';
+import { PROFILES, resumeIfPaused, retroarch, TIMEOUT_LIMIT } from './shared.js';
+
+export const slotInput = z
+  .number()
+  .int()
+  .min(0)
+  .max(MAX_SLOT)
+  .describe(`State slot number, 0..${MAX_SLOT} (0 is the ".state" file, n is ".state<n>").`);
+
+export const method = z.enum(['current', 'native', 'walk']);
+
+export const slotPointer = z.object({ value: z.number().int(), verified: z.boolean() });
+
+export const saveOutput = z.object({
+  method,
+  slot: z.number().int(),
+  confirmed: z.boolean(),
+  file: z.string().nullable(),
+  pointerPresses: z.number().int(),
+  resumed: z.boolean(),
+  slotPointer,
+});
+
+export const loadOutput = z.object({
+  method,
+  slot: z.number().int(),
+  file: z.string().nullable(),
+  pointerPresses: z.number().int(),
+  resumed: z.boolean(),
+  acknowledged: z.literal(false),
+  slotPointer,
+});
+
+export const saveLimits = {
+  slot: { min: 0, max: MAX_SLOT, unit: 'slot number' },
+  fileWaitMs: { default: 2_000, max: 60_000, unit: 'ms: max(2 s, 2 x RETROARCH_TIMEOUT_MS)' },
+  timeoutMs: TIMEOUT_LIMIT,
+};
+
+export const CONFIRM =
+  'When RetroArch runs on this machine and GET_CONFIG_PARAM savestate_directory is readable, the state file is watched: confirmed with its path, or an `unconfirmed` error if it did not change; otherwise confirmed: false.';
+
+export const PAUSED =
+  'RetroArch silently ignores it while paused: refused with `paused` unless resumeIfPaused.';
+
+export const TRACKED =
+  'RetroArch cannot report the slot pointer: re-mcp tracks it (verified after a confirmed save; assumed to start at 0, and reset to that when RetroArch answers again after being seen unreachable, since it may have restarted). A restart re-mcp never sees (no failed query in between) or a pointer moved outside re-mcp leaves the tracked value wrong until the next confirmed save.';
+
+export const WALK = `Without a native slot command (1.14) the slot pointer is walked there with STATE_SLOT_PLUS/MINUS presses (${PRESS_SPACING_MS} ms apart) from the tracked position, then walked back. ${TRACKED}`;
+
+export type StateRequest = { slot?: number; resumeIfPaused: boolean };
+
+export async function saveState(ctx: ToolContext, request: StateRequest) {
+  const client = retroarch(ctx);
+  const r = await client.saveState(request, ctx.signal);
+  const where = r.file ? `: ${r.file}` : ' (state file not observable here)';
+  return {
+    structured: { ...r, slotPointer: client.slotPointer },
+    text: `Saved slot ${r.slot} via ${r.method}${r.confirmed ? ', confirmed' : ''}${where}${r.resumed ? '; paused again' : ''}`,
+  };
+}
+
+export async function loadState(ctx: ToolContext, request: StateRequest) {
+  const client = retroarch(ctx);
+  const r = await client.loadState(request, ctx.signal);
+  return {
+    structured: { ...r, acknowledged: false as const, slotPointer: client.slotPointer },
+    text: `LOAD_STATE sent for slot ${r.slot} via ${r.method} (RetroArch does not acknowledge loads; verify with a read)${r.resumed ? '; paused again' : ''}`,
+  };
+}
+
+/** retroarch_state_slot_plus and retroarch_state_slot_minus differ only in the direction. */
+export function slotStepTool(
+  name: 'retroarch_state_slot_plus' | 'retroarch_state_slot_minus',
+  delta: 1 | -1,
+) {
+  const plus = delta > 0;
+  return defineTool({
+    name,
+    title: `RetroArch: state slot ${plus ? '+1' : '-1'}`,
+    profiles: PROFILES,
+    description: {
+      purpose: `Moves RetroArch's current state slot pointer ${plus ? 'up' : 'down'} by one (${plus ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS'}).`,
+      useWhen:
+        'choosing the slot that the *_current state tools use; retroarch_save_state_slot / load_state_slot are simpler.',
+      behaviour: `changes the pointer only (no state file is touched). ${PAUSED} The result is the tracked value. ${TRACKED}${plus ? '' : ' RetroArch 1.14 does not go below 0.'}`,
+      limits: `one press; presses are spaced ${PRESS_SPACING_MS} ms apart.`,
+      returns: 'from, slot, verified.',
+    },
+    input: z.object({ resumeIfPaused }),
+    output: z.object({ from: z.number().int(), slot: z.number().int(), verified: z.boolean() }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    limits: { timeoutMs: TIMEOUT_LIMIT },
+    async handler(args, ctx) {
+      const r = await retroarch(ctx).stepSlot(delta, args.resumeIfPaused, ctx.signal);
+      return {
+        structured: r,
+        text: `State slot ${r.from} -> ${r.slot} (${r.verified ? 'tracked from a confirmed save' : 'tracked, assumed start at 0'})`,
+      };
+    },
+  });
+}

@@ -1,0 +1,166 @@
+import { z } from 'zod/v4';
+import {
+  addressOut,
+  addressRangeOut,
+  formatOptionalAddress,
+  formatRange,
+  formatAddress as hex,
+  limitArg,
+} from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { SCOPE_LIMITS } from '../../search/scope.js';
+import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
+import { IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
+import { componentSelectorSchema, patternSchema } from '../shared/search-inputs.js';
+
+const L = SEARCH_LIMITS;
+const MiB = 1024 * 1024;
+
+const ownerSchema = z.object({
+  kind: z.string(),
+  start: addressOut,
+  end: addressOut,
+  processor: z.string().optional(),
+  overlayId: z.number().int().optional(),
+  fileId: z.number().int().optional(),
+  path: z.string().nullable().optional(),
+  field: z.string().optional(),
+  tableIndex: z.number().int().optional(),
+  autoloadIndex: z.number().int().optional(),
+  compressed: z.boolean().optional(),
+  runtimeAddress: addressOut.nullable().optional(),
+});
+
+export const ndsSearchPattern = defineTool({
+  name: 'nds_search_pattern',
+  title: 'Search ROM bytes for a pattern',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Finds every occurrence of one exact byte signature (?? wildcards), typed integer, ASCII or UTF-16LE string in a validated ROM.',
+    useWhen:
+      'locating code signatures, constants or strings by bytes; then nds_resolve_rom_offset or nds_disassemble_range on a hit. Hits are byte facts, not pointers or references.',
+    behaviour: `read-only; streams the stored bytes of the whole ROM or of selected components (a component hit must lie wholly inside one selected component; whole-rom hits may cross structures); compressed overlays are searched as stored, never decoded; overlapping hits are kept, ascending; owners carry a runtime address only when the whole hit maps directly; ${IDENTITY_NOTE}`,
+    limits: `pattern 1..${L.patternBytes.max} bytes; scan default ${L.maxScanBytes.default / MiB} / max ${L.maxScanBytes.max / MiB} MiB; page default ${L.pageSize.default} / max ${L.pageSize.max}; offset (a match index) max ${L.offset.max}; context 0..${L.contextBytes.max} bytes per side; ${L.discoveredMatches.max} matches discovered at most; ${SCOPE_LIMITS.selectors.max} component selectors.`,
+    returns:
+      'status complete|truncated with truncationReasons (scan-byte-limit, match-count-limit), scannedBytes, discoveredMatches, nextOffset (null unless later matches were found), matches[{index, romOffset, owners[], bytes?, context?}].',
+  },
+  input: z.object({
+    rom: romArg,
+    pattern: patternSchema,
+    scope: z
+      .discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('whole-rom') }),
+        z.strictObject({
+          kind: z.literal('components'),
+          components: z
+            .array(componentSelectorSchema)
+            .min(1)
+            .max(SCOPE_LIMITS.selectors.max)
+            .describe(`Selected components, 1..${SCOPE_LIMITS.selectors.max}.`),
+        }),
+      ])
+      .describe(
+        '{kind:"whole-rom"} (matches may cross structures) or {kind:"components", components:[...]}.',
+      ),
+    offset: limitArg(L.offset, 'Index of the first match returned (not a ROM offset)'),
+    limit: limitArg(L.pageSize, 'Matches per page'),
+    maxScanBytes: limitArg(
+      L.maxScanBytes,
+      `Physical bytes scanned at most, in ascending ROM order (default 64 MiB, max 512 MiB)`,
+    ),
+    contextBytes: limitArg(
+      L.contextBytes,
+      'Bytes shown before and after each hit (hex), clipped to the ROM or the containing component',
+    ),
+  }),
+  output: z.object({
+    pattern: z.object({
+      kind: z.string(),
+      length: z.number().int(),
+      canonical: z.string(),
+      alignment: z.number().int(),
+    }),
+    scope: z.object({ kind: z.string(), components: z.array(z.string()), scopeBytes: z.number().int() }),
+    status: z.enum(['complete', 'truncated']),
+    truncationReasons: z.array(z.enum(['scan-byte-limit', 'match-count-limit'])),
+    scannedBytes: z.number().int(),
+    discoveredMatches: z.number().int(),
+    offset: z.number().int(),
+    returned: z.number().int(),
+    nextOffset: z.number().int().nullable(),
+    matches: z.array(
+      z.object({
+        index: z.number().int(),
+        romOffset: addressOut,
+        owners: z.array(ownerSchema),
+        bytes: z.string().optional(),
+        context: z
+          .object({
+            before: z.string(),
+            after: z.string(),
+            clippedTo: addressRangeOut,
+          })
+          .optional(),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  limits: { ...L, selectors: SCOPE_LIMITS.selectors },
+  async handler(args, ctx) {
+    return getRomStore(ctx.services).withRom(
+      args.rom,
+      async (rom) => {
+        // Every read goes through the ROM handle withRom opened and proved to be the checked file.
+        const result = await searchRom(
+          rom.model,
+          {
+            romSize: rom.identity.size,
+            readChunk: (into, position) => rom.readChunk(into, position),
+            readBytes: (offset, length) => rom.readBytes(offset, length),
+            signal: ctx.signal,
+            onProgress: (done, total) => ctx.progress({ progress: done, total, message: 'scanning' }),
+          },
+          {
+            pattern: args.pattern,
+            scope: args.scope,
+            offset: args.offset,
+            limit: args.limit,
+            maxScanBytes: args.maxScanBytes,
+            contextBytes: args.contextBytes,
+          },
+        );
+        const head = result.matches
+          .slice(0, 5)
+          .map((m) => `${hex(m.romOffset)} ${m.owners.map((o) => o.kind).join('+')}`);
+        const more = result.matches.length > 5 ? ` ...` : '';
+        const why = result.truncationReasons.length ? ` (${result.truncationReasons.join(', ')})` : '';
+        return {
+          structured: {
+            ...result,
+            matches: result.matches.map(({ romOffset, owners, context, ...m }) => ({
+              ...m,
+              romOffset: hex(romOffset),
+              owners: owners.map(({ start, end, runtimeAddress, ...o }) => ({
+                ...o,
+                start: hex(start),
+                end: hex(end),
+                ...(runtimeAddress === undefined
+                  ? {}
+                  : { runtimeAddress: formatOptionalAddress(runtimeAddress) }),
+              })),
+              ...(context ? { context: { ...context, clippedTo: formatRange(context.clippedTo) } } : {}),
+            })),
+          },
+          text:
+            `${rom.path}: ${result.pattern.kind} ${result.pattern.length} bytes, ${result.status}${why}; ` +
+            `${result.discoveredMatches} matches in ${result.scannedBytes} scanned bytes; ` +
+            `page ${result.offset}+${result.returned}${result.nextOffset !== null ? `, next ${result.nextOffset}` : ''}` +
+            (head.length ? `\n${head.join('\n')}${more}` : ''),
+        };
+      },
+      ctx.signal,
+    );
+  },
+});
