@@ -64,7 +64,7 @@ after(async () => {
 
 /** Boots `rom` in DeSmuME, runs to rebuild_done, returns [constant, file start, file word]. */
 async function bootAndRead(h: Harness, rom: string): Promise<[number, number, number]> {
-  await h.ok('desmume_start', { romPath: rom });
+  await h.ok('desmume_start', { rom });
   const gdb = await h.ok<{ reachable: boolean }>('desmume_wait_for_gdb', {});
   assert.equal(gdb.reachable, true);
   const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
