@@ -18,6 +18,21 @@ rmSync('dist', { recursive: true, force: true });
 // package.json is the one source of the version: the bundle carries it as a literal.
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 
+// The tool catalog (every published definition, src/cli/catalog.ts), made once here: the started
+// server answers tools/list from it without building a tool schema.
+const catalogRun = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/catalog.ts'], {
+  encoding: 'utf8',
+  maxBuffer: 64 * 1024 * 1024,
+  timeout: 120_000,
+});
+if (catalogRun.status !== 0) {
+  process.stderr.write(
+    `bundle: making the tool catalog failed (status ${catalogRun.status}):\n${catalogRun.stderr}\n`,
+  );
+  process.exit(1);
+}
+const catalog = JSON.stringify(JSON.parse(catalogRun.stdout));
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -38,7 +53,11 @@ await build({
   // use dynamic import() reliably on Node 20, and every external package here is CommonJS-loadable.
   supported: { 'dynamic-import': false },
   // The CommonJS bundle has no import.meta; give modules that locate files a file URL of the bundle.
-  define: { 'import.meta.url': '__reMcpBundleUrl', __RE_MCP_VERSION__: JSON.stringify(version) },
+  define: {
+    'import.meta.url': '__reMcpBundleUrl',
+    __RE_MCP_VERSION__: JSON.stringify(version),
+    __RE_MCP_CATALOG__: JSON.stringify(catalog),
+  },
   banner: { js: "var __reMcpBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
@@ -56,6 +75,16 @@ const messages = [
   },
   { jsonrpc: '2.0', method: 'notifications/initialized' },
   { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  // One call per family with arguments its schema refuses: the family's code is imported (it loads on
+  // a tool's first call) and so compiled into the cache, and nothing runs.
+  ...JSON.parse(catalog)
+    .filter((entry, i, all) => all.findIndex((e) => e.family === entry.family) === i)
+    .map((entry, i) => ({
+      jsonrpc: '2.0',
+      id: 3 + i,
+      method: 'tools/call',
+      params: { name: entry.published.name, arguments: { __warm: true } },
+    })),
 ];
 const run = spawnSync(process.execPath, ['dist/index.js', 'serve'], {
   input: messages.map((m) => JSON.stringify(m)).join('\n') + '\n',
@@ -64,7 +93,11 @@ const run = spawnSync(process.execPath, ['dist/index.js', 'serve'], {
   timeout: 30_000,
 });
 rmSync(workspace, { recursive: true, force: true });
-if (run.status !== 0 || !run.stdout.includes('"id":2')) {
+if (
+  run.status !== 0 ||
+  !run.stdout.includes('"id":2') ||
+  !run.stdout.includes(`"id":${messages.at(-1).id}`)
+) {
   process.stderr.write(`bundle: warming the code cache failed (status ${run.status}):\n${run.stderr}\n`);
   process.exit(1);
 }

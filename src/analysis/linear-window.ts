@@ -1,8 +1,11 @@
 // One bounded linear window of canonical NDS code: resolve the start (code-source), decode at most
-// maxInstructions / maxBytes from it, and say why it ended. Shared by nds_disassemble_range and
-// nds_list_references, and by any analysis that needs straight-line code from one start.
-import { decodeWindow } from '../arm/decoder.js';
+// maxInstructions / maxBytes from it, and say why it ended. Words that a literal load earlier in the
+// window provably reads are items of their own (literal-pool-data), not decoded instructions. Shared
+// by nds_disassemble_range and nds_list_references, and by any analysis that needs straight-line code
+// from one start.
+import { decodeLinearItems, isLiteralPoolData, type LinearItem, wordAt } from '../arm/literal-pools.js';
 import type { DecodedInstruction, DecodeWindowResult } from '../arm/types.js';
+import { type WordTarget, wordTarget } from '../formats/nds/index.js';
 import { CODE_IMAGE_LIMITS } from '../nds/decoded-images.js';
 import type { RomHandle, RomStore } from '../nds/rom-store.js';
 import { type ResolvedSource, resolveStart, type StartRequest } from './code-source.js';
@@ -26,8 +29,23 @@ export interface LinearWindow {
   source: ResolvedSource;
   status: LinearWindowStatus;
   stop: DecodeWindowResult['stop'];
+  /** Instructions and proven literal-pool words, in address order (maxInstructions bounds both). */
+  items: LinearItem[];
+  /** The instructions among the items (references, counts). */
   instructions: DecodedInstruction[];
+  /** Bytes covered by the items. */
   decodedBytes: number;
+  /**
+   * Every literal-pool slot a word load of the window names inside the window's code span: the word
+   * stored there and, when it names a mapped runtime address, what holds that address statically.
+   */
+  literalWords: Map<number, LiteralWord>;
+}
+
+/** The word in a literal-pool slot, as facts: whether code uses it as an address is not claimed. */
+export interface LiteralWord {
+  value: number;
+  target: WordTarget | null;
 }
 
 /** Decodes the window from the resolved start; the caller holds the ROM (RomStore.withRom). */
@@ -42,8 +60,9 @@ export async function decodeLinearWindow(
   const available = src.span.bytes.length - offset;
   const length = Math.min(available, req.maxBytes);
   const window = src.span.bytes.subarray(offset, offset + length);
-  const r = await decodeWindow(window, src.address, src.mode, req.processor, req.maxInstructions);
-  const decodedBytes = r.instructions.reduce((n, i) => n + i.size, 0);
+  const r = await decodeLinearItems(window, src.address, src.mode, req.processor, req.maxInstructions);
+  const instructions = r.items.filter((i): i is DecodedInstruction => !isLiteralPoolData(i));
+  const decodedBytes = r.items.reduce((n, i) => n + i.size, 0);
   // The window reaches the component's end when the byte limit does not come first.
   const reachesEnd = available < req.maxBytes;
   let status: LinearWindowStatus = 'complete';
@@ -54,6 +73,15 @@ export async function decodeLinearWindow(
     if (available <= req.maxBytes) status = 'component-end';
     else stop = null;
   } else if (stop) status = 'decode-stopped';
-  else if (reachesEnd && r.instructions.length < req.maxInstructions) status = 'component-end';
-  return { source: src, status, stop, instructions: r.instructions, decodedBytes };
+  else if (reachesEnd && r.items.length < req.maxInstructions) status = 'component-end';
+  const literalWords = new Map<number, LiteralWord>();
+  for (const ins of instructions) {
+    if (ins.pcRelative?.kind !== 'literal-pool') continue;
+    const slot = ins.pcRelative.address;
+    const at = slot - src.span.start;
+    if (literalWords.has(slot) || at < 0 || at + 4 > src.span.bytes.length) continue;
+    const value = wordAt(src.span.bytes, at);
+    literalWords.set(slot, { value, target: wordTarget(rom.model, req.processor, value) });
+  }
+  return { source: src, status, stop, items: r.items, instructions, decodedBytes, literalWords };
 }

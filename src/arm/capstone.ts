@@ -99,6 +99,27 @@ export interface RunResult {
   consumed: number;
   /** Capstone refused the bytes at `consumed` (false when the input or the count ran out). */
   failed: boolean;
+  /** The bytes at `consumed` are a Thumb-2 IT instruction, never handed to Capstone (see below). */
+  itBlock?: true;
+}
+
+/**
+ * Offset of the first Thumb-2 IT instruction (0xBFxy with a non-zero mask y; 0xBFx0 are the hint
+ * NOP/YIELD/WFE/WFI/SEV) met when decoding `bytes` sequentially from `from`, before `to`; -1 if none.
+ * Capstone remembers an IT block in its handle and applies it to the NEXT instructions it decodes,
+ * whatever call they come in: an IT halfword in data would silently add or drop conditions on later,
+ * unrelated decodes. No DS processor has IT (it is ARMv6T2), so the decoder stops there as
+ * `architecture` and Capstone never sees it. Instruction boundaries follow the Thumb length rule
+ * (a first halfword whose top five bits are 11101, 11110 or 11111 starts a 32-bit instruction),
+ * which is also the one Capstone applies, so a 0xBFxx second half of a 32-bit pair is not mistaken.
+ */
+export function firstThumbIt(bytes: Uint8Array, from: number, to: number): number {
+  for (let at = from; at + 1 < to; ) {
+    const hi = bytes[at + 1];
+    if (hi === 0xbf && (bytes[at] & 0x0f) !== 0) return at;
+    at += hi >>> 3 >= 0b11101 ? 4 : 2;
+  }
+  return -1;
 }
 
 export class CapstoneEngine {
@@ -161,7 +182,10 @@ export class CapstoneEngine {
     while (count < max && offset < bytes.length) {
       const chunkStart = offset;
       // Never copy more than the remaining instruction budget can consume (4 bytes each at most).
-      const chunkLength = Math.min(CHUNK_BYTES, bytes.length - offset, (max - count) * 4);
+      let chunkLength = Math.min(CHUNK_BYTES, bytes.length - offset, (max - count) * 4);
+      const it = mode === 'thumb' ? firstThumbIt(bytes, chunkStart, chunkStart + chunkLength) : -1;
+      if (it === chunkStart) return { consumed: offset, failed: true, itBlock: true };
+      if (it > 0) chunkLength = it - chunkStart;
       cs.writeArrayToMemory(bytes.subarray(chunkStart, chunkStart + chunkLength), this.code);
       cs.setValue(this.codePtr, this.code, 'i32');
       cs.setValue(this.sizePtr, chunkLength, 'i32');
@@ -174,6 +198,7 @@ export class CapstoneEngine {
         if (!visit(raw)) return { consumed: offset, failed: false };
       }
       if (count >= max) break;
+      if (it > 0 && offset === it) return { consumed: offset, failed: true, itBlock: true };
       const left = chunkLength - (offset - chunkStart);
       // An instruction cut by the end of this chunk (not of the input): refill from it.
       if (left > 0 && left < 4 && chunkStart + chunkLength < bytes.length) continue;

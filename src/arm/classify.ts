@@ -233,19 +233,44 @@ function pcRelativeOf(raw: RawInstruction, mode: ArmMode): PcRelative | undefine
   return undefined;
 }
 
+// MSR field masks in ARMv7-A's APSR spelling -> the v4T/v5TE CPSR spelling (the same mask bits).
+const CPSR_FIELDS: Record<string, string> = {
+  apsr_nzcvq: 'cpsr_f',
+  apsr_g: 'cpsr_s',
+  apsr_nzcvqg: 'cpsr_fs',
+};
+
+/**
+ * Capstone's operand text, in the words of the DS processors' own manuals:
+ * - Thumb ADR: the address it builds (Capstone prints the offset from Align(PC, 4));
+ * - the status register is CPSR on ARMv4T/v5TE (Capstone names it with ARMv7-A's APSR).
+ */
+function operandText(raw: RawInstruction, mode: ArmMode, pcRelative: PcRelative | undefined): string {
+  const base = baseMnemonic(raw);
+  if (mode === 'thumb' && base === 'adr' && pcRelative) {
+    return `${raw.opStr.split(',')[0]}, #0x${pcRelative.address.toString(16)}`;
+  }
+  if (base === 'mrs' || base === 'msr') {
+    return raw.opStr.replace(/\bapsr(_[a-z]+)?\b/g, (m, fields?: string) =>
+      fields === undefined ? 'cpsr' : (CPSR_FIELDS[m] ?? m),
+    );
+  }
+  return raw.opStr;
+}
+
 /** Turns Capstone's facts into the compact public form. `bytes` are this instruction's bytes. */
 export function classify(raw: RawInstruction, mode: ArmMode, bytes: Uint8Array): DecodedInstruction {
+  const pcRelative = pcRelativeOf(raw, mode);
   const out: DecodedInstruction = {
     address: raw.address,
     size: raw.size,
     bytes: hex(bytes),
     mnemonic: raw.mnemonic,
-    operands: raw.opStr,
+    operands: operandText(raw, mode, pcRelative),
   };
   if (raw.condition) out.condition = raw.condition;
   const pcWrite = writesPc(raw);
   if (pcWrite) Object.assign(out, flowOf(raw, mode));
-  const pcRelative = pcRelativeOf(raw, mode);
   if (pcRelative) out.pcRelative = pcRelative;
   if (pcRelative || readsPc(raw)) out.readsPc = true;
   if (pcWrite) out.writesPc = true;

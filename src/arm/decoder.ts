@@ -81,6 +81,7 @@ export async function decodeWindow(
     return { instructions, stop: null };
   }
   const at = address + run.consumed;
+  if (run.itBlock) return { instructions, stop: { reason: 'architecture', address: at } };
   const left = bytes.length - run.consumed;
   const truncated =
     left < (mode === 'arm' ? 4 : 2) ||

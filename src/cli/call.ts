@@ -28,6 +28,12 @@ export async function callTool(config: Config, name: string, json: string | unde
     );
     return 1;
   }
+  // Same guard as the server: a stray rejection is logged as one line, never a crash with a trace.
+  process.on('unhandledRejection', (reason) => {
+    process.stderr.write(
+      `re-mcp: unhandled rejection: ${reason instanceof Error ? reason.message : String(reason)}\n`,
+    );
+  });
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort());
   try {

@@ -11,7 +11,7 @@ const USAGE = `re-mcp ${VERSION}: a safety-first MCP server for ROM reverse engi
 
 Usage:
   re-mcp [serve] [flags]              run the stdio MCP server (the default command)
-  re-mcp tools [--profile P] [--json] list the tools of a profile
+  re-mcp tools [--profile P] [--json] list the tools of a profile (--json: full tools/list definitions)
   re-mcp call TOOL '<json args>'      run one tool and print its structured result (exit 1 on error)
   re-mcp doctor [--json]              check this installation: one line per capability, and the fix
                                       (exit 1 when something required or configured is broken)
@@ -49,15 +49,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (!isProfileName(profile)) fail(`unknown profile "${profile}"`);
     const { toolsForProfile } = await import('../tools/index.js');
     const tools = toolsForProfile(profile);
-    if (json)
-      process.stdout.write(
-        `${JSON.stringify(
-          tools.map((t) => ({ name: t.name, purpose: t.description.purpose })),
-          null,
-          2,
-        )}\n`,
-      );
-    else for (const t of tools) process.stdout.write(`${t.name.padEnd(36)} ${t.description.purpose}\n`);
+    if (json) {
+      // Exactly what tools/list publishes (name, title, description, schemas, annotations), so a
+      // script can read the definitions without speaking MCP.
+      const { listTools } = await import('../mcp/server.js');
+      process.stdout.write(`${JSON.stringify(listTools(tools), null, 2)}\n`);
+    } else for (const t of tools) process.stdout.write(`${t.name.padEnd(36)} ${t.description.purpose}\n`);
     return 0;
   }
   if (command === 'doctor') {

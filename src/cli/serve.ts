@@ -1,11 +1,12 @@
 // `re-mcp serve`: the stdio MCP server. Stdout carries protocol messages only; every log goes to stderr.
 import { Console } from 'node:console';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { z } from 'zod/v4';
 import type { Config } from '../config/config.js';
 import { createMcpServer } from '../mcp/server.js';
+import { LineStdioTransport } from '../mcp/stdio-transport.js';
 import { Services } from '../services.js';
-import { toolsForProfile } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
+import { profileTools } from './catalog.js';
 
 /**
  * Stdout belongs to the protocol: anything in the process that logs through `console` (a dependency,
@@ -49,11 +50,14 @@ export async function serve(config: Config): Promise<void> {
       `re-mcp: unhandled rejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`,
     );
   });
+  // Each schema is parsed a handful of times per call: zod's per-object parser compilation costs the
+  // first call of every tool more than it ever saves.
+  z.config({ jitless: true });
   const services = new Services(config, new Workspace(config.workspaceRoot));
-  const tools = toolsForProfile(config.profile);
+  const { source, tools } = await profileTools(config.profile);
   services.tools = tools;
-  const server = createMcpServer(tools, services);
-  const transport = new StdioServerTransport();
+  const server = createMcpServer(source, services);
+  const transport = new LineStdioTransport();
   let closing = false;
   const shutdown = async (reason: string) => {
     if (closing) return;
@@ -67,6 +71,10 @@ export async function serve(config: Config): Promise<void> {
   process.stdin.on('end', () => void shutdown('stdin closed'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  // A closed terminal (SIGHUP) or a quit key (SIGQUIT) ends the server the same way: owned emulators
+  // and running checks are stopped, never orphaned.
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
+  process.on('SIGQUIT', () => void shutdown('SIGQUIT'));
   await server.connect(transport);
   process.stderr.write(
     `re-mcp: serving ${services.tools.length} tools (profile ${config.profile}) for ${config.workspaceRoot}\n`,

@@ -7,7 +7,9 @@ import { parse, resolve, sep } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
 import { isProfileName, type ProfileName } from '../core/profiles.js';
 
-export const OUTPUT_BYTES = { default: 1_048_576, min: 4_096, max: 16_777_216 } as const;
+// The minimum leaves room for every fixed-size result (server_capabilities is ~13 KB and grows with the
+// tool list) and for a check's verdict next to its tails.
+export const OUTPUT_BYTES = { default: 1_048_576, min: 65_536, max: 16_777_216 } as const;
 export const RETROARCH_TIMEOUT = { default: 1_000, min: 50, max: 30_000 } as const;
 
 export interface Config {

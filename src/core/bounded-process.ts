@@ -1,7 +1,9 @@
 // Runs one child process the safe way: an argument array (never a shell), a minimal environment, its
-// own process group (so a timeout or cancellation kills its children too), a hard timeout, and
+// own process group, in its own PID namespace where the machine allows it (see containment.ts: so a
+// timeout or cancellation kills its children too, even those that called setsid), a hard timeout, and
 // bounded capture of stdout/stderr (the tail is kept, the total counted).
 import { spawn } from 'node:child_process';
+import { containment, resolveExecutable, signalGroup, terminateContained } from './containment.js';
 
 export interface BoundedOutput {
   /** The last bytes of the stream (UTF-8, invalid sequences replaced). */
@@ -53,14 +55,7 @@ class TailBuffer {
   }
 }
 
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // Already gone.
-  }
-}
+const killGroup = signalGroup;
 
 // Process groups of runs still in progress. Each child leads its own group, so the server's exit would
 // not take it down: whatever is still running when this process exits (shutdown, process.exit after
@@ -85,11 +80,26 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRun> {
   const stdout = new TailBuffer(options.maxOutputBytes);
   const stderr = new TailBuffer(options.maxOutputBytes);
   const grace = options.killGraceMs ?? 2_000;
+  const contained = containment();
+  // Resolved here, as execvp would: a missing executable is a spawn error, not unshare's exit 127.
+  if (contained.prefix.length > 0 && resolveExecutable(command, options.cwd, options.env.PATH) === null) {
+    return Promise.resolve({
+      exitCode: null,
+      signal: null,
+      durationMs: 0,
+      timedOut: false,
+      cancelled: false,
+      stdout: stdout.result(),
+      stderr: stderr.result(),
+      spawnError: `spawn ${command} ENOENT`,
+    });
+  }
+  const [program, ...programArgs] = [...contained.prefix, command, ...args] as [string, ...string[]];
   return new Promise((resolve) => {
     let timedOut = false;
     let cancelled = false;
     let settled = false;
-    const child = spawn(command, args, {
+    const child = spawn(program, programArgs, {
       cwd: options.cwd,
       env: options.env,
       shell: false,
@@ -102,7 +112,7 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRun> {
     child.stderr.on('data', (c: Buffer) => stderr.push(c));
     let killTimer: NodeJS.Timeout | undefined;
     const stop = () => {
-      killGroup(child.pid, 'SIGTERM');
+      terminateContained(child.pid, contained.mode);
       killTimer ??= setTimeout(() => killGroup(child.pid, 'SIGKILL'), grace).unref();
     };
     const timer = setTimeout(() => {

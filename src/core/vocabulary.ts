@@ -45,7 +45,7 @@ export function addressArg(what: string) {
       }
       return n;
     })
-    .describe(`${what}: "0x02000000" or an integer.`);
+    .describe(`${what} ("0x…" hex or integer).`);
 }
 
 /** The output schema of an address or offset. */
@@ -75,16 +75,13 @@ export interface LimitSpec {
   unit: string;
 }
 
-/** The integer argument of a limit: min/max/default and the description all come from `spec`. */
+/**
+ * The integer argument of a limit: min/max/default and the description all come from `spec`. Bounds
+ * and default are published as the schema's minimum/maximum/default; the description adds the unit.
+ */
 export function limitArg(spec: LimitSpec & { default: number }, what: string) {
   const min = spec.min ?? 0;
-  return z
-    .number()
-    .int()
-    .min(min)
-    .max(spec.max)
-    .default(spec.default)
-    .describe(`${what} (${spec.unit}): ${min}..${spec.max}, default ${spec.default}.`);
+  return z.number().int().min(min).max(spec.max).default(spec.default).describe(`${what} (${spec.unit}).`);
 }
 
 /** The output fields of a paginated list (the list itself is named by the tool). */

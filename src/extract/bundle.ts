@@ -2,11 +2,11 @@
 // in a temporary sibling directory and promoted whole (see promote.ts). NitroFS assets are not
 // dumped: they stay opt-in through single-component extraction.
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import type { NdsRomModel, Overlay, Processor } from '../formats/nds/index.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import { VERSION } from '../version.js';
+import type { OutputDir } from '../workspace/output-dir.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { EXTRACT_LIMITS, overlayFileName, romDirSegments, sha256Of } from './artifacts.js';
 import {
@@ -96,120 +96,138 @@ export async function buildAnalysisBundle(
   rom: RomHandle,
   options: BundleOptions = {},
 ): Promise<BundleResult> {
+  const [area, sha16] = romDirSegments(rom.identity.sha256) as [string, string];
+  const parent = await workspace.outputDir('analysis/generated', [area]);
+  try {
+    return await withDirLock(parent, sha16, () => build(parent, sha16, rom, options), options.signal);
+  } finally {
+    await parent.close();
+  }
+}
+
+async function build(
+  parent: OutputDir,
+  sha16: string,
+  rom: RomHandle,
+  options: BundleOptions,
+): Promise<BundleResult> {
   const { sha256, size } = rom.identity;
-  const [area, sha16] = romDirSegments(sha256) as [string, string];
-  return withDirLock(sha16, async () => {
-    const parent = await workspace.outputDir('analysis/generated', [area]);
-    const recovered = await recoverLeftovers(parent, sha16, options.ops ?? realOps);
-    const tmpName = tempName(sha16, 'tmp');
-    const tmp = await workspace.outputDir('analysis/generated', [area, tmpName]);
-    try {
-      const files: BundleFile[] = [];
-      const write = async (dir: string[], name: string, data: Uint8Array | string) => {
-        throwIfCancelled(options.signal);
-        // The bytes came from the identified ROM only if it is still that ROM now.
-        await rom.verifyUnchanged(options.signal);
-        const target =
-          dir.length === 0 ? tmp : await workspace.outputDir('analysis/generated', [area, tmpName, ...dir]);
-        await workspace.writeAtomic(target, name, data);
-        const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-        const digest = sha256Of(data);
-        files.push({ path: [...dir, name].join('/'), size: bytes, sha256: digest });
-        await options.onStep?.(`wrote ${[...dir, name].join('/')}`);
-        return digest;
-      };
-      const read = (start: number, end: number, what: string) => {
-        if (end - start > EXTRACT_LIMITS.componentBytes.max) {
-          throw new ReMcpError(
-            'limit-exceeded',
-            `${what} is ${end - start} bytes, over the extraction limit`,
-          );
-        }
-        return rom.readBytes(start, end - start);
-      };
-      const model = rom.model;
-      for (const p of ['arm9', 'arm7'] as const)
-        await write([], `${p}.bin`, read(model[p].rom.start, model[p].rom.end, p));
-      const overlays: Record<Processor, unknown[]> = { arm9: [], arm7: [] };
-      for (const p of ['arm9', 'arm7'] as const) {
-        for (const { overlay, name } of overlayRecords(model, p)) {
-          const digest = await write(
-            ['overlays', p],
-            name,
-            read(overlay.file.start, overlay.file.end, `${p} overlay ${overlay.id}`),
-          );
-          overlays[p].push(overlayJson(overlay, `overlays/${p}/${name}`, digest));
-        }
+  const ops = options.ops ?? realOps;
+  const recovered = await recoverLeftovers(parent, sha16, ops);
+  const tmpName = tempName(sha16, 'tmp');
+  const tmp = await parent.child(tmpName);
+  const subdirs = new Map<string, OutputDir>();
+  const dirFor = async (dir: string[]): Promise<OutputDir> => {
+    let current = tmp;
+    for (let i = 0; i < dir.length; i++) {
+      const key = dir.slice(0, i + 1).join('/');
+      let next = subdirs.get(key);
+      if (next === undefined) {
+        next = await current.child(dir[i]!);
+        subdirs.set(key, next);
       }
-      // Empty overlay directories still exist, so the layout is the same for every ROM.
-      for (const p of ['arm9', 'arm7'] as const)
-        await workspace.outputDir('analysis/generated', [area, tmpName, 'overlays', p]);
-      const json = (value: unknown) => `${JSON.stringify(value, null, 1)}\n`;
-      await write([], 'overlays.json', json({ sourceSha256: sha256, ...overlays }));
-      await write(
-        [],
-        'address-map.json',
-        json({
-          sourceSha256: sha256,
-          arm9: mainJson(model, 'arm9'),
-          arm7: mainJson(model, 'arm7'),
-          autoloads: model.autoloads,
-          runtimeRanges: model.runtimeRanges,
-          header: {
-            fnt: model.header.fnt,
-            fat: model.header.fat,
-            arm9OverlayTable: model.header.arm9OverlayTable,
-            arm7OverlayTable: model.header.arm7OverlayTable,
-          },
-          banner: model.banner,
-          dsi: model.dsi,
-        }),
-      );
-      await write(
-        [],
-        'filesystem.json',
-        json({ sourceSha256: sha256, files: model.files, directories: model.directories }),
-      );
-      const bundleId = randomBytes(8).toString('hex');
-      // The manifest is written last and lists every other file with its digest: a reader can check
-      // completeness from it alone.
-      await write(
-        [],
-        'manifest.json',
-        json({
-          format: BUNDLE_FORMAT,
-          version: BUNDLE_VERSION,
-          generator: `re-mcp ${VERSION}`,
-          bundleId,
-          createdAt: new Date().toISOString(),
-          source: { sha256, size, title: model.header.title, gameCode: model.header.gameCode },
-          files,
-        }),
-      );
-      await rom.verifyUnchanged(options.signal);
-      const final = join(parent, sha16);
-      const { replaced } = await promoteDirectory(
-        parent,
-        tmp,
-        final,
-        sha16,
-        options.ops ?? realOps,
-        options.onStep,
-      );
-      return {
-        directory: workspace.toRelative(final),
-        sourceSha256: sha256,
-        sourceSize: size,
-        bundleId,
-        files: files.length,
-        totalBytes: files.reduce((n, f) => n + f.size, 0),
-        overlays: { arm9: overlays.arm9.length, arm7: overlays.arm7.length },
-        replacedPrevious: replaced,
-        recovered,
-      };
-    } catch (error) {
-      await (options.ops ?? realOps).rm(tmp).catch(() => {});
-      throw error;
+      current = next;
     }
-  });
+    return current;
+  };
+  try {
+    const files: BundleFile[] = [];
+    const write = async (dir: string[], name: string, data: Uint8Array | string) => {
+      throwIfCancelled(options.signal);
+      // The bytes came from the identified ROM only if it is still that ROM now.
+      await rom.verifyUnchanged(options.signal);
+      await (await dirFor(dir)).writeAtomic(name, data);
+      const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+      const digest = sha256Of(data);
+      files.push({ path: [...dir, name].join('/'), size: bytes, sha256: digest });
+      await options.onStep?.(`wrote ${[...dir, name].join('/')}`);
+      return digest;
+    };
+    const read = (start: number, end: number, what: string) => {
+      if (end - start > EXTRACT_LIMITS.componentBytes.max) {
+        throw new ReMcpError('limit-exceeded', `${what} is ${end - start} bytes, over the extraction limit`);
+      }
+      return rom.readBytes(start, end - start);
+    };
+    const model = rom.model;
+    for (const p of ['arm9', 'arm7'] as const)
+      await write([], `${p}.bin`, read(model[p].rom.start, model[p].rom.end, p));
+    const overlays: Record<Processor, unknown[]> = { arm9: [], arm7: [] };
+    for (const p of ['arm9', 'arm7'] as const) {
+      for (const { overlay, name } of overlayRecords(model, p)) {
+        const digest = await write(
+          ['overlays', p],
+          name,
+          read(overlay.file.start, overlay.file.end, `${p} overlay ${overlay.id}`),
+        );
+        overlays[p].push(overlayJson(overlay, `overlays/${p}/${name}`, digest));
+      }
+    }
+    // Empty overlay directories still exist, so the layout is the same for every ROM.
+    for (const p of ['arm9', 'arm7'] as const) await dirFor(['overlays', p]);
+    const json = (value: unknown) => `${JSON.stringify(value, null, 1)}\n`;
+    await write([], 'overlays.json', json({ sourceSha256: sha256, ...overlays }));
+    await write(
+      [],
+      'address-map.json',
+      json({
+        sourceSha256: sha256,
+        arm9: mainJson(model, 'arm9'),
+        arm7: mainJson(model, 'arm7'),
+        autoloads: model.autoloads,
+        runtimeRanges: model.runtimeRanges,
+        header: {
+          fnt: model.header.fnt,
+          fat: model.header.fat,
+          arm9OverlayTable: model.header.arm9OverlayTable,
+          arm7OverlayTable: model.header.arm7OverlayTable,
+        },
+        banner: model.banner,
+        dsi: model.dsi,
+      }),
+    );
+    await write(
+      [],
+      'filesystem.json',
+      json({ sourceSha256: sha256, files: model.files, directories: model.directories }),
+    );
+    const bundleId = randomBytes(8).toString('hex');
+    // The manifest is written last and lists every other file with its digest: a reader can check
+    // completeness from it alone.
+    await write(
+      [],
+      'manifest.json',
+      json({
+        format: BUNDLE_FORMAT,
+        version: BUNDLE_VERSION,
+        generator: `re-mcp ${VERSION}`,
+        bundleId,
+        createdAt: new Date().toISOString(),
+        source: { sha256, size, title: model.header.title, gameCode: model.header.gameCode },
+        files,
+      }),
+    );
+    await rom.verifyUnchanged(options.signal);
+    for (const d of subdirs.values()) await d.close();
+    subdirs.clear();
+    const { replaced } = await promoteDirectory(parent, tmpName, sha16, sha16, ops, options.onStep);
+    await parent.verifyInPlace();
+    return {
+      directory: `${parent.relative}/${sha16}`,
+      sourceSha256: sha256,
+      sourceSize: size,
+      bundleId,
+      files: files.length,
+      totalBytes: files.reduce((n, f) => n + f.size, 0),
+      overlays: { arm9: overlays.arm9.length, arm7: overlays.arm7.length },
+      replacedPrevious: replaced,
+      recovered,
+    };
+  } catch (error) {
+    await ops.remove(parent, tmpName).catch(() => {});
+    throw error;
+  } finally {
+    for (const d of subdirs.values()) await d.close();
+    await tmp.close();
+  }
 }

@@ -1,11 +1,10 @@
 // Single-component extraction: the stored bytes of one canonical component, written atomically to a
 // server-chosen name below the ROM's directory, with a sidecar naming the source. Identical content
 // already in place is left alone, so re-extraction is idempotent.
-import { lstat, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import type { ComponentSelector } from '../search/scope.js';
+import type { OutputDir } from '../workspace/output-dir.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { componentArtifact, EXTRACT_LIMITS, romDirSegments, sha256Of } from './artifacts.js';
 import { recoverLeftovers, withDirLock } from './promote.js';
@@ -29,11 +28,9 @@ export interface ExtractResult {
   written: boolean;
 }
 
-async function sameContent(path: string, sha256: string): Promise<boolean> {
-  const info = await lstat(path).catch(() => null);
-  if (!info?.isFile()) return false;
-  if (info.size > EXTRACT_LIMITS.componentBytes.max) return false;
-  return sha256Of(await readFile(path)) === sha256;
+async function sameContent(dir: OutputDir, name: string, sha256: string): Promise<boolean> {
+  const bytes = await dir.readIfSmall(name, EXTRACT_LIMITS.componentBytes.max);
+  return bytes !== null && sha256Of(bytes) === sha256;
 }
 
 export async function extractComponent(
@@ -51,59 +48,91 @@ export async function extractComponent(
       { size, max: EXTRACT_LIMITS.componentBytes.max },
     );
   }
-  const { sha256: sourceSha256 } = rom.identity;
-  const [area, sha16] = romDirSegments(sourceSha256) as [string, string];
-  return withDirLock(sha16, async () => {
-    await recoverLeftovers(await workspace.outputDir('analysis/generated', [area]), sha16);
-    const bytes = rom.readBytes(art.start, size);
-    // Written only if the bytes just read still belong to the identified ROM.
-    await rom.verifyUnchanged(signal);
-    const sha256 = sha256Of(bytes);
-    const dir = await workspace.outputDir('analysis/generated', [area, sha16, 'components', ...art.dir]);
-    const sidecarName = `${art.name}.json`;
-    const sidecar = `${JSON.stringify(
-      {
-        sourceSha256,
-        sourceSize: rom.identity.size,
-        component: art.label,
-        processor: art.processor,
-        overlayId: art.overlayId,
-        fileId: art.fileId,
-        path: art.path,
-        romRange: { start: art.start, end: art.end },
-        compressed: art.compressed,
-        size,
-        sha256,
+  const [area, sha16] = romDirSegments(rom.identity.sha256) as [string, string];
+  const areaDir = await workspace.outputDir('analysis/generated', [area]);
+  try {
+    return await withDirLock(
+      areaDir,
+      sha16,
+      async () => {
+        await recoverLeftovers(areaDir, sha16);
+        const bytes = rom.readBytes(art.start, size);
+        // Written only if the bytes just read still belong to the identified ROM.
+        await rom.verifyUnchanged(signal);
+        const sha256 = sha256Of(bytes);
+        let dir = areaDir;
+        const opened: OutputDir[] = [];
+        try {
+          for (const segment of [sha16, 'components', ...art.dir]) {
+            dir = await dir.child(segment);
+            opened.push(dir);
+          }
+          return await writeComponent(dir, art, bytes, sha256, size, rom.identity);
+        } finally {
+          for (const d of opened) await d.close();
+        }
       },
-      null,
-      1,
-    )}\n`;
-    let written = false;
-    if (!(await sameContent(join(dir, art.name), sha256))) {
-      await workspace.writeAtomic(dir, art.name, bytes);
-      written = true;
-    }
-    if (!(await sameContent(join(dir, sidecarName), sha256Of(sidecar)))) {
-      await workspace.writeAtomic(dir, sidecarName, sidecar);
-      written = true;
-    }
-    const artifactPath = workspace.toRelative(join(dir, art.name));
-    return {
-      artifact: artifactPath,
-      sidecar: `${artifactPath}.json`,
-      component: {
-        label: art.label,
-        processor: art.processor,
-        overlayId: art.overlayId,
-        fileId: art.fileId,
-        path: art.path,
-      },
-      romRange: { start: art.start, end: art.end },
-      size,
-      compressed: art.compressed,
-      sha256,
+      signal,
+    );
+  } finally {
+    await areaDir.close();
+  }
+}
+
+async function writeComponent(
+  dir: OutputDir,
+  art: ReturnType<typeof componentArtifact>,
+  bytes: Uint8Array,
+  sha256: string,
+  size: number,
+  identity: { sha256: string; size: number },
+): Promise<ExtractResult> {
+  const sourceSha256 = identity.sha256;
+  const sidecarName = `${art.name}.json`;
+  const sidecar = `${JSON.stringify(
+    {
       sourceSha256,
-      written,
-    };
-  });
+      sourceSize: identity.size,
+      component: art.label,
+      processor: art.processor,
+      overlayId: art.overlayId,
+      fileId: art.fileId,
+      path: art.path,
+      romRange: { start: art.start, end: art.end },
+      compressed: art.compressed,
+      size,
+      sha256,
+    },
+    null,
+    1,
+  )}\n`;
+  let written = false;
+  if (!(await sameContent(dir, art.name, sha256))) {
+    await dir.writeAtomic(art.name, bytes);
+    written = true;
+  }
+  if (!(await sameContent(dir, sidecarName, sha256Of(sidecar)))) {
+    await dir.writeAtomic(sidecarName, sidecar);
+    written = true;
+  }
+  // The result names where the files are; a directory moved meanwhile is refused, not misreported.
+  await dir.verifyInPlace();
+  const artifactPath = `${dir.relative}/${art.name}`;
+  return {
+    artifact: artifactPath,
+    sidecar: `${artifactPath}.json`,
+    component: {
+      label: art.label,
+      processor: art.processor,
+      overlayId: art.overlayId,
+      fileId: art.fileId,
+      path: art.path,
+    },
+    romRange: { start: art.start, end: art.end },
+    size,
+    compressed: art.compressed,
+    sha256,
+    sourceSha256,
+    written,
+  };
 }

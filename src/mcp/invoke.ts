@@ -3,6 +3,7 @@
 import type { z } from 'zod/v4';
 import { type ErrorCode, isReMcpError } from '../core/errors.js';
 import type { Services } from '../services.js';
+import { renderToolText } from './render/registry.js';
 import type { ProgressUpdate, ToolDefinition } from './tool.js';
 
 export interface ToolError {
@@ -27,6 +28,8 @@ export interface InvokeOptions {
 }
 
 const PROGRESS_INTERVAL_MS = 100;
+/** Room kept for the JSON-RPC envelope around a result when sizing its text block. */
+const TEXT_SLACK_BYTES = 256;
 
 export function errorResult(error: ToolError): ToolCallResult {
   return {
@@ -48,6 +51,7 @@ function describeZodIssues(error: z.ZodError): string {
 function makeProgress(
   onProgress: InvokeOptions['onProgress'],
   finished: () => boolean,
+  signal: AbortSignal,
 ): (update: ProgressUpdate) => void {
   if (!onProgress) return () => {};
   let last = Number.NEGATIVE_INFINITY;
@@ -55,7 +59,8 @@ function makeProgress(
   return (update) => {
     // A callback that fires after the result (a stray timer, a late stream event) must not send a
     // progress notification for a request that has already completed.
-    if (finished()) return;
+    // Nor does a cancelled one: the client has stopped listening for it.
+    if (finished() || signal.aborted) return;
     const now = Date.now();
     const isFinal = update.total !== undefined && update.progress >= update.total;
     if (update.progress <= last) return;
@@ -127,7 +132,7 @@ async function invokeUnbounded(
     success = await def.handler(parsed.data, {
       services,
       signal: options.signal,
-      progress: makeProgress(options.onProgress, finished),
+      progress: makeProgress(options.onProgress, finished, options.signal),
     });
   } catch (error) {
     if (isReMcpError(error)) {
@@ -157,12 +162,21 @@ async function invokeUnbounded(
       message: `${def.name} produced a result outside its output schema: ${describeZodIssues(checked.error)}`,
     });
   }
+  const structured = checked.data as Record<string, unknown>;
+  const limit = services.config.maxOutputBytes;
+  const images = success.images ?? [];
+  // The text block carries the data too (clients that show only content[], older protocol versions):
+  // it gets whatever the bound leaves after the structured result and the images.
+  const frame = Buffer.byteLength(
+    JSON.stringify({ content: [{ type: 'text', text: '' }, ...images], structuredContent: structured }),
+    'utf8',
+  );
+  const text = renderToolText(def.name, success.text, structured, limit - frame - TEXT_SLACK_BYTES);
   const result: ToolCallResult = {
-    content: [{ type: 'text', text: success.text }, ...(success.images ?? [])],
-    structuredContent: checked.data as Record<string, unknown>,
+    content: [{ type: 'text', text }, ...images],
+    structuredContent: structured,
   };
   const size = Buffer.byteLength(JSON.stringify(result), 'utf8');
-  const limit = services.config.maxOutputBytes;
   if (size > limit) {
     // Refused whole, never cut mid-structure: the caller narrows the request (pagination, smaller windows).
     return errorResult({

@@ -1,16 +1,19 @@
 // Assembles the MCP server from tool definitions on the low-level SDK Server, so that tools/list and
 // tools/call go through our own pipeline (typed error codes for bad arguments too).
-import { Server } from '@modelcontextprotocol/server';
+import { ProtocolError, Server } from '@modelcontextprotocol/server';
 import { z } from 'zod/v4';
+import { addressOut, addressRangeOut } from '../core/vocabulary.js';
 import type { Services } from '../services.js';
 import { SERVER_NAME, VERSION } from '../version.js';
-import { errorResult, invokeTool } from './invoke.js';
+import { invokeTool } from './invoke.js';
 import { compactSchema } from './json-schema.js';
+import { publishOutputSchema } from './output-schema.js';
 import { renderDescription, type ToolDefinition } from './tool.js';
+import { ERROR_META_KEY, toWireResult, toWireTools } from './wire.js';
 
 const INSTRUCTIONS =
   're-mcp: narrow, bounded tools for ROM reverse engineering. Paths are workspace-relative. ' +
-  'Failures carry a stable code in structuredContent.error.code. Call server_capabilities for limits and readiness.';
+  `Failures are isError results whose text starts with "[code]"; _meta["${ERROR_META_KEY}"] holds {code, message, details}. Call server_capabilities for limits and readiness.`;
 
 export interface ListedTool {
   name: string;
@@ -21,8 +24,25 @@ export interface ListedTool {
   annotations: Record<string, unknown>;
 }
 
-/** JSON Schemas are derived once, on the first tools/list, not at start-up. */
+const outputJson = (schema: z.ZodType) =>
+  JSON.stringify(compactSchema(z.toJSONSchema(schema, { io: 'output' }), { output: true }));
+
+/** Names of the shared output parts every family uses (the rest are named after their first field). */
+function wellKnownParts(): Map<string, string> {
+  return new Map([
+    [outputJson(addressOut), 'address'],
+    [outputJson(addressOut.nullable()), 'addressOrNull'],
+    [outputJson(addressRangeOut), 'range'],
+    [outputJson(addressRangeOut.nullable()), 'rangeOrNull'],
+  ]);
+}
+
+/**
+ * The published definitions. JSON Schemas are derived once, on the first tools/list, not at start-up.
+ * Output schemas say each repeated part once ($defs); `title` is not repeated inside annotations.
+ */
 export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
+  const names = wellKnownParts();
   return tools.map((def) => ({
     name: def.name,
     title: def.title,
@@ -33,34 +53,44 @@ export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
       }) as Record<string, unknown>),
       additionalProperties: false,
     },
-    outputSchema: compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' }), {
-      output: true,
-    }) as Record<string, unknown>,
-    annotations: { title: def.title, ...def.annotations },
+    outputSchema: publishOutputSchema(
+      compactSchema(z.toJSONSchema(def.output, { io: 'output', unrepresentable: 'any' }), {
+        output: true,
+      }) as Record<string, unknown>,
+      names,
+    ),
+    annotations: { ...def.annotations },
   }));
 }
 
-export function createMcpServer(tools: readonly ToolDefinition[], services: Services): Server {
+/**
+ * What the server serves: the published definitions of its profile (made at build time, or derived
+ * on first use) and the definitions themselves, loaded only when a tool is first called.
+ */
+export interface ToolSource {
+  listed(): readonly ListedTool[];
+  load(name: string): Promise<ToolDefinition | undefined>;
+}
+
+export function createMcpServer(tools: ToolSource, services: Services): Server {
   const server = new Server(
     { name: SERVER_NAME, version: VERSION },
     { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
   );
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  let listed: ListedTool[] | null = null;
   const log = (line: string) => process.stderr.write(`${line}\n`);
 
   server.setRequestHandler('tools/list', () => {
-    listed ??= listTools(tools);
-    return { tools: listed } as never;
+    return { tools: toWireTools(tools.listed(), server.getNegotiatedProtocolVersion()) } as never;
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const def = byName.get(request.params.name);
+    const def = await tools.load(request.params.name);
     if (!def) {
-      return errorResult({
-        code: 'not-found',
-        message: `no tool named ${request.params.name} in this profile`,
-      }) as never;
+      // The specification lists an unknown tool as a protocol error (invalid params), not a tool result.
+      throw new ProtocolError(
+        -32602,
+        `unknown tool: ${request.params.name} (not in this profile; see tools/list)`,
+      );
     }
     const progressToken = ctx.mcpReq._meta?.progressToken;
     const onProgress =
@@ -76,7 +106,7 @@ export function createMcpServer(tools: readonly ToolDefinition[], services: Serv
       ...(onProgress ? { onProgress } : {}),
       log,
     });
-    return result as never;
+    return toWireResult(result, server.getNegotiatedProtocolVersion()) as never;
   });
   return server;
 }

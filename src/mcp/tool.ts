@@ -53,7 +53,11 @@ export interface ImageBlock {
 export interface ToolSuccess<O> {
   /** Must match the tool's output schema. */
   structured: O;
-  /** A short human-readable summary (one to a few lines); never a JSON dump of `structured`. */
+  /**
+   * A short human-readable summary (one to a few lines); never a JSON dump of `structured`. The
+   * pipeline appends a rendering of `structured` (src/mcp/render/: tables, listings, hexdumps) so the
+   * text block alone carries the data; a tool never renders its data here itself.
+   */
   text: string;
   /** Extra content blocks (e.g. a screenshot) appended after the text. */
   images?: ImageBlock[];

@@ -1,10 +1,9 @@
 // The workspace's verification checks, declared by the operator in `re-mcp.config.json` at the
 // workspace root. Callers only pick a check by name; the command, its directory and bounds come
 // from this file, validated strictly (an argv array, never a shell string).
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { z } from 'zod/v4';
 import { ReMcpError } from '../core/errors.js';
+import { readSmallFile } from '../core/small-file.js';
 import { Workspace } from '../workspace/workspace.js';
 
 export const CONFIG_FILE = 're-mcp.config.json';
@@ -67,21 +66,13 @@ async function readConfigText(workspaceRoot: string): Promise<string> {
     }
     throw error;
   }
-  const handle = await open(file.absolute, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new ReMcpError('invalid-argument', `${CONFIG_FILE} is not a regular file`);
-    if (info.size > MAX_CONFIG_BYTES) {
-      throw new ReMcpError(
-        'config-invalid',
-        `${CONFIG_FILE} is ${info.size} bytes; at most ${MAX_CONFIG_BYTES} are read`,
-      );
-    }
-    const buffer = Buffer.alloc(info.size);
-    const { bytesRead } = await handle.read(buffer, 0, info.size, 0);
-    return buffer.subarray(0, bytesRead).toString('utf8');
-  } finally {
-    await handle.close();
+    const bytes = await readSmallFile(file.absolute, { maxBytes: MAX_CONFIG_BYTES, label: CONFIG_FILE });
+    return bytes.toString('utf8');
+  } catch (error) {
+    if (error instanceof ReMcpError && error.code === 'limit-exceeded')
+      throw new ReMcpError('config-invalid', error.message);
+    throw error;
   }
 }
 

@@ -5,10 +5,11 @@
 // anything. The git directory and the work tree are given explicitly and must lie inside the
 // workspace: no discovery of an enclosing repository, no `core.worktree` or `gitdir:` escape.
 import { accessSync, constants, statSync } from 'node:fs';
-import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import { runBounded } from '../core/bounded-process.js';
 import { ReMcpError } from '../core/errors.js';
+import { readSmallFile } from '../core/small-file.js';
 
 export const GIT_LIMITS = {
   repositories: { default: 16, max: 64, unit: 'repositories' },
@@ -82,7 +83,10 @@ async function containedGitDir(root: string, dir: string): Promise<{ gitDir: str
     if (info.isFile()) {
       // A gitfile ("gitdir: PATH"), as linked worktrees and submodules use.
       if (info.size > 4_096) return { error: 'the .git file is too large to be a gitfile' };
-      const match = /^gitdir: (.+)$/m.exec(await readFile(dotGit, 'utf8'));
+      const text = (await readSmallFile(dotGit, { maxBytes: 4_096, label: 'the .git file' })).toString(
+        'utf8',
+      );
+      const match = /^gitdir: (.+)$/m.exec(text);
       if (!match) return { error: 'the .git file is not a gitfile' };
       candidate = resolve(dir, match[1]!.trim());
     }
@@ -98,10 +102,17 @@ async function containedGitDir(root: string, dir: string): Promise<{ gitDir: str
   }
   if (!inside(root, gitDir)) return { error: 'the git directory lies outside the workspace' };
   // A linked worktree shares objects and refs through `commondir`: that must stay inside too.
+  // Read through the bounded reader: a FIFO or a link to /dev/zero planted here is refused at once.
   let common: string | null = null;
   try {
-    common = (await readFile(join(gitDir, 'commondir'), 'utf8')).trim();
-  } catch {
+    common = (await readSmallFile(join(gitDir, 'commondir'), { maxBytes: 4_096, label: 'commondir' }))
+      .toString('utf8')
+      .trim();
+  } catch (error) {
+    if (!(error instanceof ReMcpError) || error.code !== 'not-found')
+      return {
+        error: `the git commondir file is not usable: ${error instanceof Error ? error.message : ''}`,
+      };
     common = null;
   }
   if (common !== null) {

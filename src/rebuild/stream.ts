@@ -81,15 +81,21 @@ export async function* outputStream(
   const size = plan.resolved.output.size;
   // The next chunk is read while the current one is being written.
   let next = size > 0 ? expectedChunk(plan, readSource, 0, Math.min(STREAM_CHUNK, size)) : null;
-  for (let at = 0; at < size; at += STREAM_CHUNK) {
-    throwIfCancelled(signal);
-    const chunk = await next!;
-    const following = at + STREAM_CHUNK;
-    next =
-      following < size
-        ? expectedChunk(plan, readSource, following, Math.min(STREAM_CHUNK, size - following))
-        : null;
-    onChunk?.(chunk);
-    yield chunk;
+  try {
+    for (let at = 0; at < size; at += STREAM_CHUNK) {
+      throwIfCancelled(signal);
+      const chunk = await next!;
+      const following = at + STREAM_CHUNK;
+      next =
+        following < size
+          ? expectedChunk(plan, readSource, following, Math.min(STREAM_CHUNK, size - following))
+          : null;
+      onChunk?.(chunk);
+      yield chunk;
+    }
+  } finally {
+    // A writer that stops early (a failed write, cancellation) leaves the read-ahead unawaited; its
+    // failure then belongs to nobody and must not surface as an unhandled rejection.
+    next?.catch(() => {});
   }
 }

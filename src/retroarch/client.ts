@@ -152,9 +152,13 @@ export class RetroArchClient {
     const replies = plan.map((piece) => {
       const q = readQuery(space, piece.address, piece.length);
       // A reply with more bytes than asked cannot be ours (a stray for a longer read of the same address).
-      return this.query(q.datagram, q.key, signal, (t) => readReplyCount(t) <= piece.length).then((text) =>
-        parseReadReply(space, piece.address, text),
+      const reply = this.query(q.datagram, q.key, signal, (t) => readReplyCount(t) <= piece.length).then(
+        (text) => parseReadReply(space, piece.address, text),
       );
+      // Handled at once: a later chunk may fail while an earlier one is still awaited below, and a
+      // rejection nobody is listening to yet is an unhandled rejection (a crash in the CLI).
+      reply.catch(() => {});
+      return reply;
     });
     const out = new Uint8Array(length);
     let filled = 0;
@@ -193,7 +197,7 @@ export class RetroArchClient {
       let count: number;
       try {
         const text = await this.transport.query(piece.datagram, piece.key!, { idempotent: false, signal });
-        count = parseWriteReply(piece.address, text);
+        count = parseWriteReply(piece.address, text, piece.bytes.length);
       } catch (error) {
         if (error instanceof ReMcpError) {
           error.message += ` (${confirmed} of ${bytes.length} bytes were confirmed before this piece)`;
@@ -367,7 +371,7 @@ export class RetroArchClient {
       for (const [name, sig] of now ?? []) {
         if (before.get(name) === sig) continue;
         const path = join(dir, name);
-        const png = await readCompletePng(path);
+        const png = await readCompletePng(path, deadline - Date.now(), signal);
         if (png) return { requested: true, path, png, directoryKnown: true };
       }
     }

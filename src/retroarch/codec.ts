@@ -287,7 +287,7 @@ export function parseReadReply(space: Space, address: number, text: string): Uin
 }
 
 /** `WRITE_CORE_MEMORY <addr> <count>` or `... -1 <reason>`. Returns the count RetroArch confirms. */
-export function parseWriteReply(address: number, text: string): number {
+export function parseWriteReply(address: number, text: string, requested?: number): number {
   const body = text.replace(/\n$/, '');
   const prefix = `WRITE_CORE_MEMORY ${addressKey(address)} `;
   if (!body.startsWith(prefix)) throw protocolError('WRITE_CORE_MEMORY', body);
@@ -295,7 +295,12 @@ export function parseWriteReply(address: number, text: string): number {
   if (rest === '-1' || rest.startsWith('-1 '))
     throw failure('WRITE_CORE_MEMORY', address, rest.slice(2).trim());
   if (!/^\d+$/.test(rest)) throw protocolError('WRITE_CORE_MEMORY', body);
-  return Number(rest);
+  const count = Number(rest);
+  // Confirming more bytes than were sent (or a count past any integer) is not a short write: the
+  // reply is not an answer to this request.
+  if (!Number.isSafeInteger(count) || (requested !== undefined && count > requested))
+    throw protocolError('WRITE_CORE_MEMORY', body);
+  return count;
 }
 
 /** How many bytes a read reply carries, without fully parsing it (used to tell replies apart). */

@@ -1,9 +1,10 @@
 // Local-machine helpers for the RetroArch client: the files RetroArch writes (state files, screenshot
 // PNGs) watched through cheap (mtime, size) snapshots, and a cancellable sleep. Only used when
 // RetroArch runs on this machine.
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, readdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
+import { readSmallFile } from '../core/small-file.js';
 
 export const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
 
@@ -52,8 +53,9 @@ export async function stateSnapshot(dir: string, game: string): Promise<Map<stri
   for (const name of names) {
     if (slotOfStateFile(game, name) === null) continue;
     try {
-      const s = await stat(join(dir, name));
-      out.set(name, `${s.mtimeMs}:${s.size}`);
+      // lstat: a link or FIFO named like a screenshot is not one (and is never read).
+      const s = await lstat(join(dir, name));
+      if (s.isFile()) out.set(name, `${s.mtimeMs}:${s.size}`);
     } catch {
       // vanished between readdir and stat
     }
@@ -72,8 +74,9 @@ export async function pngSnapshot(dir: string): Promise<Map<string, string> | nu
   for (const name of names) {
     if (!name.toLowerCase().endsWith('.png')) continue;
     try {
-      const s = await stat(join(dir, name));
-      out.set(name, `${s.mtimeMs}:${s.size}`);
+      // lstat: a link or FIFO named like a screenshot is not one (and is never read).
+      const s = await lstat(join(dir, name));
+      if (s.isFile()) out.set(name, `${s.mtimeMs}:${s.size}`);
     } catch {
       // vanished
     }
@@ -84,22 +87,30 @@ export async function pngSnapshot(dir: string): Promise<Map<string, string> | nu
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 const IEND = Buffer.from('IEND', 'latin1');
 
-/** The PNG once fully written (signature and IEND chunk present), else null. */
-export async function readCompletePng(path: string): Promise<Buffer | null> {
+/**
+ * The PNG once fully written (signature and IEND chunk present), else null. Read through the bounded
+ * small-file reader within `deadlineMs`: a FIFO, a link (to /dev/zero or anything) or a non-regular file
+ * is never a screenshot; a file over MAX_SCREENSHOT_BYTES is refused.
+ */
+export async function readCompletePng(
+  path: string,
+  deadlineMs: number,
+  signal?: AbortSignal,
+): Promise<Buffer | null> {
+  let data: Buffer;
   try {
-    const s = await stat(path);
-    if (s.size > MAX_SCREENSHOT_BYTES) {
-      throw new ReMcpError(
-        'limit-exceeded',
-        `screenshot ${path} is ${s.size} bytes (max ${MAX_SCREENSHOT_BYTES})`,
-      );
-    }
-    const data = await readFile(path);
-    if (data.length < 20 || !PNG_SIGNATURE.every((b, i) => data[i] === b)) return null;
-    if (data.subarray(data.length - 12).indexOf(IEND) !== 4) return null;
-    return data;
+    data = await readSmallFile(path, {
+      maxBytes: MAX_SCREENSHOT_BYTES,
+      label: `screenshot ${basename(path)}`,
+      deadlineMs: Math.max(1, deadlineMs),
+      ...(signal ? { signal } : {}),
+    });
   } catch (error) {
-    if (error instanceof ReMcpError) throw error;
+    if (error instanceof ReMcpError && (error.code === 'limit-exceeded' || error.code === 'cancelled'))
+      throw error;
     return null;
   }
+  if (data.length < 20 || !PNG_SIGNATURE.every((b, i) => data[i] === b)) return null;
+  if (data.subarray(data.length - 12).indexOf(IEND) !== 4) return null;
+  return data;
 }

@@ -145,37 +145,42 @@ function encodeUtf16le(text: string): Uint8Array {
  */
 export const MAX_ANCHOR = 6;
 
-/** How good a byte is as the anchor's first byte (memchr stops on each occurrence): padding bytes are bad. */
-function firstByteScore(byte: number): number {
-  return byte === 0x00 ? 0 : byte === 0xff ? 1 : 2;
+/** How rare a byte is likely to be in a ROM: padding bytes (00, FF) are the common ones. */
+function rarity(byte: number): number {
+  return byte === 0x00 ? 0 : byte === 0xff ? 1 : 3;
 }
 
 /**
- * The anchor: up to MAX_ANCHOR exact bytes inside one exact run. memchr stops on every occurrence of
- * the anchor's first byte, so a start on a common padding byte is avoided when another start keeps at
- * least min(2, longest run) bytes (one-byte anchors cost a JavaScript call per occurrence). Ties go to
- * the longer window, then the earlier one.
+ * The anchor: the part of the pattern located natively with Buffer.indexOf before JavaScript verifies
+ * the rest. A pattern without wildcards is its own anchor (indexOf then does the whole match, in linear
+ * time even for 4,096 padding bytes and a final marker). Otherwise it is the window of up to MAX_ANCHOR
+ * exact bytes inside one exact run with the most rarity (so "00 x 4094, ?? 01" anchors on 01, not on
+ * zeros), then the rarer first byte (memchr stops on each occurrence of it), then the longer, then the
+ * earlier window.
  */
 export function chooseAnchor(bytes: Uint8Array, mask: Uint8Array | null): { start: number; length: number } {
-  const exact = (i: number) => mask === null || mask[i] === 1;
+  if (mask === null) return { start: 0, length: bytes.length };
   const runs: Array<{ start: number; end: number }> = [];
   let runStart = -1;
   for (let i = 0; i <= bytes.length; i++) {
-    if (i < bytes.length && exact(i)) {
+    if (i < bytes.length && mask[i] === 1) {
       if (runStart < 0) runStart = i;
     } else if (runStart >= 0) {
       runs.push({ start: runStart, end: i });
       runStart = -1;
     }
   }
-  const minLength = Math.min(2, Math.max(...runs.map((r) => r.end - r.start)));
-  let best = { start: -1, length: 0, score: -1 };
+  let best = { start: -1, length: 0, sum: -1, first: -1 };
   for (const run of runs) {
-    for (let s = run.start; s + minLength <= run.end; s++) {
+    for (let s = run.start; s < run.end; s++) {
       const length = Math.min(MAX_ANCHOR, run.end - s);
-      const score = firstByteScore(bytes[s]!);
-      if (score > best.score || (score === best.score && length > best.length))
-        best = { start: s, length, score };
+      let sum = 0;
+      for (let k = s; k < s + length; k++) sum += rarity(bytes[k]!);
+      const first = rarity(bytes[s]!);
+      const better =
+        sum > best.sum ||
+        (sum === best.sum && (first > best.first || (first === best.first && length > best.length)));
+      if (better) best = { start: s, length, sum, first };
     }
   }
   return { start: best.start, length: best.length };

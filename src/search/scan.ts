@@ -17,7 +17,20 @@ export interface Segment {
 /** Fills `into` from absolute `position`; returns the byte count (short only at end of file). */
 export type ChunkReader = (into: Uint8Array, position: number) => Promise<number>;
 
-export type TruncationReason = 'scan-byte-limit' | 'match-count-limit';
+export type TruncationReason = 'scan-byte-limit' | 'match-count-limit' | 'verification-work-limit';
+
+export const SCAN_LIMITS = {
+  /**
+   * JavaScript byte comparisons spent verifying anchor candidates, over one search. A pathological
+   * pattern (thousands of exact padding bytes, each candidate verified over most of them) stops here
+   * with 'verification-work-limit' instead of running for minutes.
+   */
+  verifyWork: { max: 2 ** 29, unit: 'byte comparisons' },
+  /** Work units matched between two checks of the clock (yield) and of cancellation. */
+  sliceWork: { max: 1 << 21, unit: 'bytes searched or compared' },
+  /** The scan yields to the event loop when it has run this long without a break. */
+  yieldAfterMs: { max: 8, unit: 'ms' },
+} as const;
 
 export interface ScanOptions {
   /** Disjoint, ascending physical ranges (the union of the scope). */
@@ -28,6 +41,8 @@ export interface ScanOptions {
   /** Extra acceptance test on [start, end) (component containment); alignment is the matcher's. */
   accept?: (start: number, end: number) => boolean;
   chunkSize?: number;
+  /** Overrides SCAN_LIMITS.verifyWork.max (tests). */
+  maxVerifyWork?: number;
   signal?: AbortSignal;
   onProgress?: (scanned: number, total: number) => void;
 }
@@ -39,6 +54,12 @@ export interface ScanResult {
   /** Bytes in the selected scope. */
   scopeBytes: number;
   reasons: TruncationReason[];
+  /**
+   * Where a truncated scan can be resumed: the lowest ROM offset at which a match could start that
+   * this scan did not test (a scan of the same scope from here finds exactly the rest). Null when
+   * complete.
+   */
+  resumeAt: number | null;
 }
 
 export const DEFAULT_CHUNK = 8 * 1024 * 1024;
@@ -75,6 +96,20 @@ export async function scanSegments(
   let budget = options.maxScanBytes;
   let scanned = 0;
   let stopped = false;
+  let budgetResume: number | null = null;
+  let workResume: number | null = null;
+  let workLimited = false;
+  const maxVerifyWork = options.maxVerifyWork ?? SCAN_LIMITS.verifyWork.max;
+  let lastYield = performance.now();
+  // Gives the event loop a turn (other requests, cancellation notices) when this scan has held it
+  // for a while; then honours cancellation.
+  const breathe = async () => {
+    if (performance.now() - lastYield >= SCAN_LIMITS.yieldAfterMs.max) {
+      await new Promise((resolve) => setImmediate(resolve));
+      lastYield = performance.now();
+    }
+    throwIfCancelled(options.signal);
+  };
   const sink = (offset: number): boolean => {
     if (options.accept && !options.accept(offset, offset + len)) return true;
     if (offsets.length >= options.maxMatches) {
@@ -91,8 +126,14 @@ export async function scanSegments(
     read(buf.subarray(CARRY_ROOM, CARRY_ROOM + length), position);
   try {
     for (const segment of options.segments) {
-      if (stopped || budget <= 0) break;
+      if (stopped || workLimited) break;
+      if (budget <= 0) {
+        budgetResume ??= segment.start;
+        break;
+      }
       const scanEnd = Math.min(segment.end, segment.start + budget);
+      // Cut by the budget: starts from (scanEnd - len + 1) needed bytes past it.
+      if (scanEnd < segment.end) budgetResume ??= Math.max(segment.start, scanEnd - len + 1);
       let pos = segment.start;
       let carry = 0;
       let which = 0;
@@ -115,10 +156,29 @@ export async function scanSegments(
           pending = startRead(other, nextPos, expected);
         }
         const data = cur.subarray(CARRY_ROOM - carry, CARRY_ROOM + n);
-        const more = matcher.scan(data, pos - carry, sink);
+        let from = 0;
+        let state = matcher.scan(data, pos - carry, sink, from, SCAN_LIMITS.sliceWork.max);
+        while (state.kind === 'paused' && matcher.verifyWork < maxVerifyWork) {
+          from = state.next;
+          await breathe();
+          state = matcher.scan(data, pos - carry, sink, from, SCAN_LIMITS.sliceWork.max);
+        }
+        if (state.kind === 'paused') {
+          // Verification work ran out inside this chunk: count only the starts actually tested.
+          workLimited = true;
+          workResume = pos - carry + state.next;
+          scanned += Math.max(0, state.next - carry);
+          break;
+        }
         scanned += n;
         budget -= n;
-        if (!more) break;
+        if (state.kind === 'stopped') break;
+        if (matcher.verifyWork >= maxVerifyWork && nextPos < scanEnd) {
+          workLimited = true;
+          // Starts in the last len-1 bytes need the next chunk: they were not tested.
+          workResume = Math.max(segment.start, nextPos - len + 1);
+          break;
+        }
         // Carry the tail: starts there need bytes the next chunk brings. Disjoint from the pending read.
         const keep = Math.min(len - 1, data.length);
         other.set(data.subarray(data.length - keep), CARRY_ROOM - keep);
@@ -126,8 +186,9 @@ export async function scanSegments(
         which = 1 - which;
         pos = nextPos;
         options.onProgress?.(scanned, Math.min(scopeBytes, options.maxScanBytes));
-        throwIfCancelled(options.signal);
+        await breathe();
       }
+      if (workLimited) break;
     }
   } finally {
     // Never hand a buffer back while the thread pool may still be writing into it.
@@ -135,8 +196,11 @@ export async function scanSegments(
     giveBack(bufs);
   }
   if (stopped) reasons.push('match-count-limit');
+  if (workLimited) reasons.push('verification-work-limit');
   if (scopeBytes > options.maxScanBytes) reasons.push('scan-byte-limit');
-  return { offsets, scannedBytes: scanned, scopeBytes, reasons };
+  // Matches are reported in ascending order: after a match-count stop, resume just past the last kept.
+  const resumeAt = stopped ? offsets[offsets.length - 1]! + 1 : workLimited ? workResume : budgetResume;
+  return { offsets, scannedBytes: scanned, scopeBytes, reasons, resumeAt };
 }
 
 /** Sorts and merges ranges into disjoint segments; empty ranges vanish, touching ones join. */

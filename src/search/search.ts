@@ -31,6 +31,8 @@ export interface SearchRequest {
   limit: number;
   maxScanBytes: number;
   contextBytes: number;
+  /** Scan only from this ROM offset on (a previous result's resumeRomOffset); default 0. */
+  startRomOffset?: number;
 }
 
 export interface SearchIo {
@@ -77,6 +79,8 @@ export interface SearchResult {
   offset: number;
   returned: number;
   nextOffset: number | null;
+  /** A truncated scan resumes here (pass it as startRomOffset with the same pattern and scope). */
+  resumeRomOffset: number | null;
   matches: SearchHit[];
 }
 
@@ -120,8 +124,14 @@ export async function searchRom(model: NdsRomModel, io: SearchIo, req: SearchReq
   checkBound(req.contextBytes, 'contextBytes');
   const pattern: CompiledPattern = compilePattern(req.pattern);
   const scope = resolveScope(model, io.romSize, req.scope);
+  const from = req.startRomOffset ?? 0;
+  if (!Number.isInteger(from) || from < 0)
+    throw new ReMcpError('invalid-argument', 'startRomOffset must be a non-negative integer');
+  const segments = scope.segments
+    .map((s) => ({ start: Math.max(s.start, from), end: s.end }))
+    .filter((s) => s.end > s.start);
   const scan = await scanSegments(pattern, io.readChunk, {
-    segments: scope.segments,
+    segments,
     maxScanBytes: req.maxScanBytes,
     maxMatches: SEARCH_LIMITS.discoveredMatches.max,
     ...(scope.accept ? { accept: scope.accept } : {}),
@@ -164,6 +174,7 @@ export async function searchRom(model: NdsRomModel, io: SearchIo, req: SearchReq
     offset: req.offset,
     returned: matches.length,
     nextOffset: req.offset + req.limit < discovered ? req.offset + req.limit : null,
+    resumeRomOffset: scan.resumeAt,
     matches,
   };
 }

@@ -2,11 +2,11 @@
 // Reads resolve symlinks and must land inside the root; writes go through directories that are
 // real (no symlink component) so a planted link cannot redirect output.
 
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, realpath, rename, rm, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { type FileHandle, lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
+import { OutputDir } from './output-dir.js';
 import { checkRelativePath } from './path-policy.js';
 
 export const OUTPUT_AREAS = ['analysis/generated', 'output'] as const;
@@ -43,7 +43,7 @@ export class Workspace {
       if (code === 'ELOOP')
         throw new ReMcpError('workspace-escape', 'the path runs into a symlink loop', { path: input });
       if (code === 'ENAMETOOLONG') throw new ReMcpError('workspace-escape', 'the path is too long', {});
-      // A dangling link that points outside is an escape, not a missing file.
+      // A dangling link that points outside is an escape; one pointing inside is a missing file.
       await this.assertNoEscapingLink(segments);
       throw new ReMcpError('not-found', `no such file in the workspace: ${String(input)}`, { path: input });
     }
@@ -114,6 +114,9 @@ export class Workspace {
       try {
         const info = await lstat(current);
         if (info.isSymbolicLink()) {
+          // A dangling link whose target would be inside is just a missing file.
+          const target = resolve(dirname(current), await readlink(current));
+          if (this.contains(target)) return;
           throw new ReMcpError(
             'workspace-escape',
             'the path goes through a symlink that cannot be resolved inside the workspace',
@@ -127,115 +130,18 @@ export class Workspace {
   }
 
   /**
-   * Creates (if needed) and returns a directory below one output area. `segments` are chosen by the
-   * server, never by a caller, yet each is still checked, and every existing component must be a real
-   * directory: a symlink anywhere on the way refuses the write.
+   * Opens (creating what is missing) a directory below one output area, held by descriptor: every
+   * component must be a real directory (a symlink anywhere on the way refuses the write), and all later
+   * writes go through the returned handle, so swapping a component afterwards cannot redirect them.
+   * `segments` are chosen by the server, never by a caller, yet each is still checked. Close it after use.
    */
-  async outputDir(area: OutputArea, segments: readonly string[]): Promise<string> {
-    const all = [...area.split('/'), ...segments];
-    for (const s of segments) checkRelativePath(s);
-    let current = this.root;
-    for (const segment of all) {
-      current = join(current, segment);
-      let info: Awaited<ReturnType<typeof lstat>> | null = null;
-      try {
-        info = await lstat(current);
-      } catch {
-        info = null;
-      }
-      if (info === null) {
-        await mkdir(current).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'EEXIST') throw error;
-        });
-        info = await lstat(current);
-      }
-      if (info.isSymbolicLink() || !info.isDirectory()) {
-        throw new ReMcpError(
-          'workspace-escape',
-          `output path component is not a real directory: ${relative(this.root, current)}`,
-        );
-      }
-    }
-    return current;
-  }
-
-  /**
-   * Writes `data` to `dir/name` atomically: a temp file in the same directory, fsync, rename. `dir`
-   * must lie below an output area, and must still be the real directory outputDir() returned when
-   * the temp file has been created and again before the rename: a component swapped for a symlink in
-   * the meantime refuses the write (and removes the temp file) instead of redirecting it.
-   */
-  async writeAtomic(
-    dir: string,
-    name: string,
-    data: Uint8Array | string | AsyncIterable<Uint8Array>,
-  ): Promise<string> {
-    checkRelativePath(name);
-    if (name.includes('/')) throw new ReMcpError('invalid-argument', 'an output name is one segment');
-    const areas = OUTPUT_AREAS.map((area) => join(this.root, ...area.split('/')));
-    if (!areas.some((area) => dir === area || dir.startsWith(area + sep)))
-      throw new ReMcpError('workspace-escape', 'output directory outside analysis/generated/ and output/');
-    const finalPath = join(dir, name);
-    const tempPath = join(dir, `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    const handle = await open(
-      tempPath,
-      constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW,
-      0o644,
-    );
-    try {
-      await this.assertUnchangedDirectory(dir);
-      if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
-      else {
-        // Streamed content (a rebuilt ROM): written chunk by chunk, never held whole.
-        for await (const chunk of data) {
-          let done = 0;
-          while (done < chunk.length) {
-            const { bytesWritten } = await handle.write(chunk, done, chunk.length - done);
-            done += bytesWritten;
-          }
-        }
-      }
-      await handle.sync();
-    } catch (error) {
-      await handle.close().catch(() => {});
-      await rm(tempPath, { force: true });
-      throw error;
-    }
-    await handle.close();
-    try {
-      await this.assertUnchangedDirectory(dir);
-      await rename(tempPath, finalPath);
-    } catch (error) {
-      await rm(tempPath, { force: true });
-      throw error;
-    }
-    await syncDirectory(dir);
-    return finalPath;
-  }
-
-  /** `dir` (an outputDir() result, made of real directories) must still resolve to itself. */
-  private async assertUnchangedDirectory(dir: string): Promise<void> {
-    const real = await realpath(dir).catch(() => null);
-    if (real !== dir) {
-      throw new ReMcpError('workspace-escape', 'the output directory changed while it was being written', {
-        dir: this.toRelative(dir),
-      });
-    }
+  async outputDir(area: OutputArea, segments: readonly string[]): Promise<OutputDir> {
+    if (!OUTPUT_AREAS.includes(area)) throw new ReMcpError('workspace-escape', 'not an output area');
+    return OutputDir.open(this.root, [...area.split('/'), ...segments]);
   }
 
   /** Workspace-relative '/'-separated form of an absolute path inside the workspace. */
   toRelative(absolute: string): string {
     return relative(this.root, absolute).split(sep).join('/');
-  }
-}
-
-export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, constants.O_RDONLY);
-  try {
-    await handle.sync();
-  } catch {
-    // Some filesystems refuse fsync on directories; the rename is still atomic.
-  } finally {
-    await handle.close();
   }
 }

@@ -9,6 +9,7 @@ import { decodeWindow } from '../../src/arm/decoder.js';
 import type { ArmMode, DecodedInstruction } from '../../src/arm/types.js';
 import type { Processor } from '../../src/core/vocabulary.js';
 import { armBytesAt, armSymbol, loadArmProgram } from '../kit/arm/index.js';
+import { rng } from '../kit/rng.js';
 
 const arm = (...words: number[]) =>
   new Uint8Array(words.flatMap((w) => [w & 0xff, (w >>> 8) & 0xff, (w >>> 16) & 0xff, w >>> 24]));
@@ -325,4 +326,71 @@ test('kit ARM9 program: every classified fact agrees with its symbols', async ()
     'ne',
     at('arm_sum_loop'),
   ]);
+});
+
+test('Thumb IT (ARMv6T2) stops as architecture before Capstone sees it; hints and BL halves do not', async () => {
+  for (const processor of ['arm9', 'arm7'] as const) {
+    // movs r0, #1 / it eq / moveq... : stops at the IT with the MOVS kept
+    const r = await decodeWindow(thumb(0x2001, 0xbf08, 0x2002), 0x100, 'thumb', processor, 8);
+    assert.deepEqual(r.stop, { reason: 'architecture', address: 0x102 });
+    assert.equal(r.instructions.length, 1);
+    const first = await decodeWindow(thumb(0xbfff), 0x100, 'thumb', processor, 8);
+    assert.deepEqual(first.stop, { reason: 'architecture', address: 0x100 });
+  }
+  // 0xbfxx as the second half of a 32-bit pair is not an IT (Thumb-2 B.W: f000 bfxx): refused for
+  // its own architecture, at its own address, not at the half.
+  const pair = await decodeWindow(thumb(0x2001, 0xf000, 0xbf08), 0x100, 'thumb', 'arm9', 8);
+  assert.deepEqual(pair.stop, { reason: 'architecture', address: 0x102 });
+});
+
+test('every decode is independent of every earlier one (IT halfwords in between, any order)', async () => {
+  const p = loadArmProgram('arm9-analysis');
+  const code = p.regions.filter((r) => r.kind === 'thumb');
+  assert.ok(code.length > 0);
+  const windows: { bytes: Uint8Array; address: number; mode: ArmMode }[] = [];
+  for (const r of p.regions) {
+    if (r.kind === 'data') continue;
+    const step = r.kind === 'arm' ? 4 : 2;
+    for (let at = r.start; at + step <= r.end; at += step * 3)
+      windows.push({
+        bytes: p.bytes.subarray(at - p.loadAddress, r.end - p.loadAddress),
+        address: at,
+        mode: r.kind,
+      });
+  }
+  // IT halfwords of every condition and mask, an IT inside data ('d8 bf'), ITs after a 16-bit insn.
+  const poison: Uint8Array[] = [thumb(0xbfd8), thumb(0xbfff), thumb(0x2001, 0xbf08), thumb(0xbf18, 0xd001)];
+  for (let c = 0; c < 16; c++) poison.push(thumb(0xbf00 | (c << 4) | 8), thumb(0xbf00 | (c << 4) | 1));
+  const decode = (w: (typeof windows)[number]) => decodeWindow(w.bytes, w.address, w.mode, 'arm9', 16);
+  const fresh = [];
+  for (const w of windows) fresh.push(JSON.stringify(await decode(w)));
+  const random = rng(0x17b10c);
+  for (let round = 0; round < 3; round++) {
+    const order = windows.map((_, i) => i).sort(() => random() - 0.5);
+    for (const i of order) {
+      await decodeWindow(poison[Math.floor(random() * poison.length)], 0x200, 'thumb', 'arm9', 4);
+      assert.equal(
+        JSON.stringify(await decode(windows[i])),
+        fresh[i],
+        `window at 0x${windows[i].address.toString(16)}`,
+      );
+    }
+  }
+});
+
+test('Thumb ADR prints the address it builds; MRS/MSR name CPSR (ARMv4T/v5TE), not APSR', async () => {
+  const adr = await one(thumb(0xa10b), 0x020000b6, 'thumb'); // adr r1, #0x2c at 2 (mod 4)
+  assert.equal(adr.mnemonic, 'adr');
+  assert.equal(adr.operands, 'r1, #0x20000e4');
+  assert.equal(adr.pcRelative?.address, 0x020000e4);
+  for (const processor of ['arm9', 'arm7'] as const) {
+    const mrs = await one(arm(0xe10f0000), 0x100, 'arm', processor); // mrs r0, cpsr
+    assert.equal(`${mrs.mnemonic} ${mrs.operands}`, 'mrs r0, cpsr');
+    const mrsSpsr = await one(arm(0xe14f0000), 0x100, 'arm', processor); // mrs r0, spsr
+    assert.equal(mrsSpsr.operands, 'r0, spsr');
+    const msrFlags = await one(arm(0xe128f000), 0x100, 'arm', processor); // msr cpsr_f, r0
+    assert.equal(msrFlags.operands, 'cpsr_f, r0');
+    const msrControl = await one(arm(0xe121f000), 0x100, 'arm', processor); // msr cpsr_c, r0
+    assert.equal(msrControl.operands, 'cpsr_c, r0');
+  }
 });

@@ -6,7 +6,8 @@
 //  3. spacing: one space between mnemonic and operands, none after commas; lower case.
 //  4. condition-code aliases: capstone 'hs'/'lo' = objdump 'cs'/'cc' (same encoding, UAL synonyms).
 //  5. 'nop' (objdump) = 'mov r0, r0' (ARM) / 'mov r8, r8' (Thumb): objdump names the canonical no-op.
-//  6. Thumb 'adr rd, #imm' (capstone) = 'add rd, pc, #imm' (objdump prints the ADD form).
+//  6. Thumb ADR: ours prints the address ('adr rd, #0x2000108'); objdump prints the ADD form with the
+//     same address in its comment ('add rd, pc, #4 @ (adr rd, 0x2000108)'): the comment's form is used.
 //  7. status register: capstone 'apsr' = objdump 'cpsr' (the same register), and MSR's field names
 //     'apsr_nzcvq' / 'apsr_g' / 'apsr_nzcvqg' = 'cpsr_f' / 'cpsr_s' / 'cpsr_fs' (the same mask bits).
 //  8. MSR field masks: objdump 'cpsr_fc' etc. and capstone field order are compared as sets of letters.
@@ -82,6 +83,8 @@ const CONDITION_ALIAS: Record<string, string> = { hs: 'cs', lo: 'cc' };
 /** One canonical spelling for comparing capstone's and objdump's text of the same instruction. */
 export function normalizeDisassembly(text: string, mode: 'arm' | 'thumb'): string {
   let t = text.toLowerCase();
+  if (mode === 'thumb')
+    t = t.replace(/^add\s+(r\d),\s*pc,\s*#\d+\s*@\s*\(adr\s+r\d,\s*(0x[0-9a-f]+)\)/, 'adr $1, $2'); // 6
   t = t.replace(/\s*[@;].*$/, ''); // 1
   t = t.replace(/\s*<[^>]*>/g, ''); // 1 (objdump symbolic branch targets)
   t = t.replace(/#/g, ''); // 2
@@ -104,12 +107,6 @@ export function normalizeDisassembly(text: string, mode: 'arm' | 'thumb'): strin
     // 5
     mnemonic = 'mov';
     operands = mode === 'arm' ? 'r0,r0' : 'r8,r8';
-  }
-  if (mode === 'thumb' && mnemonic === 'adr') {
-    // 6
-    const [rd, imm] = operands.split(',');
-    mnemonic = 'add';
-    operands = `${rd},pc,${imm}`;
   }
   operands = operands.replace(/\bapsr_nzcvqg\b/g, 'cpsr_fs').replace(/\bapsr_nzcvq\b/g, 'cpsr_f'); // 7
   operands = operands.replace(/\bapsr_g\b/g, 'cpsr_s').replace(/\bapsr\b/g, 'cpsr');

@@ -336,3 +336,60 @@ test('control flow: one operation reads a stored component once, however many br
   });
   assert.deepEqual(reads, [a9.size], 'the main ARM9 was read once, whole');
 });
+
+test('literal pools: a slot a window load reads is data with its value; references carry the loaded word', async () => {
+  const d = await ok('nds_disassemble_range', {
+    address: a9.entry,
+    mode: 'arm',
+    maxInstructions: 64,
+    maxBytes: 1024,
+  });
+  const data = d.instructions.filter((i: { kind?: string }) => i.kind === 'literal-pool-data');
+  const badf00d = data.find((i: { value: string }) => i.value === '0x0badf00d');
+  assert.ok(badf00d, JSON.stringify(data));
+  assert.deepEqual(badf00d.loadedBy, [A(at('literal_arm'))]);
+  assert.equal(badf00d.size, 4);
+  assert.equal(badf00d.bytes, '0df0ad0b');
+  // Every marked word is named by a literal load earlier in the same window, and is not decoded.
+  const loads = d.instructions.filter(
+    (i: { pcRelative?: { kind: string } }) => i.pcRelative?.kind === 'literal-pool',
+  );
+  for (const w of data) {
+    assert.ok(
+      loads.some(
+        (l: { address: string; pcRelative: { address: string } }) =>
+          l.pcRelative.address === w.address && w.loadedBy.includes(l.address),
+      ),
+    );
+    assert.ok(
+      !d.instructions.some(
+        (i: { address: string; mnemonic?: string }) => i.mnemonic && i.address === w.address,
+      ),
+    );
+  }
+  assert.ok(data.length >= 3, `${data.length} pool words`);
+  // The function-pointer table after the pool is not named by a literal load: still decoded.
+  assert.ok(
+    d.instructions.some(
+      (i: { address: string; mnemonic?: string }) => i.address === A(at('fn_table')) && i.mnemonic,
+    ),
+  );
+
+  const r = await ok('nds_list_references', { address: a9.entry, mode: 'arm', maxInstructions: 18 });
+  const pool = r.references.filter((x: { kind: string }) => x.kind === 'literal-pool');
+  const byFrom = (from: number) => pool.find((x: { from: string }) => x.from === A(from));
+  const constant = byFrom(at('literal_arm'));
+  assert.equal(constant.value, '0x0badf00d');
+  assert.equal(constant.valueTarget, undefined, 'not a mapped runtime address');
+  const blob = byFrom(at('call_c_thumb'));
+  assert.equal(blob.value, A(at('data_blob')));
+  assert.equal(blob.valueTarget.modeBit, 0);
+  assert.equal(blob.valueTarget.address, A(at('data_blob')));
+  assert.equal(blob.valueTarget.status, 'resolved');
+  assert.deepEqual(blob.valueTarget.owners, [{ component: 'main', overlayId: null, region: 'file-backed' }]);
+  const fn = pool.find(
+    (x: { value: string }) => x.value === A(at('c_apply_target') | 1) || x.value === A(at('c_apply_target')),
+  );
+  assert.ok(fn, JSON.stringify(pool));
+  assert.equal(fn.valueTarget.address, A(at('c_apply_target') & ~1));
+});

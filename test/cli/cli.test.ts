@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { VERSION } from '../../src/version.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../kit/mcp-harness.js';
+import { INITIALIZE, INITIALIZED, startRawServer } from '../kit/raw-server.js';
 
 function cli(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [SERVER_ENTRY, ...args], {
@@ -69,7 +70,7 @@ test('call exits 1 on an error result and prints the typed error', async () => {
     const bad = cli(['call', 'verify_file_sha256', '{"path":"../f.txt"}'], { RE_MCP_WORKSPACE_ROOT: ws });
     assert.equal(bad.status, 1);
     assert.equal(JSON.parse(bad.stdout).error.code, 'workspace-escape');
-    const good = cli(['call', 'verify_file_sha256', '{"path":"f.txt"}', '--max-output-bytes', '8192'], {
+    const good = cli(['call', 'verify_file_sha256', '{"path":"f.txt"}', '--max-output-bytes', '65536'], {
       RE_MCP_WORKSPACE_ROOT: ws,
     });
     assert.equal(good.status, 0, good.stderr);
@@ -115,4 +116,36 @@ test('demo runs end to end', () => {
   const run = spawnSync(process.execPath, [SERVER_ENTRY, 'demo'], { encoding: 'utf8', timeout: 120_000 });
   assert.equal(run.status, 0, run.stdout.slice(-2000) + run.stderr);
   assert.match(run.stdout, /every step behaved as expected/);
+});
+
+test('tools --json prints the full definitions exactly as tools/list publishes them', async () => {
+  const run = cli(['tools', '--json']);
+  assert.equal(run.status, 0, run.stderr);
+  const printed = JSON.parse(run.stdout) as Array<Record<string, unknown>>;
+  for (const t of printed)
+    assert.deepEqual(Object.keys(t).sort(), [
+      'annotations',
+      'description',
+      'inputSchema',
+      'name',
+      'outputSchema',
+      'title',
+    ]);
+  const ws = await makeWorkspace();
+  const server = await startRawServer(ws);
+  try {
+    server.send(INITIALIZE);
+    server.send(INITIALIZED);
+    server.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+    await server.waitFor('"id":2');
+    const line = server
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('"id":2'));
+    assert.ok(line, server.stderr());
+    assert.deepEqual(printed, JSON.parse(line).result.tools);
+  } finally {
+    await server.close();
+    await rm(ws, { recursive: true, force: true });
+  }
 });

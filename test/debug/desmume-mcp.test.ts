@@ -162,6 +162,15 @@ describe('DeSmuME over MCP (real emulator)', () => {
     );
     assert.equal(regs.raw.length, 336);
     assert.equal(regs.registers.mode, 'thumb');
+    // Text blocks alone carry the data (hosts that show the model only content[]).
+    const regsText = (await h.call('desmume_read_register_packet', {})).content[0]?.text ?? '';
+    assert.match(regsText, new RegExp(`\\bpc[:=] ?${regs.registers.pc}\\b`));
+    const mem = await h.call('desmume_read_memory', { address: hex(s.counterArm), length: 8 });
+    const memHex = (mem.structuredContent as { hex: string }).hex;
+    assert.match(
+      mem.content[0]?.text ?? '',
+      new RegExp(`${hex(s.counterArm)}: ${memHex.match(/../g)!.join(' ')}`),
+    );
 
     await h.ok('desmume_breakpoint_remove', { id: thumbBp.breakpoint.id });
     await h.ok('desmume_breakpoint_remove', { id: armBp.breakpoint.id });
@@ -303,9 +312,14 @@ describe('DeSmuME over MCP (real emulator)', () => {
   });
 
   it('refuses a concurrent command while a continue waits, and an oversize context before resuming', async () => {
-    const h = await server({ RE_MCP_MAX_OUTPUT_BYTES: '8192' });
+    // At the minimum bound, eight full regions (64 KiB of hex) cannot fit.
+    const h = await server({ RE_MCP_MAX_OUTPUT_BYTES: '65536' });
     await h.ok('desmume_start', { romPath: 'debug.nds' });
-    const big = [0, 1].map((i) => ({ label: `r${i}`, address: hex(rom.symbols.counterArm), length: 4096 }));
+    const big = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({
+      label: `r${i}`,
+      address: hex(rom.symbols.counterArm),
+      length: 4096,
+    }));
     const tooBig = await h.fail('desmume_continue', { regions: big });
     assert.equal(tooBig.code, 'output-too-large');
     // Refused before resuming: the target is still halted at the entry.
@@ -404,7 +418,7 @@ describe('DeSmuME over MCP (real emulator)', () => {
     const result = await pending;
     assert.ok(Date.now() - killedAt < 3_000, `took ${Date.now() - killedAt} ms`);
     assert.equal(result.isError, true);
-    assert.equal((result.structuredContent as { error: { code: string } }).error.code, 'emulator-exited');
+    assert.equal((result._meta as Record<string, { code: string }>)['re-mcp/error']?.code, 'emulator-exited');
     const status = await h.ok<{ running: boolean; previous: { generation: number; reason: string } }>(
       'desmume_status',
       {},

@@ -51,8 +51,8 @@ test('desmume_start with its ROM swapped for a FIFO: typed errors, never a block
     for (let i = 0; i < CALLS; i++) {
       const r = await h.call('desmume_start', { romPath: 'swap.nds' }, { timeoutMs: 15_000 });
       assert.equal(r.isError, true, 'the launcher exits at once: a start can never succeed');
-      const code = (r.structuredContent as { error: { code: string } }).error.code;
-      assert.ok(TYPED.has(code), `untyped outcome ${code}: ${JSON.stringify(r.structuredContent)}`);
+      const code = (r._meta?.['re-mcp/error'] as { code?: string } | undefined)?.code ?? 'none';
+      assert.ok(TYPED.has(code), `untyped outcome ${code}: ${JSON.stringify(r._meta)}`);
       codes.set(code, (codes.get(code) ?? 0) + 1);
     }
     swapper.kill('SIGKILL');

@@ -95,7 +95,8 @@ async function checkAfterKill(previousId: string, promoted: boolean, label: stri
     const { bundleId } = await checkCompleteBundle(join(parent, aside[0]!), fx.sha256);
     assert.equal(bundleId, previousId, `${label}: the moved-aside bundle is the previous one, intact`);
   }
-  await recoverLeftovers(parent, fx.sha16);
+  const area = await new Workspace(fx.root).outputDir('analysis/generated', ['nds']);
+  await recoverLeftovers(area, fx.sha16).finally(() => area.close());
   const { bundleId } = await checkCompleteBundle(final, fx.sha256);
   if (!promoted) assert.equal(bundleId, previousId, `${label}: recovery restored the previous bundle`);
   assert.deepEqual(

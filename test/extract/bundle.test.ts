@@ -82,13 +82,13 @@ test('when promoting the new bundle fails, the previous complete bundle is resto
   const previous = await bundle();
   let failed = false;
   const ops: DirOps = {
-    rm: realOps.rm,
-    async rename(from, to) {
-      if (to === final && from.endsWith('.tmp')) {
+    remove: realOps.remove,
+    async rename(dir, from, to) {
+      if (to === fx.sha16 && from.endsWith('.tmp')) {
         failed = true;
         throw Object.assign(new Error('injected EIO'), { code: 'EIO' });
       }
-      await realOps.rename(from, to);
+      await realOps.rename(dir, from, to);
     },
   };
   await assert.rejects(bundle(ops), /injected EIO/);
@@ -108,7 +108,8 @@ test('recovery restores a moved-aside bundle and removes stale temp dirs (dead o
   await mkdir(tmp);
   await writeFile(join(tmp, 'arm9.bin'), 'partial');
   await mkdir(live);
-  const actions = await recoverLeftovers(parent, fx.sha16);
+  const area = await workspace.outputDir('analysis/generated', ['nds']);
+  const actions = await recoverLeftovers(area, fx.sha16).finally(() => area.close());
   assert.equal(actions.length, 2, actions.join('; '));
   assert.equal((await checkCompleteBundle(final, fx.sha256)).bundleId, previous.bundleId);
   assert.deepEqual(await hidden(), [`.${fx.sha16}.bundle-1-cccccc.tmp`], 'a live owner keeps its temp dir');

@@ -17,7 +17,7 @@ import { fixHeaderCrcs } from '../kit/rom-builder-parts.js';
 import { INVALID_SHARED_ROM, sharedRomNames, sharedRomPath } from '../kit/shared-data.js';
 import { code9, fullSpec } from './nds-specs.js';
 
-interface Target {
+export interface Target {
   name: string;
   bytes: Uint8Array;
   /** Regions worth mutating: [start, end). */

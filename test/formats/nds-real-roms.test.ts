@@ -98,6 +98,7 @@ test('matrix.nds: branch instruction in the title, file exactly as long as the u
   const m = parseNdsRom(bufferSource(bytes));
   assert.equal(m.header.titleHex, Buffer.from(bytes.subarray(0, 12)).toString('hex'));
   assert.equal(bytes[3], 0xea, 'an ARM branch opcode byte sits in the title');
+  assert.equal(m.header.title, '', 'printable junk before the branch is not a title');
   assert.equal(m.arm9.romOffset, 0x200);
   assert.equal(m.arm7.ramAddress, 0x037f8000);
   assert.equal(m.size.shortBy, 0);

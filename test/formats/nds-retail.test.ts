@@ -211,6 +211,18 @@ test('non-ASCII title bytes are kept byte-exact and never refused', () => {
   assert.equal(model.header.title, '');
 });
 
+test('a title of printable junk before non-NUL bytes (an old devkitARM branch, 2E 00 00 EA) is empty', () => {
+  const { model } = built(fullSpec, (b) => {
+    b.set([0x2e, 0x00, 0x00, 0xea, 0, 0, 0, 0, 0, 0, 0, 0], 0);
+  });
+  assert.equal(model.header.titleHex, '2e0000ea0000000000000000');
+  assert.equal(model.header.title, '');
+  const { model: padded } = built(fullSpec, (b) => {
+    b.set([0x48, 0x49, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], 0);
+  });
+  assert.equal(padded.header.title, 'HI');
+});
+
 test('banner versions 1, 2, 3 and 0x103 give their sizes; an unknown one is reported', () => {
   const spec: RomSpec = {
     ...fullSpec,

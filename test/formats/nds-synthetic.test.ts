@@ -266,3 +266,25 @@ test('the parser reads only the structures it needs, not the file data', () => {
 
   assert.ok(read < 16 * 1024, `read ${read} bytes of ${bytes.length}`);
 });
+
+test('ROM offsets in the header name the one field that owns them; an unmapped byte reports its whole gap', () => {
+  const { layout, model } = parse(fullSpec);
+  const field = (offset: number) =>
+    resolveRomOffset(model, offset).map((o) => [o.field, o.range.start, o.range.end]);
+  assert.deepEqual(field(0x20), [['arm9RomOffset', 0x20, 0x24]]);
+  assert.deepEqual(field(0x25), [['arm9EntryAddress', 0x24, 0x28]]);
+  assert.deepEqual(field(0x2b), [['arm9RamAddress', 0x28, 0x2c]]);
+  assert.deepEqual(field(0x2f), [['arm9Size', 0x2c, 0x30]]);
+  assert.deepEqual(field(0x34), [['arm7EntryAddress', 0x34, 0x38]]);
+  assert.deepEqual(field(0x46), [['fntSize', 0x44, 0x48]]);
+  assert.deepEqual(field(0x50), [['arm9OverlayTableOffset', 0x50, 0x54]]);
+  const [gap] = resolveRomOffset(model, layout.usedSize - 1);
+  assert.equal(gap.kind, 'unmapped');
+  assert.ok(gap.range.start <= layout.usedSize - 1 && gap.range.end >= layout.usedSize);
+  assert.ok(gap.range.end - gap.range.start > 1, JSON.stringify(gap.range));
+  // The gap is maximal: the bytes just outside it are owned (or beyond the file).
+  assert.notEqual(kinds(model, gap.range.start - 1)[0], 'unmapped');
+  if (gap.range.end < model.size.physical) assert.notEqual(kinds(model, gap.range.end)[0], 'unmapped');
+  // Every byte inside is the same gap.
+  assert.deepEqual(resolveRomOffset(model, gap.range.start)[0].range, gap.range);
+});

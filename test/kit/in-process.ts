@@ -1,10 +1,11 @@
 // Calls tools in-process through the real pipeline (input/output schemas, error mapping), without a
 // server: call returns the raw result, ok asserts success and returns structuredContent, fails
 // asserts a typed refusal with the given code. `defaults` are merged under every call's arguments.
+// Every result is validated by ajv against the schema tools/list publishes (schema-check.ts).
 import assert from 'node:assert/strict';
-import { invokeTool } from '../../src/mcp/invoke.js';
 import type { ToolDefinition } from '../../src/mcp/tool.js';
 import type { Services } from '../../src/services.js';
+import { invokeChecked } from './schema-check.js';
 
 export interface InProcessResult {
   isError?: boolean;
@@ -23,7 +24,8 @@ export function inProcess(
     return found;
   };
   async function call(name: string, args: Record<string, unknown>): Promise<InProcessResult> {
-    return (await invokeTool(tool(name), { ...defaults, ...args }, services, {
+    // invokeChecked: ajv checks the result against the published schema (schema-check.ts).
+    return (await invokeChecked(tool(name), { ...defaults, ...args }, services, {
       signal: new AbortController().signal,
       log: () => {},
     })) as InProcessResult;

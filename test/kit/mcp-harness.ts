@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { checkWireResult } from './schema-check.js';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 export const SERVER_ENTRY = join(REPO_ROOT, 'dist', 'index.js');
@@ -14,6 +15,7 @@ export const SERVER_ENTRY = join(REPO_ROOT, 'dist', 'index.js');
 export interface CallResult {
   isError?: boolean;
   structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
   content: Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
 }
 
@@ -64,8 +66,13 @@ export async function startServer(
   });
   const client = new Client({ name: 're-mcp-tests', version: '0.0.0' });
   await client.connect(transport);
-  const call: Harness['call'] = async (name, args = {}, callOptions = {}) =>
-    (await client.callTool(
+  // Every result is checked by ajv against the outputSchema this server published (schema-check.ts).
+  let schemas: Promise<Map<string, object | undefined>> | null = null;
+  const call: Harness['call'] = async (name, args = {}, callOptions = {}) => {
+    schemas ??= client
+      .listTools()
+      .then((r) => new Map(r.tools.map((t) => [t.name, t.outputSchema as object | undefined])));
+    const result = (await client.callTool(
       { name, arguments: args },
       {
         timeout: callOptions.timeoutMs ?? 60_000,
@@ -74,6 +81,9 @@ export async function startServer(
           : {}),
       },
     )) as CallResult;
+    checkWireResult(name, (await schemas).get(name), result);
+    return result;
+  };
   return {
     client,
     workspace,
@@ -92,8 +102,7 @@ export async function startServer(
         true,
         `${name} unexpectedly succeeded: ${JSON.stringify(result.structuredContent)}`,
       );
-      const error = (result.structuredContent as { error?: { code: string; message: string } } | undefined)
-        ?.error;
+      const error = result._meta?.['re-mcp/error'] as { code: string; message: string } | undefined;
       assert.ok(error?.code, `${name} error result carries no code: ${JSON.stringify(result)}`);
       return error;
     },

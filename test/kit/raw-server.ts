@@ -17,19 +17,25 @@ export const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized'
 
 export interface RawServer {
   send(message: unknown): void;
+  /** Writes raw bytes to the server's stdin (for malformed input). */
+  sendRaw(text: string | Buffer): void;
+  /** Every complete JSON line the server wrote to stdout so far, parsed. */
+  messages(): Array<Record<string, any>>;
   /** Polls (bounded) until stdout contains `text` or the server exits. */
   waitFor(text: string, timeoutMs?: number): Promise<void>;
   stdout(): string;
   stderr(): string;
   /** Exit code once the server has exited, else null. */
   exited(): number | null;
+  /** The server's pid (to signal it). */
+  pid: number;
   /** Closes stdin, waits for the exit, removes the preload. */
   close(): Promise<void>;
 }
 
 export async function startRawServer(
   workspace: string,
-  options: { preload?: string } = {},
+  options: { preload?: string; env?: Record<string, string> } = {},
 ): Promise<RawServer> {
   let preloadDir: string | null = null;
   const args = [SERVER_ENTRY, 'serve'];
@@ -40,7 +46,7 @@ export async function startRawServer(
     args.unshift('--require', preload);
   }
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace },
+    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -57,12 +63,19 @@ export async function startRawServer(
   });
   return {
     send: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
+    sendRaw: (text) => child.stdin.write(text),
+    messages: () =>
+      stdout
+        .split('\n')
+        .slice(0, -1)
+        .map((line) => JSON.parse(line)),
     async waitFor(text, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!stdout.includes(text) && exited === null && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 50));
       }
     },
+    pid: child.pid ?? -1,
     stdout: () => stdout,
     stderr: () => stderr,
     exited: () => exited,

@@ -3,17 +3,18 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod/v4';
-import { loadConfig } from '../../src/config/config.js';
+import { loadConfig, OUTPUT_BYTES } from '../../src/config/config.js';
 import { ReMcpError } from '../../src/core/errors.js';
 import { invokeTool } from '../../src/mcp/invoke.js';
 import { defineTool, type ProgressUpdate, type ToolContext } from '../../src/mcp/tool.js';
 import { Services } from '../../src/services.js';
+import { toolsForProfile } from '../../src/tools/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 
 async function services() {
   const root = await makeWorkspace();
-  const config = loadConfig({ RE_MCP_WORKSPACE_ROOT: root, RE_MCP_MAX_OUTPUT_BYTES: '4096' });
+  const config = loadConfig({ RE_MCP_WORKSPACE_ROOT: root, RE_MCP_MAX_OUTPUT_BYTES: '65536' });
   return new Services(config, new Workspace(root));
 }
 
@@ -30,7 +31,7 @@ const tool = defineTool({
   async handler(args, ctx) {
     leaked = ctx;
     if (args.mode === 'huge-error')
-      throw new ReMcpError('invalid-rom', 'm'.repeat(10_000), { blob: 'd'.repeat(10_000) });
+      throw new ReMcpError('invalid-rom', 'm'.repeat(100_000), { blob: 'd'.repeat(100_000) });
     return { structured: { ok: true }, text: 'ok' };
   },
 });
@@ -62,5 +63,19 @@ test('an error result is bounded by RE_MCP_MAX_OUTPUT_BYTES too', async () => {
   const r = await invokeTool(tool, { mode: 'huge-error' }, s, { signal: new AbortController().signal });
   assert.equal(r.isError, true);
   assert.equal((r.structuredContent as any).error.code, 'invalid-rom');
-  assert.ok(Buffer.byteLength(JSON.stringify(r)) <= 4096, `${Buffer.byteLength(JSON.stringify(r))} bytes`);
+  assert.ok(Buffer.byteLength(JSON.stringify(r)) <= 65_536, `${Buffer.byteLength(JSON.stringify(r))} bytes`);
+});
+
+test('at the minimum RE_MCP_MAX_OUTPUT_BYTES, server_capabilities itself still fits', async () => {
+  const root = await makeWorkspace();
+  const config = loadConfig({
+    RE_MCP_WORKSPACE_ROOT: root,
+    RE_MCP_MAX_OUTPUT_BYTES: String(OUTPUT_BYTES.min),
+  });
+  const s = new Services(config, new Workspace(root));
+  const all = toolsForProfile('full');
+  s.tools = all;
+  const def = all.find((t) => t.name === 'server_capabilities')!;
+  const r = await invokeTool(def, {}, s, { signal: new AbortController().signal });
+  assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent).slice(0, 300));
 });

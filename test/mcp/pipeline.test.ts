@@ -34,7 +34,7 @@ const echo = defineTool({
     if (args.mode === 'throw') throw new ReMcpError('not-found', 'nothing there', { n: args.n });
     if (args.mode === 'bug') throw new TypeError('oops');
     if (args.mode === 'bad-output') return { structured: { n: 'x' as unknown as number }, text: 'bad' };
-    if (args.mode === 'big') return { structured: { n: args.n, blob: 'y'.repeat(10_000) }, text: 'big' };
+    if (args.mode === 'big') return { structured: { n: args.n, blob: 'y'.repeat(100_000) }, text: 'big' };
     return { structured: { n: args.n * 2 }, text: `doubled ${args.n}` };
   },
 });
@@ -42,11 +42,11 @@ const echo = defineTool({
 const run = async (args: unknown, s?: Services) =>
   invokeTool(echo, args, s ?? (await services()), { signal: new AbortController().signal, log: () => {} });
 
-test('success carries structuredContent and a short text', async () => {
+test('success carries structuredContent and a text block with the summary and the data', async () => {
   const r = await run({ n: 3 });
   assert.equal(r.isError, undefined);
   assert.deepEqual(r.structuredContent, { n: 6 });
-  assert.deepEqual(r.content, [{ type: 'text', text: 'doubled 3' }]);
+  assert.deepEqual(r.content, [{ type: 'text', text: 'doubled 3\n\nn: 6' }]);
 });
 
 test('bad arguments are invalid-argument with the offending field named', async () => {
@@ -82,12 +82,12 @@ test('typed errors keep their code and details; bugs become internal-error', asy
 });
 
 test('a result over RE_MCP_MAX_OUTPUT_BYTES is refused whole, never cut', async () => {
-  const s = await services({ RE_MCP_MAX_OUTPUT_BYTES: '4096' });
+  const s = await services({ RE_MCP_MAX_OUTPUT_BYTES: '65536' });
   const r = await run({ n: 1, mode: 'big' }, s);
   assert.equal(r.isError, true);
   const error = (r.structuredContent as { error: { code: string; details: { resultBytes: number } } }).error;
   assert.equal(error.code, 'output-too-large');
-  assert.ok(error.details.resultBytes > 10_000);
+  assert.ok(error.details.resultBytes > 100_000);
   assert.equal((await run({ n: 1 }, s)).isError, undefined);
 });
 

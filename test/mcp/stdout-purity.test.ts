@@ -71,7 +71,9 @@ test('nothing but JSON-RPC reaches stdout during a full session', async () => {
   const byId = new Map(messages.filter((m) => m.id !== undefined).map((m) => [m.id, m]));
   assert.equal(byId.size, 9, 'every request was answered');
   assert.equal(byId.get(5).result.isError, true);
-  assert.equal(byId.get(5).result.structuredContent.error.code, 'workspace-escape');
-  assert.equal(byId.get(6).result.structuredContent.error.code, 'invalid-argument');
+  assert.equal(byId.get(5).result._meta['re-mcp/error'].code, 'workspace-escape');
+  assert.equal(byId.get(5).result.structuredContent, undefined);
+  assert.equal(byId.get(6).result._meta['re-mcp/error'].code, 'invalid-argument');
   assert.ok(byId.get(8).error, 'unknown method is a JSON-RPC error');
+  assert.equal(byId.get(9).error.code, -32602, 'an unknown tool is a protocol error');
 });

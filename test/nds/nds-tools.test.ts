@@ -130,6 +130,11 @@ test('the resolvers: hex addresses, ambiguity, ROM offsets, bounds', async () =>
         o.kind === 'overlay' && o.runtimeAddress === A(OV + 4),
     ),
   );
+  const entry = await ok('nds_resolve_rom_offset', { rom: 'roms/game.nds', offset: '0x26' });
+  assert.deepEqual(
+    entry.owners.map((o: { kind: string; field?: string; range: unknown }) => [o.kind, o.field, o.range]),
+    [['header', 'arm9EntryAddress', formatRange({ start: 0x24, end: 0x28 })]],
+  );
   const past = await call('nds_resolve_rom_offset', { rom: 'roms/game.nds', offset: built.bytes.length });
   assert.equal(past.structuredContent.error.code, 'invalid-argument');
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -101,4 +101,21 @@ test('a relative PATH entry cannot make a repository-shipped "git" run', async (
     process.env.PATH = saved;
   }
   assert.equal(existsSync(marker), false, 'the repository-shipped git ran');
+});
+
+test('a commondir that is a FIFO or a link to /dev/zero is refused at once, and the server keeps working', async () => {
+  const repo = join(ws, 'fifo-common');
+  await makeRepo(repo);
+  execFileSync('mkfifo', [join(repo, '.git', 'commondir')]);
+  const started = Date.now();
+  // More calls than libuv has workers: blocking reads would wedge every later file operation.
+  const all = await Promise.all(Array.from({ length: 6 }, () => repositoryStatus(ws, 'fifo-common', 100)));
+  for (const status of all) assert.match(String(status.error), /commondir/);
+  const zero = join(ws, 'zero-common');
+  await makeRepo(zero);
+  await symlink('/dev/zero', join(zero, '.git', 'commondir'));
+  const status = await repositoryStatus(ws, 'zero-common', 100);
+  assert.match(String(status.error), /commondir/);
+  assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+  await writeFile(join(base, 'still-works'), 'x');
 });

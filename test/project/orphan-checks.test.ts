@@ -8,25 +8,19 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { makeWorkspace, startServer } from '../kit/mcp-harness.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { killAll, processesWith, uniqueSleep, waitGone } from '../kit/processes.js';
 
 test('a running check does not outlive the server', async () => {
   const ws = await makeWorkspace();
+  // Pids echoed inside the check's PID namespace are not host pids: the processes are found by marker.
+  const marker = uniqueSleep();
   const pidFile = join(ws, 'pids');
   await writeFile(
     join(ws, 're-mcp.config.json'),
     JSON.stringify({
       checks: {
         long: {
-          argv: ['sh', '-c', `trap '' TERM; sleep 120 & echo $! > ${pidFile}; echo $$ >> ${pidFile}; wait`],
+          argv: ['sh', '-c', `trap '' TERM; sleep ${marker} & echo started > ${pidFile}; wait`],
           timeoutMs: 3_600_000,
         },
       },
@@ -35,17 +29,15 @@ test('a running check does not outlive the server', async () => {
   const h = await startServer({ workspace: ws });
   const pending = h.call('run_project_verification', { check: 'long' }).catch(() => null);
   const deadline = Date.now() + 10_000;
-  while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim().split('\n').length === 2)) {
+  while (!(existsSync(pidFile) && readFileSync(pidFile, 'utf8').includes('started'))) {
     assert.ok(Date.now() < deadline, 'the check did not start');
     await new Promise((res) => setTimeout(res, 50));
   }
-  const pids = readFileSync(pidFile, 'utf8').trim().split('\n').map(Number);
+  assert.ok(processesWith(marker).length >= 1, 'the check is running');
   await h.close();
   await pending;
-  const until = Date.now() + 5_000;
-  while (pids.some(alive) && Date.now() < until) await new Promise((res) => setTimeout(res, 50));
-  const survivors = pids.filter(alive);
-  for (const pid of survivors) process.kill(pid, 'SIGKILL');
+  const survivors = await waitGone(marker, 5_000);
+  killAll(survivors);
   await rm(ws, { recursive: true, force: true });
   assert.deepEqual(survivors, [], 'check processes survived the server');
 });

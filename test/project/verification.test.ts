@@ -4,18 +4,12 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type Harness, makeWorkspace, startServer } from '../kit/mcp-harness.js';
+import { killAll, uniqueSleep, waitGone } from '../kit/processes.js';
 
 let harness: Harness;
 let workspace: string;
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const SLEEPY_MARKER = uniqueSleep();
 
 before(async () => {
   workspace = await makeWorkspace();
@@ -29,12 +23,16 @@ before(async () => {
         fails: { argv: ['node', '-e', 'process.exit(3)'] },
         // Starts a grandchild that would outlive a naive kill, records its pid, then sleeps.
         sleepy: {
-          argv: ['sh', '-c', `sleep 60 & echo $! > ${pidFile}; sleep 60`],
+          argv: ['sh', '-c', `sleep ${SLEEPY_MARKER} & echo started > ${pidFile}; sleep 60`],
           timeoutMs: 500,
         },
         chatty: {
           argv: ['node', '-e', 'process.stdout.write("x".repeat(100000) + "END")'],
           maxOutputBytes: 1024,
+        },
+        binary: {
+          argv: ['node', '-e', 'process.stdout.write("\\x01".repeat(300000))'],
+          maxOutputBytes: 300_000,
         },
         cwd: { argv: ['pwd'], cwd: 'sub' },
         env: {
@@ -75,11 +73,19 @@ test('a check that sleeps past its timeout is killed with its children', async (
   assert.equal(r.passed, false);
   assert.ok(r.durationMs < 10_000, `took ${r.durationMs} ms`);
   const { readFile } = await import('node:fs/promises');
-  const grandchild = Number((await readFile(join(workspace, 'child.pid'), 'utf8')).trim());
-  assert.ok(grandchild > 0);
-  const deadline = Date.now() + 5_000;
-  while (alive(grandchild) && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
-  assert.equal(alive(grandchild), false, 'the backgrounded grandchild was killed too');
+  assert.equal((await readFile(join(workspace, 'child.pid'), 'utf8')).trim(), 'started');
+  // Found by marker: a pid echoed inside the check's PID namespace is not a host pid.
+  const left = await waitGone(SLEEPY_MARKER, 5_000);
+  killAll(left);
+  assert.deepEqual(left, [], 'the backgrounded grandchild was killed too');
+});
+
+test('output that fits its own bound but grows 6x once JSON-escaped still returns the verdict', async () => {
+  const r = await harness.ok<Record<string, any>>('run_project_verification', { check: 'binary' });
+  assert.equal(r.passed, true);
+  assert.equal(r.stdout.totalBytes, 300_000);
+  assert.equal(r.stdout.truncated, true);
+  assert.ok(r.stdout.tail.length > 1000 && /^\x01+$/.test(r.stdout.tail), 'the tail keeps the end');
 });
 
 test('output over the bound is truncated with a flag, keeping the tail', async () => {

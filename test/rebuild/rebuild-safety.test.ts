@@ -1,8 +1,9 @@
 // Hostile manifests and inputs changing under a build: random and mutated manifests are refused with
 // typed errors (never a crash or a write); an artifact changed after validation, a build directory
-// planted as a symlink and a cancelled build leave nothing published; the source stays byte-identical.
+// planted as a symlink, a parent swapped for a link mid-build and a cancelled build leave nothing
+// published; the source stays byte-identical.
 import assert from 'node:assert/strict';
-import { lstat, mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { isReMcpError } from '../../src/core/errors.js';
@@ -142,6 +143,41 @@ test('a symlink planted at the build directory or its parent is never written th
   } finally {
     await rm(outside, { recursive: true, force: true });
   }
+});
+
+test('a parent directory swapped for a link during the build redirects nothing and publishes nothing', async () => {
+  await writeFile(join(fx.root, 'm.json'), JSON.stringify(good));
+  const v = await fx.validate('m.json');
+  const parent = join(fx.root, 'output', 'nds', fx.sha16);
+  const moved = `${parent}-moved`;
+  const outside = join(fx.root, '..', `${fx.sha16}-swap-outside`);
+  await mkdir(outside, { recursive: true });
+  try {
+    for (const step of ['rom-written', 'verified']) {
+      await rm(parent, { recursive: true, force: true });
+      await rm(moved, { recursive: true, force: true });
+      await assert.rejects(
+        fx.build('m.json', async (s) => {
+          if (s !== step) return;
+          await rename(parent, moved);
+          await symlink(outside, parent);
+        }),
+        (e: unknown) => isReMcpError(e) && e.code === 'workspace-escape',
+        step,
+      );
+      assert.deepEqual(await readdir(outside), [], `written outside the workspace at ${step}`);
+      // The held directory followed the move; the build's temp directory and lock were removed there.
+      assert.deepEqual(await readdir(moved), [], `left in the moved directory at ${step}`);
+      await rm(parent);
+    }
+  } finally {
+    await rm(outside, { recursive: true, force: true });
+    await rm(moved, { recursive: true, force: true });
+  }
+  // The real place still builds normally afterwards.
+  await fx.build('m.json');
+  await fx.verify('m.json');
+  await rm(join(fx.root, v.outputDir), { recursive: true });
 });
 
 test('a cancelled build publishes nothing', async () => {

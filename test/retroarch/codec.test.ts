@@ -77,6 +77,18 @@ test('write replies: confirmed count, read-only reason', () => {
   );
 });
 
+test('a write reply confirming more than was sent, or an absurd count, is a protocol error', () => {
+  assert.equal(
+    errorCode(() => parseWriteReply(0x2000100, 'WRITE_CORE_MEMORY 2000100 99999999999999999999999\n', 4)),
+    'protocol-error',
+  );
+  assert.equal(
+    errorCode(() => parseWriteReply(0x2000100, 'WRITE_CORE_MEMORY 2000100 5\n', 4)),
+    'protocol-error',
+  );
+  assert.equal(parseWriteReply(0x2000100, 'WRITE_CORE_MEMORY 2000100 3\n', 4), 3);
+});
+
 test('write planning keeps every datagram under the receive limit and covers every byte once', () => {
   const bytes = Uint8Array.from({ length: 2048 }, (_, i) => i & 0xff);
   const pieces = planWrite('memory', 0x0200_0100, bytes);

@@ -145,6 +145,12 @@ test('mGBA over MCP: every tool, memory map, states, frames, screenshot, concurr
   });
   assert.equal(big.returned, 65_536);
   assert.ok(hexBytes(big.hex).equals(readFileSync(GBA_ROM).subarray(0, 65_536)));
+  // The text block alone carries every byte (hosts that show the model only content[]).
+  const dump = (await mcp.call('retroarch_read_memory', { address: GBA.romBase, length: 4096 })).content[0]
+    ?.text;
+  const lastRow = [...readFileSync(GBA_ROM).subarray(4080, 4096)].map((b) => b.toString(16).padStart(2, '0'));
+  const lastAt = `0x${(GBA.romBase + 4080).toString(16).padStart(8, '0')}`;
+  assert.ok(dump?.includes(`${lastAt}: ${lastRow.join(' ')}`), `hexdump in the text: ${dump?.slice(-200)}`);
   const data = Array.from({ length: 2048 }, (_, i) => (i * 31 + 7) & 0xff);
   const w = await mcp.ok<{ written: number }>('retroarch_write_memory', { address: GBA.free, bytes: data });
   assert.equal(w.written, 2048);

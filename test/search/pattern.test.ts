@@ -132,23 +132,28 @@ test('strings: ASCII exact and ASCII-only; UTF-16LE exact code units; no termina
   );
 });
 
-test('the anchor is a short exact window, never on a wildcard, avoiding padding bytes when it can', () => {
+test('a pattern without wildcards is its own anchor (indexOf does the whole match)', () => {
   const p = sig('00 00 00 00 12 34 56 78 9A BC DE');
-  assert.ok(p.anchorLength <= MAX_ANCHOR && p.anchorLength >= 1);
-  assert.notEqual(p.bytes[p.anchorStart], 0);
+  assert.equal(p.anchorStart, 0);
+  assert.equal(p.anchorLength, 11);
+  const long = sig(`${'00 '.repeat(4095)}01`);
+  assert.equal(long.anchorLength, 4096);
+});
+
+test('with wildcards the anchor is a short exact window, chosen by rarity, never on a wildcard', () => {
   const q = sig('AA ?? ?? BB CC ?? DD');
   assert.equal(q.anchorLength, 2);
   assert.equal(q.anchorStart, 3);
   for (let i = q.anchorStart; i < q.anchorStart + q.anchorLength; i++) assert.equal(q.mask![i], 1);
-});
-
-test('a leading padding byte is trimmed from the anchor when two exact bytes remain', () => {
-  const p = sig('00 00 A0 E3');
-  assert.equal(p.anchorStart, 2);
+  const p = sig('00 00 ?? 00 A0 E3');
+  assert.equal(p.anchorStart, 4, 'a leading padding byte is trimmed');
   assert.equal(p.anchorLength, 2);
-  const zeros = sig('00 00 00 00');
-  assert.equal(zeros.anchorStart, 0);
-  assert.equal(zeros.anchorLength, 4);
   const single = sig('00 ?? 12');
   assert.equal(single.anchorStart, 2, 'one-byte runs: the non-padding byte');
+  const padded = sig(`${'00 '.repeat(4094)}?? 01`);
+  assert.equal(padded.anchorStart, 4095, 'a long run of padding loses to one rare byte');
+  assert.equal(padded.anchorLength, 1);
+  const ff = sig(`?? ${'FF '.repeat(4000)}00 12`);
+  assert.ok(ff.anchorLength <= MAX_ANCHOR);
+  assert.equal(ff.anchorStart + ff.anchorLength, 4003, 'the window ends on the rare byte');
 });

@@ -276,3 +276,51 @@ test('invalid patterns and scopes are typed errors', async () => {
     });
   }
 });
+
+test('a truncated search gives a resume point; resuming from it finds exactly the rest', async () => {
+  // Chained budget-truncated scans, whatever the budget, add up to the one complete answer: nothing
+  // lost at a cut (a pattern straddling it is found by the next call), nothing found twice.
+  for (const [signature, budgetBytes] of [
+    ['DE AD BE EF', 0x123],
+    ['55 55', 0x200],
+    ['1E FF 2F E1', 0x1001],
+    ['?? 12', 0x777],
+  ] as const) {
+    const whole = naiveSearch(bytes, toNaive(signature));
+    const found: number[] = [];
+    let from = 0;
+    for (let calls = 0; ; calls++) {
+      assert.ok(calls < 10_000);
+      const r = await search(sig(signature), WHOLE, { maxScanBytes: budgetBytes, startRomOffset: from });
+      found.push(...r.matches.map((m) => m.romOffset));
+      if (r.status === 'complete') {
+        assert.equal(r.resumeRomOffset, null);
+        break;
+      }
+      assert.deepEqual(r.truncationReasons, ['scan-byte-limit']);
+      assert.ok(r.resumeRomOffset !== null && r.resumeRomOffset > from, 'progress');
+      from = r.resumeRomOffset;
+    }
+    assert.deepEqual(found, whole, signature);
+  }
+  // Match-count truncation resumes just after the last match kept.
+  const big = buildRom({ ...spec, files: [{ path: 'z.bin', data: fill(0x30000, 0x99) }] });
+  const bigModel = parseNdsRom(bufferSource(big.bytes));
+  const req = {
+    pattern: sig('99'),
+    scope: WHOLE,
+    offset: 0,
+    limit: 1,
+    maxScanBytes: 512 * 1024 * 1024,
+    contextBytes: 0,
+  };
+  const first = await searchRom(bigModel, memoryIo(big.bytes), req);
+  const all = naiveSearch(big.bytes, [0x99]);
+  assert.deepEqual(first.truncationReasons, ['match-count-limit']);
+  assert.equal(first.resumeRomOffset, all[99_999] + 1);
+  const next = await searchRom(bigModel, memoryIo(big.bytes), {
+    ...req,
+    startRomOffset: first.resumeRomOffset!,
+  });
+  assert.equal(next.matches[0].romOffset, all[100_000]);
+});

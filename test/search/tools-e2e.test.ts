@@ -64,6 +64,50 @@ test('nds_search_pattern over the server: hits equal the reference, progress is 
   assert.ok(updates.length >= 2, `progress updates: ${updates.length}`);
 });
 
+test('a truncated scan resumes from its resumeRomOffset string; the chain finds exactly the whole answer', async () => {
+  // The appended data repeats, so this needle has tens of thousands of hits spread over the ROM: each
+  // call's hits continue exactly where the previous call's ended (counts and first page checked).
+  const needle = [...bytes.subarray(15_000_000, 15_000_005)];
+  const signature = needle.map((b) => b.toString(16).padStart(2, '0')).join(' ');
+  const expected = naiveSearch(bytes, needle);
+  let before = 0;
+  let resume: string | undefined;
+  let calls = 0;
+  for (;;) {
+    calls++;
+    assert.ok(calls < 20);
+    const s = await harness.ok<{
+      status: string;
+      truncationReasons: string[];
+      discoveredMatches: number;
+      resumeRomOffset: string | null;
+      matches: Array<{ romOffset: string }>;
+    }>('nds_search_pattern', {
+      rom: 'roms/big.nds',
+      pattern: { kind: 'byte-signature', signature },
+      scope: { kind: 'whole-rom' },
+      limit: 100,
+      maxScanBytes: 6 * 1024 * 1024 + 1,
+      ...(resume === undefined ? {} : { startRomOffset: resume }),
+    });
+    assert.deepEqual(
+      s.matches.map((m) => Number(m.romOffset)),
+      expected.slice(before, before + Math.min(100, s.discoveredMatches)),
+      `call ${calls}`,
+    );
+    before += s.discoveredMatches;
+    if (s.status === 'complete') {
+      assert.equal(s.resumeRomOffset, null);
+      break;
+    }
+    assert.deepEqual(s.truncationReasons, ['scan-byte-limit']);
+    assert.match(s.resumeRomOffset ?? '', /^0x[0-9a-f]{8}$/);
+    resume = s.resumeRomOffset!;
+  }
+  assert.ok(calls >= 3, `${calls} calls`);
+  assert.equal(before, expected.length);
+});
+
 test('component scope and owners through the server', async () => {
   const s = await harness.ok<{
     matches: Array<{ owners: Array<{ kind: string; runtimeAddress?: string | null }> }>;

@@ -28,14 +28,26 @@ function published(): string {
   return `${JSON.stringify(tools, null, 2)}\n`;
 }
 
+/** What a profile costs in the assistant's context: its tools/list answer, in bytes and rough tokens. */
+function listCost(tools: ReturnType<typeof toolsForProfile>): string {
+  const bytes = Buffer.byteLength(JSON.stringify({ tools: listTools(tools) }), 'utf8');
+  // About 4 bytes a token for this JSON-heavy text; a host's own tokenizer will differ somewhat.
+  return `${bytes.toLocaleString('en-US')} B, ≈${Math.round(bytes / 4 / 100) / 10}k tokens`;
+}
+
 function profileTable(): string {
   const rows = PROFILE_NAMES.filter((p) => p !== 'full').map((p) => {
-    const names = toolsForProfile(p)
-      .map((t) => t.name)
-      .filter((n) => n !== 'server_capabilities');
-    return `| \`${p}\` | ${names.map((n) => `\`${n}\``).join(', ')} |`;
+    const tools = toolsForProfile(p);
+    const names = tools.map((t) => t.name).filter((n) => n !== 'server_capabilities');
+    return `| \`${p}\` | ${listCost(tools)} | ${names.map((n) => `\`${n}\``).join(', ')} |`;
   });
-  return ['| profile | tools |', '|---|---|', ...rows, '| `full` | all of the above |', ''].join('\n');
+  return [
+    '| profile | tools/list cost | tools |',
+    '|---|---|---|',
+    ...rows,
+    `| \`full\` | ${listCost(toolsForProfile('full'))} | all of the above |`,
+    '',
+  ].join('\n');
 }
 
 function readmeWithTable(readme: string): string {

@@ -73,3 +73,12 @@ test('an unchanged file opens and hashes through its handle', async () => {
     await handle.close();
   }
 });
+
+test('a dangling symlink is not-found when its target would be inside, workspace-escape when outside', async () => {
+  await symlink(join(base, 'ws', 'not-there.bin'), join(base, 'ws', 'dangling-in'));
+  await symlink('missing-relative.bin', join(base, 'ws', 'dangling-rel'));
+  await symlink(join(base, 'outside', 'missing.bin'), join(base, 'ws', 'dangling-out'));
+  assert.equal(await code(ws.resolveExisting('dangling-in', 'file')), 'not-found');
+  assert.equal(await code(ws.resolveExisting('dangling-rel', 'file')), 'not-found');
+  assert.equal(await code(ws.resolveExisting('dangling-out', 'file')), 'workspace-escape');
+});

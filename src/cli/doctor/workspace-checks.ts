@@ -1,13 +1,13 @@
 // The doctor's checks of the operator's setup: the settings, the workspace (exists, is not home,
 // both output roots writable), the workspace's re-mcp.config.json, and git. They call the same
 // validation the server runs at start-up and the same writer the tools write through.
-import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Config, loadSettings, validateWorkspaceRoot } from '../../config/config.js';
 import { runBounded } from '../../core/bounded-process.js';
 import { isReMcpError } from '../../core/errors.js';
 import { CONFIG_FILE, loadChecks } from '../../project/checks-config.js';
 import { gitExecutable } from '../../project/git-status.js';
+import type { OutputDir } from '../../workspace/output-dir.js';
 import { OUTPUT_AREAS, Workspace } from '../../workspace/workspace.js';
 import { type CheckResult, message, notOk, ok } from './check.js';
 
@@ -63,10 +63,12 @@ const PROBE = '.re-mcp-doctor-probe';
 export async function checkOutputRoots(root: string): Promise<CheckResult> {
   const workspace = new Workspace(root);
   for (const area of OUTPUT_AREAS) {
-    let written: string | null = null;
+    let dir: OutputDir | null = null;
+    let written = false;
     try {
-      const dir = await workspace.outputDir(area, []);
-      written = await workspace.writeAtomic(dir, PROBE, 'probe\n');
+      dir = await workspace.outputDir(area, []);
+      await dir.writeAtomic(PROBE, 'probe\n');
+      written = true;
     } catch (error) {
       const code = isReMcpError(error) ? error.code : ((error as NodeJS.ErrnoException).code ?? 'error');
       return notOk(
@@ -78,7 +80,10 @@ export async function checkOutputRoots(root: string): Promise<CheckResult> {
         { area },
       );
     } finally {
-      if (written !== null) await rm(written, { force: true });
+      if (dir !== null) {
+        if (written) await dir.remove(PROBE).catch(() => {});
+        await dir.close();
+      }
     }
   }
   return ok('output-roots', `${OUTPUT_AREAS.map((a) => `${a}/`).join(' and ')} are writable`, true);

@@ -7,6 +7,7 @@ import { access, constants, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { descendants, signalGroup } from '../../core/containment.js';
 import { ReMcpError } from '../../core/errors.js';
 import { sha256File } from '../../workspace/hash.js';
 
@@ -171,6 +172,9 @@ export class DesmumeProcess {
     readonly launcher: string,
     private readonly home: string,
   ) {
+    // The launcher leads its own process group, so a wrapper script's emulator dies with it. It does
+    // not get a PID namespace like checks do: unshare (util-linux 2.38) cannot report the signal its
+    // child died from, and the emulator's exit reason is part of the debugger's contract.
     child.stdout?.on('data', (c: Buffer) => this.logs.push(c));
     child.stderr?.on('data', (c: Buffer) => this.logs.push(c));
     // If the server dies without disposing, still take the emulator down with it.
@@ -178,6 +182,8 @@ export class DesmumeProcess {
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         process.removeListener('exit', this.killOnExit);
+        // A launcher that exited may leave its emulator behind in the group: take it down too.
+        signalGroup(child.pid, 'SIGKILL');
         this.exitInfo = { code, signal, at: new Date().toISOString() };
         void rm(this.home, { recursive: true, force: true });
         for (const listener of this.exitListeners.splice(0)) listener(this.exitInfo);
@@ -200,7 +206,13 @@ export class DesmumeProcess {
       SDL_VIDEODRIVER: 'dummy',
       SDL_AUDIODRIVER: 'dummy',
     };
-    const child = spawn(launcher, args, { shell: false, env, stdio: ['ignore', 'pipe', 'pipe'], cwd: home });
+    const child = spawn(launcher, args, {
+      shell: false,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: home,
+      detached: true,
+    });
     const owned = new DesmumeProcess(child, request, launcher, home);
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', () => resolve());
@@ -214,8 +226,19 @@ export class DesmumeProcess {
     return owned;
   }
 
+  private namespaced = false;
+  private launcherPid: number | null = null;
+
+  /**
+   * The launcher's host pid. In a PID namespace the spawned process is unshare; the launcher is its
+   * child (found once through /proc).
+   */
   get pid(): number | null {
-    return this.child.pid ?? null;
+    const own = this.child.pid ?? null;
+    if (!this.namespaced || own === null) return own;
+    if (this.launcherPid === null && this.exitInfo === null)
+      this.launcherPid = descendants(own, 1)[0] ?? null;
+    return this.launcherPid ?? own;
   }
 
   get exit(): ExitInfo | null {
@@ -262,6 +285,19 @@ export class DesmumeProcess {
   }
 
   private killNow(): void {
-    if (this.exitInfo === null) this.child.kill('SIGKILL');
+    if (this.exitInfo !== null) return;
+    // Every process still below the launcher (one that left the group with setsid included), then
+    // the whole group: a wrapper launcher's emulator is in it, not only the launcher.
+    if (this.child.pid !== undefined) {
+      for (const pid of descendants(this.child.pid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+    signalGroup(this.child.pid, 'SIGKILL');
+    this.child.kill('SIGKILL');
   }
 }

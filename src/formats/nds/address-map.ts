@@ -250,8 +250,23 @@ export function ownersOfRomRange(model: NdsRomModel, start: number, end: number)
   if (model.banner && hit(model.banner)) owners.push({ kind: 'banner', range: model.banner });
   if (model.size.appended && hit(model.size.appended))
     owners.push({ kind: 'appended', range: model.size.appended });
-  if (owners.length === 0) owners.push({ kind: 'unmapped', range: { start, end } });
+  if (owners.length === 0) owners.push({ kind: 'unmapped', range: unmappedGap(model, start, end) });
   return owners;
+}
+
+/**
+ * The whole run of bytes around [start, end) that no structure owns: from the end of the last owned
+ * range before it to the start of the first one after it (or the end of the file).
+ */
+function unmappedGap(model: NdsRomModel, start: number, end: number): ByteRange {
+  const fileEnd = Math.max(model.size.physical, end);
+  let gapStart = 0;
+  let gapEnd = fileEnd;
+  for (const owner of ownersOfRomRange(model, 0, fileEnd)) {
+    if (owner.range.end <= start) gapStart = Math.max(gapStart, owner.range.end);
+    if (owner.range.start >= end) gapEnd = Math.min(gapEnd, owner.range.start);
+  }
+  return { start: gapStart, end: gapEnd };
 }
 
 /** Every relationship of the single ROM byte at `offset`. */

@@ -315,8 +315,10 @@ function buildDsi(raw: RawDsiHeader, fileSize: number, issues: string[]): DsiInf
 function decodeTitle(bytes: Uint8Array): string {
   const nul = bytes.indexOf(0);
   const text = bytes.subarray(0, nul === -1 ? bytes.length : nul);
-  // Printable ASCII only; anything else (old devkitARM put a branch here) gives an empty title.
+  // Printable ASCII then NUL padding only; anything else (old devkitARM put a branch here, e.g.
+  // 2E 00 00 EA, whose first byte alone is a printable '.') gives an empty title.
   for (const b of text) if (b < 0x20 || b > 0x7e) return '';
+  if (nul !== -1 && bytes.subarray(nul).some((b) => b !== 0)) return '';
   return String.fromCharCode(...text);
 }
 

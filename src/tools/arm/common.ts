@@ -2,6 +2,7 @@
 import { z } from 'zod/v4';
 import type { ResolvedSource } from '../../analysis/code-source.js';
 import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
+import { isLiteralPoolData, type LinearItem } from '../../arm/literal-pools.js';
 import type { DecodedInstruction, DecodeStopReason } from '../../arm/types.js';
 import { addressArg, addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
 import type { Processor } from '../../formats/nds/index.js';
@@ -16,12 +17,12 @@ export const startArgs = {
   address: addressArg('Runtime start address (give this or romOffset, not both)').optional(),
   romOffset: addressArg('ROM offset of the start byte; must map to exactly one runtime address').optional(),
   overlayId: overlayIdArg(
-    'Optional overlay ID: a static disambiguator among overlapping overlays; it does not mean the overlay is loaded; an ID the table lacks fails with not-found.',
+    'Overlay ID among overlapping overlays (a static choice, not a loaded flag); unknown ID: not-found.',
   ),
   mode: z
     .enum(['arm', 'thumb', 'auto'])
     .describe(
-      'Instruction set at the start. auto is accepted only at the header entry point (ARM). ARM starts must be 4-aligned, Thumb 2-aligned (never rounded).',
+      'Instruction set at the start; auto only at the header entry point. arm 4-aligned, thumb 2-aligned.',
     ),
 };
 
@@ -41,6 +42,18 @@ export const instructionSchema = z.object({
   readsPc: z.literal(true).optional(),
   writesPc: z.literal(true).optional(),
 });
+
+/** A word that a literal load earlier in the window provably reads: shown as data, never decoded. */
+export const literalPoolDataSchema = z
+  .object({
+    kind: z.literal('literal-pool-data'),
+    address: addressOut,
+    size: z.literal(4),
+    bytes: z.string().describe('The word bytes, hex, memory order'),
+    value: addressOut.describe('The little-endian word stored in the slot'),
+    loadedBy: z.array(addressOut).describe('The literal loads in this window that read it'),
+  })
+  .describe('A literal-pool word a load earlier in this window provably reads: data, not decoded');
 
 export const sourceSchema = z.object({
   processor: z.enum(['arm9', 'arm7']),
@@ -77,6 +90,19 @@ export function instructionView(i: DecodedInstruction): z.input<typeof instructi
     ...(pcRelative === undefined
       ? {}
       : { pcRelative: { kind: pcRelative.kind, address: hex(pcRelative.address) } }),
+  };
+}
+
+/** One item of a linear window in the output form: an instruction or a literal-pool word. */
+export function linearItemView(
+  item: LinearItem,
+): z.input<typeof instructionSchema> | z.input<typeof literalPoolDataSchema> {
+  if (!isLiteralPoolData(item)) return instructionView(item);
+  return {
+    ...item,
+    address: hex(item.address),
+    value: hex(item.value),
+    loadedBy: item.loadedBy.map(hex),
   };
 }
 

@@ -31,14 +31,12 @@ export const ndsAnalyzeControlFlow = defineTool({
   title: 'Direct control-flow graph of ARM/Thumb code',
   profiles: ['static'],
   description: {
-    purpose:
-      'Builds basic blocks and direct edges from one start in canonical NDS code with a FIFO worklist (ARM9 ARMv5TE / ARM7 ARMv4T).',
-    useWhen:
-      'understanding a function’s branches and loops; nds_disassemble_range for a plain linear listing.',
-    behaviour: `read-only; follows direct non-call branches (conditional: taken + fall-through); direct calls are annotated (target, proven mode) but not traversed; indirect calls are recorded unresolved and decoding continues; returns and indirect branches end a block; a target in another component is followed only when exactly one static source holds it (otherwise unresolved: ambiguous-code-source, bss, unmapped...); a target inside the branching overlay's own extent is judged in that overlay alone (its BSS is bss, not ambiguous); blocks are identified by component, overlay ID, mode and address; ${IDENTITY_NOTE}`,
-    limits: `blocks default ${CFG_LIMITS.maxBlocks.default} / max ${CFG_LIMITS.maxBlocks.max}; instructions ${CFG_LIMITS.maxInstructions.default} / ${CFG_LIMITS.maxInstructions.max}; bytes ${CFG_LIMITS.maxBytes.default} / ${CFG_LIMITS.maxBytes.max}; edges ${CFG_LIMITS.maxEdges.default} / ${CFG_LIMITS.maxEdges.max}; all apply at once; hitting one gives status truncated with its reason; ${CODE_IMAGE_LIMIT_TEXT} (a branch target in one stays unresolved); each component a graph enters is read once and kept for the call, up to ${OPERATION_IMAGE_BYTES / (1024 * 1024)} MiB.`,
+    purpose: 'Builds basic blocks and direct edges of ARM/Thumb code from one start (FIFO worklist).',
+    useWhen: 'following a function’s branches and loops; nds_disassemble_range for a linear listing.',
+    behaviour: `read-only; follows direct branches (conditional: both ways); direct calls annotated, not followed; indirect calls/branches and returns recorded unresolved; a target in another component is followed only when one static source holds it, else unresolved with the reason; ${IDENTITY_NOTE}`,
+    limits: `all max* arguments apply at once (status truncated names the one hit); ${CODE_IMAGE_LIMIT_TEXT}; components read once per call, up to ${OPERATION_IMAGE_BYTES / (1024 * 1024)} MiB.`,
     returns:
-      'source, status (complete | truncated), truncation[block-limit | instruction-limit | byte-limit | edge-limit], blocks[{id, component, overlayId, mode, address, end, terminator, stop?, calls[{at, target?, targetMode?, condition?}], instructions? (includeInstructions)}], edges[{from, to (block id or null), kind (branch | taken | fallthrough), target, targetMode, unresolved?}].',
+      'source, status, truncation, totals, blocks (calls; instructions if asked), edges (to null when unresolved).',
   },
   input: z.object({
     ...startArgs,

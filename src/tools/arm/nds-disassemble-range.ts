@@ -6,12 +6,13 @@ import { defineTool } from '../../mcp/tool.js';
 import { IDENTITY_NOTE, READ_ONLY } from '../shared/rom.js';
 import {
   instructionSchema,
-  instructionView,
   LINEAR_LIMITS,
   LINEAR_LIMITS_TEXT,
+  linearItemView,
   linearWindow,
   linearWindowArgs,
   linearWindowOutput,
+  literalPoolDataSchema,
   startArgs,
 } from './common.js';
 
@@ -21,16 +22,18 @@ export const ndsDisassembleRange = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Decodes ARM or Thumb instructions linearly from one start in canonical NDS code (ARM9 ARMv5TE / ARM7 ARMv4T).',
+      'Decodes ARM/Thumb instructions linearly from one start in NDS code (ARM9 ARMv5TE / ARM7 ARMv4T).',
     useWhen:
-      'reading code at a known address or ROM offset; use nds_analyze_control_flow to follow branches, nds_list_references for references only.',
-    behaviour: `read-only; sources: main ARM9/ARM7, uncompressed overlays (file-backed prefix), decoded BLZ images (romOffset null); never BSS; overlapping overlays without overlayId fail with ambiguous-code-source; stops at the first undecodable or later-architecture instruction and returns the prefix (never skips bytes); ${IDENTITY_NOTE}`,
+      'reading code at an address or ROM offset; nds_analyze_control_flow follows branches, nds_list_references lists references.',
+    behaviour: `read-only; main executables, overlays, decoded BLZ images (romOffset null), never BSS; overlapping overlays need overlayId (else ambiguous-code-source); stops at the first undecodable instruction, never skips; a word a literal load in the window provably reads is literal-pool-data (its value), not decoded; ${IDENTITY_NOTE}`,
     limits: `${LINEAR_LIMITS_TEXT}; stops at the component end.`,
-    returns:
-      'source {component, overlayId, mode, start, romOffset, derived}, status (complete | component-end | decode-stopped), stop {reason, address}, instructions[{address, size, bytes, mnemonic, operands, condition?, flow?, target?, targetMode?, pcRelative?, readsPc?, writesPc?}].',
+    returns: 'source, status (complete | component-end | decode-stopped), stop, instructions (and literal-pool-data items).',
   },
   input: z.object({ ...startArgs, ...linearWindowArgs }),
-  output: z.object({ ...linearWindowOutput, instructions: z.array(instructionSchema) }),
+  output: z.object({
+    ...linearWindowOutput,
+    instructions: z.array(z.union([instructionSchema, literalPoolDataSchema])),
+  }),
   annotations: READ_ONLY,
   limits: LINEAR_LIMITS,
   async handler(args, ctx) {
@@ -42,7 +45,7 @@ export const ndsDisassembleRange = defineTool({
         source: w.source,
         status: w.status,
         stop: w.stop,
-        instructions: w.instructions.map(instructionView),
+        instructions: w.items.map(linearItemView),
       },
       text: `${args.processor} ${w.source.component}${w.source.overlayId === null ? '' : ` ${w.source.overlayId}`} ${w.source.mode} ${w.source.start}: ${w.instructions.length} instructions (${w.decodedBytes} bytes), ${refs} references, ${w.status}${stopText}`,
     };

@@ -20,13 +20,11 @@ export const ndsListReferences = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Lists the deterministic single-instruction references of one linear ARM/Thumb window: direct-branch, direct-call, literal-pool (the slot address), pc-relative-address (ADR / ADD|SUB Rd, PC, #imm).',
-    useWhen:
-      'asking what a piece of code calls, jumps to or addresses; use nds_disassemble_range for the instructions themselves.',
-    behaviour: `read-only; same sources and window rules as nds_disassemble_range; branches and calls are not followed; a literal-pool reference is the slot address, the word stored there is not interpreted; immediates that look like addresses are not references; targetMode only when the instruction proves it (B/BL keep the mode, BLX label switches); ${IDENTITY_NOTE}`,
+      'Lists the single-instruction references of one linear ARM/Thumb window: direct branch/call, literal-pool slot, pc-relative address.',
+    useWhen: 'what a piece of code calls, jumps to or addresses; nds_disassemble_range for the instructions.',
+    behaviour: `read-only; windows as nds_disassemble_range; nothing followed; a literal-pool reference is the slot address plus its word (value) and, when that names a mapped runtime address, valueTarget (bit 0, owners); targetMode only when the instruction proves it; ${IDENTITY_NOTE}`,
     limits: `${LINEAR_LIMITS_TEXT}.`,
-    returns:
-      'source, status (complete | component-end | decode-stopped), stop, decoded {instructions, bytes}, references[{from, kind, to, targetMode?, condition?}].',
+    returns: 'source, status, stop, decoded counts, references.',
   },
   input: z.object({ ...startArgs, ...linearWindowArgs }),
   output: z.object({
@@ -39,6 +37,28 @@ export const ndsListReferences = defineTool({
         to: addressOut,
         targetMode: z.enum(['arm', 'thumb']).optional(),
         condition: z.string().optional(),
+        value: addressOut
+          .optional()
+          .describe(
+            'literal-pool: the little-endian word in the slot (when the slot lies in this component)',
+          ),
+        valueTarget: z
+          .object({
+            modeBit: z
+              .union([z.literal(0), z.literal(1)])
+              .describe('Bit 0 of the word (1 = Thumb if used by BX/BLX)'),
+            address: addressOut.describe('The word with bit 0 cleared'),
+            status: z.enum(['resolved', 'ambiguous', 'bss', 'compressed-overlay']),
+            owners: z.array(
+              z.object({
+                component: z.string(),
+                overlayId: z.number().int().nullable(),
+                region: z.enum(['file-backed', 'initialized-derived', 'bss']),
+              }),
+            ),
+          })
+          .optional()
+          .describe('literal-pool: present when the word names a mapped runtime address: its static owners'),
       }),
     ),
   }),
@@ -46,7 +66,17 @@ export const ndsListReferences = defineTool({
   limits: LINEAR_LIMITS,
   async handler(args, ctx) {
     const w = await linearWindow(ctx, args);
-    const references = referencesOfWindow(w.instructions);
+    const references = referencesOfWindow(w.instructions).map((ref) => {
+      const word = ref.kind === 'literal-pool' ? w.literalWords.get(ref.to) : undefined;
+      const view = { ...ref, from: hex(ref.from), to: hex(ref.to) };
+      if (!word) return view;
+      const { target } = word;
+      return {
+        ...view,
+        value: hex(word.value),
+        ...(target ? { valueTarget: { ...target, address: hex(target.address) } } : {}),
+      };
+    });
     const counts = new Map<string, number>();
     for (const r of references) counts.set(r.kind, (counts.get(r.kind) ?? 0) + 1);
     const summary = [...counts].map(([k, n]) => `${n} ${k}`).join(', ') || 'no references';
@@ -56,7 +86,7 @@ export const ndsListReferences = defineTool({
         status: w.status,
         stop: w.stop,
         decoded: { instructions: w.instructions.length, bytes: w.decodedBytes },
-        references: references.map((r) => ({ ...r, from: hex(r.from), to: hex(r.to) })),
+        references,
       },
       text: `${args.processor} ${w.source.mode} ${w.source.start}: ${w.instructions.length} instructions, ${summary}; ${w.status}`,
     };

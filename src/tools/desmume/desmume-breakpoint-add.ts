@@ -22,9 +22,9 @@ export const desmumeBreakpointAdd = defineTool({
     useWhen:
       'before desmume_continue; desmume_executable_ranges_replace widens the allowlist (e.g. for overlays).',
     behaviour:
-      'the stub checks breakpoints at instruction fetch (memory is not patched). "auto" resolves only from facts (2-but-not-4 alignment means Thumb, the entry point is ARM, the current PC, a single-mode range) and is refused when ambiguous. Adding an existing breakpoint returns it. Refuses while the target runs.',
-    limits: `at most ${LIMITS.breakpoints.max} active per CPU; inside the header's main binary range or a replaced range; arm 4-aligned, thumb 2-aligned.`,
-    returns: 'the breakpoint (id, address, mode, range, hits) and whether it already existed.',
+      'checked at instruction fetch (memory not patched). mode auto resolves only from facts (alignment, entry point, current PC, a single-mode range), else refused. An existing breakpoint is returned. Refused while running.',
+    limits: `${LIMITS.breakpoints.max} active per CPU; inside the main binary range or a replaced range; arm 4-aligned, thumb 2-aligned.`,
+    returns: 'the breakpoint and whether it already existed.',
   },
   input: z.object({
     processor: processorInput,

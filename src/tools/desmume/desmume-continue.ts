@@ -24,12 +24,11 @@ export const desmumeContinue = defineTool({
   title: 'Continue until a stop',
   profiles: RUNTIME,
   description: {
-    purpose: 'Resumes the halted target and waits, bounded, for the next stop (breakpoint or interrupt).',
+    purpose: 'Resumes the halted target and waits, bounded, for the next stop.',
     useWhen: 'running to a breakpoint; desmume_step_instruction for a few instructions.',
-    behaviour: `resumes execution. On a stop: matches the PC to a breakpoint id, counts the hit and (by default) captures the stop context. At the deadline the target keeps running and the result says "running": then use desmume_wait_for_stop or desmume_pause. ${notes}`,
-    limits: `timeoutMs ${LIMITS.continueMs.min}..${LIMITS.continueMs.max} (default ${LIMITS.continueMs.default}); context regions as desmume_capture_stop_context.`,
-    returns:
-      'state, stop (reason, pc, mode, cpsr, breakpointId, hitCount), expectedMatched when expectedBreakpointId was given, context when captured.',
+    behaviour: `on a stop: matches the PC to a breakpoint, counts the hit, captures the context (default). At the deadline the target keeps running (state running: desmume_wait_for_stop or desmume_pause). ${notes}`,
+    limits: 'context regions as desmume_capture_stop_context.',
+    returns: 'state, stop, expectedMatched (with expectedBreakpointId), context.',
   },
   input: z.object({
     processor: processorInput,

@@ -17,14 +17,12 @@ export const desmumeStart = defineTool({
   profiles: RUNTIME,
   description: {
     purpose:
-      'Launches the one server-owned DeSmuME on a workspace ROM with its ARM9 (and optionally ARM7) GDB stub.',
-    useWhen:
-      'beginning a live-debugging session; desmume_status shows an existing one, desmume_stop ends it.',
+      'Launches the one server-owned DeSmuME on a workspace ROM with its ARM9 (optionally ARM7) GDB stub.',
+    useWhen: 'starting live debugging; desmume_status shows a running one, desmume_stop ends it.',
     behaviour:
-      'starts a process (the operator-configured launcher, argument array, no shell, minimal env); parses the ROM header and records its SHA-256 before launch and re-checks it after; returns once each stub answers. The CPUs start halted at their entry points. Refuses a second start.',
-    limits: `one process per server; startTimeoutMs ${LIMITS.startMs.min}..${LIMITS.startMs.max} (default ${LIMITS.startMs.default}); ports 1024..65535 (default: a free one).`,
-    returns:
-      'generation, pid, ports, ROM identity (path, sha256, header entry/RAM ranges), the seeded executable ranges, startup ms.',
+      'starts the configured launcher (argument array, no shell, minimal env); ROM SHA-256 recorded before launch and re-checked after; returns once each stub answers, CPUs halted at their entry points. Refuses a second start.',
+    limits: 'one process per server; ports 1024..65535 (default: a free one).',
+    returns: 'generation, pid, ports, ROM identity, seeded executable ranges, startup ms.',
   },
   input: z.object({
     rom: romArg.optional(),

@@ -22,11 +22,11 @@ export const desmumeStepInstruction = defineTool({
   title: 'Single-step instructions',
   profiles: RUNTIME,
   description: {
-    purpose: 'Executes 1..100 single ARM or Thumb instructions on the halted CPU and records each PC.',
-    useWhen: 'following code a few instructions at a time; desmume_continue to run to a breakpoint.',
-    behaviour: `each step waits, bounded, for the stub's stop; a step that does not finish (the CPU waits for an interrupt) leaves the target running and the result says so. Breakpoints do not fire while stepping. ${notes}`,
-    limits: `count ${LIMITS.steps.min}..${LIMITS.steps.max} (default ${LIMITS.steps.default}); stepTimeoutMs ${LIMITS.stepWaitMs.min}..${LIMITS.stepWaitMs.max} per step (default ${LIMITS.stepWaitMs.default}).`,
-    returns: 'completed steps, the trace of PCs and modes after each step, the final stop and state.',
+    purpose: 'Executes single ARM/Thumb instructions on the halted CPU and records each PC.',
+    useWhen: 'following code a few instructions at a time; desmume_continue runs to a breakpoint.',
+    behaviour: `each step waits, bounded, for the stop; one that does not finish (waiting for an interrupt) leaves the target running, and says so. Breakpoints do not fire while stepping. ${notes}`,
+    limits: 'count and stepTimeoutMs per step as the arguments say.',
+    returns: 'completed steps, PC/mode trace, final stop and state.',
   },
   input: z.object({
     processor: processorInput,

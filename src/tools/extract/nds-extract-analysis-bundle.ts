@@ -13,14 +13,12 @@ export const ndsExtractAnalysisBundle = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Writes the static-analysis bundle of a ROM: manifest, address map, filesystem and overlay tables (JSON), arm9.bin, arm7.bin and every overlay as stored.',
-    useWhen:
-      'handing a ROM to an external analysis tool; for one component (or a NitroFS asset, which the bundle omits) use nds_extract_component.',
+      'Writes a ROM’s analysis bundle: manifest, address map, file and overlay tables (JSON), arm9.bin, arm7.bin, every overlay as stored.',
+    useWhen: 'handing a ROM to an external tool; nds_extract_component for one component or a NitroFS file.',
     behaviour:
-      'builds analysis/generated/nds/<sha16>/ in a hidden sibling directory and renames it into place only when complete (a previous bundle is restored if the replacement fails; leftovers of a crash are repaired on the next call); the ROM identity is re-verified before every write; entries that are not bundle files (components/) are kept; the ROM is never modified.',
-    limits: `each executable or overlay at most ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB; overlays bounded by the model (4096 per table).`,
-    returns:
-      'directory, sourceSha256, sourceSize, bundleId, files, totalBytes, overlays {arm9, arm7}, replacedPrevious, recovered (repairs done first).',
+      'writes analysis/generated/nds/<sha16>/ in a hidden sibling, renamed into place when complete (a failed replacement restores the previous one; crash leftovers are repaired next call); ROM identity re-verified before every write; components/ kept; the ROM is never modified.',
+    limits: `each executable or overlay at most ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB; 4096 overlays per table.`,
+    returns: 'directory, identity, files, totalBytes, overlay counts, replacedPrevious, recovered.',
   },
   input: z.object({ rom: romArg }),
   output: z.object({

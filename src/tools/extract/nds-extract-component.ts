@@ -15,14 +15,14 @@ export const ndsExtractComponent = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Writes the stored bytes of one canonical component (ARM9/ARM7 main, an overlay, a NitroFS file) to a server-chosen file.',
+      'Writes the stored bytes of one component (ARM9/ARM7 main, an overlay, a NitroFS file) to a server-chosen file.',
     useWhen:
-      'an external tool needs one component as a file; use nds_extract_analysis_bundle for executables, overlays and maps together.',
+      'an external tool needs one component as a file; nds_extract_analysis_bundle for everything at once.',
     behaviour:
-      'writes analysis/generated/nds/<sha16>/components/... atomically with a .json sidecar (source and artifact SHA-256); the ROM identity is re-verified after reading and before writing; compressed overlays stay compressed; identical content already in place is not rewritten; the ROM is never modified.',
-    limits: `one component per call, at most ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB; no offsets, lengths or destinations are accepted.`,
+      'writes analysis/generated/nds/<sha16>/components/... atomically with a JSON sidecar (SHA-256s); ROM identity re-verified before writing; compressed overlays stay compressed; identical content is not rewritten; the ROM is never modified.',
+    limits: `at most ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB; no offsets, lengths or destinations accepted.`,
     returns:
-      'artifact and sidecar (workspace-relative), component, romRange, size, compressed, sha256, sourceSha256, written (false when identical content was already there).',
+      'artifact and sidecar paths, component, romRange, size, sha256, written (false when already there).',
   },
   input: z.object({
     rom: romArg,

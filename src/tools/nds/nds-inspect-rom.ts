@@ -84,13 +84,14 @@ export const ndsInspectRom = defineTool({
   title: 'Inspect an NDS ROM',
   profiles: ['static'],
   description: {
-    purpose: 'Parses one .nds ROM into the validated canonical model and summarizes it.',
+    purpose: 'Parses one .nds ROM into the validated model and summarizes it.',
     useWhen:
-      'first, on any ROM: identity, header, ARM9/ARM7, tables, module params, size anomalies, counts. Then nds_list_files / nds_list_overlays for the lists, nds_resolve_* for addresses.',
+      'first, on any ROM: identity, header, ARM9/ARM7, tables, module params, size anomalies, counts; then nds_list_files / nds_list_overlays, nds_resolve_*.',
     behaviour: `read-only; ${IDENTITY_NOTE}`,
-    limits: 'any ROM size (only tables are read); FAT up to 61,440 files; 4,096 overlays per table.',
+    limits:
+      'any ROM size (only tables are read); FAT up to 61,440 files; 4,096 overlays per table; file name table up to 16 MiB; paths up to 1024 characters.',
     returns:
-      'rom, sha256, size; header (codes, CRCs stored/computed); arm9/arm7 (ROM offset, entry, RAM, runtime ranges, compression); tables; sizes (short/appended); moduleParams, footer, autoloads; dsi; counts; runtimeRanges (overlays as an envelope); issues.',
+      'identity, header with CRC checks, arm9/arm7, tables, sizes, moduleParams, footer, autoloads, dsi, counts, runtimeRanges (overlays as one envelope), issues.',
   },
   input: z.object({ rom: romArg }),
   output: z.object({

@@ -14,13 +14,12 @@ export const ndsListFiles = defineTool({
   title: 'List NitroFS files',
   profiles: ['static'],
   description: {
-    purpose: 'Lists the FAT entries of an NDS ROM with their NitroFS paths, ROM ranges and overlay use.',
+    purpose: 'Lists the FAT entries of an NDS ROM with NitroFS paths, ROM ranges and overlay use.',
     useWhen:
-      'finding a file or what a FAT entry is; overlay files appear here unnamed with their overlay; use nds_list_overlays for overlay runtime ranges.',
+      'finding a file or what a FAT entry is (overlay files appear unnamed); nds_list_overlays for overlay runtime ranges.',
     behaviour: `read-only; paginated in file-ID order; ${IDENTITY_NOTE}`,
-    limits: `limit default ${LIST_FILES_LIMITS.limit.default} / max ${LIST_FILES_LIMITS.limit.max}; offset 0..${LIST_FILES_LIMITS.offset.max}.`,
-    returns:
-      'total, offset, nextOffset (null at the end), files[{id, path (null = unnamed), start, end, size, overlays?[{processor,id}]}], directories count.',
+    limits: 'pages as the arguments say.',
+    returns: 'a page of files (path null = unnamed) and the directory count.',
   },
   input: z.object({
     rom: romArg,

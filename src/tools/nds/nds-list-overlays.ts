@@ -44,13 +44,11 @@ export const ndsListOverlays = defineTool({
   title: 'List ARM9/ARM7 overlays',
   profiles: ['static'],
   description: {
-    purpose: 'Lists every ARM9 and ARM7 overlay record with file range, runtime ranges and compression.',
-    useWhen:
-      'mapping overlays, finding which overlays share RAM; use nds_resolve_runtime_address for one address.',
-    behaviour: `read-only; ARM9 records then ARM7, in table order, paginated; ${IDENTITY_NOTE}`,
-    limits: `limit default ${LIST_OVERLAYS_LIMITS.limit.default} / max ${LIST_OVERLAYS_LIMITS.limit.max}; up to ${LIST_OVERLAYS_LIMITS.overlapsListed.max} overlapping IDs listed per overlay (overlapCount is exact).`,
-    returns:
-      'total, offset, nextOffset, overlays[{processor, id, fileId, file, ramAddress, ramSize, bssSize, initialized, bss, fileBacked (null when compressed), staticInit, compressed, compressedSize, flags, verifyHash, overlapCount, overlapsWith}].',
+    purpose: 'Lists the ARM9 and ARM7 overlay records: file, runtime ranges, compression, overlaps.',
+    useWhen: 'mapping overlays and which share RAM; nds_resolve_runtime_address for one address.',
+    behaviour: `read-only; ARM9 then ARM7, table order, paginated; ${IDENTITY_NOTE}`,
+    limits: `up to ${LIST_OVERLAYS_LIMITS.overlapsListed.max} overlapping IDs listed per overlay (overlapCount is exact).`,
+    returns: 'a page of overlays (fileBacked null when compressed).',
   },
   input: z.object({
     rom: romArg,

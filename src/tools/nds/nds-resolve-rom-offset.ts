@@ -20,13 +20,12 @@ export const ndsResolveRomOffset = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Lists every structure that owns one ROM byte: header field, tables, executables, overlays, files, DSi regions, banner, appended data.',
+      'Lists every structure owning one ROM byte: header field, tables, executables, overlays, files, DSi regions, banner, appended data.',
     useWhen:
-      'asking what a file offset belongs to (e.g. a search hit); use nds_resolve_runtime_address for RAM addresses.',
-    behaviour: `read-only; several owners may hold one byte (e.g. a NitroFS/FAT file and the overlay it backs); a runtime address is given only for bytes mapped one-to-one into memory, never for compressed storage; ${IDENTITY_NOTE}`,
+      'what a file offset belongs to (e.g. a search hit); nds_resolve_runtime_address for RAM addresses.',
+    behaviour: `read-only; one byte may have several owners (a file and the overlay it backs); runtime address only for bytes mapped one-to-one, never compressed storage; ${IDENTITY_NOTE}`,
     limits: 'one offset per call, inside the file.',
-    returns:
-      'offset, owners[{kind, range, field?, processor?, overlayId?, fileId?, path?, tableIndex?, autoloadIndex?, compressed?, runtimeAddress?}] (kind unmapped when nothing owns it).',
+    returns: 'offset and owners (a header owner names its one field; unmapped: range is the whole gap).',
   },
   input: z.object({ rom: romArg, offset: addressArg('ROM offset (must be inside the file)') }),
   output: z.object({

@@ -20,12 +20,11 @@ export const ndsResolveRuntimeAddress = defineTool({
   description: {
     purpose:
       'Maps an ARM9/ARM7 runtime address to every static owner: main executable, autoload block or overlay.',
-    useWhen:
-      'asking where code/data at a RAM address comes from; use nds_resolve_rom_offset for the reverse direction.',
-    behaviour: `read-only; never guesses: overlapping overlays give status ambiguous with all candidates; overlayId only drops other overlays' candidates (it does not mean that overlay is loaded); ${IDENTITY_NOTE}`,
+    useWhen: 'where code/data at a RAM address comes from; nds_resolve_rom_offset for the reverse.',
+    behaviour: `read-only; never guesses: overlapping overlays give status ambiguous with every candidate; overlayId only filters candidates (it does not mean loaded); ${IDENTITY_NOTE}`,
     limits: 'one address per call.',
     returns:
-      'status (resolved | ambiguous | bss | compressed-overlay | unmapped) and candidates[{component, overlayId, autoloadIndex, region (file-backed | initialized-derived | bss), range, romOffset (null for BSS and decoded bytes), fileId, compressed}].',
+      'status (resolved | ambiguous | bss | compressed-overlay | unmapped) and candidates (romOffset null for BSS and decoded bytes).',
   },
   input: z.object({
     rom: romArg,

@@ -23,12 +23,11 @@ export const getProjectStatus = defineTool({
   description: {
     purpose:
       'Reports git status (branch, ahead/behind, changed files) of the workspace and its direct child repositories.',
-    useWhen: 'before and after changes, to see what is modified; use run_project_verification to run checks.',
+    useWhen: 'before and after changes; run_project_verification runs checks.',
     behaviour:
-      'read-only; runs `git status` with no shell, a minimal environment, and no repository-configured command (fsmonitor, hooks, filters) enabled.',
-    limits: `repositories default ${GIT_LIMITS.repositories.default} / max ${GIT_LIMITS.repositories.max}; files per repository default ${GIT_LIMITS.files.default} / max ${GIT_LIMITS.files.max}; ${GIT_LIMITS.timeoutMs.max} ms per git call.`,
-    returns:
-      'repositories[] with branch, head, upstream, ahead, behind, changedCount, changed[{path,status}], truncated, error.',
+      'read-only; `git status` with no shell, minimal env, no repository-configured command (fsmonitor, hooks, filters).',
+    limits: `${GIT_LIMITS.timeoutMs.max} ms per git call.`,
+    returns: 'per repository: branch, head, upstream, ahead, behind, changed files, truncated, error.',
   },
   input: z.object({
     repository: z

@@ -1,5 +1,6 @@
 import { z } from 'zod/v4';
 import { runBounded } from '../../core/bounded-process.js';
+import { fitEncodedTail, tailBudget } from '../../core/encoded-tail.js';
 import { ReMcpError } from '../../core/errors.js';
 import { defineTool } from '../../mcp/tool.js';
 import { CHECK_LIMITS, CONFIG_FILE, loadChecks } from '../../project/checks-config.js';
@@ -11,14 +12,13 @@ export const runProjectVerification = defineTool({
   title: 'Run a verification check',
   profiles: ['project'],
   description: {
-    purpose: `Runs one named check (compile, lint, type-check, tests, dry-run install...) declared in the workspace's ${CONFIG_FILE}.`,
+    purpose: `Runs one named check (build, lint, tests...) declared in the workspace's ${CONFIG_FILE}.`,
     useWhen:
-      'to verify a project after a change; the caller picks a check by name and cannot supply a command. Use get_project_status for git state.',
+      'verifying a project after a change; the caller names a check, never a command. get_project_status for git state.',
     behaviour:
-      'runs the declared argv with no shell, a minimal environment and a contained working directory; the process group is killed on timeout or cancellation. Effects are whatever the operator-declared check does (it may write files), hence marked destructive.',
-    limits: `per-check timeout default ${CHECK_LIMITS.timeoutMs.default} ms / max ${CHECK_LIMITS.timeoutMs.max}; output tail default ${CHECK_LIMITS.outputBytes.default} / max ${CHECK_LIMITS.outputBytes.max} bytes per stream; ${CHECK_LIMITS.checks.max} checks.`,
-    returns:
-      'check, argv, cwd, exitCode, signal, durationMs, timedOut, passed, stdout/stderr tails with totals and truncated flags.',
+      'declared argv, no shell, minimal environment, contained working directory; process group killed on timeout or cancel. It does whatever the declared check does (may write files): marked destructive.',
+    limits: `${CHECK_LIMITS.checks.max} checks; each check's timeout up to ${CHECK_LIMITS.timeoutMs.max} ms (default ${CHECK_LIMITS.timeoutMs.default}); output tails up to ${CHECK_LIMITS.outputBytes.max / 1048576} MiB per stream (default ${CHECK_LIMITS.outputBytes.default} bytes).`,
+    returns: 'exitCode, signal, durationMs, timedOut, passed, stdout/stderr tails.',
   },
   input: z.object({
     check: z.string().min(1).max(64).describe(`Name of a check declared under "checks" in ${CONFIG_FILE}.`),
@@ -74,18 +74,23 @@ export const runProjectVerification = defineTool({
       : passed
         ? 'passed'
         : `failed (exit ${run.exitCode ?? run.signal})`;
+    const head = {
+      check: args.check,
+      argv: spec.argv,
+      cwd: cwd.relative,
+      exitCode: run.exitCode,
+      signal: run.signal,
+      durationMs: run.durationMs,
+      timedOut: run.timedOut,
+      passed,
+    };
+    // The tails are bounded as encoded (escaped control bytes grow 6x), so the verdict always fits.
+    const budget = tailBudget(ctx.services.config.maxOutputBytes, head);
     return {
       structured: {
-        check: args.check,
-        argv: spec.argv,
-        cwd: cwd.relative,
-        exitCode: run.exitCode,
-        signal: run.signal,
-        durationMs: run.durationMs,
-        timedOut: run.timedOut,
-        passed,
-        stdout: run.stdout,
-        stderr: run.stderr,
+        ...head,
+        stdout: fitEncodedTail(run.stdout, budget),
+        stderr: fitEncodedTail(run.stderr, budget),
       },
       text: `check ${args.check}: ${verdict} in ${run.durationMs} ms`,
     };

@@ -11,12 +11,14 @@ export const rebuildInput = z.object({
     .string()
     .min(1)
     .max(1024)
-    .describe(
-      'Workspace-relative path of the mutation manifest JSON (formatVersion 1 or 2; see docs/REBUILD.md).',
-    ),
+    .describe('Workspace path of the mutation manifest JSON (format 1 or 2, docs/REBUILD.md).'),
 });
 
 export const REBUILD_TOOL_LIMITS = REBUILD_LIMITS;
+
+const MiB = 1024 * 1024;
+/** The Limits line all three tools share (each declares the same limits). */
+export const REBUILD_LIMITS_LINE = `${REBUILD_LIMITS.operations.max} operations, ${REBUILD_LIMITS.patchBytes.max} bytes per edit, ${REBUILD_LIMITS.artifactBytes.max / MiB} MiB per artifact, ${REBUILD_LIMITS.manifestBytes.max / MiB} MiB manifest`;
 
 export const buildOutput = z.object({
   buildId: z.string(),

@@ -1,7 +1,7 @@
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { buildManifest } from '../../rebuild/service.js';
-import { buildOutput, REBUILD_TOOL_LIMITS, rebuildInput, shapeBuild } from './common.js';
+import { buildOutput, REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS, rebuildInput, shapeBuild } from './common.js';
 
 export const ndsMutationBuild = defineTool({
   name: 'nds_mutation_build',
@@ -9,14 +9,13 @@ export const ndsMutationBuild = defineTool({
   profiles: ['build'],
   description: {
     purpose:
-      'Applies a validated mutation manifest to a temporary copy of the source ROM, verifies the result and publishes it atomically.',
-    useWhen:
-      'after nds_mutation_validate passes; use nds_mutation_verify to re-check an existing build without building.',
+      'Applies a validated manifest to a copy of the source ROM, verifies the result and publishes it atomically.',
+    useWhen: 'after nds_mutation_validate passes.',
     behaviour:
-      'writes output/nds/<sha16>/<build-id>/ (rebuilt.nds, mutation-manifest.json, resolved-plan.json, verification.json, changed-components.json, output.sha256); nothing is visible there until every check passed; an identical existing build is reused only after fresh verification, a divergent one is a publish-collision and left untouched; the source ROM is never written.',
-    limits: `as nds_mutation_validate: at most ${REBUILD_TOOL_LIMITS.operations.max} operations, ${REBUILD_TOOL_LIMITS.artifactBytes.max / 1048576} MiB per artifact; the ROM is streamed in 4 MiB chunks.`,
+      'writes output/nds/<sha16>/<build-id>/ (the ROM and its evidence JSON) only once every check passed; an identical existing build is reused after fresh verification, a divergent one is a publish-collision and left as is. The source ROM is never written.',
+    limits: `${REBUILD_LIMITS_LINE}; the ROM is streamed in 4 MiB chunks.`,
     returns:
-      'buildId, outputDir, rom (workspace-relative), outputSha256, outputSize, reused, rebuildSemanticsVerified, changedPrefixBytes, checks.',
+      'buildId, outputDir, rom, outputSha256, outputSize, reused, rebuildSemanticsVerified, changedPrefixBytes, checks.',
   },
   input: rebuildInput,
   output: buildOutput,

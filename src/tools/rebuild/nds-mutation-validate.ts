@@ -4,7 +4,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { validateManifest } from '../../rebuild/service.js';
 import { READ_ONLY } from '../shared/annotations.js';
-import { REBUILD_TOOL_LIMITS, rebuildInput } from './common.js';
+import { REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS, rebuildInput } from './common.js';
 
 const range = z.object({ start: addressOut, end: addressOut });
 
@@ -14,14 +14,13 @@ export const ndsMutationValidate = defineTool({
   profiles: ['build'],
   description: {
     purpose:
-      'Checks a mutation manifest against the exact source ROM and resolves it into the deterministic build plan, without writing anything.',
-    useWhen:
-      'before nds_mutation_build, to see every guard pass, the resolved layout and the build ID; nds_mutation_verify checks a build that exists.',
+      'Checks a mutation manifest against the exact source ROM and resolves the deterministic build plan; writes nothing.',
+    useWhen: 'before nds_mutation_build; nds_mutation_verify checks an existing build.',
     behaviour:
-      'read-only: strict schema (format 1: same-size guarded edits and exact-size component replacement; format 2 adds variable-size NitroFS replacement and new files), exact source SHA-256, component/original-byte/runtime guards, artifact SHA-256, conflicts, append-only layout.',
-    limits: `at most ${REBUILD_TOOL_LIMITS.operations.max} operations, ${REBUILD_TOOL_LIMITS.patchBytes.max} bytes per edit, ${REBUILD_TOOL_LIMITS.artifactBytes.max / 1048576} MiB per artifact, ${REBUILD_TOOL_LIMITS.manifestBytes.max / 1048576} MiB manifest.`,
+      'read-only. Format 1: same-size guarded edits, exact-size component replacement; format 2 adds variable-size NitroFS replacement and new files. Checks source SHA-256, guards (component, original bytes, runtime), artifact SHA-256, conflicts; append-only layout.',
+    limits: `${REBUILD_LIMITS_LINE}.`,
     returns:
-      'buildId, outputDir it would publish to, output size, device capacity, each operation with its output range and hashes, header field rewrites, rebuilt tables.',
+      'buildId, outputDir, sizes, operations with output ranges and hashes, header rewrites, rebuilt tables.',
   },
   input: rebuildInput,
   output: z.object({

@@ -2,7 +2,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { verifyBuild } from '../../rebuild/service.js';
 import { READ_ONLY } from '../shared/annotations.js';
-import { buildOutput, REBUILD_TOOL_LIMITS, rebuildInput, shapeBuild } from './common.js';
+import { buildOutput, REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS, rebuildInput, shapeBuild } from './common.js';
 
 export const ndsMutationVerify = defineTool({
   name: 'nds_mutation_verify',
@@ -10,12 +10,12 @@ export const ndsMutationVerify = defineTool({
   profiles: ['build'],
   description: {
     purpose:
-      'Re-validates a manifest and checks its published build afresh: every evidence file, and the rebuilt ROM byte by byte and semantically.',
-    useWhen: 'to trust a build found on disk; it never repairs anything (rebuild with nds_mutation_build).',
+      'Re-validates a manifest and checks its published build afresh: every evidence file, and the ROM byte by byte and semantically.',
+    useWhen: 'to trust a build found on disk; it never repairs (rebuild with nds_mutation_build).',
     behaviour:
-      'read-only; fails with verification-failed on any difference (a changed byte anywhere in the ROM, an edited or extra evidence file).',
-    limits: `as nds_mutation_validate; the ROM is streamed in 4 MiB chunks.`,
-    returns: 'the same shape as nds_mutation_build, with reused true.',
+      'read-only; verification-failed on any difference (a changed ROM byte, an edited or extra file).',
+    limits: `${REBUILD_LIMITS_LINE}; the ROM is streamed in 4 MiB chunks.`,
+    returns: 'the nds_mutation_build shape, reused true.',
   },
   input: rebuildInput,
   output: buildOutput,

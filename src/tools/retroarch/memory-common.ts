@@ -66,8 +66,8 @@ export function readTool(
     profiles: PROFILES,
     description: {
       ...about,
-      limits: `length 1..${MAX_READ_BYTES} bytes per call; per-query timeout RETROARCH_TIMEOUT_MS, 3 attempts.`,
-      returns: 'address, requested, returned, truncated, requests, hex (uppercase, no spaces).',
+      limits: 'requests of up to 16 KiB, RETROARCH_TIMEOUT_MS each, 3 attempts.',
+      returns: 'address, requested, returned, truncated, hex (uppercase, no spaces).',
     },
     input: readInput,
     output: readOutput,

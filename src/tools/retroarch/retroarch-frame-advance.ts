@@ -12,7 +12,7 @@ export const retroarchFrameAdvance = defineTool({
     purpose: 'Runs exactly N frames from the paused state (FRAMEADVANCE presses), ending paused.',
     useWhen: 'stepping the game frame by frame between memory reads.',
     behaviour: `pauses first when running (pausedFirst: true), then sends N presses spaced ${PRESS_SPACING_MS} ms apart (closer presses merge into one frame) and confirms the paused state. Cancellable between presses.`,
-    limits: `frames 1..${MAX_FRAMES} (default 1); takes about frames x ${PRESS_SPACING_MS} ms.`,
+    limits: `takes about frames x ${PRESS_SPACING_MS} ms; RETROARCH_TIMEOUT_MS per query.`,
     returns: 'frames, pausedFirst, state.',
   },
   input: z.object({

@@ -12,7 +12,7 @@ export const retroarchLoadStateCurrent = defineTool({
     purpose: "Restores the emulator state from RetroArch's current slot (LOAD_STATE).",
     useWhen: 'undoing changes back to the last retroarch_save_state_current.',
     behaviour: `DESTRUCTIVE: replaces all live state. ${PAUSED} RetroArch does not acknowledge loads: when the state directory is readable a missing slot file is refused with not-found; otherwise verify the effect with a read.`,
-    limits: 'one load, then one main-loop turn of settling.',
+    limits: 'one load, then one main-loop turn of settling; RETROARCH_TIMEOUT_MS per query.',
     returns: 'slot, file (when known), resumed, acknowledged: false, slotPointer.',
   },
   input: z.object({ resumeIfPaused }),

@@ -11,11 +11,11 @@ export const retroarchPing = defineTool({
   description: {
     purpose: "Checks that RetroArch's network command interface answers and reports its version.",
     useWhen:
-      'first, to confirm RETROARCH_HOST/RETROARCH_PORT reach a RetroArch with network_cmd_enable = "true"; retroarch_get_status says what it is running.',
+      'first, to confirm RETROARCH_HOST/PORT reach a RetroArch with network_cmd_enable; retroarch_get_status for what it runs.',
     behaviour:
-      'read-only; one VERSION query (re-sent on timeout). The version gates newer commands (e.g. LOAD_STATE_SLOT needs 1.15+); it is cached, and forgotten when RetroArch answers again after being seen unreachable (a restart between two calls that re-mcp never sees goes unnoticed: call this tool after restarting RetroArch).',
-    limits: 'per-query timeout RETROARCH_TIMEOUT_MS (default 1000 ms), 3 attempts.',
-    returns: 'version, target host:port, round-trip ms, and which optional slot commands this version has.',
+      'read-only; one VERSION query (re-sent on timeout). The version gates newer commands and is cached until RetroArch is seen unreachable: call again after restarting RetroArch.',
+    limits: 'RETROARCH_TIMEOUT_MS per query (50..30000 ms, default 1000), 3 attempts.',
+    returns: 'version, target, round-trip ms, available slot commands.',
   },
   input: z.object({}),
   output: z.object({

@@ -12,7 +12,7 @@ export const retroarchReset = defineTool({
     useWhen: 'restarting from boot; to return to a saved point use the load-state tools.',
     behaviour:
       'DESTRUCTIVE: live game state is lost. Fire-and-forget: RetroArch does not acknowledge RESET; the tool only checks that content is loaded first.',
-    limits: 'one status query then one datagram.',
+    limits: 'one status query, then one datagram; RETROARCH_TIMEOUT_MS per query.',
     returns: 'sent.',
   },
   input: z.object({}),

@@ -11,8 +11,8 @@ export const retroarchSaveStateCurrent = defineTool({
   description: {
     purpose: "Saves the whole emulator state to RetroArch's current slot (SAVE_STATE).",
     useWhen: 'making a restore point before risky writes; retroarch_save_state_slot targets a given slot.',
-    behaviour: `DESTRUCTIVE to the slot file (overwritten without backup). ${PAUSED} ${CONFIRM} A confirmed save also tells which slot the pointer really is on.`,
-    limits: 'one save; file wait max(2 s, 2 x RETROARCH_TIMEOUT_MS).',
+    behaviour: `DESTRUCTIVE to the slot file (no backup). ${PAUSED} ${CONFIRM}`,
+    limits: 'slot pointer 0..99; file wait max(2 s, 2 x RETROARCH_TIMEOUT_MS).',
     returns: 'slot, confirmed, file, resumed, slotPointer {value, verified}.',
   },
   input: z.object({ resumeIfPaused }),

@@ -10,12 +10,12 @@ export const retroarchScreenshot = defineTool({
   profiles: PROFILES,
   description: {
     purpose:
-      'Takes a screenshot (SCREENSHOT) and, when RETROARCH_SCREENSHOT_DIR is set, returns the PNG as an image.',
+      'Takes a screenshot (SCREENSHOT); with RETROARCH_SCREENSHOT_DIR set, returns the PNG as an image.',
     useWhen: 'to see the game screen.',
     behaviour:
-      "writes a PNG into RetroArch's screenshot_directory (two shots in the same second overwrite each other). The protocol cannot report that directory: with RETROARCH_SCREENSHOT_DIR set, the tool waits for the new file and returns it; without it, it only says the shot was requested.",
+      "writes a PNG into RetroArch's screenshot_directory (same-second shots overwrite). Without RETROARCH_SCREENSHOT_DIR it only reports the request.",
     limits: `waits up to max(2 s, 2 x RETROARCH_TIMEOUT_MS) for the file; PNG up to ${MAX_SCREENSHOT_BYTES} bytes.`,
-    returns: 'requested, path (or null), bytes, width, height; the PNG as MCP image content.',
+    returns: 'requested, path, bytes, width, height; the PNG as image content.',
   },
   input: z.object({}),
   output: z.object({

@@ -14,8 +14,8 @@ export const retroarchWriteMemory = defineTool({
       "Writes bytes into the core's system memory map (WRITE_CORE_MEMORY) and reports what RetroArch confirms.",
     useWhen: 'poking game state on a core with a memory map; save a state first if you may want to undo.',
     behaviour:
-      "DESTRUCTIVE: overwrites live memory, no undo. Split into datagrams under RetroArch's 2,047-byte limit (~650 bytes each), each sent ONCE (never re-sent): a missing acknowledgement is an `unconfirmed` error, a short count (the write ran past the end of a region) is a `short-write` error with the confirmed count, ROM is `read-only`. RetroArch disables achievements hardcore mode on writes.",
-    limits: 'bytes 1..65536 per call; per-datagram timeout RETROARCH_TIMEOUT_MS, no retries.',
+      'DESTRUCTIVE: overwrites live memory, no undo. Sent in datagrams of ~650 bytes, each ONCE: no acknowledgement is `unconfirmed`, a short count is `short-write`, ROM is `read-only`. Writes disable achievements hardcore mode.',
+    limits: 'up to 65536 bytes per call; per-datagram RETROARCH_TIMEOUT_MS, no retries.',
     returns: 'address, written (bytes RetroArch confirmed), requests.',
   },
   input: writeInputSchema,

@@ -12,14 +12,14 @@ export const retroarchWriteRam = defineTool({
   profiles: PROFILES,
   description: {
     purpose:
-      'Writes bytes into the RetroAchievements address space (WRITE_CORE_RAM), then reads them back to verify.',
+      'Writes bytes into the RetroAchievements address space (WRITE_CORE_RAM) and reads them back to verify.',
     useWhen:
-      'the core has no memory map (e.g. Nestopia); otherwise prefer retroarch_write_memory, which is acknowledged.',
+      'the core has no memory map (e.g. Nestopia); else retroarch_write_memory, which is acknowledged.',
     behaviour:
-      'DESTRUCTIVE: overwrites live memory. RetroArch never acknowledges WRITE_CORE_RAM, so the tool reads the range back: verified true|false, or "unverifiable" when the read-back fails. On a running game the program itself may change the bytes before the read-back (verified: false).',
+      'DESTRUCTIVE: overwrites live memory. Never acknowledged, so read back: verified true|false|"unverifiable"; a running game may change the bytes first (false).',
     limits:
-      'bytes 1..65536 per call; datagrams under 2,047 bytes; read-back timeout RETROARCH_TIMEOUT_MS, 3 attempts.',
-    returns: 'address, sent, verified (true|false|"unverifiable"), firstMismatch (offset or null), reason.',
+      'up to 65536 bytes per call in datagrams under 2,047 bytes; read-back RETROARCH_TIMEOUT_MS, 3 attempts.',
+    returns: 'address, sent, verified, firstMismatch, reason.',
   },
   input: writeInputSchema,
   output: z.object({

@@ -65,5 +65,5 @@ export const resumeIfPaused = z
   .boolean()
   .default(false)
   .describe(
-    'RetroArch silently ignores this while paused. false (default): refuse with a `paused` error. true: resume, act, then pause again (a few frames run meanwhile).',
+    'Paused RetroArch ignores this: false refuses with `paused`; true resumes, acts, pauses again (a few frames run).',
   );

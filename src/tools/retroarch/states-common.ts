@@ -42,15 +42,14 @@ export const saveLimits = {
 };
 
 export const CONFIRM =
-  'When RetroArch runs on this machine and GET_CONFIG_PARAM savestate_directory is readable, the state file is watched: confirmed with its path, or an `unconfirmed` error if it did not change; otherwise confirmed: false.';
+  'With a readable local savestate_directory the state file is watched: confirmed, or `unconfirmed` if unchanged; else confirmed: false.';
 
-export const PAUSED =
-  'RetroArch silently ignores it while paused: refused with `paused` unless resumeIfPaused.';
+export const PAUSED = 'Ignored by a paused RetroArch: refused with `paused` unless resumeIfPaused.';
 
 export const TRACKED =
-  'RetroArch cannot report the slot pointer: re-mcp tracks it (verified after a confirmed save; assumed to start at 0, and reset to that when RetroArch answers again after being seen unreachable, since it may have restarted). A restart re-mcp never sees (no failed query in between) or a pointer moved outside re-mcp leaves the tracked value wrong until the next confirmed save.';
+  'The pointer is tracked by re-mcp (starts at 0, verified by confirmed saves, reset when RetroArch was unreachable); moved outside re-mcp it is wrong until the next confirmed save.';
 
-export const WALK = `Without a native slot command (1.14) the slot pointer is walked there with STATE_SLOT_PLUS/MINUS presses (${PRESS_SPACING_MS} ms apart) from the tracked position, then walked back. ${TRACKED}`;
+export const WALK = `the slot pointer is walked there and back with STATE_SLOT_PLUS/MINUS (${PRESS_SPACING_MS} ms apart). ${TRACKED}`;
 
 export type StateRequest = { slot?: number; resumeIfPaused: boolean };
 
@@ -85,10 +84,9 @@ export function slotStepTool(
     profiles: PROFILES,
     description: {
       purpose: `Moves RetroArch's current state slot pointer ${plus ? 'up' : 'down'} by one (${plus ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS'}).`,
-      useWhen:
-        'choosing the slot that the *_current state tools use; retroarch_save_state_slot / load_state_slot are simpler.',
-      behaviour: `changes the pointer only (no state file is touched). ${PAUSED} The result is the tracked value. ${TRACKED}${plus ? '' : ' RetroArch 1.14 does not go below 0.'}`,
-      limits: `one press; presses are spaced ${PRESS_SPACING_MS} ms apart.`,
+      useWhen: 'choosing the slot the *_current state tools use; retroarch_*_state_slot are simpler.',
+      behaviour: `pointer only, no file touched. ${PAUSED} Returns the tracked value. ${TRACKED}${plus ? '' : ' 1.14 stops at 0.'}`,
+      limits: `one press; presses ${PRESS_SPACING_MS} ms apart; RETROARCH_TIMEOUT_MS per query.`,
       returns: 'from, slot, verified.',
     },
     input: z.object({ resumeIfPaused }),

@@ -1,5 +1,6 @@
 import { z } from 'zod/v4';
 import {
+  addressArg,
   addressOut,
   addressRangeOut,
   formatOptionalAddress,
@@ -38,13 +39,13 @@ export const ndsSearchPattern = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Finds every occurrence of one exact byte signature (?? wildcards), typed integer, ASCII or UTF-16LE string in a validated ROM.',
+      'Finds every occurrence of a byte signature (?? wildcards), typed integer, ASCII or UTF-16LE string in a ROM.',
     useWhen:
-      'locating code signatures, constants or strings by bytes; then nds_resolve_rom_offset or nds_disassemble_range on a hit. Hits are byte facts, not pointers or references.',
-    behaviour: `read-only; streams the stored bytes of the whole ROM or of selected components (a component hit must lie wholly inside one selected component; whole-rom hits may cross structures); compressed overlays are searched as stored, never decoded; overlapping hits are kept, ascending; owners carry a runtime address only when the whole hit maps directly; ${IDENTITY_NOTE}`,
-    limits: `pattern 1..${L.patternBytes.max} bytes; scan default ${L.maxScanBytes.default / MiB} / max ${L.maxScanBytes.max / MiB} MiB; page default ${L.pageSize.default} / max ${L.pageSize.max}; offset (a match index) max ${L.offset.max}; context 0..${L.contextBytes.max} bytes per side; ${L.discoveredMatches.max} matches discovered at most; ${SCOPE_LIMITS.selectors.max} component selectors.`,
+      'locating signatures, constants or strings; then nds_resolve_rom_offset or nds_disassemble_range on a hit (hits are bytes, not references).',
+    behaviour: `read-only; streams the whole ROM or selected components (a hit lies inside one); compressed overlays searched as stored; overlapping hits kept, ascending; runtime address only when the hit maps directly; ${IDENTITY_NOTE}`,
+    limits: `pattern up to ${L.patternBytes.max} bytes; scan up to ${L.maxScanBytes.max / MiB} MiB; ${L.discoveredMatches.max} matches discovered at most; ${SCOPE_LIMITS.selectors.max} component selectors.`,
     returns:
-      'status complete|truncated with truncationReasons (scan-byte-limit, match-count-limit), scannedBytes, discoveredMatches, nextOffset (null unless later matches were found), matches[{index, romOffset, owners[], bytes?, context?}].',
+      'status with truncationReasons, scannedBytes, discoveredMatches, nextOffset, resumeRomOffset (continue a truncated scan via startRomOffset), matches with owners.',
   },
   input: z.object({
     rom: romArg,
@@ -70,6 +71,9 @@ export const ndsSearchPattern = defineTool({
       L.maxScanBytes,
       `Physical bytes scanned at most, in ascending ROM order (default 64 MiB, max 512 MiB)`,
     ),
+    startRomOffset: addressArg(
+      'Scan only from this ROM offset on: a truncated result’s resumeRomOffset, with the same pattern and scope (default: the start)',
+    ).optional(),
     contextBytes: limitArg(
       L.contextBytes,
       'Bytes shown before and after each hit (hex), clipped to the ROM or the containing component',
@@ -84,12 +88,17 @@ export const ndsSearchPattern = defineTool({
     }),
     scope: z.object({ kind: z.string(), components: z.array(z.string()), scopeBytes: z.number().int() }),
     status: z.enum(['complete', 'truncated']),
-    truncationReasons: z.array(z.enum(['scan-byte-limit', 'match-count-limit'])),
+    truncationReasons: z.array(z.enum(['scan-byte-limit', 'match-count-limit', 'verification-work-limit'])),
     scannedBytes: z.number().int(),
     discoveredMatches: z.number().int(),
     offset: z.number().int(),
     returned: z.number().int(),
     nextOffset: z.number().int().nullable(),
+    resumeRomOffset: addressOut
+      .nullable()
+      .describe(
+        'Truncated scan: pass as startRomOffset (same pattern and scope) to continue; null when complete.',
+      ),
     matches: z.array(
       z.object({
         index: z.number().int(),
@@ -129,6 +138,7 @@ export const ndsSearchPattern = defineTool({
             limit: args.limit,
             maxScanBytes: args.maxScanBytes,
             contextBytes: args.contextBytes,
+            ...(args.startRomOffset !== undefined ? { startRomOffset: args.startRomOffset } : {}),
           },
         );
         const head = result.matches
@@ -139,6 +149,7 @@ export const ndsSearchPattern = defineTool({
         return {
           structured: {
             ...result,
+            resumeRomOffset: result.resumeRomOffset === null ? null : hex(result.resumeRomOffset),
             matches: result.matches.map(({ romOffset, owners, context, ...m }) => ({
               ...m,
               romOffset: hex(romOffset),

@@ -7,7 +7,7 @@ export const romArg = z
   .string()
   .min(1)
   .max(1024)
-  .describe('Workspace-relative path of the .nds ROM, e.g. "roms/game.nds" (read-only; never modified).');
+  .describe('Workspace-relative .nds path, e.g. "roms/game.nds" (never modified).');
 
 export const processorArg = z.enum(PROCESSORS).describe('Processor whose address space is meant.');
 
@@ -17,8 +17,9 @@ export const overlayIdArg = (what: string) =>
 
 export { READ_ONLY } from './annotations.js';
 
+/** Said in every ROM tool's behaviour line: what the identity guarantee is and how it fails. */
 export const IDENTITY_NOTE =
-  'identity is SHA-256 + size, cached by (device, inode, size, mtime, ctime) and re-checked after the call; a ROM modified meanwhile fails with rom-changed; an unusable header fails with invalid-rom naming the field.';
+  'ROM identity (SHA-256) verified before and after; rom-changed if it changed, invalid-rom on a bad header.';
 
 /** Forwards cold-open hashing progress (large ROMs) to the caller's progress token. */
 export const hashProgress =

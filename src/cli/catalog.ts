@@ -1,0 +1,70 @@
+// The catalog: every tool's published definition (what tools/list answers), its family, profiles
+// and declared limits. The build makes it once (scripts/bundle.mjs defines __RE_MCP_CATALOG__), so a
+// started server answers tools/list without importing a tool or deriving a JSON Schema; running from
+// source derives it on first use. A tool's code is imported when the tool is first called.
+import type { ProfileName } from '../core/profiles.js';
+import type { LimitSpec } from '../core/vocabulary.js';
+import { type ListedTool, listTools, type ToolSource } from '../mcp/server.js';
+import type { ToolDefinition } from '../mcp/tool.js';
+import type { ListedTool as ContainerTool } from '../services.js';
+import { FAMILY_LOADERS, type FamilyName } from '../tools/families.js';
+
+declare const __RE_MCP_CATALOG__: string | undefined;
+
+export interface CatalogEntry {
+  family: FamilyName;
+  profiles: readonly ProfileName[];
+  limits?: Record<string, LimitSpec>;
+  published: ListedTool;
+}
+
+/** Derives the catalog from the tool definitions (the build does this once). */
+export async function buildCatalog(): Promise<CatalogEntry[]> {
+  const entries: CatalogEntry[] = [];
+  for (const [family, load] of Object.entries(FAMILY_LOADERS) as Array<
+    [FamilyName, () => Promise<readonly ToolDefinition[]>]
+  >) {
+    const defs = await load();
+    const published = listTools(defs);
+    for (const [i, def] of defs.entries()) {
+      entries.push({
+        family,
+        profiles: def.profiles,
+        ...(def.limits ? { limits: def.limits } : {}),
+        published: published[i]!,
+      });
+    }
+  }
+  return entries;
+}
+
+async function catalog(): Promise<CatalogEntry[]> {
+  return typeof __RE_MCP_CATALOG__ === 'string'
+    ? (JSON.parse(__RE_MCP_CATALOG__) as CatalogEntry[])
+    : buildCatalog();
+}
+
+/** The tools of one profile: what tools/list answers, what the container reports, and their code on demand. */
+export async function profileTools(
+  profile: ProfileName,
+): Promise<{ source: ToolSource; tools: ContainerTool[] }> {
+  const entries = (await catalog()).filter((e) => profile === 'full' || e.profiles.includes(profile));
+  const published = entries.map((e) => e.published);
+  const familyOf = new Map(entries.map((e) => [e.published.name, e.family]));
+  const loading = new Map<FamilyName, Promise<readonly ToolDefinition[]>>();
+  const source: ToolSource = {
+    listed: () => published,
+    async load(name) {
+      const family = familyOf.get(name);
+      if (!family) return undefined;
+      if (!loading.has(family)) loading.set(family, FAMILY_LOADERS[family]());
+      return (await loading.get(family)!).find((t) => t.name === name);
+    },
+  };
+  const tools = entries.map((e) => ({
+    name: e.published.name,
+    title: e.published.title,
+    ...(e.limits ? { limits: e.limits } : {}),
+  }));
+  return { source, tools };
+}

@@ -1,0 +1,146 @@
+// Output schemas as published: said once, without words the values already say. They accept exactly
+// the values they accepted before.
+//
+// `type` beside `enum`/`const` is dropped when every listed value already has that type
+// ({"enum":["arm","thumb"]} accepts what {"type":"string","enum":["arm","thumb"]} did). Input schemas
+// keep it: form-based clients choose a widget from `type`.
+//
+// A repeated part is said once: identical subschemas (the address string
+// with its pattern, a {start, end} range, the ARM9/ARM7 block of nds_inspect_rom) move to `$defs`
+// and every occurrence becomes a `$ref` to it. A `$ref` to a definition validates exactly what the
+// inlined copy did, so the schema accepts the same values; only bytes go. A part is shared only when
+// that saves bytes (a `{"type":"integer"}` stays inline).
+type Schema = Record<string, unknown>;
+
+/** Keys whose value is a subschema, and keys whose value is a list or map of subschemas. */
+const SCHEMA_KEYS = ['items', 'additionalProperties', 'not', 'contains', 'propertyNames'];
+const LIST_KEYS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'];
+const MAP_KEYS = ['properties', '$defs', 'patternProperties'];
+
+const isSchema = (v: unknown): v is Schema => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Calls `visit` for every subschema below `schema` (not `schema` itself), with its property name. */
+function eachSubschema(schema: Schema, visit: (s: Schema, key: string | null) => void): void {
+  for (const key of SCHEMA_KEYS) {
+    const v = schema[key];
+    if (isSchema(v)) {
+      visit(v, null);
+      eachSubschema(v, visit);
+    }
+  }
+  for (const key of LIST_KEYS) {
+    const v = schema[key];
+    if (!Array.isArray(v)) continue;
+    for (const s of v)
+      if (isSchema(s)) {
+        visit(s, null);
+        eachSubschema(s, visit);
+      }
+  }
+  for (const key of MAP_KEYS) {
+    const v = schema[key];
+    if (!isSchema(v)) continue;
+    for (const [name, s] of Object.entries(v))
+      if (isSchema(s)) {
+        visit(s, key === 'properties' ? name : null);
+        eachSubschema(s, visit);
+      }
+  }
+}
+
+/** A copy of `schema` with `fn` applied to each direct subschema (values, enums, defaults untouched). */
+function mapSubschemas(schema: Schema, fn: (s: Schema) => Schema): Schema {
+  const swap = (s: unknown): unknown => (isSchema(s) ? fn(s) : s);
+  const out: Schema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (SCHEMA_KEYS.includes(key)) out[key] = swap(value);
+    else if (LIST_KEYS.includes(key) && Array.isArray(value)) out[key] = value.map(swap);
+    else if (MAP_KEYS.includes(key) && isSchema(value))
+      out[key] = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, swap(v)]));
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** Rebuilds `schema` with every subschema whose JSON is `json` replaced by `ref`. */
+function replace(schema: Schema, json: string, ref: Schema): Schema {
+  return mapSubschemas(schema, (s) => (JSON.stringify(s) === json ? ref : replace(s, json, ref)));
+}
+
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+/** True when `type` admits nothing the listed values do not already fix. */
+function typeImplied(type: unknown, values: unknown[]): boolean {
+  if (typeof type !== 'string') return false;
+  return values.every((v) =>
+    type === 'integer'
+      ? Number.isInteger(v)
+      : type === 'number'
+        ? typeof v === 'number'
+        : jsonType(v) === type,
+  );
+}
+
+function dropImpliedTypes(schema: Schema): Schema {
+  const out = mapSubschemas(schema, dropImpliedTypes);
+  const values = 'const' in out ? [out.const] : Array.isArray(out.enum) ? out.enum : null;
+  if (values && typeImplied(out.type, values)) delete out.type;
+  return out;
+}
+
+/** The published form of an output schema (already compacted by json-schema.ts). */
+export function publishOutputSchema(root: Schema, names: ReadonlyMap<string, string>): Schema {
+  return shareDefinitions(dropImpliedTypes(root), names);
+}
+
+/**
+ * Moves repeated subschemas of `root` to `root.$defs`, the biggest saving first, until no move saves
+ * bytes. `names` names well-known parts by their JSON (e.g. the address string); any other definition
+ * is named after the first property it describes.
+ */
+export function shareDefinitions(root: Schema, names: ReadonlyMap<string, string> = new Map()): Schema {
+  let current = root;
+  const defs: Record<string, Schema> = isSchema(root.$defs)
+    ? { ...(root.$defs as Record<string, Schema>) }
+    : {};
+  for (;;) {
+    const seen = new Map<string, { count: number; key: string | null }>();
+    eachSubschema({ ...current, $defs: defs }, (s, key) => {
+      if ('$ref' in s && Object.keys(s).length === 1) return;
+      const json = JSON.stringify(s);
+      const entry = seen.get(json);
+      if (entry) {
+        entry.count++;
+        entry.key ??= key;
+      } else seen.set(json, { count: 1, key });
+    });
+    let best: { json: string; name: string; saving: number } | null = null;
+    for (const [json, { count, key }] of seen) {
+      if (count < 2) continue;
+      const name = uniqueName(names.get(json) ?? key ?? 'part', defs);
+      const refBytes = `{"$ref":"#/$defs/${name}"}`.length;
+      const defBytes = `"${name}":${json},`.length + (Object.keys(defs).length === 0 ? 11 : 0);
+      const saving = count * (json.length - refBytes) - defBytes;
+      if (saving > 0 && (!best || saving > best.saving)) best = { json, name, saving };
+    }
+    if (!best) break;
+    const ref = { $ref: `#/$defs/${best.name}` };
+    const body = JSON.parse(best.json) as Schema;
+    current = replace(current, best.json, ref);
+    for (const [k, v] of Object.entries(defs))
+      defs[k] = JSON.stringify(v) === best.json ? v : replace(v, best.json, ref);
+    defs[best.name] = body;
+  }
+  if (Object.keys(defs).length === 0) return current;
+  return { ...current, $defs: defs };
+}
+
+function uniqueName(base: string, taken: Record<string, unknown>): string {
+  const clean = base.replace(/[^A-Za-z0-9_]/g, '') || 'part';
+  if (!(clean in taken)) return clean;
+  for (let i = 2; ; i++) if (!(`${clean}${i}` in taken)) return `${clean}${i}`;
+}

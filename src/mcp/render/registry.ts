@@ -1,0 +1,56 @@
+// Chooses the text block of a successful tool result: the tool's own summary line(s) followed by a
+// rendering of the structured data (./text.ts), or a specialised rendering registered here by tool
+// name. Kept within the output bound: a rendering that does not fit is cut at a line boundary with
+// an explicit marker, never silently.
+import { hexdump, renderStructured } from './text.js';
+
+type Renderer = (summary: string, structured: Record<string, unknown>) => string;
+
+/** RetroArch reads: the head line and the complete hexdump (the tool's own text shows 256 bytes). */
+const retroarchRead: Renderer = (_summary, s) => {
+  const base = Number.parseInt(String(s.address).slice(2), 16);
+  const head = `${s.address}: ${s.returned} of ${s.requested} bytes (${s.space})${s.truncated ? ', cut at the end of the region' : ''}`;
+  return [head, ...hexdump(String(s.hex ?? ''), Number.isFinite(base) ? base : null)].join('\n');
+};
+
+const SPECIALISED: Record<string, Renderer> = {
+  retroarch_read_memory: retroarchRead,
+  retroarch_read_ram: retroarchRead,
+};
+
+const generic: Renderer = (summary, structured) => `${summary}\n\n${renderStructured(structured)}`;
+
+/** Bytes the text costs inside the serialized result (JSON escaping included). */
+function jsonBytes(text: string): number {
+  return Buffer.byteLength(JSON.stringify(text), 'utf8') - 2;
+}
+
+/** Keeps whole lines while they fit in `budget` bytes; says what was cut and where the rest is. */
+export function boundText(text: string, budget: number): string {
+  if (jsonBytes(text) <= budget) return text;
+  const total = Buffer.byteLength(text, 'utf8');
+  const lines = text.split('\n');
+  const marker = (kept: number) =>
+    `... text cut after ${kept} of ${lines.length} lines (${total} bytes) to stay within RE_MCP_MAX_OUTPUT_BYTES; the full data is in structuredContent, or request a smaller window`;
+  const room = budget - jsonBytes(marker(lines.length)) - 2;
+  const kept: string[] = [];
+  let used = 0;
+  for (const line of lines) {
+    const cost = jsonBytes(line) + 2;
+    if (used + cost > room) break;
+    kept.push(line);
+    used += cost;
+  }
+  return [...kept, marker(kept.length)].join('\n');
+}
+
+/** The text block for a success: data included, at most `budget` bytes once serialized. */
+export function renderToolText(
+  name: string,
+  summary: string,
+  structured: Record<string, unknown>,
+  budget: number,
+): string {
+  const render = SPECIALISED[name] ?? generic;
+  return boundText(render(summary, structured), Math.max(budget, 0));
+}

@@ -1,0 +1,150 @@
+// Renders a tool's structured result as plain text, so that a client which shows the model only
+// `content[]` (or negotiated a protocol version without structured content) still receives the data:
+// scalars as `key: value` lines, arrays of records as aligned tables, instruction lists as a listing,
+// hex byte fields as hexdumps. Generic by shape, so every tool, present and future, gets it; a few
+// specialised renderers (./registry.ts) replace it where a tool's data reads better another way.
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Record_ = { [key: string]: Json };
+
+const HEX_BYTES = /^(?:[0-9a-fA-F]{2})+$/;
+const ADDRESS = /^0x[0-9a-fA-F]{1,16}$/;
+/** Field names that carry raw bytes as hex text (memory order). */
+const BYTE_FIELDS = new Set(['hex', 'raw', 'data', 'bytesHex']);
+/** Longest cell kept in a table column before it is cut with an ellipsis marker. */
+const MAX_CELL = 120;
+
+function isRecord(value: Json | undefined): value is Record_ {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function scalar(value: Json): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+/** 16 bytes a line, each line led by its address (base + offset) when the base is known. */
+export function hexdump(hex: string, base: number | null): string[] {
+  const lines: string[] = [];
+  for (let i = 0; i < hex.length; i += 32) {
+    const row =
+      hex
+        .slice(i, i + 32)
+        .toLowerCase()
+        .match(/../g)
+        ?.join(' ') ?? '';
+    const offset = i / 2;
+    const label =
+      base === null
+        ? `+${offset.toString(16).padStart(4, '0')}`
+        : `0x${(base + offset).toString(16).padStart(8, '0')}`;
+    lines.push(`${label}: ${row}`);
+  }
+  return lines;
+}
+
+function baseAddress(owner: Record_): number | null {
+  for (const key of ['address', 'start', 'base']) {
+    const v = owner[key];
+    if (typeof v === 'string' && ADDRESS.test(v)) return Number.parseInt(v.slice(2), 16);
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v;
+  }
+  return null;
+}
+
+function isInstructionList(rows: Json[]): boolean {
+  return rows.length > 0 && rows.every((r) => isRecord(r) && 'mnemonic' in r && 'address' in r);
+}
+
+/** One line per instruction: address, bytes, mnemonic and operands, then any other facts as k=v. */
+function listing(rows: Record_[]): string[] {
+  const shown = new Set(['address', 'bytes', 'mnemonic', 'operands', 'size']);
+  return rows.map((r) => {
+    const extra = Object.entries(r)
+      .filter(([k, v]) => !shown.has(k) && v !== null && v !== false && v !== undefined)
+      .map(([k, v]) => (v === true ? k : `${k}=${scalar(v)}`));
+    const at =
+      typeof r.address === 'number'
+        ? `0x${r.address.toString(16).padStart(8, '0')}`
+        : scalar(r.address ?? '');
+    const head =
+      `${at}  ${String(r.bytes ?? '').padEnd(8)}  ${scalar(r.mnemonic ?? '')} ${scalar(r.operands ?? '')}`.trimEnd();
+    return extra.length > 0 ? `${head}  ; ${extra.join(' ')}` : head;
+  });
+}
+
+/** Columns are the keys of every row in first-seen order; nested values are compact JSON cells. */
+function table(rows: Json[]): string[] {
+  const records = rows.filter(isRecord);
+  const columns: string[] = [];
+  for (const r of records) for (const k of Object.keys(r)) if (!columns.includes(k)) columns.push(k);
+  const cells = records.map((r) =>
+    columns.map((c) => {
+      const text = r[c] === undefined ? '-' : scalar(r[c] as Json);
+      return text.length > MAX_CELL ? `${text.slice(0, MAX_CELL - 3)}...` : text;
+    }),
+  );
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => (row[i] as string).length)));
+  const line = (row: string[]) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number)))
+      .join('  ')
+      .trimEnd();
+  return [line(columns), ...cells.map(line)];
+}
+
+function renderArray(key: string, value: Json[], indent: string, lines: string[]): void {
+  if (value.length === 0) {
+    lines.push(`${indent}${key}: (none)`);
+  } else if (value.every((v) => v === null || typeof v !== 'object')) {
+    lines.push(`${indent}${key} (${value.length}): ${value.map(scalar).join(', ')}`);
+  } else if (isInstructionList(value)) {
+    lines.push(`${indent}${key} (${value.length}):`);
+    for (const l of listing(value as Record_[])) lines.push(`${indent}  ${l}`);
+  } else if (value.every(isRecord)) {
+    lines.push(`${indent}${key} (${value.length}):`);
+    for (const l of table(value)) lines.push(`${indent}  ${l}`);
+  } else {
+    lines.push(`${indent}${key}: ${JSON.stringify(value)}`);
+  }
+}
+
+function renderRecord(record: Record_, indent: string, lines: string[]): void {
+  for (const [key, value] of Object.entries(record)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) {
+      renderArray(key, value, indent, lines);
+    } else if (isRecord(value)) {
+      const entries = Object.values(value);
+      if (entries.length === 0) lines.push(`${indent}${key}: {}`);
+      else if (
+        entries.length <= 6 &&
+        entries.every((v) => v === null || typeof v !== 'object') &&
+        !Object.keys(value).some((k) => BYTE_FIELDS.has(k))
+      ) {
+        lines.push(
+          `${indent}${key}: ${Object.entries(value)
+            .map(([k, v]) => `${k}=${scalar(v)}`)
+            .join(' ')}`,
+        );
+      } else {
+        lines.push(`${indent}${key}:`);
+        renderRecord(value, `${indent}  `, lines);
+      }
+    } else if (typeof value === 'string' && BYTE_FIELDS.has(key) && HEX_BYTES.test(value)) {
+      lines.push(`${indent}${key} (${value.length / 2} bytes):`);
+      for (const l of hexdump(value, baseAddress(record))) lines.push(`${indent}  ${l}`);
+    } else {
+      lines.push(`${indent}${key}: ${scalar(value)}`);
+    }
+  }
+}
+
+/** The generic rendering of a structured result: one fact per line, tables and dumps indented. */
+export function renderStructured(structured: Record<string, unknown>): string {
+  const lines: string[] = [];
+  renderRecord(structured as Record_, '', lines);
+  return lines.join('\n');
+}

@@ -1,0 +1,95 @@
+// The calls every real-client test makes: per tool family a success (no emulator needed) and an error
+// with its expected stable code. The workspace holds roms/game.nds (a shared homebrew ROM) and a.bin.
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sharedRomPath } from '../kit/shared-data.js';
+
+export interface Case {
+  family: string;
+  tool: string;
+  args: Record<string, unknown>;
+  /** Expected error code; absent for a success. */
+  code?: string;
+  /** A fact the text block alone must show for a success (a question the tool answers). */
+  textMatches?: RegExp;
+}
+
+export async function prepareWorkspace(workspace: string): Promise<void> {
+  await mkdir(join(workspace, 'roms'), { recursive: true });
+  await copyFile(sharedRomPath('matrix.nds'), join(workspace, 'roms/game.nds'));
+  await writeFile(join(workspace, 'a.bin'), Buffer.alloc(4096, 7));
+}
+
+export const CASES: Case[] = [
+  { family: 'general', tool: 'server_capabilities', args: {}, textMatches: /maxOutputBytes/ },
+  {
+    family: 'general',
+    tool: 'verify_file_sha256',
+    args: { path: 'a.bin' },
+    textMatches: /sha256: [0-9a-f]{64}/,
+  },
+  {
+    family: 'general',
+    tool: 'verify_file_sha256',
+    args: { path: '../etc/passwd' },
+    code: 'workspace-escape',
+  },
+  { family: 'project', tool: 'get_project_status', args: {}, textMatches: /repositories/ },
+  { family: 'project', tool: 'run_project_verification', args: { check: 'nope' }, code: 'not-configured' },
+  { family: 'nds', tool: 'nds_inspect_rom', args: { rom: 'roms/game.nds' }, textMatches: /arm9/ },
+  { family: 'nds', tool: 'nds_list_overlays', args: { rom: 'roms/game.nds' }, textMatches: /total: 0/ },
+  { family: 'nds', tool: 'nds_inspect_rom', args: { rom: 'roms/none.nds' }, code: 'not-found' },
+  {
+    family: 'arm',
+    tool: 'nds_disassemble_range',
+    args: { rom: 'roms/game.nds', processor: 'arm9', mode: 'arm', address: '0x02000000', maxInstructions: 8 },
+    textMatches: /(0x02000004 {2}[0-9a-f]{8} {2}\w+.*\n){1}/,
+  },
+  {
+    family: 'arm',
+    tool: 'nds_disassemble_range',
+    args: { rom: 'roms/game.nds', processor: 'arm9', mode: 'arm', address: 'zz' },
+    code: 'invalid-argument',
+  },
+  {
+    family: 'search',
+    tool: 'nds_search_pattern',
+    args: {
+      rom: 'roms/game.nds',
+      pattern: { kind: 'byte-signature', signature: '00 00' },
+      scope: { kind: 'whole-rom' },
+      limit: 3,
+    },
+    textMatches: /matches/,
+  },
+  {
+    family: 'search',
+    tool: 'nds_search_pattern',
+    args: {
+      rom: 'roms/game.nds',
+      pattern: { kind: 'byte-signature', signature: 'zz' },
+      scope: { kind: 'whole-rom' },
+    },
+    code: 'invalid-argument',
+  },
+  {
+    family: 'extract',
+    tool: 'nds_extract_component',
+    args: { rom: 'roms/game.nds', component: { kind: 'arm9' } },
+    textMatches: /sha256/,
+  },
+  {
+    family: 'extract',
+    tool: 'nds_extract_component',
+    args: { rom: 'roms/game.nds', component: { kind: 'file', fileId: 65000 } },
+    code: 'not-found',
+  },
+  { family: 'desmume', tool: 'desmume_status', args: {}, textMatches: /running: false/ },
+  {
+    family: 'desmume',
+    tool: 'desmume_read_memory',
+    args: { processor: 'arm9', address: '0x02000000', length: 4 },
+    code: 'not-running',
+  },
+  { family: 'retroarch', tool: 'retroarch_get_status', args: {}, code: 'unreachable' },
+];

@@ -1,0 +1,17 @@
+// The CI slice of the tool-level fuzz campaign (seeded; the long run is tool-fuzz.long.ts).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { runToolFuzz } from './tool-fuzz.js';
+
+test('fuzzed ROMs through every static tool: typed outcomes only, no internal-error, no call over 10 s', async () => {
+  const figures = await runToolFuzz(3_000, 20_261_130);
+  assert.deepEqual(figures.crashes, []);
+  assert.deepEqual(figures.internalErrors, []);
+  assert.ok(figures.maxCallMs < 10_000, `slowest call ${figures.maxCallMs} ms (${figures.slowest})`);
+  assert.equal(
+    Object.keys(figures.perTool).length,
+    13,
+    `tools reached: ${Object.keys(figures.perTool).join(',')}`,
+  );
+  assert.ok((figures.outcomes.ok ?? 0) > 300, JSON.stringify(figures.outcomes));
+});

@@ -1,0 +1,208 @@
+// Tool-level fuzzing: mutated ROMs (real homebrew headers, builder ROMs with FAT, FNT, overlay tables
+// and a compressed ARM9) fed to every static tool in-process, through the same pipeline as the server
+// (argument validation, handler, typed-error mapping). Each case is one tool call on one mutated ROM;
+// several calls share a ROM so the file write is amortised. A case passes when it ends as a success
+// or a typed error other than internal-error, within 10 s. Figures are returned for the long run.
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadConfig } from '../../src/config/config.js';
+import { invokeTool } from '../../src/mcp/invoke.js';
+import type { ToolDefinition } from '../../src/mcp/tool.js';
+import { Services } from '../../src/services.js';
+import { toolsForProfile } from '../../src/tools/index.js';
+import { Workspace } from '../../src/workspace/workspace.js';
+import { fuzzTargets, type Target } from '../formats/nds-fuzz-cases.js';
+import { makeWorkspace } from '../kit/mcp-harness.js';
+import { rng } from '../kit/rng.js';
+import { fixHeaderCrcs } from '../kit/rom-builder-parts.js';
+
+export interface ToolFuzzFigures {
+  cases: number;
+  roms: number;
+  perTool: Record<string, number>;
+  /** Milliseconds spent per tool. */
+  toolMs: Record<string, number>;
+  outcomes: Record<string, number>;
+  crashes: string[];
+  internalErrors: string[];
+  maxCallMs: number;
+  slowest: string;
+  peakRssBytes: number;
+}
+
+const INTERESTING = [0, 1, 0x200, 0x4000, 0x7fffffff, 0x80000000, 0xffffffff, 0xfffffff8, 0xffff];
+const hex = (n: number) => `0x${(n >>> 0).toString(16).padStart(8, '0')}`;
+
+function argsFor(name: string, rom: string, size: number, rand: () => number): Record<string, unknown> {
+  const pick = (n: number) => Math.floor(rand() * n);
+  const processor = rand() < 0.7 ? 'arm9' : 'arm7';
+  const address =
+    rand() < 0.6
+      ? hex(0x02000000 + pick(0x40000) * 2)
+      : rand() < 0.5
+        ? hex(0x037f8000 + pick(0x1000) * 2)
+        : pick(2 ** 32);
+  const start = rand() < 0.5 ? { address } : { romOffset: pick(size + 0x100) };
+  const mode = (['arm', 'thumb', 'auto'] as const)[pick(3)];
+  switch (name) {
+    case 'server_capabilities':
+      return {};
+    case 'verify_file_sha256':
+      return { path: rom };
+    case 'nds_inspect_rom':
+      return { rom };
+    case 'nds_list_files':
+      return { rom, offset: pick(64), limit: 1 + pick(200) };
+    case 'nds_list_overlays':
+      return { rom, offset: pick(8), limit: 1 + pick(100) };
+    case 'nds_resolve_runtime_address':
+      return { rom, processor, address };
+    case 'nds_resolve_rom_offset':
+      return { rom, offset: pick(size + 0x1000) };
+    case 'nds_disassemble_range':
+      return { rom, processor, ...start, mode, maxInstructions: 1 + pick(256) };
+    case 'nds_analyze_control_flow':
+      return { rom, processor, ...start, mode, maxBlocks: 1 + pick(64), maxInstructions: 1 + pick(2048) };
+    case 'nds_list_references':
+      return { rom, processor, ...start, mode, maxInstructions: 1 + pick(1024) };
+    case 'nds_search_pattern': {
+      const length = 1 + pick(rand() < 0.1 ? 600 : 8);
+      const tokens: string[] = Array.from({ length }, () =>
+        rand() < 0.2 ? '??' : (rand() < 0.5 ? [0, 0xff][pick(2)]! : pick(256)).toString(16).padStart(2, '0'),
+      );
+      if (!tokens.some((t) => t !== '??')) tokens[0] = '00';
+      return {
+        rom,
+        pattern: { kind: 'byte-signature', signature: tokens.join(' ') },
+        scope: { kind: 'whole-rom' },
+      };
+    }
+    case 'nds_extract_component':
+      return {
+        rom,
+        component: [
+          { kind: 'arm9' },
+          { kind: 'arm7' },
+          { kind: 'overlay', processor, id: pick(4) },
+          { kind: 'file', id: pick(8) },
+        ][pick(4)],
+      };
+    case 'nds_extract_analysis_bundle':
+      return { rom };
+    default:
+      return { rom };
+  }
+}
+
+/**
+ * Writers are slow (every file is fsynced): the bundle is picked 1 time in ~50 and single extraction
+ * 1 in ~4 relative to a read-only tool, so a long run stays fast while still reaching every tool.
+ */
+const WEIGHTS: Record<string, number> = { nds_extract_analysis_bundle: 0.05, nds_extract_component: 0.25 };
+
+function pickTool(tools: ToolDefinition[], rand: () => number): ToolDefinition {
+  const total = tools.reduce((n, t) => n + (WEIGHTS[t.name] ?? 1), 0);
+  let x = rand() * total;
+  for (const tool of tools) {
+    x -= WEIGHTS[tool.name] ?? 1;
+    if (x < 0) return tool;
+  }
+  return tools[tools.length - 1]!;
+}
+
+function mutate(target: Target, rand: () => number): Uint8Array {
+  const bytes = target.bytes.slice();
+  const pick = (n: number) => Math.floor(rand() * n);
+  const mutations = 1 + pick(4);
+  for (let m = 0; m < mutations; m++) {
+    const [start, end] = target.regions[pick(target.regions.length)]!;
+    const at = start + pick(end - start);
+    switch (pick(4)) {
+      case 0:
+        bytes[at] = bytes[at]! ^ (1 << pick(8));
+        break;
+      case 1:
+        bytes[at] = pick(256);
+        break;
+      default: {
+        const word = rand() < 0.5 ? INTERESTING[pick(INTERESTING.length)]! : pick(bytes.length * 2);
+        const aligned = at & ~3;
+        for (let k = 0; k < 4 && aligned + k < bytes.length; k++)
+          bytes[aligned + k] = (word >>> (8 * k)) & 0xff;
+      }
+    }
+  }
+  if (rand() < 0.7) fixHeaderCrcs(bytes);
+  return bytes;
+}
+
+/** Runs `cases` tool calls (about `callsPerRom` per mutated ROM) from `seed`. */
+export async function runToolFuzz(cases: number, seed: number, callsPerRom = 12): Promise<ToolFuzzFigures> {
+  const root = await makeWorkspace('re-mcp-toolfuzz-');
+  await mkdir(join(root, 'roms'));
+  const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
+  services.tools = toolsForProfile('static');
+  const tools = services.tools as ToolDefinition[];
+  const targets = fuzzTargets().filter((t) => t.bytes.length <= 4 * 1024 * 1024);
+  const rand = rng(seed);
+  const figures: ToolFuzzFigures = {
+    cases: 0,
+    roms: 0,
+    perTool: {},
+    toolMs: {},
+    outcomes: {},
+    crashes: [],
+    internalErrors: [],
+    maxCallMs: 0,
+    slowest: '',
+    peakRssBytes: 0,
+  };
+  const signal = new AbortController().signal;
+  try {
+    while (figures.cases < cases) {
+      const target = targets[Math.floor(rand() * targets.length)]!;
+      const bytes = mutate(target, rand);
+      const rom = `roms/f${figures.roms % 4}.nds`;
+      await writeFile(join(root, rom), bytes);
+      figures.roms++;
+      for (let k = 0; k < callsPerRom && figures.cases < cases; k++) {
+        const tool = pickTool(tools, rand);
+        const args = argsFor(tool.name, rom, bytes.length, rand);
+        const started = performance.now();
+        try {
+          const result = await invokeTool(tool, args, services, { signal, log: () => {} });
+          const code = result.isError
+            ? ((result.structuredContent as { error?: { code?: string } } | undefined)?.error?.code ??
+              'unknown')
+            : 'ok';
+          figures.outcomes[code] = (figures.outcomes[code] ?? 0) + 1;
+          if (code === 'internal-error' && figures.internalErrors.length < 20)
+            figures.internalErrors.push(
+              `${tool.name} ${target.name} seed ${seed}: ${JSON.stringify(result.structuredContent).slice(0, 300)}`,
+            );
+        } catch (error) {
+          if (figures.crashes.length < 20)
+            figures.crashes.push(`${tool.name} ${target.name}: ${String(error)}`);
+        }
+        const ms = performance.now() - started;
+        if (ms > figures.maxCallMs) {
+          figures.maxCallMs = ms;
+          figures.slowest = `${tool.name} on ${target.name}`;
+        }
+        figures.perTool[tool.name] = (figures.perTool[tool.name] ?? 0) + 1;
+        figures.toolMs[tool.name] = Math.round((figures.toolMs[tool.name] ?? 0) + ms);
+        figures.cases++;
+      }
+      if (figures.roms % 256 === 0) {
+        figures.peakRssBytes = Math.max(figures.peakRssBytes, process.memoryUsage().rss);
+        // Extraction output of thousands of distinct ROMs: cleared so the disk does not fill.
+        await rm(join(root, 'analysis'), { recursive: true, force: true });
+      }
+    }
+    figures.peakRssBytes = Math.max(figures.peakRssBytes, process.memoryUsage().rss);
+  } finally {
+    await services.dispose();
+    await rm(root, { recursive: true, force: true });
+  }
+  return figures;
+}
