@@ -12,6 +12,7 @@ const MODULES: Array<[string, string, string]> = [
   ['arm', 'arm.ts', 'benchArm'],
   ['retroarch', 'retroarch.ts', 'benchRetroarch'],
   ['desmume', 'desmume.ts', 'benchDesmume'],
+  ['live', 'live-features.ts', 'benchLiveFeatures'],
 ];
 
 const only = process.argv.slice(2);

@@ -3,6 +3,7 @@
 
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { isMidThumbBlPair } from './calls.js';
 import type { CpuDebugger, StopInfo } from './cpu.js';
 import { clampWindow, LIMITS } from './policy.js';
 import type { DecodedRegisters } from './rsp/packets.js';
@@ -156,7 +157,8 @@ export async function continueUntilStop(
 
 export interface StepOutcome extends RunOutcome {
   completed: number;
-  trace: Array<{ pc: string; mode: 'arm' | 'thumb' }>;
+  /** midThumbBlPair: the step executed a Thumb BL prefix and stopped on its suffix, inside the call. */
+  trace: Array<{ pc: string; mode: 'arm' | 'thumb'; midThumbBlPair: boolean }>;
 }
 
 export async function stepInstructions(
@@ -174,13 +176,20 @@ export async function stepInstructions(
   checkWait(perStepMs, LIMITS.stepWaitMs.max, 'a step wait');
   const trace: StepOutcome['trace'] = [];
   let stop: StopInfo | null = null;
+  let previous = cpu.lastStop;
   for (let i = 0; i < count; i++) {
     if (signal?.aborted) break;
     await cpu.resume('step');
     stop = await cpu.awaitStop(perStepMs, signal, 'step');
     // A step that does not finish (e.g. the CPU waits for an interrupt) leaves the target running.
     if (stop === null) return { state: 'running', stop: null, completed: i, trace };
-    trace.push({ pc: formatAddress(stop.pc), mode: stop.thumb ? 'thumb' : 'arm' });
+    let mid = false;
+    if (stop.thumb && previous?.thumb && previous.pc === stop.pc - 2) {
+      const b = await cpu.readMemory(stop.pc - 2, 4);
+      mid = isMidThumbBlPair(true, b[0]! | (b[1]! << 8), b[2]! | (b[3]! << 8));
+    }
+    previous = stop;
+    trace.push({ pc: formatAddress(stop.pc), mode: stop.thumb ? 'thumb' : 'arm', midThumbBlPair: mid });
   }
   return { state: 'stopped', stop, completed: trace.length, trace };
 }

@@ -4,6 +4,7 @@
 
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import type { ConditionState } from './conditions.js';
 import type { RspConnection } from './connection.js';
 import type { CpuImage } from './cpu-image.js';
 import {
@@ -24,12 +25,13 @@ import {
   parseRegisterPacket,
   type StopReply,
 } from './rsp/packets.js';
+import { matchWatch, type WatchAccess, type Watchpoint } from './watch-stop.js';
 
 /** Bound on one request/reply exchange with a stopped stub (it answers in well under a millisecond). */
 export const REPLY_TIMEOUT_MS = 2_000;
 
 export type RunState = 'stopped' | 'running' | 'unknown';
-export type StopReason = 'launch-halt' | 'breakpoint' | 'step' | 'interrupt' | 'signal';
+export type StopReason = 'launch-halt' | 'breakpoint' | 'watchpoint' | 'step' | 'interrupt' | 'signal';
 
 export interface Breakpoint {
   id: string;
@@ -49,6 +51,8 @@ export interface StopInfo {
   cpsr: number;
   breakpointId: string | null;
   hitCount: number | null;
+  /** Set for a watchpoint stop: which one (null if none matches), the access and the reported address. */
+  watch?: { watchpointId: string | null; access: WatchAccess; address: number } | null;
   at: string;
 }
 
@@ -64,6 +68,10 @@ export class CpuDebugger {
   state: RunState = 'stopped';
   lastStop: StopInfo | null = null;
   readonly breakpoints = new Map<string, Breakpoint>();
+  /** Server-side conditions by breakpoint id (see conditions.ts); gone with the breakpoint. */
+  readonly conditions = new Map<string, ConditionState>();
+  /** Data watchpoints set through the stub (see watchpoints.ts). */
+  readonly watchpoints = new Map<string, Watchpoint>();
   ranges: ExecRange[] = [];
   readonly mainRange: ExecRange;
   private readonly history: HistoryEntry[] = [];
@@ -248,6 +256,7 @@ export class CpuDebugger {
       ),
     );
     this.breakpoints.delete(id);
+    this.conditions.delete(id);
     return bp;
   }
 
@@ -319,8 +328,11 @@ export class CpuDebugger {
         reason = 'breakpoint';
       }
     }
+    const watch = cause === 'launch' ? null : matchWatch(this.watchpoints, stop.raw);
+    if (watch) reason = 'watchpoint';
     const info: StopInfo = {
       reason,
+      watch,
       signal: stop.signal,
       pc,
       thumb: regs.thumb,

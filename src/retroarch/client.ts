@@ -274,8 +274,8 @@ export class RetroArchClient {
     return this.exclusive(() => this.frameAdvanceNow(frames, signal, progress), signal);
   }
 
-  reset(signal?: AbortSignal) {
-    return this.exclusive(() => this.resetNow(signal), signal);
+  reset(resumeIfPaused: boolean, signal?: AbortSignal) {
+    return this.exclusive(() => this.resetNow(resumeIfPaused, signal), signal);
   }
 
   stepSlot(delta: 1 | -1, resumeIfPaused: boolean, signal?: AbortSignal) {
@@ -342,10 +342,31 @@ export class RetroArchClient {
     return { frames, pausedFirst, state: after.state };
   }
 
-  private async resetNow(signal?: AbortSignal) {
-    requireContent(await this.status(signal));
-    await this.hotkey('RESET', signal);
-    return { sent: true };
+  /**
+   * RetroArch drops RESET while paused without a word (observed: the frame counter ran on through a
+   * paused reset), so a paused game is refused, or resumed for the press and paused again.
+   */
+  private async resetNow(resumeIfPaused: boolean, signal?: AbortSignal) {
+    const before = await this.status(signal);
+    requireContent(before);
+    if (before.state === 'playing') {
+      await this.hotkey('RESET', signal);
+      return { sent: true, resumedAndRepaused: false };
+    }
+    if (!resumeIfPaused) {
+      throw new ReMcpError(
+        'paused',
+        'RetroArch is paused and silently ignores RESET while paused; pass resumeIfPaused: true (it resumes, resets, then pauses again) or resume first',
+      );
+    }
+    try {
+      await this.setPausedNow(false, signal);
+      await this.hotkey('RESET', signal);
+    } finally {
+      // Without the caller's signal: a cancelled sequence still ends paused, as it started.
+      await this.setPausedNow(true);
+    }
+    return { sent: true, resumedAndRepaused: true };
   }
 
   async showMessage(text: string, signal?: AbortSignal) {

@@ -17,7 +17,7 @@ const LAYERS: string[][] = [
   ['services'],
   ['formats'],
   ['arm'],
-  ['search'],
+  ['search', 'scan'],
   ['nds'],
   ['analysis'],
   ['extract', 'debug', 'retroarch', 'project'],
@@ -27,7 +27,17 @@ const LAYERS: string[][] = [
   ['cli'],
 ];
 /** Pure: bytes in, data out; no I/O, no protocol, no tools. */
-const PURE = ['src/formats/', 'src/arm/', 'src/search/', 'src/debug/rsp/', 'src/retroarch/codec.ts'];
+const PURE = [
+  'src/formats/',
+  'src/arm/',
+  'src/search/',
+  'src/scan/',
+  'src/debug/rsp/',
+  'src/debug/calls.ts',
+  'src/debug/conditions.ts',
+  'src/debug/watch-stop.ts',
+  'src/retroarch/codec.ts',
+];
 
 export type ImportGraph = Map<string, string[]>;
 

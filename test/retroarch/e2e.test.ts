@@ -273,7 +273,7 @@ test('mGBA over MCP: every tool, memory map, states, frames, screenshot, concurr
     'invalid-argument',
   );
   const beforeReset = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
-  assert.deepEqual(await mcp.ok('retroarch_reset'), { sent: true });
+  assert.deepEqual(await mcp.ok('retroarch_reset'), { sent: true, resumedAndRepaused: false });
   // RESET is unacknowledged and lands on a later main-loop turn: poll, bounded.
   const resetDeadline = Date.now() + 5_000;
   let afterReset = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
@@ -282,6 +282,24 @@ test('mGBA over MCP: every tool, memory map, states, frames, screenshot, concurr
     afterReset = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
   }
   assert.ok(afterReset < beforeReset, 'reset did not restart');
+
+  // Paused: RetroArch would drop RESET silently, so the tool refuses, or resumes around it on request.
+  await mcp.ok('retroarch_frame_advance', { frames: 30 });
+  const pausedAt = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
+  assert.equal((await mcp.fail('retroarch_reset')).code, 'paused');
+  await mcp.ok('retroarch_frame_advance', { frames: 3 });
+  assert.ok(
+    (await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4)) > pausedAt,
+    'a refused reset must not restart the game',
+  );
+  const before2 = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
+  assert.deepEqual(await mcp.ok('retroarch_reset', { resumeIfPaused: true }), {
+    sent: true,
+    resumedAndRepaused: true,
+  });
+  assert.equal((await mcp.ok<{ state: string }>('retroarch_get_status')).state, 'paused');
+  const after2 = await readU(mcp, 'retroarch_read_memory', GBA.frameCounter, 4);
+  assert.ok(after2 < before2, `reset while paused did not restart (${before2} -> ${after2})`);
 });
 
 test('Nestopia over MCP: no memory map, achievements RAM read/write verified, frames, states', async (t) => {

@@ -1,6 +1,7 @@
 // The only requests the debugger may send, and parsers for the replies they get. A request is a typed
 // value, never a caller string: there is deliberately no way to build a register write, a memory
-// write, a watchpoint or an arbitrary packet here (the security model allows exactly these seven).
+// write or an arbitrary packet here (the security model allows exactly these nine). Watchpoints
+// (Z2/Z3/Z4) are allowed because the real stubs honour them; see src/debug/watchpoints.ts.
 import { ReMcpError } from '../../core/errors.js';
 import { MAX_MEMORY_CHUNK } from './codec.js';
 
@@ -12,6 +13,8 @@ export type AllowedRequest =
   | { op: 'read-memory'; address: number; length: number }
   | { op: 'insert-breakpoint'; address: number; kind: BreakpointKind }
   | { op: 'remove-breakpoint'; address: number; kind: BreakpointKind }
+  | { op: 'insert-watchpoint'; address: number; length: 1 | 2 | 4; type: 2 | 3 | 4 }
+  | { op: 'remove-watchpoint'; address: number; length: 1 | 2 | 4; type: 2 | 3 | 4 }
   | { op: 'continue' }
   | { op: 'step' };
 
@@ -51,6 +54,17 @@ export function buildRequest(req: AllowedRequest): string {
       }
       return `${req.op === 'insert-breakpoint' ? 'Z' : 'z'}0,${hex(req.address)},${size}`;
     }
+    case 'insert-watchpoint':
+    case 'remove-watchpoint':
+      checkAddress(req.address);
+      if (
+        ![1, 2, 4].includes(req.length) ||
+        req.address % req.length !== 0 ||
+        ![2, 3, 4].includes(req.type)
+      ) {
+        throw new ReMcpError('invalid-argument', 'a watchpoint is 1, 2 or 4 aligned bytes of type 2, 3 or 4');
+      }
+      return `${req.op === 'insert-watchpoint' ? 'Z' : 'z'}${req.type},${hex(req.address)},${hex(req.length)}`;
     case 'continue':
       return 'c';
     case 'step':

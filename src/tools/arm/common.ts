@@ -1,14 +1,19 @@
 // Shared input and output pieces of the ARM tools.
 import { z } from 'zod/v4';
-import type { ResolvedSource } from '../../analysis/code-source.js';
 import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
 import { isLiteralPoolData, type LinearItem } from '../../arm/literal-pools.js';
-import type { DecodedInstruction, DecodeStopReason } from '../../arm/types.js';
 import { addressArg, addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
-import type { Processor } from '../../formats/nds/index.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import {
+  decodeStopSchema,
+  decodeStopView,
+  type instructionSchema,
+  instructionView,
+  sourceSchema,
+  sourceView,
+} from '../shared/instructions.js';
 import { hashProgress, overlayIdArg, processorArg, romArg } from '../shared/rom.js';
 
 export const startArgs = {
@@ -26,22 +31,14 @@ export const startArgs = {
     ),
 };
 
-export const instructionSchema = z.object({
-  address: addressOut,
-  size: z.number().int(),
-  bytes: z.string().describe('Instruction bytes, hex, memory order'),
-  mnemonic: z.string(),
-  operands: z.string(),
-  condition: z.string().optional(),
-  flow: z.enum(['branch', 'call', 'return', 'branch-indirect', 'call-indirect']).optional(),
-  target: addressOut.optional(),
-  targetMode: z.enum(['arm', 'thumb']).optional(),
-  pcRelative: z
-    .object({ kind: z.enum(['literal-pool', 'pc-relative-address']), address: addressOut })
-    .optional(),
-  readsPc: z.literal(true).optional(),
-  writesPc: z.literal(true).optional(),
-});
+export {
+  decodeStopSchema,
+  decodeStopView,
+  instructionSchema,
+  instructionView,
+  sourceSchema,
+  sourceView,
+} from '../shared/instructions.js';
 
 /** A word that a literal load earlier in the window provably reads: shown as data, never decoded. */
 export const literalPoolDataSchema = z
@@ -54,44 +51,6 @@ export const literalPoolDataSchema = z
     loadedBy: z.array(addressOut).describe('The literal loads in this window that read it'),
   })
   .describe('A literal-pool word a load earlier in this window provably reads: data, not decoded');
-
-export const sourceSchema = z.object({
-  processor: z.enum(['arm9', 'arm7']),
-  component: z.string(),
-  overlayId: z.number().int().nullable(),
-  mode: z.enum(['arm', 'thumb']),
-  start: addressOut,
-  /** ROM offset of the start; null for decoded (derived) bytes. */
-  romOffset: addressOut.nullable(),
-  derived: z.boolean(),
-});
-
-/** Why decoding stopped early, and where. */
-export const decodeStopSchema = z.object({
-  reason: z.enum(['undecodable', 'architecture', 'truncated-instruction']),
-  address: addressOut,
-});
-
-/** A decoder stop in the output form. */
-export function decodeStopView(stop: {
-  reason: DecodeStopReason;
-  address: number;
-}): z.input<typeof decodeStopSchema> {
-  return { reason: stop.reason, address: hex(stop.address) };
-}
-
-/** A decoded instruction in the output form (addresses as strings). */
-export function instructionView(i: DecodedInstruction): z.input<typeof instructionSchema> {
-  const { address, target, pcRelative, ...rest } = i;
-  return {
-    address: hex(address),
-    ...rest,
-    ...(target === undefined ? {} : { target: hex(target) }),
-    ...(pcRelative === undefined
-      ? {}
-      : { pcRelative: { kind: pcRelative.kind, address: hex(pcRelative.address) } }),
-  };
-}
 
 /** One item of a linear window in the output form: an instruction or a literal-pool word. */
 export function linearItemView(
@@ -107,20 +66,6 @@ export function linearItemView(
 }
 
 const stopSchema = decodeStopSchema.nullable();
-
-/** The `source` of a result: where decoding starts (romOffset of the start byte; null when derived). */
-export function sourceView(processor: Processor, src: ResolvedSource): z.input<typeof sourceSchema> {
-  const offset = src.address - src.span.start;
-  return {
-    processor,
-    component: src.span.component,
-    overlayId: src.span.overlayId,
-    mode: src.mode,
-    start: hex(src.address),
-    romOffset: src.romOffset === null ? null : hex(src.romOffset + offset),
-    derived: src.derived,
-  };
-}
 
 export { LINEAR_LIMITS };
 

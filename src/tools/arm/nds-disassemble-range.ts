@@ -27,7 +27,8 @@ export const ndsDisassembleRange = defineTool({
       'reading code at an address or ROM offset; nds_analyze_control_flow follows branches, nds_list_references lists references.',
     behaviour: `read-only; main executables, overlays, decoded BLZ images (romOffset null), never BSS; overlapping overlays need overlayId (else ambiguous-code-source); stops at the first undecodable instruction, never skips; a word a literal load in the window provably reads is literal-pool-data (its value), not decoded; ${IDENTITY_NOTE}`,
     limits: `${LINEAR_LIMITS_TEXT}; stops at the component end.`,
-    returns: 'source, status (complete | component-end | decode-stopped), stop, instructions (and literal-pool-data items).',
+    returns:
+      'source, status (complete | component-end | decode-stopped), stop, instructions (and literal-pool-data items).',
   },
   input: z.object({ ...startArgs, ...linearWindowArgs }),
   output: z.object({

@@ -51,13 +51,20 @@ export const regionsInput = z
   .describe(`Extra labeled memory regions: at most ${LIMITS.regions.max}, each 1..4096 bytes; default none.`);
 
 export const stopOutput = z.object({
-  reason: z.enum(['launch-halt', 'breakpoint', 'step', 'interrupt', 'signal']),
+  reason: z.enum(['launch-halt', 'breakpoint', 'watchpoint', 'step', 'interrupt', 'signal']),
   signal: z.number().int(),
   pc: addressOut,
   mode: z.enum(['arm', 'thumb']),
   cpsr: z.string(),
   breakpointId: z.string().nullable(),
   hitCount: z.number().int().nullable(),
+  watch: z
+    .object({
+      watchpointId: z.string().nullable(),
+      access: z.enum(['write', 'read', 'access']),
+      address: z.string(),
+    })
+    .nullable(),
   at: z.string(),
 });
 
@@ -71,6 +78,7 @@ export function stopView(stop: StopInfo | null): z.input<typeof stopOutput> | nu
     cpsr: formatAddress(stop.cpsr),
     breakpointId: stop.breakpointId,
     hitCount: stop.hitCount,
+    watch: stop.watch ? { ...stop.watch, address: formatAddress(stop.watch.address) } : null,
     at: stop.at,
   };
 }
@@ -176,6 +184,10 @@ export const RUNTIME: ['runtime'] = ['runtime'];
 
 export function describeStop(processor: Processor, stop: StopInfo | null): string {
   if (stop === null) return `${processor}: running`;
-  const bp = stop.breakpointId ? ` at ${stop.breakpointId} (hit ${stop.hitCount})` : '';
+  const bp = stop.breakpointId
+    ? ` at ${stop.breakpointId} (hit ${stop.hitCount})`
+    : stop.watch
+      ? ` by ${stop.watch.watchpointId ?? 'an unknown watchpoint'} (${stop.watch.access} of ${formatAddress(stop.watch.address)})`
+      : '';
   return `${processor} stopped (${stop.reason})${bp}: pc ${formatAddress(stop.pc)} ${stop.thumb ? 'thumb' : 'arm'}, cpsr ${formatAddress(stop.cpsr)}`;
 }

@@ -1,7 +1,9 @@
 // desmume_continue: Continue until a stop.
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { captureContext, continueUntilStop, estimateContextBytes } from '../../debug/control.js';
+import { continueWithConditions } from '../../debug/conditional-run.js';
+import { CONDITION_LIMITS } from '../../debug/conditions.js';
+import { captureContext, estimateContextBytes } from '../../debug/control.js';
 import { LIMITS } from '../../debug/policy.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
@@ -26,9 +28,9 @@ export const desmumeContinue = defineTool({
   description: {
     purpose: 'Resumes the halted target and waits, bounded, for the next stop.',
     useWhen: 'running to a breakpoint; desmume_step_instruction for a few instructions.',
-    behaviour: `on a stop: matches the PC to a breakpoint, counts the hit, captures the context (default). At the deadline the target keeps running (state running: desmume_wait_for_stop or desmume_pause). ${notes}`,
+    behaviour: `on a stop: matches the PC to a breakpoint, counts the hit, captures the context (default). A stop whose breakpoint condition (desmume_breakpoint_condition) fails, or a hit still to skip, is resumed silently (skippedHits); when maxSilentResumes or the timeout runs out first, that stop is returned with conditionMet false and gaveUp. At the deadline the target keeps running (state running: desmume_wait_for_stop or desmume_pause). ${notes}`,
     limits: 'context regions as desmume_capture_stop_context.',
-    returns: 'state, stop, expectedMatched (with expectedBreakpointId), context.',
+    returns: 'state, stop (with watch), skippedHits, conditionMet, gaveUp, expectedMatched, context.',
   },
   input: z.object({
     processor: processorInput,
@@ -44,14 +46,29 @@ export const desmumeContinue = defineTool({
       .default(true)
       .describe('Capture registers and memory windows at the stop (default true).'),
     regions: regionsInput,
+    maxSilentResumes: z
+      .number()
+      .int()
+      .min(CONDITION_LIMITS.silentResumes.min)
+      .max(CONDITION_LIMITS.silentResumes.max)
+      .default(CONDITION_LIMITS.silentResumes.default)
+      .describe(
+        `Conditional-breakpoint hits to pass over silently before returning one anyway: ${CONDITION_LIMITS.silentResumes.min}..${CONDITION_LIMITS.silentResumes.max}, default ${CONDITION_LIMITS.silentResumes.default}.`,
+      ),
   }),
   output: z.object({
     ...runOutput,
+    skippedHits: z.number().int(),
+    conditionMet: z.boolean().nullable(),
+    gaveUp: z.enum(['silent-resume-limit', 'deadline', 'cancelled']).nullable(),
     expectedMatched: z.boolean().nullable(),
     context: contextOutput.nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  limits: { timeoutMs: msLimit(LIMITS.continueMs) },
+  limits: {
+    timeoutMs: msLimit(LIMITS.continueMs),
+    maxSilentResumes: { ...CONDITION_LIMITS.silentResumes, unit: 'resumes' },
+  },
   async handler(args, ctx) {
     return debugSession(ctx.services).exclusive(async () => {
       const cpu = cpuOf(ctx.services, args.processor);
@@ -69,7 +86,7 @@ export const desmumeContinue = defineTool({
           `the stop context would be about ${estimate} bytes, over the ${ctx.services.config.maxOutputBytes}-byte output limit; request smaller regions`,
         );
       }
-      const outcome = await continueUntilStop(cpu, args.timeoutMs, ctx.signal);
+      const outcome = await continueWithConditions(cpu, args.timeoutMs, args.maxSilentResumes, ctx.signal);
       const context =
         outcome.stop && args.captureContext
           ? await captureContext(cpu, args.regions, ctx.services.config.maxOutputBytes)
@@ -79,16 +96,23 @@ export const desmumeContinue = defineTool({
           ? null
           : outcome.stop.breakpointId === args.expectedBreakpointId;
       const mismatch = expectedMatched === false ? ` (expected ${args.expectedBreakpointId})` : '';
+      const skipped =
+        outcome.skippedHits > 0 || outcome.gaveUp
+          ? ` [${outcome.skippedHits} conditional hits passed over${outcome.gaveUp ? `; condition NOT met, gave up: ${outcome.gaveUp}` : ''}]`
+          : '';
       return {
         structured: {
           ...runView(ctx.services, args.processor, outcome),
+          skippedHits: outcome.skippedHits,
+          conditionMet: outcome.conditionMet,
+          gaveUp: outcome.gaveUp,
           expectedMatched,
           context,
         },
         text:
           outcome.state === 'running'
             ? `${args.processor} still running after ${args.timeoutMs} ms: use desmume_wait_for_stop or desmume_pause`
-            : describeStop(args.processor, outcome.stop) + mismatch,
+            : describeStop(args.processor, outcome.stop) + mismatch + skipped,
       };
     });
   },

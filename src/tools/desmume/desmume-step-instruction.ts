@@ -23,10 +23,12 @@ export const desmumeStepInstruction = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Executes single ARM/Thumb instructions on the halted CPU and records each PC.',
-    useWhen: 'following code a few instructions at a time; desmume_continue runs to a breakpoint.',
+    useWhen:
+      'following code a few instructions at a time; desmume_step_over / desmume_step_out over calls; desmume_continue to a breakpoint.',
     behaviour: `each step waits, bounded, for the stop; one that does not finish (waiting for an interrupt) leaves the target running, and says so. Breakpoints do not fire while stepping. ${notes}`,
     limits: 'count and stepTimeoutMs per step as the arguments say.',
-    returns: 'completed steps, PC/mode trace, final stop and state.',
+    returns:
+      'completed steps, PC/mode trace (midThumbBlPair when between the halves of a Thumb BL/BLX), final stop and state.',
   },
   input: z.object({
     processor: processorInput,
@@ -40,7 +42,12 @@ export const desmumeStepInstruction = defineTool({
   output: z.object({
     ...runOutput,
     completed: z.number().int(),
-    trace: z.array(z.object({ pc: addressOut, mode: z.enum(['arm', 'thumb']) })),
+    trace: z.array(z.object({ pc: addressOut, mode: z.enum(['arm', 'thumb']), midThumbBlPair: z.boolean() })),
+    midThumbBlPair: z
+      .boolean()
+      .describe(
+        'The final stop is between the halves of a Thumb BL/BLX pair (the call has not happened yet).',
+      ),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: {
@@ -61,11 +68,12 @@ export const desmumeStepInstruction = defineTool({
           ...runView(ctx.services, args.processor, outcome),
           completed: outcome.completed,
           trace: outcome.trace,
+          midThumbBlPair: outcome.trace.at(-1)?.midThumbBlPair ?? false,
         },
         text:
           outcome.state === 'running'
             ? `${outcome.completed}/${args.count} steps; the next step did not finish: target running`
-            : `${outcome.completed} steps; ${describeStop(args.processor, outcome.stop)}`,
+            : `${outcome.completed} steps; ${describeStop(args.processor, outcome.stop)}${outcome.trace.at(-1)?.midThumbBlPair ? ' (mid Thumb BL pair: the next step completes the call)' : ''}`,
       };
     });
   },

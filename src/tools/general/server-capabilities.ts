@@ -22,7 +22,7 @@ const SECURITY_POLICY = {
   sourceRoms: 'read-only; identity (SHA-256) re-validated around every operation',
   callerCommands: 'none: checks are named entries of the workspace config re-mcp.config.json',
   emulator:
-    'one server-owned DeSmuME; GDB limited to breakpoints, continue, step, interrupt, register and bounded memory reads',
+    'one server-owned DeSmuME; GDB limited to breakpoints, data watchpoints (Z2/Z3/Z4: honoured by DeSmuME 0.9.11 on ARM9 and ARM7, probed on the real emulator), continue, step, interrupt, register and bounded memory reads; breakpoint conditions, step over/out and memory scans are evaluated by the server over those',
   network: 'GDB only to 127.0.0.1 on the owned port; RetroArch only to the configured host/port',
 } as const;
 

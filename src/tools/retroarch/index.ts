@@ -4,6 +4,9 @@ import { retroarchGetConfig } from './retroarch-get-config.js';
 import { retroarchGetStatus } from './retroarch-get-status.js';
 import { retroarchLoadStateCurrent } from './retroarch-load-state-current.js';
 import { retroarchLoadStateSlot } from './retroarch-load-state-slot.js';
+import { retroarchMemoryScanNarrow } from './retroarch-memory-scan-narrow.js';
+import { retroarchMemoryScanResults } from './retroarch-memory-scan-results.js';
+import { retroarchMemoryScanStart } from './retroarch-memory-scan-start.js';
 import { retroarchPauseToggle } from './retroarch-pause-toggle.js';
 import { retroarchPing } from './retroarch-ping.js';
 import { retroarchReadMemory } from './retroarch-read-memory.js';
@@ -39,4 +42,7 @@ export const retroarchTools = [
   retroarchLoadStateSlot,
   retroarchStateSlotPlus,
   retroarchStateSlotMinus,
+  retroarchMemoryScanStart,
+  retroarchMemoryScanNarrow,
+  retroarchMemoryScanResults,
 ];

@@ -11,16 +11,25 @@ export const retroarchReset = defineTool({
     purpose: 'Resets the running game (RESET), like the console reset button.',
     useWhen: 'restarting from boot; to return to a saved point use the load-state tools.',
     behaviour:
-      'DESTRUCTIVE: live game state is lost. Fire-and-forget: RetroArch does not acknowledge RESET; the tool only checks that content is loaded first.',
-    limits: 'one status query, then one datagram; RETROARCH_TIMEOUT_MS per query.',
-    returns: 'sent.',
+      'DESTRUCTIVE: live game state is lost. RetroArch does not acknowledge RESET and ignores it while paused: paused is refused with `paused` unless resumeIfPaused (resume, reset, pause again, each confirmed).',
+    limits:
+      'one status query, then one datagram (plus confirmed pause toggles); RETROARCH_TIMEOUT_MS per query.',
+    returns: 'sent, resumedAndRepaused.',
   },
-  input: z.object({}),
-  output: z.object({ sent: z.boolean() }),
+  input: z.object({
+    resumeIfPaused: z
+      .boolean()
+      .default(false)
+      .describe('When paused: resume, reset, then pause again (default false: refuse with `paused`).'),
+  }),
+  output: z.object({ sent: z.boolean(), resumedAndRepaused: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   limits: { timeoutMs: TIMEOUT_LIMIT },
-  async handler(_args, ctx) {
-    const r = await retroarch(ctx).reset(ctx.signal);
-    return { structured: r, text: 'RESET sent (RetroArch does not acknowledge it)' };
+  async handler(args, ctx) {
+    const r = await retroarch(ctx).reset(args.resumeIfPaused, ctx.signal);
+    return {
+      structured: r,
+      text: `RESET sent (RetroArch does not acknowledge it)${r.resumedAndRepaused ? '; resumed for it and paused again' : ''}`,
+    };
   },
 });

@@ -17,6 +17,10 @@ export interface DebugTargetRom {
     debugLoop: number;
     armIncrement: number;
     thumbIncrement: number;
+    /** Thumb: push {lr}; bl debug_thumb_increment (a BL pair at +2); pop {pc}. */
+    thumbCaller: number;
+    /** ARM `mov r0, r0` that _start overwrites in RAM with `mov r1, r1` (never executed). */
+    patchSite: number;
     counterArm: number;
     counterThumb: number;
     arm7Loop: number;
@@ -45,6 +49,8 @@ export function writeDebugTargetRom(path: string): DebugTargetRom {
       debugLoop: armSymbol(arm9, 'debug_loop').address,
       armIncrement: armSymbol(arm9, 'debug_arm_increment').address,
       thumbIncrement: armSymbol(arm9, 'debug_thumb_increment').address,
+      thumbCaller: armSymbol(arm9, 'debug_thumb_caller').address,
+      patchSite: armSymbol(arm9, 'debug_patch_site').address,
       counterArm: armSymbol(arm9, 'counter_arm').address,
       counterThumb: armSymbol(arm9, 'counter_thumb').address,
       arm7Loop: armSymbol(arm7, 'arm7_idle_loop').address,

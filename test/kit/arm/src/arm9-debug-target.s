@@ -1,6 +1,6 @@
 @ ARM9 live-debug target for DeSmuME: sets a stack in main RAM, clears two counters, then loops
-@ forever calling an ARM function (counter_arm += 1) and a Thumb function through BLX
-@ (counter_thumb += 1). Breakpoint tests stop on the exported function symbols; memory tests read the
+@ forever calling an ARM function (counter_arm += 1) and, through BLX, a Thumb caller whose 32-bit
+@ Thumb BL pair calls the Thumb function (counter_thumb += 1): step-over, step-out and mid-pair tests. Breakpoint tests stop on the exported function symbols; memory tests read the
 @ counters at their fixed main-RAM addresses (.bss at 0x02100000, not part of the binary).
 
         .syntax unified
@@ -17,10 +17,15 @@ _start:
         str     r1, [r0]
         ldr     r0, =counter_thumb
         str     r1, [r0]
+        @ Patch one instruction of the loaded code (mov r0, r0 -> mov r1, r1): live memory then differs
+        @ from the ROM's bytes there, for live-disassembly tests.
+        ldr     r0, =debug_patch_site
+        ldr     r1, =0xe1a01001
+        str     r1, [r0]
         .global debug_loop
 debug_loop:
         bl      debug_arm_increment
-        blx     debug_thumb_increment
+        blx     debug_thumb_caller
         b       debug_loop
         .ltorg
 
@@ -36,6 +41,12 @@ debug_arm_increment:
         bx      lr
         .ltorg
 
+        .global debug_patch_site
+        .type debug_patch_site, %function
+debug_patch_site:
+        mov     r0, r0
+        bx      lr
+
         .thumb
         .global debug_thumb_increment
         .type debug_thumb_increment, %function
@@ -47,6 +58,15 @@ debug_thumb_increment:
         str     r1, [r0]
         bx      lr
         .ltorg
+
+        .thumb
+        .global debug_thumb_caller
+        .type debug_thumb_caller, %function
+        .thumb_func
+debug_thumb_caller:
+        push    {lr}
+        bl      debug_thumb_increment
+        pop     {pc}
 
         .bss
         .align  2

@@ -1,0 +1,43 @@
+// Pure: the watchpoint record and the stub's watchpoint stop reply (`T06watch:<address>;`, with the
+// address's hex digits in reverse order), matched to the watchpoints set.
+import type { Processor } from './policy.js';
+
+export type WatchAccess = 'write' | 'read' | 'access';
+export const WATCH_TYPE: Record<WatchAccess, 2 | 3 | 4> = { write: 2, read: 3, access: 4 };
+
+export const WATCH_LIMITS = { perCpu: { max: 8 }, lengths: [1, 2, 4] as const };
+
+export interface Watchpoint {
+  id: string;
+  processor: Processor;
+  address: number;
+  length: 1 | 2 | 4;
+  access: WatchAccess;
+  region: string;
+  hits: number;
+  createdAt: string;
+}
+
+/** `T06watch:00000120;` -> { kind: 'write', address: 0x02100000 }; null for other stop replies. */
+export function parseWatchStop(raw: string): { access: WatchAccess; address: number } | null {
+  const m = /^T[0-9a-fA-F]{2}(watch|rwatch|awatch):([0-9a-fA-F]{1,8});/.exec(raw);
+  if (!m) return null;
+  const digits = [...m[2]!.padEnd(8, '0')].reverse().join('');
+  const access: WatchAccess = m[1] === 'watch' ? 'write' : m[1] === 'rwatch' ? 'read' : 'access';
+  return { access, address: Number.parseInt(digits, 16) };
+}
+
+/** The watchpoint a stop reply names (the reported address inside its range, same access kind). */
+export function matchWatch(
+  watchpoints: ReadonlyMap<string, Watchpoint>,
+  raw: string,
+): { watchpointId: string | null; access: WatchAccess; address: number } | null {
+  const w = parseWatchStop(raw);
+  if (!w) return null;
+  const hit =
+    [...watchpoints.values()].find(
+      (x) => x.access === w.access && w.address >= x.address && w.address < x.address + x.length,
+    ) ?? [...watchpoints.values()].find((x) => w.address >= x.address && w.address < x.address + x.length);
+  if (hit) hit.hits++;
+  return { watchpointId: hit?.id ?? null, access: w.access, address: w.address };
+}

@@ -1,0 +1,163 @@
+// desmume_breakpoint_condition: attaches (or clears) a server-side condition on a breakpoint, so that
+// desmume_continue passes over the hits that do not match instead of returning each one.
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import {
+  type BreakCondition,
+  COMPARE_OPS,
+  CONDITION_LIMITS,
+  describeCondition,
+  REGISTER_NAMES,
+  validateCondition,
+} from '../../debug/conditions.js';
+import { defineTool } from '../../mcp/tool.js';
+import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
+
+const opInput = z
+  .enum(COMPARE_OPS)
+  .describe(
+    'Comparison: eq, ne, lt, le, gt, ge (registers compare unsigned; memory as its signedness says).',
+  );
+
+const conditionInput = z.object({
+  registers: z
+    .array(
+      z.object({
+        register: z.enum(REGISTER_NAMES).describe('r0..r12, sp, lr, pc or cpsr.'),
+        op: opInput,
+        value: addressArg('Value to compare with (32-bit, unsigned)'),
+        mask: addressArg('Mask applied to the register first (default 0xffffffff)').default(0xffff_ffff),
+      }),
+    )
+    .max(CONDITION_LIMITS.comparisons.max)
+    .default([])
+    .describe('Register comparisons; all must hold.'),
+  memory: z
+    .array(
+      z.object({
+        address: addressArg('Address of the value (aligned to its size)'),
+        size: z
+          .union([z.literal(1), z.literal(2), z.literal(4)])
+          .describe('Bytes: 1, 2 or 4 (little-endian).'),
+        signed: z.boolean().default(false).describe('Compare as signed (default false).'),
+        op: opInput,
+        value: z.number().int().describe('Value to compare with, in the size and signedness given.'),
+      }),
+    )
+    .max(CONDITION_LIMITS.comparisons.max)
+    .default([])
+    .describe('Memory comparisons, read at each stop; all must hold.'),
+  skipHits: z
+    .number()
+    .int()
+    .min(CONDITION_LIMITS.skipHits.min)
+    .max(CONDITION_LIMITS.skipHits.max)
+    .default(CONDITION_LIMITS.skipHits.default)
+    .describe(`Matching hits to pass over before stopping: 0..${CONDITION_LIMITS.skipHits.max}, default 0.`),
+});
+
+const conditionOutput = z.object({
+  registers: z.array(
+    z.object({
+      register: z.enum(REGISTER_NAMES),
+      op: z.enum(COMPARE_OPS),
+      value: addressOut,
+      mask: addressOut,
+    }),
+  ),
+  memory: z.array(
+    z.object({
+      address: addressOut,
+      size: z.number().int(),
+      signed: z.boolean(),
+      op: z.enum(COMPARE_OPS),
+      value: z.number().int(),
+    }),
+  ),
+  skipHits: z.number().int(),
+  text: z.string(),
+});
+
+export function conditionView(c: BreakCondition): z.input<typeof conditionOutput> {
+  return {
+    registers: c.registers.map((r) => ({
+      ...r,
+      value: formatAddress(r.value >>> 0),
+      mask: formatAddress(r.mask >>> 0),
+    })),
+    memory: c.memory.map((m) => ({ ...m, address: formatAddress(m.address) })),
+    skipHits: c.skipHits,
+    text: describeCondition(c),
+  };
+}
+
+export const desmumeBreakpointCondition = defineTool({
+  name: 'desmume_breakpoint_condition',
+  title: 'Set or clear a breakpoint condition',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Attaches a condition to a breakpoint: register and memory comparisons that must all hold, and a number of matching hits to skip.',
+    useWhen:
+      'a breakpoint fires often and only one call matters (e.g. r0 == 0x020082c9, or the 100th hit); desmume_continue then passes over the other hits itself.',
+    behaviour:
+      'evaluated by the server at each stop (the stub has no conditions): a non-matching stop is resumed silently by desmume_continue, bounded by its maxSilentResumes and timeout, and counted as skipped. Setting replaces the previous condition and restarts its matched-hit count; condition null clears it. Sends nothing to the stub.',
+    limits: `at most ${CONDITION_LIMITS.comparisons.max} comparisons; skipHits ${CONDITION_LIMITS.skipHits.min}..${CONDITION_LIMITS.skipHits.max}; memory values 1, 2 or 4 bytes, aligned.`,
+    returns: 'the breakpoint id, the condition as set (null when cleared), and its matched-hit count.',
+  },
+  input: z.object({
+    processor: processorInput,
+    id: z.string().min(1).max(64).describe('Breakpoint id, e.g. "arm9-g1-bp1".'),
+    condition: conditionInput.nullable().describe('The condition, or null to clear it.'),
+  }),
+  output: z.object({
+    generation: z.number().int(),
+    id: z.string(),
+    condition: conditionOutput.nullable(),
+    matchedHits: z.number().int(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: {
+    comparisons: { max: CONDITION_LIMITS.comparisons.max, unit: 'comparisons' },
+    skipHits: { ...CONDITION_LIMITS.skipHits, unit: 'hits' },
+  },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, args.processor);
+      if (!cpu.breakpoints.has(args.id)) {
+        throw new ReMcpError(
+          'not-found',
+          `no ${args.processor} breakpoint with id ${args.id} in this generation`,
+        );
+      }
+      if (args.condition === null) {
+        cpu.conditions.delete(args.id);
+        return {
+          structured: {
+            generation: generationNumber(ctx.services),
+            id: args.id,
+            condition: null,
+            matchedHits: 0,
+          },
+          text: `${args.id}: condition cleared (stops at every hit)`,
+        };
+      }
+      const condition = validateCondition({
+        registers: args.condition.registers,
+        memory: args.condition.memory.map((m) => ({ ...m, size: m.size as 1 | 2 | 4 })),
+        skipHits: args.condition.skipHits,
+      });
+      cpu.conditions.set(args.id, { condition, matchedHits: 0 });
+      return {
+        structured: {
+          generation: generationNumber(ctx.services),
+          id: args.id,
+          condition: conditionView(condition),
+          matchedHits: 0,
+        },
+        text: `${args.id}: stops when ${describeCondition(condition)}`,
+      };
+    });
+  },
+});

@@ -1,0 +1,181 @@
+// desmume_disassemble_live: decodes the halted CPU's memory (code that exists only in RAM, patched or
+// relocated code, the bytes around the PC) with the same decoder and instruction shape as
+// nds_disassemble_range, and marks each instruction whose live bytes differ from the ROM's canonical
+// bytes at that address (where the static model has code there).
+import { z } from 'zod/v4';
+import { resolveStart } from '../../analysis/code-source.js';
+import { LINEAR_LIMITS } from '../../analysis/linear-window.js';
+import { decodeWindow } from '../../arm/decoder.js';
+import { ReMcpError } from '../../core/errors.js';
+import { addressArg, formatAddress, limitArg } from '../../core/vocabulary.js';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import {
+  decodeStopSchema,
+  decodeStopView,
+  instructionSchema,
+  instructionView,
+  sourceSchema,
+  sourceView,
+} from '../shared/instructions.js';
+
+const linearWindowArgs = {
+  maxInstructions: limitArg(LINEAR_LIMITS.instructions, 'Instructions to decode at most'),
+  maxBytes: limitArg(LINEAR_LIMITS.bytes, 'Live bytes to decode at most'),
+};
+
+import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
+
+interface StaticBytes {
+  available: boolean;
+  reason: string | null;
+  source: z.input<typeof sourceSchema> | null;
+  bytes: Uint8Array | null;
+}
+
+export const desmumeDisassembleLive = defineTool({
+  name: 'desmume_disassemble_live',
+  title: 'Disassemble live memory',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Decodes ARM or Thumb instructions from the halted CPU’s memory at an address or the PC, and marks where the live bytes differ from the ROM’s.',
+    useWhen:
+      'reading code that exists only in RAM (decompressed overlays, ITCM copies, relocated or patched code) or the code around a stop; nds_disassemble_range reads the ROM only.',
+    behaviour:
+      'read-only; refuses while the target runs. Same decoder and instruction form as nds_disassemble_range (stops at the first undecodable instruction, never skips bytes). mode "auto" means the CPU’s current state and is accepted only at the PC. The static comparison uses the launched ROM’s canonical code at that address (main binaries, overlays, decoded BLZ images, as nds_disassemble_range resolves them): differsFromStatic is null where the static model has no code there, and static.reason says why.',
+    limits: `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}.`,
+    returns:
+      'start, mode, pc, status (complete | decode-stopped), stop, instructions (nds_disassemble_range form plus differsFromStatic and staticBytes), differing (count), static {available, reason, source}.',
+  },
+  input: z.object({
+    processor: processorInput,
+    address: addressArg('Start address (default: the PC)').optional(),
+    mode: z
+      .enum(['arm', 'thumb', 'auto'])
+      .default('auto')
+      .describe('Instruction set: "arm", "thumb", or "auto" (default; the CPU state, only at the PC).'),
+    ...linearWindowArgs,
+  }),
+  output: z.object({
+    processor: z.enum(['arm9', 'arm7']),
+    generation: z.number().int(),
+    pc: z.string(),
+    start: z.string(),
+    mode: z.enum(['arm', 'thumb']),
+    status: z.enum(['complete', 'decode-stopped']),
+    stop: decodeStopSchema.nullable(),
+    instructions: z.array(
+      instructionSchema.extend({
+        differsFromStatic: z.boolean().nullable(),
+        staticBytes: z.string().nullable(),
+      }),
+    ),
+    differing: z.number().int(),
+    static: z.object({
+      available: z.boolean(),
+      reason: z.string().nullable(),
+      source: sourceSchema.nullable(),
+    }),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: { maxInstructions: LINEAR_LIMITS.instructions, maxBytes: LINEAR_LIMITS.bytes },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const gen = debugSession(ctx.services).requireGeneration();
+      const cpu = cpuOf(ctx.services, args.processor);
+      const { decoded } = await cpu.readRegisters();
+      const pc = decoded.r[15]!;
+      const start = args.address ?? pc;
+      if (args.mode === 'auto' && start !== pc) {
+        throw new ReMcpError(
+          'invalid-argument',
+          `mode "auto" is the CPU state and holds only at the PC (${formatAddress(pc)}); pass "arm" or "thumb" for ${formatAddress(start)}`,
+        );
+      }
+      const mode = args.mode === 'auto' ? (decoded.thumb ? 'thumb' : 'arm') : args.mode;
+      const length = Math.min(args.maxBytes, 0x1_0000_0000 - start);
+      const live = await cpu.readMemory(start, length);
+      const r = await decodeWindow(live, start, mode, args.processor, args.maxInstructions);
+      const stat = await staticBytes(
+        ctx,
+        gen.rom.path,
+        gen.rom.identity.sha256,
+        args.processor,
+        start,
+        mode,
+        length,
+      );
+      let differing = 0;
+      const instructions = r.instructions.map((ins) => {
+        const at = ins.address - start;
+        const covered = stat.bytes !== null && at + ins.size <= stat.bytes.length;
+        const before = covered ? stat.bytes!.subarray(at, at + ins.size) : null;
+        const differs =
+          before === null ? null : Buffer.compare(before, live.subarray(at, at + ins.size)) !== 0;
+        if (differs) differing++;
+        return {
+          ...instructionView(ins),
+          differsFromStatic: differs,
+          staticBytes: before ? Buffer.from(before).toString('hex') : null,
+        };
+      });
+      return {
+        structured: {
+          processor: args.processor,
+          generation: generationNumber(ctx.services),
+          pc: formatAddress(pc),
+          start: formatAddress(start),
+          mode,
+          status:
+            r.stop && r.stop.reason !== 'truncated-instruction'
+              ? ('decode-stopped' as const)
+              : ('complete' as const),
+          stop: r.stop && decodeStopView(r.stop),
+          instructions,
+          differing,
+          static: { available: stat.available, reason: stat.reason, source: stat.source },
+        },
+        text: `${args.processor} live ${mode} ${formatAddress(start)}: ${instructions.length} instructions, ${stat.available ? `${differing} differ from the ROM` : `no static comparison (${stat.reason})`}`,
+      };
+    });
+  },
+});
+
+/** The launched ROM's canonical code bytes from `start`, or why there are none. */
+async function staticBytes(
+  ctx: ToolContext,
+  romPath: string,
+  romSha256: string,
+  processor: 'arm9' | 'arm7',
+  start: number,
+  mode: 'arm' | 'thumb',
+  length: number,
+): Promise<StaticBytes> {
+  const store = getRomStore(ctx.services);
+  try {
+    return await store.withRom(
+      romPath,
+      async (rom) => {
+        if (rom.identity.sha256 !== romSha256) {
+          return {
+            available: false,
+            reason: 'the ROM file changed since the emulator loaded it',
+            source: null,
+            bytes: null,
+          };
+        }
+        const src = await resolveStart(store, rom, { processor, address: start, mode }, ctx.signal);
+        const offset = src.address - src.span.start;
+        const bytes = src.span.bytes.slice(offset, offset + length);
+        return { available: true, reason: null, source: sourceView(processor, src), bytes };
+      },
+      ctx.signal,
+    );
+  } catch (error) {
+    if (error instanceof ReMcpError && error.code !== 'cancelled') {
+      return { available: false, reason: `${error.code}: ${error.message}`, source: null, bytes: null };
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,75 @@
+// desmume_memory_scan_narrow: re-reads a scan's candidates on the halted emulator and keeps those
+// whose value satisfies the comparison.
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { SCAN_LIMITS } from '../../scan/memory-scan.js';
+import {
+  comparisonInput,
+  narrowText,
+  pageInputs,
+  pageOutput,
+  pageView,
+  scanIdInput,
+  scanLimits,
+  scanOutput,
+  scanView,
+} from '../shared/memory-scan.js';
+import { cpuOf, debugSession, processorInput, RUNTIME } from './common.js';
+import { desmumeOwner, desmumeScans, stubReader } from './scan-common.js';
+
+export const desmumeMemoryScanNarrow = defineTool({
+  name: 'desmume_memory_scan_narrow',
+  title: 'Narrow a memory scan (DeSmuME)',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Keeps the scan candidates whose current value satisfies a comparison (with a value or with the previous step).',
+    useWhen:
+      'after the game value changed (or did not) since the last step: e.g. "increased" after the counter ran.',
+    behaviour:
+      'read-only; the CPU must be halted. Reads only the candidates (merged into spans), compares, and returns the first page of survivors. A scan from an earlier emulator generation is discarded and refused with not-found.',
+    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
+    returns:
+      'candidates before and after, bytes and spans read, the scan, and the first page of candidates (address, value, previous).',
+  },
+  input: z.object({
+    processor: processorInput,
+    scanId: scanIdInput,
+    comparison: comparisonInput,
+    value: z.number().int().optional().describe('Value for equal/not-equal/greater/less; omit otherwise.'),
+    limit: pageInputs.limit,
+  }),
+  output: z.object({
+    ...scanOutput,
+    before: z.number().int(),
+    bytesRead: z.number().int(),
+    spans: z.number().int(),
+    ...pageOutput,
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: scanLimits,
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const scan = desmumeScans(ctx.services).get(
+        args.scanId,
+        desmumeOwner(ctx.services),
+        desmumeOwner(ctx.services),
+      );
+      const cpu = cpuOf(ctx.services, args.processor);
+      cpu.requireStopped('scan memory');
+      const r = await scan.narrow(args.comparison, args.value ?? null, stubReader(cpu), (done, total) =>
+        ctx.progress({ progress: done, total, message: 'spans' }),
+      );
+      return {
+        structured: {
+          ...scanView(scan),
+          before: r.before,
+          bytesRead: r.bytesRead,
+          spans: r.spans,
+          ...pageView(scan, 0, args.limit),
+        },
+        text: narrowText(scan, args.comparison, r.before),
+      };
+    });
+  },
+});

@@ -1,0 +1,42 @@
+// desmume_memory_scan_results: one page of a scan's candidates as of its last step (no emulator I/O).
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { SCAN_LIMITS } from '../../scan/memory-scan.js';
+import {
+  pageInputs,
+  pageOutput,
+  pageView,
+  scanIdInput,
+  scanLimits,
+  scanOutput,
+  scanView,
+} from '../shared/memory-scan.js';
+import { RUNTIME } from './common.js';
+import { desmumeOwner, desmumeScans } from './scan-common.js';
+
+export const desmumeMemoryScanResults = defineTool({
+  name: 'desmume_memory_scan_results',
+  title: 'Page through memory-scan candidates (DeSmuME)',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Lists a page of a scan’s candidates with their value at the last step and the step before.',
+    useWhen: 'after desmume_memory_scan_narrow, to see candidates beyond its first page.',
+    behaviour:
+      'read-only; sends nothing to the emulator (values are those of the last step). A scan of an earlier generation is discarded and refused with not-found.',
+    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
+    returns: 'the scan and the page (address, value, previous) with whether more follow.',
+  },
+  input: z.object({ scanId: scanIdInput, ...pageInputs }),
+  output: z.object({ ...scanOutput, ...pageOutput }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: scanLimits,
+  async handler(args, ctx) {
+    const owner = desmumeOwner(ctx.services);
+    const scan = desmumeScans(ctx.services).get(args.scanId, owner, owner);
+    const view = pageView(scan, args.offset, args.limit);
+    return {
+      structured: { ...scanView(scan), ...view },
+      text: `${scan.id}: candidates ${args.offset}..${args.offset + view.page.length - 1} of ${scan.candidateCount}`,
+    };
+  },
+});

@@ -1,0 +1,74 @@
+// desmume_memory_scan_start: snapshots a main-RAM region of the halted emulator as the first step of a
+// memory scan (every size-aligned address a candidate).
+import { z } from 'zod/v4';
+import { addressArg } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { SCAN_LIMITS } from '../../scan/memory-scan.js';
+import {
+  readWhole,
+  scanLimits,
+  scanOutput,
+  scanView,
+  signedInput,
+  sizeInput,
+} from '../shared/memory-scan.js';
+import { cpuOf, debugSession, processorInput, RUNTIME } from './common.js';
+import { checkMainRam, desmumeOwner, desmumeScans, MAIN_RAM, stubReader } from './scan-common.js';
+
+export const desmumeMemoryScanStart = defineTool({
+  name: 'desmume_memory_scan_start',
+  title: 'Start a memory scan (DeSmuME)',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Starts a "cheat search" over DS main RAM: snapshots the region so that desmume_memory_scan_narrow can keep the addresses whose value changes as a game value does.',
+    useWhen:
+      'looking for where a game keeps a counter, timer, score or health: start, let it change (continue to a breakpoint or pause later), narrow, repeat.',
+    behaviour:
+      'read-only; the CPU must be halted (refused with target-running otherwise). Every size-aligned address in the region is a candidate. Scans belong to this emulator generation: a restart discards them; starting a scan beyond the kept maximum drops the oldest.',
+    limits: `region inside main RAM 0x02000000..0x02400000, ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
+    returns:
+      'the scan (id, owner, region, value size, candidates) and the ids of scans dropped to make room.',
+  },
+  input: z.object({
+    processor: processorInput,
+    address: addressArg('Region start in main RAM').default(MAIN_RAM.start),
+    length: z
+      .number()
+      .int()
+      .min(SCAN_LIMITS.regionBytes.min)
+      .max(SCAN_LIMITS.regionBytes.max)
+      .default(MAIN_RAM.end - MAIN_RAM.start)
+      .describe('Region length in bytes (default 4 MiB: all of main RAM).'),
+    size: sizeInput,
+    signed: signedInput,
+  }),
+  output: z.object({ generation: z.number().int(), ...scanOutput, dropped: z.array(z.string()) }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: scanLimits,
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      checkMainRam(args.address, args.length);
+      const cpu = cpuOf(ctx.services, args.processor);
+      cpu.requireStopped('scan memory');
+      const owner = desmumeOwner(ctx.services);
+      const bytes = await readWhole(
+        stubReader(cpu),
+        args.address,
+        args.length,
+        64 * 1024,
+        ctx.progress,
+        ctx.signal,
+      );
+      const { scan, dropped } = desmumeScans(ctx.services).add(
+        owner,
+        { base: args.address, length: args.length, size: args.size, signed: args.signed },
+        bytes,
+      );
+      return {
+        structured: { generation: cpu.generation, ...scanView(scan), dropped },
+        text: `${scan.id}: ${scan.candidateCount} candidates in ${args.length} bytes of main RAM`,
+      };
+    });
+  },
+});

@@ -1,0 +1,68 @@
+// desmume_step_over: one instruction, except that a call (BL, BLX, a Thumb BL pair, even from its
+// second half) runs to its return.
+import { z } from 'zod/v4';
+import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import { STEP_CALL_LIMITS, stepOver } from '../../debug/step-calls.js';
+import { defineTool } from '../../mcp/tool.js';
+import {
+  cpuOf,
+  debugSession,
+  describeStop,
+  msLimit,
+  processorInput,
+  RUNTIME,
+  runOutput,
+  runView,
+  timeoutInput,
+} from './common.js';
+import { deeperInput, returnRunOutput, returnRunView } from './step-common.js';
+
+export const desmumeStepOver = defineTool({
+  name: 'desmume_step_over',
+  title: 'Step over a call',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Executes the instruction at the PC; when it is a call (ARM BL/BLX, Thumb BL/BLX pair or its second half, BLX register) runs until the call returns.',
+    useWhen:
+      'following a function without descending into the functions it calls; desmume_step_out to leave the current one.',
+    behaviour:
+      'a call is run with a temporary breakpoint at its return address (inside the executable allowlist, else refused), removed afterwards. The return counts only with SP back at its level (deeper recursion passes over it, bounded). Another breakpoint that fires first ends the run (endedBy "other-stop"); at the deadline the target is paused again (endedBy "deadline"). Resumes both CPUs while running.',
+    limits: `timeoutMs ${STEP_CALL_LIMITS.timeoutMs.min}..${STEP_CALL_LIMITS.timeoutMs.max} (default ${STEP_CALL_LIMITS.timeoutMs.default}); maxDeeperReturns ${STEP_CALL_LIMITS.deeperReturns.min}..${STEP_CALL_LIMITS.deeperReturns.max} (default ${STEP_CALL_LIMITS.deeperReturns.default}).`,
+    returns:
+      'the stop, the call found (kind, return address) or null for a plain step, whether it returned, endedBy, and whether the start PC was mid Thumb BL pair.',
+  },
+  input: z.object({
+    processor: processorInput,
+    timeoutMs: timeoutInput(STEP_CALL_LIMITS.timeoutMs, 'Bound on running the call'),
+    maxDeeperReturns: deeperInput,
+  }),
+  output: z.object({
+    ...runOutput,
+    ...returnRunOutput,
+    startPc: addressOut,
+    startedMidThumbBlPair: z.boolean(),
+    call: z.object({ kind: z.string(), returnAddress: addressOut }).nullable(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: {
+    timeoutMs: msLimit(STEP_CALL_LIMITS.timeoutMs),
+    maxDeeperReturns: { ...STEP_CALL_LIMITS.deeperReturns, unit: 'returns' },
+  },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, args.processor);
+      const r = await stepOver(cpu, args.timeoutMs, args.maxDeeperReturns, ctx.signal);
+      return {
+        structured: {
+          ...runView(ctx.services, args.processor, r),
+          ...returnRunView(r),
+          startPc: formatAddress(r.startPc),
+          startedMidThumbBlPair: r.startedMidThumbBlPair,
+          call: r.call ? { kind: r.call.kind, returnAddress: formatAddress(r.call.returnAddress) } : null,
+        },
+        text: `${r.call ? `stepped over ${r.call.kind} (${r.endedBy})` : 'stepped one instruction'}${r.startedMidThumbBlPair ? ' from the middle of a Thumb BL pair' : ''}; ${describeStop(args.processor, r.stop)}`,
+      };
+    });
+  },
+});

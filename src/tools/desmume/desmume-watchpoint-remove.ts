@@ -1,0 +1,44 @@
+// desmume_watchpoint_remove: removes one data watchpoint by id.
+import { z } from 'zod/v4';
+import { formatAddress } from '../../core/vocabulary.js';
+import { removeWatchpoint } from '../../debug/watchpoints.js';
+import { defineTool } from '../../mcp/tool.js';
+import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
+import { watchpointOutput, watchpointView } from './watchpoint-common.js';
+
+export const desmumeWatchpointRemove = defineTool({
+  name: 'desmume_watchpoint_remove',
+  title: 'Remove a data watchpoint',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Removes one watchpoint of the current generation by id.',
+    useWhen: 'a watchpoint has served its purpose; ids come from desmume_watchpoint_add.',
+    behaviour: 'sends the stub the matching z2/z3/z4; refuses while the target runs and for unknown ids.',
+    limits: 'one watchpoint per call.',
+    returns: 'the removed watchpoint (with its hit count) and the ones still active.',
+  },
+  input: z.object({
+    processor: processorInput,
+    id: z.string().min(1).max(64).describe('Watchpoint id, e.g. "arm9-g1-wp1".'),
+  }),
+  output: z.object({
+    generation: z.number().int(),
+    removed: watchpointOutput,
+    active: z.array(watchpointOutput),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, args.processor);
+      const wp = await removeWatchpoint(cpu, args.id);
+      return {
+        structured: {
+          generation: generationNumber(ctx.services),
+          removed: watchpointView(wp),
+          active: [...cpu.watchpoints.values()].map(watchpointView),
+        },
+        text: `removed ${wp.id} (${wp.access} of ${formatAddress(wp.address)}) after ${wp.hits} hits`,
+      };
+    });
+  },
+});

@@ -1,0 +1,41 @@
+// The DeSmuME side of memory scans: the per-server scan store, the owner (one emulator generation:
+// a restart discards every scan) and the main-RAM region a scan may cover.
+import { ReMcpError } from '../../core/errors.js';
+import { formatAddress } from '../../core/vocabulary.js';
+import type { CpuDebugger } from '../../debug/cpu.js';
+import { LIMITS } from '../../debug/policy.js';
+import { ScanStore } from '../../scan/memory-scan.js';
+import type { Services } from '../../services.js';
+import { debugSession } from './common.js';
+
+/** DS main RAM (4 MiB; its mirrors are not scanned separately). */
+export const MAIN_RAM = { start: 0x0200_0000, end: 0x0240_0000 } as const;
+
+export function desmumeScans(services: Services): ScanStore {
+  return services.lazy('desmume.scans', () => new ScanStore('desmume'));
+}
+
+export function desmumeOwner(services: Services): string {
+  return `DeSmuME generation ${debugSession(services).requireGeneration().number}`;
+}
+
+export function checkMainRam(base: number, length: number): void {
+  if (base < MAIN_RAM.start || base + length > MAIN_RAM.end) {
+    throw new ReMcpError(
+      'invalid-argument',
+      `a DeSmuME scan covers main RAM only (${formatAddress(MAIN_RAM.start)}..${formatAddress(MAIN_RAM.end)}); ${formatAddress(base)}+${length} is outside it`,
+    );
+  }
+}
+
+/** Reads through the stub in the largest piece one read allows (the CPU must be halted). */
+export function stubReader(cpu: CpuDebugger) {
+  return async (address: number, length: number): Promise<Uint8Array> => {
+    const out = new Uint8Array(length);
+    for (let at = 0; at < length; at += LIMITS.memoryRead.max) {
+      const n = Math.min(LIMITS.memoryRead.max, length - at);
+      out.set(await cpu.readMemory(address + at, n), at);
+    }
+    return out;
+  };
+}

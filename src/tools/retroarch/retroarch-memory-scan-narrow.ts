@@ -1,0 +1,71 @@
+// retroarch_memory_scan_narrow: re-reads a scan's candidates and keeps those whose value satisfies the
+// comparison.
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { SCAN_LIMITS } from '../../scan/memory-scan.js';
+import {
+  comparisonInput,
+  narrowText,
+  pageInputs,
+  pageOutput,
+  pageView,
+  scanIdInput,
+  scanLimits,
+  scanOutput,
+  scanView,
+} from '../shared/memory-scan.js';
+import { retroarchOwner, retroarchScans, spaceReader } from './scan-common.js';
+import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
+
+export const retroarchMemoryScanNarrow = defineTool({
+  name: 'retroarch_memory_scan_narrow',
+  title: 'RetroArch: narrow a memory scan',
+  profiles: PROFILES,
+  description: {
+    purpose:
+      'Keeps the scan candidates whose current value satisfies a comparison (with a value or with the previous step).',
+    useWhen:
+      'after the game value changed (or did not) since the last step: e.g. "increased" after frame advances.',
+    behaviour:
+      'read-only; reads only the candidates (merged into spans), compares, and returns the first page of survivors. A scan of other content (or from before RetroArch was seen gone) is discarded and refused with not-found.',
+    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
+    returns:
+      'candidates before and after, bytes and spans read, the scan, and the first page of candidates (address, value, previous).',
+  },
+  input: z.object({
+    scanId: scanIdInput,
+    comparison: comparisonInput,
+    value: z.number().int().optional().describe('Value for equal/not-equal/greater/less; omit otherwise.'),
+    limit: pageInputs.limit,
+  }),
+  output: z.object({
+    ...scanOutput,
+    before: z.number().int(),
+    bytesRead: z.number().int(),
+    spans: z.number().int(),
+    ...pageOutput,
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: { ...scanLimits, timeoutMs: TIMEOUT_LIMIT },
+  async handler(args, ctx) {
+    const owner = await retroarchOwner(retroarch(ctx), ctx.signal);
+    const store = retroarchScans(ctx);
+    const scan = store.get(args.scanId, owner, owner);
+    const r = await scan.narrow(
+      args.comparison,
+      args.value ?? null,
+      spaceReader(ctx, scan.spec.space ?? 'memory'),
+      (done, total) => ctx.progress({ progress: done, total, message: 'spans' }),
+    );
+    return {
+      structured: {
+        ...scanView(scan),
+        before: r.before,
+        bytesRead: r.bytesRead,
+        spans: r.spans,
+        ...pageView(scan, 0, args.limit),
+      },
+      text: narrowText(scan, args.comparison, r.before),
+    };
+  },
+});

@@ -1,0 +1,43 @@
+// retroarch_memory_scan_results: one page of a scan's candidates as of its last step.
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { SCAN_LIMITS } from '../../scan/memory-scan.js';
+import {
+  pageInputs,
+  pageOutput,
+  pageView,
+  scanIdInput,
+  scanLimits,
+  scanOutput,
+  scanView,
+} from '../shared/memory-scan.js';
+import { retroarchOwner, retroarchScans } from './scan-common.js';
+import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
+
+export const retroarchMemoryScanResults = defineTool({
+  name: 'retroarch_memory_scan_results',
+  title: 'RetroArch: page through memory-scan candidates',
+  profiles: PROFILES,
+  description: {
+    purpose: 'Lists a page of a scan’s candidates with their value at the last step and the step before.',
+    useWhen: 'after retroarch_memory_scan_narrow, to see candidates beyond its first page.',
+    behaviour:
+      "read-only; one status query to check the content is still the scan's (otherwise the scan is discarded and refused with not-found); values are those of the last step.",
+    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
+    returns: 'the scan and the page (address, value, previous) with whether more follow.',
+  },
+  input: z.object({ scanId: scanIdInput, ...pageInputs }),
+  output: z.object({ ...scanOutput, ...pageOutput }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: { ...scanLimits, timeoutMs: TIMEOUT_LIMIT },
+  async handler(args, ctx) {
+    const owner = await retroarchOwner(retroarch(ctx), ctx.signal);
+    const store = retroarchScans(ctx);
+    const scan = store.get(args.scanId, owner, owner);
+    const view = pageView(scan, args.offset, args.limit);
+    return {
+      structured: { ...scanView(scan), ...view },
+      text: `${scan.id}: ${view.page.length} of ${scan.candidateCount} candidates from ${args.offset}`,
+    };
+  },
+});

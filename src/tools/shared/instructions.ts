@@ -1,0 +1,75 @@
+// Decoded-instruction output shapes shared by the static ARM tools and live disassembly.
+import { z } from 'zod/v4';
+import type { ResolvedSource } from '../../analysis/code-source.js';
+import type { DecodedInstruction, DecodeStopReason } from '../../arm/types.js';
+import { addressOut, formatAddress as hex } from '../../core/vocabulary.js';
+import type { Processor } from '../../formats/nds/index.js';
+
+export const instructionSchema = z.object({
+  address: addressOut,
+  size: z.number().int(),
+  bytes: z.string().describe('Instruction bytes, hex, memory order'),
+  mnemonic: z.string(),
+  operands: z.string(),
+  condition: z.string().optional(),
+  flow: z.enum(['branch', 'call', 'return', 'branch-indirect', 'call-indirect']).optional(),
+  target: addressOut.optional(),
+  targetMode: z.enum(['arm', 'thumb']).optional(),
+  pcRelative: z
+    .object({ kind: z.enum(['literal-pool', 'pc-relative-address']), address: addressOut })
+    .optional(),
+  readsPc: z.literal(true).optional(),
+  writesPc: z.literal(true).optional(),
+});
+
+export const sourceSchema = z.object({
+  processor: z.enum(['arm9', 'arm7']),
+  component: z.string(),
+  overlayId: z.number().int().nullable(),
+  mode: z.enum(['arm', 'thumb']),
+  start: addressOut,
+  /** ROM offset of the start; null for decoded (derived) bytes. */
+  romOffset: addressOut.nullable(),
+  derived: z.boolean(),
+});
+
+/** Why decoding stopped early, and where. */
+export const decodeStopSchema = z.object({
+  reason: z.enum(['undecodable', 'architecture', 'truncated-instruction']),
+  address: addressOut,
+});
+
+/** A decoder stop in the output form. */
+export function decodeStopView(stop: {
+  reason: DecodeStopReason;
+  address: number;
+}): z.input<typeof decodeStopSchema> {
+  return { reason: stop.reason, address: hex(stop.address) };
+}
+
+/** A decoded instruction in the output form (addresses as strings). */
+export function instructionView(i: DecodedInstruction): z.input<typeof instructionSchema> {
+  const { address, target, pcRelative, ...rest } = i;
+  return {
+    address: hex(address),
+    ...rest,
+    ...(target === undefined ? {} : { target: hex(target) }),
+    ...(pcRelative === undefined
+      ? {}
+      : { pcRelative: { kind: pcRelative.kind, address: hex(pcRelative.address) } }),
+  };
+}
+
+/** The `source` of a result: where decoding starts (romOffset of the start byte; null when derived). */
+export function sourceView(processor: Processor, src: ResolvedSource): z.input<typeof sourceSchema> {
+  const offset = src.address - src.span.start;
+  return {
+    processor,
+    component: src.span.component,
+    overlayId: src.span.overlayId,
+    mode: src.mode,
+    start: hex(src.address),
+    romOffset: src.romOffset === null ? null : hex(src.romOffset + offset),
+    derived: src.derived,
+  };
+}

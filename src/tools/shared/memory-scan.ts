@@ -1,0 +1,113 @@
+// Schemas and result shapes shared by the DeSmuME and RetroArch memory-scan tools: one scan model
+// (src/scan/memory-scan.ts), two ways of reading memory.
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import type { ProgressUpdate } from '../../mcp/tool.js';
+import {
+  type MemoryScan,
+  type ReadSpan,
+  SCAN_COMPARISONS,
+  SCAN_LIMITS,
+  type ScanComparison,
+} from '../../scan/memory-scan.js';
+
+export const sizeInput = z
+  .union([z.literal(1), z.literal(2), z.literal(4)])
+  .default(4)
+  .describe('Value width in bytes: 1, 2 or 4 (little-endian; default 4). Candidates are size-aligned.');
+
+export const signedInput = z.boolean().default(false).describe('Values are signed (default false).');
+
+export const comparisonInput = z
+  .enum(SCAN_COMPARISONS)
+  .describe(
+    'Keep candidates whose value now: "equal"/"not-equal"/"greater"/"less" than `value`, or compared with the previous step: "increased", "decreased", "changed", "unchanged".',
+  );
+
+export const pageInputs = {
+  offset: z.number().int().min(0).default(0).describe('First candidate of the page (default 0).'),
+  limit: z
+    .number()
+    .int()
+    .min(SCAN_LIMITS.page.min)
+    .max(SCAN_LIMITS.page.max)
+    .default(SCAN_LIMITS.page.default)
+    .describe(
+      `Candidates per page: ${SCAN_LIMITS.page.min}..${SCAN_LIMITS.page.max}, default ${SCAN_LIMITS.page.default}.`,
+    ),
+};
+
+export const scanIdInput = z.string().min(1).max(64).describe('Scan id from a *_memory_scan_start result.');
+
+export const scanLimits = {
+  regionBytes: { min: SCAN_LIMITS.regionBytes.min, max: SCAN_LIMITS.regionBytes.max, unit: 'bytes' },
+  scans: { max: SCAN_LIMITS.scans.max, unit: 'scans kept (the oldest is dropped)' },
+  pageSize: { ...SCAN_LIMITS.page, unit: 'candidates per page' },
+};
+
+export const scanOutput = {
+  scanId: z.string(),
+  owner: z.string(),
+  base: addressOut,
+  length: z.number().int(),
+  size: z.number().int(),
+  signed: z.boolean(),
+  space: z.enum(['memory', 'ram']).nullable(),
+  steps: z.number().int(),
+  candidates: z.number().int(),
+};
+
+export const pageOutput = {
+  offset: z.number().int(),
+  page: z.array(z.object({ address: addressOut, value: z.number().int(), previous: z.number().int() })),
+  more: z.boolean(),
+};
+
+export function scanView(scan: MemoryScan) {
+  return {
+    scanId: scan.id,
+    owner: scan.owner,
+    base: formatAddress(scan.spec.base),
+    length: scan.spec.length,
+    size: scan.spec.size,
+    signed: scan.spec.signed,
+    space: scan.spec.space ?? null,
+    steps: scan.steps,
+    candidates: scan.candidateCount,
+  };
+}
+
+export function pageView(scan: MemoryScan, offset: number, limit: number) {
+  return {
+    offset,
+    page: scan.page(offset, limit).map((c) => ({ ...c, address: formatAddress(c.address) })),
+    more: offset + limit < scan.candidateCount,
+  };
+}
+
+/** Reads [address, address + length) through `read` in pieces of at most `piece` bytes, with progress. */
+export async function readWhole(
+  read: ReadSpan,
+  address: number,
+  length: number,
+  piece: number,
+  progress?: (u: ProgressUpdate) => void,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
+  const out = new Uint8Array(length);
+  const total = Math.ceil(length / piece);
+  for (let at = 0, i = 0; at < length; at += piece, i++) {
+    if (signal?.aborted) throw new ReMcpError('cancelled', 'the scan read was cancelled');
+    const n = Math.min(piece, length - at);
+    const bytes = await read(address + at, n);
+    out.set(bytes.subarray(0, n), at);
+    if (bytes.length < n) return out.subarray(0, at + bytes.length);
+    progress?.({ progress: i + 1, total, message: 'reading' });
+  }
+  return out;
+}
+
+export function narrowText(scan: MemoryScan, comparison: ScanComparison, before: number): string {
+  return `${scan.id} step ${scan.steps} (${comparison}): ${before} -> ${scan.candidateCount} candidates`;
+}

@@ -1,0 +1,157 @@
+// Step over, step out and the mid-Thumb-BL-pair report on the real DeSmuME 0.9.11 over MCP, on the
+// probe's Thumb caller (push {lr}; bl debug_thumb_increment; pop {pc}) and its ARM loop.
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import {
+  type DebugTargetRom,
+  desmumeProcesses,
+  killDesmumeProcesses,
+  writeDebugTargetRom,
+} from '../kit/desmume/index.js';
+import { type Harness, makeWorkspace, startServer } from '../kit/mcp-harness.js';
+
+const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
+
+let workspace: string;
+let rom: DebugTargetRom;
+const harnesses: Harness[] = [];
+
+before(async () => {
+  workspace = await makeWorkspace('re-mcp-desmume-step-');
+  rom = writeDebugTargetRom(join(workspace, 'debug.nds'));
+});
+
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) await h.close();
+  const deadline = Date.now() + 5_000;
+  while (desmumeProcesses(workspace).length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
+after(async () => {
+  const leftovers = killDesmumeProcesses(workspace);
+  await rm(workspace, { recursive: true, force: true });
+  assert.deepEqual(leftovers, [], 'a DeSmuME process outlived the suite');
+});
+
+async function started(): Promise<Harness> {
+  const h = await startServer({ workspace, env: { RE_MCP_PROFILE: 'runtime' } });
+  harnesses.push(h);
+  await h.ok('desmume_start', { romPath: 'debug.nds' });
+  return h;
+}
+
+async function counter(h: Harness, address: number): Promise<number> {
+  const r = await h.ok<{ hex: string }>('desmume_read_memory', { address: hex(address), length: 4 });
+  return Buffer.from(r.hex, 'hex').readUInt32LE(0);
+}
+
+type Step = {
+  state: string;
+  stop: { pc: string; mode: string; breakpointId: string | null } | null;
+  returned: boolean;
+  endedBy: string;
+  returnAddress: string;
+  returnMode: string;
+  call: { kind: string; returnAddress: string } | null;
+  startedMidThumbBlPair: boolean;
+  returnAddressSource?: string;
+};
+
+describe('step over / step out (real DeSmuME)', () => {
+  it('reports the mid-pair stop, steps over BL pairs and ARM BL, steps out, and ends at other stops and deadlines', async () => {
+    const h = await started();
+    const s = rom.symbols;
+    const prefix = s.thumbCaller + 2;
+    const after = s.thumbCaller + 6;
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(prefix),
+      mode: 'thumb',
+    });
+    await h.ok('desmume_continue', { captureContext: false });
+
+    // One step from the BL prefix stops on its suffix, inside the call: said explicitly.
+    const one = await h.ok<{
+      trace: Array<{ pc: string; midThumbBlPair: boolean }>;
+      midThumbBlPair: boolean;
+    }>('desmume_step_instruction', {});
+    assert.deepEqual(one.trace, [{ pc: hex(prefix + 2), mode: 'thumb', midThumbBlPair: true }]);
+    assert.equal(one.midThumbBlPair, true);
+
+    // Step over from the middle of the pair: the call runs to its return.
+    const thumbBefore = await counter(h, s.counterThumb);
+    const mid = await h.ok<Step>('desmume_step_over', {});
+    assert.equal(mid.startedMidThumbBlPair, true);
+    assert.deepEqual(mid.call, { kind: 'thumb-bl-suffix', returnAddress: hex(after) });
+    assert.equal(mid.returned, true);
+    assert.equal(mid.stop!.pc, hex(after));
+    assert.equal(mid.stop!.mode, 'thumb');
+    assert.equal(await counter(h, s.counterThumb), thumbBefore + 1);
+
+    // Step over from the prefix: the whole pair.
+    await h.ok('desmume_continue', { captureContext: false });
+    const pair = await h.ok<Step>('desmume_step_over', {});
+    assert.deepEqual(pair.call, { kind: 'thumb-bl-pair', returnAddress: hex(after) });
+    assert.equal(pair.returned, true);
+    assert.equal(pair.stop!.pc, hex(after));
+    assert.equal(await counter(h, s.counterThumb), thumbBefore + 2);
+    // The temporary breakpoint is gone; only the user's remains.
+    const list = await h.ok<{ breakpoints: Array<{ id: string }> }>('desmume_breakpoint_list', {});
+    assert.deepEqual(
+      list.breakpoints.map((b) => b.id),
+      [bp.breakpoint.id],
+    );
+    // A plain instruction is one step.
+    const plain = await h.ok<Step>('desmume_step_over', {});
+    assert.equal(plain.call, null);
+
+    // Another breakpoint inside the call ends the step over there, and says so.
+    const inner = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(s.thumbIncrement),
+      mode: 'thumb',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const interrupted = await h.ok<Step>('desmume_step_over', {});
+    assert.equal(interrupted.endedBy, 'other-stop');
+    assert.equal(interrupted.returned, false);
+    assert.equal(interrupted.stop!.breakpointId, inner.breakpoint.id);
+
+    // Step out of the leaf Thumb function: LR is the return into the caller.
+    const out = await h.ok<Step>('desmume_step_out', {});
+    assert.equal(out.returnAddressSource, 'lr');
+    assert.equal(out.returned, true);
+    assert.equal(out.stop!.pc, hex(after));
+    assert.equal(out.returnMode, 'thumb');
+    await h.ok('desmume_breakpoint_remove', { id: inner.breakpoint.id });
+    await h.ok('desmume_breakpoint_remove', { id: bp.breakpoint.id });
+
+    // ARM BL in the loop.
+    const loop = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(s.debugLoop),
+      mode: 'arm',
+    });
+    await h.ok('desmume_continue', { captureContext: false });
+    const armBefore = await counter(h, s.counterArm);
+    const arm = await h.ok<Step>('desmume_step_over', {});
+    assert.deepEqual(arm.call, { kind: 'arm-bl', returnAddress: hex(s.debugLoop + 4) });
+    assert.equal(arm.stop!.pc, hex(s.debugLoop + 4));
+    assert.equal(await counter(h, s.counterArm), armBefore + 1);
+    await h.ok('desmume_breakpoint_remove', { id: loop.breakpoint.id });
+
+    // A return address never reached: bounded, paused again, reported.
+    const never = await h.ok<Step>('desmume_step_out', { returnAddress: hex(s.start), timeoutMs: 300 });
+    assert.equal(never.endedBy, 'deadline');
+    assert.equal(never.state, 'stopped');
+    assert.equal(never.returned, false);
+    const after2 = await h.ok<{ breakpoints: unknown[] }>('desmume_breakpoint_list', {});
+    assert.equal(after2.breakpoints.length, 0);
+    // Outside the executable allowlist: refused.
+    assert.equal(
+      (await h.fail('desmume_step_out', { returnAddress: '0x02300000' })).code,
+      'invalid-argument',
+    );
+  });
+});
