@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ALL_TOOLS } from '../../src/tools/index.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../kit/mcp-harness.js';
 import { checkWireResult } from '../kit/schema-check.js';
 import { CASES, type Case, prepareWorkspace } from './cases.js';
@@ -61,7 +62,7 @@ test('TypeScript SDK 1.x Client: every tool errors intact, every family succeeds
   await client.connect(transport);
   try {
     const { tools } = await client.listTools(); // also arms the SDK's own outputSchema validation
-    assert.equal(tools.length, 50);
+    assert.equal(tools.length, ALL_TOOLS.length);
     const schemas = new Map(tools.map((t) => [t.name, t.outputSchema as object | undefined]));
     for (const tool of tools) {
       const r = (await client.callTool({ name: tool.name, arguments: { zz_unknown: 1 } })) as Result;
@@ -104,7 +105,7 @@ test('MCP Inspector CLI: tools/list, a success and an error per family, object a
   const listed = (await inspector(['--method', 'tools/list', '--strict'])) as {
     tools: Array<{ name: string }>;
   };
-  assert.equal(listed.tools.length, 50);
+  assert.equal(listed.tools.length, ALL_TOOLS.length);
   for (const c of CASES) {
     const r = (await inspector(
       [
@@ -147,7 +148,7 @@ test('Python SDK client: every tool errors intact, every family succeeds, progre
     cancelled: boolean;
     after_cancel: boolean;
   };
-  assert.equal(report.tools.length, 50);
+  assert.equal(report.tools.length, ALL_TOOLS.length);
   for (const [i, r] of report.cases.entries()) {
     const c = i < report.tools.length ? undefined : CASES[i - report.tools.length];
     const expected = c ? c.code : 'invalid-argument';
