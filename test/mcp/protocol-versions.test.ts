@@ -44,7 +44,6 @@ for (const version of ['2024-11-05', '2025-03-26']) {
   test(`protocol ${version}: no outputSchema, title or structuredContent; the text carries the data`, async () => {
     const r = await exchange(version);
     assert.equal(r.negotiated, version);
-    // The default profile lists every tool (a fixed count went stale whenever a family grew).
     assert.equal(r.tools.length, ALL_TOOLS.length);
     for (const tool of r.tools) {
       assert.equal(tool.outputSchema, undefined, `${tool.name} outputSchema`);
