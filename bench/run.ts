@@ -8,6 +8,7 @@ const MODULES: Array<[string, string, string]> = [
   ['blz', 'blz.ts', 'benchBlz'],
   ['nds', 'nds.ts', 'benchNds'],
   ['search', 'search.ts', 'benchSearch'],
+  ['rebuild', 'rebuild.ts', 'benchRebuild'],
   ['arm', 'arm.ts', 'benchArm'],
   ['analysis', 'analysis.ts', 'benchAnalysis'],
   ['retroarch', 'retroarch.ts', 'benchRetroarch'],

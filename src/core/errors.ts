@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   'git-failed',
   'config-invalid',
   'publish-collision',
+  'verification-failed',
   'internal-error',
 ] as const;
 

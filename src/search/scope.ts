@@ -11,13 +11,9 @@ export const SCOPE_LIMITS = {
   selectors: { max: 1024, unit: 'selectors' },
 } as const;
 
-/** A canonical component: the only way a caller names ROM bytes (no offsets, no lengths). */
-export type ComponentSelector =
-  | { kind: 'arm9' }
-  | { kind: 'arm7' }
-  | { kind: 'overlay'; processor: Processor; id: number }
-  | { kind: 'file'; fileId: number }
-  | { kind: 'path'; path: string };
+import type { ComponentSelector } from '../formats/nds/selectors.js';
+
+export type { ComponentSelector };
 
 export type ScopeInput = { kind: 'whole-rom' } | { kind: 'components'; components: ComponentSelector[] };
 

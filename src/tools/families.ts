@@ -14,6 +14,7 @@ export const FAMILY_LOADERS = {
   analysis: async () => family((await import('./analysis/index.js')).analysisTools),
   search: async () => family((await import('./search/index.js')).searchTools),
   extract: async () => family((await import('./extract/index.js')).extractTools),
+  rebuild: async () => family((await import('./rebuild/index.js')).rebuildTools),
   desmume: async () => family((await import('./desmume/index.js')).desmumeTools),
   retroarch: async () => family((await import('./retroarch/index.js')).retroarchTools),
 } satisfies Record<string, Family>;

@@ -9,6 +9,7 @@ import { extractTools } from './extract/index.js';
 import { generalTools } from './general/index.js';
 import { ndsStructureTools } from './nds/index.js';
 import { projectTools } from './project/index.js';
+import { rebuildTools } from './rebuild/index.js';
 import { retroarchTools } from './retroarch/index.js';
 import { searchTools } from './search/index.js';
 
@@ -20,6 +21,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...analysisTools,
   ...searchTools,
   ...extractTools,
+  ...rebuildTools,
   ...desmumeTools,
   ...retroarchTools,
 ] as unknown as readonly ToolDefinition[];

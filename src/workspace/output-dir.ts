@@ -76,6 +76,17 @@ export function outputError(error: unknown, where: string): ReMcpError {
   }
 }
 
+/** Writes every chunk of `chunks` in order at the file's current position (short writes resumed). */
+async function writeStream(handle: FileHandle, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+  for await (const chunk of chunks) {
+    let done = 0;
+    while (done < chunk.length) {
+      const { bytesWritten } = await handle.write(chunk, done, chunk.length - done);
+      done += bytesWritten;
+    }
+  }
+}
+
 export class OutputDir {
   private constructor(
     private readonly handle: FileHandle,
@@ -203,8 +214,10 @@ export class OutputDir {
   /**
    * Writes `data` to `name` atomically: a temp file created exclusively (never through a link) in this
    * directory, synced, then renamed over `name`. Returns the workspace-relative path written.
+   * Streamed content (an async iterable, e.g. a rebuilt ROM) is written chunk by chunk as it arrives,
+   * never held whole; a failing or cancelled stream removes the temp file and leaves `name` untouched.
    */
-  async writeAtomic(name: string, data: Uint8Array | string): Promise<string> {
+  async writeAtomic(name: string, data: Uint8Array | string | AsyncIterable<Uint8Array>): Promise<string> {
     checkRelativePath(name);
     if (name.includes('/')) throw new ReMcpError('invalid-argument', 'an output name is one segment');
     const temp = `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
@@ -215,7 +228,8 @@ export class OutputDir {
       );
       created = true;
       try {
-        await handle.writeFile(data);
+        if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+        else await writeStream(handle, data);
         await handle.sync();
       } finally {
         await handle.close();

@@ -21,6 +21,7 @@ const LAYERS: string[][] = [
   ['nds'],
   ['analysis'],
   ['extract', 'debug', 'retroarch', 'project'],
+  ['rebuild'],
   ['mcp'],
   ['tools'],
   ['cli'],

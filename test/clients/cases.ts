@@ -40,6 +40,12 @@ export const CASES: Case[] = [
   { family: 'nds', tool: 'nds_list_overlays', args: { rom: 'roms/game.nds' }, textMatches: /total: 0/ },
   { family: 'nds', tool: 'nds_inspect_rom', args: { rom: 'roms/none.nds' }, code: 'not-found' },
   {
+    family: 'rebuild',
+    tool: 'nds_mutation_validate',
+    args: { rom: 'roms/game.nds', manifest: 'a.bin' },
+    code: 'invalid-argument',
+  },
+  {
     family: 'arm',
     tool: 'nds_disassemble_range',
     args: { rom: 'roms/game.nds', processor: 'arm9', mode: 'arm', address: '0x02000000', maxInstructions: 8 },

@@ -99,3 +99,23 @@ test('a normal write lands in place, with no temp file left; errors never name t
   assert.ok(!error.message.includes(base), error.message);
   await dir.close();
 });
+
+test('a streamed write lands chunk by chunk; a stream failing midway leaves the old file and no temp', async () => {
+  const dir = await ws.outputDir('output', ['stream']);
+  const chunks = [new Uint8Array(3).fill(1), new Uint8Array(0), new Uint8Array(70_000).fill(2)];
+  async function* good() {
+    for (const c of chunks) yield c;
+  }
+  await dir.writeAtomic('s.bin', good());
+  const stored = await readFile(join(root, 'output', 'stream', 's.bin'));
+  assert.equal(stored.length, 70_003);
+  assert.deepEqual([stored[0], stored[2], stored[3], stored[70_002]], [1, 1, 2, 2]);
+  async function* failing() {
+    yield new Uint8Array(10).fill(9);
+    throw new Error('source gone');
+  }
+  assert.equal(await code(dir.writeAtomic('s.bin', failing())), 'busy');
+  assert.deepEqual(await readdir(join(root, 'output', 'stream')), ['s.bin'], 'no temp file left');
+  assert.equal((await readFile(join(root, 'output', 'stream', 's.bin'))).length, 70_003);
+  await dir.close();
+});

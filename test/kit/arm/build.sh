@@ -122,6 +122,8 @@ link arm7-analysis ARM7_CPU arm7.ld '' arm7-analysis.o arm7-analysis-c.o
 # live-debug programs for DeSmuME
 compile ARM9_CPU -marm arm9-debug-target.s arm9-debug-target.o
 link arm9-debug-target ARM9_CPU arm9.ld --use-blx arm9-debug-target.o
+compile ARM9_CPU -marm arm9-rebuild-target.s arm9-rebuild-target.o
+link arm9-rebuild-target ARM9_CPU arm9.ld '' arm9-rebuild-target.o
 compile ARM7_CPU -marm arm7-idle.s arm7-idle.o
 link arm7-idle ARM7_CPU arm7.ld '' arm7-idle.o
 
@@ -135,6 +137,8 @@ link arm9-calls ARM9_CPU arm9.ld --use-blx arm9-calls.o
   manifest_entry arm7-analysis arm7 armv4t
   printf ',\n'
   manifest_entry arm9-debug-target arm9 armv5te
+  printf ',\n'
+  manifest_entry arm9-rebuild-target arm9 armv5te
   printf ',\n'
   manifest_entry arm7-idle arm7 armv4t
   printf ',\n'

@@ -13,6 +13,7 @@ export const ARM_PROGRAM_NAMES = [
   'arm9-analysis',
   'arm7-analysis',
   'arm9-debug-target',
+  'arm9-rebuild-target',
   'arm7-idle',
   'arm9-calls',
 ] as const;

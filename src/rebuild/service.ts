@@ -1,0 +1,377 @@
+// The rebuild service behind nds_mutation_validate / _build / _verify.
+//
+// validate: manifest (a workspace file) -> strict schema -> exact source identity -> artifacts loaded
+//   and hashed -> plan (guards, conflicts, layout, build ID). Writes nothing.
+// build: the plan, streamed into a hidden temp directory below output/nds/<sha16>/, verified there,
+//   then the directory is renamed to its final name <build-id> in one step: the final name never
+//   shows a partial build. Every write, rename and removal is relative to directories held open by
+//   descriptor (workspace/output-dir.ts), never a path looked up again, so a directory swapped for a
+//   link meanwhile cannot redirect them; a parent moved during the build refuses the publish. An existing final directory is reused only if it verifies afresh;
+//   otherwise the build fails closed with 'publish-collision' and the existing directory is left.
+// verify: the plan again, and the existing build checked file by file and byte by byte.
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, readSync } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+import { isReMcpError, ReMcpError } from '../core/errors.js';
+import { sha256Of } from '../extract/artifacts.js';
+import { withDirLock } from '../extract/promote.js';
+import type { RomHandle } from '../nds/rom-store.js';
+import type { OutputDir } from '../workspace/output-dir.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { EVIDENCE_FILES, evidenceTexts, type VerificationRecord, verificationText } from './evidence.js';
+import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';
+import { type LoadedArtifact, type Plan, planRebuild } from './plan.js';
+import { type ChunkReader, outputStream } from './stream.js';
+import { verifyOutput } from './verify.js';
+
+export interface Validated {
+  manifest: Manifest;
+  plan: Plan;
+  /** output/nds/<sha16>/<build-id> (workspace-relative). */
+  outputDir: string;
+}
+
+/** Test hook: called at named steps of a build (the crash test pauses there). */
+export type BuildStepHook = (step: string) => void | Promise<void>;
+
+async function readBounded(workspace: Workspace, path: string, max: number, what: string): Promise<Buffer> {
+  const { resolved, handle } = await workspace.openFile(path);
+  try {
+    const { size } = await handle.stat();
+    if (size > max) {
+      throw new ReMcpError('limit-exceeded', `${what} ${resolved.relative} is ${size} bytes, over ${max}`, {
+        size,
+        max,
+      });
+    }
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function loadManifest(workspace: Workspace, path: string): Promise<Manifest> {
+  const text = await readBounded(workspace, path, REBUILD_LIMITS.manifestBytes.max, 'the manifest');
+  let json: unknown;
+  try {
+    json = JSON.parse(text.toString('utf8'));
+  } catch (error) {
+    throw new ReMcpError('invalid-argument', `the manifest is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = manifestSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new ReMcpError('invalid-argument', 'the manifest does not match the schema', {
+      issues: parsed.error.issues.slice(0, 20).map((i) => ({ path: i.path.join('.'), message: i.message })),
+    });
+  }
+  return parsed.data;
+}
+
+async function loadArtifacts(workspace: Workspace, manifest: Manifest): Promise<Map<string, LoadedArtifact>> {
+  const out = new Map<string, LoadedArtifact>();
+  for (const op of manifest.operations) {
+    if (!('artifact' in op) || out.has(op.artifact)) continue;
+    const bytes = await readBounded(workspace, op.artifact, REBUILD_LIMITS.artifactBytes.max, 'the artifact');
+    out.set(op.artifact, { path: op.artifact, sha256: sha256Of(bytes), bytes: new Uint8Array(bytes) });
+  }
+  return out;
+}
+
+function sourceReader(rom: RomHandle): ChunkReader {
+  return (into, position) => rom.readChunk(into, position);
+}
+
+export async function validateManifest(
+  workspace: Workspace,
+  rom: RomHandle,
+  manifestPath: string,
+): Promise<Validated> {
+  const manifest = await loadManifest(workspace, manifestPath);
+  const artifacts = await loadArtifacts(workspace, manifest);
+  const plan = planRebuild(
+    rom.model,
+    (offset, length) => rom.readBytes(offset, length),
+    rom.identity.size,
+    rom.identity.sha256,
+    manifest,
+    artifacts,
+  );
+  return {
+    manifest,
+    plan,
+    outputDir: `output/nds/${rom.identity.sha256.slice(0, 16)}/${plan.resolved.buildId}`,
+  };
+}
+
+const TMP = /^\.([0-9a-f]{16})\.build-(\d+)-[0-9a-f]+\.tmp$/;
+/** Largest evidence file read back: the manifest limit with room for the plan's expansion. */
+const EVIDENCE_MAX = REBUILD_LIMITS.manifestBytes.max * 16;
+
+function pidAlive(pid: number): boolean {
+  // The caller holds this ROM's build lock (in this process and across processes): temp directories
+  // carrying our own pid are leftovers of an earlier failed build, not of a running one.
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes temp build directories that dead processes left in `parent` (never a live process's). Every
+ * removal is relative to the open directory: a leftover swapped for a link is unlinked, never followed.
+ */
+export async function recoverBuildLeftovers(parent: OutputDir): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of await parent.names()) {
+    const m = TMP.exec(name);
+    if (m && !pidAlive(Number(m[2]))) {
+      await parent.remove(name);
+      removed.push(name);
+    }
+  }
+  if (removed.length > 0) await parent.sync();
+  return removed;
+}
+
+/** Opens the regular file `name` of `dir` for reading, never through a link. */
+async function openRegular(dir: OutputDir, name: string): Promise<FileHandle> {
+  const handle = await open(await dir.at(name), constants.O_RDONLY | constants.O_NOFOLLOW).catch(
+    (error: NodeJS.ErrnoException) => {
+      throw new ReMcpError('verification-failed', `${dir.relative}/${name} cannot be opened (${error.code})`);
+    },
+  );
+  if (!(await handle.stat()).isFile()) {
+    await handle.close();
+    throw new ReMcpError('verification-failed', `${dir.relative}/${name} is not a regular file`);
+  }
+  return handle;
+}
+
+/** Checks a build directory: exactly the expected files, evidence byte-equal, the ROM verified. */
+async function checkBuildDir(
+  rom: RomHandle,
+  v: Validated,
+  dir: OutputDir,
+  signal?: AbortSignal,
+): Promise<VerificationRecord> {
+  const r = v.plan.resolved;
+  const expectedNames = [...EVIDENCE_FILES, r.output.romName].sort();
+  const names = (await dir.names()).sort();
+  if (JSON.stringify(names) !== JSON.stringify(expectedNames)) {
+    throw new ReMcpError(
+      'verification-failed',
+      'the build directory does not hold exactly the expected files',
+      {
+        found: names.slice(0, 32),
+        expected: expectedNames,
+      },
+    );
+  }
+  const handle = await openRegular(dir, r.output.romName);
+  let record: VerificationRecord;
+  try {
+    record = await verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal);
+  } finally {
+    await handle.close();
+  }
+  const texts: Record<string, string> = {
+    ...evidenceTexts(v.manifest, v.plan, record.outputSha256),
+    'verification.json': verificationText(record),
+  };
+  for (const [name, text] of Object.entries(texts)) {
+    const stored = await dir.readIfSmall(name, EVIDENCE_MAX);
+    if (stored === null)
+      throw new ReMcpError('verification-failed', `${name} is not a regular evidence file`);
+    if (stored.toString('utf8') !== text)
+      throw new ReMcpError('verification-failed', `${name} differs from the evidence this build produces`);
+  }
+  return record;
+}
+
+export interface BuildResult {
+  buildId: string;
+  outputDir: string;
+  rom: string;
+  outputSha256: string;
+  outputSize: number;
+  reused: boolean;
+  verification: VerificationRecord;
+}
+
+export interface BuildOptions {
+  signal?: AbortSignal;
+  onStep?: BuildStepHook;
+  /** Bytes of the rebuilt ROM written so far, and its size. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export async function buildManifest(
+  workspace: Workspace,
+  rom: RomHandle,
+  manifestPath: string,
+  options: BuildOptions = {},
+): Promise<BuildResult> {
+  const v = await validateManifest(workspace, rom, manifestPath);
+  const sha16 = rom.identity.sha256.slice(0, 16);
+  // Held by descriptor for the whole build: the temp directory, every file in it and the publishing
+  // rename are relative to it, so a directory swapped for a link meanwhile redirects nothing.
+  const parent = await workspace.outputDir('output', ['nds', sha16]);
+  try {
+    return await withDirLock(
+      parent,
+      `rebuild-${sha16}`,
+      () => buildLocked(workspace, parent, rom, v, options),
+      options.signal,
+    );
+  } finally {
+    await parent.close();
+  }
+}
+
+async function buildLocked(
+  workspace: Workspace,
+  parent: OutputDir,
+  rom: RomHandle,
+  v: Validated,
+  options: BuildOptions,
+): Promise<BuildResult> {
+  const buildId = v.plan.resolved.buildId;
+  const romName = v.plan.resolved.output.romName;
+  await recoverBuildLeftovers(parent);
+  const result = (verification: VerificationRecord, reused: boolean): BuildResult => ({
+    buildId,
+    outputDir: v.outputDir,
+    rom: `${v.outputDir}/${romName}`,
+    outputSha256: verification.outputSha256,
+    outputSize: verification.outputSize,
+    reused,
+    verification,
+  });
+  const existing = await parent.kind(buildId);
+  if (existing !== null) {
+    if (existing !== 'directory') {
+      throw new ReMcpError('publish-collision', `${v.outputDir} exists and is not a build directory`);
+    }
+    let record: VerificationRecord;
+    try {
+      const dir = await parent.child(buildId, false);
+      try {
+        record = await checkBuildDir(rom, v, dir, options.signal);
+      } finally {
+        await dir.close();
+      }
+    } catch (error) {
+      if (isReMcpError(error) && error.code === 'cancelled') throw error;
+      throw new ReMcpError(
+        'publish-collision',
+        `${v.outputDir} exists with other content; it is left as it is (${(error as Error).message})`,
+        { outputDir: v.outputDir },
+      );
+    }
+    await parent.verifyInPlace();
+    return result(record, true);
+  }
+  const tmpName = `.${buildId}.build-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
+  const tmp = await parent.child(tmpName);
+  try {
+    const streamHash = createHash('sha256');
+    let written = 0;
+    await tmp.writeAtomic(
+      romName,
+      outputStream(v.plan, sourceReader(rom), options.signal, (chunk) => {
+        streamHash.update(chunk);
+        written += chunk.length;
+        options.onProgress?.(written, v.plan.resolved.output.size);
+      }),
+    );
+    await options.onStep?.('rom-written');
+    const handle = await openRegular(tmp, romName);
+    let record: VerificationRecord;
+    try {
+      record = await verifyOutput(
+        v.plan,
+        rom.model,
+        sourceReader(rom),
+        handle,
+        readSync,
+        options.signal,
+        streamHash.digest('hex'),
+      );
+    } finally {
+      await handle.close();
+    }
+    for (const [name, text] of Object.entries(evidenceTexts(v.manifest, v.plan, record.outputSha256))) {
+      await tmp.writeAtomic(name, text);
+    }
+    await options.onStep?.('evidence-written');
+    await tmp.writeAtomic('verification.json', verificationText(record));
+    await tmp.sync();
+    await options.onStep?.('verified');
+    // The inputs must still be what was planned from: the source ROM and every artifact.
+    await rom.verifyUnchanged(options.signal);
+    const again = await loadArtifacts(workspace, v.manifest);
+    for (const op of v.manifest.operations) {
+      if ('artifact' in op && again.get(op.artifact)?.sha256 !== op.artifactSha256) {
+        throw new ReMcpError(
+          'invalid-argument',
+          `operation "${op.id}": the artifact changed during the build`,
+        );
+      }
+    }
+    if ((await parent.kind(buildId)) !== null) {
+      throw new ReMcpError('publish-collision', `${v.outputDir} appeared during the build`);
+    }
+    // The result will name output/nds/<sha16>/<build-id>: the held parent must still be there.
+    await parent.verifyInPlace();
+    // One rename relative to the held parent publishes the whole directory.
+    await parent.renameTo(tmpName, parent, buildId);
+    await parent.sync();
+    await options.onStep?.('published');
+    await parent.verifyInPlace();
+    return result(record, false);
+  } catch (error) {
+    await parent.remove(tmpName).catch(() => {});
+    throw error;
+  } finally {
+    await tmp.close();
+  }
+}
+export async function verifyBuild(
+  workspace: Workspace,
+  rom: RomHandle,
+  manifestPath: string,
+  signal?: AbortSignal,
+): Promise<BuildResult> {
+  const v = await validateManifest(workspace, rom, manifestPath);
+  const resolved = await workspace.resolveExisting(v.outputDir, 'directory').catch((error) => {
+    if (isReMcpError(error) && error.code === 'not-found') {
+      throw new ReMcpError('not-found', `no build at ${v.outputDir}; run nds_mutation_build first`);
+    }
+    throw error;
+  });
+  if (resolved.relative !== v.outputDir)
+    throw new ReMcpError('workspace-escape', 'the build directory is not where it should be');
+  // Walk down by descriptor without creating anything (output/ exists: the build was just found in it).
+  const opened: OutputDir[] = [await workspace.outputDir('output', [])];
+  let record: VerificationRecord;
+  try {
+    for (const segment of ['nds', rom.identity.sha256.slice(0, 16), v.plan.resolved.buildId]) {
+      opened.push(await opened[opened.length - 1]!.child(segment, false));
+    }
+    record = await checkBuildDir(rom, v, opened[opened.length - 1]!, signal);
+  } finally {
+    for (const d of opened) await d.close();
+  }
+  return {
+    buildId: v.plan.resolved.buildId,
+    outputDir: v.outputDir,
+    rom: `${v.outputDir}/${v.plan.resolved.output.romName}`,
+    outputSha256: record.outputSha256,
+    outputSize: record.outputSize,
+    reused: true,
+    verification: record,
+  };
+}

@@ -1,0 +1,218 @@
+// Semantic verification of a rebuilt ROM against its plan, used by build (before publishing) and by
+// verify (on an existing build). Streams both files in bounded chunks:
+// - the output equals the plan's expected stream byte for byte (source prefix + owned pieces);
+// - every byte that differs from the source inside the source prefix lies in an owned range (a fixed
+//   edit of an approved operation or the owned header rewrite), and bytes past it that no piece owns
+//   are zero;
+// - the output reparses through the canonical model, and its header tables, FAT ranges, file paths,
+//   overlay records and each operation's output bytes are those the plan names.
+import { createHash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { formatAddress } from '../core/vocabulary.js';
+import { blzDecode } from '../formats/blz/index.js';
+import type { NdsRomModel } from '../formats/nds/index.js';
+import { type ByteSource, parseNdsRom } from '../formats/nds/index.js';
+import type { VerificationRecord } from './evidence.js';
+import type { Plan } from './plan.js';
+import { type ChunkReader, expectedFromSource, readSourceChunk, STREAM_CHUNK } from './stream.js';
+
+function fail(message: string, details: Record<string, unknown> = {}): never {
+  throw new ReMcpError('verification-failed', message, details);
+}
+
+/** A synchronous ByteSource over an open handle's fd (the parser reads only tables and footers). */
+function fdSource(
+  fd: number,
+  size: number,
+  readSync: (fd: number, b: Uint8Array, o: number, l: number, p: number) => number,
+): ByteSource {
+  return {
+    size,
+    read(offset, length) {
+      const end = Math.min(size, offset + length);
+      const out = new Uint8Array(Math.max(0, end - offset));
+      let done = 0;
+      while (done < out.length) {
+        const n = readSync(fd, out, done, out.length - done, offset + done);
+        if (n === 0) break;
+        done += n;
+      }
+      return out.subarray(0, done);
+    },
+  };
+}
+
+export async function verifyOutput(
+  plan: Plan,
+  sourceModel: NdsRomModel,
+  readSource: ChunkReader,
+  output: FileHandle,
+  readSync: (fd: number, b: Uint8Array, o: number, l: number, p: number) => number,
+  signal?: AbortSignal,
+  /**
+   * SHA-256 of the expected stream when the caller already computed it while writing: the byte-for-
+   * byte comparison below proves the file equals that stream, so the file need not be hashed again.
+   */
+  expectedSha256?: string,
+): Promise<VerificationRecord> {
+  const r = plan.resolved;
+  const checks: string[] = [];
+  const info = await output.stat();
+  if (!info.isFile() || info.size !== r.output.size) {
+    fail(`the rebuilt ROM is ${info.size} bytes; the plan makes ${r.output.size}`);
+  }
+  checks.push('output-size');
+
+  // 1. Byte stream: expected bytes, attribution of prefix changes, zero gaps.
+  const owned = plan.ownedPrefix;
+  const pieces = plan.pieces;
+  const inPiece = (at: number) => pieces.some((p) => at >= p.offset && at < p.offset + p.bytes.length);
+  const inOwned = (at: number) => owned.some((o) => at >= o.start && at < o.end);
+  const hash = createHash('sha256');
+  const got = new Uint8Array(STREAM_CHUNK);
+  const source = new Uint8Array(STREAM_CHUNK);
+  let changedPrefixBytes = 0;
+  for (let at = 0; at < r.output.size; at += STREAM_CHUNK) {
+    throwIfCancelled(signal);
+    const length = Math.min(STREAM_CHUNK, r.output.size - at);
+    const [sourceLength, { bytesRead }] = await Promise.all([
+      readSourceChunk(plan, readSource, at, source.subarray(0, length)),
+      output.read(got, 0, length, at),
+    ]);
+    const srcView = source.subarray(0, sourceLength);
+    const want = expectedFromSource(plan, at, srcView, length);
+    if (bytesRead !== length) fail('the rebuilt ROM could not be read in full');
+    const view = got.subarray(0, length);
+    if (expectedSha256 === undefined) hash.update(view);
+    if (!Buffer.from(view.buffer, view.byteOffset, length).equals(Buffer.from(want.buffer, 0, length))) {
+      for (let i = 0; i < length; i++) {
+        if (view[i] !== want[i]) {
+          const off = at + i;
+          fail(`the rebuilt ROM differs from its plan at ${formatAddress(off)}`, {
+            offset: formatAddress(off),
+          });
+        }
+      }
+    }
+    // Attribution: inside the source prefix, a byte may differ only inside an owned range; past it,
+    // a byte no piece writes must be zero. The fast path skips chunks equal to the source.
+    const prefixSame =
+      sourceLength === length &&
+      Buffer.from(view.buffer, view.byteOffset, length).equals(
+        Buffer.from(srcView.buffer, srcView.byteOffset, length),
+      );
+    if (prefixSame) continue;
+    for (let i = 0; i < length; i++) {
+      const off = at + i;
+      if (i < sourceLength) {
+        if (view[i] !== srcView[i]) {
+          if (!inOwned(off)) fail(`an unowned byte of the source prefix changed at ${formatAddress(off)}`);
+          changedPrefixBytes++;
+        }
+      } else if (view[i] !== 0 && !inPiece(off)) {
+        fail(`an unowned gap byte is not zero at ${formatAddress(off)}`);
+      }
+    }
+  }
+  checks.push('expected-bytes', 'prefix-changes-attributed', 'gaps-zero');
+  const outputSha256 = expectedSha256 ?? hash.digest('hex');
+
+  // 2. The output reparses, and its structures are the planned ones.
+  let model: NdsRomModel;
+  try {
+    model = parseNdsRom(fdSource(output.fd, info.size, readSync));
+  } catch (error) {
+    fail(`the rebuilt ROM does not parse: ${(error as Error).message}`);
+  }
+  checks.push('reparse');
+  const ranges = model.files.map((f) => ({ start: formatAddress(f.start), end: formatAddress(f.end) }));
+  if (JSON.stringify(ranges) !== JSON.stringify(r.fat))
+    fail('the rebuilt FAT ranges are not the planned ones');
+  checks.push('fat-ranges');
+  for (const f of sourceModel.files) {
+    if (model.files[f.fileId]?.path !== f.path) fail(`file ${f.fileId} lost its NitroFS identity`);
+  }
+  for (const op of r.operations) {
+    if (op.op === 'add-file' && model.files[op.fileId!]?.path !== op.path) {
+      fail(`operation "${op.id}": ${op.path} is not file ${op.fileId} in the rebuilt ROM`);
+    }
+  }
+  checks.push('nitrofs-identities');
+  // Overlay records: the source's, except the compressed size and flags the plan rewrites.
+  const planned = new Map(r.overlayRecords.map((o) => [`${o.processor}:${o.tableIndex}`, o]));
+  const overlayKey = (m: NdsRomModel, apply: boolean) =>
+    JSON.stringify(
+      [...m.overlays.arm9, ...m.overlays.arm7].map((o) => {
+        const p = apply ? planned.get(`${o.processor}:${o.tableIndex}`) : undefined;
+        return [
+          o.processor,
+          o.id,
+          o.ramAddress,
+          o.ramSize,
+          o.bssSize,
+          o.staticInit,
+          o.fileId,
+          p?.compressedSize ?? o.compressedSize,
+          p?.flags ?? o.flags,
+        ];
+      }),
+    );
+  if (overlayKey(model, false) !== overlayKey(sourceModel, true))
+    fail('the rebuilt overlay records are not the planned ones');
+  // Decoded-overlay runtime identity: the stored bytes decode to exactly the approved image.
+  for (const op of r.operations) {
+    if (op.decodedSha256 === undefined) continue;
+    const rec = r.overlayRecords.find((o) => model.overlays[o.processor][o.tableIndex]?.fileId === op.fileId);
+    const ov = rec ? model.overlays[rec.processor][rec.tableIndex]! : undefined;
+    if (!ov) fail(`operation "${op.id}": its overlay is missing from the rebuilt ROM`);
+    const stored = new Uint8Array(ov.file.end - ov.file.start);
+    await output.read(stored, 0, stored.length, ov.file.start);
+    let image: Uint8Array;
+    try {
+      image = ov.compressed ? blzDecode(stored) : stored;
+    } catch (error) {
+      fail(`operation "${op.id}": the stored overlay does not decode: ${(error as Error).message}`);
+    }
+    if (
+      createHash('sha256').update(image).digest('hex') !== op.decodedSha256 ||
+      image.length !== ov.ramSize
+    ) {
+      fail(`operation "${op.id}": the stored overlay does not decode to the approved image`);
+    }
+  }
+  checks.push('decoded-overlay-identity');
+  checks.push('overlay-metadata');
+  if (model.header.headerCrc.ok !== sourceModel.header.headerCrc.ok && !model.header.headerCrc.ok) {
+    fail('the rebuilt header CRC is wrong');
+  }
+  if (
+    model.arm9.entryAddress !== sourceModel.arm9.entryAddress ||
+    model.arm7.entryAddress !== sourceModel.arm7.entryAddress
+  ) {
+    fail('an entry address changed');
+  }
+  checks.push('header');
+  for (const op of r.operations) {
+    const start = Number.parseInt(op.output.start, 16);
+    const h = createHash('sha256');
+    const buf = new Uint8Array(Math.min(STREAM_CHUNK, Math.max(op.length, 1)));
+    for (let at = 0; at < op.length; at += buf.length) {
+      const n = Math.min(buf.length, op.length - at);
+      await output.read(buf, 0, n, start + at);
+      h.update(buf.subarray(0, n));
+    }
+    if (h.digest('hex') !== op.afterSha256)
+      fail(`operation "${op.id}": its output bytes have another SHA-256`);
+  }
+  checks.push('operations');
+  return {
+    buildId: r.buildId,
+    engine: r.engine,
+    outputSha256,
+    outputSize: r.output.size,
+    changedPrefixBytes,
+    checks,
+    rebuildSemanticsVerified: true,
+  };
+}

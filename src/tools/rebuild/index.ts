@@ -1,0 +1,5 @@
+import { ndsMutationBuild } from './nds-mutation-build.js';
+import { ndsMutationValidate } from './nds-mutation-validate.js';
+import { ndsMutationVerify } from './nds-mutation-verify.js';
+
+export const rebuildTools = [ndsMutationValidate, ndsMutationBuild, ndsMutationVerify];

@@ -1,0 +1,46 @@
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { buildManifest } from '../../rebuild/service.js';
+import { buildOutput, REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS, rebuildInput, shapeBuild } from './common.js';
+
+export const ndsMutationBuild = defineTool({
+  name: 'nds_mutation_build',
+  title: 'Build a rebuilt NDS ROM from a manifest',
+  profiles: ['build'],
+  description: {
+    purpose:
+      'Applies a validated manifest to a copy of the source ROM, verifies the result and publishes it atomically.',
+    useWhen: 'after nds_mutation_validate passes.',
+    behaviour:
+      'writes output/nds/<sha16>/<build-id>/ (the ROM and its evidence JSON) only once every check passed; an identical existing build is reused after fresh verification, a divergent one is a publish-collision and left as is. The source ROM is never written.',
+    limits: `${REBUILD_LIMITS_LINE}; the ROM is streamed in 4 MiB chunks.`,
+    returns:
+      'buildId, outputDir, rom, outputSha256, outputSize, reused, rebuildSemanticsVerified, changedPrefixBytes, checks.',
+  },
+  input: rebuildInput,
+  output: buildOutput,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: REBUILD_TOOL_LIMITS,
+  async handler(args, ctx) {
+    // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
+    await ctx.services.workspace.resolveExisting(args.manifest, 'file');
+    const r = await getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) =>
+        buildManifest(ctx.services.workspace, rom, args.manifest, {
+          signal: ctx.signal,
+          onProgress: (done, total) => {
+            // One report per 32 MiB written (and the last), so a 256 MiB ROM sends a handful.
+            if (done === total || done % (32 * 1024 * 1024) === 0) {
+              ctx.progress({ progress: done, total, message: 'writing the rebuilt ROM' });
+            }
+          },
+        }),
+      ctx.signal,
+    );
+    return {
+      structured: shapeBuild(r),
+      text: `${r.reused ? 'reused verified' : 'built'} ${r.rom} (${r.outputSize} bytes, sha256 ${r.outputSha256})`,
+    };
+  },
+});

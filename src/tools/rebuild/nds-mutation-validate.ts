@@ -1,0 +1,86 @@
+import { z } from 'zod/v4';
+import { addressOut } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { validateManifest } from '../../rebuild/service.js';
+import { READ_ONLY } from '../shared/annotations.js';
+import { REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS, rebuildInput } from './common.js';
+
+const range = z.object({ start: addressOut, end: addressOut });
+
+export const ndsMutationValidate = defineTool({
+  name: 'nds_mutation_validate',
+  title: 'Validate an NDS mutation manifest',
+  profiles: ['build'],
+  description: {
+    purpose:
+      'Checks a mutation manifest against the exact source ROM and resolves the deterministic build plan; writes nothing.',
+    useWhen: 'before nds_mutation_build; nds_mutation_verify checks an existing build.',
+    behaviour:
+      'read-only. Format 1: same-size guarded edits, exact-size component replacement; format 2 adds variable-size NitroFS replacement and new files. Checks source SHA-256, guards (component, original bytes, runtime), artifact SHA-256, conflicts; append-only layout.',
+    limits: `${REBUILD_LIMITS_LINE}.`,
+    returns:
+      'buildId, outputDir, sizes, operations with output ranges and hashes, header rewrites, rebuilt tables.',
+  },
+  input: rebuildInput,
+  output: z.object({
+    buildId: z.string(),
+    outputDir: z.string(),
+    formatVersion: z.number().int(),
+    sourceSha256: z.string(),
+    outputSize: z.number().int(),
+    deviceCapacity: z.number().int(),
+    operations: z.array(
+      z.object({
+        id: z.string(),
+        op: z.string(),
+        component: z.string().nullable(),
+        fileId: z.number().int().nullable(),
+        path: z.string().nullable(),
+        output: range,
+        length: z.number().int(),
+        beforeSha256: z.string().nullable(),
+        afterSha256: z.string(),
+      }),
+    ),
+    headerRewrite: z.array(z.object({ field: z.string(), before: addressOut, after: addressOut })),
+    tables: z.array(z.object({ table: z.string(), start: addressOut, end: addressOut, sha256: z.string() })),
+  }),
+  annotations: READ_ONLY,
+  limits: REBUILD_TOOL_LIMITS,
+  async handler(args, ctx) {
+    // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
+    await ctx.services.workspace.resolveExisting(args.manifest, 'file');
+    const store = getRomStore(ctx.services);
+    const v = await store.withRom(
+      args.rom,
+      (rom) => validateManifest(ctx.services.workspace, rom, args.manifest),
+      ctx.signal,
+    );
+    const r = v.plan.resolved;
+    return {
+      structured: {
+        buildId: r.buildId,
+        outputDir: v.outputDir,
+        formatVersion: r.formatVersion,
+        sourceSha256: r.source.sha256,
+        outputSize: r.output.size,
+        deviceCapacity: r.deviceCapacity,
+        operations: r.operations.map((o) => ({
+          id: o.id,
+          op: o.op,
+          component: o.component,
+          fileId: o.fileId,
+          path: o.path,
+          output: o.output,
+          length: o.length,
+          beforeSha256: o.beforeSha256,
+          afterSha256: o.afterSha256,
+        })),
+        headerRewrite: r.headerRewrite,
+        tables: r.tables,
+      },
+      text: `valid: ${r.operations.length} operation(s), build ${r.buildId} -> ${v.outputDir} (${r.output.size} bytes)`,
+    };
+  },
+});

@@ -1,0 +1,37 @@
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { verifyBuild } from '../../rebuild/service.js';
+import { READ_ONLY } from '../shared/annotations.js';
+import { buildOutput, REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS, rebuildInput, shapeBuild } from './common.js';
+
+export const ndsMutationVerify = defineTool({
+  name: 'nds_mutation_verify',
+  title: 'Verify an existing NDS rebuild',
+  profiles: ['build'],
+  description: {
+    purpose:
+      'Re-validates a manifest and checks its published build afresh: every evidence file, and the ROM byte by byte and semantically.',
+    useWhen: 'to trust a build found on disk; it never repairs (rebuild with nds_mutation_build).',
+    behaviour:
+      'read-only; verification-failed on any difference (a changed ROM byte, an edited or extra file).',
+    limits: `${REBUILD_LIMITS_LINE}; the ROM is streamed in 4 MiB chunks.`,
+    returns: 'the nds_mutation_build shape, reused true.',
+  },
+  input: rebuildInput,
+  output: buildOutput,
+  annotations: READ_ONLY,
+  limits: REBUILD_TOOL_LIMITS,
+  async handler(args, ctx) {
+    // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
+    await ctx.services.workspace.resolveExisting(args.manifest, 'file');
+    const r = await getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => verifyBuild(ctx.services.workspace, rom, args.manifest, ctx.signal),
+      ctx.signal,
+    );
+    return {
+      structured: shapeBuild(r),
+      text: `verified ${r.rom}: ${r.verification.checks.length} checks passed, sha256 ${r.outputSha256}`,
+    };
+  },
+});
