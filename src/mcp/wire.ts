@@ -8,7 +8,8 @@
 // and human-readable as the text block's first token, "[code] message".
 //
 // Protocol versions: outputSchema, structuredContent and tool `title` exist from 2025-06-18; tool
-// annotations from 2025-03-26. Older clients get neither (the text block carries the data).
+// annotations from 2025-03-26 (whose annotations carry the tool's title). Older clients get neither
+// (the text block carries the data).
 import { ERROR_CODES } from '../core/errors.js';
 import type { ToolCallResult, ToolError } from './invoke.js';
 
