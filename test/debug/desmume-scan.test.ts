@@ -1,53 +1,12 @@
 // Memory scans on the real DeSmuME 0.9.11 over MCP: the probe's two counters are found in main RAM by
 // "increased" across breakpoint stops; scans die with their emulator generation.
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
-import {
-  type DebugTargetRom,
-  desmumeProcesses,
-  killDesmumeProcesses,
-  writeDebugTargetRom,
-} from '../kit/desmume/index.js';
-import { type Harness, makeWorkspace, startServer } from '../kit/mcp-harness.js';
+import { describe, it } from 'node:test';
+import { formatAddress as hex } from '../../src/core/vocabulary.js';
+import { desmumeMcpSuite } from '../kit/desmume/mcp-suite.js';
 
-const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
-
-let workspace: string;
-let rom: DebugTargetRom;
-const harnesses: Harness[] = [];
-
-before(async () => {
-  workspace = await makeWorkspace('re-mcp-desmume-scan-');
-  rom = writeDebugTargetRom(join(workspace, 'debug.nds'));
-});
-
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) await h.close();
-  const deadline = Date.now() + 5_000;
-  while (desmumeProcesses(workspace).length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-});
-
-after(async () => {
-  const leftovers = killDesmumeProcesses(workspace);
-  await rm(workspace, { recursive: true, force: true });
-  assert.deepEqual(leftovers, [], 'a DeSmuME process outlived the suite');
-});
-
-async function started(): Promise<Harness> {
-  const h = await startServer({ workspace, env: { RE_MCP_PROFILE: 'runtime' } });
-  harnesses.push(h);
-  await h.ok('desmume_start', { romPath: 'debug.nds' });
-  return h;
-}
-
-async function counter(h: Harness, address: number): Promise<number> {
-  const r = await h.ok<{ hex: string }>('desmume_read_memory', { address: hex(address), length: 4 });
-  return Buffer.from(r.hex, 'hex').readUInt32LE(0);
-}
+const suite = desmumeMcpSuite('re-mcp-desmume-scan-');
+const { started, counter } = suite;
 
 type Scan = {
   scanId: string;
@@ -61,7 +20,7 @@ type Scan = {
 describe('memory scan (real DeSmuME)', () => {
   it('finds the counters by "increased" across stops, pages results, refuses while running and after a restart', async () => {
     const h = await started();
-    const s = rom.symbols;
+    const s = suite.rom.symbols;
     const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
       address: hex(s.armIncrement),
       mode: 'arm',
