@@ -9,8 +9,8 @@
 //   link meanwhile cannot redirect them; a parent moved during the build refuses the publish. An existing final directory is reused only if it verifies afresh;
 //   otherwise the build fails closed with 'publish-collision' and the existing directory is left.
 // verify: the plan again, and the existing build checked file by file and byte by byte.
-import { createHash, randomBytes } from 'node:crypto';
-import { constants, readSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { type BigIntStats, constants, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { isReMcpError, ReMcpError } from '../core/errors.js';
 import { sha256Of } from '../extract/artifacts.js';
@@ -21,8 +21,8 @@ import type { Workspace } from '../workspace/workspace.js';
 import { EVIDENCE_FILES, evidenceTexts, type VerificationRecord, verificationText } from './evidence.js';
 import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';
 import { type LoadedArtifact, type Plan, planRebuild } from './plan.js';
-import { type ChunkReader, outputStream } from './stream.js';
-import { verifyOutput } from './verify.js';
+import { type ChunkReader, newTally, outputStream } from './stream.js';
+import { verifyBuiltOutput, verifyOutput } from './verify.js';
 
 export interface Validated {
   manifest: Manifest;
@@ -135,6 +135,11 @@ export async function recoverBuildLeftovers(parent: OutputDir): Promise<string[]
   if (removed.length > 0) await parent.sync();
   return removed;
 }
+
+/** What changes when a file is written, renamed over or replaced: identity, size and both times. */
+type FileKey = readonly [bigint, bigint, bigint, bigint, bigint];
+const fileKey = (s: BigIntStats): FileKey => [s.dev, s.ino, s.size, s.mtimeNs, s.ctimeNs];
+const sameFileKey = (a: FileKey, b: FileKey) => a.every((x, i) => x === b[i]);
 
 /** Opens the regular file `name` of `dir` for reading, never through a link. */
 async function openRegular(dir: OutputDir, name: string): Promise<FileHandle> {
@@ -277,29 +282,26 @@ async function buildLocked(
   const tmpName = `.${buildId}.build-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
   const tmp = await parent.child(tmpName);
   try {
-    const streamHash = createHash('sha256');
+    // One pass: the source is read once, hashed and copied with the pieces laid over it; the output
+    // is hashed as it is written (stream.ts). Nothing is read back but tables and changed ranges.
+    const tally = newTally();
     let written = 0;
     await tmp.writeAtomic(
       romName,
-      outputStream(v.plan, sourceReader(rom), options.signal, (chunk) => {
-        streamHash.update(chunk);
+      outputStream(v.plan, sourceReader(rom), tally, options.signal, (chunk) => {
         written += chunk.length;
         options.onProgress?.(written, v.plan.resolved.output.size);
       }),
     );
-    await options.onStep?.('rom-written');
+    // What was written is known from the stream; from here on the file must stay that file, untouched
+    // (any write changes its modification and change times). Checked again just before publishing.
     const handle = await openRegular(tmp, romName);
     let record: VerificationRecord;
+    let writtenKey: FileKey;
     try {
-      record = await verifyOutput(
-        v.plan,
-        rom.model,
-        sourceReader(rom),
-        handle,
-        readSync,
-        options.signal,
-        streamHash.digest('hex'),
-      );
+      writtenKey = fileKey(await handle.stat({ bigint: true }));
+      await options.onStep?.('rom-written');
+      record = await verifyBuiltOutput(v.plan, rom.model, tally, handle, readSync, options.signal);
     } finally {
       await handle.close();
     }
@@ -320,6 +322,19 @@ async function buildLocked(
           `operation "${op.id}": the artifact changed during the build`,
         );
       }
+    }
+    // The ROM was verified from what the build wrote: it must still be that file, untouched since.
+    // (nds_mutation_verify re-reads every byte of a published build.)
+    const again2 = await openRegular(tmp, romName);
+    try {
+      if (!sameFileKey(writtenKey, fileKey(await again2.stat({ bigint: true })))) {
+        throw new ReMcpError(
+          'verification-failed',
+          `${tmp.relative}/${romName} changed after it was written`,
+        );
+      }
+    } finally {
+      await again2.close();
     }
     if ((await parent.kind(buildId)) !== null) {
       throw new ReMcpError('publish-collision', `${v.outputDir} appeared during the build`);

@@ -1,8 +1,17 @@
 // The rebuilt ROM as a stream of bounded chunks: source bytes (zero past the source's end), with the
 // plan's pieces laid over them. Build writes this stream; verify compares a published ROM against it.
-// Memory: one chunk of the source plus the pieces themselves (bounded by the manifest limits).
-import { throwIfCancelled } from '../core/errors.js';
+// Memory: a few chunks in flight plus the pieces themselves (bounded by the manifest limits).
+//
+// One read of the source serves the whole build: while the stream is produced, the source bytes are
+// hashed (the build then proves they were exactly the validated source), the output bytes are hashed
+// (output.sha256 without reading the written file back), and every chunk a piece touches is checked
+// for attribution. A chunk no piece touches is the source chunk itself (zero past the source's end):
+// equal to the source by construction, so it holds no change to attribute.
+import { createHash } from 'node:crypto';
+import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { formatAddress } from '../core/vocabulary.js';
 import type { Piece, Plan } from './plan.js';
+import { allocateChunk, streamHasher } from './stream-hash.js';
 
 export const STREAM_CHUNK = 4 * 1024 * 1024;
 
@@ -39,25 +48,9 @@ export function expectedFromSource(
   return out;
 }
 
-export async function expectedChunk(
-  plan: Plan,
-  readSource: ChunkReader,
-  position: number,
-  length: number,
-): Promise<Uint8Array> {
-  const out = new Uint8Array(length);
-  const sourceSize = plan.resolved.source.size;
-  if (position < sourceSize) {
-    const want = Math.min(length, sourceSize - position);
-    let done = 0;
-    while (done < want) {
-      const n = await readSource(out.subarray(done, want), position + done);
-      if (n === 0) break;
-      done += n;
-    }
-  }
-  overlay(out, position, plan.pieces);
-  return out;
+function touches(pieces: readonly Piece[], position: number, length: number): boolean {
+  const end = position + length;
+  return pieces.some((p) => p.offset < end && p.offset + p.bytes.length > position);
 }
 
 function overlay(out: Uint8Array, position: number, pieces: readonly Piece[]): void {
@@ -71,29 +64,119 @@ function overlay(out: Uint8Array, position: number, pieces: readonly Piece[]): v
   }
 }
 
-/** The output stream; `onChunk` sees every chunk (the build hashes them as they are written). */
+/**
+ * Attribution of one output chunk at `position` against the source bytes there (`source` holds those
+ * that exist): inside the source prefix a byte may differ only inside an owned range; past it, a byte
+ * no piece writes must be zero. Returns how many prefix bytes differ; throws 'verification-failed'.
+ */
+export function attributeChunk(plan: Plan, position: number, out: Uint8Array, source: Uint8Array): number {
+  const length = out.length;
+  const sourceLength = Math.min(length, source.length);
+  if (
+    sourceLength === length &&
+    Buffer.from(out.buffer, out.byteOffset, length).equals(
+      Buffer.from(source.buffer, source.byteOffset, length),
+    )
+  ) {
+    return 0;
+  }
+  const owned = plan.ownedPrefix;
+  const pieces = plan.pieces;
+  const inPiece = (at: number) => pieces.some((p) => at >= p.offset && at < p.offset + p.bytes.length);
+  const inOwned = (at: number) => owned.some((o) => at >= o.start && at < o.end);
+  let changed = 0;
+  for (let i = 0; i < length; i++) {
+    const off = position + i;
+    if (i < sourceLength) {
+      if (out[i] !== source[i]) {
+        if (!inOwned(off)) {
+          throw new ReMcpError(
+            'verification-failed',
+            `an unowned byte of the source prefix changed at ${formatAddress(off)}`,
+          );
+        }
+        changed++;
+      }
+    } else if (out[i] !== 0 && !inPiece(off)) {
+      throw new ReMcpError('verification-failed', `an unowned gap byte is not zero at ${formatAddress(off)}`);
+    }
+  }
+  return changed;
+}
+
+/** What one pass of the output stream established (filled in as the stream is consumed). */
+export interface StreamTally {
+  /** Source bytes read, and their SHA-256 once the stream has ended. */
+  sourceBytes: number;
+  sourceSha256: string | null;
+  /** SHA-256 of every output byte produced, once the stream has ended. */
+  outputSha256: string | null;
+  outputBytes: number;
+  changedPrefixBytes: number;
+}
+
+export function newTally(): StreamTally {
+  return { sourceBytes: 0, sourceSha256: null, outputBytes: 0, outputSha256: null, changedPrefixBytes: 0 };
+}
+
+async function produceChunk(
+  plan: Plan,
+  readSource: ChunkReader,
+  position: number,
+  length: number,
+  allocate: (length: number) => Uint8Array,
+): Promise<{ source: Uint8Array; out: Uint8Array }> {
+  const buffer = allocate(length);
+  const n = await readSourceChunk(plan, readSource, position, buffer);
+  const source = buffer.subarray(0, n);
+  if (!touches(plan.pieces, position, length)) return { source, out: buffer };
+  const out = new Uint8Array(length);
+  out.set(buffer);
+  overlay(out, position, plan.pieces);
+  return { source, out };
+}
+
+/**
+ * The output stream. `tally` records the source and output hashes, the byte counts and the changed
+ * prefix bytes; a chunk that breaks attribution throws before it is yielded.
+ */
 export async function* outputStream(
   plan: Plan,
   readSource: ChunkReader,
+  tally: StreamTally,
   signal?: AbortSignal,
   onChunk?: (chunk: Uint8Array) => void,
 ): AsyncGenerator<Uint8Array> {
   const size = plan.resolved.output.size;
-  // The next chunk is read while the current one is being written.
-  let next = size > 0 ? expectedChunk(plan, readSource, 0, Math.min(STREAM_CHUNK, size)) : null;
+  // The source's hash may run on a worker (then chunks live in shared memory); the output's runs here.
+  const sourceHash = streamHasher(plan.resolved.source.size);
+  const outputHash = createHash('sha256');
+  const allocate = (length: number) => allocateChunk(sourceHash, length);
+  const produce = (at: number) =>
+    produceChunk(plan, readSource, at, Math.min(STREAM_CHUNK, size - at), allocate);
+  // The next chunk is read while the current one is hashed and written.
+  let next = size > 0 ? produce(0) : null;
   try {
     for (let at = 0; at < size; at += STREAM_CHUNK) {
       throwIfCancelled(signal);
-      const chunk = await next!;
-      const following = at + STREAM_CHUNK;
-      next =
-        following < size
-          ? expectedChunk(plan, readSource, following, Math.min(STREAM_CHUNK, size - following))
-          : null;
-      onChunk?.(chunk);
-      yield chunk;
+      const { source, out } = await next!;
+      next = at + STREAM_CHUNK < size ? produce(at + STREAM_CHUNK) : null;
+      const sourceHashed = sourceHash.update(source);
+      // Awaited below; a failure meanwhile (attribution) must not leave it unobserved.
+      sourceHashed.catch(() => {});
+      tally.sourceBytes += source.length;
+      // A chunk with its own buffer had pieces laid over it; the others are the source itself.
+      if (out.buffer !== source.buffer) tally.changedPrefixBytes += attributeChunk(plan, at, out, source);
+      outputHash.update(out);
+      tally.outputBytes += out.length;
+      await sourceHashed;
+      onChunk?.(out);
+      yield out;
     }
+    tally.sourceSha256 = await sourceHash.digest();
+    tally.outputSha256 = outputHash.digest('hex');
   } finally {
+    sourceHash.close();
     // A writer that stops early (a failed write, cancellation) leaves the read-ahead unawaited; its
     // failure then belongs to nobody and must not surface as an unhandled rejection.
     next?.catch(() => {});

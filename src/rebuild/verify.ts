@@ -1,11 +1,15 @@
-// Semantic verification of a rebuilt ROM against its plan, used by build (before publishing) and by
-// verify (on an existing build). Streams both files in bounded chunks:
+// Semantic verification of a rebuilt ROM against its plan:
 // - the output equals the plan's expected stream byte for byte (source prefix + owned pieces);
 // - every byte that differs from the source inside the source prefix lies in an owned range (a fixed
 //   edit of an approved operation or the owned header rewrite), and bytes past it that no piece owns
 //   are zero;
 // - the output reparses through the canonical model, and its header tables, FAT ranges, file paths,
 //   overlay records and each operation's output bytes are those the plan names.
+// verifyOutput (nds_mutation_verify, reuse of a published build) re-reads the source and the whole
+// output to establish the first two. verifyBuiltOutput (a build that has just written the file) takes
+// them from the build's own single pass (stream.ts): the source bytes it copied hash to the validated
+// identity, and the pieces are read back from the file. Both run the same structural checks and give
+// the same record for the same file.
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
@@ -15,7 +19,14 @@ import type { NdsRomModel } from '../formats/nds/index.js';
 import { type ByteSource, parseNdsRom } from '../formats/nds/index.js';
 import type { VerificationRecord } from './evidence.js';
 import type { Plan } from './plan.js';
-import { type ChunkReader, expectedFromSource, readSourceChunk, STREAM_CHUNK } from './stream.js';
+import {
+  attributeChunk,
+  type ChunkReader,
+  expectedFromSource,
+  readSourceChunk,
+  STREAM_CHUNK,
+  type StreamTally,
+} from './stream.js';
 
 function fail(message: string, details: Record<string, unknown> = {}): never {
   throw new ReMcpError('verification-failed', message, details);
@@ -43,6 +54,22 @@ function fdSource(
   };
 }
 
+/** Size of the file behind `output`; fails unless it is a regular file of the planned size. */
+async function checkSize(plan: Plan, output: FileHandle): Promise<number> {
+  const info = await output.stat();
+  if (!info.isFile() || info.size !== plan.resolved.output.size) {
+    fail(`the rebuilt ROM is ${info.size} bytes; the plan makes ${plan.resolved.output.size}`);
+  }
+  return info.size;
+}
+
+const STREAM_CHECKS = ['output-size', 'expected-bytes', 'prefix-changes-attributed', 'gaps-zero'];
+
+/**
+ * Full verification of an existing rebuilt ROM (nds_mutation_verify, reuse of a published build): the
+ * whole file is read and compared with the expected stream built from a fresh read of the source, then
+ * its structures are checked.
+ */
 export async function verifyOutput(
   plan: Plan,
   sourceModel: NdsRomModel,
@@ -50,25 +77,11 @@ export async function verifyOutput(
   output: FileHandle,
   readSync: (fd: number, b: Uint8Array, o: number, l: number, p: number) => number,
   signal?: AbortSignal,
-  /**
-   * SHA-256 of the expected stream when the caller already computed it while writing: the byte-for-
-   * byte comparison below proves the file equals that stream, so the file need not be hashed again.
-   */
-  expectedSha256?: string,
 ): Promise<VerificationRecord> {
   const r = plan.resolved;
-  const checks: string[] = [];
-  const info = await output.stat();
-  if (!info.isFile() || info.size !== r.output.size) {
-    fail(`the rebuilt ROM is ${info.size} bytes; the plan makes ${r.output.size}`);
-  }
-  checks.push('output-size');
+  const size = await checkSize(plan, output);
 
   // 1. Byte stream: expected bytes, attribution of prefix changes, zero gaps.
-  const owned = plan.ownedPrefix;
-  const pieces = plan.pieces;
-  const inPiece = (at: number) => pieces.some((p) => at >= p.offset && at < p.offset + p.bytes.length);
-  const inOwned = (at: number) => owned.some((o) => at >= o.start && at < o.end);
   const hash = createHash('sha256');
   const got = new Uint8Array(STREAM_CHUNK);
   const source = new Uint8Array(STREAM_CHUNK);
@@ -84,7 +97,7 @@ export async function verifyOutput(
     const want = expectedFromSource(plan, at, srcView, length);
     if (bytesRead !== length) fail('the rebuilt ROM could not be read in full');
     const view = got.subarray(0, length);
-    if (expectedSha256 === undefined) hash.update(view);
+    hash.update(view);
     if (!Buffer.from(view.buffer, view.byteOffset, length).equals(Buffer.from(want.buffer, 0, length))) {
       for (let i = 0; i < length; i++) {
         if (view[i] !== want[i]) {
@@ -95,33 +108,85 @@ export async function verifyOutput(
         }
       }
     }
-    // Attribution: inside the source prefix, a byte may differ only inside an owned range; past it,
-    // a byte no piece writes must be zero. The fast path skips chunks equal to the source.
-    const prefixSame =
-      sourceLength === length &&
-      Buffer.from(view.buffer, view.byteOffset, length).equals(
-        Buffer.from(srcView.buffer, srcView.byteOffset, length),
-      );
-    if (prefixSame) continue;
-    for (let i = 0; i < length; i++) {
-      const off = at + i;
-      if (i < sourceLength) {
-        if (view[i] !== srcView[i]) {
-          if (!inOwned(off)) fail(`an unowned byte of the source prefix changed at ${formatAddress(off)}`);
-          changedPrefixBytes++;
-        }
-      } else if (view[i] !== 0 && !inPiece(off)) {
-        fail(`an unowned gap byte is not zero at ${formatAddress(off)}`);
-      }
+    changedPrefixBytes += attributeChunk(plan, at, view, srcView);
+  }
+  const checks = [...STREAM_CHECKS];
+  await checkStructure(plan, sourceModel, output, size, readSync, checks);
+  return record(plan, hash.digest('hex'), changedPrefixBytes, checks);
+}
+
+/**
+ * Verification of a ROM the build has just written from `tally`'s single pass: the source bytes it
+ * read must hash to the validated source identity (so every unchanged byte written is a source byte),
+ * attribution and zero gaps were checked on the stream, and the written file must hold the planned
+ * size and, read back, every planned piece; then the same structural checks as verifyOutput. The
+ * record is the one verifyOutput gives for the same file.
+ */
+export async function verifyBuiltOutput(
+  plan: Plan,
+  sourceModel: NdsRomModel,
+  tally: StreamTally,
+  output: FileHandle,
+  readSync: (fd: number, b: Uint8Array, o: number, l: number, p: number) => number,
+  signal?: AbortSignal,
+): Promise<VerificationRecord> {
+  const r = plan.resolved;
+  if (tally.sourceBytes !== r.source.size || tally.sourceSha256 !== r.source.sha256) {
+    throw new ReMcpError('rom-changed', 'the source ROM read during the build is not the validated source', {
+      expectedSha256: r.source.sha256,
+      actualSha256: tally.sourceSha256,
+      bytesRead: tally.sourceBytes,
+    });
+  }
+  if (tally.outputBytes !== r.output.size || tally.outputSha256 === null) {
+    fail('the build did not produce the whole planned output');
+  }
+  const size = await checkSize(plan, output);
+  for (const p of plan.pieces) {
+    throwIfCancelled(signal);
+    const stored = new Uint8Array(p.bytes.length);
+    const { bytesRead } = await output.read(stored, 0, stored.length, p.offset);
+    if (bytesRead !== stored.length || !Buffer.from(stored).equals(Buffer.from(p.bytes))) {
+      fail(`the rebuilt ROM does not hold the planned bytes of ${p.owner} at ${formatAddress(p.offset)}`);
     }
   }
-  checks.push('expected-bytes', 'prefix-changes-attributed', 'gaps-zero');
-  const outputSha256 = expectedSha256 ?? hash.digest('hex');
+  const checks = [...STREAM_CHECKS];
+  await checkStructure(plan, sourceModel, output, size, readSync, checks);
+  return record(plan, tally.outputSha256, tally.changedPrefixBytes, checks);
+}
 
-  // 2. The output reparses, and its structures are the planned ones.
+function record(
+  plan: Plan,
+  outputSha256: string,
+  changedPrefixBytes: number,
+  checks: string[],
+): VerificationRecord {
+  const r = plan.resolved;
+  return {
+    buildId: r.buildId,
+    engine: r.engine,
+    outputSha256,
+    outputSize: r.output.size,
+    changedPrefixBytes,
+    checks,
+    rebuildSemanticsVerified: true,
+  };
+}
+
+/** Reparse and structural checks on the output file; appends the names of the checks passed. */
+async function checkStructure(
+  plan: Plan,
+  sourceModel: NdsRomModel,
+  output: FileHandle,
+  size: number,
+  readSync: (fd: number, b: Uint8Array, o: number, l: number, p: number) => number,
+  checks: string[],
+): Promise<void> {
+  const r = plan.resolved;
+  // The output reparses, and its structures are the planned ones.
   let model: NdsRomModel;
   try {
-    model = parseNdsRom(fdSource(output.fd, info.size, readSync));
+    model = parseNdsRom(fdSource(output.fd, size, readSync));
   } catch (error) {
     fail(`the rebuilt ROM does not parse: ${(error as Error).message}`);
   }
@@ -206,13 +271,4 @@ export async function verifyOutput(
       fail(`operation "${op.id}": its output bytes have another SHA-256`);
   }
   checks.push('operations');
-  return {
-    buildId: r.buildId,
-    engine: r.engine,
-    outputSha256,
-    outputSize: r.output.size,
-    changedPrefixBytes,
-    checks,
-    rebuildSemanticsVerified: true,
-  };
 }

@@ -76,15 +76,72 @@ export function outputError(error: unknown, where: string): ReMcpError {
   }
 }
 
-/** Writes every chunk of `chunks` in order at the file's current position (short writes resumed). */
-async function writeStream(handle: FileHandle, chunks: AsyncIterable<Uint8Array>): Promise<void> {
-  for await (const chunk of chunks) {
-    let done = 0;
-    while (done < chunk.length) {
-      const { bytesWritten } = await handle.write(chunk, done, chunk.length - done);
-      done += bytesWritten;
-    }
+/** Writes in flight at once while the next chunk is being produced (each a positioned write). */
+const WRITES_IN_FLIGHT = 2;
+
+async function writeAt(handle: FileHandle, chunk: Uint8Array, position: number): Promise<void> {
+  let done = 0;
+  // Bounded: a short write is continued from where it stopped; each pass writes at least one byte.
+  while (done < chunk.length) {
+    const { bytesWritten } = await handle.write(chunk, done, chunk.length - done, position + done);
+    if (bytesWritten <= 0) throw new Error('the write made no progress');
+    done += bytesWritten;
   }
+}
+
+/**
+ * A background flush of what has been written so far is started every this many bytes of a stream:
+ * the disk writes back while the producer keeps reading and hashing, and the one fsync that makes the
+ * file durable before its rename finds little left to do.
+ */
+const EARLY_FLUSH_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Writes the chunks in order at increasing positions. Up to WRITES_IN_FLIGHT writes run while the
+ * producer makes the next chunk (reading and hashing overlap the writing); the first failure stops the
+ * stream and is thrown once every write and flush already started has settled.
+ */
+async function writeStream(handle: FileHandle, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+  const pending = new Set<Promise<void>>();
+  let failure: { error: unknown } | null = null;
+  const track = (work: Promise<void>) => {
+    const settled: Promise<void> = work.then(
+      () => {
+        pending.delete(settled);
+      },
+      (error: unknown) => {
+        pending.delete(settled);
+        failure ??= { error };
+      },
+    );
+    pending.add(settled);
+  };
+  let position = 0;
+  let flushed = 0;
+  let flushing = false;
+  try {
+    for await (const chunk of chunks) {
+      track(writeAt(handle, chunk, position));
+      position += chunk.length;
+      // One flush at a time, never counted against the writes in flight.
+      if (position - flushed >= EARLY_FLUSH_BYTES && !flushing) {
+        flushed = position;
+        flushing = true;
+        track(
+          handle.datasync().finally(() => {
+            flushing = false;
+          }),
+        );
+      }
+      while (pending.size - (flushing ? 1 : 0) >= WRITES_IN_FLIGHT && failure === null) {
+        await Promise.race(pending);
+      }
+      if (failure) break;
+    }
+  } finally {
+    await Promise.all(pending);
+  }
+  if (failure) throw (failure as { error: unknown }).error;
 }
 
 export class OutputDir {
@@ -216,6 +273,7 @@ export class OutputDir {
    * directory, synced, then renamed over `name`. Returns the workspace-relative path written.
    * Streamed content (an async iterable, e.g. a rebuilt ROM) is written chunk by chunk as it arrives,
    * never held whole; a failing or cancelled stream removes the temp file and leaves `name` untouched.
+   * A yielded chunk may still be being written while the next is produced: never reuse its buffer.
    */
   async writeAtomic(name: string, data: Uint8Array | string | AsyncIterable<Uint8Array>): Promise<string> {
     checkRelativePath(name);

@@ -1,0 +1,170 @@
+// The build reads the source once: it hashes the bytes it copies (and must find the validated source
+// identity), hashes the output as it writes it, checks attribution on the stream, then reads back only
+// tables and planned pieces. These tests break each link: a source byte read differently, an unowned
+// change in the plan, the written file touched after writing, and the worker hash against node's own.
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { readSync } from 'node:fs';
+import { lstat, open, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isReMcpError } from '../../src/core/errors.js';
+import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
+import { newTally, outputStream } from '../../src/rebuild/stream.js';
+import { allocateChunk, streamHasher, workerHasher } from '../../src/rebuild/stream-hash.js';
+import { verifyBuiltOutput } from '../../src/rebuild/verify.js';
+import { type RebuildFixture, rebuildFixture, sha } from './fixture.js';
+
+let fx: RebuildFixture;
+let manifest: string;
+before(async () => {
+  fx = await rebuildFixture();
+  const added = new TextEncoder().encode('single pass\n');
+  await fx.put('art/new.txt', added);
+  manifest = await fx.manifest(
+    'm/add.json',
+    [
+      {
+        op: 'add-file',
+        id: 'add',
+        path: 'single/new.txt',
+        artifact: 'art/new.txt',
+        artifactSha256: sha(added),
+      },
+    ],
+    2,
+  );
+});
+after(async () => {
+  await rm(fx.root, { recursive: true, force: true });
+});
+
+const sourceReader =
+  (bytes: Uint8Array, flipAt = -1) =>
+  async (into: Uint8Array, position: number) => {
+    const part = bytes.subarray(position, position + into.length);
+    into.set(part);
+    if (flipAt >= position && flipAt < position + part.length) into[flipAt - position]! ^= 0x01;
+    return part.length;
+  };
+
+async function drain(stream: AsyncIterable<Uint8Array>): Promise<Uint8Array[]> {
+  const chunks: Uint8Array[] = [];
+  for await (const c of stream) chunks.push(c);
+  return chunks;
+}
+
+test('the stream hashes the source it copies and the output it yields', async () => {
+  const v = await fx.validate(manifest);
+  const tally = newTally();
+  const chunks = await drain(outputStream(v.plan, sourceReader(fx.bytes), tally));
+  assert.equal(tally.sourceSha256, fx.sha256);
+  assert.equal(tally.sourceBytes, fx.bytes.length);
+  assert.equal(tally.outputSha256, sha(Buffer.concat(chunks)));
+  assert.equal(tally.outputBytes, v.plan.resolved.output.size);
+  // Only the header changed inside the source prefix.
+  assert.ok(tally.changedPrefixBytes > 0 && tally.changedPrefixBytes <= 0x200);
+  const r = await fx.build(manifest);
+  assert.equal(r.outputSha256, tally.outputSha256);
+  assert.equal(r.verification.changedPrefixBytes, tally.changedPrefixBytes);
+  // The full re-reading verifier agrees with the single-pass record byte for byte.
+  assert.deepEqual((await fx.verify(manifest)).verification, r.verification);
+  await rm(join(fx.root, r.outputDir), { recursive: true });
+});
+
+test('a source byte read differently from the validated source is caught by the source hash', async () => {
+  const v = await fx.validate(manifest);
+  // A byte no piece touches: copied as it was read, so only the source hash can notice it.
+  const at = fx.bytes.length - 1;
+  assert.ok(!v.plan.pieces.some((p) => at >= p.offset && at < p.offset + p.bytes.length));
+  const tally = newTally();
+  await drain(outputStream(v.plan, sourceReader(fx.bytes, at), tally));
+  assert.notEqual(tally.sourceSha256, fx.sha256);
+  const file = await open(join(fx.root, fx.rel), 'r');
+  try {
+    await assert.rejects(
+      verifyBuiltOutput(v.plan, parseNdsRom(bufferSource(fx.bytes)), tally, file, readSync),
+      (e: unknown) => isReMcpError(e) && e.code === 'rom-changed',
+    );
+  } finally {
+    await file.close();
+  }
+});
+
+test('a change the plan does not own stops the stream before the chunk is written', async () => {
+  const v = await fx.validate(manifest);
+  const at = 0x1000;
+  assert.ok(!v.plan.ownedPrefix.some((o) => at >= o.start && at < o.end));
+  const rogue = {
+    ...v.plan,
+    pieces: [...v.plan.pieces, { offset: at, bytes: new Uint8Array([fx.bytes[at]! ^ 0xff]), owner: 'rogue' }],
+  };
+  const seen: number[] = [];
+  await assert.rejects(
+    drain(outputStream(rogue, sourceReader(fx.bytes), newTally(), undefined, (c) => seen.push(c.length))),
+    (e: unknown) => isReMcpError(e) && e.code === 'verification-failed' && /unowned byte/.test(e.message),
+  );
+  assert.deepEqual(seen, [], 'the chunk holding the unowned change was not handed to the writer');
+});
+
+for (const step of ['rom-written', 'evidence-written']) {
+  test(`the written ROM touched at ${step} fails the build and publishes nothing`, async () => {
+    const v = await fx.validate(manifest);
+    const parent = join(fx.root, 'output', 'nds', fx.sha16);
+    await assert.rejects(
+      fx.build(manifest, async (s) => {
+        if (s !== step) return;
+        const [tmp] = (await readdir(parent)).filter((n) => n.endsWith('.tmp'));
+        // Past the kernel's timestamp tick, so the write shows in the file's times.
+        await sleep(20);
+        const f = await open(join(parent, tmp!, 'rebuilt.nds'), 'r+');
+        try {
+          // A source byte no piece owns, rewritten with the same value: the content is even unchanged,
+          // but the file was written after the build verified it.
+          const at = fx.bytes.length - 1;
+          await f.write(fx.bytes.subarray(at, at + 1), 0, 1, at);
+        } finally {
+          await f.close();
+        }
+      }),
+      (e: unknown) =>
+        isReMcpError(e) && e.code === 'verification-failed' && /changed after it was written/.test(e.message),
+    );
+    assert.equal(await lstat(join(fx.root, v.outputDir)).catch(() => null), null);
+    assert.deepEqual(
+      (await readdir(parent)).filter((n) => n.startsWith('.') && !n.includes('lock')),
+      [],
+    );
+    assert.equal(sha(await readFile(join(fx.root, fx.rel))), fx.sha256);
+  });
+}
+
+test('the worker hash equals the in-thread hash, with more chunks than it queues', async () => {
+  const chunks = Array.from({ length: 11 }, (_, i) => randomBytes(1000 + i * 777));
+  const expected = createHash('sha256');
+  const hasher = workerHasher();
+  try {
+    assert.equal(hasher.shared, true);
+    for (const c of chunks) {
+      const shared = allocateChunk(hasher, c.length);
+      shared.set(c);
+      await hasher.update(shared.subarray(0, c.length));
+      expected.update(c);
+    }
+    assert.equal(await hasher.digest(), expected.digest('hex'));
+  } finally {
+    hasher.close();
+  }
+  const empty = workerHasher();
+  try {
+    assert.equal(await empty.digest(), createHash('sha256').digest('hex'));
+  } finally {
+    empty.close();
+  }
+  // Small streams stay on the calling thread.
+  assert.equal(streamHasher(1024).shared, false);
+  const large = streamHasher(64 * 1024 * 1024);
+  large.close();
+  assert.equal(large.shared, true);
+});
