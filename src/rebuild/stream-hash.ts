@@ -1,7 +1,11 @@
 // SHA-256 of a chunk stream, on a worker thread when the stream is large. The build hashes two streams
 // of the same size (the source it copies, the output it writes); on a second core the source's hash
 // runs beside the output's instead of after it. Chunks reach the worker through shared memory (no
-// copy); at most HASH_CHUNKS_IN_FLIGHT are queued there, so memory stays bounded if the worker lags.
+// copy) taken from a small pool the hasher owns: a buffer returns to the pool only when the worker has
+// hashed it, so nothing else may keep using a chunk after passing it to update(). At most
+// HASH_CHUNKS_IN_FLIGHT chunks wait in the worker; memory stays bounded if it lags. (Shared buffers are
+// recycled, not left to the collector: they are freed only when both threads collect them, and the
+// worker's heap hardly ever needs collecting.)
 // Where no worker can be started the hash is computed on the calling thread: same result, slower.
 import { createHash } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
@@ -26,9 +30,15 @@ parentPort.on('message', (chunk) => {
 `;
 
 export interface StreamHasher {
-  /** Whether chunks must live in shared memory (allocate them with allocateChunk). */
+  /** Whether chunks live in the hasher's shared pool (then they are only lent: see update). */
   readonly shared: boolean;
-  /** Adds a chunk; the caller must not change it afterwards. Waits only when the queue is full. */
+  /** A buffer of `length` bytes to read a chunk into (pooled shared memory for a worker). */
+  acquire(length: number): Uint8Array;
+  /**
+   * Adds a chunk (a view of an acquired buffer). For a shared hasher the buffer goes back to the pool
+   * once hashed: the caller must be done with it before its next await. Waits only when the queue is
+   * full.
+   */
   update(chunk: Uint8Array): Promise<void>;
   digest(): Promise<string>;
   /** Ends the worker (if any); safe to call more than once. */
@@ -39,6 +49,7 @@ function localHasher(): StreamHasher {
   const hash = createHash('sha256');
   return {
     shared: false,
+    acquire: (length) => new Uint8Array(length),
     update: async (chunk) => {
       hash.update(chunk);
     },
@@ -51,9 +62,11 @@ export function workerHasher(): StreamHasher {
   const worker = new Worker(WORKER_CODE, { eval: true });
   worker.unref();
   let failure: Error | null = null;
-  let queued = 0;
+  /** Buffers posted to the worker, in order (it answers in order). */
+  const queued: SharedArrayBuffer[] = [];
+  const free: SharedArrayBuffer[] = [];
   let wake: (() => void) | null = null;
-  let resolveDigest: ((hex: string) => void) | null = null;
+  let digest: string | null = null;
   const fail = (error: Error) => {
     failure ??= new ReMcpError('internal-error', `the hashing worker failed: ${error.message}`);
     wake?.();
@@ -61,8 +74,11 @@ export function workerHasher(): StreamHasher {
   worker.on('error', fail);
   worker.on('exit', () => fail(new Error('it exited')));
   worker.on('message', (m: { done?: number; digest?: string }) => {
-    if (m.digest !== undefined) resolveDigest?.(m.digest);
-    else queued--;
+    if (m.digest !== undefined) digest = m.digest;
+    else {
+      const done = queued.shift();
+      if (done) free.push(done);
+    }
     wake?.();
   });
   const waitFor = async (ready: () => boolean) => {
@@ -77,24 +93,29 @@ export function workerHasher(): StreamHasher {
   };
   return {
     shared: true,
+    acquire(length) {
+      const i = free.findIndex((b) => b.byteLength >= length);
+      const buffer = i >= 0 ? free.splice(i, 1)[0]! : new SharedArrayBuffer(length);
+      return new Uint8Array(buffer, 0, length);
+    },
     async update(chunk) {
       if (failure) throw failure;
-      queued++;
+      if (!(chunk.buffer instanceof SharedArrayBuffer)) {
+        throw new ReMcpError('internal-error', 'a worker-hashed chunk must come from acquire()');
+      }
+      queued.push(chunk.buffer);
       worker.postMessage(chunk);
-      await waitFor(() => queued < HASH_CHUNKS_IN_FLIGHT);
+      await waitFor(() => queued.length < HASH_CHUNKS_IN_FLIGHT);
     },
     async digest() {
-      let hex: string | null = null;
-      resolveDigest = (h) => {
-        hex = h;
-      };
       worker.postMessage(null);
-      await waitFor(() => hex !== null);
-      return hex!;
+      await waitFor(() => digest !== null);
+      return digest!;
     },
     close() {
       worker.removeAllListeners('exit');
       void worker.terminate();
+      free.length = 0;
     },
   };
 }
@@ -107,9 +128,4 @@ export function streamHasher(size: number): StreamHasher {
   } catch {
     return localHasher();
   }
-}
-
-/** A chunk buffer the hasher can read: shared memory for a worker, ordinary memory otherwise. */
-export function allocateChunk(hasher: StreamHasher, length: number): Uint8Array {
-  return hasher.shared ? new Uint8Array(new SharedArrayBuffer(length)) : new Uint8Array(length);
 }

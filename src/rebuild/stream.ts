@@ -5,13 +5,13 @@
 // One read of the source serves the whole build: while the stream is produced, the source bytes are
 // hashed (the build then proves they were exactly the validated source), the output bytes are hashed
 // (output.sha256 without reading the written file back), and every chunk a piece touches is checked
-// for attribution. A chunk no piece touches is the source chunk itself (zero past the source's end):
+// for attribution. A chunk no piece touches is the source chunk as read (zero past the source's end):
 // equal to the source by construction, so it holds no change to attribute.
 import { createHash } from 'node:crypto';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
 import type { Piece, Plan } from './plan.js';
-import { allocateChunk, streamHasher } from './stream-hash.js';
+import { type StreamHasher, streamHasher } from './stream-hash.js';
 
 export const STREAM_CHUNK = 4 * 1024 * 1024;
 
@@ -119,21 +119,32 @@ export function newTally(): StreamTally {
   return { sourceBytes: 0, sourceSha256: null, outputBytes: 0, outputSha256: null, changedPrefixBytes: 0 };
 }
 
+interface Produced {
+  /** The source bytes read (a view of a buffer from the source hasher). */
+  source: Uint8Array;
+  /** The output chunk: its own buffer, so the writer may keep it while the source buffer is reused. */
+  out: Uint8Array;
+  /** Whether a piece lies in this chunk (otherwise it is the source, zero past its end). */
+  touched: boolean;
+}
+
 async function produceChunk(
   plan: Plan,
   readSource: ChunkReader,
   position: number,
   length: number,
-  allocate: (length: number) => Uint8Array,
-): Promise<{ source: Uint8Array; out: Uint8Array }> {
-  const buffer = allocate(length);
+  hasher: StreamHasher,
+): Promise<Produced> {
+  const buffer = hasher.acquire(length);
   const n = await readSourceChunk(plan, readSource, position, buffer);
   const source = buffer.subarray(0, n);
-  if (!touches(plan.pieces, position, length)) return { source, out: buffer };
+  const touched = touches(plan.pieces, position, length);
+  // A pooled (shared) source buffer goes back to its pool once hashed: the output gets a copy.
+  if (!touched && !hasher.shared) return { source, out: buffer, touched };
   const out = new Uint8Array(length);
-  out.set(buffer);
-  overlay(out, position, plan.pieces);
-  return { source, out };
+  out.set(source);
+  if (touched) overlay(out, position, plan.pieces);
+  return { source, out, touched };
 }
 
 /**
@@ -151,22 +162,21 @@ export async function* outputStream(
   // The source's hash may run on a worker (then chunks live in shared memory); the output's runs here.
   const sourceHash = streamHasher(plan.resolved.source.size);
   const outputHash = createHash('sha256');
-  const allocate = (length: number) => allocateChunk(sourceHash, length);
   const produce = (at: number) =>
-    produceChunk(plan, readSource, at, Math.min(STREAM_CHUNK, size - at), allocate);
+    produceChunk(plan, readSource, at, Math.min(STREAM_CHUNK, size - at), sourceHash);
   // The next chunk is read while the current one is hashed and written.
   let next = size > 0 ? produce(0) : null;
   try {
     for (let at = 0; at < size; at += STREAM_CHUNK) {
       throwIfCancelled(signal);
-      const { source, out } = await next!;
+      const { source, out, touched } = await next!;
       next = at + STREAM_CHUNK < size ? produce(at + STREAM_CHUNK) : null;
-      const sourceHashed = sourceHash.update(source);
-      // Awaited below; a failure meanwhile (attribution) must not leave it unobserved.
-      sourceHashed.catch(() => {});
+      // Every use of `source` happens before the next await: after it the buffer may be reused.
+      if (touched) tally.changedPrefixBytes += attributeChunk(plan, at, out, source);
       tally.sourceBytes += source.length;
-      // A chunk with its own buffer had pieces laid over it; the others are the source itself.
-      if (out.buffer !== source.buffer) tally.changedPrefixBytes += attributeChunk(plan, at, out, source);
+      const sourceHashed = sourceHash.update(source);
+      // Awaited below; a failure meanwhile must not leave it unobserved.
+      sourceHashed.catch(() => {});
       outputHash.update(out);
       tally.outputBytes += out.length;
       await sourceHashed;
