@@ -32,7 +32,7 @@ import { writeRawOverlayTable } from '../formats/nds/raw/overlay-table-write.js'
 import { type ModelComponent, resolveComponent } from '../formats/nds/selectors.js';
 import type { Manifest, ManifestOperation } from './manifest.js';
 
-export const ENGINE = 're-mcp-rebuild/1';
+export const ENGINE = 're-mcp-rebuild/2';
 export const APPEND_ALIGN = 0x200;
 const SECURE_AREA = { start: 0x4000, end: 0x8000 } as const;
 const HEADER_SIZE = 0x200;
@@ -65,6 +65,11 @@ export interface PlannedOperation {
   afterSha256: string;
   /** replace-overlay: SHA-256 of the decoded (runtime) image the stored bytes must decode to. */
   decodedSha256?: string;
+  /**
+   * Relocating operations (v2 replace-file, replace-overlay): the payload's old source range, and
+   * whether it was zeroed (owned by the operation) or kept because something else refers to it.
+   */
+  oldBytes?: { start: string; end: string; zeroed: boolean; keptBecause?: string };
 }
 
 export interface ResolvedPlan {
@@ -174,6 +179,41 @@ export function normalizeManifest(m: Manifest): unknown {
   };
 }
 
+/** The header (the DSi header when there is one): never zeroed, whatever a FAT entry claims. */
+const headerEnd = (model: NdsRomModel) => (model.dsi ? 0x1000 : HEADER_SIZE);
+
+/**
+ * The old source bytes of file `fileId`, which a relocating operation leaves unreferenced: zeroed
+ * unless any other structure the model names overlaps them (another FAT entry, an executable with its
+ * footer, a table, the banner, a DSi region, the header) or they lie past the source.
+ */
+function oldPayload(
+  model: NdsRomModel,
+  fileId: number,
+  sourceSize: number,
+): { start: number; end: number; zeroed: boolean; keptBecause?: string } {
+  const f = model.files[fileId]!;
+  const keep = (keptBecause: string) => ({ start: f.start, end: f.end, zeroed: false, keptBecause });
+  if (f.end <= f.start) return keep('empty');
+  if (f.end > sourceSize) return keep('past the end of the source');
+  const others: Array<[string, { start: number; end: number }]> = [
+    ['the header', { start: 0, end: headerEnd(model) }],
+    ['the ARM9 binary', { start: model.arm9.rom.start, end: model.arm9.rom.end + 12 }],
+    ['the ARM7 binary', model.arm7.rom],
+    ['the FNT', model.header.fnt],
+    ['the FAT', model.header.fat],
+    ['the ARM9 overlay table', model.header.arm9OverlayTable],
+    ['the ARM7 overlay table', model.header.arm7OverlayTable],
+  ];
+  if (model.banner) others.push(['the banner', model.banner]);
+  for (const r of [model.dsi?.arm9i, model.dsi?.arm7i]) if (r) others.push(['a DSi region', r.rom]);
+  for (const o of model.files) if (o.fileId !== fileId) others.push([`file ${o.fileId}`, o]);
+  for (const [what, r] of others) {
+    if (r.end > r.start && r.start < f.end && r.end > f.start) return keep(`${what} overlaps it`);
+  }
+  return { start: f.start, end: f.end, zeroed: true };
+}
+
 /** The smallest device capacity code n (128 KiB << n) that holds `size` bytes. */
 export function capacityFor(size: number): number {
   let n = 0;
@@ -222,6 +262,14 @@ export function planRebuild(
   const touchedFiles = new Set<number>();
   const overlayTables: Partial<Record<'arm9' | 'arm7', RawOverlayEntry[]>> = {};
   const overlayRecords: ResolvedPlan['overlayRecords'] = [];
+  // A relocated payload's old bytes become a fixed zero edit owned by its operation (attributed like
+  // any edit; a patch of the same bytes is then a conflict). Zero-filled memory is not touched until
+  // it is copied, so a large old payload costs no resident memory here.
+  const zeroOld = (owner: string, fileId: number): PlannedOperation['oldBytes'] => {
+    const old = oldPayload(model, fileId, sourceSize);
+    if (old.zeroed) fixed.push({ offset: old.start, bytes: new Uint8Array(old.end - old.start), owner });
+    return { ...range(old.start, old.end), zeroed: old.zeroed, keptBecause: old.keptBecause };
+  };
 
   for (const o of manifest.operations) {
     if (o.op === 'patch') {
@@ -332,6 +380,7 @@ export function planRebuild(
           replaced: null,
           beforeSha256: before,
           afterSha256: a.sha256,
+          oldBytes: zeroOld(o.id, c.fileId),
         });
       }
     } else if (o.op === 'replace-overlay') {
@@ -393,6 +442,7 @@ export function planRebuild(
         beforeSha256: before,
         afterSha256: sha(stored),
         decodedSha256: a.sha256,
+        oldBytes: zeroOld(o.id, ov.fileId),
       });
     } else {
       // add-file (v2)

@@ -142,12 +142,21 @@ export async function verifyBuiltOutput(
     fail('the build did not produce the whole planned output');
   }
   const size = await checkSize(plan, output);
+  const stored = new Uint8Array(
+    Math.min(STREAM_CHUNK, Math.max(1, ...plan.pieces.map((p) => p.bytes.length))),
+  );
   for (const p of plan.pieces) {
-    throwIfCancelled(signal);
-    const stored = new Uint8Array(p.bytes.length);
-    const { bytesRead } = await output.read(stored, 0, stored.length, p.offset);
-    if (bytesRead !== stored.length || !Buffer.from(stored).equals(Buffer.from(p.bytes))) {
-      fail(`the rebuilt ROM does not hold the planned bytes of ${p.owner} at ${formatAddress(p.offset)}`);
+    for (let at = 0; at < p.bytes.length; at += stored.length) {
+      throwIfCancelled(signal);
+      const n = Math.min(stored.length, p.bytes.length - at);
+      const { bytesRead } = await output.read(stored, 0, n, p.offset + at);
+      const want = p.bytes.subarray(at, at + n);
+      if (
+        bytesRead !== n ||
+        !Buffer.from(stored.buffer, 0, n).equals(Buffer.from(want.buffer, want.byteOffset, n))
+      ) {
+        fail(`the rebuilt ROM does not hold the planned bytes of ${p.owner} at ${formatAddress(p.offset)}`);
+      }
     }
   }
   const checks = [...STREAM_CHECKS];
