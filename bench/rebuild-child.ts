@@ -1,5 +1,5 @@
 // Child of the rebuild bench: runs one nds_mutation_build through the service in a fresh process
-// and prints {ms, writeMs, peakRssMiB} (VmHWM), so the peak belongs to the build alone.
+// and prints {ms, writeMs, cpuUserMs, cpuSystemMs, peakRssMiB} (VmHWM), so the peak belongs to the build alone.
 import { readFileSync } from 'node:fs';
 import { RomStore } from '../src/nds/rom-store.js';
 import { buildManifest } from '../src/rebuild/service.js';
@@ -10,6 +10,7 @@ const workspace = new Workspace(root);
 const store = new RomStore(workspace);
 // Identify first (the hash of a fresh ROM is the RomStore's cost, not the build's).
 await store.withRom(rom, () => undefined);
+const cpuBefore = process.cpuUsage();
 const started = performance.now();
 let writeMs: number | null = null;
 const r = await store.withRom(rom, (h) =>
@@ -23,7 +24,9 @@ const r = await store.withRom(rom, (h) =>
   }),
 );
 const ms = performance.now() - started;
+// CPU of the whole process (every thread): the figure that load on the machine does not change.
+const cpu = process.cpuUsage(cpuBefore);
 const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
 process.stdout.write(
-  `${JSON.stringify({ ms: Math.round(ms), writeMs, peakRssMiB: Math.round(Number(hwm?.[1] ?? 0) / 1024), outputSize: r.outputSize })}\n`,
+  `${JSON.stringify({ ms: Math.round(ms), writeMs, cpuUserMs: Math.round(cpu.user / 1000), cpuSystemMs: Math.round(cpu.system / 1000), peakRssMiB: Math.round(Number(hwm?.[1] ?? 0) / 1024), outputSize: r.outputSize })}\n`,
 );

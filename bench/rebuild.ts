@@ -114,7 +114,11 @@ export async function benchRebuild() {
       buildPeakRssMiB: [] as number[],
       baselineBuildMs: [] as number[],
       baselinePeakRssMiB: [] as number[],
+      buildCpuMs: [] as number[],
+      baselineCpuMs: [] as number[],
     };
+    const cpuOf = (b: { cpuUserMs?: number; cpuSystemMs?: number }) =>
+      b.cpuUserMs === undefined ? null : b.cpuUserMs + (b.cpuSystemMs ?? 0);
     for (let round = 0; round < rounds; round++) {
       await settle();
       samples.plainCopyMs.push(await plainCopy(false));
@@ -127,12 +131,16 @@ export async function benchRebuild() {
         const b = build(baseline);
         samples.baselineBuildMs.push(b.ms);
         samples.baselinePeakRssMiB.push(b.peakRssMiB);
+        const cpu = cpuOf(b);
+        if (cpu !== null) samples.baselineCpuMs.push(cpu);
       }
       await settle();
       const b = build(REPO_ROOT);
       samples.buildMs.push(b.ms);
       samples.buildPeakRssMiB.push(b.peakRssMiB);
       if (b.writeMs !== undefined) samples.buildWriteMs.push(b.writeMs);
+      const cpu = cpuOf(b);
+      if (cpu !== null) samples.buildCpuMs.push(cpu);
     }
     await settle();
     const copy = median(samples.plainCopyMs);
@@ -149,6 +157,8 @@ export async function benchRebuild() {
       copyFileMs: Math.round(median(samples.copyFileMs)),
       buildMs: Math.round(buildMs),
       buildWriteMs: samples.buildWriteMs.length > 0 ? Math.round(median(samples.buildWriteMs)) : null,
+      // CPU time of the build process, all threads (user + system): unaffected by other load.
+      buildCpuMs: samples.buildCpuMs.length > 0 ? Math.round(median(samples.buildCpuMs)) : null,
       ratio: ratio(buildMs, copy),
       ratioGoal: 2,
       ratioVsCopyWithFsync: ratio(buildMs, median(samples.plainCopyFsyncMs)),
@@ -162,6 +172,7 @@ export async function benchRebuild() {
               buildMs: Math.round(median(samples.baselineBuildMs)),
               ratio: ratio(median(samples.baselineBuildMs), copy),
               peakRssMiB: Math.max(...samples.baselinePeakRssMiB),
+              cpuMs: samples.baselineCpuMs.length > 0 ? Math.round(median(samples.baselineCpuMs)) : null,
             },
           }
         : {}),

@@ -15,6 +15,12 @@ export interface RomHandle {
   model: NdsRomModel;
   /** Re-stats the file (cheap); rehashes only when the stat changed; throws 'rom-changed' if the bytes did. */
   verifyUnchanged(signal?: AbortSignal): Promise<void>;
+  /**
+   * Strict: whether the open file still has the size, times and identity it had when it was identified
+   * (any write since changes its modification and change times), whatever its bytes are now. For work
+   * that used the bytes read meanwhile without hashing them again.
+   */
+  unmodifiedSinceIdentified(): Promise<boolean>;
   /** Reads physical ROM bytes (bounds-checked). Callers verify identity afterwards (withRom does). */
   readBytes(offset: number, length: number): Uint8Array;
   /**

@@ -121,6 +121,7 @@ export class RomStore {
         identity,
         model,
         verifyUnchanged: (s) => this.verify(file, key, resolved, identity, s),
+        unmodifiedSinceIdentified: async () => sameKey(key, await statKey(file)),
         readBytes: (offset, length) => {
           // A closed descriptor number may already name another file: never read through it.
           if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');

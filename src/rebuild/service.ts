@@ -282,8 +282,8 @@ async function buildLocked(
   const tmpName = `.${buildId}.build-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
   const tmp = await parent.child(tmpName);
   try {
-    // One pass: the source is read once, hashed and copied with the pieces laid over it; the output
-    // is hashed as it is written (stream.ts). Nothing is read back but tables and changed ranges.
+    // One pass: the source is read once and copied with the pieces laid over it; the output is hashed
+    // as it is written (stream.ts). Nothing is read back but tables and planned pieces.
     const tally = newTally();
     let written = 0;
     await tmp.writeAtomic(
@@ -293,6 +293,13 @@ async function buildLocked(
         options.onProgress?.(written, v.plan.resolved.output.size);
       }),
     );
+    // The bytes copied are the validated source only if the source was not written at all while it
+    // was read (its identity was hashed when it was opened; it is not hashed again here).
+    if (!(await rom.unmodifiedSinceIdentified())) {
+      throw new ReMcpError('rom-changed', `the source ROM ${rom.path} was modified during the build`, {
+        path: rom.path,
+      });
+    }
     // What was written is known from the stream; from here on the file must stay that file, untouched
     // (any write changes its modification and change times). Checked again just before publishing.
     const handle = await openRegular(tmp, romName);

@@ -2,16 +2,16 @@
 // plan's pieces laid over them. Build writes this stream; verify compares a published ROM against it.
 // Memory: a few chunks in flight plus the pieces themselves (bounded by the manifest limits).
 //
-// One read of the source serves the whole build: while the stream is produced, the source bytes are
-// hashed (the build then proves they were exactly the validated source), the output bytes are hashed
-// (output.sha256 without reading the written file back), and every chunk a piece touches is checked
-// for attribution. A chunk no piece touches is the source chunk as read (zero past the source's end):
-// equal to the source by construction, so it holds no change to attribute.
+// One read of the source serves the whole build: while the stream is produced, the output bytes are
+// hashed (output.sha256 without reading the written file back), the source bytes read are counted,
+// and every chunk a piece touches is checked for attribution. A chunk no piece touches is the source
+// chunk as read (zero past the source's end): equal to the source by construction, so it holds no
+// change to attribute. That the bytes read are the validated source is the caller's check: the source
+// file must not have been modified at all while it was read (service.ts).
 import { createHash } from 'node:crypto';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
 import type { Piece, Plan } from './plan.js';
-import { type StreamHasher, streamHasher } from './stream-hash.js';
 
 export const STREAM_CHUNK = 4 * 1024 * 1024;
 
@@ -106,9 +106,8 @@ export function attributeChunk(plan: Plan, position: number, out: Uint8Array, so
 
 /** What one pass of the output stream established (filled in as the stream is consumed). */
 export interface StreamTally {
-  /** Source bytes read, and their SHA-256 once the stream has ended. */
+  /** Source bytes read. */
   sourceBytes: number;
-  sourceSha256: string | null;
   /** SHA-256 of every output byte produced, once the stream has ended. */
   outputSha256: string | null;
   outputBytes: number;
@@ -116,15 +115,14 @@ export interface StreamTally {
 }
 
 export function newTally(): StreamTally {
-  return { sourceBytes: 0, sourceSha256: null, outputBytes: 0, outputSha256: null, changedPrefixBytes: 0 };
+  return { sourceBytes: 0, outputBytes: 0, outputSha256: null, changedPrefixBytes: 0 };
 }
 
 interface Produced {
-  /** The source bytes read (a view of a buffer from the source hasher). */
+  /** The source bytes read. */
   source: Uint8Array;
-  /** The output chunk: its own buffer, so the writer may keep it while the source buffer is reused. */
+  /** The output chunk: the source buffer itself unless a piece lies in it. */
   out: Uint8Array;
-  /** Whether a piece lies in this chunk (otherwise it is the source, zero past its end). */
   touched: boolean;
 }
 
@@ -133,23 +131,19 @@ async function produceChunk(
   readSource: ChunkReader,
   position: number,
   length: number,
-  hasher: StreamHasher,
 ): Promise<Produced> {
-  const buffer = hasher.acquire(length);
+  const buffer = new Uint8Array(length);
   const n = await readSourceChunk(plan, readSource, position, buffer);
   const source = buffer.subarray(0, n);
-  const touched = touches(plan.pieces, position, length);
-  // A pooled (shared) source buffer goes back to its pool once hashed: the output gets a copy.
-  if (!touched && !hasher.shared) return { source, out: buffer, touched };
-  const out = new Uint8Array(length);
-  out.set(source);
-  if (touched) overlay(out, position, plan.pieces);
-  return { source, out, touched };
+  if (!touches(plan.pieces, position, length)) return { source, out: buffer, touched: false };
+  const out = buffer.slice();
+  overlay(out, position, plan.pieces);
+  return { source, out, touched: true };
 }
 
 /**
- * The output stream. `tally` records the source and output hashes, the byte counts and the changed
- * prefix bytes; a chunk that breaks attribution throws before it is yielded.
+ * The output stream. `tally` records the output hash, the byte counts and the changed prefix bytes;
+ * a chunk that breaks attribution throws before it is yielded. A yielded chunk is never reused.
  */
 export async function* outputStream(
   plan: Plan,
@@ -159,11 +153,8 @@ export async function* outputStream(
   onChunk?: (chunk: Uint8Array) => void,
 ): AsyncGenerator<Uint8Array> {
   const size = plan.resolved.output.size;
-  // The source's hash may run on a worker (then chunks live in shared memory); the output's runs here.
-  const sourceHash = streamHasher(plan.resolved.source.size);
   const outputHash = createHash('sha256');
-  const produce = (at: number) =>
-    produceChunk(plan, readSource, at, Math.min(STREAM_CHUNK, size - at), sourceHash);
+  const produce = (at: number) => produceChunk(plan, readSource, at, Math.min(STREAM_CHUNK, size - at));
   // The next chunk is read while the current one is hashed and written.
   let next = size > 0 ? produce(0) : null;
   try {
@@ -171,22 +162,15 @@ export async function* outputStream(
       throwIfCancelled(signal);
       const { source, out, touched } = await next!;
       next = at + STREAM_CHUNK < size ? produce(at + STREAM_CHUNK) : null;
-      // Every use of `source` happens before the next await: after it the buffer may be reused.
       if (touched) tally.changedPrefixBytes += attributeChunk(plan, at, out, source);
       tally.sourceBytes += source.length;
-      const sourceHashed = sourceHash.update(source);
-      // Awaited below; a failure meanwhile must not leave it unobserved.
-      sourceHashed.catch(() => {});
       outputHash.update(out);
       tally.outputBytes += out.length;
-      await sourceHashed;
       onChunk?.(out);
       yield out;
     }
-    tally.sourceSha256 = await sourceHash.digest();
     tally.outputSha256 = outputHash.digest('hex');
   } finally {
-    sourceHash.close();
     // A writer that stops early (a failed write, cancellation) leaves the read-ahead unawaited; its
     // failure then belongs to nobody and must not surface as an unhandled rejection.
     next?.catch(() => {});

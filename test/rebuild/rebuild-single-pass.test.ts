@@ -1,18 +1,18 @@
-// The build reads the source once: it hashes the bytes it copies (and must find the validated source
-// identity), hashes the output as it writes it, checks attribution on the stream, then reads back only
-// tables and planned pieces. These tests break each link: a source byte read differently, an unowned
-// change in the plan, the written file touched after writing, and the worker hash against node's own.
+// The build reads the source once: it copies it with the pieces laid over it, hashes the output as it
+// writes it, checks attribution on the stream, refuses a source written to while it was read, then
+// reads back only tables and planned pieces. These tests break each link: the source modified during
+// the stream (even when restored), a short source read, an unowned change in the plan, and the written
+// file touched after writing.
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
-import { readSync } from 'node:fs';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { lstat, open, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isReMcpError } from '../../src/core/errors.js';
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
+import { buildManifest } from '../../src/rebuild/service.js';
 import { newTally, outputStream } from '../../src/rebuild/stream.js';
-import { streamHasher, workerHasher } from '../../src/rebuild/stream-hash.js';
 import { verifyBuiltOutput } from '../../src/rebuild/verify.js';
 import { type RebuildFixture, rebuildFixture, sha } from './fixture.js';
 
@@ -59,7 +59,6 @@ test('the stream hashes the source it copies and the output it yields', async ()
   const v = await fx.validate(manifest);
   const tally = newTally();
   const chunks = await drain(outputStream(v.plan, sourceReader(fx.bytes), tally));
-  assert.equal(tally.sourceSha256, fx.sha256);
   assert.equal(tally.sourceBytes, fx.bytes.length);
   assert.equal(tally.outputSha256, sha(Buffer.concat(chunks)));
   assert.equal(tally.outputBytes, v.plan.resolved.output.size);
@@ -73,14 +72,43 @@ test('the stream hashes the source it copies and the output it yields', async ()
   await rm(join(fx.root, r.outputDir), { recursive: true });
 });
 
-test('a source byte read differently from the validated source is caught by the source hash', async () => {
+test('a source written to while the build reads it fails the build, even when its bytes are restored', async () => {
   const v = await fx.validate(manifest);
-  // A byte no piece touches: copied as it was read, so only the source hash can notice it.
-  const at = fx.bytes.length - 1;
-  assert.ok(!v.plan.pieces.some((p) => at >= p.offset && at < p.offset + p.bytes.length));
+  const path = join(fx.root, fx.rel);
+  let touched = false;
+  await assert.rejects(
+    fx.store.withRom(fx.rel, (rom) =>
+      buildManifest(fx.workspace, rom, manifest, {
+        onProgress: () => {
+          if (touched) return;
+          touched = true;
+          // Flip a byte no piece touches and put it back: same bytes, but the file was written.
+          const at = fx.bytes.length - 1;
+          const fd = openSync(path, 'r+');
+          try {
+            writeSync(fd, Uint8Array.of(fx.bytes[at]! ^ 0xff), 0, 1, at);
+            writeSync(fd, fx.bytes.subarray(at, at + 1), 0, 1, at);
+          } finally {
+            closeSync(fd);
+          }
+        },
+      }),
+    ),
+    (e: unknown) =>
+      isReMcpError(e) && e.code === 'rom-changed' && /modified during the build/.test(e.message),
+  );
+  assert.ok(touched);
+  assert.equal(await lstat(join(fx.root, v.outputDir)).catch(() => null), null);
+  assert.equal(sha(await readFile(path)), fx.sha256);
+});
+
+test('a short source read is refused', async () => {
+  const v = await fx.validate(manifest);
   const tally = newTally();
-  await drain(outputStream(v.plan, sourceReader(fx.bytes, at), tally));
-  assert.notEqual(tally.sourceSha256, fx.sha256);
+  // The reader stops one byte early, as if the file had been cut.
+  const short = fx.bytes.subarray(0, fx.bytes.length - 1);
+  await drain(outputStream(v.plan, sourceReader(short), tally));
+  assert.equal(tally.sourceBytes, fx.bytes.length - 1);
   const file = await open(join(fx.root, fx.rel), 'r');
   try {
     await assert.rejects(
@@ -139,33 +167,3 @@ for (const step of ['rom-written', 'evidence-written']) {
     assert.equal(sha(await readFile(join(fx.root, fx.rel))), fx.sha256);
   });
 }
-
-test('the worker hash equals the in-thread hash, with more chunks than it queues', async () => {
-  const chunks = Array.from({ length: 40 }, (_, i) => randomBytes(1000 + (i % 7) * 777));
-  const expected = createHash('sha256');
-  const hasher = workerHasher();
-  try {
-    assert.equal(hasher.shared, true);
-    for (const c of chunks) {
-      // Pooled buffers are reused once hashed: a buffer overwritten too early would change the digest.
-      const shared = hasher.acquire(c.length);
-      shared.set(c);
-      await hasher.update(shared);
-      expected.update(c);
-    }
-    assert.equal(await hasher.digest(), expected.digest('hex'));
-  } finally {
-    hasher.close();
-  }
-  const empty = workerHasher();
-  try {
-    assert.equal(await empty.digest(), createHash('sha256').digest('hex'));
-  } finally {
-    empty.close();
-  }
-  // Small streams stay on the calling thread.
-  assert.equal(streamHasher(1024).shared, false);
-  const large = streamHasher(64 * 1024 * 1024);
-  large.close();
-  assert.equal(large.shared, true);
-});
