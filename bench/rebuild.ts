@@ -94,6 +94,8 @@ export async function benchRebuild() {
         ms: number;
         peakRssMiB: number;
         writeMs?: number;
+        cpuUserMs?: number;
+        cpuSystemMs?: number;
       };
     };
     // Each measurement starts with no dirty pages (sync, not timed) and removes what it wrote, so one
