@@ -114,8 +114,14 @@ export interface OverlayTargetRom {
  * Writes an NDS ROM whose ARM9 is `arm9-overlays` and whose ARM9 overlay table declares its two
  * overlay images (A: ID 0 at 0x02200000, B: ID 1 at 0x02200080, overlapping) with their bytes as
  * overlay files. `variant` changes one title byte only: a same-layout ROM with another SHA-256.
+ * `overlayTable: false` leaves the overlays out of the ROM (the program still loads them itself): code
+ * then runs in overlay RAM that no static component describes.
  */
-export function writeOverlayTargetRom(path: string, variant = 0): OverlayTargetRom {
+export function writeOverlayTargetRom(
+  path: string,
+  variant = 0,
+  options: { overlayTable?: boolean } = {},
+): OverlayTargetRom {
   const arm9 = loadArmProgram('arm9-overlays');
   const arm7 = loadArmProgram('arm7-idle');
   const a = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.ovl-a.bin')));
@@ -127,10 +133,13 @@ export function writeOverlayTargetRom(path: string, variant = 0): OverlayTargetR
       gameCode: 'RMOV',
       arm9: { code: arm9.bytes, ramAddress: arm9.loadAddress, entry: arm9.entry },
       arm7: { code: arm7.bytes, ramAddress: arm7.loadAddress, entry: arm7.entry },
-      arm9Overlays: [
-        { id: 0, ramAddress: sym('ovl_a_entry'), data: a },
-        { id: 1, ramAddress: sym('ovl_b_worker'), data: b },
-      ],
+      arm9Overlays:
+        options.overlayTable === false
+          ? []
+          : [
+              { id: 0, ramAddress: sym('ovl_a_entry'), data: a },
+              { id: 1, ramAddress: sym('ovl_b_worker'), data: b },
+            ],
     },
     path,
   );
