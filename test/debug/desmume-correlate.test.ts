@@ -48,7 +48,12 @@ interface Correlation {
     entries: Array<{
       source: string;
       address: string;
-      matches: Array<{ function: Fn; evidence: string; callSite: string | null }>;
+      matches: Array<{
+        function: { address: string; mode: string; overlayId: number | null };
+        functionEvidence: string[];
+        evidence: string;
+        callSite: string | null;
+      }>;
     }>;
   };
   discovery: { status: string };
@@ -156,14 +161,14 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     const lr = a.backtrace.entries.find((e) => e.source === 'lr');
     assert.equal(lr?.matches[0]?.evidence, 'after-proven-call-site');
     assert.equal(lr?.matches[0]?.callSite, hex(s.aEntry + 8));
-    assert.equal(lr?.matches[0]?.function.identity.address, hex(s.aEntry));
+    assert.equal(lr?.matches[0]?.function.address, hex(s.aEntry));
     const stacked = a.backtrace.entries.filter((e) => e.source === 'stack');
     assert.ok(
       stacked.some(
         (e) =>
           e.matches[0]?.evidence === 'after-proven-call-site' &&
-          e.matches[0]?.function.identity.address === hex(0x02000000) &&
-          e.matches[0]?.function.identity.overlayId === null,
+          e.matches[0]?.function.address === hex(0x02000000) &&
+          e.matches[0]?.function.overlayId === null,
       ),
       `a stacked return into main: ${JSON.stringify(stacked)}`,
     );
@@ -216,8 +221,8 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     assert.equal(main.functions[0]?.block.address, hex(s.copy));
     // LR returns into the program entry function, right after its BL.
     assert.equal(m.backtrace.entries[0]?.source, 'lr');
-    assert.equal(m.backtrace.entries[0]?.matches[0]?.function.identity.address, hex(0x02000000));
-    assert.deepEqual(m.backtrace.entries[0]?.matches[0]?.function.evidence, ['program-entry']);
+    assert.equal(m.backtrace.entries[0]?.matches[0]?.function.address, hex(0x02000000));
+    assert.deepEqual(m.backtrace.entries[0]?.matches[0]?.functionEvidence, ['program-entry']);
     await h.ok('desmume_breakpoint_remove', { id: arm.breakpoint.id });
 
     const thumb = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {

@@ -108,7 +108,7 @@ export const ndsCorrelateStopContext = defineTool({
     behaviour: `read-only, never resumes; ROM reopened by the generation's path and required to equal the launch SHA-256 before and after (rom-changed otherwise); overlapping candidates all kept; each fact labelled observed-runtime, static-proven or static-candidate; a PC in no static component is a normal result.`,
     limits: `live windows ${LIVE_WINDOW_BYTES} bytes around PC and LR; one default-sized function discovery per call.`,
     returns:
-      'registers, pc and caller frames (candidates with instructions, live status, proven function + block), backtrace entries with their evidence, discovery status.',
+      'registers, pc and caller (LR) frames (candidates: instructions, live status, proven function + block), backtrace with evidence, discovery status.',
   },
   input: z.object({
     processor: processorInput,
@@ -147,7 +147,8 @@ export const ndsCorrelateStopContext = defineTool({
           mode,
           matches: z.array(
             z.object({
-              function: functionOut,
+              function: identity,
+              functionEvidence: z.array(z.string()),
               evidence: z.enum(['after-proven-call-site', 'inside-proven-function']),
               callSite: addressOut.nullable(),
             }),
@@ -200,7 +201,12 @@ export const ndsCorrelateStopContext = defineTool({
       }
       return {
         structured: {
-          ...c,
+          processor: c.processor,
+          generation: c.generation,
+          rom: c.rom,
+          stopReason: c.stopReason,
+          discovery: c.discovery,
+          liveCheck: c.liveCheck,
           registers: {
             pc: hex(c.registers.pc),
             cpsr: hex(c.registers.cpsr),
@@ -219,7 +225,8 @@ export const ndsCorrelateStopContext = defineTool({
               value: hex(e.value),
               address: hex(e.address),
               matches: e.matches.map((m) => ({
-                function: functionView(m.function),
+                function: functionView(m.function).identity,
+                functionEvidence: m.function.evidence,
                 evidence: m.evidence,
                 callSite: m.callSite === null ? null : hex(m.callSite),
               })),
