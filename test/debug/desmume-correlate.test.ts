@@ -247,6 +247,17 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
   it('refuses without a session and while running; ARM7 when its stub is up', async () => {
     const h = await server();
     assert.equal((await h.fail('nds_correlate_stop_context', {})).code, 'not-running');
+    for (const bad of [
+      { stackWords: 65 },
+      { nearbyInstructions: 0 },
+      { timeoutMs: 99 },
+      { processor: 'arm11' },
+    ])
+      assert.equal(
+        (await h.fail('nds_correlate_stop_context', bad)).code,
+        'invalid-argument',
+        JSON.stringify(bad),
+      );
     await h.ok('desmume_start', { romPath: 'ovl.nds' });
     const running = await h.ok<{ state: string }>('desmume_continue', { timeoutMs: 200 });
     assert.equal(running.state, 'running');
@@ -282,6 +293,30 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     assert.equal(c.caller.status, 'no-static-component');
     // The stacked return into main is still tied to proven main code.
     assert.ok(c.backtrace.entries.some((e) => e.source === 'stack' && e.matches.length > 0));
+  });
+
+  it('compares a compressed overlay through its decoded image', async () => {
+    writeOverlayTargetRom(join(workspace, 'packed.nds'), 3, { compressB: true });
+    const h = await startedOn('packed.nds');
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(rom.symbols.bEntry),
+      mode: 'arm',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const c = await correlate(h);
+    assert.equal(c.pc.candidates.length, 1);
+    const b = c.pc.candidates[0] as Candidate & {
+      region: string;
+      romOffset: string | null;
+      compressed: boolean;
+    };
+    assert.deepEqual(
+      [b.overlayId, b.compressed, b.region, b.romOffset],
+      [rom.ids.b, true, 'initialized-derived', null],
+    );
+    assert.equal(b.live.status, 'live-bytes-match');
+    assert.equal(b.instructions[0]?.text, 'str lr, [sp, #-4]!'); // push {lr}, as Capstone prints it
+    assert.equal(b.functions[0]?.identity.address, hex(rom.symbols.bEntry));
   });
 
   it('refuses with rom-changed when the ROM on disk differs from the launched one', async () => {

@@ -114,13 +114,14 @@ export interface OverlayTargetRom {
  * Writes an NDS ROM whose ARM9 is `arm9-overlays` and whose ARM9 overlay table declares its two
  * overlay images (A: ID 0 at 0x02200000, B: ID 1 at 0x02200080, overlapping) with their bytes as
  * overlay files. `variant` changes one title byte only: a same-layout ROM with another SHA-256.
+ * `compressB` stores overlay B BLZ-compressed (its static bytes are then the decoded image).
  * `overlayTable: false` leaves the overlays out of the ROM (the program still loads them itself): code
  * then runs in overlay RAM that no static component describes.
  */
 export function writeOverlayTargetRom(
   path: string,
   variant = 0,
-  options: { overlayTable?: boolean } = {},
+  options: { overlayTable?: boolean; compressB?: boolean } = {},
 ): OverlayTargetRom {
   const arm9 = loadArmProgram('arm9-overlays');
   const arm7 = loadArmProgram('arm7-idle');
@@ -138,7 +139,7 @@ export function writeOverlayTargetRom(
           ? []
           : [
               { id: 0, ramAddress: sym('ovl_a_entry'), data: a },
-              { id: 1, ramAddress: sym('ovl_b_worker'), data: b },
+              { id: 1, ramAddress: sym('ovl_b_worker'), data: b, compress: options.compressB === true },
             ],
     },
     path,
