@@ -15,6 +15,7 @@ import {
   writeOverlayTargetRom,
 } from '../kit/desmume/index.js';
 import { type Harness, makeWorkspace, startServer } from '../kit/mcp-harness.js';
+import { sharedRomPath } from '../kit/shared-data.js';
 
 interface Fn {
   identity: { address: string; mode: string; overlayId: number | null };
@@ -39,10 +40,10 @@ interface Frame {
   candidates: Candidate[];
 }
 interface Correlation {
-  registers: { pc: string; mode: string; lr: string; authority: string };
+  registers: { pc: string; mode: string; cpuMode: string; lr: string; authority: string };
   rom: { sha256: string };
   pc: Frame;
-  caller: Frame;
+  caller: Omit<Frame, 'mode'> & { mode: string | null };
   backtrace: {
     stackWordsRead: number;
     entries: Array<{
@@ -121,6 +122,9 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     assert.equal(a.registers.pc, hex(s.aHelper));
     assert.equal(a.registers.mode, 'arm');
     assert.equal(a.registers.authority, 'observed-runtime');
+    // Direct boot runs the program in system mode: LR is a BL return, its bit 0 the caller's set.
+    assert.equal(a.registers.cpuMode, 'sys');
+    assert.equal(a.caller.mode, 'arm');
     assert.equal(a.pc.status, 'static-candidates');
     // Both overlays are candidates, kept apart; only A's bytes are in memory.
     assert.deepEqual(
@@ -317,6 +321,31 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     assert.equal(b.live.status, 'live-bytes-match');
     assert.equal(b.instructions[0]?.text, 'str lr, [sp, #-4]!'); // push {lr}, as Capstone prints it
     assert.equal(b.functions[0]?.identity.address, hex(rom.symbols.bEntry));
+  });
+
+  it('claims no caller mode in an exception mode (a real homebrew ROM stopped in its BIOS IRQ code)', async () => {
+    await copyFile(sharedRomPath('dslua-pack.nds'), join(workspace, 'dslua.nds'));
+    const h = await server();
+    await h.ok('desmume_start', { romPath: 'dslua.nds' });
+    await h.ok('desmume_executable_ranges_replace', {
+      ranges: [{ start: '0xffff0000', end: '0xffff1000', label: 'BIOS', mode: 'arm' }],
+    });
+    // DeSmuME's BIOS IRQ code, reached as soon as the program enables its VBlank interrupt.
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: '0xffff0274',
+      mode: 'arm',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const c = await correlate(h);
+    assert.equal(c.registers.cpuMode, 'irq');
+    assert.equal(c.pc.status, 'no-static-component');
+    // LR is the banked IRQ return into main code: located, byte-checked, never decoded in a guessed set.
+    assert.equal(c.caller.mode, null);
+    assert.equal(c.caller.candidates[0]?.component, 'main');
+    assert.equal(c.caller.candidates[0]?.live.status, 'live-bytes-match');
+    assert.deepEqual(c.caller.candidates[0]?.instructions, []);
+    const lr = c.backtrace.entries.find((e) => e.source === 'lr');
+    assert.deepEqual(lr?.matches, []);
   });
 
   it('refuses with rom-changed when the ROM on disk differs from the launched one', async () => {

@@ -2,7 +2,7 @@
 // model of the exact ROM it runs. The ROM is reopened through the RomStore by the generation's own
 // path and must still be the launch-time bytes (full SHA-256), before and after the work. The PC and
 // CPSR mode are taken as the stub reports them (no breakpoint rewind); the caller frame is the LR
-// (its bit 0 gives the mode it returns to); the backtrace lists only LR and stack words that static
+// (its bit 0 gives the mode it returns to, in user/system mode only); the backtrace lists only LR and stack words that static
 // evidence ties to proven code, each labelled with that evidence.
 import { type DiscoveryLimits, type Evidence, identityKey } from '../../analysis/functions/discover.js';
 import { discoverInRom, type ScopeStatus } from '../../analysis/functions/nds-scope.js';
@@ -67,7 +67,8 @@ export interface BacktraceEntry {
   slot: number | null;
   value: number;
   address: number;
-  mode: ArmMode;
+  /** Bit 0 of the word (the BL/BLX convention); null for an exception mode's LR. */
+  mode: ArmMode | null;
   matches: BacktraceMatch[];
 }
 
@@ -75,7 +76,7 @@ export interface Correlation {
   processor: Processor;
   generation: number;
   rom: { path: string; sha256: string };
-  registers: { pc: number; cpsr: number; mode: ArmMode; lr: number; sp: number };
+  registers: { pc: number; cpsr: number; mode: ArmMode; cpuMode: CpuMode; lr: number; sp: number };
   stopReason: string | null;
   pc: CorrelatedFrame;
   caller: CorrelatedFrame;
@@ -85,6 +86,25 @@ export interface Correlation {
 }
 
 const ADDRESS_SPACE = 0x1_0000_0000;
+
+/** The CPSR's processor mode (bits 4..0). */
+export type CpuMode = 'usr' | 'fiq' | 'irq' | 'svc' | 'abt' | 'und' | 'sys' | 'invalid';
+const CPU_MODES: Record<number, CpuMode> = {
+  16: 'usr',
+  17: 'fiq',
+  18: 'irq',
+  19: 'svc',
+  23: 'abt',
+  27: 'und',
+  31: 'sys',
+};
+
+/**
+ * In user/system mode LR holds a BL/BLX return address whose bit 0 is the caller's instruction set.
+ * In an exception mode LR is the banked exception return (PC plus an offset, bit 0 clear even for
+ * Thumb code): its instruction set is in the SPSR, which the stub does not report, so it is unknown.
+ */
+const lrModeKnown = (m: CpuMode) => m === 'usr' || m === 'sys';
 
 /** A live window of LIVE_WINDOW_BYTES centred on `address`, clamped to the address space. */
 async function readWindow(cpu: CpuDebugger, address: number): Promise<LiveWindow> {
@@ -139,8 +159,9 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
   const lr = regs.r[14]!;
   const sp = regs.r[13]!;
   const mode: ArmMode = regs.thumb ? 'thumb' : 'arm';
+  const cpuMode = CPU_MODES[regs.cpsr & 0x1f] ?? 'invalid';
   const lrAddress = lr & ~1 & 0xffffffff;
-  const lrMode: ArmMode = (lr & 1) === 1 ? 'thumb' : 'arm';
+  const lrMode: ArmMode | null = !lrModeKnown(cpuMode) ? null : (lr & 1) === 1 ? 'thumb' : 'arm';
   const pcLive = req.liveCheck ? await readWindow(cpu, pc) : null;
   const lrLive = req.liveCheck ? await readWindow(cpu, lrAddress >>> 0) : null;
   let stack: Uint8Array = new Uint8Array(0);
@@ -181,8 +202,9 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
       const entries: BacktraceEntry[] = [];
       const returnEntry = (source: 'lr' | 'stack', slot: number | null, value: number) => {
         const address = (value & ~1) >>> 0;
-        const m: ArmMode = (value & 1) === 1 ? 'thumb' : 'arm';
-        const matches = returnEvidence(result, address, m);
+        const m: ArmMode | null =
+          source === 'lr' && lrMode === null ? null : (value & 1) === 1 ? 'thumb' : 'arm';
+        const matches = m === null ? [] : returnEvidence(result, address, m);
         if (source === 'lr' || matches.length > 0)
           entries.push({ source, slot, value, address, mode: m, matches });
       };
@@ -196,7 +218,7 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
         processor,
         generation: req.generation.number,
         rom: { path: req.generation.rom.path, sha256: req.generation.rom.identity.sha256 },
-        registers: { pc, cpsr: regs.cpsr, mode, lr, sp },
+        registers: { pc, cpsr: regs.cpsr, mode, cpuMode, lr, sp },
         stopReason: cpu.lastStop?.reason ?? null,
         pc: pcFrame,
         caller: callerFrame,

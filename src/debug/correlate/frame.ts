@@ -57,7 +57,8 @@ export interface FrameCandidate {
 
 export interface CorrelatedFrame {
   address: number;
-  mode: ArmMode;
+  /** Null when nothing observed gives the instruction set (an exception mode's LR). */
+  mode: ArmMode | null;
   status: 'static-candidates' | 'no-static-component';
   candidates: FrameCandidate[];
   /** Candidates the live bytes match, when the check ran for at least one of them. */
@@ -74,11 +75,15 @@ export interface FrameContext {
   signal?: AbortSignal;
 }
 
-/** Correlates one address/mode; `live` null when the live-byte check is off. */
+/**
+ * Correlates one address/mode; `live` null when the live-byte check is off. Without a known mode
+ * nothing is decoded (the bytes would be read in a guessed instruction set); candidates, live bytes
+ * and enclosing proven functions still are.
+ */
 export async function correlateFrame(
   ctx: FrameContext,
   address: number,
-  mode: ArmMode,
+  mode: ArmMode | null,
   live: LiveWindow | null,
 ): Promise<CorrelatedFrame> {
   const r = resolveRuntimeAddress(ctx.rom.model, ctx.processor, address);
@@ -110,13 +115,19 @@ export async function correlateFrame(
             processor: ctx.processor,
             address,
             overlayId: c.overlayId ?? undefined,
-            mode,
-            maxInstructions: ctx.nearbyInstructions,
-            maxBytes: ctx.nearbyInstructions * 4,
+            // Without a mode only the source is resolved (its bytes for the live check): the
+            // window's one decoded instruction is dropped below, never shown.
+            mode: mode ?? (address % 4 === 0 ? 'arm' : 'thumb'),
+            maxInstructions: mode === null ? 1 : ctx.nearbyInstructions,
+            maxBytes: mode === null ? 4 : ctx.nearbyInstructions * 4,
           },
           ctx.signal,
         );
         span = w.source.span;
+        if (mode === null) {
+          candidate.staticNote = 'not decoded: the instruction set at this address is not observed';
+          w.items.length = 0;
+        }
         for (const item of w.items) {
           if (isLiteralPoolData(item)) break;
           candidate.instructions.push({
@@ -126,7 +137,7 @@ export async function correlateFrame(
             text: item.operands ? `${item.mnemonic} ${item.operands}` : item.mnemonic,
           });
         }
-        if (candidate.instructions.length === 0) candidate.staticNote = 'the bytes here do not decode';
+        if (candidate.instructions.length === 0) candidate.staticNote ??= 'the bytes here do not decode';
       } catch (error) {
         if (!(error instanceof ReMcpError) || error.code === 'cancelled') throw error;
         candidate.staticNote = `${error.code}: ${error.message}`;

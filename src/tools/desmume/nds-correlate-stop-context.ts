@@ -23,7 +23,7 @@ const functionOut = z.object({
 });
 const frameOut = z.object({
   address: addressOut,
-  mode,
+  mode: mode.nullable(),
   status: z.enum(['static-candidates', 'no-static-component']),
   liveMatches: z.number().int(),
   candidates: z.array(
@@ -92,7 +92,7 @@ function describe(c: Correlation): string {
       const fn = k.functions[0] ? ` fn ${hex(k.functions[0].identity.address)}` : '';
       return `${who} [${k.live.status}]${fn}`;
     });
-    return `${name} ${hex(f.address)} (${f.mode}): ${parts.join('; ')}`;
+    return `${name} ${hex(f.address)} (${f.mode ?? 'mode unknown'}): ${parts.join('; ')}`;
   };
   return `${c.processor} gen ${c.generation}: ${frame('pc', c.pc)} | ${frame('lr', c.caller)} | backtrace ${c.backtrace.entries.length} entr${c.backtrace.entries.length === 1 ? 'y' : 'ies'}`;
 }
@@ -103,21 +103,19 @@ export const ndsCorrelateStopContext = defineTool({
   profiles: RUNTIME,
   description: {
     purpose:
-      'Maps the stopped owned DeSmuME CPU (observed PC/mode, LR, stack) to every static candidate of its ROM, with proven functions and live-byte checks that say which overlay is loaded.',
-    useWhen: 'at a stop, to know which code (and which of overlapping overlays) is running.',
-    behaviour: `read-only, never resumes; ROM reopened by the generation's path and required to equal the launch SHA-256 before and after (rom-changed otherwise); overlapping candidates all kept; each fact labelled observed-runtime, static-proven or static-candidate; a PC in no static component is a normal result.`,
-    limits: `live windows ${LIVE_WINDOW_BYTES} bytes around PC and LR; one default-sized function discovery per call.`,
+      'Maps the stopped DeSmuME CPU to every static candidate of its ROM, with proven functions and live-byte checks naming the loaded overlay.',
+    useWhen: 'at a stop: which code, which of overlapping overlays, which callers.',
+    behaviour:
+      'read-only, never resumes; ROM must keep its launch SHA-256 (rom-changed); facts labelled observed-runtime, static-proven or static-candidate; LR gives the caller mode only in usr/sys; no static component is a normal result.',
+    limits: `${LIVE_WINDOW_BYTES}-byte live windows at PC and LR; one default function discovery.`,
     returns:
-      'registers, pc and caller (LR) frames (candidates: instructions, live status, proven function + block), backtrace with evidence, discovery status.',
+      'registers, pc and caller frames (candidates, instructions, live status, function, block), backtrace with evidence.',
   },
   input: z.object({
     processor: processorInput,
     nearbyInstructions: limitArg(L.nearbyInstructions, 'Instructions to decode per candidate'),
     stackWords: limitArg(L.stackWords, 'Stack words to read from SP for the backtrace'),
-    liveCheck: z
-      .boolean()
-      .default(true)
-      .describe('Compare live bytes around PC and LR with each candidate (default true).'),
+    liveCheck: z.boolean().default(true).describe('Compare live bytes with each candidate (default true).'),
     timeoutMs: timeoutInput(TIMEOUT, 'Deadline for the whole correlation'),
   }),
   output: z.object({
@@ -128,6 +126,7 @@ export const ndsCorrelateStopContext = defineTool({
       pc: addressOut,
       cpsr: addressOut,
       mode,
+      cpuMode: z.enum(['usr', 'fiq', 'irq', 'svc', 'abt', 'und', 'sys', 'invalid']),
       lr: addressOut,
       sp: addressOut,
       authority: z.literal('observed-runtime'),
@@ -144,7 +143,7 @@ export const ndsCorrelateStopContext = defineTool({
           slot: addressOut.nullable(),
           value: addressOut,
           address: addressOut,
-          mode,
+          mode: mode.nullable(),
           matches: z.array(
             z.object({
               function: identity,
@@ -168,7 +167,6 @@ export const ndsCorrelateStopContext = defineTool({
     nearbyInstructions: L.nearbyInstructions,
     stackWords: L.stackWords,
     timeoutMs: msLimit(TIMEOUT),
-    liveWindow: { max: LIVE_WINDOW_BYTES, unit: 'bytes read around PC and around LR' },
   },
   async handler(args, ctx) {
     const session = debugSession(ctx.services);
@@ -211,6 +209,7 @@ export const ndsCorrelateStopContext = defineTool({
             pc: hex(c.registers.pc),
             cpsr: hex(c.registers.cpsr),
             mode: c.registers.mode,
+            cpuMode: c.registers.cpuMode,
             lr: hex(c.registers.lr),
             sp: hex(c.registers.sp),
             authority: 'observed-runtime' as const,
