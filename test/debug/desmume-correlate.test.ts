@@ -359,5 +359,14 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     const refused = await h.fail('nds_correlate_stop_context', {});
     assert.equal(refused.code, 'rom-changed');
     assert.equal(refused.details?.expectedSha256, first.rom.sha256);
+    assert.match(String(refused.details?.actualSha256), /^[0-9a-f]{64}$/);
+    // Gone from disk: the launched ROM cannot be revalidated either.
+    await rm(join(workspace, 'swap.nds'));
+    const gone = await h.fail('nds_correlate_stop_context', {});
+    assert.equal(gone.code, 'rom-changed');
+    assert.equal(gone.details?.actualSha256, null);
+    // The same bytes back under the path: correlation works again.
+    await copyFile(join(workspace, 'ovl.nds'), join(workspace, 'swap.nds'));
+    assert.equal((await correlate(h, { liveCheck: false })).rom.sha256, first.rom.sha256);
   });
 });
