@@ -93,7 +93,9 @@ const replaceOverlayOp = z.strictObject({
     processor: z.enum(['arm9', 'arm7']),
     id: z.number().int().min(0).max(0xffffffff),
   }),
-  artifact: workspacePath.describe("Decoded (runtime) overlay image; exactly the overlay's RAM size."),
+  artifact: workspacePath.describe(
+    "Decoded (runtime) overlay image: a multiple of 4 bytes, at most the overlay's RAM size plus its BSS (the BSS absorbs the difference).",
+  ),
   artifactSha256: sha256.describe('SHA-256 of the decoded image.'),
   componentSha256: sha256.describe('Guard: SHA-256 of the overlay file as stored now.'),
 });

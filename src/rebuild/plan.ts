@@ -94,6 +94,9 @@ export interface ResolvedPlan {
     tableIndex: number;
     compressedSize: number;
     flags: number;
+    /** The decoded image's size, and the BSS that keeps the runtime range where it was. */
+    ramSize: number;
+    bssSize: number;
   }>;
   /** Final FAT (every file ID's output range). */
   fat: Array<{ start: string; end: string }>;
@@ -393,13 +396,29 @@ export function planRebuild(
           expected: o.componentSha256,
           actual: before,
         });
-      if (a.bytes.length !== ov.ramSize) {
+      // The image may change size inside the overlay's runtime range: its BSS absorbs the difference,
+      // so [ramAddress, ramAddress + ramSize + bssSize) stays where it was (no new overlap with other
+      // overlays or the ARM9), and the static-initializer list must lie inside the new image.
+      const runtimeSize = ov.ramSize + ov.bssSize;
+      const resized = a.bytes.length !== ov.ramSize;
+      if (resized && (a.bytes.length > runtimeSize || a.bytes.length === 0 || a.bytes.length % 4 !== 0)) {
         opError(
           o,
           'invalid-argument',
-          `the decoded image is ${a.bytes.length} bytes; ${c.label} loads ${ov.ramSize} (its runtime range may not change)`,
+          `the decoded image is ${a.bytes.length} bytes; ${c.label} needs a non-empty multiple of 4 of at most ${runtimeSize} (its RAM size ${ov.ramSize} plus BSS ${ov.bssSize}: its runtime range may not change)`,
         );
       }
+      const imageEnd = ov.ramAddress + a.bytes.length;
+      const init = ov.staticInit;
+      if (resized && init.end > init.start && (init.start < ov.ramAddress || init.end > imageEnd)) {
+        opError(
+          o,
+          'invalid-argument',
+          `the static-initializer list ${formatAddress(init.start)}..${formatAddress(init.end)} would lie outside the new image (${formatAddress(ov.ramAddress)}..${formatAddress(imageEnd)}): its runtime range may not change`,
+        );
+      }
+      const ramSize = a.bytes.length;
+      const bssSize = runtimeSize - ramSize;
       if (touchedFiles.has(ov.fileId)) opError(o, 'invalid-argument', `${c.label} is replaced twice`);
       touchedFiles.add(ov.fileId);
       let stored = a.bytes;
@@ -420,13 +439,15 @@ export function planRebuild(
         const region = model.header[o.overlay.processor === 'arm9' ? 'arm9OverlayTable' : 'arm7OverlayTable'];
         return parseRawOverlayTable(read(region.start, region.end - region.start));
       });
-      table[ov.tableIndex] = { ...table[ov.tableIndex]!, flags, compressedSize };
+      table[ov.tableIndex] = { ...table[ov.tableIndex]!, flags, compressedSize, ramSize, bssSize };
       overlayRecords.push({
         processor: o.overlay.processor,
         id: ov.id,
         tableIndex: ov.tableIndex,
         compressedSize,
         flags,
+        ramSize,
+        bssSize,
       });
       appended.push({ bytes: stored, owner: o.id, fileId: ov.fileId });
       fatChanged = true;

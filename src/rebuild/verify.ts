@@ -211,7 +211,7 @@ async function checkStructure(
     }
   }
   checks.push('nitrofs-identities');
-  // Overlay records: the source's, except the compressed size and flags the plan rewrites.
+  // Overlay records: the source's, except the compressed size, flags, RAM and BSS sizes the plan rewrites.
   const planned = new Map(r.overlayRecords.map((o) => [`${o.processor}:${o.tableIndex}`, o]));
   const overlayKey = (m: NdsRomModel, apply: boolean) =>
     JSON.stringify(
@@ -221,8 +221,8 @@ async function checkStructure(
           o.processor,
           o.id,
           o.ramAddress,
-          o.ramSize,
-          o.bssSize,
+          p?.ramSize ?? o.ramSize,
+          p?.bssSize ?? o.bssSize,
           o.staticInit,
           o.fileId,
           p?.compressedSize ?? o.compressedSize,

@@ -208,17 +208,18 @@ test('decoded compressed-overlay replacement is BLZ-recompressed; the rebuilt ov
     assert.deepEqual(out.subarray(n0.file.start, n0.file.end), image0);
     assert.ok(r.verification.checks.includes('decoded-overlay-identity'));
     await fx.verify(m);
-    // The runtime range may not change: a decoded image of another size is refused.
-    await fx.put('art/short.bin', image2.subarray(4));
+    // The runtime range may not change: a decoded image past RAM size plus BSS is refused.
+    const long = new Uint8Array(ov2.ramSize + ov2.bssSize + 4);
+    await fx.put('art/long.bin', long);
     const bad = await fx.manifest(
       'm/ov-bad.json',
       [
         {
           op: 'replace-overlay',
-          id: 'short',
+          id: 'long',
           overlay: { processor: 'arm9', id: 2 },
-          artifact: 'art/short.bin',
-          artifactSha256: sha(image2.subarray(4)),
+          artifact: 'art/long.bin',
+          artifactSha256: sha(long),
           componentSha256: stored(ov2),
         },
       ],
@@ -226,7 +227,7 @@ test('decoded compressed-overlay replacement is BLZ-recompressed; the rebuilt ov
     );
     await assert.rejects(
       fx.validate(bad),
-      (e: unknown) => isReMcpError(e) && /"short".*runtime range/.test(e.message),
+      (e: unknown) => isReMcpError(e) && /"long".*runtime range/.test(e.message),
     );
   } finally {
     await rm(fx.root, { recursive: true, force: true });
