@@ -332,16 +332,16 @@ async function buildLocked(
     }
     // The ROM was verified from what the build wrote: it must still be that file, untouched since.
     // (nds_mutation_verify re-reads every byte of a published build.)
-    const again2 = await openRegular(tmp, romName);
+    const reopened = await openRegular(tmp, romName);
     try {
-      if (!sameFileKey(writtenKey, fileKey(await again2.stat({ bigint: true })))) {
+      if (!sameFileKey(writtenKey, fileKey(await reopened.stat({ bigint: true })))) {
         throw new ReMcpError(
           'verification-failed',
           `${tmp.relative}/${romName} changed after it was written`,
         );
       }
     } finally {
-      await again2.close();
+      await reopened.close();
     }
     if ((await parent.kind(buildId)) !== null) {
       throw new ReMcpError('publish-collision', `${v.outputDir} appeared during the build`);
