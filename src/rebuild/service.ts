@@ -21,7 +21,7 @@ import type { Workspace } from '../workspace/workspace.js';
 import { EVIDENCE_FILES, evidenceTexts, type VerificationRecord, verificationText } from './evidence.js';
 import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';
 import { type LoadedArtifact, type Plan, planRebuild } from './plan.js';
-import { type ChunkReader, newTally, outputStream } from './stream.js';
+import { ChunkPool, type ChunkReader, newTally, outputStream } from './stream.js';
 import { verifyBuiltOutput, verifyOutput } from './verify.js';
 
 export interface Validated {
@@ -285,13 +285,19 @@ async function buildLocked(
     // One pass: the source is read once and copied with the pieces laid over it; the output is hashed
     // as it is written (stream.ts). Nothing is read back but tables and planned pieces.
     const tally = newTally();
+    const pool = new ChunkPool();
     let written = 0;
     await tmp.writeAtomic(
       romName,
-      outputStream(v.plan, sourceReader(rom), tally, options.signal, (chunk) => {
-        written += chunk.length;
-        options.onProgress?.(written, v.plan.resolved.output.size);
+      outputStream(v.plan, sourceReader(rom), tally, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        pool,
+        onChunk: (chunk) => {
+          written += chunk.length;
+          options.onProgress?.(written, v.plan.resolved.output.size);
+        },
       }),
+      { onWritten: (chunk) => pool.give(chunk) },
     );
     // The bytes copied are the validated source only if the source was not written at all while it
     // was read (its identity was hashed when it was opened; it is not hashed again here).

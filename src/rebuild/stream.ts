@@ -118,6 +118,31 @@ export function newTally(): StreamTally {
   return { sourceBytes: 0, outputBytes: 0, outputSha256: null, changedPrefixBytes: 0 };
 }
 
+/**
+ * Chunk buffers the build reuses: a buffer goes back only when the writer reports its write done
+ * (give), so the stream never overwrites bytes still being written. Reuse spares the kernel a fresh
+ * zeroed page for every page of the ROM. At most a few buffers exist: the read-ahead, the chunk being
+ * hashed and the writes in flight.
+ */
+export class ChunkPool {
+  private readonly free: ArrayBuffer[] = [];
+  private readonly ours = new WeakSet<ArrayBufferLike>();
+
+  /** A buffer of `length` (<= STREAM_CHUNK) bytes; its content is whatever it held before. */
+  take(length: number): Uint8Array {
+    const buffer = this.free.pop() ?? new ArrayBuffer(STREAM_CHUNK);
+    this.ours.add(buffer);
+    return new Uint8Array(buffer, 0, length);
+  }
+
+  /** Returns a chunk's buffer to the pool if it came from it (other chunks are ignored). */
+  give(chunk: Uint8Array): void {
+    if (!this.ours.has(chunk.buffer)) return;
+    this.ours.delete(chunk.buffer);
+    this.free.push(chunk.buffer as ArrayBuffer);
+  }
+}
+
 interface Produced {
   /** The source bytes read. */
   source: Uint8Array;
@@ -131,9 +156,12 @@ async function produceChunk(
   readSource: ChunkReader,
   position: number,
   length: number,
+  pool: ChunkPool | undefined,
 ): Promise<Produced> {
-  const buffer = new Uint8Array(length);
+  const buffer = pool ? pool.take(length) : new Uint8Array(length);
   const n = await readSourceChunk(plan, readSource, position, buffer);
+  // Past the source's end the output is zero (a reused buffer still holds an earlier chunk there).
+  if (n < length) buffer.fill(0, n);
   const source = buffer.subarray(0, n);
   if (!touches(plan.pieces, position, length)) return { source, out: buffer, touched: false };
   const out = buffer.slice();
@@ -141,20 +169,32 @@ async function produceChunk(
   return { source, out, touched: true };
 }
 
+export interface OutputStreamOptions {
+  signal?: AbortSignal;
+  /** Sees every chunk before it is yielded (progress). */
+  onChunk?: (chunk: Uint8Array) => void;
+  /**
+   * Reuse buffers from this pool; the consumer must give() every yielded chunk back once it is done
+   * with it (the build's writer does when the chunk's write has finished). Without a pool every chunk
+   * is a new buffer and is never reused.
+   */
+  pool?: ChunkPool;
+}
+
 /**
  * The output stream. `tally` records the output hash, the byte counts and the changed prefix bytes;
- * a chunk that breaks attribution throws before it is yielded. A yielded chunk is never reused.
+ * a chunk that breaks attribution throws before it is yielded.
  */
 export async function* outputStream(
   plan: Plan,
   readSource: ChunkReader,
   tally: StreamTally,
-  signal?: AbortSignal,
-  onChunk?: (chunk: Uint8Array) => void,
+  options: OutputStreamOptions = {},
 ): AsyncGenerator<Uint8Array> {
+  const { signal, onChunk, pool } = options;
   const size = plan.resolved.output.size;
   const outputHash = createHash('sha256');
-  const produce = (at: number) => produceChunk(plan, readSource, at, Math.min(STREAM_CHUNK, size - at));
+  const produce = (at: number) => produceChunk(plan, readSource, at, Math.min(STREAM_CHUNK, size - at), pool);
   // The next chunk is read while the current one is hashed and written.
   let next = size > 0 ? produce(0) : null;
   try {
@@ -166,6 +206,8 @@ export async function* outputStream(
       tally.sourceBytes += source.length;
       outputHash.update(out);
       tally.outputBytes += out.length;
+      // A touched chunk was copied: its source buffer is free now; the copy is the writer's.
+      if (touched) pool?.give(source);
       onChunk?.(out);
       yield out;
     }

@@ -101,7 +101,11 @@ const EARLY_FLUSH_BYTES = 64 * 1024 * 1024;
  * producer makes the next chunk (reading and hashing overlap the writing); the first failure stops the
  * stream and is thrown once every write and flush already started has settled.
  */
-async function writeStream(handle: FileHandle, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+async function writeStream(
+  handle: FileHandle,
+  chunks: AsyncIterable<Uint8Array>,
+  onWritten?: (chunk: Uint8Array) => void,
+): Promise<void> {
   const pending = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
   const track = (work: Promise<void>) => {
@@ -121,7 +125,7 @@ async function writeStream(handle: FileHandle, chunks: AsyncIterable<Uint8Array>
   let flushing = false;
   try {
     for await (const chunk of chunks) {
-      track(writeAt(handle, chunk, position));
+      track(writeAt(handle, chunk, position).then(() => onWritten?.(chunk)));
       position += chunk.length;
       // One flush at a time, never counted against the writes in flight.
       if (position - flushed >= EARLY_FLUSH_BYTES && !flushing) {
@@ -273,9 +277,14 @@ export class OutputDir {
    * directory, synced, then renamed over `name`. Returns the workspace-relative path written.
    * Streamed content (an async iterable, e.g. a rebuilt ROM) is written chunk by chunk as it arrives,
    * never held whole; a failing or cancelled stream removes the temp file and leaves `name` untouched.
-   * A yielded chunk may still be being written while the next is produced: never reuse its buffer.
+   * A yielded chunk may still be being written while the next is produced: its buffer may be reused
+   * only after `onWritten` has reported that chunk written (a failed write never reports it).
    */
-  async writeAtomic(name: string, data: Uint8Array | string | AsyncIterable<Uint8Array>): Promise<string> {
+  async writeAtomic(
+    name: string,
+    data: Uint8Array | string | AsyncIterable<Uint8Array>,
+    options: { onWritten?: (chunk: Uint8Array) => void } = {},
+  ): Promise<string> {
     checkRelativePath(name);
     if (name.includes('/')) throw new ReMcpError('invalid-argument', 'an output name is one segment');
     const temp = `.${name}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
@@ -287,7 +296,7 @@ export class OutputDir {
       created = true;
       try {
         if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
-        else await writeStream(handle, data);
+        else await writeStream(handle, data, options.onWritten);
         await handle.sync();
       } finally {
         await handle.close();

@@ -14,6 +14,7 @@ import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
 import { buildManifest } from '../../src/rebuild/service.js';
 import { newTally, outputStream } from '../../src/rebuild/stream.js';
 import { verifyBuiltOutput } from '../../src/rebuild/verify.js';
+import { buildRom } from '../kit/rom-builder.js';
 import { type RebuildFixture, rebuildFixture, sha } from './fixture.js';
 
 let fx: RebuildFixture;
@@ -130,7 +131,7 @@ test('a change the plan does not own stops the stream before the chunk is writte
   };
   const seen: number[] = [];
   await assert.rejects(
-    drain(outputStream(rogue, sourceReader(fx.bytes), newTally(), undefined, (c) => seen.push(c.length))),
+    drain(outputStream(rogue, sourceReader(fx.bytes), newTally(), { onChunk: (c) => seen.push(c.length) })),
     (e: unknown) => isReMcpError(e) && e.code === 'verification-failed' && /unowned byte/.test(e.message),
   );
   assert.deepEqual(seen, [], 'the chunk holding the unowned change was not handed to the writer');
@@ -167,3 +168,52 @@ for (const step of ['rom-written', 'evidence-written']) {
     assert.equal(sha(await readFile(join(fx.root, fx.rel))), fx.sha256);
   });
 }
+
+test('a ROM of several chunks builds through reused buffers byte-exactly', async () => {
+  // 9 MiB + an odd tail: three 4 MiB chunks, the source ending mid-chunk, a zero gap after it.
+  const { bytes } = buildRom({
+    title: 'POOLED',
+    arm9: { code: new Uint8Array(0x1000).fill(0x91) },
+    arm7: { code: new Uint8Array(0x400).fill(0x71) },
+    files: [
+      { path: 'big.bin', data: { length: 9 * 1024 * 1024 + 333, seed: 7 } },
+      { path: 'small.bin', data: new Uint8Array(1000).fill(7) },
+    ],
+  });
+  const big = await rebuildFixture(undefined, bytes);
+  try {
+    const model = parseNdsRom(bufferSource(bytes));
+    const small = model.files.find((f) => f.path === 'small.bin')!;
+    const replacement = new Uint8Array(5000).map((_, i) => (i * 3 + 1) & 0xff);
+    await big.put('art/r.bin', replacement);
+    const m = await big.manifest(
+      'm/r.json',
+      [
+        {
+          op: 'replace-file',
+          id: 'r',
+          component: { kind: 'path', path: 'small.bin' },
+          artifact: 'art/r.bin',
+          artifactSha256: sha(replacement),
+          componentSha256: sha(bytes.subarray(small.start, small.end)),
+        },
+      ],
+      2,
+    );
+    const r = await big.build(m);
+    assert.ok(r.outputSize > 2 * 4 * 1024 * 1024);
+    const out = new Uint8Array(await readFile(join(big.root, r.rom)));
+    // Expected bytes computed independently: the source, the header and the old bytes aside.
+    for (let i = 0x200; i < bytes.length; i++) {
+      const want = i >= small.start && i < small.end ? 0 : bytes[i];
+      if (out[i] !== want) assert.fail(`byte ${i}: ${out[i]} != ${want}`);
+    }
+    const moved = parseNdsRom(bufferSource(out)).files[small.fileId]!;
+    assert.deepEqual(out.subarray(moved.start, moved.end), replacement);
+    assert.equal(r.outputSha256, sha(out));
+    // The full re-reading verifier agrees.
+    assert.deepEqual((await big.verify(m)).verification, r.verification);
+  } finally {
+    await rm(big.root, { recursive: true, force: true });
+  }
+});
