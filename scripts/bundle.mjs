@@ -4,11 +4,12 @@
 //   dist/re-mcp.cjs.map    its source map (for debugging a checkout; not in the published package)
 //   dist/re-mcp.cjs.cache  V8 code cache for it, written by a real start-up (serve + tools/list)
 //   dist/index.js          the entry: compiles the bundle with the cache (see src/cli/loader.ts)
+//   dist/package.json      says dist/ is CommonJS: the entry starts without Node's ES module loader
 // Why: start-up latency is dominated by parsing and compiling the SDK and zod; one file with a code
 // cache starts well under half as slowly as the plain module graph (bench/server.ts reports it).
 // Capstone stays external: it is imported lazily on the first decode, with its WASM payload.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -61,7 +62,13 @@ await build({
   banner: { js: "var __reMcpBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
-await build({ ...common, entryPoints: ['src/cli/loader.ts'], outfile: 'dist/index.js', format: 'esm' });
+// The bundle is compiled by the entry, never run directly: its shebang (from src/cli/main.ts) becomes
+// a comment of the same length, so the source map's lines still match.
+const bundled = readFileSync('dist/re-mcp.cjs', 'utf8');
+writeFileSync('dist/re-mcp.cjs', bundled.replace(/^#!/, '//'));
+
+await build({ ...common, entryPoints: ['src/cli/loader.ts'], outfile: 'dist/index.js', format: 'cjs' });
+writeFileSync('dist/package.json', `${JSON.stringify({ type: 'commonjs' })}\n`);
 
 // Warm the code cache with a real start: initialize, tools/list, then stdin closes and the loader
 // writes the cache on exit. A stale or rejected cache only costs speed, never correctness.

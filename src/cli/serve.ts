@@ -2,6 +2,7 @@
 import { Console } from 'node:console';
 import { z } from 'zod/v4';
 import type { Config } from '../config/config.js';
+import { startupMark } from '../core/startup-trace.js';
 import { createMcpServer } from '../mcp/server.js';
 import { LineStdioTransport } from '../mcp/stdio-transport.js';
 import { Services } from '../services.js';
@@ -42,6 +43,7 @@ function consoleToStderr(): void {
 }
 
 export async function serve(config: Config): Promise<void> {
+  startupMark('serve loaded');
   consoleToStderr();
   // A stray rejected promise (a background probe, a socket callback) is a bug to log, not a reason to
   // drop every session and owned process: tool calls already turn their own failures into results.
@@ -56,7 +58,9 @@ export async function serve(config: Config): Promise<void> {
   const services = new Services(config, new Workspace(config.workspaceRoot));
   const { source, tools } = await profileTools(config.profile);
   services.tools = tools;
+  startupMark('catalog read');
   const server = createMcpServer(source, services);
+  startupMark('server created');
   const transport = new LineStdioTransport();
   let closing = false;
   const shutdown = async (reason: string) => {
@@ -76,6 +80,7 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
   process.on('SIGQUIT', () => void shutdown('SIGQUIT'));
   await server.connect(transport);
+  startupMark('connected');
   process.stderr.write(
     `re-mcp: serving ${services.tools.length} tools (profile ${config.profile}) for ${config.workspaceRoot}\n`,
   );

@@ -16,6 +16,7 @@ import {
   isJSONRPCRequest,
   isJSONRPCResultResponse,
 } from '@modelcontextprotocol/server';
+import { messageMark } from '../core/startup-trace.js';
 
 /** Longest accepted line (bytes). Longer lines are refused with -32600 and skipped; the session goes on. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -118,6 +119,7 @@ export class LineStdioTransport implements Transport {
       return;
     }
     const record = value as Record<string, unknown>;
+    messageMark('in', record);
     const id = isId(record.id) ? record.id : null;
     if (record.jsonrpc !== '2.0') {
       this.reply(id, INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"');
@@ -179,6 +181,7 @@ export class LineStdioTransport implements Transport {
   private write(message: unknown): Promise<void> {
     if (this.closed) return Promise.resolve();
     const text = `${JSON.stringify(message)}\n`;
+    messageMark('out', message as Record<string, unknown>);
     // Handed to the stream now, in this tick; a full pipe only delays the promise, never the order.
     return new Promise((resolve) => {
       if (this.output.write(text)) resolve();
