@@ -3,7 +3,7 @@ import { Console } from 'node:console';
 import { z } from 'zod/v4';
 import type { Config } from '../config/config.js';
 import { startupMark } from '../core/startup-trace.js';
-import { createMcpServer } from '../mcp/server.js';
+import { McpSession } from '../mcp/session.js';
 import { LineStdioTransport } from '../mcp/stdio-transport.js';
 import { Services } from '../services.js';
 import { Workspace } from '../workspace/workspace.js';
@@ -59,9 +59,9 @@ export async function serve(config: Config): Promise<void> {
   const { source, tools } = await profileTools(config.profile);
   services.tools = tools;
   startupMark('catalog read');
-  const server = createMcpServer(source, services);
-  startupMark('server created');
+  const log = (line: string) => process.stderr.write(`${line}\n`);
   const transport = new LineStdioTransport();
+  const server = new McpSession(source, services, transport, log);
   let closing = false;
   const shutdown = async (reason: string) => {
     if (closing) return;
@@ -79,7 +79,7 @@ export async function serve(config: Config): Promise<void> {
   // and running checks are stopped, never orphaned.
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
   process.on('SIGQUIT', () => void shutdown('SIGQUIT'));
-  await server.connect(transport);
+  await server.connect();
   startupMark('connected');
   process.stderr.write(
     `re-mcp: serving ${services.tools.length} tools (profile ${config.profile}) for ${config.workspaceRoot}\n`,

@@ -1,19 +1,11 @@
-// Assembles the MCP server from tool definitions on the low-level SDK Server, so that tools/list and
-// tools/call go through our own pipeline (typed error codes for bad arguments too).
-import { ProtocolError, Server } from '@modelcontextprotocol/server';
+// What the server publishes: the tools/list definitions derived from the tool definitions (the build
+// does it once, src/cli/catalog.ts), and where a server finds them. The protocol layer that serves
+// them is ./session.ts.
 import { z } from 'zod/v4';
 import { addressOut, addressRangeOut } from '../core/vocabulary.js';
-import type { Services } from '../services.js';
-import { SERVER_NAME, VERSION } from '../version.js';
-import { invokeTool } from './invoke.js';
 import { compactSchema } from './json-schema.js';
 import { publishOutputSchema } from './output-schema.js';
 import { renderDescription, type ToolDefinition } from './tool.js';
-import { ERROR_META_KEY, toWireResult, toWireTools } from './wire.js';
-
-const INSTRUCTIONS =
-  're-mcp: narrow, bounded tools for ROM reverse engineering. Paths are workspace-relative. ' +
-  `Failures are isError results whose text starts with "[code]"; _meta["${ERROR_META_KEY}"] holds {code, message, details}. Call server_capabilities for limits and readiness.`;
 
 export interface ListedTool {
   name: string;
@@ -70,43 +62,4 @@ export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
 export interface ToolSource {
   listed(): readonly ListedTool[];
   load(name: string): Promise<ToolDefinition | undefined>;
-}
-
-export function createMcpServer(tools: ToolSource, services: Services): Server {
-  const server = new Server(
-    { name: SERVER_NAME, version: VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS },
-  );
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-
-  server.setRequestHandler('tools/list', () => {
-    return { tools: toWireTools(tools.listed(), server.getNegotiatedProtocolVersion()) } as never;
-  });
-
-  server.setRequestHandler('tools/call', async (request, ctx) => {
-    const def = await tools.load(request.params.name);
-    if (!def) {
-      // The specification lists an unknown tool as a protocol error (invalid params), not a tool result.
-      throw new ProtocolError(
-        -32602,
-        `unknown tool: ${request.params.name} (not in this profile; see tools/list)`,
-      );
-    }
-    const progressToken = ctx.mcpReq._meta?.progressToken;
-    const onProgress =
-      progressToken === undefined
-        ? undefined
-        : (update: { progress: number; total?: number; message?: string }) => {
-            ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { progressToken, ...update } })
-              .catch(() => {});
-          };
-    const result = await invokeTool(def, request.params.arguments, services, {
-      signal: ctx.mcpReq.signal,
-      ...(onProgress ? { onProgress } : {}),
-      log,
-    });
-    return toWireResult(result, server.getNegotiatedProtocolVersion()) as never;
-  });
-  return server;
 }

@@ -9,14 +9,10 @@
 // - once the client cancels request X, nothing more about X is written: not its result (the handler
 //   may have finished in the same tick) and not a progress notification for X's token;
 // - every message is handed to stdout the moment it is sent: nothing waits for the next input chunk.
+// Nothing of the MCP SDK is loaded at run time: the message shapes are checked by ./jsonrpc.ts.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-} from '@modelcontextprotocol/server';
 import { messageMark } from '../core/startup-trace.js';
+import { isErrorResponse, isNotification, isRequest, isResultResponse } from './jsonrpc.js';
 
 /** Longest accepted line (bytes). Longer lines are refused with -32600 and skipped; the session goes on. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -126,10 +122,7 @@ export class LineStdioTransport implements Transport {
       return;
     }
     const wellFormed =
-      isJSONRPCRequest(value) ||
-      isJSONRPCNotification(value) ||
-      isJSONRPCResultResponse(value) ||
-      isJSONRPCErrorResponse(value);
+      isRequest(record) || isNotification(record) || isResultResponse(record) || isErrorResponse(record);
     if (!wellFormed) {
       // A malformed response or notification has no one to answer: logged only. Anything else is
       // answered, with its id when one could be read.
