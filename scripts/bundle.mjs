@@ -57,7 +57,8 @@ await build({
   define: {
     'import.meta.url': '__reMcpBundleUrl',
     __RE_MCP_VERSION__: JSON.stringify(version),
-    __RE_MCP_CATALOG__: JSON.stringify(catalog),
+    // An array literal in the bundle (compiled into the code cache), not JSON text parsed at start-up.
+    __RE_MCP_CATALOG__: catalog,
   },
   banner: { js: "var __reMcpBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
@@ -97,7 +98,7 @@ const messages = [
   // a tool's first call) and so compiled into the cache, and nothing runs.
   ...JSON.parse(catalog)
     .filter((entry, i, all) => all.findIndex((e) => e.family === entry.family) === i)
-    .map((entry, i) => call(5 + i, entry.published.name, { __warm: true })),
+    .map((entry, i) => call(5 + i, entry.name, { __warm: true })),
 ];
 const warmed = await new Promise((resolve) => {
   const child = spawn(process.execPath, ['dist/index.js', 'serve'], {

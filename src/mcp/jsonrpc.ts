@@ -71,3 +71,11 @@ export function isErrorResponse(value: Json): boolean {
     typeof error.message === 'string'
   );
 }
+
+/**
+ * A result already serialised (the tools/list text the build made): the transport writes it as it
+ * is inside the response envelope instead of serialising an object.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+}

@@ -61,5 +61,7 @@ export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
  */
 export interface ToolSource {
   listed(): readonly ListedTool[];
+  /** The same definitions as one JSON array text, as tools/list sends them to current clients. */
+  listedJson(): string;
   load(name: string): Promise<ToolDefinition | undefined>;
 }

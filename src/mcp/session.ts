@@ -10,10 +10,10 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Services } from '../services.js';
 import { SERVER_NAME, VERSION } from '../version.js';
 import { invokeTool } from './invoke.js';
-import { isRequestId } from './jsonrpc.js';
+import { isRequestId, RawJson } from './jsonrpc.js';
 import type { ToolSource } from './server.js';
 import type { LineStdioTransport } from './stdio-transport.js';
-import { ERROR_META_KEY, toWireResult, toWireTools } from './wire.js';
+import { ERROR_META_KEY, takesPublishedTools, toWireResult, toWireTools } from './wire.js';
 
 /** Newest first: what the SDK's server negotiates by default (its SUPPORTED_PROTOCOL_VERSIONS). */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
@@ -124,7 +124,10 @@ export class McpSession {
       case 'ping':
         return {};
       case 'tools/list':
-        return { tools: toWireTools(this.tools.listed(), this.negotiated) };
+        // Current clients get the definitions as the build serialised them; older ones a reduced copy.
+        return takesPublishedTools(this.negotiated)
+          ? new RawJson(`{"tools":${this.tools.listedJson()}}`)
+          : { tools: toWireTools(this.tools.listed(), this.negotiated) };
       case 'tools/call':
         return this.call(params, signal);
       default:

@@ -12,7 +12,7 @@
 // Nothing of the MCP SDK is loaded at run time: the message shapes are checked by ./jsonrpc.ts.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { messageMark } from '../core/startup-trace.js';
-import { isErrorResponse, isNotification, isRequest, isResultResponse } from './jsonrpc.js';
+import { isErrorResponse, isNotification, isRequest, isResultResponse, RawJson } from './jsonrpc.js';
 
 /** Longest accepted line (bytes). Longer lines are refused with -32600 and skipped; the session goes on. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -173,7 +173,11 @@ export class LineStdioTransport implements Transport {
 
   private write(message: unknown): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const text = `${JSON.stringify(message)}\n`;
+    const m = message as { id?: unknown; result?: unknown };
+    const text =
+      m.result instanceof RawJson
+        ? `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${m.result.text}}\n`
+        : `${JSON.stringify(message)}\n`;
     messageMark('out', message as Record<string, unknown>);
     // Handed to the stream now, in this tick; a full pipe only delays the promise, never the order.
     return new Promise((resolve) => {
