@@ -11,7 +11,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 rmSync('dist', { recursive: true, force: true });
@@ -34,6 +34,24 @@ if (catalogRun.status !== 0) {
 }
 const catalog = JSON.stringify(JSON.parse(catalogRun.stdout));
 
+// zod re-exports every language's error messages (`z.locales`); the server uses none of them (zod
+// imports its English messages itself). Leaving them out of the bundle saves a sixth of its size,
+// which every start reads and checksums.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: args.importer, namespace: 'zod-locales' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), '..', 'locales', 'en.js'))};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -50,6 +68,7 @@ await build({
   minify: true,
   sourcemap: 'linked',
   external: ['@alexaltea/capstone-js'],
+  plugins: [zodEnglishOnly],
   // Lazy imports become require() calls: a script compiled through vm (for the code cache) cannot
   // use dynamic import() reliably on Node 20, and every external package here is CommonJS-loadable.
   supported: { 'dynamic-import': false },
