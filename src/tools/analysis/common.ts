@@ -17,9 +17,9 @@ import { overlayIdArg } from '../shared/rom.js';
 
 export type LimitTable = Record<string, LimitSpec & { default: number; min: number }>;
 
-/** A bounded integer argument from one limit entry (bounds and default published by the schema). */
+/** A bounded integer argument from one limit entry: its name, bounds and default say it all. */
 export function limitArg(l: LimitSpec & { default: number; min: number }) {
-  return coreLimitArg(l, 'Maximum');
+  return coreLimitArg(l);
 }
 
 /** Per-function CFG limits (the standard CFG bounds). */

@@ -75,8 +75,8 @@ export const CODE_IMAGE_LIMIT_TEXT = `a code component over ${CODE_IMAGE_LIMITS.
 export const LINEAR_LIMITS_TEXT = `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}; ${CODE_IMAGE_LIMIT_TEXT}`;
 
 export const linearWindowArgs = {
-  maxInstructions: limitArg(LINEAR_LIMITS.instructions, 'Instructions to decode at most'),
-  maxBytes: limitArg(LINEAR_LIMITS.bytes, 'Source bytes to decode at most'),
+  maxInstructions: limitArg(LINEAR_LIMITS.instructions),
+  maxBytes: limitArg(LINEAR_LIMITS.bytes),
 };
 
 /** The output fields every linear-window result starts with. */

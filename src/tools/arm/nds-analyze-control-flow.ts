@@ -40,10 +40,10 @@ export const ndsAnalyzeControlFlow = defineTool({
   },
   input: z.object({
     ...startArgs,
-    maxBlocks: limitArg(CFG_LIMITS.maxBlocks, 'Maximum basic blocks'),
-    maxInstructions: limitArg(CFG_LIMITS.maxInstructions, 'Maximum instructions'),
-    maxBytes: limitArg(CFG_LIMITS.maxBytes, 'Maximum decoded source bytes'),
-    maxEdges: limitArg(CFG_LIMITS.maxEdges, 'Maximum traversal edges'),
+    maxBlocks: limitArg(CFG_LIMITS.maxBlocks),
+    maxInstructions: limitArg(CFG_LIMITS.maxInstructions),
+    maxBytes: limitArg(CFG_LIMITS.maxBytes),
+    maxEdges: limitArg(CFG_LIMITS.maxEdges),
     includeInstructions: z
       .boolean()
       .default(false)

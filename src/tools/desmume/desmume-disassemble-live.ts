@@ -20,8 +20,8 @@ import {
 } from '../shared/instructions.js';
 
 const linearWindowArgs = {
-  maxInstructions: limitArg(LINEAR_LIMITS.instructions, 'Instructions to decode at most'),
-  maxBytes: limitArg(LINEAR_LIMITS.bytes, 'Live bytes to decode at most'),
+  maxInstructions: limitArg(LINEAR_LIMITS.instructions),
+  maxBytes: limitArg(LINEAR_LIMITS.bytes),
 };
 
 import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';

@@ -3,13 +3,9 @@ import { z } from 'zod/v4';
 import { PROCESSORS } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 
-export const romArg = z
-  .string()
-  .min(1)
-  .max(1024)
-  .describe('Workspace-relative .nds path, e.g. "roms/game.nds" (never modified).');
+export const romArg = z.string().min(1).max(1024).describe('The .nds file.');
 
-export const processorArg = z.enum(PROCESSORS).describe('Processor whose address space is meant.');
+export const processorArg = z.enum(PROCESSORS).describe('Address space.');
 
 /** An optional overlay ID, 0..0xFFFFFFFF: a static disambiguator only (`what` says how it is used). */
 export const overlayIdArg = (what: string) =>
