@@ -9,7 +9,7 @@ import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
   callSiteView,
@@ -46,13 +46,12 @@ export const ndsAnalyzeFunction = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Says whether one exact entry (processor, address, mode, optional overlay) is a proven function entry, with the proving call sites, and returns its CFG when proven.',
+      'Says whether one exact entry (processor, address, mode, overlay) is a proven function entry, with the proving call sites, and its CFG when proven.',
     useWhen:
-      'checking that an address really starts a function before naming it; nds_discover_functions for the whole call graph; nds_function_at when the address is inside a function.',
-    behaviour: `read-only; the identity must resolve to exactly one code source (file-backed or validated decoded; ARM 4-, Thumb 2-aligned); the proof search walks like nds_discover_functions and stops once proven; status proven (stays so when unrelated coverage is incomplete), not-proven-function-entry (search complete), proof-inconclusive (truncation or a coverage gap); no function end is claimed; progress, cancellation; ${IDENTITY_NOTE}`,
-    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
-    returns:
-      'identity, component, proof {status, evidence[], sites[]}, search {status, truncation[], components[], totals}, cfg (only when proven) {status, truncation, blocks[{address, end, mode, terminator, calls[]}], edges[]}.',
+      'checking that an address starts a function before naming it; nds_discover_functions for the call graph; nds_function_at for an address inside a function.',
+    behaviour:
+      'the entry must resolve to one code source (ARM 4-, Thumb 2-aligned); searches like nds_discover_functions, stopping once proven; proof-inconclusive on truncation or a coverage gap; no function end is claimed.',
+    limits: `seeds max ${MAX_SEEDS}.`,
   },
   input: z.object({
     rom: romArg,

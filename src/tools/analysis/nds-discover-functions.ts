@@ -6,7 +6,7 @@ import { discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { IDENTITY_NOTE, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
   callSiteView,
@@ -43,13 +43,12 @@ export const ndsDiscoverFunctions = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Finds the functions whose entries are proven (program entry, direct calls, constant-register calls) by a bounded FIFO walk from the processor’s entry point, with every function’s callers and callees.',
+      'Finds the functions whose entries are proven, by a bounded walk from the processor’s entry point, with their callers and callees.',
     useWhen:
-      '"what functions does this program have", "who calls X", "what does X call"; nds_analyze_function for one entry’s proof; nds_function_at for the function holding an address.',
-    behaviour: `read-only; entries proven only by program-entry (header entry, ARM), direct-call (BL/BLX to exactly one code source) or constant-register-call (see evidence); branch targets, data pointers, prologues and seeds prove nothing; each function CFG is clipped to the remaining budget; no function end is claimed; progress, cancellation; ${IDENTITY_NOTE}`,
-    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
-    returns:
-      'status (complete | partial-coverage | truncated), truncation[], components[{component, overlayId, coverage}], functions[{identity (spread into nds_disassemble_range / nds_analyze_control_flow), component, evidence[], analysed, cfgStatus, blocks, callers[call-site address], callees[{at, kind, target, callee?}]}], callSites[], seeds[], totals.',
+      '"what functions exist", "who calls X", "what does X call"; nds_analyze_function for one entry’s proof; nds_function_at for the function holding an address.',
+    behaviour:
+      'an entry is proven only by program-entry, direct-call or constant-register-call (see evidence); branch targets, pointers, prologues and seeds prove nothing; each function CFG is clipped to the remaining budget; no function end is claimed; identity goes verbatim into the ARM tools.',
+    limits: `seeds max ${MAX_SEEDS}.`,
   },
   input: z.object({
     rom: romArg,

@@ -11,7 +11,7 @@ import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index
 import { defineTool } from '../../mcp/tool.js';
 import type { RomHandle } from '../../nds/rom-store.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { IDENTITY_NOTE, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   componentSchema,
   evidenceArg,
@@ -76,13 +76,12 @@ export const ndsFindXrefs = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Finds every deterministic reference to one runtime address (code or data) in the proven-reachable code of the selected scope: calls, branches, literal slots, ADR/ADD-PC addresses, literal words equal to it, constant-register calls.',
+      'Finds every deterministic reference to one runtime address in the proven-reachable code: calls, branches, literal slots and words, ADR/ADD-PC addresses, constant-register calls.',
     useWhen:
       '"who calls / jumps to X", "which code uses this string or table"; nds_list_references for what one window references.',
-    behaviour: `read-only; FIFO walk from the header entry (ARM) and coverage seeds; proven calls expand the searched code, so an overlay is searched only when seeded or called; literal-pool = the slot address is the target, literal-value = the slot's word is the target (or target|1); a ROM-offset target must map to one runtime address; zero xrefs is definitive only when status is complete; progress, cancellation; ${IDENTITY_NOTE}`,
-    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
-    returns:
-      'target, status (complete | partial-coverage | truncated), definitive, truncation[], components[{component, overlayId, coverage}], xrefs[{from, kind, component, overlayId, mode, targetMode?, slot?, value?, via?, condition?}], totals.',
+    behaviour:
+      'walks from the header entry and coverage seeds; an overlay is searched only when seeded or called; literal-pool: the slot address is the target, literal-value: its word is (or target|1); a ROM-offset target must map to one runtime address.',
+    limits: `seeds max ${MAX_SEEDS}.`,
   },
   input: z.object({
     rom: romArg,

@@ -6,7 +6,7 @@ import { discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   componentSchema,
   evidenceArg,
@@ -28,14 +28,12 @@ export const ndsFunctionAt = defineTool({
   title: 'Proven function containing an address',
   profiles: ['static'],
   description: {
-    purpose:
-      'Names the proven function(s) whose analysed CFG contains an address, with their proof; when none, says whether that is a complete negative or a coverage gap.',
+    purpose: 'Names the proven function(s) whose analysed CFG contains an address, with their proof.',
     useWhen:
-      '"which function is this address in" (instead of scanning backwards for a push); nds_analyze_function when you already have the entry.',
-    behaviour: `read-only; one discovery exactly as nds_discover_functions, then every analysed block [address, end) holding the address; shared code lists every owner; reason complete-negative only when discovery completed, else coverage-gap; ${IDENTITY_NOTE}`,
-    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
-    returns:
-      'address, matches[{identity, component, evidence[], callers[], block {address, end, mode}}], reason (found | complete-negative | coverage-gap), discovery {status, truncation[], components[], functions}.',
+      '"which function is this address in" (instead of scanning back for a push); nds_analyze_function when you have the entry.',
+    behaviour:
+      'one discovery as nds_discover_functions, then every analysed block holding the address (shared code lists every owner); complete-negative only when discovery completed, else coverage-gap.',
+    limits: `seeds max ${MAX_SEEDS}.`,
   },
   input: z.object({
     rom: romArg,

@@ -72,7 +72,8 @@ export { LINEAR_LIMITS };
 /** The code image limit in words, for the tool descriptions. */
 export const CODE_IMAGE_LIMIT_TEXT = `a code component over ${CODE_IMAGE_LIMITS.sourceComponentBytes.max / (1024 * 1024)} MiB is refused with limit-exceeded`;
 
-export const LINEAR_LIMITS_TEXT = `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}; ${CODE_IMAGE_LIMIT_TEXT}`;
+/** The window bounds are the maxInstructions/maxBytes arguments' own; only the component bound is said. */
+export const LINEAR_LIMITS_TEXT = CODE_IMAGE_LIMIT_TEXT;
 
 export const linearWindowArgs = {
   maxInstructions: limitArg(LINEAR_LIMITS.instructions),

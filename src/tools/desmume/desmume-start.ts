@@ -18,11 +18,10 @@ export const desmumeStart = defineTool({
   description: {
     purpose:
       'Launches the one server-owned DeSmuME on a workspace ROM with its ARM9 (optionally ARM7) GDB stub.',
-    useWhen: 'starting live debugging; desmume_status shows a running one, desmume_stop ends it.',
+    useWhen: 'starting live debugging; desmume_status for a running one, desmume_stop to end it.',
     behaviour:
-      'starts the configured launcher (argument array, no shell, minimal env); ROM SHA-256 recorded before launch and re-checked after; returns once each stub answers, CPUs halted at their entry points. Refuses a second start.',
+      'configured launcher, no shell, minimal env; ROM SHA-256 recorded before launch and re-checked after; returns once each stub answers, CPUs halted at their entry points. Refuses a second start.',
     limits: 'one process per server; ports 1024..65535 (default: a free one).',
-    returns: 'generation, pid, ports, ROM identity, seeded executable ranges, startup ms.',
   },
   input: z.object({
     rom: romArg.optional(),

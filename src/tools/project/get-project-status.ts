@@ -22,12 +22,11 @@ export const getProjectStatus = defineTool({
   profiles: ['project'],
   description: {
     purpose:
-      'Reports git status (branch, ahead/behind, changed files) of the workspace and its direct child repositories.',
+      'Git status (branch, ahead/behind, changed files) of the workspace and its direct child repositories.',
     useWhen: 'before and after changes; run_project_verification runs checks.',
     behaviour:
-      'read-only; `git status` with no shell, minimal env, no repository-configured command (fsmonitor, hooks, filters).',
+      'git status without a shell, with a minimal env and no repository-configured commands (fsmonitor, hooks, filters).',
     limits: `${GIT_LIMITS.timeoutMs.max} ms per git call.`,
-    returns: 'per repository: branch, head, upstream, ahead, behind, changed files, truncated, error.',
   },
   input: z.object({
     repository: z

@@ -9,12 +9,11 @@ export const retroarchReset = defineTool({
   profiles: PROFILES,
   description: {
     purpose: 'Resets the running game (RESET), like the console reset button.',
-    useWhen: 'restarting from boot; to return to a saved point use the load-state tools.',
+    useWhen: 'restarting from boot; the load-state tools return to a saved point.',
     behaviour:
-      'DESTRUCTIVE: live game state is lost. RetroArch does not acknowledge RESET and ignores it while paused: paused is refused with `paused` unless resumeIfPaused (resume, reset, pause again, each confirmed).',
+      'live game state is lost; RESET is never acknowledged. With resumeIfPaused: resume, reset, pause again (each confirmed).',
     limits:
       'one status query, then one datagram (plus confirmed pause toggles); RETROARCH_TIMEOUT_MS per query.',
-    returns: 'sent, resumedAndRepaused.',
   },
   input: z.object({
     resumeIfPaused: z

@@ -12,7 +12,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
-import { IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
+import { READ_ONLY, romArg } from '../shared/rom.js';
 import { componentSelectorSchema, patternSchema } from '../shared/search-inputs.js';
 
 const L = SEARCH_LIMITS;
@@ -39,13 +39,12 @@ export const ndsSearchPattern = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Finds every occurrence of a byte signature (?? wildcards), typed integer, ASCII or UTF-16LE string in a ROM.',
+      'Finds every occurrence of a byte signature (?? wildcards), integer, ASCII or UTF-16LE string in a ROM.',
     useWhen:
       'locating signatures, constants or strings; then nds_resolve_rom_offset or nds_disassemble_range on a hit (hits are bytes, not references).',
-    behaviour: `read-only; streams the whole ROM or selected components (a hit lies inside one); compressed overlays searched as stored; overlapping hits kept, ascending; runtime address only when the hit maps directly; ${IDENTITY_NOTE}`,
+    behaviour:
+      'streams the whole ROM or selected components; compressed overlays searched as stored; overlapping hits kept, ascending; a truncated scan continues from resumeRomOffset via startRomOffset.',
     limits: `pattern up to ${L.patternBytes.max} bytes; scan up to ${L.maxScanBytes.max / MiB} MiB; ${L.discoveredMatches.max} matches discovered at most; ${SCOPE_LIMITS.selectors.max} component selectors.`,
-    returns:
-      'status with truncationReasons, scannedBytes, discoveredMatches, nextOffset, resumeRomOffset (continue a truncated scan via startRomOffset), matches with owners.',
   },
   input: z.object({
     rom: romArg,

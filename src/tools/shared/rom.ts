@@ -13,10 +13,6 @@ export const overlayIdArg = (what: string) =>
 
 export { READ_ONLY } from './annotations.js';
 
-/** Said in every ROM tool's behaviour line: what the identity guarantee is and how it fails. */
-export const IDENTITY_NOTE =
-  'ROM identity (SHA-256) verified before and after; rom-changed if it changed, invalid-rom on a bad header.';
-
 /** Forwards cold-open hashing progress (large ROMs) to the caller's progress token. */
 export const hashProgress =
   (ctx: ToolContext) =>
