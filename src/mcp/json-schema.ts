@@ -15,6 +15,11 @@ function isPlainTyped(s: Schema): boolean {
   );
 }
 
+/** {enum: [...]} with at most a `type` beside it. */
+function isPlainEnum(s: Schema): boolean {
+  return Array.isArray(s.enum) && Object.keys(s).every((k) => k === 'enum' || k === 'type');
+}
+
 export function compactSchema(input: unknown, options: { output: boolean }): unknown {
   if (Array.isArray(input)) return input.map((v) => compactSchema(v, options));
   if (input === null || typeof input !== 'object') return input;
@@ -36,11 +41,39 @@ export function compactSchema(input: unknown, options: { output: boolean }): unk
     if (other && isPlainTyped(other)) {
       delete schema.anyOf;
       Object.assign(schema, other, { type: [other.type, 'null'] });
+    } else if (other && isPlainEnum(other) && !('enum' in schema)) {
+      // anyOf [{enum: [a, b]}, {type: null}] accepts exactly {enum: [a, b, null]}.
+      delete schema.anyOf;
+      if (typeof other.type === 'string') schema.type = [other.type, 'null'];
+      schema.enum = [...(other.enum as unknown[]), null];
     }
   }
+  foldConstUnion(schema);
   foldTypeUnion(schema);
   addUnionType(schema);
   return schema;
+}
+
+/**
+ * `anyOf [{type: T, const: a}, {type: T, const: b}]` (zod's union of literals) accepts exactly what
+ * `{type: T, enum: [a, b]}` does: a value equal to one of the constants (each of which has type T).
+ */
+function foldConstUnion(schema: Schema): void {
+  const branches = schema.anyOf;
+  if (!Array.isArray(branches) || branches.length < 2 || 'enum' in schema) return;
+  const values: unknown[] = [];
+  let type: unknown;
+  for (const [i, branch] of (branches as Schema[]).entries()) {
+    if (branch === null || typeof branch !== 'object' || !('const' in branch)) return;
+    if (Object.keys(branch).some((k) => k !== 'const' && k !== 'type')) return;
+    if (i > 0 && branch.type !== type) return;
+    type = branch.type;
+    values.push(branch.const);
+  }
+  if (type !== undefined && 'type' in schema && schema.type !== type) return;
+  delete schema.anyOf;
+  if (type !== undefined) schema.type = type;
+  schema.enum = values;
 }
 
 /** The keywords that constrain only values of one JSON type (others pass them unconditionally). */

@@ -75,13 +75,12 @@ function jsonType(v: unknown): string {
 
 /** True when `type` admits nothing the listed values do not already fix. */
 function typeImplied(type: unknown, values: unknown[]): boolean {
-  if (typeof type !== 'string') return false;
+  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? (type as unknown[]) : null;
+  if (types === null) return false;
   return values.every((v) =>
-    type === 'integer'
-      ? Number.isInteger(v)
-      : type === 'number'
-        ? typeof v === 'number'
-        : jsonType(v) === type,
+    types.some((t) =>
+      t === 'integer' ? Number.isInteger(v) : t === 'number' ? typeof v === 'number' : jsonType(v) === t,
+    ),
   );
 }
 

@@ -129,3 +129,27 @@ test('output schemas lose their descriptions, never a property named description
   assert.deepEqual(out.properties, { description: { type: 'string' }, n: { type: 'number' } });
   assert.deepEqual(out.required, ['description', 'n']);
 });
+
+test('a union of literals becomes an enum that accepts exactly the same values', () => {
+  const ajv = new Ajv({ strict: false });
+  const raw = z.toJSONSchema(z.union([z.literal(1), z.literal(2), z.literal(4)]).describe('Width.'), {
+    io: 'input',
+  });
+  const out = compactSchema(structuredClone(raw), { output: false }) as Record<string, unknown>;
+  assert.deepEqual(out, { description: 'Width.', type: 'number', enum: [1, 2, 4] });
+  const before = ajv.compile({ ...raw, $schema: undefined });
+  const after = ajv.compile(out);
+  for (const v of [1, 2, 3, 4, 4.0, '1', null, [1], 0, -1, 8])
+    assert.equal(after(v), before(v), JSON.stringify(v));
+});
+
+test('a nullable enum becomes one enum with null that accepts exactly the same values', () => {
+  const ajv = new Ajv({ strict: false });
+  const raw = z.toJSONSchema(z.enum(['arm9', 'arm7']).nullable(), { io: 'output' });
+  const out = compactSchema(structuredClone(raw), { output: true }) as Record<string, unknown>;
+  assert.deepEqual(out, { type: ['string', 'null'], enum: ['arm9', 'arm7', null] });
+  const before = ajv.compile({ ...raw, $schema: undefined });
+  const after = ajv.compile(out);
+  for (const v of ['arm9', 'arm7', 'arm', null, 0, '', ['arm9'], {}])
+    assert.equal(after(v), before(v), JSON.stringify(v));
+});

@@ -38,7 +38,7 @@ export const evidenceArg = z
   .max(3)
   .default([...EVIDENCE])
   .describe(
-    'Evidence that proves an entry (default all; ["program-entry","direct-call"] is strict). constant-register-call: LDR/ADR Rn then BLX Rn, BX Rn or MOV LR,PC; BX Rn in one block, mode = bit 0.',
+    'Evidence that proves an entry; ["program-entry","direct-call"] is strict. constant-register-call: LDR/ADR Rn then BLX/BX Rn or MOV LR,PC; BX Rn in one block.',
   );
 
 export const MAX_SEEDS = 64;
@@ -47,7 +47,7 @@ export const seedsArg = z
     z.object({
       address: addressArg('Seed start address'),
       mode: z.enum(['arm', 'thumb']).describe('Instruction set at the seed (never guessed).'),
-      overlayId: overlayIdArg('Overlay holding the seed (a static disambiguator only).'),
+      overlayId: overlayIdArg('Overlay holding the seed.'),
     }),
   )
   .max(MAX_SEEDS)
@@ -60,9 +60,7 @@ export const overlayScopeArg = z
   .array(z.number().int().min(0).max(0xffffffff))
   .max(4096)
   .optional()
-  .describe(
-    'Overlay IDs in scope (main always; default all). Selected is not loaded: one nobody seeds or calls stays no-proven-seed.',
-  );
+  .describe('Overlays in scope (main always; default all); one nobody seeds or calls stays no-proven-seed.');
 
 /** A function identity exactly as the ARM tools take it: spread it into their arguments. */
 export const identitySchema = z.object({

@@ -22,7 +22,7 @@ export const startArgs = {
   address: addressArg('Runtime start address (give this or romOffset, not both)').optional(),
   romOffset: addressArg('ROM offset of the start byte; must map to exactly one runtime address').optional(),
   overlayId: overlayIdArg(
-    'Overlay ID among overlapping overlays (a static choice, not a loaded flag); unknown ID: not-found.',
+    'Overlay among overlapping ones (static, not a loaded flag); unknown ID: not-found.',
   ),
   mode: z
     .enum(['arm', 'thumb', 'auto'])

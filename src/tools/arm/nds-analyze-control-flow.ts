@@ -46,9 +46,7 @@ export const ndsAnalyzeControlFlow = defineTool({
     includeInstructions: z
       .boolean()
       .default(false)
-      .describe(
-        'Also return every block’s decoded instructions (default false: blocks, calls and edges only).',
-      ),
+      .describe('Also return every block’s decoded instructions.'),
   }),
   output: z.object({
     source: sourceSchema,

@@ -31,9 +31,7 @@ export const desmumeBreakpointAdd = defineTool({
     mode: z
       .enum(['arm', 'thumb', 'auto'])
       .default('auto')
-      .describe(
-        'Instruction set at the address: "arm", "thumb" or "auto" (default; refused when ambiguous).',
-      ),
+      .describe('Instruction set; auto is refused when ambiguous.'),
   }),
   output: z.object({
     generation: z.number().int(),

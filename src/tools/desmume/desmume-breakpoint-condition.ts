@@ -27,7 +27,7 @@ const conditionInput = z.object({
         register: z.enum(REGISTER_NAMES).describe('r0..r12, sp, lr, pc or cpsr.'),
         op: opInput,
         value: addressArg('Value to compare with (32-bit, unsigned)'),
-        mask: addressArg('Mask applied to the register first (default 0xffffffff)').default(0xffff_ffff),
+        mask: addressArg('Mask applied to the register first').default(0xffff_ffff),
       }),
     )
     .max(CONDITION_LIMITS.comparisons.max)
@@ -54,7 +54,7 @@ const conditionInput = z.object({
     .min(CONDITION_LIMITS.skipHits.min)
     .max(CONDITION_LIMITS.skipHits.max)
     .default(CONDITION_LIMITS.skipHits.default)
-    .describe(`Matching hits to pass over before stopping: 0..${CONDITION_LIMITS.skipHits.max}, default 0.`),
+    .describe('Matching hits to pass over before stopping.'),
 });
 
 const conditionOutput = z.object({

@@ -40,10 +40,7 @@ export const desmumeContinue = defineTool({
       .max(64)
       .optional()
       .describe('Breakpoint id the caller expects to hit; the result says whether it did.'),
-    captureContext: z
-      .boolean()
-      .default(true)
-      .describe('Capture registers and memory windows at the stop (default true).'),
+    captureContext: z.boolean().default(true).describe('Capture registers and memory windows at the stop.'),
     regions: regionsInput,
     maxSilentResumes: z
       .number()
@@ -51,9 +48,7 @@ export const desmumeContinue = defineTool({
       .min(CONDITION_LIMITS.silentResumes.min)
       .max(CONDITION_LIMITS.silentResumes.max)
       .default(CONDITION_LIMITS.silentResumes.default)
-      .describe(
-        `Conditional-breakpoint hits to pass over silently before returning one anyway: ${CONDITION_LIMITS.silentResumes.min}..${CONDITION_LIMITS.silentResumes.max}, default ${CONDITION_LIMITS.silentResumes.default}.`,
-      ),
+      .describe('Non-matching hits resumed silently before one is returned anyway.'),
   }),
   output: z.object({
     ...runOutput,

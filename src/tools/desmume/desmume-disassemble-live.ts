@@ -52,7 +52,7 @@ export const desmumeDisassembleLive = defineTool({
     mode: z
       .enum(['arm', 'thumb', 'auto'])
       .default('auto')
-      .describe('Instruction set: "arm", "thumb", or "auto" (default; the CPU state, only at the PC).'),
+      .describe('Instruction set; auto (the CPU state) only at the PC.'),
     ...linearWindowArgs,
   }),
   output: z.object({

@@ -36,9 +36,7 @@ export const desmumeExecutableRangesReplace = defineTool({
           mode: z
             .enum(['arm', 'thumb', 'mixed'])
             .default('mixed')
-            .describe(
-              'Instruction set of the whole range if known (lets "auto" breakpoints resolve); default "mixed".',
-            ),
+            .describe('Instruction set of the whole range if known (lets auto breakpoints resolve).'),
         }),
       )
       .max(LIMITS.ranges.max)

@@ -26,11 +26,9 @@ export const desmumeStart = defineTool({
   input: z.object({
     rom: romArg.optional(),
     romPath: romArg.optional().describe('Older name of `rom`, kept as an alias: give one of the two.'),
-    gdbPort: portInput.optional().describe('ARM9 GDB port on 127.0.0.1 (1024..65535); default: a free port.'),
-    arm7: z.boolean().default(false).describe('Also enable the ARM7 GDB stub (--arm7gdb); default false.'),
-    arm7GdbPort: portInput
-      .optional()
-      .describe('ARM7 GDB port (1024..65535) when arm7 is true; default: a free port.'),
+    gdbPort: portInput.optional().describe('ARM9 GDB port on 127.0.0.1; default: a free port.'),
+    arm7: z.boolean().default(false).describe('Also enable the ARM7 GDB stub (--arm7gdb).'),
+    arm7GdbPort: portInput.optional().describe('ARM7 GDB port when arm7 is true; default: a free port.'),
     startTimeoutMs: timeoutInput(LIMITS.startMs, 'How long to wait for the stubs to answer'),
   }),
   output: z.object({

@@ -58,14 +58,8 @@ export const desmumeStatus = defineTool({
       .min(0)
       .max(LIMITS.history.max)
       .default(16)
-      .describe(`Most recent stops to list per CPU (0..${LIMITS.history.max}, default 16).`),
-    logBytes: z
-      .number()
-      .int()
-      .min(0)
-      .max(8_192)
-      .default(1_024)
-      .describe('Bytes of emulator log tail to include (0..8192, default 1024).'),
+      .describe('Most recent stops listed per CPU.'),
+    logBytes: z.number().int().min(0).max(8_192).default(1_024).describe('Bytes of emulator log tail.'),
   }),
   output: z.object({
     running: z.boolean(),

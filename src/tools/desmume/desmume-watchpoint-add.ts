@@ -34,7 +34,7 @@ export const desmumeWatchpointAdd = defineTool({
     access: z
       .enum(['write', 'read', 'access'])
       .default('write')
-      .describe('"write" (default), "read", or "access" (either).'),
+      .describe('Access that halts; access: read or write.'),
   }),
   output: z.object({
     generation: z.number().int(),

@@ -19,7 +19,7 @@ export const verifyFileSha256 = defineTool({
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, '64 hex digits')
       .optional()
-      .describe('Optional expected SHA-256 (64 hex digits, case-insensitive).'),
+      .describe('Expected SHA-256 (64 hex digits, any case).'),
   }),
   output: z.object({
     path: z.string(),

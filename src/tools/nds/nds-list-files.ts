@@ -22,7 +22,7 @@ export const ndsListFiles = defineTool({
   },
   input: z.object({
     rom: romArg,
-    offset: limitArg(LIST_FILES_LIMITS.offset, 'Index of the first entry to return (file ID order)'),
+    offset: limitArg(LIST_FILES_LIMITS.offset, 'First entry (file ID order)'),
     limit: limitArg(LIST_FILES_LIMITS.limit, 'Entries per page'),
     pathPrefix: z
       .string()

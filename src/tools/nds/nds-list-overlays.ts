@@ -52,7 +52,7 @@ export const ndsListOverlays = defineTool({
   input: z.object({
     rom: romArg,
     processor: z.enum(['arm9', 'arm7']).optional().describe('Only this processor; default both.'),
-    offset: limitArg(LIST_OVERLAYS_LIMITS.offset, 'Index of the first record (ARM9 then ARM7 order)'),
+    offset: limitArg(LIST_OVERLAYS_LIMITS.offset, 'First record (ARM9 then ARM7 order)'),
     limit: limitArg(LIST_OVERLAYS_LIMITS.limit, 'Records per page'),
   }),
   output: z.object({

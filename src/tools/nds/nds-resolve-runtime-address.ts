@@ -30,7 +30,7 @@ export const ndsResolveRuntimeAddress = defineTool({
     processor: processorArg,
     address: addressArg('Runtime address'),
     overlayId: overlayIdArg(
-      'Optional overlay ID used only as a static disambiguator; main-executable candidates are kept; an ID the table lacks fails with not-found.',
+      'Keep only this overlay’s candidates (and the main executable’s); static, not a loaded flag; unknown ID: not-found.',
     ),
   }),
   output: z.object({

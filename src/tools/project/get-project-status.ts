@@ -32,27 +32,21 @@ export const getProjectStatus = defineTool({
     repository: z
       .string()
       .optional()
-      .describe(
-        'Optional workspace-relative repository directory ("." for the workspace); default: all found.',
-      ),
+      .describe('Repository directory ("." for the workspace); default: all found.'),
     maxRepositories: z
       .number()
       .int()
       .min(1)
       .max(GIT_LIMITS.repositories.max)
       .default(GIT_LIMITS.repositories.default)
-      .describe(
-        `Most repositories reported (default ${GIT_LIMITS.repositories.default}, max ${GIT_LIMITS.repositories.max}).`,
-      ),
+      .describe('Most repositories reported.'),
     maxFiles: z
       .number()
       .int()
       .min(1)
       .max(GIT_LIMITS.files.max)
       .default(GIT_LIMITS.files.default)
-      .describe(
-        `Most changed files listed per repository (default ${GIT_LIMITS.files.default}, max ${GIT_LIMITS.files.max}).`,
-      ),
+      .describe('Most changed files listed per repository.'),
   }),
   output: z.object({ repositories: z.array(repositorySchema), repositoriesTruncated: z.boolean() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

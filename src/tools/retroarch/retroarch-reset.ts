@@ -10,8 +10,7 @@ export const retroarchReset = defineTool({
   description: {
     purpose: 'Resets the running game (RESET), like the console reset button.',
     useWhen: 'restarting from boot; the load-state tools return to a saved point.',
-    behaviour:
-      'live game state is lost; RESET is never acknowledged. With resumeIfPaused: resume, reset, pause again (each confirmed).',
+    behaviour: 'live game state is lost; RESET is never acknowledged.',
     limits:
       'one status query, then one datagram (plus confirmed pause toggles); RETROARCH_TIMEOUT_MS per query.',
   },
@@ -19,7 +18,7 @@ export const retroarchReset = defineTool({
     resumeIfPaused: z
       .boolean()
       .default(false)
-      .describe('When paused: resume, reset, then pause again (default false: refuse with `paused`).'),
+      .describe('When paused: resume, reset, pause again (else refuse with paused).'),
   }),
   output: z.object({ sent: z.boolean(), resumedAndRepaused: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

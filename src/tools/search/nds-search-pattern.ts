@@ -64,19 +64,13 @@ export const ndsSearchPattern = defineTool({
       .describe(
         '{kind:"whole-rom"} (matches may cross structures) or {kind:"components", components:[...]}.',
       ),
-    offset: limitArg(L.offset, 'Index of the first match returned (not a ROM offset)'),
+    offset: limitArg(L.offset, 'First match returned (not a ROM offset)'),
     limit: limitArg(L.pageSize, 'Matches per page'),
-    maxScanBytes: limitArg(
-      L.maxScanBytes,
-      `Physical bytes scanned at most, in ascending ROM order (default 64 MiB, max 512 MiB)`,
-    ),
+    maxScanBytes: limitArg(L.maxScanBytes, `Bytes scanned at most, in ROM order`),
     startRomOffset: addressArg(
       'Scan only from this ROM offset on: a truncated result’s resumeRomOffset, with the same pattern and scope (default: the start)',
     ).optional(),
-    contextBytes: limitArg(
-      L.contextBytes,
-      'Bytes shown before and after each hit (hex), clipped to the ROM or the containing component',
-    ),
+    contextBytes: limitArg(L.contextBytes, 'Context shown around each hit, clipped to the ROM or component'),
   }),
   output: z.object({
     pattern: z.object({
