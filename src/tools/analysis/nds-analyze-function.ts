@@ -13,17 +13,18 @@ import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js'
 import {
   callSiteSchema,
   callSiteView,
-  componentSchema,
-  evidenceArg,
+  componentKindSchema,
+  coverageFields,
+  evidenceListSchema,
   identitySchema,
   identityView,
   type LimitTable,
-  limitArg,
+  limitArgs,
   MAX_SEEDS,
-  overlayScopeArg,
+  modeSchema,
   phasedProgress,
-  seedsArg,
-  truncationSchema,
+  proofScopeArgs,
+  SEEDS_LIMIT,
 } from './common.js';
 
 export const ANALYZE_FUNCTION_LIMITS = {
@@ -59,32 +60,20 @@ export const ndsAnalyzeFunction = defineTool({
     address: addressArg('Entry address'),
     mode: z.enum(['arm', 'thumb']).describe('Instruction set at the entry (never guessed).'),
     overlayId: overlayIdArg('Overlay holding the entry (static disambiguator; does not mean loaded).'),
-    evidence: evidenceArg,
-    seeds: seedsArg,
-    overlayIds: overlayScopeArg,
-    maxComponents: limitArg(L.maxComponents),
-    maxBlocks: limitArg(L.maxBlocks),
-    maxInstructions: limitArg(L.maxInstructions),
-    maxBytes: limitArg(L.maxBytes),
-    maxEdges: limitArg(L.maxEdges),
-    maxProofSites: limitArg(L.maxProofSites),
-    maxCfgBlocks: limitArg(L.maxCfgBlocks),
-    maxCfgInstructions: limitArg(L.maxCfgInstructions),
-    maxCfgBytes: limitArg(L.maxCfgBytes),
-    maxCfgEdges: limitArg(L.maxCfgEdges),
+    ...proofScopeArgs,
+    ...limitArgs(L),
   }),
   output: z.object({
     identity: identitySchema,
-    component: z.enum(['main', 'overlay']),
+    component: componentKindSchema,
     proof: z.object({
       status: z.enum(['proven', 'not-proven-function-entry', 'proof-inconclusive']),
-      evidence: z.array(z.enum(['program-entry', 'direct-call', 'constant-register-call'])),
+      evidence: evidenceListSchema,
       sites: z.array(callSiteSchema),
     }),
     search: z.object({
       status: z.enum(['complete', 'partial-coverage', 'truncated', 'stopped-when-proven']),
-      truncation: z.array(truncationSchema),
-      components: z.array(componentSchema),
+      ...coverageFields,
       totals: z.object({
         functions: z.number().int(),
         callSites: z.number().int(),
@@ -101,9 +90,9 @@ export const ndsAnalyzeFunction = defineTool({
         blocks: z.array(
           z.object({
             id: z.number().int(),
-            component: z.enum(['main', 'overlay']),
+            component: componentKindSchema,
             overlayId: z.number().int().nullable(),
-            mode: z.enum(['arm', 'thumb']),
+            mode: modeSchema,
             address: addressOut,
             end: addressOut,
             terminator: z.string(),
@@ -131,7 +120,7 @@ export const ndsAnalyzeFunction = defineTool({
       .nullable(),
   }),
   annotations: READ_ONLY,
-  limits: { ...L, seeds: { max: MAX_SEEDS, unit: 'coverage seeds' } },
+  limits: { ...L, seeds: SEEDS_LIMIT },
   async handler(args, ctx) {
     const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);

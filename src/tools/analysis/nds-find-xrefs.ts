@@ -13,15 +13,17 @@ import type { RomHandle } from '../../nds/rom-store.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
-  componentSchema,
-  evidenceArg,
+  componentKindSchema,
+  coverageFields,
   type LimitTable,
-  limitArg,
+  limitArgs,
   MAX_SEEDS,
-  overlayScopeArg,
+  modeSchema,
   phasedProgress,
-  seedsArg,
-  truncationSchema,
+  proofScopeArgs,
+  SEEDS_LIMIT,
+  searchStatusSchema,
+  type truncationSchema,
 } from './common.js';
 
 export const XREF_LIMITS = {
@@ -88,15 +90,8 @@ export const ndsFindXrefs = defineTool({
     processor: processorArg,
     address: addressArg('Target runtime address (give this or romOffset)').optional(),
     romOffset: addressArg('Target ROM offset; must map to exactly one runtime address').optional(),
-    evidence: evidenceArg,
-    seeds: seedsArg,
-    overlayIds: overlayScopeArg,
-    maxComponents: limitArg(L.maxComponents),
-    maxBlocks: limitArg(L.maxBlocks),
-    maxInstructions: limitArg(L.maxInstructions),
-    maxBytes: limitArg(L.maxBytes),
-    maxEdges: limitArg(L.maxEdges),
-    maxXrefs: limitArg(L.maxXrefs),
+    ...proofScopeArgs,
+    ...limitArgs(L),
   }),
   output: z.object({
     target: z.object({
@@ -106,12 +101,11 @@ export const ndsFindXrefs = defineTool({
         .string()
         .describe('resolved | ambiguous | bss | unmapped (static ownership of the address)'),
     }),
-    status: z.enum(['complete', 'partial-coverage', 'truncated']),
+    status: searchStatusSchema,
     definitive: z
       .boolean()
       .describe('True only when status is complete: then no xref beyond these exists in scope'),
-    truncation: z.array(truncationSchema),
-    components: z.array(componentSchema),
+    ...coverageFields,
     totals: z.object({
       xrefs: z.number().int(),
       functions: z.number().int(),
@@ -124,10 +118,10 @@ export const ndsFindXrefs = defineTool({
       z.object({
         from: addressOut,
         kind: z.enum(KINDS),
-        component: z.enum(['main', 'overlay']),
+        component: componentKindSchema,
         overlayId: z.number().int().nullable(),
-        mode: z.enum(['arm', 'thumb']),
-        targetMode: z.enum(['arm', 'thumb']).optional(),
+        mode: modeSchema,
+        targetMode: modeSchema.optional(),
         slot: addressOut.optional(),
         value: addressOut.optional(),
         via: z.enum(['blx', 'bx', 'mov-lr-pc-bx']).optional(),
@@ -136,7 +130,7 @@ export const ndsFindXrefs = defineTool({
     ),
   }),
   annotations: READ_ONLY,
-  limits: { ...L, seeds: { max: MAX_SEEDS, unit: 'coverage seeds' } },
+  limits: { ...L, seeds: SEEDS_LIMIT },
   async handler(args, ctx) {
     if ((args.address === undefined) === (args.romOffset === undefined)) {
       throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');
