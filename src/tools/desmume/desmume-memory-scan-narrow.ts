@@ -27,7 +27,7 @@ export const desmumeMemoryScanNarrow = defineTool({
     useWhen: 'after the game value changed (or did not), e.g. "increased" after the counter ran.',
     behaviour:
       'CPU must be halted; reads only the candidates, returns the first page of survivors; a scan of an earlier generation is refused with not-found.',
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
+    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept.`,
   },
   input: z.object({
     processor: processorInput,

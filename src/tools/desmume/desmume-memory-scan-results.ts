@@ -22,7 +22,7 @@ export const desmumeMemoryScanResults = defineTool({
     purpose: 'Lists a page of a scan’s candidates with their last two values.',
     useWhen: 'after desmume_memory_scan_narrow, for candidates beyond its first page.',
     behaviour: 'sends nothing to the emulator; a scan of an earlier generation is refused with not-found.',
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
+    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept.`,
   },
   input: z.object({ scanId: scanIdInput, ...pageInputs }),
   output: z.object({ ...scanOutput, ...pageOutput }),

@@ -27,7 +27,7 @@ export const retroarchMemoryScanNarrow = defineTool({
     useWhen: 'after the game value changed (or did not), e.g. "increased" after frame advances.',
     behaviour:
       'reads only the candidates, returns the first page of survivors; a scan of other content (or from before RetroArch was seen gone) is refused with not-found.',
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
+    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
   },
   input: z.object({
     scanId: scanIdInput,

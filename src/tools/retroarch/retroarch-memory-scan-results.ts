@@ -23,7 +23,7 @@ export const retroarchMemoryScanResults = defineTool({
     useWhen: 'after retroarch_memory_scan_narrow, for candidates beyond its first page.',
     behaviour:
       'one status query checks the content is still the scan’s (else not-found); values are those of the last step.',
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
+    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
   },
   input: z.object({ scanId: scanIdInput, ...pageInputs }),
   output: z.object({ ...scanOutput, ...pageOutput }),
