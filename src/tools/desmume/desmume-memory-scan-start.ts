@@ -26,7 +26,7 @@ export const desmumeMemoryScanStart = defineTool({
       'finding where a game keeps a counter, timer, score or health: start, let it change, narrow, repeat.',
     behaviour:
       'CPU must be halted; every size-aligned address is a candidate; scans belong to this emulator generation; beyond the kept maximum the oldest is dropped.',
-    limits: `region inside main RAM 0x02000000..0x02400000, ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages up to ${SCAN_LIMITS.page.max} candidates; ${SCAN_LIMITS.scans.max} scans kept.`,
+    limits: `region inside main RAM 0x02000000..0x02400000; pages up to ${SCAN_LIMITS.page.max} candidates; ${SCAN_LIMITS.scans.max} scans kept.`,
   },
   input: z.object({
     processor: processorInput,

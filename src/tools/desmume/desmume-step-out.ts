@@ -27,7 +27,7 @@ export const desmumeStepOut = defineTool({
       'stopped inside a function whose rest is of no interest. The return address is LR unless given: right at entry and in leaf functions; once LR is saved and other calls made, read it from the stack and pass returnAddress.',
     behaviour:
       'temporary breakpoint at the return address (bit 0 = Thumb; inside the allowlist, else refused); counts only with SP at or above its level now (recursion passes, bounded). endedBy other-stop when another breakpoint fires first; at the deadline paused again.',
-    limits: `timeoutMs ${STEP_CALL_LIMITS.timeoutMs.min}..${STEP_CALL_LIMITS.timeoutMs.max} (default ${STEP_CALL_LIMITS.timeoutMs.default}); maxDeeperReturns ${STEP_CALL_LIMITS.deeperReturns.min}..${STEP_CALL_LIMITS.deeperReturns.max} (default ${STEP_CALL_LIMITS.deeperReturns.default}).`,
+    limits: 'as the timeoutMs and maxDeeperReturns bounds say.',
   },
   input: z.object({
     processor: processorInput,

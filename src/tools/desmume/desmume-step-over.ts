@@ -27,7 +27,7 @@ export const desmumeStepOver = defineTool({
     useWhen: 'following a function without entering its callees; desmume_step_out to leave the current one.',
     behaviour:
       'temporary breakpoint at the return address (inside the allowlist, else refused); the return counts only with SP back at its level (deeper recursion passes, bounded). endedBy other-stop when another breakpoint fires first; at the deadline paused again.',
-    limits: `timeoutMs ${STEP_CALL_LIMITS.timeoutMs.min}..${STEP_CALL_LIMITS.timeoutMs.max} (default ${STEP_CALL_LIMITS.timeoutMs.default}); maxDeeperReturns ${STEP_CALL_LIMITS.deeperReturns.min}..${STEP_CALL_LIMITS.deeperReturns.max} (default ${STEP_CALL_LIMITS.deeperReturns.default}).`,
+    limits: 'as the timeoutMs and maxDeeperReturns bounds say.',
   },
   input: z.object({
     processor: processorInput,

@@ -26,7 +26,7 @@ export const retroarchMemoryScanStart = defineTool({
       'finding where a game keeps a counter, timer, score or health: start, advance frames or play, narrow, repeat.',
     behaviour:
       'every size-aligned address is a candidate; the region must be readable whole; while running, values may span frames (pause for exact steps); scans belong to the loaded content; beyond the kept maximum the oldest is dropped.',
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages up to ${SCAN_LIMITS.page.max} candidates; ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
+    limits: `pages up to ${SCAN_LIMITS.page.max} candidates; ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
   },
   input: z.object({
     space: spaceInput,

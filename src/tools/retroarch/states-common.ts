@@ -44,10 +44,8 @@ export const saveLimits = {
 export const CONFIRM =
   'With a readable local savestate_directory the file is watched: confirmed, or error unconfirmed; else confirmed false.';
 
-export const TRACKED =
-  'The pointer is tracked by re-mcp (0 at start or after RetroArch was unreachable, verified by confirmed saves); moved elsewhere it is wrong until the next confirmed save.';
-
-export const WALK = `the pointer is walked there and back (STATE_SLOT_PLUS/MINUS, ${PRESS_SPACING_MS} ms apart). ${TRACKED}`;
+// How re-mcp tracks the slot pointer is said once, in the server's instructions.
+export const WALK = `the tracked pointer is walked there and back (STATE_SLOT_PLUS/MINUS, ${PRESS_SPACING_MS} ms apart).`;
 
 export type StateRequest = { slot?: number; resumeIfPaused: boolean };
 
@@ -83,7 +81,7 @@ export function slotStepTool(
     description: {
       purpose: `Moves RetroArch's current state slot pointer ${plus ? 'up' : 'down'} by one (${plus ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS'}).`,
       useWhen: 'choosing the slot of the *_current state tools; retroarch_*_state_slot are simpler.',
-      behaviour: `pointer only. ${TRACKED}${plus ? '' : ' 1.14 stops at 0.'}`,
+      behaviour: `pointer only; returns the tracked value.${plus ? '' : ' 1.14 stops at 0.'}`,
       limits: `one press (${PRESS_SPACING_MS} ms apart); RETROARCH_TIMEOUT_MS per query.`,
     },
     input: z.object({ resumeIfPaused }),
