@@ -32,7 +32,7 @@ export const getProjectStatus = defineTool({
     repository: z
       .string()
       .optional()
-      .describe('Repository directory ("." for the workspace); default: all found.'),
+      .describe('Workspace-relative repository directory ("." for the workspace); default: all found.'),
     maxRepositories: z
       .number()
       .int()

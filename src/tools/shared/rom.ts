@@ -3,7 +3,8 @@ import { z } from 'zod/v4';
 import { PROCESSORS } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 
-export const romArg = z.string().min(1).max(1024).describe('The .nds file.');
+// "Workspace-relative" in a description marks a path argument: the hostile-path test finds them so.
+export const romArg = z.string().min(1).max(1024).describe('Workspace-relative .nds path.');
 
 export const processorArg = z.enum(PROCESSORS).describe('Address space.');
 
