@@ -11,16 +11,12 @@ import type { Services } from '../services.js';
 import { SERVER_NAME, VERSION } from '../version.js';
 import { invokeTool } from './invoke.js';
 import { isRequestId, RawJson } from './jsonrpc.js';
-import type { ToolSource } from './server.js';
+import { INSTRUCTIONS, type ToolSource } from './server.js';
 import type { LineStdioTransport } from './stdio-transport.js';
-import { ERROR_META_KEY, takesPublishedTools, toWireResult, toWireTools } from './wire.js';
+import { takesPublishedTools, toWireResult, toWireTools } from './wire.js';
 
 /** Newest first: what the SDK's server negotiates by default (its SUPPORTED_PROTOCOL_VERSIONS). */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
-
-export const INSTRUCTIONS =
-  're-mcp: narrow, bounded tools for ROM reverse engineering. Paths are workspace-relative. ' +
-  `Failures are isError results whose text starts with "[code]"; _meta["${ERROR_META_KEY}"] holds {code, message, details}. Call server_capabilities for limits and readiness.`;
 
 export const CAPABILITIES = { tools: { listChanged: false } };
 
