@@ -3,6 +3,7 @@
 // started server answers tools/list without importing a tool or deriving a JSON Schema; running from
 // source derives it on first use. A tool's code is imported when the tool is first called.
 import type { ProfileName } from '../core/profiles.js';
+import { startupMark } from '../core/startup-trace.js';
 import type { LimitSpec } from '../core/vocabulary.js';
 import { type ListedTool, listTools, type ToolSource } from '../mcp/server.js';
 import type { ToolDefinition } from '../mcp/tool.js';
@@ -87,7 +88,16 @@ export async function profileTools(
     async load(name) {
       const family = familyOf.get(name);
       if (!family) return undefined;
-      if (!loading.has(family)) loading.set(family, FAMILY_LOADERS[family]());
+      if (!loading.has(family)) {
+        startupMark(`loading family ${family}`);
+        loading.set(
+          family,
+          FAMILY_LOADERS[family]().then((defs) => {
+            startupMark(`family ${family} loaded`);
+            return defs;
+          }),
+        );
+      }
       return (await loading.get(family)!).find((t) => t.name === name);
     },
   };
