@@ -9,7 +9,7 @@
 import { throwIfCancelled } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import { decodeWindow } from './decoder.js';
-import type { ArmMode, DecodedInstruction, DecodeStopReason } from './types.js';
+import type { ArmMode, DecodedInstruction, DecodeStopReason, DecodeWindowResult } from './types.js';
 
 /** A run of eligible code bytes of one static component. */
 export interface CodeSpan {
@@ -30,6 +30,25 @@ export type SpanLookup = (
   mode: ArmMode,
   from: CodeSpan,
 ) => Promise<{ span: CodeSpan } | { unresolved: string }>;
+
+/**
+ * Decodes span bytes [at, end) from `at` like decodeWindow, up to `max` instructions. The default reads
+ * Capstone afresh every time; an operation that builds many graphs over the same code passes a
+ * DecodeCache's decoder (same answers, each address decoded once).
+ */
+export type SpanDecoder = (
+  span: CodeSpan,
+  at: number,
+  end: number,
+  mode: ArmMode,
+  max: number,
+) => Promise<DecodeWindowResult>;
+
+/** The uncached decoder for one processor. */
+export function freshDecoder(processor: Processor): SpanDecoder {
+  return (span, at, end, mode, max) =>
+    decodeWindow(span.bytes.subarray(at - span.start, end - span.start), at, mode, processor, max);
+}
 
 export interface CfgLimits {
   blocks: number;
@@ -99,6 +118,8 @@ export interface CfgRequest {
   limits: CfgLimits;
   /** Resolves targets outside `span`; without it they stay unresolved ('outside-component'). */
   lookup?: SpanLookup;
+  /** How bytes are decoded (default: afresh through Capstone). */
+  decoder?: SpanDecoder;
   signal?: AbortSignal;
 }
 
@@ -121,6 +142,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
   const splitInto = new Map<CfgBlock, CfgBlock>();
   let instructions = 0;
   let bytes = 0;
+  const decode = req.decoder ?? freshDecoder(req.processor);
   const keyOf = (span: CodeSpan, mode: ArmMode, address: number) =>
     `${span.component}|${span.overlayId}|${mode}|${address}`;
 
@@ -260,13 +282,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
         return; // terminator stays 'limit'
       }
       const windowEnd = Math.min(spanEnd, at + byteBudget);
-      const r = await decodeWindow(
-        span.bytes.subarray(at - span.start, windowEnd - span.start),
-        at,
-        block.mode,
-        req.processor,
-        Math.min(window, instructionBudget),
-      );
+      const r = await decode(span, at, windowEnd, block.mode, Math.min(window, instructionBudget));
       window = Math.min(WINDOW, window * 2);
       for (const ins of r.instructions) {
         // Falling into a block that already exists ends this one.
