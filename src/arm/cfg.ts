@@ -137,29 +137,40 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
   const blocks: CfgBlock[] = [];
   const edges: CfgEdge[] = [];
   const truncation = new Set<TruncationReason>();
-  const byKey = new Map<string, CfgBlock>();
+  // Per (component, overlay, mode): block starts by address, and every address that is an instruction
+  // of some block (so the scan for a block to split runs only when one exists).
+  const regions = new Map<string, { starts: Map<number, CfgBlock>; covered: Set<number> }>();
   const queue: Pending[] = [];
   const splitInto = new Map<CfgBlock, CfgBlock>();
   let instructions = 0;
   let bytes = 0;
   const decode = req.decoder ?? freshDecoder(req.processor);
-  const keyOf = (span: CodeSpan, mode: ArmMode, address: number) =>
-    `${span.component}|${span.overlayId}|${mode}|${address}`;
+  const regionOf = (span: CodeSpan, mode: ArmMode) => {
+    const key = `${span.component}|${span.overlayId}|${mode}`;
+    let region = regions.get(key);
+    if (!region) {
+      region = { starts: new Map(), covered: new Set() };
+      regions.set(key, region);
+    }
+    return region;
+  };
 
   /** The block starting at `address` (creating and queueing it), or why there is none. */
   const blockAt = (span: CodeSpan, mode: ArmMode, address: number): CfgBlock | string => {
-    const key = keyOf(span, mode, address);
-    const known = byKey.get(key);
+    const region = regionOf(span, mode);
+    const known = region.starts.get(address);
     if (known) return known;
-    const inside = blocks.find(
-      (b) =>
-        b.component === span.component &&
-        b.overlayId === span.overlayId &&
-        b.mode === mode &&
-        address > b.address &&
-        address < b.end &&
-        b.instructions.some((i) => i.address === address),
-    );
+    const inside = region.covered.has(address)
+      ? blocks.find(
+          (b) =>
+            b.component === span.component &&
+            b.overlayId === span.overlayId &&
+            b.mode === mode &&
+            address > b.address &&
+            address < b.end &&
+            b.instructions.some((i) => i.address === address),
+        )
+      : undefined;
     if (blocks.length >= req.limits.blocks) {
       truncation.add('block-limit');
       return 'block-limit';
@@ -181,7 +192,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
       instructions: [],
     };
     blocks.push(block);
-    byKey.set(key, block);
+    region.starts.set(address, block);
     if (inside) split(inside, block);
     else queue.push({ block, span });
     return block;
@@ -270,6 +281,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
     const spanEnd = span.start + span.bytes.length;
     let at = block.address;
     let window = FIRST_WINDOW;
+    const region = regionOf(span, block.mode);
     for (;;) {
       if (at >= spanEnd) {
         block.terminator = 'component-end';
@@ -286,12 +298,13 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
       window = Math.min(WINDOW, window * 2);
       for (const ins of r.instructions) {
         // Falling into a block that already exists ends this one.
-        if (ins.address !== block.address && byKey.has(keyOf(span, block.mode, ins.address))) {
+        if (ins.address !== block.address && region.starts.has(ins.address)) {
           block.terminator = 'fallthrough';
           await addEdge(block, span, 'fallthrough', ins.address, block.mode);
           return;
         }
         block.instructions.push(ins);
+        region.covered.add(ins.address);
         block.end = ins.address + ins.size;
         instructions++;
         bytes += ins.size;
