@@ -150,9 +150,9 @@ for (const rom of ROMS) {
         assert.deepEqual(fast.out, slow.out, what);
         assert.equal(fast.blocks.length, slow.blocks.length, what);
         assert.deepEqual(fast.blocks, slow.blocks, what);
-        assert.ok(fast.decoded <= slow.decoded, `${what}: ${fast.decoded} vs ${slow.decoded} decoded`);
         if (slow.out.result.functions.length > 100) {
-          // Where many functions share code, the cache must actually save Capstone work.
+          // Where many functions share code, the cache must actually save Capstone work (a tiny run
+          // may decode a little more: a miss decodes a few instructions ahead).
           assert.ok(fast.decoded * 2 < slow.decoded, `${what}: ${fast.decoded} vs ${slow.decoded} decoded`);
         }
       }
