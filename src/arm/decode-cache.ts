@@ -21,6 +21,25 @@ class Refusal {
 
 type Slot = DecodedInstruction | Refusal | undefined;
 
+const PAGE_BITS = 10;
+const PAGE = 1 << PAGE_BITS;
+
+/** Slots by byte offset, in pages allocated on first use (a short operation touches a few pages). */
+class Table {
+  private readonly pages: Slot[][] = [];
+  get(offset: number): Slot {
+    return this.pages[offset >>> PAGE_BITS]?.[offset & (PAGE - 1)];
+  }
+  set(offset: number, slot: Slot): void {
+    let page = this.pages[offset >>> PAGE_BITS];
+    if (!page) {
+      page = new Array<Slot>(PAGE);
+      this.pages[offset >>> PAGE_BITS] = page;
+    }
+    page[offset & (PAGE - 1)] = slot;
+  }
+}
+
 /** Instructions decoded per miss: enough to cover a typical block and its neighbour, little data. */
 const FILL_INSTRUCTIONS = 24;
 /** The longest ARM/Thumb instruction: a position with this many bytes left decodes window-free. */
@@ -28,7 +47,7 @@ const LONGEST = 4;
 
 export class DecodeCache {
   /** Per code-bytes object (identity, not content), one table per mode indexed by byte offset. */
-  private readonly tables = new WeakMap<Uint8Array, Partial<Record<ArmMode, Slot[]>>>();
+  private readonly tables = new WeakMap<Uint8Array, Partial<Record<ArmMode, Table>>>();
   /** Instructions Capstone decoded for this cache (figures for tests and benches). */
   decoded = 0;
 
@@ -59,10 +78,10 @@ export class DecodeCache {
         for (const ins of r.instructions) instructions.push(ins);
         return { instructions, stop: r.stop };
       }
-      let slot = table[p - span.start];
+      let slot = table.get(p - span.start);
       if (slot === undefined) {
         await this.load(span, table, p, mode);
-        slot = table[p - span.start];
+        slot = table.get(p - span.start);
         if (slot === undefined) return this.fresh(span, at, end, mode, max); // never expected
       }
       if (slot instanceof Refusal) return { instructions, stop: { reason: slot.reason, address: p } };
@@ -72,7 +91,7 @@ export class DecodeCache {
     return { instructions, stop: null };
   }
 
-  private table(span: CodeSpan, mode: ArmMode): Slot[] {
+  private table(span: CodeSpan, mode: ArmMode): Table {
     let byMode = this.tables.get(span.bytes);
     if (!byMode) {
       byMode = {};
@@ -80,19 +99,19 @@ export class DecodeCache {
     }
     let table = byMode[mode];
     if (!table) {
-      table = new Array<Slot>(span.bytes.length);
+      table = new Table();
       byMode[mode] = table;
     }
     return table;
   }
 
   /** Decodes from `p` (a miss) up to `fill` instructions, stopping early at code already decoded. */
-  private async load(span: CodeSpan, table: Slot[], p: number, mode: ArmMode): Promise<void> {
+  private async load(span: CodeSpan, table: Table, p: number, mode: ArmMode): Promise<void> {
     const spanEnd = span.start + span.bytes.length;
     const unit = mode === 'arm' ? 4 : 2;
     let end = Math.min(spanEnd, p + this.fill * 4);
     for (let q = p + LONGEST; q < end; q += unit) {
-      if (table[q - span.start] !== undefined) {
+      if (table.get(q - span.start) !== undefined) {
         end = q;
         break;
       }
@@ -105,10 +124,10 @@ export class DecodeCache {
       this.fill * 2,
     );
     this.decoded += r.instructions.length;
-    for (const ins of r.instructions) table[ins.address - span.start] = ins;
+    for (const ins of r.instructions) table.set(ins.address - span.start, ins);
     // A refusal is a fact of the bytes only when 4 bytes were there to decode, or the code ends there.
     if (r.stop && (r.stop.address + LONGEST <= end || end === spanEnd)) {
-      table[r.stop.address - span.start] = new Refusal(r.stop.reason);
+      table.set(r.stop.address - span.start, new Refusal(r.stop.reason));
     }
   }
 
