@@ -5,7 +5,12 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { DESMUME_CLI, killDesmumeProcesses, writeDebugTargetRom } from '../test/kit/desmume/index.js';
+import {
+  DESMUME_CLI,
+  killDesmumeProcesses,
+  writeDebugTargetRom,
+  writeOverlayTargetRom,
+} from '../test/kit/desmume/index.js';
 import { makeWorkspace, SERVER_ENTRY } from '../test/kit/mcp-harness.js';
 
 function stats(values: number[]): { median: number; min: number; max: number; runs: number } {
@@ -40,6 +45,7 @@ export async function benchDesmume(): Promise<Record<string, unknown>> {
   if (!existsSync(DESMUME_CLI)) return { skipped: `${DESMUME_CLI} is not installed` };
   const workspace = await makeWorkspace('re-mcp-bench-desmume-');
   const rom = writeDebugTargetRom(join(workspace, 'debug.nds'));
+  const overlays = writeOverlayTargetRom(join(workspace, 'overlays.nds'));
   const hex = (n: number) => `0x${n.toString(16)}`;
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -93,7 +99,33 @@ export async function benchDesmume(): Promise<Record<string, unknown>> {
       }
     });
     await call(client, 'desmume_stop', {});
+
+    // nds_correlate_stop_context at a stop in the overlay program's shared overlay address, with and
+    // without the live-byte check (each call reopens the ROM and runs one function discovery).
+    await call(client, 'desmume_start', { romPath: 'overlays.nds' });
+    await call(client, 'desmume_executable_ranges_replace', {
+      ranges: [{ start: '0x02200000', end: '0x02200180', label: 'overlay RAM', mode: 'arm' }],
+    });
+    await call(client, 'desmume_breakpoint_add', { address: hex(overlays.symbols.aHelper), mode: 'arm' });
+    await call(client, 'desmume_continue', { captureContext: false });
+    const [firstCorrelationMs] = await timed(() => call(client, 'nds_correlate_stop_context', {}));
+    const correlateLive: number[] = [];
+    const correlateStatic: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const [ms, c] = await timed(() => call(client, 'nds_correlate_stop_context', {}));
+      if (c.pc?.liveMatches !== 1) throw new Error(`correlation matched ${c.pc?.liveMatches} candidates`);
+      correlateLive.push(ms);
+      correlateStatic.push(
+        (await timed(() => call(client, 'nds_correlate_stop_context', { liveCheck: false })))[0],
+      );
+    }
+    await call(client, 'desmume_stop', {});
     return {
+      correlateStopContextMs: {
+        first: Number(firstCorrelationMs.toFixed(2)),
+        withLiveCheck: stats(correlateLive),
+        withoutLiveCheck: stats(correlateStatic),
+      },
       startToGdbReadyMs: stats(startToReady),
       breakpointRoundTripMs: { withoutContext: stats(bare), withContext: stats(withContext) },
       stepMsPerInstruction: Number((stepMs / 20).toFixed(2)),

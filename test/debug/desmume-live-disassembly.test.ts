@@ -1,48 +1,11 @@
 // Live-memory disassembly on the real DeSmuME 0.9.11 over MCP: the probe patches one instruction of
 // its own loaded code at boot, which the result marks as differing from the ROM's bytes.
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
-import {
-  type DebugTargetRom,
-  desmumeProcesses,
-  killDesmumeProcesses,
-  writeDebugTargetRom,
-} from '../kit/desmume/index.js';
-import { type Harness, makeWorkspace, startServer } from '../kit/mcp-harness.js';
+import { describe, it } from 'node:test';
+import { formatAddress as hex } from '../../src/core/vocabulary.js';
+import { desmumeMcpSuite } from '../kit/desmume/mcp-suite.js';
 
-const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
-
-let workspace: string;
-let rom: DebugTargetRom;
-const harnesses: Harness[] = [];
-
-before(async () => {
-  workspace = await makeWorkspace('re-mcp-desmume-live-');
-  rom = writeDebugTargetRom(join(workspace, 'debug.nds'));
-});
-
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) await h.close();
-  const deadline = Date.now() + 5_000;
-  while (desmumeProcesses(workspace).length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-});
-
-after(async () => {
-  const leftovers = killDesmumeProcesses(workspace);
-  await rm(workspace, { recursive: true, force: true });
-  assert.deepEqual(leftovers, [], 'a DeSmuME process outlived the suite');
-});
-
-async function started(): Promise<Harness> {
-  const h = await startServer({ workspace, env: { RE_MCP_PROFILE: 'runtime' } });
-  harnesses.push(h);
-  await h.ok('desmume_start', { romPath: 'debug.nds' });
-  return h;
-}
+const suite = desmumeMcpSuite('re-mcp-desmume-live-');
 
 type Live = {
   pc: string;
@@ -64,8 +27,8 @@ type Live = {
 
 describe('live disassembly (real DeSmuME)', () => {
   it('decodes at the PC and at addresses, marks patched bytes, has no static bytes for RAM-only data', async () => {
-    const h = await started();
-    const s = rom.symbols;
+    const h = await suite.started();
+    const s = suite.rom.symbols;
     // At the launch halt the code is the ROM's: nothing differs yet (the patch has not run).
     const atPc = await h.ok<Live>('desmume_disassemble_live', { maxInstructions: 4 });
     assert.equal(atPc.start, hex(s.start));

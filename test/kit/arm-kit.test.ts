@@ -213,3 +213,25 @@ test('build.sh reproduces the committed build byte for byte', (t) => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('arm9-overlays: two overlay images, overlapping at run time, carried inside the main binary', () => {
+  const p = loadArmProgram('arm9-overlays');
+  const at = (s: string) => armSymbol(p, s).address;
+  const a = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.ovl-a.bin')));
+  const b = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.ovl-b.bin')));
+  assert.equal(at('ovl_a_entry'), 0x02200000);
+  assert.equal(at('ovl_b_worker'), 0x02200080);
+  // The shared address: A's helper and B's worker, different code.
+  assert.equal(at('ovl_a_helper'), at('ovl_b_worker'));
+  assert.ok(at('ovl_b_entry') >= at('ovl_a_entry') + a.length, "B's entry lies past A's end");
+  const aHelper = a.subarray(0x80, 0x84);
+  const bWorker = b.subarray(0, 4);
+  assert.notDeepEqual([...aHelper], [...bWorker]);
+  // The main binary ends with both images (the program copies them from there).
+  const tail = p.bytes.subarray(p.size - a.length - b.length);
+  assert.deepEqual([...tail.subarray(0, a.length)], [...a]);
+  assert.deepEqual([...tail.subarray(a.length)], [...b]);
+  for (const name of ['ovl_a_entry', 'ovl_a_helper', 'ovl_b_worker', 'ovl_b_entry', 'ovl_copy'])
+    assert.equal(armSymbol(p, name).mode, 'arm', name);
+  assert.equal(armSymbol(p, 'ovl_thumb_tick').mode, 'thumb');
+});

@@ -23,6 +23,7 @@ import { desmumeWaitForGdb } from './desmume-wait-for-gdb.js';
 import { desmumeWaitForStop } from './desmume-wait-for-stop.js';
 import { desmumeWatchpointAdd } from './desmume-watchpoint-add.js';
 import { desmumeWatchpointRemove } from './desmume-watchpoint-remove.js';
+import { ndsCorrelateStopContext } from './nds-correlate-stop-context.js';
 
 export const desmumeTools = [
   desmumeStart,
@@ -50,4 +51,5 @@ export const desmumeTools = [
   desmumeWatchpointAdd,
   desmumeWatchpointRemove,
   desmumeDisassembleLive,
+  ndsCorrelateStopContext,
 ];

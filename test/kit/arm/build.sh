@@ -130,6 +130,15 @@ link arm7-idle ARM7_CPU arm7.ld '' arm7-idle.o
 compile ARM9_CPU -marm arm9-calls.s arm9-calls.o
 link arm9-calls ARM9_CPU arm9.ld --use-blx arm9-calls.o
 
+# arm9-overlays: the main binary carries both overlay images (it copies them into overlay RAM itself);
+# each image is also written alone (<name>.ovl-a.bin, .ovl-b.bin): the bytes the ROM's overlay files hold.
+compile ARM9_CPU -marm arm9-overlays.s arm9-overlays.o
+link arm9-overlays ARM9_CPU arm9-overlays.ld --use-blx,--no-check-sections arm9-overlays.o
+for ovl in a b; do
+  "$OBJCOPY" -O binary -j ".ovl_$ovl" "$out/arm9-overlays.elf" "$out/arm9-overlays.ovl-$ovl.bin"
+  chmod 644 "$out/arm9-overlays.ovl-$ovl.bin"
+done
+
 {
   printf '{\n  "toolchain": "%s",\n  "programs": {\n' "$("$CC" --version | head -n1)"
   manifest_entry arm9-analysis arm9 armv5te
@@ -143,5 +152,7 @@ link arm9-calls ARM9_CPU arm9.ld --use-blx arm9-calls.o
   manifest_entry arm7-idle arm7 armv4t
   printf ',\n'
   manifest_entry arm9-calls arm9 armv5te
+  printf ',\n'
+  manifest_entry arm9-overlays arm9 armv5te
   printf '\n  }\n}\n'
 } >"$out/manifest.json"

@@ -16,6 +16,7 @@ export const ARM_PROGRAM_NAMES = [
   'arm9-rebuild-target',
   'arm7-idle',
   'arm9-calls',
+  'arm9-overlays',
 ] as const;
 export type ArmProgramName = (typeof ARM_PROGRAM_NAMES)[number];
 

@@ -2,7 +2,7 @@
 // accounting every DeSmuME suite uses in its teardown (no emulator may outlive a test run).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ArmProgram, armSymbol, loadArmProgram } from '../arm/index.js';
+import { ARM_KIT_BUILD_DIR, type ArmProgram, armSymbol, loadArmProgram } from '../arm/index.js';
 import { writeRomFile } from '../rom-builder.js';
 
 export const DESMUME_CLI = '/usr/games/desmume-cli';
@@ -88,4 +88,75 @@ export function killDesmumeProcesses(marker: string): number[] {
     }
   }
   return pids;
+}
+
+export interface OverlayTargetRom {
+  path: string;
+  arm9: ArmProgram;
+  /** The two overlays' runtime images (the ROM's overlay files hold exactly these bytes). */
+  overlays: { a: Uint8Array; b: Uint8Array };
+  /** Overlay IDs in the ROM's ARM9 overlay table. */
+  ids: { a: number; b: number };
+  /** Run-time addresses from the ARM kit manifest. */
+  symbols: {
+    mainLoop: number;
+    copy: number;
+    thumbTick: number;
+    aEntry: number;
+    /** Overlay A's helper: the same address as bWorker (the shared range). */
+    aHelper: number;
+    bWorker: number;
+    bEntry: number;
+  };
+}
+
+/**
+ * Writes an NDS ROM whose ARM9 is `arm9-overlays` and whose ARM9 overlay table declares its two
+ * overlay images (A: ID 0 at 0x02200000, B: ID 1 at 0x02200080, overlapping) with their bytes as
+ * overlay files. `variant` changes one title byte only: a same-layout ROM with another SHA-256.
+ * `compressB` stores overlay B BLZ-compressed (its static bytes are then the decoded image).
+ * `overlayTable: false` leaves the overlays out of the ROM (the program still loads them itself): code
+ * then runs in overlay RAM that no static component describes.
+ */
+export function writeOverlayTargetRom(
+  path: string,
+  variant = 0,
+  options: { overlayTable?: boolean; compressB?: boolean } = {},
+): OverlayTargetRom {
+  const arm9 = loadArmProgram('arm9-overlays');
+  const arm7 = loadArmProgram('arm7-idle');
+  const a = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.ovl-a.bin')));
+  const b = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.ovl-b.bin')));
+  const sym = (name: string) => armSymbol(arm9, name).address;
+  writeRomFile(
+    {
+      title: `REMCPOVL${variant}`,
+      gameCode: 'RMOV',
+      arm9: { code: arm9.bytes, ramAddress: arm9.loadAddress, entry: arm9.entry },
+      arm7: { code: arm7.bytes, ramAddress: arm7.loadAddress, entry: arm7.entry },
+      arm9Overlays:
+        options.overlayTable === false
+          ? []
+          : [
+              { id: 0, ramAddress: sym('ovl_a_entry'), data: a },
+              { id: 1, ramAddress: sym('ovl_b_worker'), data: b, compress: options.compressB === true },
+            ],
+    },
+    path,
+  );
+  return {
+    path,
+    arm9,
+    overlays: { a, b },
+    ids: { a: 0, b: 1 },
+    symbols: {
+      mainLoop: sym('ovl_main_loop'),
+      copy: sym('ovl_copy'),
+      thumbTick: sym('ovl_thumb_tick'),
+      aEntry: sym('ovl_a_entry'),
+      aHelper: sym('ovl_a_helper'),
+      bWorker: sym('ovl_b_worker'),
+      bEntry: sym('ovl_b_entry'),
+    },
+  };
 }

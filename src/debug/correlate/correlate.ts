@@ -1,0 +1,278 @@
+// nds_correlate_stop_context's service: from the owned, stopped DeSmuME CPU to the canonical static
+// model of the exact ROM it runs. The ROM is reopened through the RomStore by the generation's own
+// path and must still be the launch-time bytes (full SHA-256), before and after the work. The PC and
+// CPSR mode are taken as the stub reports them (no breakpoint rewind); the caller frame is the LR
+// (its bit 0 gives the mode it returns to, in user/system mode only); the backtrace lists only LR and stack words that static
+// evidence ties to proven code, each labelled with that evidence.
+import { type DiscoveryLimits, type Evidence, identityKey } from '../../analysis/functions/discover.js';
+import { discoverInRom, type ScopeStatus } from '../../analysis/functions/nds-scope.js';
+import type { ArmMode } from '../../arm/types.js';
+import { ReMcpError } from '../../core/errors.js';
+import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { CpuDebugger } from '../cpu.js';
+import type { Processor } from '../policy.js';
+import type { Generation } from '../session.js';
+import {
+  type CandidateFunction,
+  type CorrelatedFrame,
+  correlateFrame,
+  enclosing,
+  type FrameContext,
+  LIVE_WINDOW_BYTES,
+  type LiveWindow,
+} from './frame.js';
+
+export const CORRELATE_LIMITS = {
+  nearbyInstructions: { default: 8, min: 1, max: 32, unit: 'instructions decoded per candidate' },
+  stackWords: { default: 32, min: 0, max: 64, unit: '32-bit words read from SP for the backtrace' },
+} as const;
+
+/** The discovery every correlation runs (the defaults of nds_discover_functions). */
+const DISCOVERY: DiscoveryLimits = {
+  components: 32,
+  functions: 128,
+  callSites: 512,
+  blocks: 512,
+  instructions: 4096,
+  bytes: 32768,
+  edges: 2048,
+};
+const FUNCTION_CFG = { blocks: 64, instructions: 512, bytes: 2048, edges: 128 };
+const ALL: ReadonlySet<Evidence> = new Set(['program-entry', 'direct-call', 'constant-register-call']);
+
+export interface CorrelateRequest {
+  store: RomStore;
+  generation: Generation;
+  cpu: CpuDebugger;
+  processor: Processor;
+  nearbyInstructions: number;
+  stackWords: number;
+  liveCheck: boolean;
+  signal?: AbortSignal;
+}
+
+/** Why a word is shown in the backtrace: what static evidence ties it to proven code. */
+export type ReturnEvidence = 'after-proven-call-site' | 'inside-proven-function';
+
+export interface BacktraceMatch {
+  function: CandidateFunction;
+  evidence: ReturnEvidence;
+  /** The call instruction just before the return address (after-proven-call-site only). */
+  callSite: number | null;
+}
+
+export interface BacktraceEntry {
+  source: 'lr' | 'stack';
+  /** Stack slot address (stack words only). */
+  slot: number | null;
+  value: number;
+  address: number;
+  /** Bit 0 of the word (the BL/BLX convention); null for an exception mode's LR. */
+  mode: ArmMode | null;
+  matches: BacktraceMatch[];
+}
+
+export interface Correlation {
+  processor: Processor;
+  generation: number;
+  rom: { path: string; sha256: string };
+  registers: { pc: number; cpsr: number; mode: ArmMode; cpuMode: CpuMode; lr: number; sp: number };
+  stopReason: string | null;
+  pc: CorrelatedFrame;
+  caller: CorrelatedFrame;
+  backtrace: { stackWordsRead: number; stackReadNote: string | null; entries: BacktraceEntry[] };
+  discovery: { status: ScopeStatus; truncation: string[]; functions: number };
+  liveCheck: boolean;
+}
+
+const ADDRESS_SPACE = 0x1_0000_0000;
+
+/** The CPSR's processor mode (bits 4..0). */
+export type CpuMode = 'usr' | 'fiq' | 'irq' | 'svc' | 'abt' | 'und' | 'sys' | 'invalid';
+const CPU_MODES: Record<number, CpuMode> = {
+  16: 'usr',
+  17: 'fiq',
+  18: 'irq',
+  19: 'svc',
+  23: 'abt',
+  27: 'und',
+  31: 'sys',
+};
+
+/**
+ * In user/system mode LR holds a BL/BLX return address whose bit 0 is the caller's instruction set.
+ * In an exception mode LR is the banked exception return (PC plus an offset, bit 0 clear even for
+ * Thumb code): its instruction set is in the SPSR, which the stub does not report, so it is unknown.
+ */
+const lrModeKnown = (m: CpuMode) => m === 'usr' || m === 'sys';
+
+/** A live window of LIVE_WINDOW_BYTES centred on `address`, clamped to the address space. */
+async function readWindow(cpu: CpuDebugger, address: number): Promise<LiveWindow> {
+  const start = Math.max(0, address - LIVE_WINDOW_BYTES / 2);
+  const length = Math.min(LIVE_WINDOW_BYTES, ADDRESS_SPACE - start);
+  try {
+    return { start, bytes: await cpu.readMemory(start, length) };
+  } catch (error) {
+    if (error instanceof ReMcpError && !['emulator-exited', 'cancelled'].includes(error.code))
+      return { start, bytes: null, reason: `live read failed: ${error.code}` };
+    throw error;
+  }
+}
+
+/** Reopens the generation's ROM and requires the launch-time bytes; verifies again after `work`. */
+async function withLaunchRom<T>(
+  store: RomStore,
+  generation: Generation,
+  work: (rom: RomHandle) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  const launched = generation.rom;
+  const changed = (actual: string | null, why: string) =>
+    new ReMcpError(
+      'rom-changed',
+      `the ROM of generation ${generation.number} changed on disk since launch (${why}): ${launched.path}`,
+      { path: launched.path, expectedSha256: launched.identity.sha256, actualSha256: actual },
+    );
+  try {
+    return await store.withRom(
+      launched.path,
+      async (rom) => {
+        if (rom.identity.sha256 !== launched.identity.sha256 || rom.identity.size !== launched.identity.size)
+          throw changed(rom.identity.sha256, 'different SHA-256');
+        return work(rom);
+      },
+      signal,
+    );
+  } catch (error) {
+    // A ROM that vanished or no longer parses is a changed ROM too, for this generation.
+    if (error instanceof ReMcpError && ['not-found', 'invalid-rom', 'invalid-path'].includes(error.code))
+      throw changed(null, error.code);
+    throw error;
+  }
+}
+
+export async function correlateStop(req: CorrelateRequest): Promise<Correlation> {
+  const { cpu, processor } = req;
+  // Refuses with target-running before any ROM work when the CPU is not stopped.
+  const regs = (await cpu.readRegisters()).decoded;
+  const pc = regs.r[15]!;
+  const lr = regs.r[14]!;
+  const sp = regs.r[13]!;
+  const mode: ArmMode = regs.thumb ? 'thumb' : 'arm';
+  const cpuMode = CPU_MODES[regs.cpsr & 0x1f] ?? 'invalid';
+  const lrAddress = lr & ~1 & 0xffffffff;
+  const lrMode: ArmMode | null = !lrModeKnown(cpuMode) ? null : (lr & 1) === 1 ? 'thumb' : 'arm';
+  const pcLive = req.liveCheck ? await readWindow(cpu, pc) : null;
+  const lrLive = req.liveCheck ? await readWindow(cpu, lrAddress >>> 0) : null;
+  let stack: Uint8Array = new Uint8Array(0);
+  let stackReadNote: string | null = null;
+  const stackBytes = Math.min(req.stackWords * 4, ADDRESS_SPACE - sp);
+  if (stackBytes >= 4) {
+    try {
+      stack = await cpu.readMemory(sp, stackBytes - (stackBytes % 4));
+    } catch (error) {
+      if (!(error instanceof ReMcpError) || ['emulator-exited', 'cancelled'].includes(error.code))
+        throw error;
+      stackReadNote = `stack read failed: ${error.code}`;
+    }
+  }
+  return withLaunchRom(
+    req.store,
+    req.generation,
+    async (rom) => {
+      const { result, status } = await discoverInRom(req.store, rom, {
+        processor,
+        seeds: [],
+        evidence: ALL,
+        limits: { ...DISCOVERY },
+        local: { ...FUNCTION_CFG },
+        ...(req.signal ? { signal: req.signal } : {}),
+      });
+      const ctx: FrameContext = {
+        store: req.store,
+        rom,
+        processor,
+        discovery: result,
+        discoveryComplete: status === 'complete',
+        nearbyInstructions: req.nearbyInstructions,
+        ...(req.signal ? { signal: req.signal } : {}),
+      };
+      const pcFrame = await correlateFrame(ctx, pc, mode, pcLive);
+      const callerFrame = await correlateFrame(ctx, lrAddress >>> 0, lrMode, lrLive);
+      const entries: BacktraceEntry[] = [];
+      const returnEntry = (source: 'lr' | 'stack', slot: number | null, value: number) => {
+        const address = (value & ~1) >>> 0;
+        const m: ArmMode | null =
+          source === 'lr' && lrMode === null ? null : (value & 1) === 1 ? 'thumb' : 'arm';
+        const matches = m === null ? [] : returnEvidence(result, address, m);
+        if (source === 'lr' || matches.length > 0)
+          entries.push({ source, slot, value, address, mode: m, matches });
+      };
+      returnEntry('lr', null, lr);
+      for (let at = 0; at + 4 <= stack.length; at += 4) {
+        const word =
+          (stack[at]! | (stack[at + 1]! << 8) | (stack[at + 2]! << 16) | (stack[at + 3]! << 24)) >>> 0;
+        returnEntry('stack', sp + at, word);
+      }
+      return {
+        processor,
+        generation: req.generation.number,
+        rom: { path: req.generation.rom.path, sha256: req.generation.rom.identity.sha256 },
+        registers: { pc, cpsr: regs.cpsr, mode, cpuMode, lr, sp },
+        stopReason: cpu.lastStop?.reason ?? null,
+        pc: pcFrame,
+        caller: callerFrame,
+        backtrace: { stackWordsRead: stack.length / 4, stackReadNote, entries },
+        discovery: { status, truncation: result.truncation, functions: result.functions.length },
+        liveCheck: req.liveCheck,
+      };
+    },
+    req.signal,
+  );
+}
+
+/**
+ * What ties a possible return address to proven code. A call site of a proven function ending right
+ * before it (ARM BL/BLX: 4 bytes; Thumb BL pair: 4, Thumb BLX Rm: 2) is the strong evidence; else a
+ * proven function's CFG block holding it in the same mode; else nothing (the word is not shown).
+ */
+function returnEvidence(
+  discovery: Awaited<ReturnType<typeof discoverInRom>>['result'],
+  address: number,
+  mode: ArmMode,
+): BacktraceMatch[] {
+  const matches: BacktraceMatch[] = [];
+  const seen = new Set<string>();
+  for (const site of discovery.callSites) {
+    if (site.callerIsSeed || site.caller.mode !== mode) continue;
+    if (!(site.at === address - 4 || (mode === 'thumb' && site.at === address - 2))) continue;
+    const inside = enclosing(discovery, site.caller.component, site.caller.overlayId, site.at).find(
+      (f) => identityKey(f.identity) === identityKey(site.caller),
+    );
+    if (!inside) continue;
+    const key = identityKey(site.caller);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    matches.push({ function: inside, evidence: 'after-proven-call-site', callSite: site.at });
+  }
+  if (matches.length > 0) return matches;
+  for (const component of ['main', 'overlay'] as const) {
+    const ids =
+      component === 'main'
+        ? [null]
+        : [
+            ...new Set(
+              discovery.functions
+                .filter((f) => f.identity.component === 'overlay')
+                .map((f) => f.identity.overlayId),
+            ),
+          ];
+    for (const id of ids) {
+      for (const f of enclosing(discovery, component, id, address)) {
+        if (f.block.mode === mode)
+          matches.push({ function: f, evidence: 'inside-proven-function', callSite: null });
+      }
+    }
+  }
+  return matches;
+}

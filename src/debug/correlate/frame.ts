@@ -1,0 +1,219 @@
+// One correlated frame: a runtime address and an ARM/Thumb mode mapped to every canonical static
+// candidate (main, autoload, each overlapping overlay: kept apart, never collapsed), each with its
+// bounded static interpretation (decoded instruction, enclosing proven function and CFG block) and,
+// when live bytes were read, whether memory holds that candidate's bytes. Every fact carries its
+// authority: what the stub observed, what discovery proved, or what a static candidate merely says.
+
+import type { DiscoveryResult, FunctionIdentity } from '../../analysis/functions/discover.js';
+import { decodeLinearWindow } from '../../analysis/linear-window.js';
+import { isLiteralPoolData } from '../../arm/literal-pools.js';
+import type { ArmMode } from '../../arm/types.js';
+import { ReMcpError } from '../../core/errors.js';
+import { type Processor, resolveRuntimeAddress } from '../../formats/nds/index.js';
+import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+
+export type Authority = 'observed-runtime' | 'static-proven' | 'static-candidate';
+export type LiveStatus = 'live-bytes-match' | 'mismatch' | 'not-checked';
+
+/** Bytes read from the stub around the frame's address (half before, half from it). */
+export const LIVE_WINDOW_BYTES = 64;
+
+/** Live memory around an address, as read through the stub (null: not read, with the reason). */
+export interface LiveWindow {
+  start: number;
+  bytes: Uint8Array | null;
+  reason?: string;
+}
+
+export interface CandidateInstruction {
+  address: number;
+  size: number;
+  bytes: string;
+  text: string;
+}
+
+export interface CandidateFunction {
+  identity: FunctionIdentity;
+  evidence: string[];
+  block: { address: number; end: number; mode: ArmMode };
+}
+
+export interface FrameCandidate {
+  component: 'main' | 'autoload' | 'overlay' | 'dsi-main';
+  overlayId: number | null;
+  autoloadIndex: number | null;
+  region: 'file-backed' | 'initialized-derived' | 'bss';
+  romOffset: number | null;
+  compressed: boolean;
+  /** The instructions from the address in the frame's mode, decoded from this candidate's bytes. */
+  instructions: CandidateInstruction[];
+  /** Why there are no instructions (BSS, autoload, not decodable...), when there are none. */
+  staticNote: string | null;
+  live: { status: LiveStatus; reason: string | null; compared: { start: number; length: number } | null };
+  /** Proven functions of this candidate whose analysed CFG holds the address. */
+  functions: CandidateFunction[];
+  functionReason: 'found' | 'complete-negative' | 'coverage-gap' | 'not-code';
+}
+
+export interface CorrelatedFrame {
+  address: number;
+  /** Null when nothing observed gives the instruction set (an exception mode's LR). */
+  mode: ArmMode | null;
+  status: 'static-candidates' | 'no-static-component';
+  candidates: FrameCandidate[];
+  /** Candidates the live bytes match, when the check ran for at least one of them. */
+  liveMatches: number;
+}
+
+export interface FrameContext {
+  store: RomStore;
+  rom: RomHandle;
+  processor: Processor;
+  discovery: DiscoveryResult;
+  discoveryComplete: boolean;
+  nearbyInstructions: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Correlates one address/mode; `live` null when the live-byte check is off. Without a known mode
+ * nothing is decoded (the bytes would be read in a guessed instruction set); candidates, live bytes
+ * and enclosing proven functions still are.
+ */
+export async function correlateFrame(
+  ctx: FrameContext,
+  address: number,
+  mode: ArmMode | null,
+  live: LiveWindow | null,
+): Promise<CorrelatedFrame> {
+  const r = resolveRuntimeAddress(ctx.rom.model, ctx.processor, address);
+  const candidates: FrameCandidate[] = [];
+  for (const c of r.candidates) {
+    const candidate: FrameCandidate = {
+      component: c.component,
+      overlayId: c.overlayId,
+      autoloadIndex: c.autoloadIndex,
+      region: c.region,
+      romOffset: c.romOffset,
+      compressed: c.compressed,
+      instructions: [],
+      staticNote: null,
+      live: { status: 'not-checked', reason: null, compared: null },
+      functions: [],
+      functionReason: 'not-code',
+    };
+    let span: { start: number; bytes: Uint8Array } | null = null;
+    if (c.region === 'bss') candidate.staticNote = 'BSS: runtime-only, no static bytes';
+    else if (c.component !== 'main' && c.component !== 'overlay')
+      candidate.staticNote = `${c.component} block: not a decodable code source`;
+    else {
+      try {
+        const w = await decodeLinearWindow(
+          ctx.store,
+          ctx.rom,
+          {
+            processor: ctx.processor,
+            address,
+            overlayId: c.overlayId ?? undefined,
+            // Without a mode only the source is resolved (its bytes for the live check): the
+            // window's one decoded instruction is dropped below, never shown.
+            mode: mode ?? (address % 4 === 0 ? 'arm' : 'thumb'),
+            maxInstructions: mode === null ? 1 : ctx.nearbyInstructions,
+            maxBytes: mode === null ? 4 : ctx.nearbyInstructions * 4,
+          },
+          ctx.signal,
+        );
+        span = w.source.span;
+        if (mode === null) {
+          candidate.staticNote = 'not decoded: the instruction set at this address is not observed';
+          w.items.length = 0;
+        }
+        for (const item of w.items) {
+          if (isLiteralPoolData(item)) break;
+          candidate.instructions.push({
+            address: item.address,
+            size: item.size,
+            bytes: item.bytes,
+            text: item.operands ? `${item.mnemonic} ${item.operands}` : item.mnemonic,
+          });
+        }
+        if (candidate.instructions.length === 0) candidate.staticNote ??= 'the bytes here do not decode';
+      } catch (error) {
+        if (!(error instanceof ReMcpError) || error.code === 'cancelled') throw error;
+        candidate.staticNote = `${error.code}: ${error.message}`;
+      }
+    }
+    candidate.live = compareLive(live, span, address);
+    if (c.component === 'main' || c.component === 'overlay') {
+      candidate.functions = enclosing(ctx.discovery, c.component, c.overlayId, address);
+      candidate.functionReason =
+        candidate.functions.length > 0
+          ? 'found'
+          : ctx.discoveryComplete
+            ? 'complete-negative'
+            : 'coverage-gap';
+    }
+    candidates.push(candidate);
+  }
+  return {
+    address,
+    mode,
+    status: candidates.length > 0 ? 'static-candidates' : 'no-static-component',
+    candidates,
+    liveMatches: candidates.filter((c) => c.live.status === 'live-bytes-match').length,
+  };
+}
+
+/**
+ * Compares the live window with the candidate's static bytes where both exist. The compared range
+ * must hold the frame's address: bytes elsewhere could match by chance without saying anything
+ * about the code here.
+ */
+function compareLive(
+  live: LiveWindow | null,
+  span: { start: number; bytes: Uint8Array } | null,
+  address: number,
+): FrameCandidate['live'] {
+  if (live === null) return { status: 'not-checked', reason: 'live-byte check skipped', compared: null };
+  if (live.bytes === null)
+    return { status: 'not-checked', reason: live.reason ?? 'live read failed', compared: null };
+  if (span === null)
+    return { status: 'not-checked', reason: 'no static bytes to compare (see staticNote)', compared: null };
+  const start = Math.max(live.start, span.start);
+  const end = Math.min(live.start + live.bytes.length, span.start + span.bytes.length);
+  if (!(start <= address && address < end))
+    return { status: 'not-checked', reason: 'no overlap with the live window', compared: null };
+  for (let a = start; a < end; a++) {
+    if (live.bytes[a - live.start] !== span.bytes[a - span.start]) {
+      return {
+        status: 'mismatch',
+        reason: `first difference at 0x${a.toString(16).padStart(8, '0')}`,
+        compared: { start, length: end - start },
+      };
+    }
+  }
+  return { status: 'live-bytes-match', reason: null, compared: { start, length: end - start } };
+}
+
+/** Proven functions of one component whose analysed CFG has a block holding the address. */
+export function enclosing(
+  discovery: DiscoveryResult,
+  component: string,
+  overlayId: number | null,
+  address: number,
+): CandidateFunction[] {
+  const out: CandidateFunction[] = [];
+  for (const f of discovery.functions) {
+    const block = f.cfg?.blocks.find(
+      (b) =>
+        address >= b.address && address < b.end && b.component === component && b.overlayId === overlayId,
+    );
+    if (block)
+      out.push({
+        identity: f.identity,
+        evidence: f.evidence,
+        block: { address: block.address, end: block.end, mode: block.mode },
+      });
+  }
+  return out;
+}

@@ -1,0 +1,239 @@
+// nds_correlate_stop_context: the stopped owned DeSmuME CPU mapped back to the canonical static model
+// (every candidate kept), with the live bytes deciding which overlay is loaded.
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
+import { CORRELATE_LIMITS, type Correlation, correlateStop } from '../../debug/correlate/correlate.js';
+import type { CorrelatedFrame } from '../../debug/correlate/frame.js';
+import { LIVE_WINDOW_BYTES } from '../../debug/correlate/frame.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { cpuOf, debugSession, msLimit, processorInput, RUNTIME, timeoutInput } from './common.js';
+
+const L = CORRELATE_LIMITS;
+const TIMEOUT = { default: 3_000, min: 100, max: 30_000 };
+
+const mode = z.enum(['arm', 'thumb']);
+const identity = z.object({ address: addressOut, mode, overlayId: z.number().int().nullable() });
+const functionOut = z.object({
+  identity,
+  evidence: z.array(z.string()),
+  block: z.object({ address: addressOut, end: addressOut, mode }),
+  authority: z.literal('static-proven'),
+});
+const frameOut = z.object({
+  address: addressOut,
+  mode: mode.nullable(),
+  status: z.enum(['static-candidates', 'no-static-component']),
+  liveMatches: z.number().int(),
+  candidates: z.array(
+    z.object({
+      component: z.enum(['main', 'autoload', 'overlay', 'dsi-main']),
+      overlayId: z.number().int().nullable(),
+      autoloadIndex: z.number().int().nullable(),
+      region: z.enum(['file-backed', 'initialized-derived', 'bss']),
+      romOffset: addressOut.nullable(),
+      compressed: z.boolean(),
+      authority: z.literal('static-candidate'),
+      instructions: z.array(
+        z.object({ address: addressOut, size: z.number().int(), bytes: z.string(), text: z.string() }),
+      ),
+      staticNote: z.string().nullable(),
+      live: z.object({
+        status: z.enum(['live-bytes-match', 'mismatch', 'not-checked']),
+        reason: z.string().nullable(),
+        compared: z.object({ start: addressOut, length: z.number().int() }).nullable(),
+        authority: z.literal('observed-runtime'),
+      }),
+      functions: z.array(functionOut),
+      functionReason: z.enum(['found', 'complete-negative', 'coverage-gap', 'not-code']),
+    }),
+  ),
+});
+
+function frameView(f: CorrelatedFrame): z.input<typeof frameOut> {
+  return {
+    address: hex(f.address),
+    mode: f.mode,
+    status: f.status,
+    liveMatches: f.liveMatches,
+    candidates: f.candidates.map((c) => ({
+      ...c,
+      romOffset: c.romOffset === null ? null : hex(c.romOffset),
+      authority: 'static-candidate' as const,
+      instructions: c.instructions.map((i) => ({ ...i, address: hex(i.address) })),
+      live: {
+        ...c.live,
+        compared: c.live.compared && { start: hex(c.live.compared.start), length: c.live.compared.length },
+        authority: 'observed-runtime' as const,
+      },
+      functions: c.functions.map(functionView),
+    })),
+  };
+}
+
+function functionView(
+  f: CorrelatedFrame['candidates'][number]['functions'][number],
+): z.input<typeof functionOut> {
+  return {
+    identity: { address: hex(f.identity.address), mode: f.identity.mode, overlayId: f.identity.overlayId },
+    evidence: f.evidence,
+    block: { address: hex(f.block.address), end: hex(f.block.end), mode: f.block.mode },
+    authority: 'static-proven',
+  };
+}
+
+function describe(c: Correlation): string {
+  const frame = (name: string, f: CorrelatedFrame) => {
+    if (f.status === 'no-static-component')
+      return `${name} ${hex(f.address)} (${f.mode}): in no static component`;
+    const parts = f.candidates.map((k) => {
+      const who = k.component === 'overlay' ? `overlay ${k.overlayId}` : k.component;
+      const fn = k.functions[0] ? ` fn ${hex(k.functions[0].identity.address)}` : '';
+      return `${who} [${k.live.status}]${fn}`;
+    });
+    return `${name} ${hex(f.address)} (${f.mode ?? 'mode unknown'}): ${parts.join('; ')}`;
+  };
+  return `${c.processor} gen ${c.generation}: ${frame('pc', c.pc)} | ${frame('lr', c.caller)} | backtrace ${c.backtrace.entries.length} entr${c.backtrace.entries.length === 1 ? 'y' : 'ies'}`;
+}
+
+export const ndsCorrelateStopContext = defineTool({
+  name: 'nds_correlate_stop_context',
+  title: 'Correlate a live stop with the static model',
+  profiles: RUNTIME,
+  description: {
+    purpose:
+      'Maps the stopped DeSmuME CPU to every static candidate of its ROM, with proven functions and live-byte checks naming the loaded overlay.',
+    useWhen: 'at a stop: which code, which of overlapping overlays, which callers.',
+    behaviour:
+      'read-only, never resumes; ROM must keep its launch SHA-256 (rom-changed); facts labelled observed-runtime, static-proven or static-candidate; LR gives the caller mode only in usr/sys; no static component is a normal result.',
+    limits: `${LIVE_WINDOW_BYTES}-byte live windows at PC and LR; one default function discovery.`,
+    returns:
+      'registers, pc and caller frames (candidates, instructions, live status, function, block), backtrace with evidence.',
+  },
+  input: z.object({
+    processor: processorInput,
+    nearbyInstructions: limitArg(L.nearbyInstructions, 'Instructions to decode per candidate'),
+    stackWords: limitArg(L.stackWords, 'Stack words to read from SP for the backtrace'),
+    liveCheck: z.boolean().default(true).describe('Compare live bytes with each candidate (default true).'),
+    timeoutMs: timeoutInput(TIMEOUT, 'Deadline for the whole correlation'),
+  }),
+  output: z.object({
+    processor: z.enum(['arm9', 'arm7']),
+    generation: z.number().int(),
+    rom: z.object({ path: z.string(), sha256: z.string() }),
+    registers: z.object({
+      pc: addressOut,
+      cpsr: addressOut,
+      mode,
+      cpuMode: z.enum(['usr', 'fiq', 'irq', 'svc', 'abt', 'und', 'sys', 'invalid']),
+      lr: addressOut,
+      sp: addressOut,
+      authority: z.literal('observed-runtime'),
+    }),
+    stopReason: z.string().nullable(),
+    pc: frameOut,
+    caller: frameOut,
+    backtrace: z.object({
+      stackWordsRead: z.number().int(),
+      stackReadNote: z.string().nullable(),
+      entries: z.array(
+        z.object({
+          source: z.enum(['lr', 'stack']),
+          slot: addressOut.nullable(),
+          value: addressOut,
+          address: addressOut,
+          mode: mode.nullable(),
+          matches: z.array(
+            z.object({
+              function: identity,
+              functionEvidence: z.array(z.string()),
+              evidence: z.enum(['after-proven-call-site', 'inside-proven-function']),
+              callSite: addressOut.nullable(),
+            }),
+          ),
+        }),
+      ),
+    }),
+    discovery: z.object({
+      status: z.enum(['complete', 'partial-coverage', 'truncated']),
+      truncation: z.array(z.string()),
+      functions: z.number().int(),
+    }),
+    liveCheck: z.boolean(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: {
+    nearbyInstructions: L.nearbyInstructions,
+    stackWords: L.stackWords,
+    timeoutMs: msLimit(TIMEOUT),
+  },
+  async handler(args, ctx) {
+    const session = debugSession(ctx.services);
+    return session.exclusive(async () => {
+      const generation = session.requireGeneration();
+      const cpu = cpuOf(ctx.services, args.processor);
+      const deadline = AbortSignal.timeout(args.timeoutMs);
+      const signal = ctx.signal ? AbortSignal.any([ctx.signal, deadline]) : deadline;
+      let c: Correlation;
+      try {
+        c = await correlateStop({
+          store: getRomStore(ctx.services),
+          generation,
+          cpu,
+          processor: args.processor,
+          nearbyInstructions: args.nearbyInstructions,
+          stackWords: args.stackWords,
+          liveCheck: args.liveCheck,
+          signal,
+        });
+      } catch (error) {
+        if (
+          deadline.aborted &&
+          !ctx.signal?.aborted &&
+          error instanceof ReMcpError &&
+          error.code === 'cancelled'
+        )
+          throw new ReMcpError('timeout', `the correlation did not finish within ${args.timeoutMs} ms`);
+        throw error;
+      }
+      return {
+        structured: {
+          processor: c.processor,
+          generation: c.generation,
+          rom: c.rom,
+          stopReason: c.stopReason,
+          discovery: c.discovery,
+          liveCheck: c.liveCheck,
+          registers: {
+            pc: hex(c.registers.pc),
+            cpsr: hex(c.registers.cpsr),
+            mode: c.registers.mode,
+            cpuMode: c.registers.cpuMode,
+            lr: hex(c.registers.lr),
+            sp: hex(c.registers.sp),
+            authority: 'observed-runtime' as const,
+          },
+          pc: frameView(c.pc),
+          caller: frameView(c.caller),
+          backtrace: {
+            ...c.backtrace,
+            entries: c.backtrace.entries.map((e) => ({
+              ...e,
+              slot: e.slot === null ? null : hex(e.slot),
+              value: hex(e.value),
+              address: hex(e.address),
+              matches: e.matches.map((m) => ({
+                function: functionView(m.function).identity,
+                functionEvidence: m.function.evidence,
+                evidence: m.evidence,
+                callSite: m.callSite === null ? null : hex(m.callSite),
+              })),
+            })),
+          },
+        },
+        text: describe(c),
+      };
+    });
+  },
+});

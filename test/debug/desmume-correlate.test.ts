@@ -1,0 +1,372 @@
+// nds_correlate_stop_context on the real DeSmuME over MCP, on the kit's overlay program: two ARM9
+// overlays whose runtime ranges overlap (A at 0x02200000, B at 0x02200080), loaded one at a time by
+// the program itself. A stop at the shared address is statically ambiguous; the live bytes must name
+// the loaded overlay, and the proven function, block and caller must be that overlay's. Also a stop
+// in main ARM code and in a main Thumb function, and the refusals.
+import assert from 'node:assert/strict';
+import { copyFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { formatAddress as hex } from '../../src/core/vocabulary.js';
+import {
+  desmumeProcesses,
+  killDesmumeProcesses,
+  type OverlayTargetRom,
+  writeOverlayTargetRom,
+} from '../kit/desmume/index.js';
+import { type Harness, makeWorkspace, startServer } from '../kit/mcp-harness.js';
+import { sharedRomPath } from '../kit/shared-data.js';
+
+interface Fn {
+  identity: { address: string; mode: string; overlayId: number | null };
+  evidence: string[];
+  block: { address: string; end: string; mode: string };
+  authority: string;
+}
+interface Candidate {
+  component: string;
+  overlayId: number | null;
+  authority: string;
+  instructions: Array<{ address: string; bytes: string; text: string }>;
+  live: { status: string; reason: string | null; authority: string };
+  functions: Fn[];
+  functionReason: string;
+}
+interface Frame {
+  address: string;
+  mode: string;
+  status: string;
+  liveMatches: number;
+  candidates: Candidate[];
+}
+interface Correlation {
+  registers: { pc: string; mode: string; cpuMode: string; lr: string; authority: string };
+  rom: { sha256: string };
+  pc: Frame;
+  caller: Omit<Frame, 'mode'> & { mode: string | null };
+  backtrace: {
+    stackWordsRead: number;
+    entries: Array<{
+      source: string;
+      address: string;
+      matches: Array<{
+        function: { address: string; mode: string; overlayId: number | null };
+        functionEvidence: string[];
+        evidence: string;
+        callSite: string | null;
+      }>;
+    }>;
+  };
+  discovery: { status: string };
+  liveCheck: boolean;
+}
+
+let workspace = '';
+let rom: OverlayTargetRom;
+const harnesses: Harness[] = [];
+
+before(async () => {
+  workspace = await makeWorkspace('re-mcp-desmume-correlate-');
+  rom = writeOverlayTargetRom(join(workspace, 'ovl.nds'));
+});
+afterEach(async () => {
+  for (const h of harnesses.splice(0)) await h.close();
+  const deadline = Date.now() + 5_000;
+  while (desmumeProcesses(workspace).length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+after(async () => {
+  const leftovers = killDesmumeProcesses(workspace);
+  await rm(workspace, { recursive: true, force: true });
+  assert.deepEqual(leftovers, [], 'a DeSmuME process outlived the suite');
+});
+
+async function server(): Promise<Harness> {
+  const h = await startServer({ workspace, env: { RE_MCP_PROFILE: 'runtime' } });
+  harnesses.push(h);
+  return h;
+}
+
+async function startedOn(romPath: string): Promise<Harness> {
+  const h = await server();
+  await h.ok('desmume_start', { romPath });
+  await h.ok('desmume_executable_ranges_replace', {
+    ranges: [{ start: '0x02200000', end: '0x02200180', label: 'overlay RAM', mode: 'arm' }],
+  });
+  return h;
+}
+
+const correlate = (h: Harness, args: Record<string, unknown> = {}) =>
+  h.ok<Correlation>('nds_correlate_stop_context', args);
+
+const overlay = (f: Frame, id: number) => {
+  const c = f.candidates.find((k) => k.component === 'overlay' && k.overlayId === id);
+  assert.ok(c, `overlay ${id} is a candidate of ${f.address}`);
+  return c;
+};
+
+describe('nds_correlate_stop_context (real DeSmuME)', () => {
+  it('names the loaded overlay by live bytes, with its function, block and caller, at a shared address', async () => {
+    const h = await startedOn('ovl.nds');
+    const s = rom.symbols;
+    assert.equal(s.aHelper, s.bWorker, 'the kit puts both functions at one address');
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(s.aHelper),
+      mode: 'arm',
+    });
+
+    // First hit: overlay A was just loaded and its entry called the helper.
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const a = await correlate(h);
+    assert.equal(a.registers.pc, hex(s.aHelper));
+    assert.equal(a.registers.mode, 'arm');
+    assert.equal(a.registers.authority, 'observed-runtime');
+    // Direct boot runs the program in system mode: LR is a BL return, its bit 0 the caller's set.
+    assert.equal(a.registers.cpuMode, 'sys');
+    assert.equal(a.caller.mode, 'arm');
+    assert.equal(a.pc.status, 'static-candidates');
+    // Both overlays are candidates, kept apart; only A's bytes are in memory.
+    assert.deepEqual(
+      a.pc.candidates.map((c) => [c.component, c.overlayId]),
+      [
+        ['overlay', 0],
+        ['overlay', 1],
+      ],
+    );
+    assert.equal(a.pc.liveMatches, 1);
+    const aa = overlay(a.pc, rom.ids.a);
+    assert.equal(aa.live.status, 'live-bytes-match');
+    assert.equal(aa.live.authority, 'observed-runtime');
+    assert.equal(overlay(a.pc, rom.ids.b).live.status, 'mismatch');
+    // A's decoded instruction at the PC and its proven function (called by BL from A's entry).
+    assert.equal(aa.authority, 'static-candidate');
+    assert.equal(aa.instructions[0]?.address, hex(s.aHelper));
+    assert.equal(aa.instructions[0]?.text, 'ldr r1, [r0, #4]');
+    assert.equal(aa.functionReason, 'found');
+    assert.equal(aa.functions[0]?.identity.address, hex(s.aHelper));
+    assert.equal(aa.functions[0]?.identity.overlayId, rom.ids.a);
+    assert.deepEqual(aa.functions[0]?.evidence, ['direct-call']);
+    assert.equal(aa.functions[0]?.authority, 'static-proven');
+    assert.deepEqual(aa.functions[0]?.block, {
+      address: hex(s.aHelper),
+      end: hex(s.aHelper + 16),
+      mode: 'arm',
+    });
+    // B's worker is proven too (statically), at the same address: a candidate, not the loaded one.
+    assert.equal(overlay(a.pc, rom.ids.b).functions[0]?.identity.overlayId, rom.ids.b);
+    // The caller frame: LR after A's BL, inside A's entry; memory holds A there.
+    assert.equal(a.registers.lr, hex(s.aEntry + 12));
+    assert.equal(a.caller.candidates.length, 1);
+    assert.equal(a.caller.candidates[0]?.overlayId, rom.ids.a);
+    assert.equal(a.caller.candidates[0]?.live.status, 'live-bytes-match');
+    assert.equal(a.caller.candidates[0]?.functions[0]?.identity.address, hex(s.aEntry));
+    // Backtrace: LR after a proven call site in A's entry; the pushed return into main after BL.
+    const lr = a.backtrace.entries.find((e) => e.source === 'lr');
+    assert.equal(lr?.matches[0]?.evidence, 'after-proven-call-site');
+    assert.equal(lr?.matches[0]?.callSite, hex(s.aEntry + 8));
+    assert.equal(lr?.matches[0]?.function.address, hex(s.aEntry));
+    const stacked = a.backtrace.entries.filter((e) => e.source === 'stack');
+    assert.ok(
+      stacked.some(
+        (e) =>
+          e.matches[0]?.evidence === 'after-proven-call-site' &&
+          e.matches[0]?.function.address === hex(0x02000000) &&
+          e.matches[0]?.function.overlayId === null,
+      ),
+      `a stacked return into main: ${JSON.stringify(stacked)}`,
+    );
+
+    // Second hit at the same address: overlay B is loaded now.
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const b = await correlate(h);
+    assert.equal(b.registers.pc, hex(s.bWorker));
+    assert.equal(b.pc.liveMatches, 1);
+    const bb = overlay(b.pc, rom.ids.b);
+    assert.equal(bb.live.status, 'live-bytes-match');
+    assert.equal(overlay(b.pc, rom.ids.a).live.status, 'mismatch');
+    assert.equal(bb.instructions[0]?.text, 'ldr r1, [r0, #8]');
+    assert.equal(bb.functions[0]?.identity.address, hex(s.bWorker));
+    assert.equal(bb.functions[0]?.identity.overlayId, rom.ids.b);
+    assert.equal(b.registers.lr, hex(s.bEntry + 12));
+    assert.equal(b.caller.candidates[0]?.overlayId, rom.ids.b);
+    assert.equal(b.caller.candidates[0]?.live.status, 'live-bytes-match');
+    assert.equal(b.caller.candidates[0]?.functions[0]?.identity.address, hex(s.bEntry));
+
+    // Without the live check: the same static answer, every live status not-checked.
+    const quick = await correlate(h, { liveCheck: false });
+    assert.equal(quick.liveCheck, false);
+    assert.equal(quick.pc.liveMatches, 0);
+    for (const c of quick.pc.candidates) {
+      assert.equal(c.live.status, 'not-checked');
+      assert.equal(c.live.reason, 'live-byte check skipped');
+    }
+    assert.equal(overlay(quick.pc, rom.ids.b).functions[0]?.identity.address, hex(s.bWorker));
+  });
+
+  it('correlates a stop in main ARM code and in a main Thumb function', async () => {
+    const h = await startedOn('ovl.nds');
+    const s = rom.symbols;
+    const arm = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(s.copy),
+      mode: 'arm',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: arm.breakpoint.id });
+    const m = await correlate(h);
+    assert.deepEqual(
+      m.pc.candidates.map((c) => c.component),
+      ['main'],
+    );
+    const main = m.pc.candidates[0]!;
+    assert.equal(main.live.status, 'live-bytes-match');
+    assert.equal(main.instructions[0]?.text, 'subs r2, r2, #4');
+    assert.equal(main.functions[0]?.identity.address, hex(s.copy));
+    assert.deepEqual(main.functions[0]?.evidence, ['direct-call']);
+    assert.equal(main.functions[0]?.block.address, hex(s.copy));
+    // LR returns into the program entry function, right after its BL.
+    assert.equal(m.backtrace.entries[0]?.source, 'lr');
+    assert.equal(m.backtrace.entries[0]?.matches[0]?.function.address, hex(0x02000000));
+    assert.deepEqual(m.backtrace.entries[0]?.matches[0]?.functionEvidence, ['program-entry']);
+    await h.ok('desmume_breakpoint_remove', { id: arm.breakpoint.id });
+
+    const thumb = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(s.thumbTick),
+      mode: 'thumb',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: thumb.breakpoint.id });
+    const t = await correlate(h);
+    assert.equal(t.registers.mode, 'thumb');
+    assert.equal(t.pc.mode, 'thumb');
+    const tm = t.pc.candidates[0]!;
+    assert.equal(tm.live.status, 'live-bytes-match');
+    assert.match(tm.instructions[0]?.text ?? '', /^ldr r0, \[pc, #/);
+    assert.equal(tm.functions[0]?.identity.address, hex(s.thumbTick));
+    assert.equal(tm.functions[0]?.identity.mode, 'thumb');
+    assert.equal(tm.functions[0]?.block.mode, 'thumb');
+    // BLX from ARM: LR bit 0 clear, an ARM return into the entry function after the BLX.
+    assert.equal(t.caller.mode, 'arm');
+    assert.equal(t.backtrace.entries[0]?.matches[0]?.evidence, 'after-proven-call-site');
+  });
+
+  it('refuses without a session and while running; ARM7 when its stub is up', async () => {
+    const h = await server();
+    assert.equal((await h.fail('nds_correlate_stop_context', {})).code, 'not-running');
+    for (const bad of [
+      { stackWords: 65 },
+      { nearbyInstructions: 0 },
+      { timeoutMs: 99 },
+      { processor: 'arm11' },
+    ])
+      assert.equal(
+        (await h.fail('nds_correlate_stop_context', bad)).code,
+        'invalid-argument',
+        JSON.stringify(bad),
+      );
+    await h.ok('desmume_start', { romPath: 'ovl.nds' });
+    const running = await h.ok<{ state: string }>('desmume_continue', { timeoutMs: 200 });
+    assert.equal(running.state, 'running');
+    assert.equal((await h.fail('nds_correlate_stop_context', {})).code, 'target-running');
+    await h.ok('desmume_pause', {});
+    // The ARM7 stub is not up in this generation: a typed refusal, not a crash.
+    assert.equal((await h.fail('nds_correlate_stop_context', { processor: 'arm7' })).code, 'not-configured');
+    await h.ok('desmume_stop', {});
+
+    // ARM7 with its stub up: it halts at its entry, in its main binary.
+    await h.ok('desmume_start', { romPath: 'ovl.nds', arm7: true });
+    const seven = await correlate(h, { processor: 'arm7' });
+    assert.equal(seven.pc.status, 'static-candidates');
+    assert.equal(seven.pc.candidates[0]?.component, 'main');
+    assert.equal(seven.pc.candidates[0]?.live.status, 'live-bytes-match');
+    await h.ok('desmume_stop', {});
+  });
+
+  it('reports a PC outside every static component as such (a normal result)', async () => {
+    // The same program on a ROM without the overlay table: it still loads and runs its overlays,
+    // but no static component describes overlay RAM.
+    writeOverlayTargetRom(join(workspace, 'bare.nds'), 2, { overlayTable: false });
+    const h = await startedOn('bare.nds');
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(rom.symbols.aHelper),
+      mode: 'arm',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const c = await correlate(h);
+    assert.equal(c.registers.pc, hex(rom.symbols.aHelper));
+    assert.equal(c.pc.status, 'no-static-component');
+    assert.deepEqual(c.pc.candidates, []);
+    assert.equal(c.caller.status, 'no-static-component');
+    // The stacked return into main is still tied to proven main code.
+    assert.ok(c.backtrace.entries.some((e) => e.source === 'stack' && e.matches.length > 0));
+  });
+
+  it('compares a compressed overlay through its decoded image', async () => {
+    writeOverlayTargetRom(join(workspace, 'packed.nds'), 3, { compressB: true });
+    const h = await startedOn('packed.nds');
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(rom.symbols.bEntry),
+      mode: 'arm',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const c = await correlate(h);
+    assert.equal(c.pc.candidates.length, 1);
+    const b = c.pc.candidates[0] as Candidate & {
+      region: string;
+      romOffset: string | null;
+      compressed: boolean;
+    };
+    assert.deepEqual(
+      [b.overlayId, b.compressed, b.region, b.romOffset],
+      [rom.ids.b, true, 'initialized-derived', null],
+    );
+    assert.equal(b.live.status, 'live-bytes-match');
+    assert.equal(b.instructions[0]?.text, 'str lr, [sp, #-4]!'); // push {lr}, as Capstone prints it
+    assert.equal(b.functions[0]?.identity.address, hex(rom.symbols.bEntry));
+  });
+
+  it('claims no caller mode in an exception mode (a real homebrew ROM stopped in its BIOS IRQ code)', async () => {
+    await copyFile(sharedRomPath('dslua-pack.nds'), join(workspace, 'dslua.nds'));
+    const h = await server();
+    await h.ok('desmume_start', { romPath: 'dslua.nds' });
+    await h.ok('desmume_executable_ranges_replace', {
+      ranges: [{ start: '0xffff0000', end: '0xffff1000', label: 'BIOS', mode: 'arm' }],
+    });
+    // DeSmuME's BIOS IRQ code, reached as soon as the program enables its VBlank interrupt.
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: '0xffff0274',
+      mode: 'arm',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const c = await correlate(h);
+    assert.equal(c.registers.cpuMode, 'irq');
+    assert.equal(c.pc.status, 'no-static-component');
+    // LR is the banked IRQ return into main code: located, byte-checked, never decoded in a guessed set.
+    assert.equal(c.caller.mode, null);
+    assert.equal(c.caller.candidates[0]?.component, 'main');
+    assert.equal(c.caller.candidates[0]?.live.status, 'live-bytes-match');
+    assert.deepEqual(c.caller.candidates[0]?.instructions, []);
+    const lr = c.backtrace.entries.find((e) => e.source === 'lr');
+    assert.deepEqual(lr?.matches, []);
+  });
+
+  it('refuses with rom-changed when the ROM on disk differs from the launched one', async () => {
+    const variant = join(workspace, 'variant.nds');
+    writeOverlayTargetRom(variant, 1);
+    await copyFile(join(workspace, 'ovl.nds'), join(workspace, 'swap.nds'));
+    const h = await startedOn('swap.nds');
+    const first = await correlate(h, { liveCheck: false });
+    assert.match(first.rom.sha256, /^[0-9a-f]{64}$/);
+    await copyFile(variant, join(workspace, 'swap.nds'));
+    const refused = await h.fail('nds_correlate_stop_context', {});
+    assert.equal(refused.code, 'rom-changed');
+    assert.equal(refused.details?.expectedSha256, first.rom.sha256);
+    assert.match(String(refused.details?.actualSha256), /^[0-9a-f]{64}$/);
+    // Gone from disk: the launched ROM cannot be revalidated either.
+    await rm(join(workspace, 'swap.nds'));
+    const gone = await h.fail('nds_correlate_stop_context', {});
+    assert.equal(gone.code, 'rom-changed');
+    assert.equal(gone.details?.actualSha256, null);
+    // The same bytes back under the path: correlation works again.
+    await copyFile(join(workspace, 'ovl.nds'), join(workspace, 'swap.nds'));
+    assert.equal((await correlate(h, { liveCheck: false })).rom.sha256, first.rom.sha256);
+  });
+});
