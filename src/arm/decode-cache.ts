@@ -9,6 +9,8 @@
 // the same whatever the window. With fewer left, only a window that ends where the code ends gives
 // the same answer (a 'truncated-instruction' there is real); a window cut earlier by a byte budget is
 // decoded afresh, exactly as before. Results are shared objects: callers must not mutate them.
+// Bounded by the operation: a miss decodes at most 2 x FILL_INSTRUCTIONS instructions, and misses
+// happen only at addresses a CFG asks for, each inside its instruction budget.
 import type { Processor } from '../core/vocabulary.js';
 import type { CodeSpan, SpanDecoder } from './cfg.js';
 import { decodeWindow } from './decoder.js';
