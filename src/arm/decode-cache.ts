@@ -43,7 +43,7 @@ class Table {
 }
 
 /** Instructions decoded per miss: enough to cover a typical block and its neighbour, little data. */
-const FILL_INSTRUCTIONS = 24;
+const FILL_INSTRUCTIONS = 16;
 /** The longest ARM/Thumb instruction: a position with this many bytes left decodes window-free. */
 const LONGEST = 4;
 
