@@ -8,12 +8,25 @@ import { SERVER_NAME, VERSION } from '../version.js';
 import { invokeTool } from './invoke.js';
 import { compactSchema } from './json-schema.js';
 import { publishOutputSchema } from './output-schema.js';
-import { renderDescription, type ToolDefinition } from './tool.js';
+import { renderDescription, type ToolAnnotations, type ToolDefinition } from './tool.js';
 import { ERROR_META_KEY, toWireResult, toWireTools } from './wire.js';
 
-const INSTRUCTIONS =
-  're-mcp: narrow, bounded tools for ROM reverse engineering. Paths are workspace-relative. ' +
-  `Failures are isError results whose text starts with "[code]"; _meta["${ERROR_META_KEY}"] holds {code, message, details}. Call server_capabilities for limits and readiness.`;
+/**
+ * Said once per session instead of in every tool's description (each tools/list byte is read by the
+ * assistant every conversation): the conventions all tools share. Kept short for the same reason.
+ */
+export const INSTRUCTIONS = [
+  're-mcp: narrow, bounded tools for ROM reverse engineering. Shared conventions (tool descriptions do not repeat them):',
+  '- Paths are workspace-relative; source ROMs are never modified.',
+  '- Addresses and ROM offsets are returned as "0x%08x" text; arguments take that, "0x" hex (1..8 digits), decimal text or an integer, so a returned value can be passed on verbatim. Sizes and counts are integers.',
+  "- ROM tools check the ROM's SHA-256 before and after each read: error rom-changed if it changed in between, invalid-rom on a bad header.",
+  '- All max* arguments apply at once; status "truncated" (with the limit named) means the answer is partial; a negative answer is definitive only when complete.',
+  '- Long calls report progress when given a progressToken and stop when cancelled.',
+  `- Failures are isError results whose text starts with "[code] message"; _meta["${ERROR_META_KEY}"] holds {code, message, details}.`,
+  '- DeSmuME: both CPUs share one emulation, so resuming either runs both.',
+  '- RetroArch: each query waits RETROARCH_TIMEOUT_MS (50..30000, default 1000 ms); reads are tried 3 times, writes sent once. Paused, RetroArch ignores RESET and state commands: those tools refuse with paused unless resumeIfPaused. re-mcp tracks the state slot pointer (0 at start or after RetroArch was unreachable, verified by confirmed saves); moved outside re-mcp it is wrong until the next confirmed save.',
+  '- server_capabilities reports every limit and what is ready.',
+].join('\n');
 
 export interface ListedTool {
   name: string;
@@ -30,10 +43,10 @@ const outputJson = (schema: z.ZodType) =>
 /** Names of the shared output parts every family uses (the rest are named after their first field). */
 function wellKnownParts(): Map<string, string> {
   return new Map([
-    [outputJson(addressOut), 'address'],
-    [outputJson(addressOut.nullable()), 'addressOrNull'],
-    [outputJson(addressRangeOut), 'range'],
-    [outputJson(addressRangeOut.nullable()), 'rangeOrNull'],
+    [outputJson(addressOut), 'a'],
+    [outputJson(addressOut.nullable()), 'an'],
+    [outputJson(addressRangeOut), 'r'],
+    [outputJson(addressRangeOut.nullable()), 'rn'],
   ]);
 }
 
@@ -59,8 +72,17 @@ export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
       }) as Record<string, unknown>,
       names,
     ),
-    annotations: { ...def.annotations },
+    annotations: publishedAnnotations(def.annotations),
   }));
+}
+
+/**
+ * destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP
+ * specification, ToolAnnotations), so a read-only tool publishes readOnlyHint and openWorldHint only.
+ */
+export function publishedAnnotations(a: ToolAnnotations): Record<string, boolean> {
+  if (a.readOnlyHint) return { readOnlyHint: true, openWorldHint: a.openWorldHint };
+  return { ...a };
 }
 
 /**
