@@ -1,7 +1,7 @@
 // nds_discover_functions: the bounded proven-function call graph of one processor (program entry +
 // direct calls + optionally constant-register calls), with callers and callees per function.
 import { z } from 'zod/v4';
-import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
+import { type CallSite, type Evidence, identityKey } from '../../analysis/functions/discover.js';
 import { discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
@@ -105,20 +105,28 @@ export const ndsDiscoverFunctions = defineTool({
           onProgress: progress.work('functions'),
         });
         const p = args.processor;
+        // One pass over the call sites (in their order) gives every function's callers and callees.
+        const callersOf = new Map<string, CallSite[]>();
+        const calleesOf = new Map<string, CallSite[]>();
+        const push = (map: Map<string, CallSite[]>, key: string, s: CallSite) => {
+          const list = map.get(key);
+          if (list) list.push(s);
+          else map.set(key, [s]);
+        };
+        for (const s of result.callSites) {
+          if (s.callee) push(callersOf, identityKey(s.callee), s);
+          if (!s.callerIsSeed) push(calleesOf, identityKey(s.caller), s);
+        }
         const functions = result.functions.map((f) => {
           const key = identityKey(f.identity);
-          const callers = result.callSites
-            .filter((s) => s.callee && identityKey(s.callee) === key)
-            .map((s) => formatAddress(s.at));
-          const callees = result.callSites
-            .filter((s) => !s.callerIsSeed && identityKey(s.caller) === key)
-            .map((s) => ({
-              at: formatAddress(s.at),
-              kind: s.kind,
-              target: formatAddress(s.target),
-              ...(s.callee ? { callee: identityView(p, s.callee) } : {}),
-              ...(s.unresolved ? { unresolved: s.unresolved } : {}),
-            }));
+          const callers = (callersOf.get(key) ?? []).map((s) => formatAddress(s.at));
+          const callees = (calleesOf.get(key) ?? []).map((s) => ({
+            at: formatAddress(s.at),
+            kind: s.kind,
+            target: formatAddress(s.target),
+            ...(s.callee ? { callee: identityView(p, s.callee) } : {}),
+            ...(s.unresolved ? { unresolved: s.unresolved } : {}),
+          }));
           return {
             identity: identityView(p, f.identity),
             component: f.identity.component as 'main' | 'overlay',
