@@ -1,13 +1,14 @@
 // Server figures where the user pays, each next to the floor it is judged against in the same run:
-// - tools/list size per profile (bytes, bytes per tool, approximate tokens): it sits in the
-//   assistant's context in every conversation;
+// - tools/list size per profile (bytes, bytes per tool, approximate tokens; for the full profile each
+//   tool's bytes and the average per part: description, input and output schema, annotations): it
+//   sits in the assistant's context in every conversation;
 // - spawn -> first tools/list (median of fresh processes) against a bare Node process answering the
 //   same initialize + tools/list with the same bytes (nothing to load, nothing to compute), as a ratio;
 // - the first nds_inspect_rom of a small real homebrew ROM in a fresh server (cold: hash, parse,
 //   identity re-check) against the same call warm;
 // - server_capabilities round trip.
 // RE_MCP_BENCH_BASELINE=<another build's dist/index.js> measures that build too, interleaved in the
-// same run, and reports both side by side ("before" / "after").
+// same run, and reports both side by side ("before" / "after", and each tool's bytes before/after).
 import { spawn } from 'node:child_process';
 import { copyFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -118,9 +119,35 @@ async function sizes(
       bytesPerTool: Math.round(bytes / Math.max(listed.tools.length, 1)),
       maxToolBytes: Math.max(...perTool),
       approxTokens: Math.round(bytes / BYTES_PER_TOKEN),
+      ...(profile === 'full' ? toolBytes(listed.tools) : {}),
     };
   }
   return { sizes: out, full, init };
+}
+
+type ListedTool = Record<string, unknown> & { name: string };
+const jsonBytes = (v: unknown) => (v === undefined ? 0 : Buffer.byteLength(JSON.stringify(v)));
+
+/** Where a tool's bytes go (average per tool, per part of its definition) and each tool's own size. */
+function toolBytes(tools: ListedTool[]): {
+  perPartAverage: Record<string, number>;
+  perTool: Record<string, number>;
+} {
+  const parts = ['description', 'inputSchema', 'outputSchema', 'annotations'] as const;
+  const perPartAverage: Record<string, number> = {};
+  for (const part of parts)
+    perPartAverage[part] = Math.round(
+      tools.reduce((sum, t) => sum + jsonBytes(t[part]), 0) / Math.max(tools.length, 1),
+    );
+  return { perPartAverage, perTool: Object.fromEntries(tools.map((t) => [t.name, jsonBytes(t)])) };
+}
+
+/** Per tool of the full profile: bytes before and after (a tool only one build has shows null there). */
+function perToolChange(before: Record<string, unknown>, after: Record<string, unknown>) {
+  const b = (before.full as { perTool: Record<string, number> }).perTool;
+  const a = (after.full as { perTool: Record<string, number> }).perTool;
+  const names = [...new Set([...Object.keys(b), ...Object.keys(a)])];
+  return Object.fromEntries(names.map((n) => [n, { before: b[n] ?? null, after: a[n] ?? null }]));
 }
 
 /**
@@ -265,6 +292,11 @@ export async function benchServer(): Promise<Record<string, unknown>> {
     for (const [label, entry] of builds) await roundTrips(entry, workspace, figures.get(label)!);
     const out: Record<string, unknown> = { approxTokens: `bytes / ${BYTES_PER_TOKEN}` };
     for (const [label] of builds) out[label] = report(figures.get(label)!, floor);
+    if (baseline)
+      out.toolsListPerToolBytes = perToolChange(
+        figures.get('before')!.toolsList,
+        figures.get('after')!.toolsList,
+      );
     return out;
   } finally {
     await rm(workspace, { recursive: true, force: true });

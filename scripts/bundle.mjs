@@ -4,13 +4,14 @@
 //   dist/re-mcp.cjs.map    its source map (for debugging a checkout; not in the published package)
 //   dist/re-mcp.cjs.cache  V8 code cache for it, written by a real start-up (serve + tools/list)
 //   dist/index.js          the entry: compiles the bundle with the cache (see src/cli/loader.ts)
+//   dist/package.json      says dist/ is CommonJS: the entry starts without Node's ES module loader
 // Why: start-up latency is dominated by parsing and compiling the SDK and zod; one file with a code
 // cache starts well under half as slowly as the plain module graph (bench/server.ts reports it).
 // Capstone stays external: it is imported lazily on the first decode, with its WASM payload.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
 
 rmSync('dist', { recursive: true, force: true });
@@ -33,6 +34,24 @@ if (catalogRun.status !== 0) {
 }
 const catalog = JSON.stringify(JSON.parse(catalogRun.stdout));
 
+// zod re-exports every language's error messages (`z.locales`); the server uses none of them (zod
+// imports its English messages itself). Leaving them out of the bundle saves a sixth of its size,
+// which every start reads and checksums.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer)
+        ? { path: args.importer, namespace: 'zod-locales' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), '..', 'locales', 'en.js'))};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -49,6 +68,7 @@ await build({
   minify: true,
   sourcemap: 'linked',
   external: ['@alexaltea/capstone-js'],
+  plugins: [zodEnglishOnly],
   // Lazy imports become require() calls: a script compiled through vm (for the code cache) cannot
   // use dynamic import() reliably on Node 20, and every external package here is CommonJS-loadable.
   supported: { 'dynamic-import': false },
@@ -56,16 +76,32 @@ await build({
   define: {
     'import.meta.url': '__reMcpBundleUrl',
     __RE_MCP_VERSION__: JSON.stringify(version),
-    __RE_MCP_CATALOG__: JSON.stringify(catalog),
+    // An array literal in the bundle (compiled into the code cache), not JSON text parsed at start-up.
+    __RE_MCP_CATALOG__: catalog,
   },
   banner: { js: "var __reMcpBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
 
-await build({ ...common, entryPoints: ['src/cli/loader.ts'], outfile: 'dist/index.js', format: 'esm' });
+// The bundle is compiled by the entry, never run directly: its shebang (from src/cli/main.ts) becomes
+// a comment of the same length, so the source map's lines still match.
+const bundled = readFileSync('dist/re-mcp.cjs', 'utf8');
+writeFileSync('dist/re-mcp.cjs', bundled.replace(/^#!/, '//'));
 
-// Warm the code cache with a real start: initialize, tools/list, then stdin closes and the loader
-// writes the cache on exit. A stale or rejected cache only costs speed, never correctness.
+await build({ ...common, entryPoints: ['src/cli/loader.ts'], outfile: 'dist/index.js', format: 'cjs' });
+writeFileSync('dist/package.json', `${JSON.stringify({ type: 'commonjs' })}\n`);
+
+// Warm the code cache with a real start: initialize, tools/list, the first calls a session usually
+// makes, run for real on the demo ROM (so the code they run is compiled into the cache, not compiled
+// on a user's first call), then one refused call per family; then stdin closes and the loader writes
+// the cache on exit. A stale or rejected cache only costs speed, never correctness.
 const workspace = mkdtempSync(join(tmpdir(), 're-mcp-cache-'));
+copyFileSync('examples/demo-workspace/roms/demo.nds', join(workspace, 'demo.nds'));
+const call = (id, name, args) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name, arguments: args },
+});
 const messages = [
   {
     jsonrpc: '2.0',
@@ -75,29 +111,54 @@ const messages = [
   },
   { jsonrpc: '2.0', method: 'notifications/initialized' },
   { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  call(3, 'nds_inspect_rom', { rom: 'demo.nds' }),
+  call(4, 'server_capabilities', {}),
   // One call per family with arguments its schema refuses: the family's code is imported (it loads on
   // a tool's first call) and so compiled into the cache, and nothing runs.
   ...JSON.parse(catalog)
     .filter((entry, i, all) => all.findIndex((e) => e.family === entry.family) === i)
-    .map((entry, i) => ({
-      jsonrpc: '2.0',
-      id: 3 + i,
-      method: 'tools/call',
-      params: { name: entry.published.name, arguments: { __warm: true } },
-    })),
+    .map((entry, i) => call(5 + i, entry.name, { __warm: true })),
 ];
-const run = spawnSync(process.execPath, ['dist/index.js', 'serve'], {
-  input: messages.map((m) => JSON.stringify(m)).join('\n') + '\n',
-  env: { PATH: process.env.PATH, RE_MCP_WORKSPACE_ROOT: workspace, RE_MCP_WRITE_CODE_CACHE: '1' },
-  encoding: 'utf8',
-  timeout: 30_000,
+const warmed = await new Promise((resolve) => {
+  const child = spawn(process.execPath, ['dist/index.js', 'serve'], {
+    env: { PATH: process.env.PATH, RE_MCP_WORKSPACE_ROOT: workspace, RE_MCP_WRITE_CODE_CACHE: '1' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const pending = new Set(messages.filter((m) => m.id !== undefined).map((m) => m.id));
+  const answers = new Map();
+  let stdout = '';
+  let stderr = '';
+  const timer = setTimeout(() => child.kill(), 60_000);
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+    for (let nl = stdout.indexOf('\n'); nl >= 0; nl = stdout.indexOf('\n')) {
+      const message = JSON.parse(stdout.slice(0, nl));
+      stdout = stdout.slice(nl + 1);
+      answers.set(message.id, message);
+      pending.delete(message.id);
+    }
+    // Every answer in: closing stdin ends the server, which writes the cache as it exits.
+    if (pending.size === 0) child.stdin.end();
+  });
+  child.on('exit', (status) => {
+    clearTimeout(timer);
+    resolve({ status, stderr, answers, pending });
+  });
+  child.stdin.write(messages.map((m) => JSON.stringify(m)).join('\n') + '\n');
 });
 rmSync(workspace, { recursive: true, force: true });
-if (
-  run.status !== 0 ||
-  !run.stdout.includes('"id":2') ||
-  !run.stdout.includes(`"id":${messages.at(-1).id}`)
-) {
-  process.stderr.write(`bundle: warming the code cache failed (status ${run.status}):\n${run.stderr}\n`);
+const failed = (id) => {
+  const answer = warmed.answers.get(id);
+  return !answer?.result || answer.result.isError === true;
+};
+const realCallsOk = !failed(3) && !failed(4);
+if (warmed.status !== 0 || warmed.pending.size > 0 || !realCallsOk) {
+  process.stderr.write(
+    `bundle: warming the code cache failed (status ${warmed.status}, unanswered ${[...warmed.pending]}):\n` +
+      `${JSON.stringify([3, 4].filter(failed).map((id) => warmed.answers.get(id)))}\n${warmed.stderr}\n`,
+  );
   process.exit(1);
 }

@@ -1,4 +1,4 @@
 // Prints the tool catalog (src/cli/catalog.ts) as JSON; scripts/bundle.mjs writes it into the bundle.
-import { buildCatalog } from '../src/cli/catalog.js';
+import { buildCatalog, packCatalog } from '../src/cli/catalog.js';
 
-process.stdout.write(JSON.stringify(await buildCatalog()));
+process.stdout.write(JSON.stringify(packCatalog(await buildCatalog())));

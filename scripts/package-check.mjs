@@ -20,6 +20,7 @@ const EXACT = [
   'LICENSE',
   'README.md',
   'dist/index.js',
+  'dist/package.json',
   'dist/re-mcp.cjs',
   'dist/re-mcp.cjs.cache',
   'package.json',
@@ -34,7 +35,7 @@ const UNDER = ['examples/'];
 
 /** Packs into `destination` (no lifecycle scripts: dist must be built) and returns npm's report. */
 export function pack(destination) {
-  for (const name of ['dist/index.js', 'dist/re-mcp.cjs', 'dist/re-mcp.cjs.cache']) {
+  for (const name of ['dist/index.js', 'dist/package.json', 'dist/re-mcp.cjs', 'dist/re-mcp.cjs.cache']) {
     if (!existsSync(join(REPO_ROOT, name))) throw new Error(`${name} is missing: run npm run build first`);
   }
   const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], {

@@ -200,8 +200,10 @@ export class CapstoneEngine {
       if (count >= max) break;
       if (it > 0 && offset === it) return { consumed: offset, failed: true, itBlock: true };
       const left = chunkLength - (offset - chunkStart);
-      // An instruction cut by the end of this chunk (not of the input): refill from it.
-      if (left > 0 && left < 4 && chunkStart + chunkLength < bytes.length) continue;
+      // An instruction cut by the end of this chunk (not of the input): refill from it. Not when the
+      // chunk ends at an IT halfword: the bytes before it were all there (the length rule puts no
+      // instruction across it), so Capstone refused them; refilling would cut at the same IT forever.
+      if (left > 0 && left < 4 && it < 0 && chunkStart + chunkLength < bytes.length) continue;
       if (left > 0) return { consumed: offset, failed: true };
     }
     return { consumed: offset, failed: false };

@@ -9,7 +9,7 @@
 import { throwIfCancelled } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import { decodeWindow } from './decoder.js';
-import type { ArmMode, DecodedInstruction, DecodeStopReason } from './types.js';
+import type { ArmMode, DecodedInstruction, DecodeStopReason, DecodeWindowResult } from './types.js';
 
 /** A run of eligible code bytes of one static component. */
 export interface CodeSpan {
@@ -30,6 +30,25 @@ export type SpanLookup = (
   mode: ArmMode,
   from: CodeSpan,
 ) => Promise<{ span: CodeSpan } | { unresolved: string }>;
+
+/**
+ * Decodes span bytes [at, end) from `at` like decodeWindow, up to `max` instructions. The default reads
+ * Capstone afresh every time; an operation that builds many graphs over the same code passes a
+ * DecodeCache's decoder (same answers, each address decoded once).
+ */
+export type SpanDecoder = (
+  span: CodeSpan,
+  at: number,
+  end: number,
+  mode: ArmMode,
+  max: number,
+) => Promise<DecodeWindowResult>;
+
+/** The uncached decoder for one processor. */
+export function freshDecoder(processor: Processor): SpanDecoder {
+  return (span, at, end, mode, max) =>
+    decodeWindow(span.bytes.subarray(at - span.start, end - span.start), at, mode, processor, max);
+}
 
 export interface CfgLimits {
   blocks: number;
@@ -99,6 +118,8 @@ export interface CfgRequest {
   limits: CfgLimits;
   /** Resolves targets outside `span`; without it they stay unresolved ('outside-component'). */
   lookup?: SpanLookup;
+  /** How bytes are decoded (default: afresh through Capstone). */
+  decoder?: SpanDecoder;
   signal?: AbortSignal;
 }
 
@@ -116,28 +137,40 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
   const blocks: CfgBlock[] = [];
   const edges: CfgEdge[] = [];
   const truncation = new Set<TruncationReason>();
-  const byKey = new Map<string, CfgBlock>();
+  // Per (component, overlay, mode): block starts by address, and every address that is an instruction
+  // of some block (so the scan for a block to split runs only when one exists).
+  const regions = new Map<string, { starts: Map<number, CfgBlock>; covered: Set<number> }>();
   const queue: Pending[] = [];
   const splitInto = new Map<CfgBlock, CfgBlock>();
   let instructions = 0;
   let bytes = 0;
-  const keyOf = (span: CodeSpan, mode: ArmMode, address: number) =>
-    `${span.component}|${span.overlayId}|${mode}|${address}`;
+  const decode = req.decoder ?? freshDecoder(req.processor);
+  const regionOf = (span: CodeSpan, mode: ArmMode) => {
+    const key = `${span.component}|${span.overlayId}|${mode}`;
+    let region = regions.get(key);
+    if (!region) {
+      region = { starts: new Map(), covered: new Set() };
+      regions.set(key, region);
+    }
+    return region;
+  };
 
   /** The block starting at `address` (creating and queueing it), or why there is none. */
   const blockAt = (span: CodeSpan, mode: ArmMode, address: number): CfgBlock | string => {
-    const key = keyOf(span, mode, address);
-    const known = byKey.get(key);
+    const region = regionOf(span, mode);
+    const known = region.starts.get(address);
     if (known) return known;
-    const inside = blocks.find(
-      (b) =>
-        b.component === span.component &&
-        b.overlayId === span.overlayId &&
-        b.mode === mode &&
-        address > b.address &&
-        address < b.end &&
-        b.instructions.some((i) => i.address === address),
-    );
+    const inside = region.covered.has(address)
+      ? blocks.find(
+          (b) =>
+            b.component === span.component &&
+            b.overlayId === span.overlayId &&
+            b.mode === mode &&
+            address > b.address &&
+            address < b.end &&
+            b.instructions.some((i) => i.address === address),
+        )
+      : undefined;
     if (blocks.length >= req.limits.blocks) {
       truncation.add('block-limit');
       return 'block-limit';
@@ -159,7 +192,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
       instructions: [],
     };
     blocks.push(block);
-    byKey.set(key, block);
+    region.starts.set(address, block);
     if (inside) split(inside, block);
     else queue.push({ block, span });
     return block;
@@ -248,6 +281,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
     const spanEnd = span.start + span.bytes.length;
     let at = block.address;
     let window = FIRST_WINDOW;
+    const region = regionOf(span, block.mode);
     for (;;) {
       if (at >= spanEnd) {
         block.terminator = 'component-end';
@@ -260,22 +294,17 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
         return; // terminator stays 'limit'
       }
       const windowEnd = Math.min(spanEnd, at + byteBudget);
-      const r = await decodeWindow(
-        span.bytes.subarray(at - span.start, windowEnd - span.start),
-        at,
-        block.mode,
-        req.processor,
-        Math.min(window, instructionBudget),
-      );
+      const r = await decode(span, at, windowEnd, block.mode, Math.min(window, instructionBudget));
       window = Math.min(WINDOW, window * 2);
       for (const ins of r.instructions) {
         // Falling into a block that already exists ends this one.
-        if (ins.address !== block.address && byKey.has(keyOf(span, block.mode, ins.address))) {
+        if (ins.address !== block.address && region.starts.has(ins.address)) {
           block.terminator = 'fallthrough';
           await addEdge(block, span, 'fallthrough', ins.address, block.mode);
           return;
         }
         block.instructions.push(ins);
+        region.covered.add(ins.address);
         block.end = ins.address + ins.size;
         instructions++;
         bytes += ins.size;

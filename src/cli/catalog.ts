@@ -3,13 +3,14 @@
 // started server answers tools/list without importing a tool or deriving a JSON Schema; running from
 // source derives it on first use. A tool's code is imported when the tool is first called.
 import type { ProfileName } from '../core/profiles.js';
+import { startupMark } from '../core/startup-trace.js';
 import type { LimitSpec } from '../core/vocabulary.js';
 import { type ListedTool, listTools, type ToolSource } from '../mcp/server.js';
 import type { ToolDefinition } from '../mcp/tool.js';
 import type { ListedTool as ContainerTool } from '../services.js';
 import { FAMILY_LOADERS, type FamilyName } from '../tools/families.js';
 
-declare const __RE_MCP_CATALOG__: string | undefined;
+declare const __RE_MCP_CATALOG__: PackedCatalogEntry[] | undefined;
 
 export interface CatalogEntry {
   family: FamilyName;
@@ -38,10 +39,31 @@ export async function buildCatalog(): Promise<CatalogEntry[]> {
   return entries;
 }
 
-async function catalog(): Promise<CatalogEntry[]> {
-  return typeof __RE_MCP_CATALOG__ === 'string'
-    ? (JSON.parse(__RE_MCP_CATALOG__) as CatalogEntry[])
-    : buildCatalog();
+/**
+ * The catalog as the build embeds it: each published definition is JSON text, so a starting server
+ * parses only the few fields it needs (name, title, family, profiles, limits) and sends the text of
+ * tools/list as it is, never parsing and re-serialising the definitions.
+ */
+export interface PackedCatalogEntry {
+  family: FamilyName;
+  profiles: readonly ProfileName[];
+  limits?: Record<string, LimitSpec>;
+  name: string;
+  title: string;
+  published: string;
+}
+
+export function packCatalog(entries: readonly CatalogEntry[]): PackedCatalogEntry[] {
+  return entries.map(({ published, ...rest }) => ({
+    ...rest,
+    name: published.name,
+    title: published.title,
+    published: JSON.stringify(published),
+  }));
+}
+
+async function catalog(): Promise<PackedCatalogEntry[]> {
+  return typeof __RE_MCP_CATALOG__ === 'object' ? __RE_MCP_CATALOG__ : packCatalog(await buildCatalog());
 }
 
 /** The tools of one profile: what tools/list answers, what the container reports, and their code on demand. */
@@ -49,21 +71,39 @@ export async function profileTools(
   profile: ProfileName,
 ): Promise<{ source: ToolSource; tools: ContainerTool[] }> {
   const entries = (await catalog()).filter((e) => profile === 'full' || e.profiles.includes(profile));
-  const published = entries.map((e) => e.published);
-  const familyOf = new Map(entries.map((e) => [e.published.name, e.family]));
+  const texts = entries.map((e) => e.published);
+  const familyOf = new Map(entries.map((e) => [e.name, e.family]));
   const loading = new Map<FamilyName, Promise<readonly ToolDefinition[]>>();
+  let listed: ListedTool[] | undefined;
+  let listedJson: string | undefined;
   const source: ToolSource = {
-    listed: () => published,
+    listed: () => {
+      listed ??= texts.map((text) => JSON.parse(text) as ListedTool);
+      return listed;
+    },
+    listedJson: () => {
+      listedJson ??= `[${texts.join(',')}]`;
+      return listedJson;
+    },
     async load(name) {
       const family = familyOf.get(name);
       if (!family) return undefined;
-      if (!loading.has(family)) loading.set(family, FAMILY_LOADERS[family]());
+      if (!loading.has(family)) {
+        startupMark(`loading family ${family}`);
+        loading.set(
+          family,
+          FAMILY_LOADERS[family]().then((defs) => {
+            startupMark(`family ${family} loaded`);
+            return defs;
+          }),
+        );
+      }
       return (await loading.get(family)!).find((t) => t.name === name);
     },
   };
   const tools = entries.map((e) => ({
-    name: e.published.name,
-    title: e.published.title,
+    name: e.name,
+    title: e.title,
     ...(e.limits ? { limits: e.limits } : {}),
   }));
   return { source, tools };

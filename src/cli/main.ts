@@ -4,6 +4,7 @@
 import { loadConfig, mergeFlags, SETTINGS } from '../config/config.js';
 import { isReMcpError } from '../core/errors.js';
 import { isProfileName, PROFILE_NAMES, PROFILE_SUMMARIES } from '../core/profiles.js';
+import { startupMark } from '../core/startup-trace.js';
 import { VERSION } from '../version.js';
 import { HOSTS } from './host-config.js';
 
@@ -31,6 +32,7 @@ function fail(message: string): never {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  startupMark('main');
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stderr.write(USAGE);
     return 0;

@@ -2,7 +2,8 @@
 import { Console } from 'node:console';
 import { z } from 'zod/v4';
 import type { Config } from '../config/config.js';
-import { createMcpServer } from '../mcp/server.js';
+import { startupMark } from '../core/startup-trace.js';
+import { McpSession } from '../mcp/session.js';
 import { LineStdioTransport } from '../mcp/stdio-transport.js';
 import { Services } from '../services.js';
 import { Workspace } from '../workspace/workspace.js';
@@ -42,6 +43,7 @@ function consoleToStderr(): void {
 }
 
 export async function serve(config: Config): Promise<void> {
+  startupMark('serve loaded');
   consoleToStderr();
   // A stray rejected promise (a background probe, a socket callback) is a bug to log, not a reason to
   // drop every session and owned process: tool calls already turn their own failures into results.
@@ -56,8 +58,10 @@ export async function serve(config: Config): Promise<void> {
   const services = new Services(config, new Workspace(config.workspaceRoot));
   const { source, tools } = await profileTools(config.profile);
   services.tools = tools;
-  const server = createMcpServer(source, services);
+  startupMark('catalog read');
+  const log = (line: string) => process.stderr.write(`${line}\n`);
   const transport = new LineStdioTransport();
+  const server = new McpSession(source, services, transport, log);
   let closing = false;
   const shutdown = async (reason: string) => {
     if (closing) return;
@@ -75,7 +79,8 @@ export async function serve(config: Config): Promise<void> {
   // and running checks are stopped, never orphaned.
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
   process.on('SIGQUIT', () => void shutdown('SIGQUIT'));
-  await server.connect(transport);
+  await server.connect();
+  startupMark('connected');
   process.stderr.write(
     `re-mcp: serving ${services.tools.length} tools (profile ${config.profile}) for ${config.workspaceRoot}\n`,
   );

@@ -30,7 +30,8 @@ export function parseAddress(value: number | string): number | null {
   return Number.isInteger(n) && n >= 0 && n <= 0xffff_ffff ? n : null;
 }
 
-/** The argument schema for an address or offset; parses to a number. `what` says what it is. */
+/** The argument schema for an address or offset; parses to a number. `what` says what it is (the
+ * input grammar is said once, in the server's instructions). */
 export function addressArg(what: string) {
   return z
     .union([z.number().int(), z.string().max(12)])
@@ -45,7 +46,7 @@ export function addressArg(what: string) {
       }
       return n;
     })
-    .describe(`${what} ("0x…" hex or integer).`);
+    .describe(`${what}.`);
 }
 
 /** The output schema of an address or offset. */
@@ -76,12 +77,14 @@ export interface LimitSpec {
 }
 
 /**
- * The integer argument of a limit: min/max/default and the description all come from `spec`. Bounds
- * and default are published as the schema's minimum/maximum/default; the description adds the unit.
+ * The integer argument of a limit: min/max/default come from `spec` and are published as the schema's
+ * minimum/maximum/default. `what` (the description, the unit added) is given when the argument's name
+ * does not already say what it counts: a `maxBlocks` needs no "Maximum blocks."; an `offset` does.
  */
-export function limitArg(spec: LimitSpec & { default: number }, what: string) {
+export function limitArg(spec: LimitSpec & { default: number }, what?: string) {
   const min = spec.min ?? 0;
-  return z.number().int().min(min).max(spec.max).default(spec.default).describe(`${what} (${spec.unit}).`);
+  const arg = z.number().int().min(min).max(spec.max).default(spec.default);
+  return what === undefined ? arg : arg.describe(`${what} (${spec.unit}).`);
 }
 
 /** The output fields of a paginated list (the list itself is named by the tool). */

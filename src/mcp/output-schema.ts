@@ -75,13 +75,12 @@ function jsonType(v: unknown): string {
 
 /** True when `type` admits nothing the listed values do not already fix. */
 function typeImplied(type: unknown, values: unknown[]): boolean {
-  if (typeof type !== 'string') return false;
+  const types = typeof type === 'string' ? [type] : Array.isArray(type) ? (type as unknown[]) : null;
+  if (types === null) return false;
   return values.every((v) =>
-    type === 'integer'
-      ? Number.isInteger(v)
-      : type === 'number'
-        ? typeof v === 'number'
-        : jsonType(v) === type,
+    types.some((t) =>
+      t === 'integer' ? Number.isInteger(v) : t === 'number' ? typeof v === 'number' : jsonType(v) === t,
+    ),
   );
 }
 
@@ -99,8 +98,9 @@ export function publishOutputSchema(root: Schema, names: ReadonlyMap<string, str
 
 /**
  * Moves repeated subschemas of `root` to `root.$defs`, the biggest saving first, until no move saves
- * bytes. `names` names well-known parts by their JSON (e.g. the address string); any other definition
- * is named after the first property it describes.
+ * bytes. `names` names well-known parts by their JSON (e.g. "a", the address string); any other
+ * definition gets the shortest free name (b, c, ...): a name is repeated in every `$ref`, and a short
+ * one makes sharing pay for smaller parts too.
  */
 export function shareDefinitions(root: Schema, names: ReadonlyMap<string, string> = new Map()): Schema {
   let current = root;
@@ -108,20 +108,16 @@ export function shareDefinitions(root: Schema, names: ReadonlyMap<string, string
     ? { ...(root.$defs as Record<string, Schema>) }
     : {};
   for (;;) {
-    const seen = new Map<string, { count: number; key: string | null }>();
-    eachSubschema({ ...current, $defs: defs }, (s, key) => {
+    const seen = new Map<string, number>();
+    eachSubschema({ ...current, $defs: defs }, (s) => {
       if ('$ref' in s && Object.keys(s).length === 1) return;
       const json = JSON.stringify(s);
-      const entry = seen.get(json);
-      if (entry) {
-        entry.count++;
-        entry.key ??= key;
-      } else seen.set(json, { count: 1, key });
+      seen.set(json, (seen.get(json) ?? 0) + 1);
     });
     let best: { json: string; name: string; saving: number } | null = null;
-    for (const [json, { count, key }] of seen) {
+    for (const [json, count] of seen) {
       if (count < 2) continue;
-      const name = uniqueName(names.get(json) ?? key ?? 'part', defs);
+      const name = names.get(json) ?? shortName(defs, names);
       const refBytes = `{"$ref":"#/$defs/${name}"}`.length;
       const defBytes = `"${name}":${json},`.length + (Object.keys(defs).length === 0 ? 11 : 0);
       const saving = count * (json.length - refBytes) - defBytes;
@@ -139,8 +135,16 @@ export function shareDefinitions(root: Schema, names: ReadonlyMap<string, string
   return { ...current, $defs: defs };
 }
 
-function uniqueName(base: string, taken: Record<string, unknown>): string {
-  const clean = base.replace(/[^A-Za-z0-9_]/g, '') || 'part';
-  if (!(clean in taken)) return clean;
-  for (let i = 2; ; i++) if (!(`${clean}${i}` in taken)) return `${clean}${i}`;
+/** The shortest name not taken by a definition or reserved for a well-known part: b, c, ..., z, ba, ... */
+function shortName(taken: Record<string, unknown>, names: ReadonlyMap<string, string>): string {
+  const reserved = new Set(names.values());
+  for (let i = 1; ; i++) {
+    let n = i;
+    let name = '';
+    do {
+      name = String.fromCharCode(97 + (n % 26)) + name;
+      n = Math.floor(n / 26);
+    } while (n > 0);
+    if (!(name in taken) && !reserved.has(name)) return name;
+  }
 }

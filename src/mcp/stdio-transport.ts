@@ -9,13 +9,10 @@
 // - once the client cancels request X, nothing more about X is written: not its result (the handler
 //   may have finished in the same tick) and not a progress notification for X's token;
 // - every message is handed to stdout the moment it is sent: nothing waits for the next input chunk.
+// Nothing of the MCP SDK is loaded at run time: the message shapes are checked by ./jsonrpc.ts.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-} from '@modelcontextprotocol/server';
+import { messageMark } from '../core/startup-trace.js';
+import { isErrorResponse, isNotification, isRequest, isResultResponse, RawJson } from './jsonrpc.js';
 
 /** Longest accepted line (bytes). Longer lines are refused with -32600 and skipped; the session goes on. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
@@ -118,16 +115,14 @@ export class LineStdioTransport implements Transport {
       return;
     }
     const record = value as Record<string, unknown>;
+    messageMark('in', record);
     const id = isId(record.id) ? record.id : null;
     if (record.jsonrpc !== '2.0') {
       this.reply(id, INVALID_REQUEST, 'invalid request: "jsonrpc" must be "2.0"');
       return;
     }
     const wellFormed =
-      isJSONRPCRequest(value) ||
-      isJSONRPCNotification(value) ||
-      isJSONRPCResultResponse(value) ||
-      isJSONRPCErrorResponse(value);
+      isRequest(record) || isNotification(record) || isResultResponse(record) || isErrorResponse(record);
     if (!wellFormed) {
       // A malformed response or notification has no one to answer: logged only. Anything else is
       // answered, with its id when one could be read.
@@ -178,7 +173,12 @@ export class LineStdioTransport implements Transport {
 
   private write(message: unknown): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const text = `${JSON.stringify(message)}\n`;
+    const m = message as { id?: unknown; result?: unknown };
+    const text =
+      m.result instanceof RawJson
+        ? `{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${m.result.text}}\n`
+        : `${JSON.stringify(message)}\n`;
+    messageMark('out', message as Record<string, unknown>);
     // Handed to the stream now, in this tick; a full pipe only delays the promise, never the order.
     return new Promise((resolve) => {
       if (this.output.write(text)) resolve();

@@ -16,8 +16,8 @@ export interface ToolDescription {
   behaviour: string;
   /** The bounds in force (defaults and maxima), in one line. */
   limits: string;
-  /** What the structured result holds. */
-  returns: string;
+  /** What the structured result holds that its field names and enums cannot say; omitted when none. */
+  returns?: string;
 }
 
 export interface ToolAnnotations {
@@ -85,5 +85,6 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(
 
 /** Renders the description template. Kept lean: every byte is read by the assistant on each tools/list. */
 export function renderDescription(d: ToolDescription): string {
-  return `${d.purpose}\nUse: ${d.useWhen}\nBehaviour: ${d.behaviour}\nLimits: ${d.limits}\nReturns: ${d.returns}`;
+  const returns = d.returns ? `\nReturns: ${d.returns}` : '';
+  return `${d.purpose}\nUse: ${d.useWhen}\nBehaviour: ${d.behaviour}\nLimits: ${d.limits}${returns}`;
 }

@@ -59,11 +59,16 @@ export function toWireResult(result: ToolCallResult, version: string | undefined
   return rest;
 }
 
+/** True when a client of `version` gets the published definitions unchanged (tools/list as built). */
+export function takesPublishedTools(version: string | undefined): boolean {
+  return atLeast(version, STRUCTURED_SINCE);
+}
+
 export function toWireTools<T extends VersionedTool>(
   tools: readonly T[],
   version: string | undefined,
 ): unknown[] {
-  if (atLeast(version, STRUCTURED_SINCE)) return [...tools];
+  if (takesPublishedTools(version)) return [...tools];
   const annotations = atLeast(version, ANNOTATIONS_SINCE);
   return tools.map(({ outputSchema: _o, title: _t, annotations: a, ...rest }) =>
     // 2025-03-26 knows no top-level title: it travels in annotations there.

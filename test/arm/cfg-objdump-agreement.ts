@@ -1,11 +1,13 @@
 // Control-flow graphs on real ROM code against arm-none-eabi-objdump, all in one process and in a
 // shuffled (seeded) order, so that any decoder state carried from one decode to the next shows up as
-// a disagreement. Shared by cfg-objdump-agreement.test.ts (bounded) and its .long.ts variant.
+// a disagreement; every other graph decodes through a shared DecodeCache. Shared by
+// cfg-objdump-agreement.test.ts (bounded) and its .long.ts variant.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { analyzeControlFlow, type CfgResult, type CodeSpan } from '../../src/arm/cfg.js';
+import { DecodeCache } from '../../src/arm/decode-cache.js';
 import type { ArmMode, DecodedInstruction } from '../../src/arm/types.js';
 import type { Processor } from '../../src/core/vocabulary.js';
 import { rng } from '../kit/rng.js';
@@ -136,14 +138,24 @@ const LIMITS = { blocks: 256, instructions: 4096, bytes: 16384, edges: 1024 };
 export async function measureCfgAgreement(seed: number, maxGraphsPerBinary: number): Promise<CfgAgreement> {
   const spans = new Map<string, { span: CodeSpan; view: ObjdumpView }>();
   const jobs: Job[] = [];
-  const build = (job: Job): Promise<CfgResult> => {
-    const { span } = spans.get(`${job.rom}|${job.processor}`)!;
+  // Every other checked graph decodes through one DecodeCache per binary, shared by the whole run
+  // in shuffled order (as discovery shares it): both paths must agree with objdump.
+  const caches = new Map<string, DecodeCache>();
+  const build = (job: Job, cached = false): Promise<CfgResult> => {
+    const key = `${job.rom}|${job.processor}`;
+    const { span } = spans.get(key)!;
+    let cache = caches.get(key);
+    if (cached && !cache) {
+      cache = new DecodeCache(job.processor);
+      caches.set(key, cache);
+    }
     return analyzeControlFlow({
       processor: job.processor,
       span,
       address: job.address,
       mode: job.mode,
       limits: LIMITS,
+      ...(cached ? { decoder: cache!.decoder } : {}),
     });
   };
   for (const rom of sharedRomNames()) {
@@ -196,8 +208,8 @@ export async function measureCfgAgreement(seed: number, maxGraphsPerBinary: numb
     result.mismatches++;
     if (result.samples.length < 30) result.samples.push(line);
   };
-  for (const job of jobs) {
-    const cfg = await build(job);
+  for (const [index, job] of jobs.entries()) {
+    const cfg = await build(job, index % 2 === 1);
     const { view } = spans.get(`${job.rom}|${job.processor}`)!;
     const where = `${job.rom}/${job.processor} cfg@0x${job.address.toString(16)}/${job.mode}`;
     for (const block of cfg.blocks) {

@@ -87,23 +87,43 @@ test('call exits 1 on an error result and prints the typed error', async () => {
 });
 
 test('every tool description follows the template and every input field is described', async () => {
+  // A field is described by its description, or (a limit argument such as maxBlocks, whose name says
+  // the unit) by its published default, minimum and maximum.
   const { startServer } = await import('../kit/mcp-harness.js');
   const h = await startServer();
   try {
     const { tools } = await h.client.listTools();
     for (const tool of tools) {
-      assert.match(tool.description ?? '', /\nUse: .+\nBehaviour: .+\nLimits: .+\nReturns: .+/s, tool.name);
+      assert.match(
+        tool.description ?? '',
+        /\nUse: .+\nBehaviour: .+\nLimits: .+(\nReturns: .+)?$/s,
+        tool.name,
+      );
       assert.ok(tool.outputSchema, `${tool.name} has an output schema`);
       const a = tool.annotations ?? {};
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
+      // destructiveHint/idempotentHint mean something only beside readOnlyHint false (MCP spec).
+      const hints = a.readOnlyHint
+        ? ['readOnlyHint', 'openWorldHint']
+        : ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
+      assert.deepEqual(Object.keys(a).sort(), [...hints].sort(), `${tool.name} annotations`);
+      for (const hint of hints) {
         assert.equal(typeof (a as Record<string, unknown>)[hint], 'boolean', `${tool.name}.${hint}`);
       }
       for (const [field, schema] of Object.entries(
-        (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>,
+        (tool.inputSchema.properties ?? {}) as Record<
+          string,
+          { description?: string; type?: unknown; default?: unknown; minimum?: number; maximum?: number }
+        >,
       )) {
+        const limit =
+          schema.type === 'integer' &&
+          /^max[A-Z]/.test(field) &&
+          typeof schema.default === 'number' &&
+          typeof schema.minimum === 'number' &&
+          typeof schema.maximum === 'number';
         assert.ok(
-          schema.description && schema.description.length > 3,
-          `${tool.name}.${field} has a description`,
+          limit || (schema.description && schema.description.length > 3),
+          `${tool.name}.${field} has a description (or is a max* limit with default and bounds)`,
         );
       }
     }

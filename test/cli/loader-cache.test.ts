@@ -17,7 +17,7 @@ after(() => {
 function copyDist(): string {
   const dir = mkdtempSync(join(tmpdir(), 're-mcp-loader-'));
   dirs.push(dir);
-  for (const name of ['index.js', 're-mcp.cjs', 're-mcp.cjs.cache'])
+  for (const name of ['index.js', 'package.json', 're-mcp.cjs', 're-mcp.cjs.cache'])
     cpSync(join(REPO_ROOT, 'dist', name), join(dir, name));
   return dir;
 }

@@ -28,7 +28,7 @@ function inline(schema: unknown, defs: Schema): unknown {
   return out;
 }
 
-/** Puts back the `type` of every enum/const (all values share one JSON type where it was dropped). */
+/** Puts back the `type` of every enum/const (the values' JSON type(s) where it was dropped). */
 function restoreTypes(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(restoreTypes);
   if (schema === null || typeof schema !== 'object') return schema;
@@ -37,9 +37,13 @@ function restoreTypes(schema: unknown): unknown {
   for (const [k, v] of Object.entries(s)) out[k] = k === 'enum' || k === 'const' ? v : restoreTypes(v);
   const values = 'const' in s ? [s.const] : Array.isArray(s.enum) ? s.enum : null;
   if (values && !('type' in s)) {
-    const types = new Set(values.map((v: unknown) => (v === null ? 'null' : typeof v)));
-    assert.equal(types.size, 1, `type dropped only when every value has one type: ${JSON.stringify(values)}`);
-    return { type: [...types][0], ...out };
+    // One type, or a nullable enum's [type, "null"] (values first, null last).
+    const types = [...new Set(values.map((v: unknown) => (v === null ? 'null' : typeof v)))];
+    assert.ok(
+      types.length === 1 || (types.length === 2 && types[1] === 'null'),
+      `type dropped only when the values fix it: ${JSON.stringify(values)}`,
+    );
+    return { type: types.length === 1 ? types[0] : types, ...out };
   }
   return out;
 }

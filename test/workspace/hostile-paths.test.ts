@@ -113,6 +113,13 @@ test('every path-taking tool refuses every hostile path with a typed error', asy
     }
   }
   assert.ok(pathTools.length >= 2, `found path-taking tools: ${JSON.stringify(pathTools)}`);
+  // Every ROM argument is a path: none may escape the search above by its wording.
+  for (const tool of tools)
+    if ('rom' in ((tool.inputSchema.properties ?? {}) as object))
+      assert.ok(
+        pathTools.some(([name, arg]) => name === tool.name && arg === 'rom'),
+        `${tool.name}.rom is tested as a path`,
+      );
   const before = await snapshot(outside);
   for (const [tool, arg] of pathTools) {
     const others = OTHER_ARGS[tool];

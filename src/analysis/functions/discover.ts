@@ -10,9 +10,11 @@ import {
   type CfgBlock,
   type CfgLimits,
   type CodeSpan,
+  type SpanDecoder,
   type SpanLookup,
   type TruncationReason,
 } from '../../arm/cfg.js';
+import { DecodeCache } from '../../arm/decode-cache.js';
 import type { ArmMode } from '../../arm/types.js';
 import { throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
@@ -91,6 +93,11 @@ export interface DiscoveryRequest {
   onProgress?: (analysed: number, queued: number) => void;
   /** Sees every decoded block once per analysed CFG, with the span its bytes came from. */
   onBlock?: (block: CfgBlock, span: CodeSpan) => void;
+  /**
+   * How code is decoded. Default: one DecodeCache for the whole run, so code shared by several
+   * functions' CFGs is decoded once (same answers as decoding afresh; tests compare both).
+   */
+  decoder?: SpanDecoder;
   /** Stop as soon as this identity is proven (focused proof search). */
   stopWhenProven?: FunctionIdentity;
 }
@@ -133,6 +140,7 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
   const totals = { blocks: 0, instructions: 0, bytes: 0, edges: 0 };
   const queue: Work[] = [];
   const analysedSeeds = new Set<string>();
+  const decoder = req.decoder ?? new DecodeCache(req.processor).decoder;
   let stop = false;
 
   /** Admits a component to the operation, or refuses it at the component limit. */
@@ -229,6 +237,7 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
       mode: work.identity.mode,
       limits: local,
       lookup,
+      decoder,
       ...(req.signal ? { signal: req.signal } : {}),
     });
     analysed++;

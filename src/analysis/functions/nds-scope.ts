@@ -37,6 +37,7 @@ export interface ScopeRequest {
   onProgress?: (analysed: number, queued: number) => void;
   onBlock?: Parameters<typeof discoverFunctions>[0]['onBlock'];
   stopWhenProven?: Parameters<typeof discoverFunctions>[0]['stopWhenProven'];
+  decoder?: Parameters<typeof discoverFunctions>[0]['decoder'];
 }
 
 export interface ComponentCoverage {
@@ -110,6 +111,7 @@ export async function discoverInRom(
     ...(req.onProgress ? { onProgress: req.onProgress } : {}),
     ...(req.onBlock ? { onBlock: req.onBlock } : {}),
     ...(req.stopWhenProven ? { stopWhenProven: req.stopWhenProven } : {}),
+    ...(req.decoder ? { decoder: req.decoder } : {}),
   });
   const selected: ComponentCoverage[] = [{ component: 'main', overlayId: null, coverage: 'no-proven-seed' }];
   const wanted = req.overlayIds ? new Set(req.overlayIds) : null;

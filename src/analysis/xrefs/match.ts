@@ -57,9 +57,24 @@ export class XrefCollector {
     this.xrefs.push(x);
   }
 
+  /**
+   * Instructions already matched, per component and mode: function CFGs share code (and each CFG is
+   * charged its own budget), but an instruction's references depend only on the instruction and its
+   * span's bytes, so each is matched once per operation.
+   */
+  private readonly matched = new Map<string, Set<number>>();
+
   block(block: CfgBlock, span: CodeSpan): void {
     const where = { component: block.component, overlayId: block.overlayId, mode: block.mode };
+    const regionKey = `${block.component}|${block.overlayId}|${block.mode}`;
+    let matched = this.matched.get(regionKey);
+    if (!matched) {
+      matched = new Set();
+      this.matched.set(regionKey, matched);
+    }
     for (const ins of block.instructions) {
+      if (matched.has(ins.address)) continue;
+      matched.add(ins.address);
       for (const r of referencesOf(ins)) {
         if (r.to !== this.target) continue;
         const x: Xref = { from: r.from, kind: r.kind, ...where };

@@ -17,9 +17,16 @@ import { overlayIdArg } from '../shared/rom.js';
 
 export type LimitTable = Record<string, LimitSpec & { default: number; min: number }>;
 
-/** A bounded integer argument from one limit entry (bounds and default published by the schema). */
+/** A bounded integer argument from one limit entry: its name, bounds and default say it all. */
 export function limitArg(l: LimitSpec & { default: number; min: number }) {
-  return coreLimitArg(l, 'Maximum');
+  return coreLimitArg(l);
+}
+
+/** One bounded argument per entry of a limit table, named as the table names it (maxBlocks...). */
+export function limitArgs<T extends LimitTable>(table: T): { [K in keyof T]: ReturnType<typeof limitArg> } {
+  return Object.fromEntries(Object.entries(table).map(([name, l]) => [name, limitArg(l)])) as {
+    [K in keyof T]: ReturnType<typeof limitArg>;
+  };
 }
 
 /** Per-function CFG limits (the standard CFG bounds). */
@@ -30,6 +37,18 @@ export const FUNCTION_CFG_LIMITS = {
   maxFunctionEdges: { default: 128, max: 1024, min: 1, unit: 'traversal edges per function CFG' },
 } satisfies LimitTable;
 
+/** The bounds of one whole discovery (nds_discover_functions, nds_function_at). */
+export const DISCOVERY_LIMITS = {
+  maxComponents: { default: 32, max: 128, min: 1, unit: 'components considered' },
+  maxFunctions: { default: 128, max: 1024, min: 1, unit: 'proven functions' },
+  maxCallSites: { default: 512, max: 8192, min: 1, unit: 'call sites' },
+  maxBlocks: { default: 512, max: 4096, min: 1, unit: 'total basic blocks' },
+  maxInstructions: { default: 4096, max: 32768, min: 1, unit: 'total instructions' },
+  maxBytes: { default: 32768, max: 262144, min: 2, unit: 'total decoded bytes' },
+  maxEdges: { default: 2048, max: 16384, min: 1, unit: 'total traversal edges' },
+  ...FUNCTION_CFG_LIMITS,
+} satisfies LimitTable;
+
 export const EVIDENCE = ['program-entry', 'direct-call', 'constant-register-call'] as const;
 
 export const evidenceArg = z
@@ -38,7 +57,7 @@ export const evidenceArg = z
   .max(3)
   .default([...EVIDENCE])
   .describe(
-    'Evidence that proves an entry (default all; ["program-entry","direct-call"] is strict). constant-register-call: LDR/ADR Rn then BLX Rn, BX Rn or MOV LR,PC; BX Rn in one block, mode = bit 0.',
+    'Evidence that proves an entry; ["program-entry","direct-call"] is strict. constant-register-call: LDR/ADR Rn then BLX/BX Rn or MOV LR,PC; BX Rn in one block.',
   );
 
 export const MAX_SEEDS = 64;
@@ -47,7 +66,7 @@ export const seedsArg = z
     z.object({
       address: addressArg('Seed start address'),
       mode: z.enum(['arm', 'thumb']).describe('Instruction set at the seed (never guessed).'),
-      overlayId: overlayIdArg('Overlay holding the seed (a static disambiguator only).'),
+      overlayId: overlayIdArg('Overlay holding the seed.'),
     }),
   )
   .max(MAX_SEEDS)
@@ -60,9 +79,18 @@ export const overlayScopeArg = z
   .array(z.number().int().min(0).max(0xffffffff))
   .max(4096)
   .optional()
-  .describe(
-    'Overlay IDs in scope (main always; default all). Selected is not loaded: one nobody seeds or calls stays no-proven-seed.',
-  );
+  .describe('Overlays in scope (main always; default all); one nobody seeds or calls stays no-proven-seed.');
+
+/** What every proof search takes besides its target: evidence kinds, coverage seeds, overlays in scope. */
+export const proofScopeArgs = { evidence: evidenceArg, seeds: seedsArg, overlayIds: overlayScopeArg };
+
+/** The declared bound on seeds, next to each tool's limit table. */
+export const SEEDS_LIMIT = { max: MAX_SEEDS, unit: 'coverage seeds' };
+
+export const evidenceListSchema = z.array(z.enum(EVIDENCE));
+export const componentKindSchema = z.enum(['main', 'overlay']);
+export const modeSchema = z.enum(['arm', 'thumb']);
+export const searchStatusSchema = z.enum(['complete', 'partial-coverage', 'truncated']);
 
 /** A function identity exactly as the ARM tools take it: spread it into their arguments. */
 export const identitySchema = z.object({
@@ -134,6 +162,33 @@ export const truncationSchema = z.enum([
   'function-cfg-truncated',
   'xref-limit',
 ]);
+
+/** What a search covered: the limits it hit and each component's coverage. */
+export const coverageFields = {
+  truncation: z.array(truncationSchema),
+  components: z.array(componentSchema),
+};
+
+/** The whole-discovery and per-function budgets of nds_discover_functions and nds_function_at. */
+export function discoveryBudgets(args: Record<keyof typeof DISCOVERY_LIMITS, number>) {
+  return {
+    limits: {
+      components: args.maxComponents,
+      functions: args.maxFunctions,
+      callSites: args.maxCallSites,
+      blocks: args.maxBlocks,
+      instructions: args.maxInstructions,
+      bytes: args.maxBytes,
+      edges: args.maxEdges,
+    },
+    local: {
+      blocks: args.maxFunctionBlocks,
+      instructions: args.maxFunctionInstructions,
+      bytes: args.maxFunctionBytes,
+      edges: args.maxFunctionEdges,
+    },
+  };
+}
 
 /**
  * Progress of one call in two phases, kept monotonic (the pipeline drops a value that does not grow):

@@ -9,21 +9,22 @@ import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
   callSiteView,
-  componentSchema,
-  evidenceArg,
+  componentKindSchema,
+  coverageFields,
+  evidenceListSchema,
   identitySchema,
   identityView,
   type LimitTable,
-  limitArg,
+  limitArgs,
   MAX_SEEDS,
-  overlayScopeArg,
+  modeSchema,
   phasedProgress,
-  seedsArg,
-  truncationSchema,
+  proofScopeArgs,
+  SEEDS_LIMIT,
 } from './common.js';
 
 export const ANALYZE_FUNCTION_LIMITS = {
@@ -46,13 +47,12 @@ export const ndsAnalyzeFunction = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Says whether one exact entry (processor, address, mode, optional overlay) is a proven function entry, with the proving call sites, and returns its CFG when proven.',
+      'Says whether one exact entry (processor, address, mode, overlay) is a proven function entry, with the proving call sites, and its CFG when proven.',
     useWhen:
-      'checking that an address really starts a function before naming it; nds_discover_functions for the whole call graph; nds_function_at when the address is inside a function.',
-    behaviour: `read-only; the identity must resolve to exactly one code source (file-backed or validated decoded; ARM 4-, Thumb 2-aligned); the proof search walks like nds_discover_functions and stops once proven; status proven (stays so when unrelated coverage is incomplete), not-proven-function-entry (search complete), proof-inconclusive (truncation or a coverage gap); no function end is claimed; progress, cancellation; ${IDENTITY_NOTE}`,
-    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
-    returns:
-      'identity, component, proof {status, evidence[], sites[]}, search {status, truncation[], components[], totals}, cfg (only when proven) {status, truncation, blocks[{address, end, mode, terminator, calls[]}], edges[]}.',
+      'checking that an address starts a function before naming it; nds_discover_functions for the call graph; nds_function_at for an address inside a function.',
+    behaviour:
+      'the entry must resolve to one code source (ARM 4-, Thumb 2-aligned); searches like nds_discover_functions, stopping once proven; proof-inconclusive on truncation or a coverage gap; no function end is claimed.',
+    limits: `seeds max ${MAX_SEEDS}.`,
   },
   input: z.object({
     rom: romArg,
@@ -60,32 +60,20 @@ export const ndsAnalyzeFunction = defineTool({
     address: addressArg('Entry address'),
     mode: z.enum(['arm', 'thumb']).describe('Instruction set at the entry (never guessed).'),
     overlayId: overlayIdArg('Overlay holding the entry (static disambiguator; does not mean loaded).'),
-    evidence: evidenceArg,
-    seeds: seedsArg,
-    overlayIds: overlayScopeArg,
-    maxComponents: limitArg(L.maxComponents),
-    maxBlocks: limitArg(L.maxBlocks),
-    maxInstructions: limitArg(L.maxInstructions),
-    maxBytes: limitArg(L.maxBytes),
-    maxEdges: limitArg(L.maxEdges),
-    maxProofSites: limitArg(L.maxProofSites),
-    maxCfgBlocks: limitArg(L.maxCfgBlocks),
-    maxCfgInstructions: limitArg(L.maxCfgInstructions),
-    maxCfgBytes: limitArg(L.maxCfgBytes),
-    maxCfgEdges: limitArg(L.maxCfgEdges),
+    ...proofScopeArgs,
+    ...limitArgs(L),
   }),
   output: z.object({
     identity: identitySchema,
-    component: z.enum(['main', 'overlay']),
+    component: componentKindSchema,
     proof: z.object({
       status: z.enum(['proven', 'not-proven-function-entry', 'proof-inconclusive']),
-      evidence: z.array(z.enum(['program-entry', 'direct-call', 'constant-register-call'])),
+      evidence: evidenceListSchema,
       sites: z.array(callSiteSchema),
     }),
     search: z.object({
       status: z.enum(['complete', 'partial-coverage', 'truncated', 'stopped-when-proven']),
-      truncation: z.array(truncationSchema),
-      components: z.array(componentSchema),
+      ...coverageFields,
       totals: z.object({
         functions: z.number().int(),
         callSites: z.number().int(),
@@ -102,9 +90,9 @@ export const ndsAnalyzeFunction = defineTool({
         blocks: z.array(
           z.object({
             id: z.number().int(),
-            component: z.enum(['main', 'overlay']),
+            component: componentKindSchema,
             overlayId: z.number().int().nullable(),
-            mode: z.enum(['arm', 'thumb']),
+            mode: modeSchema,
             address: addressOut,
             end: addressOut,
             terminator: z.string(),
@@ -132,7 +120,7 @@ export const ndsAnalyzeFunction = defineTool({
       .nullable(),
   }),
   annotations: READ_ONLY,
-  limits: { ...L, seeds: { max: MAX_SEEDS, unit: 'coverage seeds' } },
+  limits: { ...L, seeds: SEEDS_LIMIT },
   async handler(args, ctx) {
     const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);

@@ -1,39 +1,31 @@
 // nds_discover_functions: the bounded proven-function call graph of one processor (program entry +
 // direct calls + optionally constant-register calls), with callers and callees per function.
 import { z } from 'zod/v4';
-import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
+import { type CallSite, type Evidence, identityKey } from '../../analysis/functions/discover.js';
 import { discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { IDENTITY_NOTE, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
   callSiteView,
-  componentSchema,
-  evidenceArg,
-  FUNCTION_CFG_LIMITS,
+  componentKindSchema,
+  coverageFields,
+  DISCOVERY_LIMITS,
+  discoveryBudgets,
+  evidenceListSchema,
   identitySchema,
   identityView,
-  type LimitTable,
-  limitArg,
+  limitArgs,
   MAX_SEEDS,
-  overlayScopeArg,
   phasedProgress,
-  seedsArg,
-  truncationSchema,
+  proofScopeArgs,
+  searchStatusSchema,
 } from './common.js';
 
-export const DISCOVERY_LIMITS = {
-  maxComponents: { default: 32, max: 128, min: 1, unit: 'components considered' },
-  maxFunctions: { default: 128, max: 1024, min: 1, unit: 'proven functions' },
-  maxCallSites: { default: 512, max: 8192, min: 1, unit: 'call sites' },
-  maxBlocks: { default: 512, max: 4096, min: 1, unit: 'total basic blocks' },
-  maxInstructions: { default: 4096, max: 32768, min: 1, unit: 'total instructions' },
-  maxBytes: { default: 32768, max: 262144, min: 2, unit: 'total decoded bytes' },
-  maxEdges: { default: 2048, max: 16384, min: 1, unit: 'total traversal edges' },
-  ...FUNCTION_CFG_LIMITS,
-} satisfies LimitTable;
+/** Re-exported: the bench and nds_function_at name the discovery bounds by this tool. */
+export { DISCOVERY_LIMITS };
 
 const L = DISCOVERY_LIMITS;
 
@@ -43,37 +35,24 @@ export const ndsDiscoverFunctions = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Finds the functions whose entries are proven (program entry, direct calls, constant-register calls) by a bounded FIFO walk from the processor’s entry point, with every function’s callers and callees.',
+      'Finds the functions whose entries are proven, by a bounded walk from the processor’s entry point, with their callers and callees.',
     useWhen:
-      '"what functions does this program have", "who calls X", "what does X call"; nds_analyze_function for one entry’s proof; nds_function_at for the function holding an address.',
-    behaviour: `read-only; entries proven only by program-entry (header entry, ARM), direct-call (BL/BLX to exactly one code source) or constant-register-call (see evidence); branch targets, data pointers, prologues and seeds prove nothing; each function CFG is clipped to the remaining budget; no function end is claimed; progress, cancellation; ${IDENTITY_NOTE}`,
-    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
-    returns:
-      'status (complete | partial-coverage | truncated), truncation[], components[{component, overlayId, coverage}], functions[{identity (spread into nds_disassemble_range / nds_analyze_control_flow), component, evidence[], analysed, cfgStatus, blocks, callers[call-site address], callees[{at, kind, target, callee?}]}], callSites[], seeds[], totals.',
+      '"what functions exist", "who calls X", "what does X call"; nds_analyze_function for one entry’s proof; nds_function_at for the function holding an address.',
+    behaviour:
+      'an entry is proven only by program-entry, direct-call or constant-register-call (see evidence); branch targets, pointers, prologues and seeds prove nothing; each function CFG is clipped to the remaining budget; no function end is claimed; identity goes verbatim into the ARM tools.',
+    limits: `seeds max ${MAX_SEEDS}.`,
   },
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    evidence: evidenceArg,
-    seeds: seedsArg,
-    overlayIds: overlayScopeArg,
-    maxComponents: limitArg(L.maxComponents),
-    maxFunctions: limitArg(L.maxFunctions),
-    maxCallSites: limitArg(L.maxCallSites),
-    maxBlocks: limitArg(L.maxBlocks),
-    maxInstructions: limitArg(L.maxInstructions),
-    maxBytes: limitArg(L.maxBytes),
-    maxEdges: limitArg(L.maxEdges),
-    maxFunctionBlocks: limitArg(L.maxFunctionBlocks),
-    maxFunctionInstructions: limitArg(L.maxFunctionInstructions),
-    maxFunctionBytes: limitArg(L.maxFunctionBytes),
-    maxFunctionEdges: limitArg(L.maxFunctionEdges),
+    ...proofScopeArgs,
+    ...limitArgs(L),
   }),
   output: z.object({
-    status: z.enum(['complete', 'partial-coverage', 'truncated']),
-    truncation: z.array(truncationSchema),
-    evidence: z.array(z.enum(['program-entry', 'direct-call', 'constant-register-call'])),
-    components: z.array(componentSchema),
+    status: searchStatusSchema,
+    truncation: coverageFields.truncation,
+    evidence: evidenceListSchema,
+    components: coverageFields.components,
     totals: z.object({
       functions: z.number().int(),
       callSites: z.number().int(),
@@ -85,8 +64,8 @@ export const ndsDiscoverFunctions = defineTool({
     functions: z.array(
       z.object({
         identity: identitySchema,
-        component: z.enum(['main', 'overlay']),
-        evidence: z.array(z.enum(['program-entry', 'direct-call', 'constant-register-call'])),
+        component: componentKindSchema,
+        evidence: evidenceListSchema,
         analysed: z.boolean(),
         cfgStatus: z.enum(['complete', 'truncated']).nullable(),
         blocks: z.number().int(),
@@ -121,39 +100,33 @@ export const ndsDiscoverFunctions = defineTool({
           seeds: args.seeds,
           overlayIds: args.overlayIds,
           evidence,
-          limits: {
-            components: args.maxComponents,
-            functions: args.maxFunctions,
-            callSites: args.maxCallSites,
-            blocks: args.maxBlocks,
-            instructions: args.maxInstructions,
-            bytes: args.maxBytes,
-            edges: args.maxEdges,
-          },
-          local: {
-            blocks: args.maxFunctionBlocks,
-            instructions: args.maxFunctionInstructions,
-            bytes: args.maxFunctionBytes,
-            edges: args.maxFunctionEdges,
-          },
+          ...discoveryBudgets(args),
           signal: ctx.signal,
           onProgress: progress.work('functions'),
         });
         const p = args.processor;
+        // One pass over the call sites (in their order) gives every function's callers and callees.
+        const callersOf = new Map<string, CallSite[]>();
+        const calleesOf = new Map<string, CallSite[]>();
+        const push = (map: Map<string, CallSite[]>, key: string, s: CallSite) => {
+          const list = map.get(key);
+          if (list) list.push(s);
+          else map.set(key, [s]);
+        };
+        for (const s of result.callSites) {
+          if (s.callee) push(callersOf, identityKey(s.callee), s);
+          if (!s.callerIsSeed) push(calleesOf, identityKey(s.caller), s);
+        }
         const functions = result.functions.map((f) => {
           const key = identityKey(f.identity);
-          const callers = result.callSites
-            .filter((s) => s.callee && identityKey(s.callee) === key)
-            .map((s) => formatAddress(s.at));
-          const callees = result.callSites
-            .filter((s) => !s.callerIsSeed && identityKey(s.caller) === key)
-            .map((s) => ({
-              at: formatAddress(s.at),
-              kind: s.kind,
-              target: formatAddress(s.target),
-              ...(s.callee ? { callee: identityView(p, s.callee) } : {}),
-              ...(s.unresolved ? { unresolved: s.unresolved } : {}),
-            }));
+          const callers = (callersOf.get(key) ?? []).map((s) => formatAddress(s.at));
+          const callees = (calleesOf.get(key) ?? []).map((s) => ({
+            at: formatAddress(s.at),
+            kind: s.kind,
+            target: formatAddress(s.target),
+            ...(s.callee ? { callee: identityView(p, s.callee) } : {}),
+            ...(s.unresolved ? { unresolved: s.unresolved } : {}),
+          }));
           return {
             identity: identityView(p, f.identity),
             component: f.identity.component as 'main' | 'overlay',

@@ -11,17 +11,19 @@ import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index
 import { defineTool } from '../../mcp/tool.js';
 import type { RomHandle } from '../../nds/rom-store.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { IDENTITY_NOTE, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
-  componentSchema,
-  evidenceArg,
+  componentKindSchema,
+  coverageFields,
   type LimitTable,
-  limitArg,
+  limitArgs,
   MAX_SEEDS,
-  overlayScopeArg,
+  modeSchema,
   phasedProgress,
-  seedsArg,
-  truncationSchema,
+  proofScopeArgs,
+  SEEDS_LIMIT,
+  searchStatusSchema,
+  type truncationSchema,
 } from './common.js';
 
 export const XREF_LIMITS = {
@@ -76,28 +78,20 @@ export const ndsFindXrefs = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Finds every deterministic reference to one runtime address (code or data) in the proven-reachable code of the selected scope: calls, branches, literal slots, ADR/ADD-PC addresses, literal words equal to it, constant-register calls.',
+      'Finds every deterministic reference to one runtime address in the proven-reachable code: calls, branches, literal slots and words, ADR/ADD-PC addresses, constant-register calls.',
     useWhen:
       '"who calls / jumps to X", "which code uses this string or table"; nds_list_references for what one window references.',
-    behaviour: `read-only; FIFO walk from the header entry (ARM) and coverage seeds; proven calls expand the searched code, so an overlay is searched only when seeded or called; literal-pool = the slot address is the target, literal-value = the slot's word is the target (or target|1); a ROM-offset target must map to one runtime address; zero xrefs is definitive only when status is complete; progress, cancellation; ${IDENTITY_NOTE}`,
-    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
-    returns:
-      'target, status (complete | partial-coverage | truncated), definitive, truncation[], components[{component, overlayId, coverage}], xrefs[{from, kind, component, overlayId, mode, targetMode?, slot?, value?, via?, condition?}], totals.',
+    behaviour:
+      'walks from the header entry and coverage seeds; an overlay is searched only when seeded or called; literal-pool: the slot address is the target, literal-value: its word is (or target|1); a ROM-offset target must map to one runtime address.',
+    limits: `seeds max ${MAX_SEEDS}.`,
   },
   input: z.object({
     rom: romArg,
     processor: processorArg,
     address: addressArg('Target runtime address (give this or romOffset)').optional(),
     romOffset: addressArg('Target ROM offset; must map to exactly one runtime address').optional(),
-    evidence: evidenceArg,
-    seeds: seedsArg,
-    overlayIds: overlayScopeArg,
-    maxComponents: limitArg(L.maxComponents),
-    maxBlocks: limitArg(L.maxBlocks),
-    maxInstructions: limitArg(L.maxInstructions),
-    maxBytes: limitArg(L.maxBytes),
-    maxEdges: limitArg(L.maxEdges),
-    maxXrefs: limitArg(L.maxXrefs),
+    ...proofScopeArgs,
+    ...limitArgs(L),
   }),
   output: z.object({
     target: z.object({
@@ -107,12 +101,11 @@ export const ndsFindXrefs = defineTool({
         .string()
         .describe('resolved | ambiguous | bss | unmapped (static ownership of the address)'),
     }),
-    status: z.enum(['complete', 'partial-coverage', 'truncated']),
+    status: searchStatusSchema,
     definitive: z
       .boolean()
       .describe('True only when status is complete: then no xref beyond these exists in scope'),
-    truncation: z.array(truncationSchema),
-    components: z.array(componentSchema),
+    ...coverageFields,
     totals: z.object({
       xrefs: z.number().int(),
       functions: z.number().int(),
@@ -125,10 +118,10 @@ export const ndsFindXrefs = defineTool({
       z.object({
         from: addressOut,
         kind: z.enum(KINDS),
-        component: z.enum(['main', 'overlay']),
+        component: componentKindSchema,
         overlayId: z.number().int().nullable(),
-        mode: z.enum(['arm', 'thumb']),
-        targetMode: z.enum(['arm', 'thumb']).optional(),
+        mode: modeSchema,
+        targetMode: modeSchema.optional(),
         slot: addressOut.optional(),
         value: addressOut.optional(),
         via: z.enum(['blx', 'bx', 'mov-lr-pc-bx']).optional(),
@@ -137,7 +130,7 @@ export const ndsFindXrefs = defineTool({
     ),
   }),
   annotations: READ_ONLY,
-  limits: { ...L, seeds: { max: MAX_SEEDS, unit: 'coverage seeds' } },
+  limits: { ...L, seeds: SEEDS_LIMIT },
   async handler(args, ctx) {
     if ((args.address === undefined) === (args.romOffset === undefined)) {
       throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');

@@ -6,20 +6,23 @@ import { discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
-  componentSchema,
-  evidenceArg,
+  componentKindSchema,
+  coverageFields,
+  DISCOVERY_LIMITS,
+  discoveryBudgets,
+  evidenceListSchema,
   identitySchema,
   identityView,
-  limitArg,
+  limitArgs,
   MAX_SEEDS,
-  overlayScopeArg,
+  modeSchema,
   phasedProgress,
-  seedsArg,
-  truncationSchema,
+  proofScopeArgs,
+  SEEDS_LIMIT,
+  searchStatusSchema,
 } from './common.js';
-import { DISCOVERY_LIMITS } from './nds-discover-functions.js';
 
 const L = DISCOVERY_LIMITS;
 
@@ -28,34 +31,20 @@ export const ndsFunctionAt = defineTool({
   title: 'Proven function containing an address',
   profiles: ['static'],
   description: {
-    purpose:
-      'Names the proven function(s) whose analysed CFG contains an address, with their proof; when none, says whether that is a complete negative or a coverage gap.',
+    purpose: 'Names the proven function(s) whose analysed CFG contains an address, with their proof.',
     useWhen:
-      '"which function is this address in" (instead of scanning backwards for a push); nds_analyze_function when you already have the entry.',
-    behaviour: `read-only; one discovery exactly as nds_discover_functions, then every analysed block [address, end) holding the address; shared code lists every owner; reason complete-negative only when discovery completed, else coverage-gap; ${IDENTITY_NOTE}`,
-    limits: `every max* argument applies at once (status truncated names the one hit); seeds max ${MAX_SEEDS}.`,
-    returns:
-      'address, matches[{identity, component, evidence[], callers[], block {address, end, mode}}], reason (found | complete-negative | coverage-gap), discovery {status, truncation[], components[], functions}.',
+      '"which function is this address in" (instead of scanning back for a push); nds_analyze_function when you have the entry.',
+    behaviour:
+      'one discovery as nds_discover_functions, then every analysed block holding the address (shared code lists every owner); complete-negative only when discovery completed, else coverage-gap.',
+    limits: `seeds max ${MAX_SEEDS}.`,
   },
   input: z.object({
     rom: romArg,
     processor: processorArg,
     address: addressArg('Address to place inside a function'),
     overlayId: overlayIdArg('Only match blocks of this overlay (a static disambiguator).'),
-    evidence: evidenceArg,
-    seeds: seedsArg,
-    overlayIds: overlayScopeArg,
-    maxComponents: limitArg(L.maxComponents),
-    maxFunctions: limitArg(L.maxFunctions),
-    maxCallSites: limitArg(L.maxCallSites),
-    maxBlocks: limitArg(L.maxBlocks),
-    maxInstructions: limitArg(L.maxInstructions),
-    maxBytes: limitArg(L.maxBytes),
-    maxEdges: limitArg(L.maxEdges),
-    maxFunctionBlocks: limitArg(L.maxFunctionBlocks),
-    maxFunctionInstructions: limitArg(L.maxFunctionInstructions),
-    maxFunctionBytes: limitArg(L.maxFunctionBytes),
-    maxFunctionEdges: limitArg(L.maxFunctionEdges),
+    ...proofScopeArgs,
+    ...limitArgs(L),
   }),
   output: z.object({
     address: addressOut,
@@ -63,21 +52,20 @@ export const ndsFunctionAt = defineTool({
     matches: z.array(
       z.object({
         identity: identitySchema,
-        component: z.enum(['main', 'overlay']),
-        evidence: z.array(z.enum(['program-entry', 'direct-call', 'constant-register-call'])),
+        component: componentKindSchema,
+        evidence: evidenceListSchema,
         callers: z.array(addressOut),
-        block: z.object({ address: addressOut, end: addressOut, mode: z.enum(['arm', 'thumb']) }),
+        block: z.object({ address: addressOut, end: addressOut, mode: modeSchema }),
       }),
     ),
     discovery: z.object({
-      status: z.enum(['complete', 'partial-coverage', 'truncated']),
-      truncation: z.array(truncationSchema),
-      components: z.array(componentSchema),
+      status: searchStatusSchema,
+      ...coverageFields,
       functions: z.number().int(),
     }),
   }),
   annotations: READ_ONLY,
-  limits: { ...L, seeds: { max: MAX_SEEDS, unit: 'coverage seeds' } },
+  limits: { ...L, seeds: SEEDS_LIMIT },
   async handler(args, ctx) {
     const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);
@@ -90,21 +78,7 @@ export const ndsFunctionAt = defineTool({
           seeds: args.seeds,
           overlayIds: args.overlayIds,
           evidence: new Set<Evidence>(args.evidence),
-          limits: {
-            components: args.maxComponents,
-            functions: args.maxFunctions,
-            callSites: args.maxCallSites,
-            blocks: args.maxBlocks,
-            instructions: args.maxInstructions,
-            bytes: args.maxBytes,
-            edges: args.maxEdges,
-          },
-          local: {
-            blocks: args.maxFunctionBlocks,
-            instructions: args.maxFunctionInstructions,
-            bytes: args.maxFunctionBytes,
-            edges: args.maxFunctionEdges,
-          },
+          ...discoveryBudgets(args),
           signal: ctx.signal,
           onProgress: progress.work('functions'),
         });

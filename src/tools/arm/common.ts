@@ -22,7 +22,7 @@ export const startArgs = {
   address: addressArg('Runtime start address (give this or romOffset, not both)').optional(),
   romOffset: addressArg('ROM offset of the start byte; must map to exactly one runtime address').optional(),
   overlayId: overlayIdArg(
-    'Overlay ID among overlapping overlays (a static choice, not a loaded flag); unknown ID: not-found.',
+    'Overlay among overlapping ones (static, not a loaded flag); unknown ID: not-found.',
   ),
   mode: z
     .enum(['arm', 'thumb', 'auto'])
@@ -72,11 +72,12 @@ export { LINEAR_LIMITS };
 /** The code image limit in words, for the tool descriptions. */
 export const CODE_IMAGE_LIMIT_TEXT = `a code component over ${CODE_IMAGE_LIMITS.sourceComponentBytes.max / (1024 * 1024)} MiB is refused with limit-exceeded`;
 
-export const LINEAR_LIMITS_TEXT = `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}; ${CODE_IMAGE_LIMIT_TEXT}`;
+/** The window bounds are the maxInstructions/maxBytes arguments' own; only the component bound is said. */
+export const LINEAR_LIMITS_TEXT = CODE_IMAGE_LIMIT_TEXT;
 
 export const linearWindowArgs = {
-  maxInstructions: limitArg(LINEAR_LIMITS.instructions, 'Instructions to decode at most'),
-  maxBytes: limitArg(LINEAR_LIMITS.bytes, 'Source bytes to decode at most'),
+  maxInstructions: limitArg(LINEAR_LIMITS.instructions),
+  maxBytes: limitArg(LINEAR_LIMITS.bytes),
 };
 
 /** The output fields every linear-window result starts with. */

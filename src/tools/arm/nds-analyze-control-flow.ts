@@ -6,7 +6,7 @@ import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabular
 import { defineTool } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, READ_ONLY } from '../shared/rom.js';
+import { hashProgress, READ_ONLY } from '../shared/rom.js';
 import {
   CODE_IMAGE_LIMIT_TEXT,
   decodeStopSchema,
@@ -31,25 +31,22 @@ export const ndsAnalyzeControlFlow = defineTool({
   title: 'Direct control-flow graph of ARM/Thumb code',
   profiles: ['static'],
   description: {
-    purpose: 'Builds basic blocks and direct edges of ARM/Thumb code from one start (FIFO worklist).',
+    purpose: 'Builds basic blocks and direct edges of ARM/Thumb code from one start.',
     useWhen: 'following a function’s branches and loops; nds_disassemble_range for a linear listing.',
-    behaviour: `read-only; follows direct branches (conditional: both ways); direct calls annotated, not followed; indirect calls/branches and returns recorded unresolved; a target in another component is followed only when one static source holds it, else unresolved with the reason; ${IDENTITY_NOTE}`,
-    limits: `all max* arguments apply at once (status truncated names the one hit); ${CODE_IMAGE_LIMIT_TEXT}; components read once per call, up to ${OPERATION_IMAGE_BYTES / (1024 * 1024)} MiB.`,
-    returns:
-      'source, status, truncation, totals, blocks (calls; instructions if asked), edges (to null when unresolved).',
+    behaviour:
+      'follows direct branches (conditional: both ways); calls annotated, not followed; indirect branches, calls and returns recorded unresolved (edge to null); a target in another component is followed only when one static source holds it.',
+    limits: `${CODE_IMAGE_LIMIT_TEXT}; components read once per call, up to ${OPERATION_IMAGE_BYTES / (1024 * 1024)} MiB.`,
   },
   input: z.object({
     ...startArgs,
-    maxBlocks: limitArg(CFG_LIMITS.maxBlocks, 'Maximum basic blocks'),
-    maxInstructions: limitArg(CFG_LIMITS.maxInstructions, 'Maximum instructions'),
-    maxBytes: limitArg(CFG_LIMITS.maxBytes, 'Maximum decoded source bytes'),
-    maxEdges: limitArg(CFG_LIMITS.maxEdges, 'Maximum traversal edges'),
+    maxBlocks: limitArg(CFG_LIMITS.maxBlocks),
+    maxInstructions: limitArg(CFG_LIMITS.maxInstructions),
+    maxBytes: limitArg(CFG_LIMITS.maxBytes),
+    maxEdges: limitArg(CFG_LIMITS.maxEdges),
     includeInstructions: z
       .boolean()
       .default(false)
-      .describe(
-        'Also return every block’s decoded instructions (default false: blocks, calls and edges only).',
-      ),
+      .describe('Also return every block’s decoded instructions.'),
   }),
   output: z.object({
     source: sourceSchema,

@@ -3,7 +3,7 @@
 import { z } from 'zod/v4';
 import { referencesOfWindow } from '../../arm/references.js';
 import { defineTool } from '../../mcp/tool.js';
-import { IDENTITY_NOTE, READ_ONLY } from '../shared/rom.js';
+import { READ_ONLY } from '../shared/rom.js';
 import {
   instructionSchema,
   LINEAR_LIMITS,
@@ -22,13 +22,12 @@ export const ndsDisassembleRange = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Decodes ARM/Thumb instructions linearly from one start in NDS code (ARM9 ARMv5TE / ARM7 ARMv4T).',
+      'Decodes ARM/Thumb instructions linearly from one start in NDS code (ARM9 ARMv5TE, ARM7 ARMv4T).',
     useWhen:
       'reading code at an address or ROM offset; nds_analyze_control_flow follows branches, nds_list_references lists references.',
-    behaviour: `read-only; main executables, overlays, decoded BLZ images (romOffset null), never BSS; overlapping overlays need overlayId (else ambiguous-code-source); stops at the first undecodable instruction, never skips; a word a literal load in the window provably reads is literal-pool-data (its value), not decoded; ${IDENTITY_NOTE}`,
+    behaviour:
+      'main executables, overlays, decoded BLZ images (romOffset null), never BSS; overlapping overlays need overlayId; stops at the first undecodable instruction; a word a literal load provably reads is literal-pool-data.',
     limits: `${LINEAR_LIMITS_TEXT}; stops at the component end.`,
-    returns:
-      'source, status (complete | component-end | decode-stopped), stop, instructions (and literal-pool-data items).',
   },
   input: z.object({ ...startArgs, ...linearWindowArgs }),
   output: z.object({

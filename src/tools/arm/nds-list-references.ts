@@ -4,7 +4,7 @@ import { z } from 'zod/v4';
 import { referencesOfWindow } from '../../arm/references.js';
 import { addressOut, formatAddress as hex } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { IDENTITY_NOTE, READ_ONLY } from '../shared/rom.js';
+import { READ_ONLY } from '../shared/rom.js';
 import {
   LINEAR_LIMITS,
   LINEAR_LIMITS_TEXT,
@@ -21,10 +21,11 @@ export const ndsListReferences = defineTool({
   description: {
     purpose:
       'Lists the single-instruction references of one linear ARM/Thumb window: direct branch/call, literal-pool slot, pc-relative address.',
-    useWhen: 'what a piece of code calls, jumps to or addresses; nds_disassemble_range for the instructions.',
-    behaviour: `read-only; windows as nds_disassemble_range; nothing followed; a literal-pool reference is the slot address plus its word (value) and, when that names a mapped runtime address, valueTarget (bit 0, owners); targetMode only when the instruction proves it; ${IDENTITY_NOTE}`,
+    useWhen:
+      'what a piece of code calls, jumps to or addresses; nds_disassemble_range for the instructions; nds_find_xrefs for who references an address.',
+    behaviour:
+      'window as nds_disassemble_range, nothing followed; a literal-pool reference gives the slot, its word (value) and, when that is a mapped runtime address, valueTarget; targetMode only when the instruction proves it.',
     limits: `${LINEAR_LIMITS_TEXT}.`,
-    returns: 'source, status, stop, decoded counts, references.',
   },
   input: z.object({ ...startArgs, ...linearWindowArgs }),
   output: z.object({

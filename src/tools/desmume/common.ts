@@ -21,7 +21,7 @@ export function debugSession(services: Services): DebugSession {
 export const processorInput = z
   .enum(['arm9', 'arm7'])
   .default('arm9')
-  .describe('CPU stub; arm7 needs desmume_start arm7: true. Both CPUs share one emulation.');
+  .describe('CPU stub; arm7 needs desmume_start arm7: true.');
 
 /** A millisecond wait's argument, derived from its bounds like every limit (limitArg). */
 export function timeoutInput(bounds: { default: number; min: number; max: number }, what: string) {

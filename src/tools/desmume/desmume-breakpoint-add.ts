@@ -20,11 +20,10 @@ export const desmumeBreakpointAdd = defineTool({
   description: {
     purpose: 'Sets a software breakpoint on an instruction inside the CPU’s executable allowlist.',
     useWhen:
-      'before desmume_continue; desmume_executable_ranges_replace widens the allowlist (e.g. for overlays).',
+      'before desmume_continue; desmume_executable_ranges_replace widens the allowlist (e.g. overlays).',
     behaviour:
-      'checked at instruction fetch (memory not patched). mode auto resolves only from facts (alignment, entry point, current PC, a single-mode range), else refused. An existing breakpoint is returned. Refused while running.',
+      'checked at fetch (memory not patched); mode auto resolves only from facts (alignment, entry, PC, a single-mode range), else refused; an existing breakpoint is returned; refused while running.',
     limits: `${LIMITS.breakpoints.max} active per CPU; inside the main binary range or a replaced range; arm 4-aligned, thumb 2-aligned.`,
-    returns: 'the breakpoint and whether it already existed.',
   },
   input: z.object({
     processor: processorInput,
@@ -32,9 +31,7 @@ export const desmumeBreakpointAdd = defineTool({
     mode: z
       .enum(['arm', 'thumb', 'auto'])
       .default('auto')
-      .describe(
-        'Instruction set at the address: "arm", "thumb" or "auto" (default; refused when ambiguous).',
-      ),
+      .describe('Instruction set; auto is refused when ambiguous.'),
   }),
   output: z.object({
     generation: z.number().int(),

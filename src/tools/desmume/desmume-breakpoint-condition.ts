@@ -27,7 +27,7 @@ const conditionInput = z.object({
         register: z.enum(REGISTER_NAMES).describe('r0..r12, sp, lr, pc or cpsr.'),
         op: opInput,
         value: addressArg('Value to compare with (32-bit, unsigned)'),
-        mask: addressArg('Mask applied to the register first (default 0xffffffff)').default(0xffff_ffff),
+        mask: addressArg('Mask applied to the register first').default(0xffff_ffff),
       }),
     )
     .max(CONDITION_LIMITS.comparisons.max)
@@ -54,7 +54,7 @@ const conditionInput = z.object({
     .min(CONDITION_LIMITS.skipHits.min)
     .max(CONDITION_LIMITS.skipHits.max)
     .default(CONDITION_LIMITS.skipHits.default)
-    .describe(`Matching hits to pass over before stopping: 0..${CONDITION_LIMITS.skipHits.max}, default 0.`),
+    .describe('Matching hits to pass over before stopping.'),
 });
 
 const conditionOutput = z.object({
@@ -98,13 +98,12 @@ export const desmumeBreakpointCondition = defineTool({
   profiles: RUNTIME,
   description: {
     purpose:
-      'Attaches a condition to a breakpoint: register and memory comparisons that must all hold, and a number of matching hits to skip.',
+      'Attaches a condition to a breakpoint: register/memory comparisons that must all hold, and matching hits to skip.',
     useWhen:
-      'a breakpoint fires often and only one call matters (e.g. r0 == 0x020082c9, or the 100th hit); desmume_continue then passes over the other hits itself.',
+      'a breakpoint fires often and one call matters (r0 == 0x020082c9, the 100th hit); desmume_continue then passes the other hits itself.',
     behaviour:
-      'evaluated by the server at each stop (the stub has no conditions): a non-matching stop is resumed silently by desmume_continue, bounded by its maxSilentResumes and timeout, and counted as skipped. Setting replaces the previous condition and restarts its matched-hit count; condition null clears it. Sends nothing to the stub.',
+      'evaluated by the server at each stop: desmume_continue resumes a non-matching stop silently (bounded by maxSilentResumes and its timeout). Setting replaces the condition and restarts its count; null clears it.',
     limits: `at most ${CONDITION_LIMITS.comparisons.max} comparisons; skipHits ${CONDITION_LIMITS.skipHits.min}..${CONDITION_LIMITS.skipHits.max}; memory values 1, 2 or 4 bytes, aligned.`,
-    returns: 'the breakpoint id, the condition as set (null when cleared), and its matched-hit count.',
   },
   input: z.object({
     processor: processorInput,

@@ -20,9 +20,8 @@ export const desmumeBreakpointList = defineTool({
   description: {
     purpose: 'Lists the current generation’s breakpoints with hit counts, and the executable allowlist.',
     useWhen: 'reviewing what is set before continuing.',
-    behaviour: 'read-only; sends nothing to the stub.',
+    behaviour: 'sends nothing to the stub.',
     limits: `at most ${LIMITS.breakpoints.max} breakpoints and ${LIMITS.ranges.max + 1} ranges per CPU.`,
-    returns: 'breakpoints and allowlisted ranges for the requested CPU.',
   },
   input: z.object({ processor: processorInput }),
   output: z.object({

@@ -18,11 +18,9 @@ export const desmumeBreakpointRemove = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Removes one breakpoint of the current generation by id.',
-    useWhen: 'a breakpoint has served its purpose; ids come from desmume_breakpoint_add or _list.',
-    behaviour:
-      'sends the stub a breakpoint-remove packet; refuses while the target runs and for unknown ids.',
+    useWhen: 'a breakpoint has served; ids from desmume_breakpoint_add or _list.',
+    behaviour: 'refused while running and for unknown ids.',
     limits: 'one breakpoint per call.',
-    returns: 'the removed breakpoint (with its final hit count) and how many stay active.',
   },
   input: z.object({
     processor: processorInput,

@@ -21,12 +21,10 @@ export const desmumeCaptureStopContext = defineTool({
   profiles: RUNTIME,
   description: {
     purpose:
-      'Captures, from one stop, the decoded registers, 64 bytes around PC, up to 64 bytes from SP and labeled memory regions.',
+      'Captures from one stop the registers, 64 bytes around PC, up to 64 bytes from SP and labeled memory regions.',
     useWhen: 'recording evidence at a breakpoint; desmume_continue captures this by default.',
-    behaviour:
-      'read-only; windows are clamped at the address-space edges (they shrink, never wrap). Refuses while the target runs.',
+    behaviour: 'windows clamp at the address-space edges (shrink, never wrap); refused while running.',
     limits: `at most ${LIMITS.regions.max} regions of ${LIMITS.regionBytes.min}..${LIMITS.regionBytes.max} bytes; refused beforehand when the result would exceed RE_MCP_MAX_OUTPUT_BYTES.`,
-    returns: 'the last stop, registers, pcWindow, spWindow and regions (hex, with clamping flags).',
   },
   input: z.object({ processor: processorInput, regions: regionsInput }),
   output: z.object({

@@ -19,7 +19,6 @@ import {
   runView,
   timeoutInput,
 } from './common.js';
-import { notes } from './execution-common.js';
 
 export const desmumeContinue = defineTool({
   name: 'desmume_continue',
@@ -28,9 +27,9 @@ export const desmumeContinue = defineTool({
   description: {
     purpose: 'Resumes the halted target and waits, bounded, for the next stop.',
     useWhen: 'running to a breakpoint; desmume_step_instruction for a few instructions.',
-    behaviour: `on a stop: matches the PC to a breakpoint, counts the hit, captures the context (default). A stop whose breakpoint condition (desmume_breakpoint_condition) fails, or a hit still to skip, is resumed silently (skippedHits); when maxSilentResumes or the timeout runs out first, that stop is returned with conditionMet false and gaveUp. At the deadline the target keeps running (state running: desmume_wait_for_stop or desmume_pause). ${notes}`,
+    behaviour:
+      'a stop counts the breakpoint hit and captures context (default); one whose condition fails or hit is to be skipped is resumed silently (skippedHits) until maxSilentResumes or the timeout (gaveUp). At the deadline the target keeps running (then desmume_wait_for_stop or desmume_pause).',
     limits: 'context regions as desmume_capture_stop_context.',
-    returns: 'state, stop (with watch), skippedHits, conditionMet, gaveUp, expectedMatched, context.',
   },
   input: z.object({
     processor: processorInput,
@@ -41,10 +40,7 @@ export const desmumeContinue = defineTool({
       .max(64)
       .optional()
       .describe('Breakpoint id the caller expects to hit; the result says whether it did.'),
-    captureContext: z
-      .boolean()
-      .default(true)
-      .describe('Capture registers and memory windows at the stop (default true).'),
+    captureContext: z.boolean().default(true).describe('Capture registers and memory windows at the stop.'),
     regions: regionsInput,
     maxSilentResumes: z
       .number()
@@ -52,9 +48,7 @@ export const desmumeContinue = defineTool({
       .min(CONDITION_LIMITS.silentResumes.min)
       .max(CONDITION_LIMITS.silentResumes.max)
       .default(CONDITION_LIMITS.silentResumes.default)
-      .describe(
-        `Conditional-breakpoint hits to pass over silently before returning one anyway: ${CONDITION_LIMITS.silentResumes.min}..${CONDITION_LIMITS.silentResumes.max}, default ${CONDITION_LIMITS.silentResumes.default}.`,
-      ),
+      .describe('Non-matching hits resumed silently before one is returned anyway.'),
   }),
   output: z.object({
     ...runOutput,

@@ -20,8 +20,8 @@ import {
 } from '../shared/instructions.js';
 
 const linearWindowArgs = {
-  maxInstructions: limitArg(LINEAR_LIMITS.instructions, 'Instructions to decode at most'),
-  maxBytes: limitArg(LINEAR_LIMITS.bytes, 'Live bytes to decode at most'),
+  maxInstructions: limitArg(LINEAR_LIMITS.instructions),
+  maxBytes: limitArg(LINEAR_LIMITS.bytes),
 };
 
 import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
@@ -39,14 +39,12 @@ export const desmumeDisassembleLive = defineTool({
   profiles: RUNTIME,
   description: {
     purpose:
-      'Decodes ARM or Thumb instructions from the halted CPU’s memory at an address or the PC, and marks where the live bytes differ from the ROM’s.',
+      'Decodes ARM/Thumb instructions from the halted CPU’s memory at an address or the PC, marking where live bytes differ from the ROM’s.',
     useWhen:
-      'reading code that exists only in RAM (decompressed overlays, ITCM copies, relocated or patched code) or the code around a stop; nds_disassemble_range reads the ROM only.',
+      'code only in RAM (decompressed overlays, ITCM copies, patched code) or around a stop; nds_disassemble_range reads the ROM only.',
     behaviour:
-      'read-only; refuses while the target runs. Same decoder and instruction form as nds_disassemble_range (stops at the first undecodable instruction, never skips bytes). mode "auto" means the CPU’s current state and is accepted only at the PC. The static comparison uses the launched ROM’s canonical code at that address (main binaries, overlays, decoded BLZ images, as nds_disassemble_range resolves them): differsFromStatic is null where the static model has no code there, and static.reason says why.',
-    limits: `instructions default ${LINEAR_LIMITS.instructions.default} / max ${LINEAR_LIMITS.instructions.max}; bytes default ${LINEAR_LIMITS.bytes.default} / max ${LINEAR_LIMITS.bytes.max}.`,
-    returns:
-      'start, mode, pc, status (complete | decode-stopped), stop, instructions (nds_disassemble_range form plus differsFromStatic and staticBytes), differing (count), static {available, reason, source}.',
+      'refused while running; decoder as nds_disassemble_range; mode auto (the CPU’s state) only at the PC; differsFromStatic is null where the ROM has no code there (static.reason says why).',
+    limits: 'as the max* arguments say.',
   },
   input: z.object({
     processor: processorInput,
@@ -54,7 +52,7 @@ export const desmumeDisassembleLive = defineTool({
     mode: z
       .enum(['arm', 'thumb', 'auto'])
       .default('auto')
-      .describe('Instruction set: "arm", "thumb", or "auto" (default; the CPU state, only at the PC).'),
+      .describe('Instruction set; auto (the CPU state) only at the PC.'),
     ...linearWindowArgs,
   }),
   output: z.object({

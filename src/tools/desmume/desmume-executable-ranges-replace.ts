@@ -22,9 +22,8 @@ export const desmumeExecutableRangesReplace = defineTool({
       'Replaces the caller-supplied executable ranges (beyond the header’s main binary) that breakpoints may use.',
     useWhen: 'code runs outside the main binary, e.g. a loaded overlay or an autoload section.',
     behaviour:
-      'replaces the whole caller list for that CPU (the header range always stays); refused if an active breakpoint would fall outside. Session-scoped: a new generation starts without them.',
+      'replaces the CPU’s whole caller list (the header range stays); refused if an active breakpoint would fall outside; a new generation starts without them.',
     limits: `at most ${LIMITS.ranges.max} ranges; each non-empty inside the 32-bit space.`,
-    returns: 'the resulting allowlist.',
   },
   input: z.object({
     processor: processorInput,
@@ -37,9 +36,7 @@ export const desmumeExecutableRangesReplace = defineTool({
           mode: z
             .enum(['arm', 'thumb', 'mixed'])
             .default('mixed')
-            .describe(
-              'Instruction set of the whole range if known (lets "auto" breakpoints resolve); default "mixed".',
-            ),
+            .describe('Instruction set of the whole range if known (lets auto breakpoints resolve).'),
         }),
       )
       .max(LIMITS.ranges.max)

@@ -23,14 +23,11 @@ export const desmumeMemoryScanNarrow = defineTool({
   profiles: RUNTIME,
   description: {
     purpose:
-      'Keeps the scan candidates whose current value satisfies a comparison (with a value or with the previous step).',
-    useWhen:
-      'after the game value changed (or did not) since the last step: e.g. "increased" after the counter ran.',
+      'Keeps the scan candidates whose current value satisfies a comparison (with a value or the previous step).',
+    useWhen: 'after the game value changed (or did not), e.g. "increased" after the counter ran.',
     behaviour:
-      'read-only; the CPU must be halted. Reads only the candidates (merged into spans), compares, and returns the first page of survivors. A scan from an earlier emulator generation is discarded and refused with not-found.',
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
-    returns:
-      'candidates before and after, bytes and spans read, the scan, and the first page of candidates (address, value, previous).',
+      'CPU must be halted; reads only the candidates, returns the first page of survivors; a scan of an earlier generation is refused with not-found.',
+    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept.`,
   },
   input: z.object({
     processor: processorInput,

@@ -19,12 +19,10 @@ export const desmumeMemoryScanResults = defineTool({
   title: 'Page through memory-scan candidates (DeSmuME)',
   profiles: RUNTIME,
   description: {
-    purpose: 'Lists a page of a scan’s candidates with their value at the last step and the step before.',
-    useWhen: 'after desmume_memory_scan_narrow, to see candidates beyond its first page.',
-    behaviour:
-      'read-only; sends nothing to the emulator (values are those of the last step). A scan of an earlier generation is discarded and refused with not-found.',
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
-    returns: 'the scan and the page (address, value, previous) with whether more follow.',
+    purpose: 'Lists a page of a scan’s candidates with their last two values.',
+    useWhen: 'after desmume_memory_scan_narrow, for candidates beyond its first page.',
+    behaviour: 'sends nothing to the emulator; a scan of an earlier generation is refused with not-found.',
+    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept.`,
   },
   input: z.object({ scanId: scanIdInput, ...pageInputs }),
   output: z.object({ ...scanOutput, ...pageOutput }),

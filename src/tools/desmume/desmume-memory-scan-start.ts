@@ -21,14 +21,12 @@ export const desmumeMemoryScanStart = defineTool({
   profiles: RUNTIME,
   description: {
     purpose:
-      'Starts a "cheat search" over DS main RAM: snapshots the region so that desmume_memory_scan_narrow can keep the addresses whose value changes as a game value does.',
+      'Starts a "cheat search" over DS main RAM: snapshots a region so that desmume_memory_scan_narrow can keep the addresses whose value changes like a game value.',
     useWhen:
-      'looking for where a game keeps a counter, timer, score or health: start, let it change (continue to a breakpoint or pause later), narrow, repeat.',
+      'finding where a game keeps a counter, timer, score or health: start, let it change, narrow, repeat.',
     behaviour:
-      'read-only; the CPU must be halted (refused with target-running otherwise). Every size-aligned address in the region is a candidate. Scans belong to this emulator generation: a restart discards them; starting a scan beyond the kept maximum drops the oldest.',
-    limits: `region inside main RAM 0x02000000..0x02400000, ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept.`,
-    returns:
-      'the scan (id, owner, region, value size, candidates) and the ids of scans dropped to make room.',
+      'CPU must be halted; every size-aligned address is a candidate; scans belong to this emulator generation; beyond the kept maximum the oldest is dropped.',
+    limits: `region inside main RAM 0x02000000..0x02400000; pages up to ${SCAN_LIMITS.page.max} candidates; ${SCAN_LIMITS.scans.max} scans kept.`,
   },
   input: z.object({
     processor: processorInput,

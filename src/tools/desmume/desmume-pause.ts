@@ -14,7 +14,6 @@ import {
   runView,
   timeoutInput,
 } from './common.js';
-import { notes } from './execution-common.js';
 
 export const desmumePause = defineTool({
   name: 'desmume_pause',
@@ -22,10 +21,10 @@ export const desmumePause = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Interrupts a running target and waits, bounded, for it to halt.',
-    useWhen: 'after desmume_continue returned "running", or to halt freely running code.',
-    behaviour: `sends the GDB interrupt; a target that is already halted is reported as such and nothing is sent. ${notes} Only the CPU whose stub resumed the emulation can interrupt it.`,
+    useWhen: 'after desmume_continue returned "running", or to halt running code.',
+    behaviour:
+      'sends the GDB interrupt; an already halted target is reported (alreadyStopped), nothing sent. Only the CPU whose stub resumed the emulation can interrupt it.',
     limits: `timeoutMs ${LIMITS.pauseMs.min}..${LIMITS.pauseMs.max} (default ${LIMITS.pauseMs.default}).`,
-    returns: 'state, the stop (reason "interrupt"), alreadyStopped.',
   },
   input: z.object({
     processor: processorInput,

@@ -9,12 +9,11 @@ export const desmumeProbeGdb = defineTool({
   title: 'Probe the owned GDB stub',
   profiles: RUNTIME,
   description: {
-    purpose: 'Checks once that the owned stub on 127.0.0.1 answers, through the session’s shared connection.',
-    useWhen: 'a quick health check; desmume_wait_for_gdb waits longer and reconnects after a drop.',
+    purpose: 'Checks once that the owned stub on 127.0.0.1 answers, over the session’s connection.',
+    useWhen: 'a quick health check; desmume_wait_for_gdb waits longer.',
     behaviour:
-      'sends a stop-status query when the target is halted, nothing when it runs or its run state is unknown (reported as such); reconnects (one attempt) if the connection dropped.',
+      'sends a stop-status query only when halted (an unknown run state is reported as such); one reconnect attempt if the connection dropped.',
     limits: 'one connection attempt of at most 1000 ms; host fixed to 127.0.0.1 and the owned port.',
-    returns: 'reachable, run state, the stub’s stop reply (when halted), port and generation.',
   },
   input: z.object({ processor: processorInput }),
   output: probeOutput,

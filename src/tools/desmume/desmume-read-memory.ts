@@ -11,12 +11,11 @@ export const desmumeReadMemory = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Reads bytes of the halted CPU’s address space through its GDB stub.',
-    useWhen:
-      'inspecting RAM or code at a stop; for several windows at once use desmume_capture_stop_context.',
+    useWhen: 'RAM or code at a stop; desmume_capture_stop_context for several windows.',
     behaviour:
-      'read-only; reads in stub-safe chunks of 512 bytes; unmapped memory reads as zeros (the stub reports no faults). Refuses while the target runs.',
+      'chunks of 512 bytes; unmapped memory reads as zeros (the stub reports no faults); refused while running.',
     limits: `length ${LIMITS.memoryRead.min}..${LIMITS.memoryRead.max} bytes; the range must stay inside the 32-bit space.`,
-    returns: 'address, length and the bytes as lowercase hex.',
+    returns: 'bytes as lowercase hex.',
   },
   input: z.object({
     processor: processorInput,

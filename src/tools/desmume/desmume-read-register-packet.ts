@@ -11,10 +11,10 @@ export const desmumeReadRegisterPacket = defineTool({
   description: {
     purpose:
       'Reads the halted CPU’s raw GDB register packet and decodes r0..r12, sp, lr, pc and cpsr with the ARM/Thumb state.',
-    useWhen: 'inspecting registers at a stop; desmume_capture_stop_context adds memory windows in one go.',
-    behaviour: 'read-only; refuses with target-running while the target runs (wait or pause first).',
+    useWhen: 'registers at a stop; desmume_capture_stop_context adds memory windows.',
+    behaviour: 'refused with target-running while the target runs.',
     limits: 'one register-read packet (168 bytes).',
-    returns: 'raw (336 hex digits: r0..r15, 8 FPA registers, fps, cpsr) and decoded registers.',
+    returns: 'raw: 336 hex digits (r0..r15, 8 FPA registers, fps, cpsr).',
   },
   input: z.object({ processor: processorInput }),
   output: z.object({

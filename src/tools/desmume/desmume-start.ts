@@ -18,20 +18,17 @@ export const desmumeStart = defineTool({
   description: {
     purpose:
       'Launches the one server-owned DeSmuME on a workspace ROM with its ARM9 (optionally ARM7) GDB stub.',
-    useWhen: 'starting live debugging; desmume_status shows a running one, desmume_stop ends it.',
+    useWhen: 'starting live debugging; desmume_status for a running one, desmume_stop to end it.',
     behaviour:
-      'starts the configured launcher (argument array, no shell, minimal env); ROM SHA-256 recorded before launch and re-checked after; returns once each stub answers, CPUs halted at their entry points. Refuses a second start.',
+      'configured launcher, no shell, minimal env; ROM SHA-256 recorded before launch and re-checked after; returns once each stub answers, CPUs halted at their entry points. Refuses a second start.',
     limits: 'one process per server; ports 1024..65535 (default: a free one).',
-    returns: 'generation, pid, ports, ROM identity, seeded executable ranges, startup ms.',
   },
   input: z.object({
     rom: romArg.optional(),
     romPath: romArg.optional().describe('Older name of `rom`, kept as an alias: give one of the two.'),
-    gdbPort: portInput.optional().describe('ARM9 GDB port on 127.0.0.1 (1024..65535); default: a free port.'),
-    arm7: z.boolean().default(false).describe('Also enable the ARM7 GDB stub (--arm7gdb); default false.'),
-    arm7GdbPort: portInput
-      .optional()
-      .describe('ARM7 GDB port (1024..65535) when arm7 is true; default: a free port.'),
+    gdbPort: portInput.optional().describe('ARM9 GDB port on 127.0.0.1; default: a free port.'),
+    arm7: z.boolean().default(false).describe('Also enable the ARM7 GDB stub (--arm7gdb).'),
+    arm7GdbPort: portInput.optional().describe('ARM7 GDB port when arm7 is true; default: a free port.'),
     startTimeoutMs: timeoutInput(LIMITS.startMs, 'How long to wait for the stubs to answer'),
   }),
   output: z.object({

@@ -46,13 +46,10 @@ export const desmumeStatus = defineTool({
   title: 'Owned DeSmuME status',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Reports the owned DeSmuME process, its generation, each CPU stub and recent ARM/Thumb stop history.',
+    purpose: 'Reports the owned DeSmuME process, its generation, each CPU stub and recent stop history.',
     useWhen: 'checking whether the emulator runs, which generation is current, or why the last one ended.',
-    behaviour: 'read-only; sends nothing to the stubs.',
+    behaviour: 'sends nothing to the stubs.',
     limits: `historyLimit 0..${LIMITS.history.max} (default 16) most recent stops per CPU; logBytes 0..8192 (default 1024) of log tail.`,
-    returns:
-      'running, generation, pid, ROM identity, per-CPU state/connection/breakpoints/history, the previous generation’s exit and log tail.',
   },
   input: z.object({
     historyLimit: z
@@ -61,14 +58,8 @@ export const desmumeStatus = defineTool({
       .min(0)
       .max(LIMITS.history.max)
       .default(16)
-      .describe(`Most recent stops to list per CPU (0..${LIMITS.history.max}, default 16).`),
-    logBytes: z
-      .number()
-      .int()
-      .min(0)
-      .max(8_192)
-      .default(1_024)
-      .describe('Bytes of emulator log tail to include (0..8192, default 1024).'),
+      .describe('Most recent stops listed per CPU.'),
+    logBytes: z.number().int().min(0).max(8_192).default(1_024).describe('Bytes of emulator log tail.'),
   }),
   output: z.object({
     running: z.boolean(),

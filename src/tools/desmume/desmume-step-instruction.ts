@@ -15,20 +15,18 @@ import {
   runView,
   timeoutInput,
 } from './common.js';
-import { notes } from './execution-common.js';
 
 export const desmumeStepInstruction = defineTool({
   name: 'desmume_step_instruction',
   title: 'Single-step instructions',
   profiles: RUNTIME,
   description: {
-    purpose: 'Executes single ARM/Thumb instructions on the halted CPU and records each PC.',
+    purpose: 'Executes single ARM/Thumb instructions on the halted CPU, recording each PC.',
     useWhen:
       'following code a few instructions at a time; desmume_step_over / desmume_step_out over calls; desmume_continue to a breakpoint.',
-    behaviour: `each step waits, bounded, for the stop; one that does not finish (waiting for an interrupt) leaves the target running, and says so. Breakpoints do not fire while stepping. ${notes}`,
+    behaviour:
+      'each step waits, bounded; one that does not finish leaves the target running and says so. Breakpoints do not fire while stepping. midThumbBlPair: between the halves of a Thumb BL/BLX.',
     limits: 'count and stepTimeoutMs per step as the arguments say.',
-    returns:
-      'completed steps, PC/mode trace (midThumbBlPair when between the halves of a Thumb BL/BLX), final stop and state.',
   },
   input: z.object({
     processor: processorInput,

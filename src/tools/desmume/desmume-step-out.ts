@@ -24,12 +24,10 @@ export const desmumeStepOut = defineTool({
   description: {
     purpose: 'Runs until the current function returns to its caller.',
     useWhen:
-      "stopped inside a function whose remaining code is not of interest. The return address is LR unless given: LR is right at a function's entry and in leaf functions; once a function has saved LR and called others, read the saved value from the stack and pass it as returnAddress.",
+      'stopped inside a function whose rest is of no interest. The return address is LR unless given: right at entry and in leaf functions; once LR is saved and other calls made, read it from the stack and pass returnAddress.',
     behaviour:
-      'sets a temporary breakpoint at the return address (bit 0 set means Thumb, as in LR; inside the executable allowlist, else refused), removed afterwards. The return counts only with SP at or above its level now (recursion passes over it, bounded). Another breakpoint that fires first ends the run (endedBy "other-stop"); at the deadline the target is paused again. Resumes both CPUs while running.',
-    limits: `timeoutMs ${STEP_CALL_LIMITS.timeoutMs.min}..${STEP_CALL_LIMITS.timeoutMs.max} (default ${STEP_CALL_LIMITS.timeoutMs.default}); maxDeeperReturns ${STEP_CALL_LIMITS.deeperReturns.min}..${STEP_CALL_LIMITS.deeperReturns.max} (default ${STEP_CALL_LIMITS.deeperReturns.default}).`,
-    returns:
-      'the stop, whether it returned, endedBy, the return address used and where it came from (lr or caller).',
+      'temporary breakpoint at the return address (bit 0 = Thumb; inside the allowlist, else refused); counts only with SP at or above its level now (recursion passes, bounded). endedBy other-stop when another breakpoint fires first; at the deadline paused again.',
+    limits: 'as the timeoutMs and maxDeeperReturns bounds say.',
   },
   input: z.object({
     processor: processorInput,

@@ -23,14 +23,11 @@ export const desmumeStepOver = defineTool({
   profiles: RUNTIME,
   description: {
     purpose:
-      'Executes the instruction at the PC; when it is a call (ARM BL/BLX, Thumb BL/BLX pair or its second half, BLX register) runs until the call returns.',
-    useWhen:
-      'following a function without descending into the functions it calls; desmume_step_out to leave the current one.',
+      'Executes the instruction at the PC; a call (BL/BLX, either Thumb BL half, BLX register) runs until it returns.',
+    useWhen: 'following a function without entering its callees; desmume_step_out to leave the current one.',
     behaviour:
-      'a call is run with a temporary breakpoint at its return address (inside the executable allowlist, else refused), removed afterwards. The return counts only with SP back at its level (deeper recursion passes over it, bounded). Another breakpoint that fires first ends the run (endedBy "other-stop"); at the deadline the target is paused again (endedBy "deadline"). Resumes both CPUs while running.',
-    limits: `timeoutMs ${STEP_CALL_LIMITS.timeoutMs.min}..${STEP_CALL_LIMITS.timeoutMs.max} (default ${STEP_CALL_LIMITS.timeoutMs.default}); maxDeeperReturns ${STEP_CALL_LIMITS.deeperReturns.min}..${STEP_CALL_LIMITS.deeperReturns.max} (default ${STEP_CALL_LIMITS.deeperReturns.default}).`,
-    returns:
-      'the stop, the call found (kind, return address) or null for a plain step, whether it returned, endedBy, and whether the start PC was mid Thumb BL pair.',
+      'temporary breakpoint at the return address (inside the allowlist, else refused); the return counts only with SP back at its level (deeper recursion passes, bounded). endedBy other-stop when another breakpoint fires first; at the deadline paused again.',
+    limits: 'as the timeoutMs and maxDeeperReturns bounds say.',
   },
   input: z.object({
     processor: processorInput,

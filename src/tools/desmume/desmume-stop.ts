@@ -10,11 +10,10 @@ export const desmumeStop = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Ends the owned DeSmuME and discards its generation’s debugger state.',
-    useWhen: 'finishing a session or before desmume_start on another ROM.',
+    useWhen: 'finishing a session, or before desmume_start on another ROM.',
     behaviour:
-      'destructive to the session: closes the GDB connections first, then SIGKILLs the process (SIGTERM is ignored while halted); breakpoints, ranges and stop state are gone. A no-op when nothing runs.',
+      'closes the GDB connections, then SIGKILLs the process; breakpoints, ranges and stop state are gone. A no-op when nothing runs (stopped false).',
     limits: 'waits at most 5000 ms for the process to exit.',
-    returns: 'stopped (false when nothing ran), the generation and how it exited.',
   },
   input: z.object({}),
   output: z.object({

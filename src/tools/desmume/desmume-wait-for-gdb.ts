@@ -12,11 +12,10 @@ export const desmumeWaitForGdb = defineTool({
   description: {
     purpose:
       'Waits until the owned stub accepts the session’s connection and answers, reconnecting after a drop.',
-    useWhen: 'right after desmume_start, or after a typed connection-drop error.',
+    useWhen: 'right after desmume_start, or after a connection-drop error.',
     behaviour:
-      'polls the owned port on 127.0.0.1 only; a reconnect keeps breakpoints (the stub keeps them) but a target that was running is then in state "unknown" until desmume_pause.',
+      'polls 127.0.0.1 only; a reconnect keeps breakpoints, but a target that was running is then "unknown" until desmume_pause.',
     limits: `timeoutMs ${LIMITS.gdbWaitMs.min}..${LIMITS.gdbWaitMs.max} (default ${LIMITS.gdbWaitMs.default}).`,
-    returns: 'as desmume_probe_gdb.',
   },
   input: z.object({
     processor: processorInput,

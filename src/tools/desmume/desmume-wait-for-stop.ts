@@ -22,11 +22,9 @@ export const desmumeWaitForStop = defineTool({
   description: {
     purpose: 'Waits, bounded, for a running target to stop on its own (breakpoint).',
     useWhen:
-      'desmume_continue returned "running" and you expect a breakpoint soon; desmume_pause to force a halt.',
-    behaviour:
-      'sends nothing; returns at once when already halted. At the deadline the target keeps running.',
+      'desmume_continue returned "running" and a breakpoint is expected soon; desmume_pause to force a halt.',
+    behaviour: 'sends nothing; returns at once when halted. At the deadline the target keeps running.',
     limits: `timeoutMs ${LIMITS.waitMs.min}..${LIMITS.waitMs.max} (default ${LIMITS.waitMs.default}).`,
-    returns: 'state, the stop, alreadyStopped.',
   },
   input: z.object({ processor: processorInput, timeoutMs: timeoutInput(LIMITS.waitMs, 'How long to wait') }),
   output: z.object({ ...runOutput, alreadyStopped: z.boolean() }),

@@ -19,11 +19,10 @@ export const desmumeWatchpointAdd = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Halts the emulation when the CPU writes, reads or accesses 1, 2 or 4 bytes of RAM.',
-    useWhen: 'finding the code that changes (or reads) a variable, e.g. an address found by a memory scan.',
+    useWhen: 'finding the code that changes or reads a variable, e.g. one found by a memory scan.',
     behaviour:
-      'set in DeSmuME\'s own GDB stub (Z2 write, Z3 read, Z4 access: honoured by 0.9.11 on both CPUs, checked against the real emulator); nothing is emulated by single-stepping. desmume_continue then reports reason "watchpoint" with the watchpoint id, access and address. The stop PC is at or just after the accessing instruction (observed both). Refuses while the target runs.',
+      'set in DeSmuME’s GDB stub (Z2/Z3/Z4, both CPUs); desmume_continue then stops with reason "watchpoint"; the stop PC is at or just after the accessing instruction; refused while running.',
     limits: `at most ${WATCH_LIMITS.perCpu.max} per CPU; length 1, 2 or 4, aligned; watchable ranges ${ranges}.`,
-    returns: 'the watchpoint (id, address, length, access, region, hits) and whether it already existed.',
   },
   input: z.object({
     processor: processorInput,
@@ -35,7 +34,7 @@ export const desmumeWatchpointAdd = defineTool({
     access: z
       .enum(['write', 'read', 'access'])
       .default('write')
-      .describe('"write" (default), "read", or "access" (either).'),
+      .describe('Access that halts; access: read or write.'),
   }),
   output: z.object({
     generation: z.number().int(),

@@ -12,10 +12,9 @@ export const desmumeWatchpointRemove = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Removes one watchpoint of the current generation by id.',
-    useWhen: 'a watchpoint has served its purpose; ids come from desmume_watchpoint_add.',
-    behaviour: 'sends the stub the matching z2/z3/z4; refuses while the target runs and for unknown ids.',
+    useWhen: 'a watchpoint has served; ids from desmume_watchpoint_add.',
+    behaviour: 'refused while running and for unknown ids.',
     limits: 'one watchpoint per call.',
-    returns: 'the removed watchpoint (with its hit count) and the ones still active.',
   },
   input: z.object({
     processor: processorInput,

@@ -106,16 +106,14 @@ export const ndsCorrelateStopContext = defineTool({
       'Maps the stopped DeSmuME CPU to every static candidate of its ROM, with proven functions and live-byte checks naming the loaded overlay.',
     useWhen: 'at a stop: which code, which of overlapping overlays, which callers.',
     behaviour:
-      'read-only, never resumes; ROM must keep its launch SHA-256 (rom-changed); facts labelled observed-runtime, static-proven or static-candidate; LR gives the caller mode only in usr/sys; no static component is a normal result.',
+      'never resumes; the ROM must keep its launch SHA-256 (rom-changed); facts labelled observed-runtime, static-proven or static-candidate; LR gives the caller mode only in usr/sys; no static component is a normal result.',
     limits: `${LIVE_WINDOW_BYTES}-byte live windows at PC and LR; one default function discovery.`,
-    returns:
-      'registers, pc and caller frames (candidates, instructions, live status, function, block), backtrace with evidence.',
   },
   input: z.object({
     processor: processorInput,
-    nearbyInstructions: limitArg(L.nearbyInstructions, 'Instructions to decode per candidate'),
-    stackWords: limitArg(L.stackWords, 'Stack words to read from SP for the backtrace'),
-    liveCheck: z.boolean().default(true).describe('Compare live bytes with each candidate (default true).'),
+    nearbyInstructions: limitArg(L.nearbyInstructions, 'Decoded around each candidate'),
+    stackWords: limitArg(L.stackWords, 'Backtrace stack read'),
+    liveCheck: z.boolean().default(true).describe('Compare live bytes with each candidate.'),
     timeoutMs: timeoutInput(TIMEOUT, 'Deadline for the whole correlation'),
   }),
   output: z.object({

@@ -9,9 +9,7 @@ export const deeperInput = z
   .min(STEP_CALL_LIMITS.deeperReturns.min)
   .max(STEP_CALL_LIMITS.deeperReturns.max)
   .default(STEP_CALL_LIMITS.deeperReturns.default)
-  .describe(
-    `Hits of the return address with a deeper stack (recursion) to pass over: ${STEP_CALL_LIMITS.deeperReturns.min}..${STEP_CALL_LIMITS.deeperReturns.max}, default ${STEP_CALL_LIMITS.deeperReturns.default}.`,
-  );
+  .describe('Return-address hits with a deeper stack (recursion) to pass over.');
 
 export const returnRunOutput = {
   returned: z.boolean(),

@@ -13,12 +13,11 @@ export const ndsExtractAnalysisBundle = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Writes a ROM’s analysis bundle: manifest, address map, file and overlay tables (JSON), arm9.bin, arm7.bin, every overlay as stored.',
-    useWhen: 'handing a ROM to an external tool; nds_extract_component for one component or a NitroFS file.',
+      'Writes a ROM’s analysis bundle: manifest, address map, file and overlay tables, arm9.bin, arm7.bin, every overlay as stored.',
+    useWhen: 'handing a ROM to an external tool; nds_extract_component for one component or file.',
     behaviour:
-      'writes analysis/generated/nds/<sha16>/ in a hidden sibling, renamed into place when complete (a failed replacement restores the previous one; crash leftovers are repaired next call); ROM identity re-verified before every write; components/ kept; the ROM is never modified.',
+      'builds analysis/generated/nds/<sha16>/ in a hidden sibling, renamed into place when complete (a failed replacement restores the previous one; leftovers repaired next call); ROM identity re-checked before every write; components/ kept.',
     limits: `each executable or overlay at most ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB; 4096 overlays per table.`,
-    returns: 'directory, identity, files, totalBytes, overlay counts, replacedPrevious, recovered.',
   },
   input: z.object({ rom: romArg }),
   output: z.object({

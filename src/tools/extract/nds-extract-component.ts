@@ -16,13 +16,10 @@ export const ndsExtractComponent = defineTool({
   description: {
     purpose:
       'Writes the stored bytes of one component (ARM9/ARM7 main, an overlay, a NitroFS file) to a server-chosen file.',
-    useWhen:
-      'an external tool needs one component as a file; nds_extract_analysis_bundle for everything at once.',
+    useWhen: 'an external tool needs one component as a file; nds_extract_analysis_bundle for everything.',
     behaviour:
-      'writes analysis/generated/nds/<sha16>/components/... atomically with a JSON sidecar (SHA-256s); ROM identity re-verified before writing; compressed overlays stay compressed; identical content is not rewritten; the ROM is never modified.',
+      'writes analysis/generated/nds/<sha16>/components/... atomically with a JSON sidecar of SHA-256s; ROM identity re-checked before writing; compressed overlays stay compressed; identical content is not rewritten (written false).',
     limits: `at most ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB; no offsets, lengths or destinations accepted.`,
-    returns:
-      'artifact and sidecar paths, component, romRange, size, sha256, written (false when already there).',
   },
   input: z.object({
     rom: romArg,

@@ -32,13 +32,10 @@ export const serverCapabilities = defineTool({
   profiles: ['static', 'runtime', 'build', 'project', 'retroarch'],
   description: {
     purpose:
-      'Reports the server version, active profile, listed tools, every limit in force, integration readiness and the security policy.',
-    useWhen: 'first, to learn what this server can do here and which bounds apply.',
-    behaviour:
-      'read-only; checks integrations locally (files present, pinned digests); never contacts emulators.',
+      'Server version, profile, tools, every limit in force, integration readiness and security policy.',
+    useWhen: 'first, to learn what is available here and which bounds apply.',
+    behaviour: 'checks integrations locally (files, pinned digests); never contacts emulators.',
     limits: 'none.',
-    returns:
-      'version, profile, profiles, tools (name + title), limits (global and per tool), integrations, policy.',
   },
   input: z.object({}),
   output: z.object({

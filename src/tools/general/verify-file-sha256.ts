@@ -7,12 +7,11 @@ export const verifyFileSha256 = defineTool({
   title: 'Verify a file SHA-256',
   profiles: ['static', 'runtime', 'build', 'project'],
   description: {
-    purpose: "Computes a workspace file's SHA-256 and compares it with an optional expected digest.",
-    useWhen:
-      "checking a ROM, build output or download against a known digest; nds_inspect_rom already reports a ROM's SHA-256.",
-    behaviour: 'read-only; streams the file (reports progress on large files, honours cancellation).',
-    limits: 'path: workspace-relative, a regular file inside the workspace; any size.',
-    returns: 'path, size, sha256, expected (or null), matches (null when nothing was expected).',
+    purpose: 'SHA-256 of a workspace file, compared with an optional expected digest.',
+    useWhen: "checking a ROM, build output or download; nds_inspect_rom already reports a ROM's SHA-256.",
+    behaviour: 'streams the file (progress on large files).',
+    limits: 'a regular file inside the workspace; any size.',
+    returns: 'matches is null when nothing was expected.',
   },
   input: z.object({
     path: z.string().describe('Workspace-relative path of a regular file, e.g. "roms/game.nds".'),
@@ -20,7 +19,7 @@ export const verifyFileSha256 = defineTool({
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, '64 hex digits')
       .optional()
-      .describe('Optional expected SHA-256 (64 hex digits, case-insensitive).'),
+      .describe('Expected SHA-256 (64 hex digits, any case).'),
   }),
   output: z.object({
     path: z.string(),

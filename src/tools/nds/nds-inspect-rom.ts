@@ -9,7 +9,7 @@ import {
 import { type NdsRomModel, ROM_LIMITS, type RuntimeRange } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
+import { hashProgress, READ_ONLY, romArg } from '../shared/rom.js';
 
 const crcSchema = z.object({ stored: z.number().int(), computed: z.number().int(), ok: z.boolean() });
 const mainSchema = z.object({
@@ -84,14 +84,12 @@ export const ndsInspectRom = defineTool({
   title: 'Inspect an NDS ROM',
   profiles: ['static'],
   description: {
-    purpose: 'Parses one .nds ROM into the validated model and summarizes it.',
-    useWhen:
-      'first, on any ROM: identity, header, ARM9/ARM7, tables, module params, size anomalies, counts; then nds_list_files / nds_list_overlays, nds_resolve_*.',
-    behaviour: `read-only; ${IDENTITY_NOTE}`,
+    purpose:
+      'Parses one .nds ROM and summarizes it: identity, header with CRC checks, ARM9/ARM7, tables, module params, size anomalies, counts.',
+    useWhen: 'first, on any ROM; then nds_list_files, nds_list_overlays, nds_resolve_*.',
+    behaviour: 'reads only header and tables; runtimeRanges gives the overlays as one envelope.',
     limits:
       'any ROM size (only tables are read); FAT up to 61,440 files; 4,096 overlays per table; file name table up to 16 MiB; paths up to 1024 characters.',
-    returns:
-      'identity, header with CRC checks, arm9/arm7, tables, sizes, moduleParams, footer, autoloads, dsi, counts, runtimeRanges (overlays as one envelope), issues.',
   },
   input: z.object({ rom: romArg }),
   output: z.object({

@@ -2,7 +2,7 @@ import { z } from 'zod/v4';
 import { addressOut, formatAddress as hex, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
+import { hashProgress, READ_ONLY, romArg } from '../shared/rom.js';
 
 const LIST_FILES_LIMITS = {
   limit: { default: 100, max: 1000, min: 1, unit: 'files per page' },
@@ -14,16 +14,15 @@ export const ndsListFiles = defineTool({
   title: 'List NitroFS files',
   profiles: ['static'],
   description: {
-    purpose: 'Lists the FAT entries of an NDS ROM with NitroFS paths, ROM ranges and overlay use.',
+    purpose: 'Lists FAT entries with NitroFS paths, ROM ranges and overlay use.',
     useWhen:
-      'finding a file or what a FAT entry is (overlay files appear unnamed); nds_list_overlays for overlay runtime ranges.',
-    behaviour: `read-only; paginated in file-ID order; ${IDENTITY_NOTE}`,
+      'finding a file or what a FAT entry is (overlay files are unnamed: path null); nds_list_overlays for overlay runtime ranges.',
+    behaviour: 'paginated in file-ID order.',
     limits: 'pages as the arguments say.',
-    returns: 'a page of files (path null = unnamed) and the directory count.',
   },
   input: z.object({
     rom: romArg,
-    offset: limitArg(LIST_FILES_LIMITS.offset, 'Index of the first entry to return (file ID order)'),
+    offset: limitArg(LIST_FILES_LIMITS.offset, 'First entry (file ID order)'),
     limit: limitArg(LIST_FILES_LIMITS.limit, 'Entries per page'),
     pathPrefix: z
       .string()

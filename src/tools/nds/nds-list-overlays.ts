@@ -11,7 +11,7 @@ import {
 } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
+import { hashProgress, READ_ONLY, romArg } from '../shared/rom.js';
 
 const LIST_OVERLAYS_LIMITS = {
   limit: { default: 200, max: 1000, min: 1, unit: 'overlays per page' },
@@ -44,16 +44,15 @@ export const ndsListOverlays = defineTool({
   title: 'List ARM9/ARM7 overlays',
   profiles: ['static'],
   description: {
-    purpose: 'Lists the ARM9 and ARM7 overlay records: file, runtime ranges, compression, overlaps.',
+    purpose: 'Lists ARM9 and ARM7 overlay records: file, runtime ranges, compression, overlaps.',
     useWhen: 'mapping overlays and which share RAM; nds_resolve_runtime_address for one address.',
-    behaviour: `read-only; ARM9 then ARM7, table order, paginated; ${IDENTITY_NOTE}`,
+    behaviour: 'ARM9 then ARM7, table order, paginated; fileBacked null when compressed.',
     limits: `up to ${LIST_OVERLAYS_LIMITS.overlapsListed.max} overlapping IDs listed per overlay (overlapCount is exact).`,
-    returns: 'a page of overlays (fileBacked null when compressed).',
   },
   input: z.object({
     rom: romArg,
     processor: z.enum(['arm9', 'arm7']).optional().describe('Only this processor; default both.'),
-    offset: limitArg(LIST_OVERLAYS_LIMITS.offset, 'Index of the first record (ARM9 then ARM7 order)'),
+    offset: limitArg(LIST_OVERLAYS_LIMITS.offset, 'First record (ARM9 then ARM7 order)'),
     limit: limitArg(LIST_OVERLAYS_LIMITS.limit, 'Records per page'),
   }),
   output: z.object({

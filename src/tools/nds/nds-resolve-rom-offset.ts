@@ -12,7 +12,7 @@ import {
 import { resolveRomOffset } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
+import { hashProgress, READ_ONLY, romArg } from '../shared/rom.js';
 
 export const ndsResolveRomOffset = defineTool({
   name: 'nds_resolve_rom_offset',
@@ -23,9 +23,9 @@ export const ndsResolveRomOffset = defineTool({
       'Lists every structure owning one ROM byte: header field, tables, executables, overlays, files, DSi regions, banner, appended data.',
     useWhen:
       'what a file offset belongs to (e.g. a search hit); nds_resolve_runtime_address for RAM addresses.',
-    behaviour: `read-only; one byte may have several owners (a file and the overlay it backs); runtime address only for bytes mapped one-to-one, never compressed storage; ${IDENTITY_NOTE}`,
+    behaviour:
+      'a byte may have several owners (a file and the overlay it backs); a runtime address only where mapped one-to-one; unmapped: range is the whole gap.',
     limits: 'one offset per call, inside the file.',
-    returns: 'offset and owners (a header owner names its one field; unmapped: range is the whole gap).',
   },
   input: z.object({ rom: romArg, offset: addressArg('ROM offset (must be inside the file)') }),
   output: z.object({

@@ -11,7 +11,7 @@ import {
 import { resolveRuntimeAddress } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, IDENTITY_NOTE, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { hashProgress, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 
 export const ndsResolveRuntimeAddress = defineTool({
   name: 'nds_resolve_runtime_address',
@@ -21,17 +21,16 @@ export const ndsResolveRuntimeAddress = defineTool({
     purpose:
       'Maps an ARM9/ARM7 runtime address to every static owner: main executable, autoload block or overlay.',
     useWhen: 'where code/data at a RAM address comes from; nds_resolve_rom_offset for the reverse.',
-    behaviour: `read-only; never guesses: overlapping overlays give status ambiguous with every candidate; overlayId only filters candidates (it does not mean loaded); ${IDENTITY_NOTE}`,
+    behaviour:
+      'never guesses: overlapping overlays give status ambiguous with every candidate; overlayId only filters (it does not mean loaded); romOffset null for BSS and decoded bytes.',
     limits: 'one address per call.',
-    returns:
-      'status (resolved | ambiguous | bss | compressed-overlay | unmapped) and candidates (romOffset null for BSS and decoded bytes).',
   },
   input: z.object({
     rom: romArg,
     processor: processorArg,
     address: addressArg('Runtime address'),
     overlayId: overlayIdArg(
-      'Optional overlay ID used only as a static disambiguator; main-executable candidates are kept; an ID the table lacks fails with not-found.',
+      'Keep only this overlay’s candidates (and the main executable’s); static, not a loaded flag; unknown ID: not-found.',
     ),
   }),
   output: z.object({

@@ -22,38 +22,31 @@ export const getProjectStatus = defineTool({
   profiles: ['project'],
   description: {
     purpose:
-      'Reports git status (branch, ahead/behind, changed files) of the workspace and its direct child repositories.',
+      'Git status (branch, ahead/behind, changed files) of the workspace and its direct child repositories.',
     useWhen: 'before and after changes; run_project_verification runs checks.',
     behaviour:
-      'read-only; `git status` with no shell, minimal env, no repository-configured command (fsmonitor, hooks, filters).',
+      'git status without a shell, with a minimal env and no repository-configured commands (fsmonitor, hooks, filters).',
     limits: `${GIT_LIMITS.timeoutMs.max} ms per git call.`,
-    returns: 'per repository: branch, head, upstream, ahead, behind, changed files, truncated, error.',
   },
   input: z.object({
     repository: z
       .string()
       .optional()
-      .describe(
-        'Optional workspace-relative repository directory ("." for the workspace); default: all found.',
-      ),
+      .describe('Workspace-relative repository directory ("." for the workspace); default: all found.'),
     maxRepositories: z
       .number()
       .int()
       .min(1)
       .max(GIT_LIMITS.repositories.max)
       .default(GIT_LIMITS.repositories.default)
-      .describe(
-        `Most repositories reported (default ${GIT_LIMITS.repositories.default}, max ${GIT_LIMITS.repositories.max}).`,
-      ),
+      .describe('Most repositories reported.'),
     maxFiles: z
       .number()
       .int()
       .min(1)
       .max(GIT_LIMITS.files.max)
       .default(GIT_LIMITS.files.default)
-      .describe(
-        `Most changed files listed per repository (default ${GIT_LIMITS.files.default}, max ${GIT_LIMITS.files.max}).`,
-      ),
+      .describe('Most changed files listed per repository.'),
   }),
   output: z.object({ repositories: z.array(repositorySchema), repositoriesTruncated: z.boolean() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

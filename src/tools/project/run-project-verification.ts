@@ -12,13 +12,12 @@ export const runProjectVerification = defineTool({
   title: 'Run a verification check',
   profiles: ['project'],
   description: {
-    purpose: `Runs one named check (build, lint, tests...) declared in the workspace's ${CONFIG_FILE}.`,
+    purpose: "Runs one named check (build, lint, tests...) declared in the workspace's re-mcp.config.json.",
     useWhen:
-      'verifying a project after a change; the caller names a check, never a command. get_project_status for git state.',
+      'verifying a project after a change (a check name, never a command); get_project_status for git state.',
     behaviour:
-      'declared argv, no shell, minimal environment, contained working directory; process group killed on timeout or cancel. It does whatever the declared check does (may write files): marked destructive.',
+      'declared argv, no shell, minimal env, contained working directory; process group killed on timeout or cancel. May write files (whatever the check does).',
     limits: `${CHECK_LIMITS.checks.max} checks; each check's timeout up to ${CHECK_LIMITS.timeoutMs.max} ms (default ${CHECK_LIMITS.timeoutMs.default}); output tails up to ${CHECK_LIMITS.outputBytes.max / 1048576} MiB per stream (default ${CHECK_LIMITS.outputBytes.default} bytes).`,
-    returns: 'exitCode, signal, durationMs, timedOut, passed, stdout/stderr tails.',
   },
   input: z.object({
     check: z.string().min(1).max(64).describe(`Name of a check declared under "checks" in ${CONFIG_FILE}.`),

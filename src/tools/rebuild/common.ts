@@ -11,7 +11,7 @@ export const rebuildInput = z.object({
     .string()
     .min(1)
     .max(1024)
-    .describe('Workspace path of the mutation manifest JSON (format 1 or 2, docs/REBUILD.md).'),
+    .describe('Workspace-relative path of the manifest JSON (format 1 or 2, docs/REBUILD.md).'),
 });
 
 export const REBUILD_TOOL_LIMITS = REBUILD_LIMITS;

@@ -12,10 +12,8 @@ export const ndsMutationBuild = defineTool({
       'Applies a validated manifest to a copy of the source ROM, verifies the result and publishes it atomically.',
     useWhen: 'after nds_mutation_validate passes.',
     behaviour:
-      'writes output/nds/<sha16>/<build-id>/ (the ROM and its evidence JSON) only once every check passed; an identical existing build is reused after fresh verification, a divergent one is a publish-collision and left as is. The source ROM is never written.',
+      'writes output/nds/<sha16>/<build-id>/ (ROM and evidence JSON) only once every check passed; an identical existing build is reused after fresh verification, a divergent one is a publish-collision.',
     limits: `${REBUILD_LIMITS_LINE}; the ROM is streamed in 4 MiB chunks.`,
-    returns:
-      'buildId, outputDir, rom, outputSha256, outputSize, reused, rebuildSemanticsVerified, changedPrefixBytes, checks.',
   },
   input: rebuildInput,
   output: buildOutput,

@@ -17,10 +17,8 @@ export const ndsMutationValidate = defineTool({
       'Checks a mutation manifest against the exact source ROM and resolves the deterministic build plan; writes nothing.',
     useWhen: 'before nds_mutation_build; nds_mutation_verify checks an existing build.',
     behaviour:
-      'read-only. Format 1: same-size guarded edits, exact-size component replacement; format 2 adds variable-size NitroFS replacement and new files. Checks source SHA-256, guards (component, original bytes, runtime), artifact SHA-256, conflicts; append-only layout.',
+      'format 1: same-size guarded edits, exact-size component replacement; format 2 adds variable-size NitroFS replacement and new files. Checks source SHA-256, guards, artifact SHA-256, conflicts; append-only layout.',
     limits: `${REBUILD_LIMITS_LINE}.`,
-    returns:
-      'buildId, outputDir, sizes, operations with output ranges and hashes, header rewrites, rebuilt tables.',
   },
   input: rebuildInput,
   output: z.object({

@@ -12,10 +12,8 @@ export const ndsMutationVerify = defineTool({
     purpose:
       'Re-validates a manifest and checks its published build afresh: every evidence file, and the ROM byte by byte and semantically.',
     useWhen: 'to trust a build found on disk; it never repairs (rebuild with nds_mutation_build).',
-    behaviour:
-      'read-only; verification-failed on any difference (a changed ROM byte, an edited or extra file).',
+    behaviour: 'verification-failed on any difference (a changed byte, an edited or extra file).',
     limits: `${REBUILD_LIMITS_LINE}; the ROM is streamed in 4 MiB chunks.`,
-    returns: 'the nds_mutation_build shape, reused true.',
   },
   input: rebuildInput,
   output: buildOutput,

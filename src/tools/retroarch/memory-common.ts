@@ -66,8 +66,8 @@ export function readTool(
     profiles: PROFILES,
     description: {
       ...about,
-      limits: 'requests of up to 16 KiB, RETROARCH_TIMEOUT_MS each, 3 attempts.',
-      returns: 'address, requested, returned, truncated, hex (uppercase, no spaces).',
+      limits: 'requests of up to 16 KiB; RETROARCH_TIMEOUT_MS per query.',
+      returns: 'hex is uppercase, no spaces.',
     },
     input: readInput,
     output: readOutput,

@@ -9,11 +9,10 @@ export const retroarchFrameAdvance = defineTool({
   title: 'RetroArch: advance frames',
   profiles: PROFILES,
   description: {
-    purpose: 'Runs exactly N frames from the paused state (FRAMEADVANCE presses), ending paused.',
+    purpose: 'Runs exactly N frames from the paused state (FRAMEADVANCE), ending paused.',
     useWhen: 'stepping the game frame by frame between memory reads.',
-    behaviour: `pauses first when running (pausedFirst: true), then sends N presses spaced ${PRESS_SPACING_MS} ms apart (closer presses merge into one frame) and confirms the paused state. Cancellable between presses.`,
+    behaviour: `pauses first when running (pausedFirst), presses ${PRESS_SPACING_MS} ms apart (closer presses merge), confirms paused; cancellable between presses.`,
     limits: `takes about frames x ${PRESS_SPACING_MS} ms; RETROARCH_TIMEOUT_MS per query.`,
-    returns: 'frames, pausedFirst, state.',
   },
   input: z.object({
     frames: z

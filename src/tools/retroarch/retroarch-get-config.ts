@@ -9,13 +9,11 @@ export const retroarchGetConfig = defineTool({
   title: 'RetroArch: read a config value',
   profiles: PROFILES,
   description: {
-    purpose: 'Reads one RetroArch setting through GET_CONFIG_PARAM.',
-    useWhen:
-      'to learn RetroArch paths such as savestate_directory, savefile_directory, system_directory or log_dir.',
+    purpose: 'Reads one RetroArch setting (GET_CONFIG_PARAM).',
+    useWhen: 'learning paths such as savestate_directory, savefile_directory, system_directory or log_dir.',
     behaviour:
-      'read-only. RetroArch answers only some keys; others (e.g. screenshot_directory, state_slot) come back as supported: false, never as a guess.',
-    limits: 'name: 1-64 characters of A-Z a-z 0-9 _; per-query timeout RETROARCH_TIMEOUT_MS.',
-    returns: 'name, supported, value (null when unsupported).',
+      'RetroArch answers only some keys; others come back supported: false (value null), never guessed.',
+    limits: 'RETROARCH_TIMEOUT_MS per query.',
   },
   input: z.object({
     name: z

@@ -10,11 +10,10 @@ export const retroarchGetStatus = defineTool({
   profiles: PROFILES,
   description: {
     purpose:
-      'Reports whether RetroArch is playing, paused or has no content, with the system, game and CRC32.',
-    useWhen: 'before memory or state work, to know what runs and whether it is paused.',
-    behaviour: 'read-only; one GET_STATUS query. An open menu still reports "playing".',
-    limits: 'per-query timeout RETROARCH_TIMEOUT_MS (default 1000 ms), 3 attempts.',
-    returns: 'state (playing|paused|contentless), system, game (ROM file name without extension), crc32.',
+      'Reports whether RetroArch is playing, paused or has no content, with system, game (ROM name) and CRC32.',
+    useWhen: 'before memory or state work.',
+    behaviour: 'one GET_STATUS query; an open menu still reports playing.',
+    limits: 'RETROARCH_TIMEOUT_MS per query.',
   },
   input: z.object({}),
   output: z.object({

@@ -2,18 +2,18 @@
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
 import { PROFILES, resumeIfPaused, TIMEOUT_LIMIT } from './shared.js';
-import { loadOutput, loadState, PAUSED } from './states-common.js';
+import { loadOutput, loadState } from './states-common.js';
 
 export const retroarchLoadStateCurrent = defineTool({
   name: 'retroarch_load_state_current',
   title: 'RetroArch: load state (current slot)',
   profiles: PROFILES,
   description: {
-    purpose: "Restores the emulator state from RetroArch's current slot (LOAD_STATE).",
+    purpose: 'Restores the emulator state from RetroArch’s current slot (LOAD_STATE).',
     useWhen: 'undoing changes back to the last retroarch_save_state_current.',
-    behaviour: `DESTRUCTIVE: replaces all live state. ${PAUSED} RetroArch does not acknowledge loads: when the state directory is readable a missing slot file is refused with not-found; otherwise verify the effect with a read.`,
+    behaviour:
+      'replaces all live state; never acknowledged: a missing slot file is not-found when the state directory is readable, else verify with a read.',
     limits: 'one load, then one main-loop turn of settling; RETROARCH_TIMEOUT_MS per query.',
-    returns: 'slot, file (when known), resumed, acknowledged: false, slotPointer.',
   },
   input: z.object({ resumeIfPaused }),
   output: loadOutput,

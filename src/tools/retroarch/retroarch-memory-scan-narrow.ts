@@ -23,14 +23,11 @@ export const retroarchMemoryScanNarrow = defineTool({
   profiles: PROFILES,
   description: {
     purpose:
-      'Keeps the scan candidates whose current value satisfies a comparison (with a value or with the previous step).',
-    useWhen:
-      'after the game value changed (or did not) since the last step: e.g. "increased" after frame advances.',
+      'Keeps the scan candidates whose current value satisfies a comparison (with a value or the previous step).',
+    useWhen: 'after the game value changed (or did not), e.g. "increased" after frame advances.',
     behaviour:
-      'read-only; reads only the candidates (merged into spans), compares, and returns the first page of survivors. A scan of other content (or from before RetroArch was seen gone) is discarded and refused with not-found.',
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
-    returns:
-      'candidates before and after, bytes and spans read, the scan, and the first page of candidates (address, value, previous).',
+      'reads only the candidates, returns the first page of survivors; a scan of other content (or from before RetroArch was seen gone) is refused with not-found.',
+    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
   },
   input: z.object({
     scanId: scanIdInput,

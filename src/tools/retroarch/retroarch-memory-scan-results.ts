@@ -19,12 +19,11 @@ export const retroarchMemoryScanResults = defineTool({
   title: 'RetroArch: page through memory-scan candidates',
   profiles: PROFILES,
   description: {
-    purpose: 'Lists a page of a scan’s candidates with their value at the last step and the step before.',
-    useWhen: 'after retroarch_memory_scan_narrow, to see candidates beyond its first page.',
+    purpose: 'Lists a page of a scan’s candidates with their last two values.',
+    useWhen: 'after retroarch_memory_scan_narrow, for candidates beyond its first page.',
     behaviour:
-      "read-only; one status query to check the content is still the scan's (otherwise the scan is discarded and refused with not-found); values are those of the last step.",
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
-    returns: 'the scan and the page (address, value, previous) with whether more follow.',
+      'one status query checks the content is still the scan’s (else not-found); values are those of the last step.',
+    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
   },
   input: z.object({ scanId: scanIdInput, ...pageInputs }),
   output: z.object({ ...scanOutput, ...pageOutput }),

@@ -21,14 +21,12 @@ export const retroarchMemoryScanStart = defineTool({
   profiles: PROFILES,
   description: {
     purpose:
-      'Starts a "cheat search": snapshots a memory region so that retroarch_memory_scan_narrow can keep the addresses whose value changes as a game value does.',
+      'Starts a "cheat search": snapshots a memory region so that retroarch_memory_scan_narrow can keep the addresses whose value changes like a game value.',
     useWhen:
-      'looking for where a game keeps a counter, timer, score or health: start, advance frames or play, narrow, repeat.',
+      'finding where a game keeps a counter, timer, score or health: start, advance frames or play, narrow, repeat.',
     behaviour:
-      'read-only. Every size-aligned address is a candidate; the region must be readable whole (refused where RetroArch cuts it). Read while the game runs, values may come from different frames: pause (or frame-advance) for exact steps. Scans belong to the loaded content: another game, or RetroArch seen gone and back, discards them; at most a few are kept (the oldest is dropped).',
-    limits: `region ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max} bytes; pages of 1..${SCAN_LIMITS.page.max} candidates (default ${SCAN_LIMITS.page.default}); at most ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
-    returns:
-      'the scan (id, owner, region, value size, candidates) and the ids of scans dropped to make room.',
+      'every size-aligned address is a candidate; the region must be readable whole; while running, values may span frames (pause for exact steps); scans belong to the loaded content; beyond the kept maximum the oldest is dropped.',
+    limits: `pages up to ${SCAN_LIMITS.page.max} candidates; ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
   },
   input: z.object({
     space: spaceInput,

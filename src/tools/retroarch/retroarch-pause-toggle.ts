@@ -9,13 +9,11 @@ export const retroarchPauseToggle = defineTool({
   title: 'RetroArch: toggle pause',
   profiles: PROFILES,
   description: {
-    purpose: 'Toggles pause (PAUSE_TOGGLE) and confirms the new state through GET_STATUS.',
-    useWhen:
-      'you want to flip whatever the state is; to reach a known state use retroarch_set_paused instead.',
+    purpose: 'Toggles pause (PAUSE_TOGGLE) and confirms the new state with GET_STATUS.',
+    useWhen: 'flipping whatever the state is; retroarch_set_paused reaches a known state.',
     behaviour:
-      'changes the run state (not destructive). RetroArch does not answer the toggle itself; the tool reads the status before and after.',
+      'changes only the run state; the toggle is not answered, so the status is read before and after.',
     limits: `confirmation waits up to max(RETROARCH_TIMEOUT_MS, 300 ms); presses are spaced ${PRESS_SPACING_MS} ms apart.`,
-    returns: 'before, after (playing|paused), confirmed.',
   },
   input: z.object({}),
   output: z.object({ before: stateEnum, after: stateEnum, confirmed: z.boolean() }),

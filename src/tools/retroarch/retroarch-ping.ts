@@ -9,13 +9,12 @@ export const retroarchPing = defineTool({
   title: 'RetroArch: ping / version',
   profiles: PROFILES,
   description: {
-    purpose: "Checks that RetroArch's network command interface answers and reports its version.",
+    purpose: "Checks that RetroArch's network command interface answers, and reports its version.",
     useWhen:
       'first, to confirm RETROARCH_HOST/PORT reach a RetroArch with network_cmd_enable; retroarch_get_status for what it runs.',
     behaviour:
-      'read-only; one VERSION query (re-sent on timeout). The version gates newer commands and is cached until RetroArch is seen unreachable: call again after restarting RetroArch.',
-    limits: 'RETROARCH_TIMEOUT_MS per query (50..30000 ms, default 1000), 3 attempts.',
-    returns: 'version, target, round-trip ms, available slot commands.',
+      'one VERSION query; the version gates newer commands and is cached until RetroArch is seen unreachable (call again after restarting it).',
+    limits: 'RETROARCH_TIMEOUT_MS per query.',
   },
   input: z.object({}),
   output: z.object({

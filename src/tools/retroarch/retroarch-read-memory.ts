@@ -7,10 +7,10 @@ export const retroarchReadMemory = readTool(
   'RetroArch: read system memory',
   {
     purpose:
-      "Reads bytes from the loaded core's system memory map (READ_CORE_MEMORY), e.g. GBA EWRAM at 0x02000000.",
+      "Reads bytes from the core's system memory map (READ_CORE_MEMORY), e.g. GBA EWRAM at 0x02000000.",
     useWhen:
-      'the core publishes a memory map (mGBA does). When this fails with no-memory-map (e.g. Nestopia), use retroarch_read_ram.',
+      'the core publishes a memory map (mGBA does); on no-memory-map (e.g. Nestopia) use retroarch_read_ram.',
     behaviour:
-      'read-only; split into requests of up to 16 KiB, each re-sent on timeout. A read running past the end of a region returns fewer bytes (truncated: true). RetroArch -1 answers become typed errors: no-memory-map, no-descriptor.',
+      'past the end of a region returns fewer bytes (truncated); RetroArch -1 answers become no-memory-map or no-descriptor.',
   },
 );

@@ -5,7 +5,7 @@ export const retroarchReadRam = readTool('ram', 'retroarch_read_ram', 'RetroArch
   purpose:
     'Reads bytes from the RetroAchievements address space (READ_CORE_RAM), e.g. NES RAM at $0000-$07FF.',
   useWhen:
-    'the core has no memory map (retroarch_read_memory says no-memory-map), or you work with achievement addresses.',
+    'the core has no memory map (retroarch_read_memory says no-memory-map), or for achievement addresses.',
   behaviour:
-    'read-only; chunked and re-sent on timeout like retroarch_read_memory. RetroArch checks only the START address here: bytes past the end of the space are not guaranteed meaningful. A start outside the space gives no-descriptor.',
+    'RetroArch checks only the start address: bytes past the end of the space are not meaningful; a start outside gives no-descriptor.',
 });

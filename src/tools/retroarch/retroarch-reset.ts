@@ -9,18 +9,16 @@ export const retroarchReset = defineTool({
   profiles: PROFILES,
   description: {
     purpose: 'Resets the running game (RESET), like the console reset button.',
-    useWhen: 'restarting from boot; to return to a saved point use the load-state tools.',
-    behaviour:
-      'DESTRUCTIVE: live game state is lost. RetroArch does not acknowledge RESET and ignores it while paused: paused is refused with `paused` unless resumeIfPaused (resume, reset, pause again, each confirmed).',
+    useWhen: 'restarting from boot; the load-state tools return to a saved point.',
+    behaviour: 'live game state is lost; RESET is never acknowledged.',
     limits:
       'one status query, then one datagram (plus confirmed pause toggles); RETROARCH_TIMEOUT_MS per query.',
-    returns: 'sent, resumedAndRepaused.',
   },
   input: z.object({
     resumeIfPaused: z
       .boolean()
       .default(false)
-      .describe('When paused: resume, reset, then pause again (default false: refuse with `paused`).'),
+      .describe('When paused: resume, reset, pause again (else refuse with paused).'),
   }),
   output: z.object({ sent: z.boolean(), resumedAndRepaused: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

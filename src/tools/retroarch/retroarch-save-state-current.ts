@@ -2,18 +2,17 @@
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
 import { PROFILES, resumeIfPaused } from './shared.js';
-import { CONFIRM, PAUSED, saveLimits, saveOutput, saveState } from './states-common.js';
+import { CONFIRM, saveLimits, saveOutput, saveState } from './states-common.js';
 
 export const retroarchSaveStateCurrent = defineTool({
   name: 'retroarch_save_state_current',
   title: 'RetroArch: save state (current slot)',
   profiles: PROFILES,
   description: {
-    purpose: "Saves the whole emulator state to RetroArch's current slot (SAVE_STATE).",
-    useWhen: 'making a restore point before risky writes; retroarch_save_state_slot targets a given slot.',
-    behaviour: `DESTRUCTIVE to the slot file (no backup). ${PAUSED} ${CONFIRM}`,
+    purpose: 'Saves the whole emulator state to RetroArch’s current slot (SAVE_STATE).',
+    useWhen: 'a restore point before risky writes; retroarch_save_state_slot for a given slot.',
+    behaviour: `overwrites the slot file (no backup). ${CONFIRM}`,
     limits: 'slot pointer 0..99; file wait max(2 s, 2 x RETROARCH_TIMEOUT_MS).',
-    returns: 'slot, confirmed, file, resumed, slotPointer {value, verified}.',
   },
   input: z.object({ resumeIfPaused }),
   output: saveOutput,

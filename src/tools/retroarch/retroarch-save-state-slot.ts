@@ -3,18 +3,17 @@ import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
 import { PRESS_SPACING_MS } from '../../retroarch/client.js';
 import { PROFILES, resumeIfPaused } from './shared.js';
-import { CONFIRM, PAUSED, saveLimits, saveOutput, saveState, slotInput, WALK } from './states-common.js';
+import { CONFIRM, saveLimits, saveOutput, saveState, slotInput, WALK } from './states-common.js';
 
 export const retroarchSaveStateSlot = defineTool({
   name: 'retroarch_save_state_slot',
   title: 'RetroArch: save state to a slot',
   profiles: PROFILES,
   description: {
-    purpose: 'Saves the emulator state to a given slot; the slot pointer is left where it was.',
+    purpose: 'Saves the emulator state to a given slot, leaving the slot pointer where it was.',
     useWhen: 'keeping several restore points; retroarch_load_state_slot reads them back.',
-    behaviour: `DESTRUCTIVE to that slot file. SAVE_STATE_SLOT when available, else ${WALK} ${PAUSED} ${CONFIRM}`,
+    behaviour: `overwrites that slot file. SAVE_STATE_SLOT when available, else ${WALK} ${CONFIRM}`,
     limits: `a walk takes |slot - pointer| x ${PRESS_SPACING_MS} ms each way; RETROARCH_TIMEOUT_MS per query, file wait max(2 s, 2 x it).`,
-    returns: 'method (native|walk), slot, confirmed, file, pointerPresses, resumed, slotPointer.',
   },
   input: z.object({ slot: slotInput, resumeIfPaused }),
   output: saveOutput,

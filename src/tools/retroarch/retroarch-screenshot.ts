@@ -13,9 +13,8 @@ export const retroarchScreenshot = defineTool({
       'Takes a screenshot (SCREENSHOT); with RETROARCH_SCREENSHOT_DIR set, returns the PNG as an image.',
     useWhen: 'to see the game screen.',
     behaviour:
-      "writes a PNG into RetroArch's screenshot_directory (same-second shots overwrite). Without RETROARCH_SCREENSHOT_DIR it only reports the request.",
+      'RetroArch writes the PNG into its screenshot_directory (same-second shots overwrite); without RETROARCH_SCREENSHOT_DIR only the request is reported.',
     limits: `waits up to max(2 s, 2 x RETROARCH_TIMEOUT_MS) for the file; PNG up to ${MAX_SCREENSHOT_BYTES} bytes.`,
-    returns: 'requested, path, bytes, width, height; the PNG as image content.',
   },
   input: z.object({}),
   output: z.object({

@@ -9,11 +9,10 @@ export const retroarchSetPaused = defineTool({
   profiles: PROFILES,
   description: {
     purpose: 'Puts RetroArch into the paused or playing state, toggling only when needed, and confirms it.',
-    useWhen: 'before inspecting memory frame-exactly (pause) or to let the game run again (resume).',
+    useWhen: 'pause before frame-exact memory work; resume to let the game run.',
     behaviour:
-      'reads GET_STATUS, sends PAUSE_TOGGLE only if the state differs, then confirms via GET_STATUS (an `unconfirmed` error if it did not change). Idempotent.',
+      'PAUSE_TOGGLE only if the state differs, then confirmed (error unconfirmed if it did not change).',
     limits: 'confirmation waits up to max(RETROARCH_TIMEOUT_MS, 300 ms).',
-    returns: 'state, changed.',
   },
   input: z.object({ paused: z.boolean().describe('true: pause; false: resume.') }),
   output: z.object({ state: stateEnum, changed: z.boolean() }),

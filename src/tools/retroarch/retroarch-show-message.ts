@@ -9,11 +9,9 @@ export const retroarchShowMessage = defineTool({
   profiles: PROFILES,
   description: {
     purpose: "Shows a one-line message on RetroArch's on-screen display (SHOW_MSG).",
-    useWhen: 'to tell the person at the emulator something.',
-    behaviour:
-      'checks RetroArch answers GET_STATUS, then sends; fire-and-forget: RetroArch does not acknowledge it and nothing can confirm it was displayed (with a null video driver nothing is).',
+    useWhen: 'telling the person at the emulator something.',
+    behaviour: 'checks RetroArch answers, then sends; fire-and-forget: nothing confirms it was displayed.',
     limits: '1..200 characters, one line, no control characters (a newline would start a second command).',
-    returns: 'sent.',
   },
   input: z.object({
     message: z.string().min(1).max(200).describe('Text to show: 1..200 characters on one line.'),

@@ -11,12 +11,11 @@ export const retroarchWriteMemory = defineTool({
   profiles: PROFILES,
   description: {
     purpose:
-      "Writes bytes into the core's system memory map (WRITE_CORE_MEMORY) and reports what RetroArch confirms.",
-    useWhen: 'poking game state on a core with a memory map; save a state first if you may want to undo.',
+      "Writes bytes into the core's system memory map (WRITE_CORE_MEMORY), reporting what RetroArch confirms.",
+    useWhen: 'poking game state on a core with a memory map; save a state first to be able to undo.',
     behaviour:
-      'DESTRUCTIVE: overwrites live memory, no undo. Sent in datagrams of ~650 bytes, each ONCE: no acknowledgement is `unconfirmed`, a short count is `short-write`, ROM is `read-only`. Writes disable achievements hardcore mode.',
-    limits: 'up to 65536 bytes per call; per-datagram RETROARCH_TIMEOUT_MS, no retries.',
-    returns: 'address, written (bytes RetroArch confirmed), requests.',
+      'no undo; datagrams of ~650 bytes, each sent once: no acknowledgement is unconfirmed, a short count short-write, ROM read-only. Disables achievements hardcore mode.',
+    limits: '65536 bytes per call; RETROARCH_TIMEOUT_MS per datagram.',
   },
   input: writeInputSchema,
   output: z.object({ address: addressOut, written: z.number().int(), requests: z.number().int() }),

@@ -16,10 +16,8 @@ export const retroarchWriteRam = defineTool({
     useWhen:
       'the core has no memory map (e.g. Nestopia); else retroarch_write_memory, which is acknowledged.',
     behaviour:
-      'DESTRUCTIVE: overwrites live memory. Never acknowledged, so read back: verified true|false|"unverifiable"; a running game may change the bytes first (false).',
-    limits:
-      'up to 65536 bytes per call in datagrams under 2,047 bytes; read-back RETROARCH_TIMEOUT_MS, 3 attempts.',
-    returns: 'address, sent, verified, firstMismatch, reason.',
+      'never acknowledged, so read back: verified true, false (a running game may change the bytes first) or "unverifiable".',
+    limits: '65536 bytes per call in datagrams under 2,047 bytes; RETROARCH_TIMEOUT_MS per read-back query.',
   },
   input: writeInputSchema,
   output: z.object({

@@ -30,13 +30,13 @@ export const writeInput = {
     .min(1)
     .max(65_536)
     .optional()
-    .describe('Bytes to write as integers 0..255 (1..65536). Give this or `hex`, not both.'),
+    .describe('Bytes to write as integers; give this or hex.'),
   hex: z
     .string()
     .regex(/^([0-9a-fA-F]{2})+$/, 'an even number of hex digits, no spaces')
     .max(131_072)
     .optional()
-    .describe('Bytes to write as contiguous hex, e.g. "DEADBEEF" (1..65536 bytes). Alternative to `bytes`.'),
+    .describe('Bytes to write as contiguous hex, e.g. "DEADBEEF"; give this or bytes.'),
 };
 
 export function writeBytes(args: { bytes?: number[] | undefined; hex?: string | undefined }): Uint8Array {
@@ -64,6 +64,4 @@ export const stateEnum = z.enum(['playing', 'paused', 'contentless']);
 export const resumeIfPaused = z
   .boolean()
   .default(false)
-  .describe(
-    'Paused RetroArch ignores this: false refuses with `paused`; true resumes, acts, pauses again (a few frames run).',
-  );
+  .describe('When paused: resume, act, pause again (a few frames run; else refuse with paused).');

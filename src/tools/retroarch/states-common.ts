@@ -42,14 +42,10 @@ export const saveLimits = {
 };
 
 export const CONFIRM =
-  'With a readable local savestate_directory the state file is watched: confirmed, or `unconfirmed` if unchanged; else confirmed: false.';
+  'With a readable local savestate_directory the file is watched: confirmed, or error unconfirmed; else confirmed false.';
 
-export const PAUSED = 'Ignored by a paused RetroArch: refused with `paused` unless resumeIfPaused.';
-
-export const TRACKED =
-  'The pointer is tracked by re-mcp (starts at 0, verified by confirmed saves, reset when RetroArch was unreachable); moved outside re-mcp it is wrong until the next confirmed save.';
-
-export const WALK = `the slot pointer is walked there and back with STATE_SLOT_PLUS/MINUS (${PRESS_SPACING_MS} ms apart). ${TRACKED}`;
+// How re-mcp tracks the slot pointer is said once, in the server's instructions.
+export const WALK = `the tracked pointer is walked there and back (STATE_SLOT_PLUS/MINUS, ${PRESS_SPACING_MS} ms apart).`;
 
 export type StateRequest = { slot?: number; resumeIfPaused: boolean };
 
@@ -84,10 +80,9 @@ export function slotStepTool(
     profiles: PROFILES,
     description: {
       purpose: `Moves RetroArch's current state slot pointer ${plus ? 'up' : 'down'} by one (${plus ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS'}).`,
-      useWhen: 'choosing the slot the *_current state tools use; retroarch_*_state_slot are simpler.',
-      behaviour: `pointer only, no file touched. ${PAUSED} Returns the tracked value. ${TRACKED}${plus ? '' : ' 1.14 stops at 0.'}`,
-      limits: `one press; presses ${PRESS_SPACING_MS} ms apart; RETROARCH_TIMEOUT_MS per query.`,
-      returns: 'from, slot, verified.',
+      useWhen: 'choosing the slot of the *_current state tools; retroarch_*_state_slot are simpler.',
+      behaviour: `pointer only; returns the tracked value.${plus ? '' : ' 1.14 stops at 0.'}`,
+      limits: `one press (${PRESS_SPACING_MS} ms apart); RETROARCH_TIMEOUT_MS per query.`,
     },
     input: z.object({ resumeIfPaused }),
     output: z.object({ from: z.number().int(), slot: z.number().int(), verified: z.boolean() }),

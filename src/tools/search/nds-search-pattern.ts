@@ -12,7 +12,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
-import { IDENTITY_NOTE, READ_ONLY, romArg } from '../shared/rom.js';
+import { READ_ONLY, romArg } from '../shared/rom.js';
 import { componentSelectorSchema, patternSchema } from '../shared/search-inputs.js';
 
 const L = SEARCH_LIMITS;
@@ -39,13 +39,12 @@ export const ndsSearchPattern = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Finds every occurrence of a byte signature (?? wildcards), typed integer, ASCII or UTF-16LE string in a ROM.',
+      'Finds every occurrence of a byte signature (?? wildcards), integer, ASCII or UTF-16LE string in a ROM.',
     useWhen:
       'locating signatures, constants or strings; then nds_resolve_rom_offset or nds_disassemble_range on a hit (hits are bytes, not references).',
-    behaviour: `read-only; streams the whole ROM or selected components (a hit lies inside one); compressed overlays searched as stored; overlapping hits kept, ascending; runtime address only when the hit maps directly; ${IDENTITY_NOTE}`,
+    behaviour:
+      'streams the whole ROM or selected components; compressed overlays searched as stored; overlapping hits kept, ascending; a truncated scan continues from resumeRomOffset via startRomOffset.',
     limits: `pattern up to ${L.patternBytes.max} bytes; scan up to ${L.maxScanBytes.max / MiB} MiB; ${L.discoveredMatches.max} matches discovered at most; ${SCOPE_LIMITS.selectors.max} component selectors.`,
-    returns:
-      'status with truncationReasons, scannedBytes, discoveredMatches, nextOffset, resumeRomOffset (continue a truncated scan via startRomOffset), matches with owners.',
   },
   input: z.object({
     rom: romArg,
@@ -65,19 +64,13 @@ export const ndsSearchPattern = defineTool({
       .describe(
         '{kind:"whole-rom"} (matches may cross structures) or {kind:"components", components:[...]}.',
       ),
-    offset: limitArg(L.offset, 'Index of the first match returned (not a ROM offset)'),
+    offset: limitArg(L.offset, 'First match returned (not a ROM offset)'),
     limit: limitArg(L.pageSize, 'Matches per page'),
-    maxScanBytes: limitArg(
-      L.maxScanBytes,
-      `Physical bytes scanned at most, in ascending ROM order (default 64 MiB, max 512 MiB)`,
-    ),
+    maxScanBytes: limitArg(L.maxScanBytes, `Bytes scanned at most, in ROM order`),
     startRomOffset: addressArg(
       'Scan only from this ROM offset on: a truncated result’s resumeRomOffset, with the same pattern and scope (default: the start)',
     ).optional(),
-    contextBytes: limitArg(
-      L.contextBytes,
-      'Bytes shown before and after each hit (hex), clipped to the ROM or the containing component',
-    ),
+    contextBytes: limitArg(L.contextBytes, 'Context shown around each hit, clipped to the ROM or component'),
   }),
   output: z.object({
     pattern: z.object({

@@ -15,9 +15,9 @@ import {
 export const sizeInput = z
   .union([z.literal(1), z.literal(2), z.literal(4)])
   .default(4)
-  .describe('Value width in bytes: 1, 2 or 4 (little-endian; default 4). Candidates are size-aligned.');
+  .describe('Value width in bytes (little-endian); candidates are size-aligned.');
 
-export const signedInput = z.boolean().default(false).describe('Values are signed (default false).');
+export const signedInput = z.boolean().default(false).describe('Values are signed.');
 
 export const comparisonInput = z
   .enum(SCAN_COMPARISONS)
@@ -26,16 +26,14 @@ export const comparisonInput = z
   );
 
 export const pageInputs = {
-  offset: z.number().int().min(0).default(0).describe('First candidate of the page (default 0).'),
+  offset: z.number().int().min(0).default(0).describe('First candidate of the page.'),
   limit: z
     .number()
     .int()
     .min(SCAN_LIMITS.page.min)
     .max(SCAN_LIMITS.page.max)
     .default(SCAN_LIMITS.page.default)
-    .describe(
-      `Candidates per page: ${SCAN_LIMITS.page.min}..${SCAN_LIMITS.page.max}, default ${SCAN_LIMITS.page.default}.`,
-    ),
+    .describe('Candidates per page.'),
 };
 
 export const scanIdInput = z.string().min(1).max(64).describe('Scan id from a *_memory_scan_start result.');

@@ -3,23 +3,16 @@ import { z } from 'zod/v4';
 import { PROCESSORS } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 
-export const romArg = z
-  .string()
-  .min(1)
-  .max(1024)
-  .describe('Workspace-relative .nds path, e.g. "roms/game.nds" (never modified).');
+// "Workspace-relative" in a description marks a path argument: the hostile-path test finds them so.
+export const romArg = z.string().min(1).max(1024).describe('Workspace-relative .nds path.');
 
-export const processorArg = z.enum(PROCESSORS).describe('Processor whose address space is meant.');
+export const processorArg = z.enum(PROCESSORS).describe('Address space.');
 
 /** An optional overlay ID, 0..0xFFFFFFFF: a static disambiguator only (`what` says how it is used). */
 export const overlayIdArg = (what: string) =>
   z.number().int().min(0).max(0xffffffff).optional().describe(what);
 
 export { READ_ONLY } from './annotations.js';
-
-/** Said in every ROM tool's behaviour line: what the identity guarantee is and how it fails. */
-export const IDENTITY_NOTE =
-  'ROM identity (SHA-256) verified before and after; rom-changed if it changed, invalid-rom on a bad header.';
 
 /** Forwards cold-open hashing progress (large ROMs) to the caller's progress token. */
 export const hashProgress =

@@ -41,11 +41,11 @@ export const patternSchema = z
       value: z.number().int().describe('The integer; must fit the width and signedness.'),
       width: z.union([z.literal(8), z.literal(16), z.literal(32)]).describe('Width in bits: 8, 16 or 32.'),
       endianness: z.enum(['little', 'big']).describe('Byte order (required, also for 8-bit).'),
-      signed: z.boolean().describe('Two-complement signed (true) or unsigned (false); required.'),
+      signed: z.boolean().describe('Two’s-complement signed, or unsigned.'),
       alignment: z
         .union([z.literal(1), z.literal(2), z.literal(4)])
         .default(1)
-        .describe('Required alignment of the absolute ROM offset: 1, 2 or 4 bytes; default 1.'),
+        .describe('Alignment of the ROM offset of a hit.'),
     }),
     z.strictObject({
       kind: z.literal('ascii'),
