@@ -25,6 +25,7 @@ import {
 export const CORRELATE_LIMITS = {
   nearbyInstructions: { default: 8, min: 1, max: 32, unit: 'instructions decoded per candidate' },
   stackWords: { default: 32, min: 0, max: 64, unit: '32-bit words read from SP for the backtrace' },
+  referenceLimit: { default: 16, min: 0, max: 64, unit: 'static references listed per decoded candidate' },
 } as const;
 
 /** The discovery every correlation runs (the defaults of nds_discover_functions). */
@@ -47,6 +48,7 @@ export interface CorrelateRequest {
   processor: Processor;
   nearbyInstructions: number;
   stackWords: number;
+  referenceLimit: number;
   liveCheck: boolean;
   signal?: AbortSignal;
 }
@@ -195,6 +197,7 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
         discovery: result,
         discoveryComplete: status === 'complete',
         nearbyInstructions: req.nearbyInstructions,
+        referenceLimit: req.referenceLimit,
         ...(req.signal ? { signal: req.signal } : {}),
       };
       const pcFrame = await correlateFrame(ctx, pc, mode, pcLive);

@@ -47,6 +47,16 @@ const frameOut = z.object({
       }),
       functions: z.array(functionOut),
       functionReason: z.enum(['found', 'complete-negative', 'coverage-gap', 'not-code']),
+      references: z.array(
+        z.object({
+          from: addressOut,
+          kind: z.enum(['direct-branch', 'direct-call', 'literal-pool', 'pc-relative-address']),
+          to: addressOut,
+          targetMode: mode.optional(),
+          value: addressOut.optional().describe('literal-pool: the word in the slot'),
+        }),
+      ),
+      referencesOmitted: z.number().int(),
     }),
   ),
 });
@@ -68,6 +78,13 @@ function frameView(f: CorrelatedFrame): z.input<typeof frameOut> {
         authority: 'observed-runtime' as const,
       },
       functions: c.functions.map(functionView),
+      references: c.references.map((r) => ({
+        from: hex(r.from),
+        kind: r.kind,
+        to: hex(r.to),
+        ...(r.targetMode ? { targetMode: r.targetMode } : {}),
+        ...(r.value === undefined ? {} : { value: hex(r.value) }),
+      })),
     })),
   };
 }
@@ -113,6 +130,7 @@ export const ndsCorrelateStopContext = defineTool({
     processor: processorInput,
     nearbyInstructions: limitArg(L.nearbyInstructions, 'Decoded around each candidate'),
     stackWords: limitArg(L.stackWords, 'Backtrace stack read'),
+    referenceLimit: limitArg(L.referenceLimit, 'Static references per candidate'),
     liveCheck: z.boolean().default(true).describe('Compare live bytes with each candidate.'),
     timeoutMs: timeoutInput(TIMEOUT, 'Deadline for the whole correlation'),
   }),
@@ -164,6 +182,7 @@ export const ndsCorrelateStopContext = defineTool({
   limits: {
     nearbyInstructions: L.nearbyInstructions,
     stackWords: L.stackWords,
+    referenceLimit: L.referenceLimit,
     timeoutMs: msLimit(TIMEOUT),
   },
   async handler(args, ctx) {
@@ -182,6 +201,7 @@ export const ndsCorrelateStopContext = defineTool({
           processor: args.processor,
           nearbyInstructions: args.nearbyInstructions,
           stackWords: args.stackWords,
+          referenceLimit: args.referenceLimit,
           liveCheck: args.liveCheck,
           signal,
         });
