@@ -121,7 +121,7 @@ export async function correlateFrame(
         span = source.span;
         if (mode === null)
           candidate.staticNote = 'not decoded: the instruction set at this address is not observed';
-        else decodeCandidate(ctx, candidate, { ...source, address, mode });
+        else await decodeCandidate(ctx, candidate, { ...source, address, mode });
       }
     } catch (error) {
       if (!(error instanceof ReMcpError) || error.code === 'cancelled') throw error;
