@@ -248,6 +248,39 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     assert.equal(t.backtrace.entries[0]?.matches[0]?.evidence, 'after-proven-call-site');
   });
 
+  it('decodes and live-checks an ITCM autoload block the program copied at start', async () => {
+    const h = await startedOn('ovl.nds');
+    const s = rom.symbols;
+    await h.ok('desmume_executable_ranges_replace', {
+      ranges: [
+        { start: '0x02200000', end: '0x02200180', label: 'overlay RAM', mode: 'arm' },
+        { start: '0x01ff8000', end: '0x01ff8020', label: 'ITCM autoload', mode: 'arm' },
+      ],
+    });
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(s.itcmTick),
+      mode: 'arm',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const c = await correlate(h);
+    assert.equal(c.registers.pc, hex(s.itcmTick));
+    assert.equal(c.pc.candidates.length, 1);
+    const k = c.pc.candidates[0] as Candidate & { autoloadIndex: number | null; region: string };
+    assert.deepEqual([k.component, k.autoloadIndex, k.region], ['autoload', 0, 'file-backed']);
+    assert.equal(k.live.status, 'live-bytes-match');
+    assert.equal(c.pc.liveMatches, 1);
+    assert.deepEqual(
+      k.instructions.slice(0, 5).map((i) => i.text),
+      ['mov r0, #0x2100000', 'ldr r1, [r0, #0xc]', 'add r1, r1, #3', 'str r1, [r0, #0xc]', 'bx lr'],
+    );
+    // Discovery covers main and overlays only: no function claim for the autoload block.
+    assert.equal(k.functionReason, 'coverage-gap');
+    // The caller is main code, right after its BL into ITCM.
+    assert.equal(c.caller.candidates[0]?.component, 'main');
+    assert.equal(c.caller.candidates[0]?.live.status, 'live-bytes-match');
+    assert.equal(c.backtrace.entries[0]?.matches[0]?.evidence, 'after-proven-call-site');
+  });
+
   it('refuses without a session and while running; ARM7 when its stub is up', async () => {
     const h = await server();
     assert.equal((await h.fail('nds_correlate_stop_context', {})).code, 'not-running');

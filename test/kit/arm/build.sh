@@ -131,12 +131,17 @@ compile ARM9_CPU -marm arm9-calls.s arm9-calls.o
 link arm9-calls ARM9_CPU arm9.ld --use-blx arm9-calls.o
 
 # arm9-overlays: the main binary carries both overlay images (it copies them into overlay RAM itself);
-# each image is also written alone (<name>.ovl-a.bin, .ovl-b.bin): the bytes the ROM's overlay files hold.
+# each image is also written alone (<name>.ovl-a.bin, .ovl-b.bin): the bytes the ROM's overlay files hold;
+# likewise its ITCM autoload block (<name>.itcm.bin): the bytes the ROM's autoload entry holds.
 compile ARM9_CPU -marm arm9-overlays.s arm9-overlays.o
 link arm9-overlays ARM9_CPU arm9-overlays.ld --use-blx,--no-check-sections arm9-overlays.o
 for ovl in a b; do
   "$OBJCOPY" -O binary -j ".ovl_$ovl" "$out/arm9-overlays.elf" "$out/arm9-overlays.ovl-$ovl.bin"
   chmod 644 "$out/arm9-overlays.ovl-$ovl.bin"
+done
+for part in itcm; do
+  "$OBJCOPY" -O binary -j ".$part" "$out/arm9-overlays.elf" "$out/arm9-overlays.$part.bin"
+  chmod 644 "$out/arm9-overlays.$part.bin"
 done
 
 {
