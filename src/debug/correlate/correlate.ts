@@ -7,7 +7,7 @@
 import { type DiscoveryLimits, type Evidence, identityKey } from '../../analysis/functions/discover.js';
 import { discoverInRom, type ScopeStatus } from '../../analysis/functions/nds-scope.js';
 import type { ArmMode } from '../../arm/types.js';
-import { ReMcpError } from '../../core/errors.js';
+import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import type { CpuDebugger } from '../cpu.js';
 import type { Processor } from '../policy.js';
@@ -166,6 +166,8 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
   const lrMode: ArmMode | null = !lrModeKnown(cpuMode) ? null : (lr & 1) === 1 ? 'thumb' : 'arm';
   const pcLive = req.liveCheck ? await readWindow(cpu, pc) : null;
   const lrLive = req.liveCheck ? await readWindow(cpu, lrAddress >>> 0) : null;
+  // Stub reads are bounded by their own reply timeout, not the signal: honour it between them.
+  throwIfCancelled(req.signal);
   let stack: Uint8Array = new Uint8Array(0);
   let stackReadNote: string | null = null;
   const stackBytes = Math.min(req.stackWords * 4, ADDRESS_SPACE - sp);
@@ -178,6 +180,7 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
       stackReadNote = `stack read failed: ${error.code}`;
     }
   }
+  throwIfCancelled(req.signal);
   return withLaunchRom(
     req.store,
     req.generation,
