@@ -161,3 +161,11 @@ test('a failed live read leaves every candidate not-checked with the reason', as
   // The static interpretation does not depend on the live read.
   assert.equal(f.candidates[0]!.instructions.length, 3);
 });
+
+test('an ARM address that is not word-aligned is not decoded, but still byte-checked', async () => {
+  const f = await frame(ITCM + 2, live(ITCM + 2, ITCM, itcmCode));
+  const c = f.candidates[0]!;
+  assert.deepEqual(c.instructions, []);
+  assert.equal(c.staticNote, 'not decoded: arm code is 4-byte aligned');
+  assert.equal(c.live.status, 'live-bytes-match');
+});

@@ -8,6 +8,7 @@ import { copyFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { formatAddress as hex } from '../../src/core/vocabulary.js';
+import { armSymbol } from '../kit/arm/index.js';
 import {
   desmumeProcesses,
   killDesmumeProcesses,
@@ -31,6 +32,8 @@ interface Candidate {
   live: { status: string; reason: string | null; authority: string };
   functions: Fn[];
   functionReason: string;
+  references: Array<{ from: string; kind: string; to: string; targetMode?: string; value?: string }>;
+  referencesOmitted: number;
 }
 interface Frame {
   address: string;
@@ -223,6 +226,12 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     assert.equal(main.functions[0]?.identity.address, hex(s.copy));
     assert.deepEqual(main.functions[0]?.evidence, ['direct-call']);
     assert.equal(main.functions[0]?.block.address, hex(s.copy));
+    // Its static references: the loop's conditional branch back to its start.
+    assert.deepEqual(
+      main.references.map((r) => [r.kind, r.from, r.to]),
+      [['direct-branch', hex(s.copy + 12), hex(s.copy)]],
+    );
+    assert.equal(main.referencesOmitted, 0);
     // LR returns into the program entry function, right after its BL.
     assert.equal(m.backtrace.entries[0]?.source, 'lr');
     assert.equal(m.backtrace.entries[0]?.matches[0]?.function.address, hex(0x02000000));
@@ -240,6 +249,10 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     const tm = t.pc.candidates[0]!;
     assert.equal(tm.live.status, 'live-bytes-match');
     assert.match(tm.instructions[0]?.text ?? '', /^ldr r0, \[pc, #/);
+    // The literal load names its pool slot and the word there: the counter's address.
+    const literal = tm.references.find((r) => r.kind === 'literal-pool');
+    assert.equal(literal?.from, hex(s.thumbTick));
+    assert.equal(literal?.value, hex(armSymbol(rom.arm9, 'ovl_counter_main').address));
     assert.equal(tm.functions[0]?.identity.address, hex(s.thumbTick));
     assert.equal(tm.functions[0]?.identity.mode, 'thumb');
     assert.equal(tm.functions[0]?.block.mode, 'thumb');

@@ -121,6 +121,8 @@ export async function correlateFrame(
         span = source.span;
         if (mode === null)
           candidate.staticNote = 'not decoded: the instruction set at this address is not observed';
+        else if (address % (mode === 'arm' ? 4 : 2) !== 0)
+          candidate.staticNote = `not decoded: ${mode} code is ${mode === 'arm' ? 4 : 2}-byte aligned`;
         else await decodeCandidate(ctx, candidate, { ...source, address, mode });
       }
     } catch (error) {
