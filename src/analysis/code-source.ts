@@ -2,7 +2,9 @@
 // into the one eligible span of canonical code, or refuses with a stable code. Eligible: the ARM9 and
 // ARM7 main executables, uncompressed overlays (file-backed prefix only) and the validated decoded
 // images of compressed overlays / a compressed main ARM9 (derived: romOffset null). Never BSS,
-// autoload blocks or DSi regions; never a guess between overlapping overlays.
+// autoload blocks or DSi regions; never a guess between overlapping overlays. candidateSource is the
+// other entry: the bytes of one explicitly named candidate (also a file-backed autoload block), for
+// runtime correlation, where the caller already holds every candidate and asks for each in turn.
 
 import type { CodeSpan, SpanLookup } from '../arm/cfg.js';
 import type { ArmMode } from '../arm/types.js';
