@@ -79,6 +79,7 @@ manifest_entry() {
   for ((i = 0; i < n; i++)); do
     local start=${maddr[$i]} end=$((load + size))
     if ((i + 1 < n)) && ((maddr[i + 1] < end)); then end=${maddr[$((i + 1))]}; fi
+    if ((start < load)); then start=$load; fi # a section linked below the binary (ITCM code)
     if ((start >= load + size)) || ((end <= start)); then continue; fi
     if [ "$rk" = "${mkind[$i]}" ] && ((re == start)); then re=$end; continue; fi
     if ((rs >= 0)); then
