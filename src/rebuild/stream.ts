@@ -8,9 +8,9 @@
 // chunk as read (zero past the source's end): equal to the source by construction, so it holds no
 // change to attribute. That the bytes read are the validated source is the caller's check: the source
 // file must not have been modified at all while it was read (service.ts).
-import { createHash } from 'node:crypto';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { mainThreadHasher, type OutputHasher } from './output-hash.js';
 import type { Piece, Plan } from './plan.js';
 
 export const STREAM_CHUNK = 4 * 1024 * 1024;
@@ -119,27 +119,42 @@ export function newTally(): StreamTally {
 }
 
 /**
- * Chunk buffers the build reuses: a buffer goes back only when the writer reports its write done
- * (give), so the stream never overwrites bytes still being written. Reuse spares the kernel a fresh
- * zeroed page for every page of the ROM. At most a few buffers exist: the read-ahead, the chunk being
- * hashed and the writes in flight.
+ * Chunk buffers the build reuses: a buffer goes back only when every holder has given it back (the
+ * writer once its write has finished, a worker hasher once it has hashed it), so the stream never
+ * overwrites bytes still being written or hashed. Reuse spares the kernel a fresh zeroed page for every
+ * page of the ROM. At most a few buffers exist: the read-ahead, the chunk being produced, the writes
+ * and hashes in flight. A shared pool allocates shared memory, which a worker thread reads in place.
  */
 export class ChunkPool {
-  private readonly free: ArrayBuffer[] = [];
-  private readonly ours = new WeakSet<ArrayBufferLike>();
+  private readonly free: ArrayBufferLike[] = [];
+  private readonly holders = new Map<ArrayBufferLike, number>();
 
-  /** A buffer of `length` (<= STREAM_CHUNK) bytes; its content is whatever it held before. */
+  constructor(private readonly shared = false) {}
+
+  /** A buffer of `length` (<= STREAM_CHUNK) bytes with one holder; its content is whatever it held before. */
   take(length: number): Uint8Array {
-    const buffer = this.free.pop() ?? new ArrayBuffer(STREAM_CHUNK);
-    this.ours.add(buffer);
+    const buffer =
+      this.free.pop() ?? (this.shared ? new SharedArrayBuffer(STREAM_CHUNK) : new ArrayBuffer(STREAM_CHUNK));
+    this.holders.set(buffer, 1);
     return new Uint8Array(buffer, 0, length);
   }
 
-  /** Returns a chunk's buffer to the pool if it came from it (other chunks are ignored). */
+  /** One more holder for a chunk taken from the pool (other chunks are ignored). */
+  hold(chunk: Uint8Array): void {
+    const n = this.holders.get(chunk.buffer);
+    if (n !== undefined) this.holders.set(chunk.buffer, n + 1);
+  }
+
+  /** A holder gives a chunk back; the last one returns its buffer to the pool (other chunks are ignored). */
   give(chunk: Uint8Array): void {
-    if (!this.ours.has(chunk.buffer)) return;
-    this.ours.delete(chunk.buffer);
-    this.free.push(chunk.buffer as ArrayBuffer);
+    const n = this.holders.get(chunk.buffer);
+    if (n === undefined) return;
+    if (n > 1) {
+      this.holders.set(chunk.buffer, n - 1);
+      return;
+    }
+    this.holders.delete(chunk.buffer);
+    this.free.push(chunk.buffer);
   }
 }
 
@@ -164,7 +179,8 @@ async function produceChunk(
   if (n < length) buffer.fill(0, n);
   const source = buffer.subarray(0, n);
   if (!touches(plan.pieces, position, length)) return { source, out: buffer, touched: false };
-  const out = buffer.slice();
+  const out = pool ? pool.take(length) : new Uint8Array(length);
+  out.set(buffer);
   overlay(out, position, plan.pieces);
   return { source, out, touched: true };
 }
@@ -179,6 +195,8 @@ export interface OutputStreamOptions {
    * is a new buffer and is never reused.
    */
   pool?: ChunkPool;
+  /** Hashes the output (default: on this thread). The stream closes it when it ends. */
+  hasher?: OutputHasher;
 }
 
 /**
@@ -193,7 +211,7 @@ export async function* outputStream(
 ): AsyncGenerator<Uint8Array> {
   const { signal, onChunk, pool } = options;
   const size = plan.resolved.output.size;
-  const outputHash = createHash('sha256');
+  const hasher = options.hasher ?? mainThreadHasher();
   const produce = (at: number) => produceChunk(plan, readSource, at, Math.min(STREAM_CHUNK, size - at), pool);
   // The next chunk is read while the current one is hashed and written.
   let next = size > 0 ? produce(0) : null;
@@ -204,15 +222,18 @@ export async function* outputStream(
       next = at + STREAM_CHUNK < size ? produce(at + STREAM_CHUNK) : null;
       if (touched) tally.changedPrefixBytes += attributeChunk(plan, at, out, source);
       tally.sourceBytes += source.length;
-      outputHash.update(out);
+      // The hasher holds the chunk until it has hashed it: the bytes hashed are the bytes written.
+      pool?.hold(out);
+      await hasher.update(out, () => pool?.give(out), signal);
       tally.outputBytes += out.length;
       // A touched chunk was copied: its source buffer is free now; the copy is the writer's.
       if (touched) pool?.give(source);
       onChunk?.(out);
       yield out;
     }
-    tally.outputSha256 = outputHash.digest('hex');
+    tally.outputSha256 = await hasher.digest(signal);
   } finally {
+    hasher.close();
     // A writer that stops early (a failed write, cancellation) leaves the read-ahead unawaited; its
     // failure then belongs to nobody and must not surface as an unhandled rejection.
     next?.catch(() => {});
