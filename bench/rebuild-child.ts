@@ -2,7 +2,6 @@
 // and prints {ms, writeMs, cpuUserMs, cpuSystemMs, peakRssMiB} (VmHWM), so the peak belongs to the build alone.
 import { readFileSync } from 'node:fs';
 import { RomStore } from '../src/nds/rom-store.js';
-import { mainThreadHasher } from '../src/rebuild/output-hash.js';
 import { buildManifest } from '../src/rebuild/service.js';
 import { Workspace } from '../src/workspace/workspace.js';
 
@@ -16,8 +15,6 @@ const started = performance.now();
 let writeMs: number | null = null;
 const r = await store.withRom(rom, (h) =>
   buildManifest(workspace, h, manifest, {
-    // BENCH_REBUILD_HASH=main: the output hashed on this thread even for a large ROM (A/B).
-    ...(process.env.BENCH_REBUILD_HASH === 'main' ? { hasher: mainThreadHasher() } : {}),
     onStep: (s) => {
       const at = Math.round(performance.now() - started);
       // Source read, hashed, written with the pieces, output hashed, fsynced and renamed.

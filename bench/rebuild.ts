@@ -4,8 +4,7 @@
 // through user space, no fsync): the ratio (goal <= 2); also against the same copy with one fsync and
 // against fs.copyFile (an in-kernel copy); and the build process's peak RSS (goal <= 300 MiB: the ROM
 // is streamed). Medians of BENCH_REBUILD_ROUNDS rounds (default 3). BENCH_REBUILD_BASELINE=<another
-// checkout with its node_modules> builds with that tree's code too, in the same rounds;
-// BENCH_REBUILD_HASH_AB=1 adds this tree's build with the output hashed on the main thread.
+// checkout with its node_modules> builds with that tree's code too, in the same rounds.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -85,16 +84,11 @@ export async function benchRebuild() {
       await copyFile(romPath, copyPath);
       return performance.now() - started;
     };
-    const build = (repo: string, hashThread?: 'main') => {
+    const build = (repo: string) => {
       const out = execFileSync(
         process.execPath,
         ['--import', 'tsx', join(repo, 'bench', 'rebuild-child.ts'), root, 'roms/big.nds', 'manifest.json'],
-        {
-          cwd: repo,
-          encoding: 'utf8',
-          stdio: ['ignore', 'pipe', 'inherit'],
-          env: hashThread ? { ...process.env, BENCH_REBUILD_HASH: hashThread } : process.env,
-        },
+        { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
       );
       return JSON.parse(out.trim().split('\n').at(-1)!) as {
         ms: number;
@@ -124,12 +118,7 @@ export async function benchRebuild() {
       baselinePeakRssMiB: [] as number[],
       buildCpuMs: [] as number[],
       baselineCpuMs: [] as number[],
-      mainHashBuildMs: [] as number[],
-      mainHashCpuMs: [] as number[],
     };
-    // BENCH_REBUILD_HASH_AB=1: this tree also builds with the output hashed on the main thread (no
-    // worker), in the same rounds, to measure what the hashing worker gains.
-    const hashAb = process.env.BENCH_REBUILD_HASH_AB === '1';
     const cpuOf = (b: { cpuUserMs?: number; cpuSystemMs?: number }) =>
       b.cpuUserMs === undefined ? null : b.cpuUserMs + (b.cpuSystemMs ?? 0);
     for (let round = 0; round < rounds; round++) {
@@ -146,13 +135,6 @@ export async function benchRebuild() {
         samples.baselinePeakRssMiB.push(b.peakRssMiB);
         const cpu = cpuOf(b);
         if (cpu !== null) samples.baselineCpuMs.push(cpu);
-      }
-      if (hashAb) {
-        await settle();
-        const m = build(REPO_ROOT, 'main');
-        samples.mainHashBuildMs.push(m.ms);
-        const cpu = cpuOf(m);
-        if (cpu !== null) samples.mainHashCpuMs.push(cpu);
       }
       await settle();
       const b = build(REPO_ROOT);
@@ -193,15 +175,6 @@ export async function benchRebuild() {
               ratio: ratio(median(samples.baselineBuildMs), copy),
               peakRssMiB: Math.max(...samples.baselinePeakRssMiB),
               cpuMs: samples.baselineCpuMs.length > 0 ? Math.round(median(samples.baselineCpuMs)) : null,
-            },
-          }
-        : {}),
-      ...(hashAb
-        ? {
-            mainThreadHash: {
-              buildMs: Math.round(median(samples.mainHashBuildMs)),
-              ratio: ratio(median(samples.mainHashBuildMs), copy),
-              cpuMs: Math.round(median(samples.mainHashCpuMs)),
             },
           }
         : {}),

@@ -20,7 +20,6 @@ import type { OutputDir } from '../workspace/output-dir.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { EVIDENCE_FILES, evidenceTexts, type VerificationRecord, verificationText } from './evidence.js';
 import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';
-import { type OutputHasher, outputHasher } from './output-hash.js';
 import { type LoadedArtifact, type Plan, planRebuild } from './plan.js';
 import { ChunkPool, type ChunkReader, newTally, outputStream } from './stream.js';
 import { verifyBuiltOutput, verifyOutput } from './verify.js';
@@ -212,8 +211,6 @@ export interface BuildOptions {
   onStep?: BuildStepHook;
   /** Bytes of the rebuilt ROM written so far, and its size. */
   onProgress?: (done: number, total: number) => void;
-  /** Test hook: the output's hasher (default: on a worker thread for a large ROM, else on this one). */
-  hasher?: OutputHasher;
 }
 
 export async function buildManifest(
@@ -288,29 +285,20 @@ async function buildLocked(
     // One pass: the source is read once and copied with the pieces laid over it; the output is hashed
     // as it is written (stream.ts). Nothing is read back but tables and planned pieces.
     const tally = newTally();
-    // A large ROM's output is hashed on a worker (a second core) beside the copy; its chunks then live
-    // in shared memory, which the worker reads in place (output-hash.ts).
-    const hasher = options.hasher ?? outputHasher(v.plan.resolved.output.size);
-    const pool = new ChunkPool(hasher.thread === 'worker');
+    const pool = new ChunkPool();
     let written = 0;
-    try {
-      await tmp.writeAtomic(
-        romName,
-        outputStream(v.plan, sourceReader(rom), tally, {
-          ...(options.signal ? { signal: options.signal } : {}),
-          pool,
-          hasher,
-          onChunk: (chunk) => {
-            written += chunk.length;
-            options.onProgress?.(written, v.plan.resolved.output.size);
-          },
-        }),
-        { onWritten: (chunk) => pool.give(chunk) },
-      );
-    } finally {
-      // The stream closes it when it ends; a write that fails before the stream starts must too.
-      hasher.close();
-    }
+    await tmp.writeAtomic(
+      romName,
+      outputStream(v.plan, sourceReader(rom), tally, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        pool,
+        onChunk: (chunk) => {
+          written += chunk.length;
+          options.onProgress?.(written, v.plan.resolved.output.size);
+        },
+      }),
+      { onWritten: (chunk) => pool.give(chunk) },
+    );
     // The bytes copied are the validated source only if the source was not written at all while it
     // was read (its identity was hashed when it was opened; it is not hashed again here).
     if (!(await rom.unmodifiedSinceIdentified())) {

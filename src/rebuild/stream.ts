@@ -8,9 +8,9 @@
 // chunk as read (zero past the source's end): equal to the source by construction, so it holds no
 // change to attribute. That the bytes read are the validated source is the caller's check: the source
 // file must not have been modified at all while it was read (service.ts).
+import { createHash } from 'node:crypto';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
-import { mainThreadHasher, type OutputHasher } from './output-hash.js';
 import type { Piece, Plan } from './plan.js';
 
 export const STREAM_CHUNK = 4 * 1024 * 1024;
@@ -119,42 +119,27 @@ export function newTally(): StreamTally {
 }
 
 /**
- * Chunk buffers the build reuses: a buffer goes back only when every holder has given it back (the
- * writer once its write has finished, a worker hasher once it has hashed it), so the stream never
- * overwrites bytes still being written or hashed. Reuse spares the kernel a fresh zeroed page for every
- * page of the ROM. At most a few buffers exist: the read-ahead, the chunk being produced, the writes
- * and hashes in flight. A shared pool allocates shared memory, which a worker thread reads in place.
+ * Chunk buffers the build reuses: a buffer goes back only when the writer reports its write done
+ * (give), so the stream never overwrites bytes still being written. Reuse spares the kernel a fresh
+ * zeroed page for every page of the ROM. At most a few buffers exist: the read-ahead, the chunk being
+ * hashed and the writes in flight.
  */
 export class ChunkPool {
-  private readonly free: ArrayBufferLike[] = [];
-  private readonly holders = new Map<ArrayBufferLike, number>();
+  private readonly free: ArrayBuffer[] = [];
+  private readonly ours = new WeakSet<ArrayBufferLike>();
 
-  constructor(private readonly shared = false) {}
-
-  /** A buffer of `length` (<= STREAM_CHUNK) bytes with one holder; its content is whatever it held before. */
+  /** A buffer of `length` (<= STREAM_CHUNK) bytes; its content is whatever it held before. */
   take(length: number): Uint8Array {
-    const buffer =
-      this.free.pop() ?? (this.shared ? new SharedArrayBuffer(STREAM_CHUNK) : new ArrayBuffer(STREAM_CHUNK));
-    this.holders.set(buffer, 1);
+    const buffer = this.free.pop() ?? new ArrayBuffer(STREAM_CHUNK);
+    this.ours.add(buffer);
     return new Uint8Array(buffer, 0, length);
   }
 
-  /** One more holder for a chunk taken from the pool (other chunks are ignored). */
-  hold(chunk: Uint8Array): void {
-    const n = this.holders.get(chunk.buffer);
-    if (n !== undefined) this.holders.set(chunk.buffer, n + 1);
-  }
-
-  /** A holder gives a chunk back; the last one returns its buffer to the pool (other chunks are ignored). */
+  /** Returns a chunk's buffer to the pool if it came from it (other chunks are ignored). */
   give(chunk: Uint8Array): void {
-    const n = this.holders.get(chunk.buffer);
-    if (n === undefined) return;
-    if (n > 1) {
-      this.holders.set(chunk.buffer, n - 1);
-      return;
-    }
-    this.holders.delete(chunk.buffer);
-    this.free.push(chunk.buffer);
+    if (!this.ours.has(chunk.buffer)) return;
+    this.ours.delete(chunk.buffer);
+    this.free.push(chunk.buffer as ArrayBuffer);
   }
 }
 
@@ -179,8 +164,7 @@ async function produceChunk(
   if (n < length) buffer.fill(0, n);
   const source = buffer.subarray(0, n);
   if (!touches(plan.pieces, position, length)) return { source, out: buffer, touched: false };
-  const out = pool ? pool.take(length) : new Uint8Array(length);
-  out.set(buffer);
+  const out = buffer.slice();
   overlay(out, position, plan.pieces);
   return { source, out, touched: true };
 }
@@ -195,8 +179,6 @@ export interface OutputStreamOptions {
    * is a new buffer and is never reused.
    */
   pool?: ChunkPool;
-  /** Hashes the output (default: on this thread). The stream closes it when it ends. */
-  hasher?: OutputHasher;
 }
 
 /**
@@ -211,9 +193,12 @@ export async function* outputStream(
 ): AsyncGenerator<Uint8Array> {
   const { signal, onChunk, pool } = options;
   const size = plan.resolved.output.size;
-  const hasher = options.hasher ?? mainThreadHasher();
+  const outputHash = createHash('sha256');
   const produce = (at: number) => produceChunk(plan, readSource, at, Math.min(STREAM_CHUNK, size - at), pool);
-  // The next chunk is read while the current one is hashed and written.
+  // The next chunk is read while the current one is hashed and written. Reads and writes run on libuv's
+  // thread pool, so this thread's hash already overlaps them: the build's critical path is the I/O
+  // (copy + fsync), not copy + hash. Hashing on a worker thread instead was measured on the 256 MiB
+  // bench (issue 15, commit fc99549 on branch issue-15-hash) and gained nothing: same wall time, more CPU.
   let next = size > 0 ? produce(0) : null;
   try {
     for (let at = 0; at < size; at += STREAM_CHUNK) {
@@ -222,18 +207,15 @@ export async function* outputStream(
       next = at + STREAM_CHUNK < size ? produce(at + STREAM_CHUNK) : null;
       if (touched) tally.changedPrefixBytes += attributeChunk(plan, at, out, source);
       tally.sourceBytes += source.length;
-      // The hasher holds the chunk until it has hashed it: the bytes hashed are the bytes written.
-      pool?.hold(out);
-      await hasher.update(out, () => pool?.give(out), signal);
+      outputHash.update(out);
       tally.outputBytes += out.length;
       // A touched chunk was copied: its source buffer is free now; the copy is the writer's.
       if (touched) pool?.give(source);
       onChunk?.(out);
       yield out;
     }
-    tally.outputSha256 = await hasher.digest(signal);
+    tally.outputSha256 = outputHash.digest('hex');
   } finally {
-    hasher.close();
     // A writer that stops early (a failed write, cancellation) leaves the read-ahead unawaited; its
     // failure then belongs to nobody and must not surface as an unhandled rejection.
     next?.catch(() => {});

@@ -3,12 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { RomStore } from '../../src/nds/rom-store.js';
-import {
-  type BuildOptions,
-  buildManifest,
-  validateManifest,
-  verifyBuild,
-} from '../../src/rebuild/service.js';
+import { buildManifest, validateManifest, verifyBuild } from '../../src/rebuild/service.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { type Fixture, writeFixture } from '../extract/fixture.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
@@ -23,11 +18,7 @@ export interface RebuildFixture extends Fixture {
   put(rel: string, data: Uint8Array | string): Promise<string>;
   manifest(rel: string, operations: unknown[], formatVersion?: 1 | 2): Promise<string>;
   validate(manifest: string): ReturnType<typeof validateManifest>;
-  build(
-    manifest: string,
-    onStep?: (s: string) => void | Promise<void>,
-    options?: BuildOptions,
-  ): ReturnType<typeof buildManifest>;
+  build(manifest: string, onStep?: (s: string) => void | Promise<void>): ReturnType<typeof buildManifest>;
   verify(manifest: string): ReturnType<typeof verifyBuild>;
 }
 
@@ -65,10 +56,7 @@ export async function rebuildFixture(spec?: RomSpec, romBytes?: Uint8Array): Pro
         JSON.stringify({ formatVersion, source: { sha256: fx.sha256, size: fx.bytes.length }, operations }),
       ),
     validate: (m) => store.withRom(fx.rel, (rom) => validateManifest(workspace, rom, m)),
-    build: (m, onStep, options) =>
-      store.withRom(fx.rel, (rom) =>
-        buildManifest(workspace, rom, m, { ...options, ...(onStep ? { onStep } : {}) }),
-      ),
+    build: (m, onStep) => store.withRom(fx.rel, (rom) => buildManifest(workspace, rom, m, { onStep })),
     verify: (m) => store.withRom(fx.rel, (rom) => verifyBuild(workspace, rom, m)),
   };
 }
