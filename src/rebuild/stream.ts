@@ -198,7 +198,7 @@ export async function* outputStream(
   // The next chunk is read while the current one is hashed and written. Reads and writes run on libuv's
   // thread pool, so this thread's hash already overlaps them: the build's critical path is the I/O
   // (copy + fsync), not copy + hash. Hashing on a worker thread instead was measured on the 256 MiB
-  // bench (issue 15, commit fc99549 on branch issue-15-hash) and gained nothing: same wall time, more CPU.
+  // bench (issue 15, commit fc99549) and gained nothing: same wall time, more CPU.
   let next = size > 0 ? produce(0) : null;
   try {
     for (let at = 0; at < size; at += STREAM_CHUNK) {
