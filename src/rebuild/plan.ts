@@ -521,33 +521,24 @@ export function planRebuild(
   const headerBytes = read(0, HEADER_SIZE).slice();
   const h = parseRawHeader(headerBytes);
   const next = { ...h };
-  if (fntDirs !== null) {
-    const fnt = writeFntTables(layoutFntTables(fntDirs));
-    pieces.push({ offset: cursor, bytes: fnt, owner: 'rebuild:fnt' });
-    tables.push({ table: 'fnt', ...range(cursor, cursor + fnt.length), sha256: sha(fnt) });
-    next.fnt = { offset: cursor, size: fnt.length };
-    cursor = align(cursor + fnt.length);
-  }
+  // Rewritten tables follow the appended data, each aligned; returns the header's offset/size pair.
+  const placeTable = (table: ResolvedPlan['tables'][number]['table'], bytes: Uint8Array) => {
+    const at = { offset: cursor, size: bytes.length };
+    pieces.push({ offset: cursor, bytes, owner: `rebuild:${table}` });
+    tables.push({ table, ...range(cursor, cursor + bytes.length), sha256: sha(bytes) });
+    cursor = align(cursor + Math.max(bytes.length, 1));
+    return at;
+  };
+  if (fntDirs !== null) next.fnt = placeTable('fnt', writeFntTables(layoutFntTables(fntDirs)));
   for (const processor of ['arm9', 'arm7'] as const) {
     const table = overlayTables[processor];
     if (!table) continue;
-    const bytes = writeRawOverlayTable(table);
-    const name = `${processor}-overlay-table` as const;
-    pieces.push({ offset: cursor, bytes, owner: `rebuild:${name}` });
-    tables.push({ table: name, ...range(cursor, cursor + bytes.length), sha256: sha(bytes) });
-    next[processor === 'arm9' ? 'arm9OverlayTable' : 'arm7OverlayTable'] = {
-      offset: cursor,
-      size: bytes.length,
-    };
-    cursor = align(cursor + Math.max(bytes.length, 1));
+    next[processor === 'arm9' ? 'arm9OverlayTable' : 'arm7OverlayTable'] = placeTable(
+      `${processor}-overlay-table`,
+      writeRawOverlayTable(table),
+    );
   }
-  if (fatChanged) {
-    const bytes = writeRawFat(fat);
-    pieces.push({ offset: cursor, bytes, owner: 'rebuild:fat' });
-    tables.push({ table: 'fat', ...range(cursor, cursor + bytes.length), sha256: sha(bytes) });
-    next.fat = { offset: cursor, size: bytes.length };
-    cursor = align(cursor + bytes.length);
-  }
+  if (fatChanged) next.fat = placeTable('fat', writeRawFat(fat));
   const outputSize =
     pieces.length > 0 ? Math.max(...pieces.map((p) => p.offset + p.bytes.length)) : sourceSize;
   if (outputSize > 0xffffffff) throw new ReMcpError('limit-exceeded', 'the rebuilt ROM would exceed 4 GiB');
