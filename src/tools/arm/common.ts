@@ -2,7 +2,7 @@
 import { z } from 'zod/v4';
 import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
 import { isLiteralPoolData, type LinearItem } from '../../arm/literal-pools.js';
-import { addressArg, addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress as hex } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { getRomStore } from '../../nds/rom-store.js';
@@ -36,6 +36,7 @@ export {
   decodeStopView,
   instructionSchema,
   instructionView,
+  linearWindowArgs,
   sourceSchema,
   sourceView,
 } from '../shared/instructions.js';
@@ -74,11 +75,6 @@ export const CODE_IMAGE_LIMIT_TEXT = `a code component over ${CODE_IMAGE_LIMITS.
 
 /** The window bounds are the maxInstructions/maxBytes arguments' own; only the component bound is said. */
 export const LINEAR_LIMITS_TEXT = CODE_IMAGE_LIMIT_TEXT;
-
-export const linearWindowArgs = {
-  maxInstructions: limitArg(LINEAR_LIMITS.instructions),
-  maxBytes: limitArg(LINEAR_LIMITS.bytes),
-};
 
 /** The output fields every linear-window result starts with. */
 export const linearWindowOutput = {
