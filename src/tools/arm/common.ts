@@ -5,7 +5,6 @@ import { isLiteralPoolData, type LinearItem } from '../../arm/literal-pools.js';
 import { addressArg, addressOut, formatAddress as hex } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import {
   decodeStopSchema,
   decodeStopView,
@@ -14,7 +13,7 @@ import {
   sourceSchema,
   sourceView,
 } from '../shared/instructions.js';
-import { hashProgress, overlayIdArg, processorArg, romArg } from '../shared/rom.js';
+import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.js';
 
 export const startArgs = {
   rom: romArg,
@@ -85,12 +84,8 @@ export const linearWindowOutput = {
 
 /** Opens the ROM and decodes the linear window (nds_disassemble_range, nds_list_references). */
 export async function linearWindow(ctx: ToolContext, args: LinearWindowRequest & { rom: string }) {
-  const store = getRomStore(ctx.services);
-  const w = await store.withRom(
-    args.rom,
-    (rom) => decodeLinearWindow(store, rom, args, ctx.signal),
-    ctx.signal,
-    hashProgress(ctx),
+  const w = await withToolRom(ctx, args.rom, (rom, store) =>
+    decodeLinearWindow(store, rom, args, ctx.signal),
   );
   return { ...w, source: sourceView(args.processor, w.source), stop: w.stop && decodeStopView(w.stop) };
 }

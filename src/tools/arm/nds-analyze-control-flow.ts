@@ -5,8 +5,7 @@ import { analyzeControlFlow } from '../../arm/cfg.js';
 import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, READ_ONLY } from '../shared/rom.js';
+import { READ_ONLY, withToolRom } from '../shared/rom.js';
 import {
   CODE_IMAGE_LIMIT_TEXT,
   decodeStopSchema,
@@ -102,51 +101,45 @@ export const ndsAnalyzeControlFlow = defineTool({
   annotations: READ_ONLY,
   limits: CFG_TOOL_LIMITS,
   async handler(args, ctx) {
-    const store = getRomStore(ctx.services);
-    return store.withRom(
-      args.rom,
-      async (rom) => {
-        const src = await resolveStart(store, rom, args, ctx.signal);
-        const r = await analyzeControlFlow({
-          processor: args.processor,
-          span: src.span,
-          address: src.address,
-          mode: src.mode,
-          limits: {
-            blocks: args.maxBlocks,
-            instructions: args.maxInstructions,
-            bytes: args.maxBytes,
-            edges: args.maxEdges,
-          },
-          lookup: spanLookup(store, rom, args.processor, ctx.signal),
-          signal: ctx.signal,
-        });
-        const blocks = r.blocks.map(({ instructions, address, end, stop, calls, ...b }) => ({
-          ...b,
-          address: hex(address),
-          end: hex(end),
-          ...(stop ? { stop: decodeStopView(stop) } : {}),
-          calls: calls.map(({ at, target, ...c }) => ({
-            ...c,
-            at: hex(at),
-            ...(target === undefined ? {} : { target: hex(target) }),
-          })),
-          ...(args.includeInstructions ? { instructions: instructions.map(instructionView) } : {}),
-        }));
-        return {
-          structured: {
-            source: sourceView(args.processor, src),
-            status: r.status,
-            truncation: r.truncation,
-            totals: { blocks: r.blocks.length, edges: r.edges.length, ...r.totals },
-            blocks,
-            edges: r.edges.map((e) => ({ ...e, target: hex(e.target) })),
-          },
-          text: `${args.processor} ${src.mode} ${hex(src.address)}: ${r.blocks.length} blocks, ${r.edges.length} edges, ${r.totals.instructions} instructions; ${r.status}${r.truncation.length ? ` (${r.truncation.join(', ')})` : ''}`,
-        };
-      },
-      ctx.signal,
-      hashProgress(ctx),
-    );
+    return withToolRom(ctx, args.rom, async (rom, store) => {
+      const src = await resolveStart(store, rom, args, ctx.signal);
+      const r = await analyzeControlFlow({
+        processor: args.processor,
+        span: src.span,
+        address: src.address,
+        mode: src.mode,
+        limits: {
+          blocks: args.maxBlocks,
+          instructions: args.maxInstructions,
+          bytes: args.maxBytes,
+          edges: args.maxEdges,
+        },
+        lookup: spanLookup(store, rom, args.processor, ctx.signal),
+        signal: ctx.signal,
+      });
+      const blocks = r.blocks.map(({ instructions, address, end, stop, calls, ...b }) => ({
+        ...b,
+        address: hex(address),
+        end: hex(end),
+        ...(stop ? { stop: decodeStopView(stop) } : {}),
+        calls: calls.map(({ at, target, ...c }) => ({
+          ...c,
+          at: hex(at),
+          ...(target === undefined ? {} : { target: hex(target) }),
+        })),
+        ...(args.includeInstructions ? { instructions: instructions.map(instructionView) } : {}),
+      }));
+      return {
+        structured: {
+          source: sourceView(args.processor, src),
+          status: r.status,
+          truncation: r.truncation,
+          totals: { blocks: r.blocks.length, edges: r.edges.length, ...r.totals },
+          blocks,
+          edges: r.edges.map((e) => ({ ...e, target: hex(e.target) })),
+        },
+        text: `${args.processor} ${src.mode} ${hex(src.address)}: ${r.blocks.length} blocks, ${r.edges.length} edges, ${r.totals.instructions} instructions; ${r.status}${r.truncation.length ? ` (${r.truncation.join(', ')})` : ''}`,
+      };
+    });
   },
 });
