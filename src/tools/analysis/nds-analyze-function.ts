@@ -9,6 +9,12 @@ import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import {
+  cfgCallSchema,
+  cfgEdgeSchema,
+  cfgStatusSchema,
+  cfgTruncationSchema,
+} from '../shared/control-flow.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
@@ -85,8 +91,8 @@ export const ndsAnalyzeFunction = defineTool({
     }),
     cfg: z
       .object({
-        status: z.enum(['complete', 'truncated']),
-        truncation: z.array(z.enum(['block-limit', 'instruction-limit', 'byte-limit', 'edge-limit'])),
+        status: cfgStatusSchema,
+        truncation: cfgTruncationSchema,
         blocks: z.array(
           z.object({
             id: z.number().int(),
@@ -96,26 +102,10 @@ export const ndsAnalyzeFunction = defineTool({
             address: addressOut,
             end: addressOut,
             terminator: z.string(),
-            calls: z.array(
-              z.object({
-                at: addressOut,
-                target: addressOut.optional(),
-                targetMode: z.enum(['arm', 'thumb']).optional(),
-                condition: z.string().optional(),
-              }),
-            ),
+            calls: z.array(cfgCallSchema),
           }),
         ),
-        edges: z.array(
-          z.object({
-            from: z.number().int(),
-            to: z.number().int().nullable(),
-            kind: z.enum(['branch', 'taken', 'fallthrough']),
-            target: addressOut,
-            targetMode: z.enum(['arm', 'thumb']),
-            unresolved: z.string().optional(),
-          }),
-        ),
+        edges: z.array(cfgEdgeSchema),
       })
       .nullable(),
   }),

@@ -5,6 +5,12 @@ import { analyzeControlFlow } from '../../arm/cfg.js';
 import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
+import {
+  cfgCallSchema,
+  cfgEdgeSchema,
+  cfgStatusSchema,
+  cfgTruncationSchema,
+} from '../shared/control-flow.js';
 import { READ_ONLY, withToolRom } from '../shared/rom.js';
 import {
   CODE_IMAGE_LIMIT_TEXT,
@@ -49,8 +55,8 @@ export const ndsAnalyzeControlFlow = defineTool({
   }),
   output: z.object({
     source: sourceSchema,
-    status: z.enum(['complete', 'truncated']),
-    truncation: z.array(z.enum(['block-limit', 'instruction-limit', 'byte-limit', 'edge-limit'])),
+    status: cfgStatusSchema,
+    truncation: cfgTruncationSchema,
     totals: z.object({
       blocks: z.number().int(),
       edges: z.number().int(),
@@ -76,27 +82,11 @@ export const ndsAnalyzeControlFlow = defineTool({
           'limit',
         ]),
         stop: decodeStopSchema.optional(),
-        calls: z.array(
-          z.object({
-            at: addressOut,
-            target: addressOut.optional(),
-            targetMode: z.enum(['arm', 'thumb']).optional(),
-            condition: z.string().optional(),
-          }),
-        ),
+        calls: z.array(cfgCallSchema),
         instructions: z.array(instructionSchema).optional(),
       }),
     ),
-    edges: z.array(
-      z.object({
-        from: z.number().int(),
-        to: z.number().int().nullable(),
-        kind: z.enum(['branch', 'taken', 'fallthrough']),
-        target: addressOut,
-        targetMode: z.enum(['arm', 'thumb']),
-        unresolved: z.string().optional(),
-      }),
-    ),
+    edges: z.array(cfgEdgeSchema),
   }),
   annotations: READ_ONLY,
   limits: CFG_TOOL_LIMITS,
