@@ -134,6 +134,21 @@ function hashRange(read: SourceRead, start: number, end: number): string {
   return h.digest('hex');
 }
 
+/** The current SHA-256 of a component a whole replacement targets: it must be the manifest's guard. */
+function guardedHash(
+  read: SourceRead,
+  op: { id: string; componentSha256: string },
+  c: ModelComponent,
+): string {
+  const before = hashRange(read, c.rom.start, c.rom.end);
+  if (before !== op.componentSha256)
+    opError(op, 'invalid-argument', `the component guard failed: ${c.label} has another SHA-256`, {
+      expected: op.componentSha256,
+      actual: before,
+    });
+  return before;
+}
+
 function component(
   model: NdsRomModel,
   op: { id: string; component: Parameters<typeof resolveComponent>[1] },
@@ -331,12 +346,7 @@ export function planRebuild(
       const c = component(model, o);
       const a = artifact(o);
       const size = c.rom.end - c.rom.start;
-      const before = hashRange(read, c.rom.start, c.rom.end);
-      if (before !== o.componentSha256)
-        opError(o, 'invalid-argument', `the component guard failed: ${c.label} has another SHA-256`, {
-          expected: o.componentSha256,
-          actual: before,
-        });
+      const before = guardedHash(read, o, c);
       if (c.fileId !== null) {
         if (touchedFiles.has(c.fileId)) opError(o, 'invalid-argument', `${c.label} is replaced twice`);
         touchedFiles.add(c.fileId);
@@ -390,12 +400,7 @@ export function planRebuild(
       const c = component(model, { id: o.id, component: { kind: 'overlay', ...o.overlay } });
       const ov = model.overlays[o.overlay.processor].find((x) => x.id === o.overlay.id)!;
       const a = artifact(o);
-      const before = hashRange(read, c.rom.start, c.rom.end);
-      if (before !== o.componentSha256)
-        opError(o, 'invalid-argument', `the component guard failed: ${c.label} has another SHA-256`, {
-          expected: o.componentSha256,
-          actual: before,
-        });
+      const before = guardedHash(read, o, c);
       // The image may change size inside the overlay's runtime range: its BSS absorbs the difference,
       // so [ramAddress, ramAddress + ramSize + bssSize) stays where it was (no new overlap with other
       // overlays or the ARM9), and the static-initializer list must lie inside the new image.
