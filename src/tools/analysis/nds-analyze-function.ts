@@ -21,7 +21,9 @@ import {
   callSiteView,
   componentKindSchema,
   coverageFields,
+  discoveryTotalsSchema,
   evidenceListSchema,
+  FUNCTION_CFG_MAX,
   identitySchema,
   identityView,
   type LimitTable,
@@ -80,14 +82,7 @@ export const ndsAnalyzeFunction = defineTool({
     search: z.object({
       status: z.enum(['complete', 'partial-coverage', 'truncated', 'stopped-when-proven']),
       ...coverageFields,
-      totals: z.object({
-        functions: z.number().int(),
-        callSites: z.number().int(),
-        blocks: z.number().int(),
-        instructions: z.number().int(),
-        bytes: z.number().int(),
-        edges: z.number().int(),
-      }),
+      totals: discoveryTotalsSchema,
     }),
     cfg: z
       .object({
@@ -152,7 +147,7 @@ export const ndsAnalyzeFunction = defineTool({
             bytes: args.maxBytes,
             edges: args.maxEdges,
           },
-          local: { blocks: 256, instructions: 4096, bytes: 16384, edges: 1024 },
+          local: FUNCTION_CFG_MAX,
           signal: ctx.signal,
           onProgress: progress.work('proof search'),
           stopWhenProven: identity,
