@@ -2,7 +2,9 @@
 // into the one eligible span of canonical code, or refuses with a stable code. Eligible: the ARM9 and
 // ARM7 main executables, uncompressed overlays (file-backed prefix only) and the validated decoded
 // images of compressed overlays / a compressed main ARM9 (derived: romOffset null). Never BSS,
-// autoload blocks or DSi regions; never a guess between overlapping overlays.
+// autoload blocks or DSi regions; never a guess between overlapping overlays. candidateSource is the
+// other entry: the bytes of one explicitly named candidate (also a file-backed autoload block), for
+// runtime correlation, where the caller already holds every candidate and asks for each in turn.
 
 import type { CodeSpan, SpanLookup } from '../arm/cfg.js';
 import type { ArmMode } from '../arm/types.js';
@@ -277,5 +279,75 @@ export function spanLookup(
     return 'refusal' in found
       ? { unresolved: found.why === 'ambiguous' ? 'ambiguous-code-source' : found.why }
       : { span: found.span };
+  };
+}
+
+/** One explicit static candidate of a runtime address (as resolveRuntimeAddress lists it). */
+export interface ExplicitCandidate {
+  component: 'main' | 'autoload' | 'overlay' | 'dsi-main';
+  overlayId: number | null;
+  autoloadIndex: number | null;
+  region: 'file-backed' | 'initialized-derived' | 'bss';
+  range: { start: number; end: number };
+}
+
+/**
+ * The bytes one explicit candidate puts at `address`, or why it has none. Unlike resolveStart this
+ * never refuses an overlap: the caller names the component, so its bytes are determined (which one
+ * is loaded is a runtime question, answered elsewhere). Main and overlays come from their runtime
+ * images (decoded when compressed); an autoload block only from its file-backed ARM9 bytes; BSS and
+ * DSi regions never.
+ */
+export async function candidateSource(
+  store: RomStore,
+  rom: RomHandle,
+  processor: Processor,
+  c: ExplicitCandidate,
+  address: number,
+  signal?: AbortSignal,
+): Promise<{ span: CodeSpan; romOffset: number | null; derived: boolean } | { note: string }> {
+  if (c.region === 'bss') return { note: 'BSS: runtime-only, no static bytes (never decoded)' };
+  if (c.component === 'dsi-main') return { note: 'dsi-main block: not a decodable code source' };
+  if (c.component === 'autoload') {
+    const block = (rom.model.autoloads ?? []).filter((b) => b.index === c.autoloadIndex);
+    if (block.length !== 1) return { note: `autoload block ${c.autoloadIndex} is not in the model` };
+    const b = block[0]!;
+    if (b.romOffset === null)
+      return { note: 'autoload block of a compressed ARM9: its bytes are derived, not decoded here' };
+    return {
+      span: {
+        component: 'autoload',
+        overlayId: null,
+        start: b.ramAddress,
+        bytes: rom.readBytes(b.romOffset, b.codeSize),
+      },
+      romOffset: b.romOffset,
+      derived: false,
+    };
+  }
+  let tableIndex: number | undefined;
+  if (c.component === 'overlay') {
+    const records = rom.model.overlays[processor].filter(
+      (o) => o.id === c.overlayId && c.range.start >= o.initialized.start && c.range.end <= o.bss.end,
+    );
+    if (records.length !== 1)
+      return {
+        note: `${records.length} table records of overlay ${c.overlayId} hold this range: its source bytes are not determined`,
+      };
+    tableIndex = records[0]!.tableIndex;
+  }
+  const image = await store.decoded.runtimeImage(
+    rom,
+    processor,
+    c.component === 'main' ? null : c.overlayId,
+    signal,
+    tableIndex,
+  );
+  if (address < image.ramAddress || address >= image.ramAddress + image.bytes.length)
+    return { note: 'no initialized bytes at this address in the component' };
+  return {
+    span: { component: c.component, overlayId: c.overlayId, start: image.ramAddress, bytes: image.bytes },
+    romOffset: image.romOffset,
+    derived: image.derived,
   };
 }

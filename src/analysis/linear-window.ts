@@ -56,6 +56,18 @@ export async function decodeLinearWindow(
   signal?: AbortSignal,
 ): Promise<LinearWindow> {
   const src = await resolveStart(store, rom, req, signal);
+  return decodeSourceWindow(rom, req.processor, src, req.maxInstructions, req.maxBytes);
+}
+
+/** Decodes a window from an already resolved start (an explicit candidate's bytes, or resolveStart's). */
+export async function decodeSourceWindow(
+  rom: RomHandle,
+  processor: StartRequest['processor'],
+  src: ResolvedSource,
+  maxInstructions: number,
+  maxBytes: number,
+): Promise<LinearWindow> {
+  const req = { processor, maxInstructions, maxBytes };
   const offset = src.address - src.span.start;
   const available = src.span.bytes.length - offset;
   const length = Math.min(available, req.maxBytes);

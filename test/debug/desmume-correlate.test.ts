@@ -8,6 +8,7 @@ import { copyFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { formatAddress as hex } from '../../src/core/vocabulary.js';
+import { armSymbol } from '../kit/arm/index.js';
 import {
   desmumeProcesses,
   killDesmumeProcesses,
@@ -31,6 +32,8 @@ interface Candidate {
   live: { status: string; reason: string | null; authority: string };
   functions: Fn[];
   functionReason: string;
+  references: Array<{ from: string; kind: string; to: string; targetMode?: string; value?: string }>;
+  referencesOmitted: number;
 }
 interface Frame {
   address: string;
@@ -223,6 +226,12 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     assert.equal(main.functions[0]?.identity.address, hex(s.copy));
     assert.deepEqual(main.functions[0]?.evidence, ['direct-call']);
     assert.equal(main.functions[0]?.block.address, hex(s.copy));
+    // Its static references: the loop's conditional branch back to its start.
+    assert.deepEqual(
+      main.references.map((r) => [r.kind, r.from, r.to]),
+      [['direct-branch', hex(s.copy + 12), hex(s.copy)]],
+    );
+    assert.equal(main.referencesOmitted, 0);
     // LR returns into the program entry function, right after its BL.
     assert.equal(m.backtrace.entries[0]?.source, 'lr');
     assert.equal(m.backtrace.entries[0]?.matches[0]?.function.address, hex(0x02000000));
@@ -240,12 +249,49 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     const tm = t.pc.candidates[0]!;
     assert.equal(tm.live.status, 'live-bytes-match');
     assert.match(tm.instructions[0]?.text ?? '', /^ldr r0, \[pc, #/);
+    // The literal load names its pool slot and the word there: the counter's address.
+    const literal = tm.references.find((r) => r.kind === 'literal-pool');
+    assert.equal(literal?.from, hex(s.thumbTick));
+    assert.equal(literal?.value, hex(armSymbol(rom.arm9, 'ovl_counter_main').address));
     assert.equal(tm.functions[0]?.identity.address, hex(s.thumbTick));
     assert.equal(tm.functions[0]?.identity.mode, 'thumb');
     assert.equal(tm.functions[0]?.block.mode, 'thumb');
     // BLX from ARM: LR bit 0 clear, an ARM return into the entry function after the BLX.
     assert.equal(t.caller.mode, 'arm');
     assert.equal(t.backtrace.entries[0]?.matches[0]?.evidence, 'after-proven-call-site');
+  });
+
+  it('decodes and live-checks an ITCM autoload block the program copied at start', async () => {
+    const h = await startedOn('ovl.nds');
+    const s = rom.symbols;
+    await h.ok('desmume_executable_ranges_replace', {
+      ranges: [
+        { start: '0x02200000', end: '0x02200180', label: 'overlay RAM', mode: 'arm' },
+        { start: '0x01ff8000', end: '0x01ff8020', label: 'ITCM autoload', mode: 'arm' },
+      ],
+    });
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(s.itcmTick),
+      mode: 'arm',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const c = await correlate(h);
+    assert.equal(c.registers.pc, hex(s.itcmTick));
+    assert.equal(c.pc.candidates.length, 1);
+    const k = c.pc.candidates[0] as Candidate & { autoloadIndex: number | null; region: string };
+    assert.deepEqual([k.component, k.autoloadIndex, k.region], ['autoload', 0, 'file-backed']);
+    assert.equal(k.live.status, 'live-bytes-match');
+    assert.equal(c.pc.liveMatches, 1);
+    assert.deepEqual(
+      k.instructions.slice(0, 5).map((i) => i.text),
+      ['mov r0, #0x2100000', 'ldr r1, [r0, #0xc]', 'add r1, r1, #3', 'str r1, [r0, #0xc]', 'bx lr'],
+    );
+    // Discovery covers main and overlays only: no function claim for the autoload block.
+    assert.equal(k.functionReason, 'coverage-gap');
+    // The caller is main code, right after its BL into ITCM.
+    assert.equal(c.caller.candidates[0]?.component, 'main');
+    assert.equal(c.caller.candidates[0]?.live.status, 'live-bytes-match');
+    assert.equal(c.backtrace.entries[0]?.matches[0]?.evidence, 'after-proven-call-site');
   });
 
   it('refuses without a session and while running; ARM7 when its stub is up', async () => {

@@ -214,7 +214,7 @@ test('build.sh reproduces the committed build byte for byte', (t) => {
   }
 });
 
-test('arm9-overlays: two overlay images, overlapping at run time, carried inside the main binary', () => {
+test('arm9-overlays: two overlay images, overlapping at run time, and an ITCM block, carried inside the main binary', () => {
   const p = loadArmProgram('arm9-overlays');
   const at = (s: string) => armSymbol(p, s).address;
   const a = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.ovl-a.bin')));
@@ -227,11 +227,24 @@ test('arm9-overlays: two overlay images, overlapping at run time, carried inside
   const aHelper = a.subarray(0x80, 0x84);
   const bWorker = b.subarray(0, 4);
   assert.notDeepEqual([...aHelper], [...bWorker]);
-  // The main binary ends with both images (the program copies them from there).
-  const tail = p.bytes.subarray(p.size - a.length - b.length);
+  const itcm = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.itcm.bin')));
+  // The main binary ends with both images and the ITCM block (the program copies them from there).
+  const tail = p.bytes.subarray(p.size - a.length - b.length - itcm.length);
   assert.deepEqual([...tail.subarray(0, a.length)], [...a]);
-  assert.deepEqual([...tail.subarray(a.length)], [...b]);
-  for (const name of ['ovl_a_entry', 'ovl_a_helper', 'ovl_b_worker', 'ovl_b_entry', 'ovl_copy'])
+  assert.deepEqual([...tail.subarray(a.length, a.length + b.length)], [...b]);
+  assert.deepEqual([...tail.subarray(a.length + b.length)], [...itcm]);
+  assert.equal(at('ovl_itcm_tick'), 0x01ff8000);
+  assert.equal(itcm.length % 4, 0, 'the program copies whole words');
+  // The module-params hole lies inside the main code, as the ROM writer needs.
+  assert.ok(at('ovl_module_params') + 36 <= p.loadAddress + p.size - tail.length);
+  for (const name of [
+    'ovl_a_entry',
+    'ovl_a_helper',
+    'ovl_b_worker',
+    'ovl_b_entry',
+    'ovl_copy',
+    'ovl_itcm_tick',
+  ])
     assert.equal(armSymbol(p, name).mode, 'arm', name);
   assert.equal(armSymbol(p, 'ovl_thumb_tick').mode, 'thumb');
 });

@@ -7,7 +7,7 @@
 import { type DiscoveryLimits, type Evidence, identityKey } from '../../analysis/functions/discover.js';
 import { discoverInRom, type ScopeStatus } from '../../analysis/functions/nds-scope.js';
 import type { ArmMode } from '../../arm/types.js';
-import { ReMcpError } from '../../core/errors.js';
+import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import type { CpuDebugger } from '../cpu.js';
 import type { Processor } from '../policy.js';
@@ -25,6 +25,7 @@ import {
 export const CORRELATE_LIMITS = {
   nearbyInstructions: { default: 8, min: 1, max: 32, unit: 'instructions decoded per candidate' },
   stackWords: { default: 32, min: 0, max: 64, unit: '32-bit words read from SP for the backtrace' },
+  referenceLimit: { default: 16, min: 0, max: 64, unit: 'static references listed per decoded candidate' },
 } as const;
 
 /** The discovery every correlation runs (the defaults of nds_discover_functions). */
@@ -47,6 +48,7 @@ export interface CorrelateRequest {
   processor: Processor;
   nearbyInstructions: number;
   stackWords: number;
+  referenceLimit: number;
   liveCheck: boolean;
   signal?: AbortSignal;
 }
@@ -164,6 +166,8 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
   const lrMode: ArmMode | null = !lrModeKnown(cpuMode) ? null : (lr & 1) === 1 ? 'thumb' : 'arm';
   const pcLive = req.liveCheck ? await readWindow(cpu, pc) : null;
   const lrLive = req.liveCheck ? await readWindow(cpu, lrAddress >>> 0) : null;
+  // Stub reads are bounded by their own reply timeout, not the signal: honour it between them.
+  throwIfCancelled(req.signal);
   let stack: Uint8Array = new Uint8Array(0);
   let stackReadNote: string | null = null;
   const stackBytes = Math.min(req.stackWords * 4, ADDRESS_SPACE - sp);
@@ -176,6 +180,7 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
       stackReadNote = `stack read failed: ${error.code}`;
     }
   }
+  throwIfCancelled(req.signal);
   return withLaunchRom(
     req.store,
     req.generation,
@@ -195,6 +200,7 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
         discovery: result,
         discoveryComplete: status === 'complete',
         nearbyInstructions: req.nearbyInstructions,
+        referenceLimit: req.referenceLimit,
         ...(req.signal ? { signal: req.signal } : {}),
       };
       const pcFrame = await correlateFrame(ctx, pc, mode, pcLive);

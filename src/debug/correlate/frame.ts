@@ -4,9 +4,11 @@
 // when live bytes were read, whether memory holds that candidate's bytes. Every fact carries its
 // authority: what the stub observed, what discovery proved, or what a static candidate merely says.
 
+import { candidateSource, type ResolvedSource } from '../../analysis/code-source.js';
 import type { DiscoveryResult, FunctionIdentity } from '../../analysis/functions/discover.js';
-import { decodeLinearWindow } from '../../analysis/linear-window.js';
+import { decodeSourceWindow } from '../../analysis/linear-window.js';
 import { isLiteralPoolData } from '../../arm/literal-pools.js';
+import { type ArmReference, referencesOfWindow } from '../../arm/references.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import { type Processor, resolveRuntimeAddress } from '../../formats/nds/index.js';
@@ -53,6 +55,10 @@ export interface FrameCandidate {
   /** Proven functions of this candidate whose analysed CFG holds the address. */
   functions: CandidateFunction[];
   functionReason: 'found' | 'complete-negative' | 'coverage-gap' | 'not-code';
+  /** Static references of the decoded instructions (literal-pool loads with the word they read). */
+  references: Array<ArmReference & { value?: number }>;
+  /** References past referenceLimit, not listed. */
+  referencesOmitted: number;
 }
 
 export interface CorrelatedFrame {
@@ -72,6 +78,7 @@ export interface FrameContext {
   discovery: DiscoveryResult;
   discoveryComplete: boolean;
   nearbyInstructions: number;
+  referenceLimit: number;
   signal?: AbortSignal;
 }
 
@@ -101,49 +108,31 @@ export async function correlateFrame(
       live: { status: 'not-checked', reason: null, compared: null },
       functions: [],
       functionReason: 'not-code',
+      references: [],
+      referencesOmitted: 0,
     };
     let span: { start: number; bytes: Uint8Array } | null = null;
-    if (c.region === 'bss') candidate.staticNote = 'BSS: runtime-only, no static bytes';
-    else if (c.component !== 'main' && c.component !== 'overlay')
-      candidate.staticNote = `${c.component} block: not a decodable code source`;
-    else {
-      try {
-        const w = await decodeLinearWindow(
-          ctx.store,
-          ctx.rom,
-          {
-            processor: ctx.processor,
-            address,
-            overlayId: c.overlayId ?? undefined,
-            // Without a mode only the source is resolved (its bytes for the live check): the
-            // window's one decoded instruction is dropped below, never shown.
-            mode: mode ?? (address % 4 === 0 ? 'arm' : 'thumb'),
-            maxInstructions: mode === null ? 1 : ctx.nearbyInstructions,
-            maxBytes: mode === null ? 4 : ctx.nearbyInstructions * 4,
-          },
-          ctx.signal,
-        );
-        span = w.source.span;
-        if (mode === null) {
+    try {
+      // The candidate is explicit, so its bytes are known even where components overlap (main and
+      // an overlay, two overlays): which one is loaded is what the live check answers.
+      const source = await candidateSource(ctx.store, ctx.rom, ctx.processor, c, address, ctx.signal);
+      if ('note' in source) candidate.staticNote = source.note;
+      else {
+        span = source.span;
+        if (mode === null)
           candidate.staticNote = 'not decoded: the instruction set at this address is not observed';
-          w.items.length = 0;
-        }
-        for (const item of w.items) {
-          if (isLiteralPoolData(item)) break;
-          candidate.instructions.push({
-            address: item.address,
-            size: item.size,
-            bytes: item.bytes,
-            text: item.operands ? `${item.mnemonic} ${item.operands}` : item.mnemonic,
-          });
-        }
-        if (candidate.instructions.length === 0) candidate.staticNote ??= 'the bytes here do not decode';
-      } catch (error) {
-        if (!(error instanceof ReMcpError) || error.code === 'cancelled') throw error;
-        candidate.staticNote = `${error.code}: ${error.message}`;
+        else if (address % (mode === 'arm' ? 4 : 2) !== 0)
+          candidate.staticNote = `not decoded: ${mode} code is ${mode === 'arm' ? 4 : 2}-byte aligned`;
+        else await decodeCandidate(ctx, candidate, { ...source, address, mode });
       }
+    } catch (error) {
+      if (!(error instanceof ReMcpError) || error.code === 'cancelled') throw error;
+      candidate.staticNote = `${error.code}: ${error.message}`;
     }
     candidate.live = compareLive(live, span, address);
+    // Function discovery covers main and overlays; a decoded autoload block is a coverage gap.
+    if (c.component === 'autoload' && candidate.instructions.length > 0)
+      candidate.functionReason = 'coverage-gap';
     if (c.component === 'main' || c.component === 'overlay') {
       candidate.functions = enclosing(ctx.discovery, c.component, c.overlayId, address);
       candidate.functionReason =
@@ -162,6 +151,38 @@ export async function correlateFrame(
     candidates,
     liveMatches: candidates.filter((c) => c.live.status === 'live-bytes-match').length,
   };
+}
+
+/**
+ * Decodes the candidate's instructions from the address (stopping at a proven literal-pool word) and
+ * lists their static references, at most ctx.referenceLimit (the omitted count said).
+ */
+async function decodeCandidate(ctx: FrameContext, candidate: FrameCandidate, src: ResolvedSource) {
+  const w = await decodeSourceWindow(
+    ctx.rom,
+    ctx.processor,
+    src,
+    ctx.nearbyInstructions,
+    ctx.nearbyInstructions * 4,
+  );
+  const shown = new Set<number>();
+  for (const item of w.items) {
+    if (isLiteralPoolData(item)) break;
+    shown.add(item.address);
+    candidate.instructions.push({
+      address: item.address,
+      size: item.size,
+      bytes: item.bytes,
+      text: item.operands ? `${item.mnemonic} ${item.operands}` : item.mnemonic,
+    });
+  }
+  if (candidate.instructions.length === 0) candidate.staticNote ??= 'the bytes here do not decode';
+  const refs = referencesOfWindow(w.instructions.filter((i) => shown.has(i.address)));
+  candidate.referencesOmitted = Math.max(0, refs.length - ctx.referenceLimit);
+  for (const ref of refs.slice(0, ctx.referenceLimit)) {
+    const word = ref.kind === 'literal-pool' ? w.literalWords.get(ref.to) : undefined;
+    candidate.references.push(word ? { ...ref, value: word.value } : ref);
+  }
 }
 
 /**

@@ -47,6 +47,16 @@ const frameOut = z.object({
       }),
       functions: z.array(functionOut),
       functionReason: z.enum(['found', 'complete-negative', 'coverage-gap', 'not-code']),
+      references: z.array(
+        z.object({
+          from: addressOut,
+          kind: z.enum(['direct-branch', 'direct-call', 'literal-pool', 'pc-relative-address']),
+          to: addressOut,
+          targetMode: mode.optional(),
+          value: addressOut.optional(),
+        }),
+      ),
+      referencesOmitted: z.number().int(),
     }),
   ),
 });
@@ -68,6 +78,13 @@ function frameView(f: CorrelatedFrame): z.input<typeof frameOut> {
         authority: 'observed-runtime' as const,
       },
       functions: c.functions.map(functionView),
+      references: c.references.map((r) => ({
+        from: hex(r.from),
+        kind: r.kind,
+        to: hex(r.to),
+        ...(r.targetMode ? { targetMode: r.targetMode } : {}),
+        ...(r.value === undefined ? {} : { value: hex(r.value) }),
+      })),
     })),
   };
 }
@@ -106,13 +123,14 @@ export const ndsCorrelateStopContext = defineTool({
       'Maps the stopped DeSmuME CPU to every static candidate of its ROM, with proven functions and live-byte checks naming the loaded overlay.',
     useWhen: 'at a stop: which code, which of overlapping overlays, which callers.',
     behaviour:
-      'never resumes; the ROM must keep its launch SHA-256 (rom-changed); facts labelled observed-runtime, static-proven or static-candidate; LR gives the caller mode only in usr/sys; no static component is a normal result.',
+      'never resumes; the ROM must keep its launch SHA-256 (rom-changed); facts labelled observed-runtime, static-proven or static-candidate; LR gives the caller mode only in usr/sys; each candidate decoded from its own bytes, BSS never; no static component is a normal result.',
     limits: `${LIVE_WINDOW_BYTES}-byte live windows at PC and LR; one default function discovery.`,
   },
   input: z.object({
     processor: processorInput,
     nearbyInstructions: limitArg(L.nearbyInstructions, 'Decoded around each candidate'),
     stackWords: limitArg(L.stackWords, 'Backtrace stack read'),
+    referenceLimit: limitArg(L.referenceLimit, 'References listed'),
     liveCheck: z.boolean().default(true).describe('Compare live bytes with each candidate.'),
     timeoutMs: timeoutInput(TIMEOUT, 'Deadline for the whole correlation'),
   }),
@@ -164,6 +182,7 @@ export const ndsCorrelateStopContext = defineTool({
   limits: {
     nearbyInstructions: L.nearbyInstructions,
     stackWords: L.stackWords,
+    referenceLimit: L.referenceLimit,
     timeoutMs: msLimit(TIMEOUT),
   },
   async handler(args, ctx) {
@@ -182,6 +201,7 @@ export const ndsCorrelateStopContext = defineTool({
           processor: args.processor,
           nearbyInstructions: args.nearbyInstructions,
           stackWords: args.stackWords,
+          referenceLimit: args.referenceLimit,
           liveCheck: args.liveCheck,
           signal,
         });

@@ -79,6 +79,7 @@ manifest_entry() {
   for ((i = 0; i < n; i++)); do
     local start=${maddr[$i]} end=$((load + size))
     if ((i + 1 < n)) && ((maddr[i + 1] < end)); then end=${maddr[$((i + 1))]}; fi
+    if ((start < load)); then start=$load; fi # a section linked below the binary (ITCM code)
     if ((start >= load + size)) || ((end <= start)); then continue; fi
     if [ "$rk" = "${mkind[$i]}" ] && ((re == start)); then re=$end; continue; fi
     if ((rs >= 0)); then
@@ -131,12 +132,17 @@ compile ARM9_CPU -marm arm9-calls.s arm9-calls.o
 link arm9-calls ARM9_CPU arm9.ld --use-blx arm9-calls.o
 
 # arm9-overlays: the main binary carries both overlay images (it copies them into overlay RAM itself);
-# each image is also written alone (<name>.ovl-a.bin, .ovl-b.bin): the bytes the ROM's overlay files hold.
+# each image is also written alone (<name>.ovl-a.bin, .ovl-b.bin): the bytes the ROM's overlay files hold;
+# likewise its ITCM autoload block (<name>.itcm.bin): the bytes the ROM's autoload entry holds.
 compile ARM9_CPU -marm arm9-overlays.s arm9-overlays.o
 link arm9-overlays ARM9_CPU arm9-overlays.ld --use-blx,--no-check-sections arm9-overlays.o
 for ovl in a b; do
   "$OBJCOPY" -O binary -j ".ovl_$ovl" "$out/arm9-overlays.elf" "$out/arm9-overlays.ovl-$ovl.bin"
   chmod 644 "$out/arm9-overlays.ovl-$ovl.bin"
+done
+for part in itcm; do
+  "$OBJCOPY" -O binary -j ".$part" "$out/arm9-overlays.elf" "$out/arm9-overlays.$part.bin"
+  chmod 644 "$out/arm9-overlays.$part.bin"
 done
 
 {

@@ -95,6 +95,8 @@ export interface OverlayTargetRom {
   arm9: ArmProgram;
   /** The two overlays' runtime images (the ROM's overlay files hold exactly these bytes). */
   overlays: { a: Uint8Array; b: Uint8Array };
+  /** The ITCM autoload block's bytes (the ROM's autoload entry 0, run at symbols.itcmTick). */
+  itcm: Uint8Array;
   /** Overlay IDs in the ROM's ARM9 overlay table. */
   ids: { a: number; b: number };
   /** Run-time addresses from the ARM kit manifest. */
@@ -107,6 +109,8 @@ export interface OverlayTargetRom {
     aHelper: number;
     bWorker: number;
     bEntry: number;
+    /** The ARM function of the ITCM autoload block (0x01ff8000), called from the main loop. */
+    itcmTick: number;
   };
 }
 
@@ -116,7 +120,8 @@ export interface OverlayTargetRom {
  * overlay files. `variant` changes one title byte only: a same-layout ROM with another SHA-256.
  * `compressB` stores overlay B BLZ-compressed (its static bytes are then the decoded image).
  * `overlayTable: false` leaves the overlays out of the ROM (the program still loads them itself): code
- * then runs in overlay RAM that no static component describes.
+ * then runs in overlay RAM that no static component describes. The ARM9's module params (in the
+ * program's reserved hole) declare the ITCM block as autoload entry 0, stored uncompressed.
  */
 export function writeOverlayTargetRom(
   path: string,
@@ -127,12 +132,21 @@ export function writeOverlayTargetRom(
   const arm7 = loadArmProgram('arm7-idle');
   const a = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.ovl-a.bin')));
   const b = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.ovl-b.bin')));
+  const itcm = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.itcm.bin')));
   const sym = (name: string) => armSymbol(arm9, name).address;
   writeRomFile(
     {
       title: `REMCPOVL${variant}`,
       gameCode: 'RMOV',
-      arm9: { code: arm9.bytes, ramAddress: arm9.loadAddress, entry: arm9.entry },
+      arm9: {
+        code: arm9.bytes,
+        ramAddress: arm9.loadAddress,
+        entry: arm9.entry,
+        moduleParams: {
+          offset: sym('ovl_module_params') - arm9.loadAddress,
+          autoloads: [{ ramAddress: sym('ovl_itcm_tick'), data: itcm, bssSize: 0x20 }],
+        },
+      },
       arm7: { code: arm7.bytes, ramAddress: arm7.loadAddress, entry: arm7.entry },
       arm9Overlays:
         options.overlayTable === false
@@ -148,6 +162,7 @@ export function writeOverlayTargetRom(
     path,
     arm9,
     overlays: { a, b },
+    itcm,
     ids: { a: 0, b: 1 },
     symbols: {
       mainLoop: sym('ovl_main_loop'),
@@ -157,6 +172,7 @@ export function writeOverlayTargetRom(
       aHelper: sym('ovl_a_helper'),
       bWorker: sym('ovl_b_worker'),
       bEntry: sym('ovl_b_entry'),
+      itcmTick: sym('ovl_itcm_tick'),
     },
   };
 }

@@ -89,3 +89,62 @@ export async function proxyCuttingAtContinue(
     },
   };
 }
+
+/**
+ * A pass-through proxy that can tamper with memory reads (`m` packets) only: `fail()` answers each
+ * with the error reply E01 itself (the stub never sees it; the client's ack is swallowed), `delay(ms)`
+ * holds each for `ms` before forwarding it. Registers and everything else pass unchanged.
+ */
+export async function proxyTamperingMemoryReads(
+  port: () => number,
+  servers: Server[],
+): Promise<{ port: number; fail(): void; delay(ms: number): void }> {
+  let failing = false;
+  let delayMs = 0;
+  const server = createServer((client) => {
+    const upstream = new NetSocket();
+    upstream.connect(port(), '127.0.0.1');
+    upstream.pipe(client);
+    let swallowAck = false;
+    client.on('data', (d: Buffer) => {
+      let text = d.toString('latin1');
+      if (swallowAck && text.startsWith('+')) {
+        swallowAck = false;
+        text = text.slice(1);
+        if (text === '') return;
+      }
+      const at = text.indexOf('$m');
+      if (at >= 0 && failing) {
+        if (at > 0) upstream.write(text.slice(0, at), 'latin1');
+        swallowAck = true;
+        client.write('+$E01#a6');
+        return;
+      }
+      if (at >= 0 && delayMs > 0) {
+        setTimeout(() => upstream.write(text, 'latin1'), delayMs);
+        return;
+      }
+      upstream.write(text, 'latin1');
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    client.on('error', end);
+    upstream.on('error', end);
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    fail() {
+      failing = true;
+    },
+    delay(ms: number) {
+      delayMs = ms;
+    },
+  };
+}

@@ -5,7 +5,10 @@
 @ live bytes tell which overlay is loaded. Each overlay's entry lies outside the shared range (so the
 @ main program's BL to it names one overlay) and calls its shared-range function with BL. Overlay code
 @ has no literal pools (constants built with MOV/ORR) so its mapping symbols stay ARM. The loop also
-@ calls a Thumb function of the main program through BLX.
+@ calls a Thumb function of the main program through BLX, and an ARM function in ITCM (0x01ff8000):
+@ an autoload block the ROM declares, copied there once at start by the program itself (direct boot
+@ runs no SDK crt0), from its own copy of the block's bytes. The module params live in a reserved
+@ hole of the main code (ovl_module_params); the ROM writer fills it.
 
         .syntax unified
         .arch armv5te
@@ -16,6 +19,10 @@
         .type _start, %function
 _start:
         ldr     sp, =0x02380000
+        ldr     r0, =ovl_itcm_load
+        ldr     r1, =0x01ff8000
+        ldr     r2, =ovl_itcm_size
+        bl      ovl_copy
         .global ovl_main_loop
 ovl_main_loop:
         ldr     r0, =ovl_a_load
@@ -29,8 +36,15 @@ ovl_main_loop:
         bl      ovl_copy
         bl      ovl_b_entry
         blx     ovl_thumb_tick
+        bl      ovl_itcm_tick
         b       ovl_main_loop
         .ltorg
+
+@ Filled by the ROM writer with the 36-byte module params (autoload list, BSS, SDK version).
+        .global ovl_module_params
+        .type ovl_module_params, %object
+ovl_module_params:
+        .space  36
 
         .text
         .arm
@@ -102,6 +116,21 @@ ovl_b_entry:
         bl      ovl_b_worker
         pop     {pc}
         .rept   28
+        mov     r0, r0
+        .endr
+
+@ The ITCM autoload block, linked at 0x01ff8000 (0x20 bytes).
+        .section .itcm, "ax", %progbits
+        .arm
+        .global ovl_itcm_tick
+        .type ovl_itcm_tick, %function
+ovl_itcm_tick:
+        mov     r0, #0x02100000
+        ldr     r1, [r0, #12]
+        add     r1, r1, #3
+        str     r1, [r0, #12]
+        bx      lr
+        .rept   3
         mov     r0, r0
         .endr
 
