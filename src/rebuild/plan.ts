@@ -134,6 +134,21 @@ function hashRange(read: SourceRead, start: number, end: number): string {
   return h.digest('hex');
 }
 
+/** The current SHA-256 of a component a whole replacement targets: it must be the manifest's guard. */
+function guardedHash(
+  read: SourceRead,
+  op: { id: string; componentSha256: string },
+  c: ModelComponent,
+): string {
+  const before = hashRange(read, c.rom.start, c.rom.end);
+  if (before !== op.componentSha256)
+    opError(op, 'invalid-argument', `the component guard failed: ${c.label} has another SHA-256`, {
+      expected: op.componentSha256,
+      actual: before,
+    });
+  return before;
+}
+
 function component(
   model: NdsRomModel,
   op: { id: string; component: Parameters<typeof resolveComponent>[1] },
@@ -331,12 +346,7 @@ export function planRebuild(
       const c = component(model, o);
       const a = artifact(o);
       const size = c.rom.end - c.rom.start;
-      const before = hashRange(read, c.rom.start, c.rom.end);
-      if (before !== o.componentSha256)
-        opError(o, 'invalid-argument', `the component guard failed: ${c.label} has another SHA-256`, {
-          expected: o.componentSha256,
-          actual: before,
-        });
+      const before = guardedHash(read, o, c);
       if (c.fileId !== null) {
         if (touchedFiles.has(c.fileId)) opError(o, 'invalid-argument', `${c.label} is replaced twice`);
         touchedFiles.add(c.fileId);
@@ -390,12 +400,7 @@ export function planRebuild(
       const c = component(model, { id: o.id, component: { kind: 'overlay', ...o.overlay } });
       const ov = model.overlays[o.overlay.processor].find((x) => x.id === o.overlay.id)!;
       const a = artifact(o);
-      const before = hashRange(read, c.rom.start, c.rom.end);
-      if (before !== o.componentSha256)
-        opError(o, 'invalid-argument', `the component guard failed: ${c.label} has another SHA-256`, {
-          expected: o.componentSha256,
-          actual: before,
-        });
+      const before = guardedHash(read, o, c);
       // The image may change size inside the overlay's runtime range: its BSS absorbs the difference,
       // so [ramAddress, ramAddress + ramSize + bssSize) stays where it was (no new overlap with other
       // overlays or the ARM9), and the static-initializer list must lie inside the new image.
@@ -521,33 +526,24 @@ export function planRebuild(
   const headerBytes = read(0, HEADER_SIZE).slice();
   const h = parseRawHeader(headerBytes);
   const next = { ...h };
-  if (fntDirs !== null) {
-    const fnt = writeFntTables(layoutFntTables(fntDirs));
-    pieces.push({ offset: cursor, bytes: fnt, owner: 'rebuild:fnt' });
-    tables.push({ table: 'fnt', ...range(cursor, cursor + fnt.length), sha256: sha(fnt) });
-    next.fnt = { offset: cursor, size: fnt.length };
-    cursor = align(cursor + fnt.length);
-  }
+  // Rewritten tables follow the appended data, each aligned; returns the header's offset/size pair.
+  const placeTable = (table: ResolvedPlan['tables'][number]['table'], bytes: Uint8Array) => {
+    const at = { offset: cursor, size: bytes.length };
+    pieces.push({ offset: cursor, bytes, owner: `rebuild:${table}` });
+    tables.push({ table, ...range(cursor, cursor + bytes.length), sha256: sha(bytes) });
+    cursor = align(cursor + Math.max(bytes.length, 1));
+    return at;
+  };
+  if (fntDirs !== null) next.fnt = placeTable('fnt', writeFntTables(layoutFntTables(fntDirs)));
   for (const processor of ['arm9', 'arm7'] as const) {
     const table = overlayTables[processor];
     if (!table) continue;
-    const bytes = writeRawOverlayTable(table);
-    const name = `${processor}-overlay-table` as const;
-    pieces.push({ offset: cursor, bytes, owner: `rebuild:${name}` });
-    tables.push({ table: name, ...range(cursor, cursor + bytes.length), sha256: sha(bytes) });
-    next[processor === 'arm9' ? 'arm9OverlayTable' : 'arm7OverlayTable'] = {
-      offset: cursor,
-      size: bytes.length,
-    };
-    cursor = align(cursor + Math.max(bytes.length, 1));
+    next[processor === 'arm9' ? 'arm9OverlayTable' : 'arm7OverlayTable'] = placeTable(
+      `${processor}-overlay-table`,
+      writeRawOverlayTable(table),
+    );
   }
-  if (fatChanged) {
-    const bytes = writeRawFat(fat);
-    pieces.push({ offset: cursor, bytes, owner: 'rebuild:fat' });
-    tables.push({ table: 'fat', ...range(cursor, cursor + bytes.length), sha256: sha(bytes) });
-    next.fat = { offset: cursor, size: bytes.length };
-    cursor = align(cursor + bytes.length);
-  }
+  if (fatChanged) next.fat = placeTable('fat', writeRawFat(fat));
   const outputSize =
     pieces.length > 0 ? Math.max(...pieces.map((p) => p.offset + p.bytes.length)) : sourceSize;
   if (outputSize > 0xffffffff) throw new ReMcpError('limit-exceeded', 'the rebuilt ROM would exceed 4 GiB');

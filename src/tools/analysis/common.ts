@@ -37,6 +37,14 @@ export const FUNCTION_CFG_LIMITS = {
   maxFunctionEdges: { default: 128, max: 1024, min: 1, unit: 'traversal edges per function CFG' },
 } satisfies LimitTable;
 
+/** The per-function CFG budget at the standard bounds' maxima, for tools that take no per-function limits. */
+export const FUNCTION_CFG_MAX = {
+  blocks: FUNCTION_CFG_LIMITS.maxFunctionBlocks.max,
+  instructions: FUNCTION_CFG_LIMITS.maxFunctionInstructions.max,
+  bytes: FUNCTION_CFG_LIMITS.maxFunctionBytes.max,
+  edges: FUNCTION_CFG_LIMITS.maxFunctionEdges.max,
+};
+
 /** The bounds of one whole discovery (nds_discover_functions, nds_function_at). */
 export const DISCOVERY_LIMITS = {
   maxComponents: { default: 32, max: 128, min: 1, unit: 'components considered' },
@@ -162,6 +170,16 @@ export const truncationSchema = z.enum([
   'function-cfg-truncated',
   'xref-limit',
 ]);
+
+/** What one discovery found and decoded (nds_discover_functions, nds_analyze_function). */
+export const discoveryTotalsSchema = z.object({
+  functions: z.number().int(),
+  callSites: z.number().int(),
+  blocks: z.number().int(),
+  instructions: z.number().int(),
+  bytes: z.number().int(),
+  edges: z.number().int(),
+});
 
 /** What a search covered: the limits it hit and each component's coverage. */
 export const coverageFields = {

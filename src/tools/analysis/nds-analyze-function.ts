@@ -9,13 +9,21 @@ import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import {
+  cfgCallSchema,
+  cfgEdgeSchema,
+  cfgStatusSchema,
+  cfgTruncationSchema,
+} from '../shared/control-flow.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
   callSiteView,
   componentKindSchema,
   coverageFields,
+  discoveryTotalsSchema,
   evidenceListSchema,
+  FUNCTION_CFG_MAX,
   identitySchema,
   identityView,
   type LimitTable,
@@ -74,19 +82,12 @@ export const ndsAnalyzeFunction = defineTool({
     search: z.object({
       status: z.enum(['complete', 'partial-coverage', 'truncated', 'stopped-when-proven']),
       ...coverageFields,
-      totals: z.object({
-        functions: z.number().int(),
-        callSites: z.number().int(),
-        blocks: z.number().int(),
-        instructions: z.number().int(),
-        bytes: z.number().int(),
-        edges: z.number().int(),
-      }),
+      totals: discoveryTotalsSchema,
     }),
     cfg: z
       .object({
-        status: z.enum(['complete', 'truncated']),
-        truncation: z.array(z.enum(['block-limit', 'instruction-limit', 'byte-limit', 'edge-limit'])),
+        status: cfgStatusSchema,
+        truncation: cfgTruncationSchema,
         blocks: z.array(
           z.object({
             id: z.number().int(),
@@ -96,26 +97,10 @@ export const ndsAnalyzeFunction = defineTool({
             address: addressOut,
             end: addressOut,
             terminator: z.string(),
-            calls: z.array(
-              z.object({
-                at: addressOut,
-                target: addressOut.optional(),
-                targetMode: z.enum(['arm', 'thumb']).optional(),
-                condition: z.string().optional(),
-              }),
-            ),
+            calls: z.array(cfgCallSchema),
           }),
         ),
-        edges: z.array(
-          z.object({
-            from: z.number().int(),
-            to: z.number().int().nullable(),
-            kind: z.enum(['branch', 'taken', 'fallthrough']),
-            target: addressOut,
-            targetMode: z.enum(['arm', 'thumb']),
-            unresolved: z.string().optional(),
-          }),
-        ),
+        edges: z.array(cfgEdgeSchema),
       })
       .nullable(),
   }),
@@ -162,7 +147,7 @@ export const ndsAnalyzeFunction = defineTool({
             bytes: args.maxBytes,
             edges: args.maxEdges,
           },
-          local: { blocks: 256, instructions: 4096, bytes: 16384, edges: 1024 },
+          local: FUNCTION_CFG_MAX,
           signal: ctx.signal,
           onProgress: progress.work('proof search'),
           stopWhenProven: identity,

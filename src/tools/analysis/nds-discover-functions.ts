@@ -14,6 +14,7 @@ import {
   coverageFields,
   DISCOVERY_LIMITS,
   discoveryBudgets,
+  discoveryTotalsSchema,
   evidenceListSchema,
   identitySchema,
   identityView,
@@ -53,14 +54,7 @@ export const ndsDiscoverFunctions = defineTool({
     truncation: coverageFields.truncation,
     evidence: evidenceListSchema,
     components: coverageFields.components,
-    totals: z.object({
-      functions: z.number().int(),
-      callSites: z.number().int(),
-      blocks: z.number().int(),
-      instructions: z.number().int(),
-      bytes: z.number().int(),
-      edges: z.number().int(),
-    }),
+    totals: discoveryTotalsSchema,
     functions: z.array(
       z.object({
         identity: identitySchema,

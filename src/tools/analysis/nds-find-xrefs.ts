@@ -15,6 +15,7 @@ import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   componentKindSchema,
   coverageFields,
+  FUNCTION_CFG_MAX,
   type LimitTable,
   limitArgs,
   MAX_SEEDS,
@@ -161,7 +162,7 @@ export const ndsFindXrefs = defineTool({
             bytes: args.maxBytes,
             edges: args.maxEdges,
           },
-          local: { blocks: 256, instructions: 4096, bytes: 16384, edges: 1024 },
+          local: FUNCTION_CFG_MAX,
           signal: ctx.signal,
           onProgress: progress.work('xref search'),
           onBlock: (block, span) => collector.block(block, span),

@@ -2,10 +2,9 @@
 import { z } from 'zod/v4';
 import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
 import { isLiteralPoolData, type LinearItem } from '../../arm/literal-pools.js';
-import { addressArg, addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress as hex } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import {
   decodeStopSchema,
   decodeStopView,
@@ -14,7 +13,7 @@ import {
   sourceSchema,
   sourceView,
 } from '../shared/instructions.js';
-import { hashProgress, overlayIdArg, processorArg, romArg } from '../shared/rom.js';
+import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.js';
 
 export const startArgs = {
   rom: romArg,
@@ -36,6 +35,7 @@ export {
   decodeStopView,
   instructionSchema,
   instructionView,
+  linearWindowArgs,
   sourceSchema,
   sourceView,
 } from '../shared/instructions.js';
@@ -75,11 +75,6 @@ export const CODE_IMAGE_LIMIT_TEXT = `a code component over ${CODE_IMAGE_LIMITS.
 /** The window bounds are the maxInstructions/maxBytes arguments' own; only the component bound is said. */
 export const LINEAR_LIMITS_TEXT = CODE_IMAGE_LIMIT_TEXT;
 
-export const linearWindowArgs = {
-  maxInstructions: limitArg(LINEAR_LIMITS.instructions),
-  maxBytes: limitArg(LINEAR_LIMITS.bytes),
-};
-
 /** The output fields every linear-window result starts with. */
 export const linearWindowOutput = {
   source: sourceSchema,
@@ -89,12 +84,8 @@ export const linearWindowOutput = {
 
 /** Opens the ROM and decodes the linear window (nds_disassemble_range, nds_list_references). */
 export async function linearWindow(ctx: ToolContext, args: LinearWindowRequest & { rom: string }) {
-  const store = getRomStore(ctx.services);
-  const w = await store.withRom(
-    args.rom,
-    (rom) => decodeLinearWindow(store, rom, args, ctx.signal),
-    ctx.signal,
-    hashProgress(ctx),
+  const w = await withToolRom(ctx, args.rom, (rom, store) =>
+    decodeLinearWindow(store, rom, args, ctx.signal),
   );
   return { ...w, source: sourceView(args.processor, w.source), stop: w.stop && decodeStopView(w.stop) };
 }

@@ -5,8 +5,13 @@ import { analyzeControlFlow } from '../../arm/cfg.js';
 import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, READ_ONLY } from '../shared/rom.js';
+import {
+  cfgCallSchema,
+  cfgEdgeSchema,
+  cfgStatusSchema,
+  cfgTruncationSchema,
+} from '../shared/control-flow.js';
+import { READ_ONLY, withToolRom } from '../shared/rom.js';
 import {
   CODE_IMAGE_LIMIT_TEXT,
   decodeStopSchema,
@@ -50,8 +55,8 @@ export const ndsAnalyzeControlFlow = defineTool({
   }),
   output: z.object({
     source: sourceSchema,
-    status: z.enum(['complete', 'truncated']),
-    truncation: z.array(z.enum(['block-limit', 'instruction-limit', 'byte-limit', 'edge-limit'])),
+    status: cfgStatusSchema,
+    truncation: cfgTruncationSchema,
     totals: z.object({
       blocks: z.number().int(),
       edges: z.number().int(),
@@ -77,76 +82,54 @@ export const ndsAnalyzeControlFlow = defineTool({
           'limit',
         ]),
         stop: decodeStopSchema.optional(),
-        calls: z.array(
-          z.object({
-            at: addressOut,
-            target: addressOut.optional(),
-            targetMode: z.enum(['arm', 'thumb']).optional(),
-            condition: z.string().optional(),
-          }),
-        ),
+        calls: z.array(cfgCallSchema),
         instructions: z.array(instructionSchema).optional(),
       }),
     ),
-    edges: z.array(
-      z.object({
-        from: z.number().int(),
-        to: z.number().int().nullable(),
-        kind: z.enum(['branch', 'taken', 'fallthrough']),
-        target: addressOut,
-        targetMode: z.enum(['arm', 'thumb']),
-        unresolved: z.string().optional(),
-      }),
-    ),
+    edges: z.array(cfgEdgeSchema),
   }),
   annotations: READ_ONLY,
   limits: CFG_TOOL_LIMITS,
   async handler(args, ctx) {
-    const store = getRomStore(ctx.services);
-    return store.withRom(
-      args.rom,
-      async (rom) => {
-        const src = await resolveStart(store, rom, args, ctx.signal);
-        const r = await analyzeControlFlow({
-          processor: args.processor,
-          span: src.span,
-          address: src.address,
-          mode: src.mode,
-          limits: {
-            blocks: args.maxBlocks,
-            instructions: args.maxInstructions,
-            bytes: args.maxBytes,
-            edges: args.maxEdges,
-          },
-          lookup: spanLookup(store, rom, args.processor, ctx.signal),
-          signal: ctx.signal,
-        });
-        const blocks = r.blocks.map(({ instructions, address, end, stop, calls, ...b }) => ({
-          ...b,
-          address: hex(address),
-          end: hex(end),
-          ...(stop ? { stop: decodeStopView(stop) } : {}),
-          calls: calls.map(({ at, target, ...c }) => ({
-            ...c,
-            at: hex(at),
-            ...(target === undefined ? {} : { target: hex(target) }),
-          })),
-          ...(args.includeInstructions ? { instructions: instructions.map(instructionView) } : {}),
-        }));
-        return {
-          structured: {
-            source: sourceView(args.processor, src),
-            status: r.status,
-            truncation: r.truncation,
-            totals: { blocks: r.blocks.length, edges: r.edges.length, ...r.totals },
-            blocks,
-            edges: r.edges.map((e) => ({ ...e, target: hex(e.target) })),
-          },
-          text: `${args.processor} ${src.mode} ${hex(src.address)}: ${r.blocks.length} blocks, ${r.edges.length} edges, ${r.totals.instructions} instructions; ${r.status}${r.truncation.length ? ` (${r.truncation.join(', ')})` : ''}`,
-        };
-      },
-      ctx.signal,
-      hashProgress(ctx),
-    );
+    return withToolRom(ctx, args.rom, async (rom, store) => {
+      const src = await resolveStart(store, rom, args, ctx.signal);
+      const r = await analyzeControlFlow({
+        processor: args.processor,
+        span: src.span,
+        address: src.address,
+        mode: src.mode,
+        limits: {
+          blocks: args.maxBlocks,
+          instructions: args.maxInstructions,
+          bytes: args.maxBytes,
+          edges: args.maxEdges,
+        },
+        lookup: spanLookup(store, rom, args.processor, ctx.signal),
+        signal: ctx.signal,
+      });
+      const blocks = r.blocks.map(({ instructions, address, end, stop, calls, ...b }) => ({
+        ...b,
+        address: hex(address),
+        end: hex(end),
+        ...(stop ? { stop: decodeStopView(stop) } : {}),
+        calls: calls.map(({ at, target, ...c }) => ({
+          ...c,
+          at: hex(at),
+          ...(target === undefined ? {} : { target: hex(target) }),
+        })),
+        ...(args.includeInstructions ? { instructions: instructions.map(instructionView) } : {}),
+      }));
+      return {
+        structured: {
+          source: sourceView(args.processor, src),
+          status: r.status,
+          truncation: r.truncation,
+          totals: { blocks: r.blocks.length, edges: r.edges.length, ...r.totals },
+          blocks,
+          edges: r.edges.map((e) => ({ ...e, target: hex(e.target) })),
+        },
+        text: `${args.processor} ${src.mode} ${hex(src.address)}: ${r.blocks.length} blocks, ${r.edges.length} edges, ${r.totals.instructions} instructions; ${r.status}${r.truncation.length ? ` (${r.truncation.join(', ')})` : ''}`,
+      };
+    });
   },
 });

@@ -7,7 +7,7 @@ import { resolveStart } from '../../analysis/code-source.js';
 import { LINEAR_LIMITS } from '../../analysis/linear-window.js';
 import { decodeWindow } from '../../arm/decoder.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, formatAddress, limitArg } from '../../core/vocabulary.js';
+import { addressArg, formatAddress } from '../../core/vocabulary.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import {
@@ -15,15 +15,10 @@ import {
   decodeStopView,
   instructionSchema,
   instructionView,
+  linearWindowArgs,
   sourceSchema,
   sourceView,
 } from '../shared/instructions.js';
-
-const linearWindowArgs = {
-  maxInstructions: limitArg(LINEAR_LIMITS.instructions),
-  maxBytes: limitArg(LINEAR_LIMITS.bytes),
-};
-
 import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
 
 interface StaticBytes {

@@ -2,17 +2,12 @@
 // whose value satisfies the comparison.
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
-import { SCAN_LIMITS } from '../../scan/memory-scan.js';
 import {
-  comparisonInput,
-  narrowText,
-  pageInputs,
-  pageOutput,
-  pageView,
-  scanIdInput,
+  narrowInputs,
+  narrowOutput,
+  narrowScan,
+  SCAN_LIMITS_TEXT,
   scanLimits,
-  scanOutput,
-  scanView,
 } from '../shared/memory-scan.js';
 import { cpuOf, debugSession, processorInput, RUNTIME } from './common.js';
 import { desmumeOwner, desmumeScans, stubReader } from './scan-common.js';
@@ -27,22 +22,10 @@ export const desmumeMemoryScanNarrow = defineTool({
     useWhen: 'after the game value changed (or did not), e.g. "increased" after the counter ran.',
     behaviour:
       'CPU must be halted; reads only the candidates, returns the first page of survivors; a scan of an earlier generation is refused with not-found.',
-    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept.`,
+    limits: `${SCAN_LIMITS_TEXT}.`,
   },
-  input: z.object({
-    processor: processorInput,
-    scanId: scanIdInput,
-    comparison: comparisonInput,
-    value: z.number().int().optional().describe('Value for equal/not-equal/greater/less; omit otherwise.'),
-    limit: pageInputs.limit,
-  }),
-  output: z.object({
-    ...scanOutput,
-    before: z.number().int(),
-    bytesRead: z.number().int(),
-    spans: z.number().int(),
-    ...pageOutput,
-  }),
+  input: z.object({ processor: processorInput, ...narrowInputs }),
+  output: narrowOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: scanLimits,
   async handler(args, ctx) {
@@ -54,19 +37,7 @@ export const desmumeMemoryScanNarrow = defineTool({
       );
       const cpu = cpuOf(ctx.services, args.processor);
       cpu.requireStopped('scan memory');
-      const r = await scan.narrow(args.comparison, args.value ?? null, stubReader(cpu), (done, total) =>
-        ctx.progress({ progress: done, total, message: 'spans' }),
-      );
-      return {
-        structured: {
-          ...scanView(scan),
-          before: r.before,
-          bytesRead: r.bytesRead,
-          spans: r.spans,
-          ...pageView(scan, 0, args.limit),
-        },
-        text: narrowText(scan, args.comparison, r.before),
-      };
+      return narrowScan(ctx, scan, args, stubReader(cpu));
     });
   },
 });

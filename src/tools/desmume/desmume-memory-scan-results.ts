@@ -1,14 +1,11 @@
 // desmume_memory_scan_results: one page of a scan's candidates as of its last step (no emulator I/O).
-import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
-import { SCAN_LIMITS } from '../../scan/memory-scan.js';
 import {
-  pageInputs,
-  pageOutput,
   pageView,
-  scanIdInput,
+  resultsInput,
+  resultsOutput,
+  SCAN_LIMITS_TEXT,
   scanLimits,
-  scanOutput,
   scanView,
 } from '../shared/memory-scan.js';
 import { RUNTIME } from './common.js';
@@ -22,10 +19,10 @@ export const desmumeMemoryScanResults = defineTool({
     purpose: 'Lists a page of a scan’s candidates with their last two values.',
     useWhen: 'after desmume_memory_scan_narrow, for candidates beyond its first page.',
     behaviour: 'sends nothing to the emulator; a scan of an earlier generation is refused with not-found.',
-    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept.`,
+    limits: `${SCAN_LIMITS_TEXT}.`,
   },
-  input: z.object({ scanId: scanIdInput, ...pageInputs }),
-  output: z.object({ ...scanOutput, ...pageOutput }),
+  input: resultsInput,
+  output: resultsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: scanLimits,
   async handler(args, ctx) {

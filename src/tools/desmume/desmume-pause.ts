@@ -10,10 +10,9 @@ import {
   msLimit,
   processorInput,
   RUNTIME,
-  runOutput,
-  runView,
   timeoutInput,
 } from './common.js';
+import { haltOutput, haltView } from './step-common.js';
 
 export const desmumePause = defineTool({
   name: 'desmume_pause',
@@ -30,17 +29,14 @@ export const desmumePause = defineTool({
     processor: processorInput,
     timeoutMs: timeoutInput(LIMITS.pauseMs, 'How long to wait for the halt'),
   }),
-  output: z.object({ ...runOutput, alreadyStopped: z.boolean() }),
+  output: haltOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { timeoutMs: msLimit(LIMITS.pauseMs) },
   async handler(args, ctx) {
     return debugSession(ctx.services).exclusive(async () => {
       const outcome = await pause(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
       return {
-        structured: {
-          ...runView(ctx.services, args.processor, outcome),
-          alreadyStopped: outcome.alreadyStopped,
-        },
+        structured: haltView(ctx.services, args.processor, outcome),
         text: outcome.alreadyStopped
           ? `${args.processor} was already halted`
           : outcome.state === 'running'

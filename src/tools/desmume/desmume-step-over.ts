@@ -8,14 +8,13 @@ import {
   cpuOf,
   debugSession,
   describeStop,
-  msLimit,
   processorInput,
   RUNTIME,
   runOutput,
   runView,
   timeoutInput,
 } from './common.js';
-import { deeperInput, returnRunOutput, returnRunView } from './step-common.js';
+import { deeperInput, returnRunLimits, returnRunOutput, returnRunView } from './step-common.js';
 
 export const desmumeStepOver = defineTool({
   name: 'desmume_step_over',
@@ -42,10 +41,7 @@ export const desmumeStepOver = defineTool({
     call: z.object({ kind: z.string(), returnAddress: addressOut }).nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  limits: {
-    timeoutMs: msLimit(STEP_CALL_LIMITS.timeoutMs),
-    maxDeeperReturns: { ...STEP_CALL_LIMITS.deeperReturns, unit: 'returns' },
-  },
+  limits: returnRunLimits,
   async handler(args, ctx) {
     return debugSession(ctx.services).exclusive(async () => {
       const cpu = cpuOf(ctx.services, args.processor);

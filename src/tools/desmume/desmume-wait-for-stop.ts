@@ -10,10 +10,9 @@ import {
   msLimit,
   processorInput,
   RUNTIME,
-  runOutput,
-  runView,
   timeoutInput,
 } from './common.js';
+import { haltOutput, haltView } from './step-common.js';
 
 export const desmumeWaitForStop = defineTool({
   name: 'desmume_wait_for_stop',
@@ -27,17 +26,14 @@ export const desmumeWaitForStop = defineTool({
     limits: `timeoutMs ${LIMITS.waitMs.min}..${LIMITS.waitMs.max} (default ${LIMITS.waitMs.default}).`,
   },
   input: z.object({ processor: processorInput, timeoutMs: timeoutInput(LIMITS.waitMs, 'How long to wait') }),
-  output: z.object({ ...runOutput, alreadyStopped: z.boolean() }),
+  output: haltOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { timeoutMs: msLimit(LIMITS.waitMs) },
   async handler(args, ctx) {
     return debugSession(ctx.services).exclusive(async () => {
       const outcome = await waitForStop(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
       return {
-        structured: {
-          ...runView(ctx.services, args.processor, outcome),
-          alreadyStopped: outcome.alreadyStopped,
-        },
+        structured: haltView(ctx.services, args.processor, outcome),
         text:
           outcome.state === 'running'
             ? `${args.processor} still running`

@@ -1,7 +1,24 @@
-// Output pieces shared by desmume_step_over and desmume_step_out.
+// Pieces shared by the run-control tools: the halt wait of desmume_pause and desmume_wait_for_stop,
+// the run to a return of desmume_step_over and desmume_step_out.
 import { z } from 'zod/v4';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import type { RunOutcome } from '../../debug/control.js';
+import type { Processor } from '../../debug/policy.js';
 import { type ReturnRunOutcome, STEP_CALL_LIMITS } from '../../debug/step-calls.js';
+import type { LimitSpec } from '../../mcp/tool.js';
+import type { Services } from '../../services.js';
+import { msLimit, runOutput, runView } from './common.js';
+
+/** A bounded wait for a halt: the run fields plus whether the target was halted before the call. */
+export const haltOutput = z.object({ ...runOutput, alreadyStopped: z.boolean() });
+
+export function haltView(
+  services: Services,
+  processor: Processor,
+  outcome: RunOutcome & { alreadyStopped: boolean },
+) {
+  return { ...runView(services, processor, outcome), alreadyStopped: outcome.alreadyStopped };
+}
 
 export const deeperInput = z
   .number()
@@ -10,6 +27,11 @@ export const deeperInput = z
   .max(STEP_CALL_LIMITS.deeperReturns.max)
   .default(STEP_CALL_LIMITS.deeperReturns.default)
   .describe('Return-address hits with a deeper stack (recursion) to pass over.');
+
+export const returnRunLimits: Record<string, LimitSpec> = {
+  timeoutMs: msLimit(STEP_CALL_LIMITS.timeoutMs),
+  maxDeeperReturns: { ...STEP_CALL_LIMITS.deeperReturns, unit: 'returns' },
+};
 
 export const returnRunOutput = {
   returned: z.boolean(),

@@ -8,8 +8,7 @@ import {
 } from '../../core/vocabulary.js';
 import { type NdsRomModel, ROM_LIMITS, type RuntimeRange } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, READ_ONLY, romArg } from '../shared/rom.js';
+import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 const crcSchema = z.object({ stored: z.number().int(), computed: z.number().int(), ok: z.boolean() });
 const mainSchema = z.object({
@@ -188,99 +187,94 @@ export const ndsInspectRom = defineTool({
     pathLength: { max: ROM_LIMITS.maxPathLength, unit: 'characters per NitroFS path' },
   },
   async handler(args, ctx) {
-    return getRomStore(ctx.services).withRom(
-      args.rom,
-      (rom) => {
-        const m = rom.model;
-        const named = m.files.filter((f) => f.path !== null).length;
-        const dsiRegion = (r: NonNullable<NdsRomModel['dsi']>['arm9i']) =>
-          r && {
-            romOffset: hex(r.romOffset),
-            ramAddress: hex(r.ramAddress),
-            size: r.size,
-            insideFile: r.insideFile,
-          };
-        const mp = m.moduleParams;
-        const structured = {
-          rom: rom.path,
-          sha256: rom.identity.sha256,
-          size: rom.identity.size,
-          header: {
-            title: m.header.title,
-            titleHex: m.header.titleHex,
-            gameCode: m.header.gameCode,
-            makerCode: m.header.makerCode,
-            unitCode: m.header.unitCode,
-            deviceCapacity: m.header.deviceCapacity,
-            capacityBytes: m.header.capacityBytes,
-            romVersion: m.header.romVersion,
-            headerSize: m.header.headerSize,
-            bannerOffset: hex(m.header.bannerOffset),
-            secureAreaCrc: m.header.secureAreaCrc,
-            arm9ParamsOffsetField: m.header.arm9ParamsOffsetField,
-            headerCrc: m.header.headerCrc,
-            logoCrc: m.header.logoCrc,
-          },
-          arm9: main(m.arm9),
-          arm7: main(m.arm7),
-          tables: {
-            fnt: formatRange(m.header.fnt),
-            fat: formatRange(m.header.fat),
-            arm9OverlayTable: formatRange(m.header.arm9OverlayTable),
-            arm7OverlayTable: formatRange(m.header.arm7OverlayTable),
-            banner: m.banner && formatRange(m.banner),
-          },
-          sizes: { ...m.size, appended: m.size.appended && formatRange(m.size.appended) },
-          moduleParams: {
-            ...mp,
-            bss: mp.bss && formatRange(mp.bss),
-            compressedStaticEnd: formatOptionalAddress(mp.compressedStaticEnd),
-            autoloadListStart: formatOptionalAddress(mp.autoloadListStart),
-            autoloadListEnd: formatOptionalAddress(mp.autoloadListEnd),
-            autoloadDataStart: formatOptionalAddress(mp.autoloadDataStart),
-          },
-          nitrocodeFooter: m.nitrocodeFooter && {
-            ...m.nitrocodeFooter,
-            romOffset: hex(m.nitrocodeFooter.romOffset),
-          },
-          autoloads:
-            m.autoloads === null
-              ? null
-              : m.autoloads.map((a) => ({
-                  ...a,
-                  ramAddress: hex(a.ramAddress),
-                  romOffset: formatOptionalAddress(a.romOffset),
-                })),
-          dsi: m.dsi && {
-            arm9i: dsiRegion(m.dsi.arm9i),
-            arm7i: dsiRegion(m.dsi.arm7i),
-            totalUsedSize: m.dsi.totalUsedSize,
-            titleId: m.dsi.titleId,
-          },
-          counts: {
-            files: m.files.length,
-            namedFiles: named,
-            unnamedFiles: m.files.length - named,
-            directories: m.directories.length,
-            arm9Overlays: m.overlays.arm9.length,
-            arm7Overlays: m.overlays.arm7.length,
-          },
-          runtimeRanges: {
-            arm9: summarizeRanges(m.runtimeRanges.arm9),
-            arm7: summarizeRanges(m.runtimeRanges.arm7),
-          },
-          issues: m.issues,
+    return withToolRom(ctx, args.rom, (rom) => {
+      const m = rom.model;
+      const named = m.files.filter((f) => f.path !== null).length;
+      const dsiRegion = (r: NonNullable<NdsRomModel['dsi']>['arm9i']) =>
+        r && {
+          romOffset: hex(r.romOffset),
+          ramAddress: hex(r.ramAddress),
+          size: r.size,
+          insideFile: r.insideFile,
         };
-        const code = `${m.header.gameCode.replace(/[^\x20-\x7e]/g, '.')}/${m.header.makerCode.replace(/[^\x20-\x7e]/g, '.')}`;
-        const text =
-          `${rom.path}: ${rom.identity.size} bytes, sha256 ${rom.identity.sha256}\n` +
-          `"${m.header.title}" ${code} unit ${m.header.unitCode}; ARM9 ${hex(m.arm9.romOffset)}+${m.arm9.size} @ ${hex(m.arm9.ramAddress)}${m.arm9.compressed ? ' (BLZ)' : ''}, ARM7 ${hex(m.arm7.romOffset)}+${m.arm7.size} @ ${hex(m.arm7.ramAddress)}\n` +
-          `${m.files.length} files (${named} named), ${m.overlays.arm9.length}+${m.overlays.arm7.length} overlays; header CRC ${m.header.headerCrc.ok ? 'ok' : 'BAD'}` +
-          (m.issues.length ? `; ${m.issues.length} issue(s)` : '');
-        return { structured, text };
-      },
-      ctx.signal,
-      hashProgress(ctx),
-    );
+      const mp = m.moduleParams;
+      const structured = {
+        rom: rom.path,
+        sha256: rom.identity.sha256,
+        size: rom.identity.size,
+        header: {
+          title: m.header.title,
+          titleHex: m.header.titleHex,
+          gameCode: m.header.gameCode,
+          makerCode: m.header.makerCode,
+          unitCode: m.header.unitCode,
+          deviceCapacity: m.header.deviceCapacity,
+          capacityBytes: m.header.capacityBytes,
+          romVersion: m.header.romVersion,
+          headerSize: m.header.headerSize,
+          bannerOffset: hex(m.header.bannerOffset),
+          secureAreaCrc: m.header.secureAreaCrc,
+          arm9ParamsOffsetField: m.header.arm9ParamsOffsetField,
+          headerCrc: m.header.headerCrc,
+          logoCrc: m.header.logoCrc,
+        },
+        arm9: main(m.arm9),
+        arm7: main(m.arm7),
+        tables: {
+          fnt: formatRange(m.header.fnt),
+          fat: formatRange(m.header.fat),
+          arm9OverlayTable: formatRange(m.header.arm9OverlayTable),
+          arm7OverlayTable: formatRange(m.header.arm7OverlayTable),
+          banner: m.banner && formatRange(m.banner),
+        },
+        sizes: { ...m.size, appended: m.size.appended && formatRange(m.size.appended) },
+        moduleParams: {
+          ...mp,
+          bss: mp.bss && formatRange(mp.bss),
+          compressedStaticEnd: formatOptionalAddress(mp.compressedStaticEnd),
+          autoloadListStart: formatOptionalAddress(mp.autoloadListStart),
+          autoloadListEnd: formatOptionalAddress(mp.autoloadListEnd),
+          autoloadDataStart: formatOptionalAddress(mp.autoloadDataStart),
+        },
+        nitrocodeFooter: m.nitrocodeFooter && {
+          ...m.nitrocodeFooter,
+          romOffset: hex(m.nitrocodeFooter.romOffset),
+        },
+        autoloads:
+          m.autoloads === null
+            ? null
+            : m.autoloads.map((a) => ({
+                ...a,
+                ramAddress: hex(a.ramAddress),
+                romOffset: formatOptionalAddress(a.romOffset),
+              })),
+        dsi: m.dsi && {
+          arm9i: dsiRegion(m.dsi.arm9i),
+          arm7i: dsiRegion(m.dsi.arm7i),
+          totalUsedSize: m.dsi.totalUsedSize,
+          titleId: m.dsi.titleId,
+        },
+        counts: {
+          files: m.files.length,
+          namedFiles: named,
+          unnamedFiles: m.files.length - named,
+          directories: m.directories.length,
+          arm9Overlays: m.overlays.arm9.length,
+          arm7Overlays: m.overlays.arm7.length,
+        },
+        runtimeRanges: {
+          arm9: summarizeRanges(m.runtimeRanges.arm9),
+          arm7: summarizeRanges(m.runtimeRanges.arm7),
+        },
+        issues: m.issues,
+      };
+      const code = `${m.header.gameCode.replace(/[^\x20-\x7e]/g, '.')}/${m.header.makerCode.replace(/[^\x20-\x7e]/g, '.')}`;
+      const text =
+        `${rom.path}: ${rom.identity.size} bytes, sha256 ${rom.identity.sha256}\n` +
+        `"${m.header.title}" ${code} unit ${m.header.unitCode}; ARM9 ${hex(m.arm9.romOffset)}+${m.arm9.size} @ ${hex(m.arm9.ramAddress)}${m.arm9.compressed ? ' (BLZ)' : ''}, ARM7 ${hex(m.arm7.romOffset)}+${m.arm7.size} @ ${hex(m.arm7.ramAddress)}\n` +
+        `${m.files.length} files (${named} named), ${m.overlays.arm9.length}+${m.overlays.arm7.length} overlays; header CRC ${m.header.headerCrc.ok ? 'ok' : 'BAD'}` +
+        (m.issues.length ? `; ${m.issues.length} issue(s)` : '');
+      return { structured, text };
+    });
   },
 });

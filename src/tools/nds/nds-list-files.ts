@@ -1,8 +1,7 @@
 import { z } from 'zod/v4';
 import { addressOut, formatAddress as hex, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, READ_ONLY, romArg } from '../shared/rom.js';
+import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 const LIST_FILES_LIMITS = {
   limit: { default: 100, max: 1000, min: 1, unit: 'files per page' },
@@ -49,37 +48,32 @@ export const ndsListFiles = defineTool({
   annotations: READ_ONLY,
   limits: LIST_FILES_LIMITS,
   async handler(args, ctx) {
-    return getRomStore(ctx.services).withRom(
-      args.rom,
-      (rom) => {
-        const prefix = args.pathPrefix;
-        const all =
-          prefix === undefined ? rom.model.files : rom.model.files.filter((f) => f.path?.startsWith(prefix));
-        const { items: page, ...pageInfo } = paginate(all, args.offset, args.limit);
-        const next = args.offset + page.length;
-        const files = page.map((f) => ({
-          id: f.fileId,
-          path: f.path,
-          start: hex(f.start),
-          end: hex(f.end),
-          size: f.end - f.start,
-          ...(f.overlays.length > 0 ? { overlays: f.overlays } : {}),
-        }));
-        const unnamed = page.filter((f) => f.path === null).length;
-        return {
-          structured: {
-            ...pageInfo,
-            directories: rom.model.directories.length,
-            files,
-          },
-          text:
-            page.length === 0
-              ? `${rom.path}: no entries at offset ${args.offset} (${all.length} in all)`
-              : `${rom.path}: entries ${args.offset}..${next - 1} of ${all.length} (${unnamed} unnamed on this page)`,
-        };
-      },
-      ctx.signal,
-      hashProgress(ctx),
-    );
+    return withToolRom(ctx, args.rom, (rom) => {
+      const prefix = args.pathPrefix;
+      const all =
+        prefix === undefined ? rom.model.files : rom.model.files.filter((f) => f.path?.startsWith(prefix));
+      const { items: page, ...pageInfo } = paginate(all, args.offset, args.limit);
+      const next = args.offset + page.length;
+      const files = page.map((f) => ({
+        id: f.fileId,
+        path: f.path,
+        start: hex(f.start),
+        end: hex(f.end),
+        size: f.end - f.start,
+        ...(f.overlays.length > 0 ? { overlays: f.overlays } : {}),
+      }));
+      const unnamed = page.filter((f) => f.path === null).length;
+      return {
+        structured: {
+          ...pageInfo,
+          directories: rom.model.directories.length,
+          files,
+        },
+        text:
+          page.length === 0
+            ? `${rom.path}: no entries at offset ${args.offset} (${all.length} in all)`
+            : `${rom.path}: entries ${args.offset}..${next - 1} of ${all.length} (${unnamed} unnamed on this page)`,
+      };
+    });
   },
 });

@@ -10,8 +10,7 @@ import {
   paginate,
 } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, READ_ONLY, romArg } from '../shared/rom.js';
+import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 const LIST_OVERLAYS_LIMITS = {
   limit: { default: 200, max: 1000, min: 1, unit: 'overlays per page' },
@@ -62,48 +61,43 @@ export const ndsListOverlays = defineTool({
   annotations: READ_ONLY,
   limits: LIST_OVERLAYS_LIMITS,
   async handler(args, ctx) {
-    return getRomStore(ctx.services).withRom(
-      args.rom,
-      (rom) => {
-        const processors = args.processor ? [args.processor] : (['arm9', 'arm7'] as const);
-        const all: z.input<typeof overlaySchema>[] = [];
-        for (const p of processors) {
-          const overlaps = overlayOverlaps(rom.model.overlays[p], LIST_OVERLAYS_LIMITS.overlapsListed.max);
-          for (const o of rom.model.overlays[p]) {
-            const ov = overlaps.get(o)!;
-            all.push({
-              processor: o.processor,
-              id: o.id,
-              fileId: o.fileId,
-              file: formatRange(o.file),
-              ramAddress: hex(o.ramAddress),
-              ramSize: o.ramSize,
-              bssSize: o.bssSize,
-              initialized: formatRange(o.initialized),
-              bss: formatRange(o.bss),
-              fileBacked: o.fileBacked && formatRange(o.fileBacked),
-              staticInit: formatRange(o.staticInit),
-              compressed: o.compressed,
-              compressedSize: o.compressedSize,
-              flags: o.flags,
-              verifyHash: o.verifyHash,
-              overlapCount: ov.count,
-              overlapsWith: ov.ids,
-            });
-          }
+    return withToolRom(ctx, args.rom, (rom) => {
+      const processors = args.processor ? [args.processor] : (['arm9', 'arm7'] as const);
+      const all: z.input<typeof overlaySchema>[] = [];
+      for (const p of processors) {
+        const overlaps = overlayOverlaps(rom.model.overlays[p], LIST_OVERLAYS_LIMITS.overlapsListed.max);
+        for (const o of rom.model.overlays[p]) {
+          const ov = overlaps.get(o)!;
+          all.push({
+            processor: o.processor,
+            id: o.id,
+            fileId: o.fileId,
+            file: formatRange(o.file),
+            ramAddress: hex(o.ramAddress),
+            ramSize: o.ramSize,
+            bssSize: o.bssSize,
+            initialized: formatRange(o.initialized),
+            bss: formatRange(o.bss),
+            fileBacked: o.fileBacked && formatRange(o.fileBacked),
+            staticInit: formatRange(o.staticInit),
+            compressed: o.compressed,
+            compressedSize: o.compressedSize,
+            flags: o.flags,
+            verifyHash: o.verifyHash,
+            overlapCount: ov.count,
+            overlapsWith: ov.ids,
+          });
         }
-        const { items: page, ...pageInfo } = paginate(all, args.offset, args.limit);
-        const compressed = all.filter((o) => o.compressed).length;
-        return {
-          structured: {
-            ...pageInfo,
-            overlays: page,
-          },
-          text: `${rom.path}: ${all.length} overlays (${compressed} compressed); showing ${page.length} from ${args.offset}`,
-        };
-      },
-      ctx.signal,
-      hashProgress(ctx),
-    );
+      }
+      const { items: page, ...pageInfo } = paginate(all, args.offset, args.limit);
+      const compressed = all.filter((o) => o.compressed).length;
+      return {
+        structured: {
+          ...pageInfo,
+          overlays: page,
+        },
+        text: `${rom.path}: ${all.length} overlays (${compressed} compressed); showing ${page.length} from ${args.offset}`,
+      };
+    });
   },
 });

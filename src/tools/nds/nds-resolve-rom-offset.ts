@@ -11,8 +11,7 @@ import {
 } from '../../core/vocabulary.js';
 import { resolveRomOffset } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, READ_ONLY, romArg } from '../shared/rom.js';
+import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 export const ndsResolveRomOffset = defineTool({
   name: 'nds_resolve_rom_offset',
@@ -48,45 +47,40 @@ export const ndsResolveRomOffset = defineTool({
   }),
   annotations: READ_ONLY,
   async handler(args, ctx) {
-    return getRomStore(ctx.services).withRom(
-      args.rom,
-      (rom) => {
-        if (args.offset >= rom.identity.size) {
-          throw new ReMcpError(
-            'invalid-argument',
-            `offset ${hex(args.offset)} is past the end of the file (${rom.identity.size} bytes)`,
-            {
-              offset: args.offset,
-              size: rom.identity.size,
-            },
-          );
-        }
-        const owners = resolveRomOffset(rom.model, args.offset);
-        const summary = owners
-          .map((o) =>
-            o.kind === 'file'
-              ? `file ${o.fileId}${o.path ? ` ${o.path}` : ''}`
-              : o.field
-                ? `${o.kind}.${o.field}`
-                : o.kind,
-          )
-          .join(', ');
-        return {
-          structured: {
-            offset: hex(args.offset),
-            owners: owners.map(({ range, runtimeAddress, ...o }) => ({
-              ...o,
-              range: formatRange(range),
-              ...(runtimeAddress === undefined
-                ? {}
-                : { runtimeAddress: formatOptionalAddress(runtimeAddress) }),
-            })),
+    return withToolRom(ctx, args.rom, (rom) => {
+      if (args.offset >= rom.identity.size) {
+        throw new ReMcpError(
+          'invalid-argument',
+          `offset ${hex(args.offset)} is past the end of the file (${rom.identity.size} bytes)`,
+          {
+            offset: args.offset,
+            size: rom.identity.size,
           },
-          text: `${hex(args.offset)}: ${summary}`,
-        };
-      },
-      ctx.signal,
-      hashProgress(ctx),
-    );
+        );
+      }
+      const owners = resolveRomOffset(rom.model, args.offset);
+      const summary = owners
+        .map((o) =>
+          o.kind === 'file'
+            ? `file ${o.fileId}${o.path ? ` ${o.path}` : ''}`
+            : o.field
+              ? `${o.kind}.${o.field}`
+              : o.kind,
+        )
+        .join(', ');
+      return {
+        structured: {
+          offset: hex(args.offset),
+          owners: owners.map(({ range, runtimeAddress, ...o }) => ({
+            ...o,
+            range: formatRange(range),
+            ...(runtimeAddress === undefined
+              ? {}
+              : { runtimeAddress: formatOptionalAddress(runtimeAddress) }),
+          })),
+        },
+        text: `${hex(args.offset)}: ${summary}`,
+      };
+    });
   },
 });

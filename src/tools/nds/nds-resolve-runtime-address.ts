@@ -10,8 +10,7 @@ import {
 } from '../../core/vocabulary.js';
 import { resolveRuntimeAddress } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { hashProgress, overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 export const ndsResolveRuntimeAddress = defineTool({
   name: 'nds_resolve_runtime_address',
@@ -53,36 +52,31 @@ export const ndsResolveRuntimeAddress = defineTool({
   }),
   annotations: READ_ONLY,
   async handler(args, ctx) {
-    return getRomStore(ctx.services).withRom(
-      args.rom,
-      (rom) => {
-        const r = resolveRuntimeAddress(rom.model, args.processor, args.address, args.overlayId);
-        const first = r.candidates[0];
-        const where =
-          r.candidates.length === 1 && first
-            ? ` in ${first.component}${first.overlayId === null ? '' : ` ${first.overlayId}`} (${first.region}${first.romOffset === null ? '' : `, ROM ${hex(first.romOffset)}`})`
-            : r.candidates.length > 1
-              ? `: ${r.candidates.length} candidates`
-              : '';
-        const excluded =
-          r.excludedByOverlayId > 0
-            ? ` (${r.excludedByOverlayId} candidate(s) of other overlays excluded by overlayId ${args.overlayId})`
+    return withToolRom(ctx, args.rom, (rom) => {
+      const r = resolveRuntimeAddress(rom.model, args.processor, args.address, args.overlayId);
+      const first = r.candidates[0];
+      const where =
+        r.candidates.length === 1 && first
+          ? ` in ${first.component}${first.overlayId === null ? '' : ` ${first.overlayId}`} (${first.region}${first.romOffset === null ? '' : `, ROM ${hex(first.romOffset)}`})`
+          : r.candidates.length > 1
+            ? `: ${r.candidates.length} candidates`
             : '';
-        return {
-          structured: {
-            ...r,
-            address: hex(r.address),
-            candidates: r.candidates.map((c) => ({
-              ...c,
-              range: formatRange(c.range),
-              romOffset: formatOptionalAddress(c.romOffset),
-            })),
-          },
-          text: `${args.processor} ${hex(r.address)}: ${r.status}${where}${excluded}`,
-        };
-      },
-      ctx.signal,
-      hashProgress(ctx),
-    );
+      const excluded =
+        r.excludedByOverlayId > 0
+          ? ` (${r.excludedByOverlayId} candidate(s) of other overlays excluded by overlayId ${args.overlayId})`
+          : '';
+      return {
+        structured: {
+          ...r,
+          address: hex(r.address),
+          candidates: r.candidates.map((c) => ({
+            ...c,
+            range: formatRange(c.range),
+            romOffset: formatOptionalAddress(c.romOffset),
+          })),
+        },
+        text: `${args.processor} ${hex(r.address)}: ${r.status}${where}${excluded}`,
+      };
+    });
   },
 });

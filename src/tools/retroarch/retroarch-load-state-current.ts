@@ -2,7 +2,7 @@
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
 import { PROFILES, resumeIfPaused, TIMEOUT_LIMIT } from './shared.js';
-import { loadOutput, loadState } from './states-common.js';
+import { loadOutput, loadState, STATE_ANNOTATIONS } from './states-common.js';
 
 export const retroarchLoadStateCurrent = defineTool({
   name: 'retroarch_load_state_current',
@@ -17,7 +17,7 @@ export const retroarchLoadStateCurrent = defineTool({
   },
   input: z.object({ resumeIfPaused }),
   output: loadOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: STATE_ANNOTATIONS,
   limits: { timeoutMs: TIMEOUT_LIMIT },
   handler: (args, ctx) => loadState(ctx, { resumeIfPaused: args.resumeIfPaused }),
 });

@@ -1,14 +1,11 @@
 // retroarch_memory_scan_results: one page of a scan's candidates as of its last step.
-import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
-import { SCAN_LIMITS } from '../../scan/memory-scan.js';
 import {
-  pageInputs,
-  pageOutput,
   pageView,
-  scanIdInput,
+  resultsInput,
+  resultsOutput,
+  SCAN_LIMITS_TEXT,
   scanLimits,
-  scanOutput,
   scanView,
 } from '../shared/memory-scan.js';
 import { retroarchOwner, retroarchScans } from './scan-common.js';
@@ -23,10 +20,10 @@ export const retroarchMemoryScanResults = defineTool({
     useWhen: 'after retroarch_memory_scan_narrow, for candidates beyond its first page.',
     behaviour:
       'one status query checks the content is still the scan’s (else not-found); values are those of the last step.',
-    limits: `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
+    limits: `${SCAN_LIMITS_TEXT}; RETROARCH_TIMEOUT_MS per query.`,
   },
-  input: z.object({ scanId: scanIdInput, ...pageInputs }),
-  output: z.object({ ...scanOutput, ...pageOutput }),
+  input: resultsInput,
+  output: resultsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { ...scanLimits, timeoutMs: TIMEOUT_LIMIT },
   async handler(args, ctx) {

@@ -2,7 +2,7 @@
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
 import { PROFILES, resumeIfPaused } from './shared.js';
-import { CONFIRM, saveLimits, saveOutput, saveState } from './states-common.js';
+import { CONFIRM, STATE_ANNOTATIONS, saveLimits, saveOutput, saveState } from './states-common.js';
 
 export const retroarchSaveStateCurrent = defineTool({
   name: 'retroarch_save_state_current',
@@ -16,7 +16,7 @@ export const retroarchSaveStateCurrent = defineTool({
   },
   input: z.object({ resumeIfPaused }),
   output: saveOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: STATE_ANNOTATIONS,
   limits: saveLimits,
   handler: (args, ctx) => saveState(ctx, { resumeIfPaused: args.resumeIfPaused }),
 });

@@ -1,9 +1,16 @@
 // retroarch_save_state_slot: RetroArch: save state to a slot.
-import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
-import { PRESS_SPACING_MS } from '../../retroarch/client.js';
-import { PROFILES, resumeIfPaused } from './shared.js';
-import { CONFIRM, saveLimits, saveOutput, saveState, slotInput, WALK } from './states-common.js';
+import { PROFILES } from './shared.js';
+import {
+  CONFIRM,
+  SLOT_LIMITS_TEXT,
+  STATE_ANNOTATIONS,
+  saveLimits,
+  saveOutput,
+  saveState,
+  slotStateInput,
+  WALK,
+} from './states-common.js';
 
 export const retroarchSaveStateSlot = defineTool({
   name: 'retroarch_save_state_slot',
@@ -13,11 +20,11 @@ export const retroarchSaveStateSlot = defineTool({
     purpose: 'Saves the emulator state to a given slot, leaving the slot pointer where it was.',
     useWhen: 'keeping several restore points; retroarch_load_state_slot reads them back.',
     behaviour: `overwrites that slot file. SAVE_STATE_SLOT when available, else ${WALK} ${CONFIRM}`,
-    limits: `a walk takes |slot - pointer| x ${PRESS_SPACING_MS} ms each way; RETROARCH_TIMEOUT_MS per query, file wait max(2 s, 2 x it).`,
+    limits: SLOT_LIMITS_TEXT,
   },
-  input: z.object({ slot: slotInput, resumeIfPaused }),
+  input: slotStateInput,
   output: saveOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: STATE_ANNOTATIONS,
   limits: saveLimits,
   handler: (args, ctx) => saveState(ctx, { slot: args.slot, resumeIfPaused: args.resumeIfPaused }),
 });

@@ -11,6 +11,17 @@ export const slotInput = z
   .max(MAX_SLOT)
   .describe(`State slot number, 0..${MAX_SLOT} (0 is the ".state" file, n is ".state<n>").`);
 
+/** The arguments of retroarch_save_state_slot and retroarch_load_state_slot. */
+export const slotStateInput = z.object({ slot: slotInput, resumeIfPaused });
+
+/** All four state tools replace or overwrite state: the same annotations. */
+export const STATE_ANNOTATIONS = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+
 export const method = z.enum(['current', 'native', 'walk']);
 
 export const slotPointer = z.object({ value: z.number().int(), verified: z.boolean() });
@@ -46,6 +57,9 @@ export const CONFIRM =
 
 // How re-mcp tracks the slot pointer is said once, in the server's instructions.
 export const WALK = `the tracked pointer is walked there and back (STATE_SLOT_PLUS/MINUS, ${PRESS_SPACING_MS} ms apart).`;
+
+/** The Limits line of the two slot tools (a walk may be needed either way). */
+export const SLOT_LIMITS_TEXT = `a walk takes |slot - pointer| x ${PRESS_SPACING_MS} ms each way; RETROARCH_TIMEOUT_MS per query, file wait max(2 s, 2 x it).`;
 
 export type StateRequest = { slot?: number; resumeIfPaused: boolean };
 

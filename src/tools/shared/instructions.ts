@@ -1,9 +1,17 @@
-// Decoded-instruction output shapes shared by the static ARM tools and live disassembly.
+// Decoded-instruction shapes shared by the static ARM tools and live disassembly: the window bounds
+// they take and the instructions, sources and decoder stops they return.
 import { z } from 'zod/v4';
 import type { ResolvedSource } from '../../analysis/code-source.js';
+import { LINEAR_LIMITS } from '../../analysis/linear-window.js';
 import type { DecodedInstruction, DecodeStopReason } from '../../arm/types.js';
-import { addressOut, formatAddress as hex } from '../../core/vocabulary.js';
+import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
 import type { Processor } from '../../formats/nds/index.js';
+
+/** The bounds of a linear decode window, as arguments. */
+export const linearWindowArgs = {
+  maxInstructions: limitArg(LINEAR_LIMITS.instructions),
+  maxBytes: limitArg(LINEAR_LIMITS.bytes),
+};
 
 export const instructionSchema = z.object({
   address: addressOut,

@@ -3,7 +3,7 @@
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
-import type { ProgressUpdate } from '../../mcp/tool.js';
+import type { ProgressUpdate, ToolContext } from '../../mcp/tool.js';
 import {
   type MemoryScan,
   type ReadSpan,
@@ -43,6 +43,9 @@ export const scanLimits = {
   scans: { max: SCAN_LIMITS.scans.max, unit: 'scans kept (the oldest is dropped)' },
   pageSize: { ...SCAN_LIMITS.page, unit: 'candidates per page' },
 };
+
+/** The Limits line of the narrow and results tools (a family appends its own bound). */
+export const SCAN_LIMITS_TEXT = `region up to ${SCAN_LIMITS.regionBytes.max / (1024 * 1024)} MiB; ${SCAN_LIMITS.scans.max} scans kept`;
 
 export const scanOutput = {
   scanId: z.string(),
@@ -106,6 +109,45 @@ export async function readWhole(
   return out;
 }
 
-export function narrowText(scan: MemoryScan, comparison: ScanComparison, before: number): string {
-  return `${scan.id} step ${scan.steps} (${comparison}): ${before} -> ${scan.candidateCount} candidates`;
+/** The arguments of every *_memory_scan_narrow tool (a family may put its own first, e.g. the CPU). */
+export const narrowInputs = {
+  scanId: scanIdInput,
+  comparison: comparisonInput,
+  value: z.number().int().optional().describe('Value for equal/not-equal/greater/less; omit otherwise.'),
+  limit: pageInputs.limit,
+};
+
+export const narrowOutput = z.object({
+  ...scanOutput,
+  before: z.number().int(),
+  bytesRead: z.number().int(),
+  spans: z.number().int(),
+  ...pageOutput,
+});
+
+/** Narrows `scan` reading through the family's `read`, reporting spans as progress; the first page. */
+export async function narrowScan(
+  ctx: ToolContext,
+  scan: MemoryScan,
+  args: { comparison: ScanComparison; value?: number; limit: number },
+  read: ReadSpan,
+) {
+  const r = await scan.narrow(args.comparison, args.value ?? null, read, (done, total) =>
+    ctx.progress({ progress: done, total, message: 'spans' }),
+  );
+  return {
+    structured: {
+      ...scanView(scan),
+      before: r.before,
+      bytesRead: r.bytesRead,
+      spans: r.spans,
+      ...pageView(scan, 0, args.limit),
+    },
+    text: `${scan.id} step ${scan.steps} (${args.comparison}): ${r.before} -> ${scan.candidateCount} candidates`,
+  };
 }
+
+/** The arguments and result of every *_memory_scan_results tool. */
+export const resultsInput = z.object({ scanId: scanIdInput, ...pageInputs });
+
+export const resultsOutput = z.object({ ...scanOutput, ...pageOutput });

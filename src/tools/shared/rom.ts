@@ -2,6 +2,7 @@
 import { z } from 'zod/v4';
 import { PROCESSORS } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
+import { getRomStore, type RomHandle, type RomStore } from '../../nds/rom-store.js';
 
 // "Workspace-relative" in a description marks a path argument: the hostile-path test finds them so.
 export const romArg = z.string().min(1).max(1024).describe('Workspace-relative .nds path.');
@@ -19,3 +20,16 @@ export const hashProgress =
   (ctx: ToolContext) =>
   (done: number, total: number): void =>
     ctx.progress({ progress: done, total, message: 'hashing the ROM' });
+
+/**
+ * Runs `work` on the caller's ROM as the static tools do: through the server's ROM store, cancellable
+ * by the call's signal, with cold-open hashing reported as progress.
+ */
+export function withToolRom<T>(
+  ctx: ToolContext,
+  rel: string,
+  work: (rom: RomHandle, store: RomStore) => Promise<T> | T,
+): Promise<T> {
+  const store = getRomStore(ctx.services);
+  return store.withRom(rel, (rom) => work(rom, store), ctx.signal, hashProgress(ctx));
+}

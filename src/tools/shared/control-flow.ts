@@ -1,0 +1,28 @@
+// Output shapes of a control-flow graph (src/arm/cfg.ts) shared by nds_analyze_control_flow and the
+// CFG part of nds_analyze_function.
+import { z } from 'zod/v4';
+import { addressOut } from '../../core/vocabulary.js';
+
+export const cfgStatusSchema = z.enum(['complete', 'truncated']);
+
+export const cfgTruncationSchema = z.array(
+  z.enum(['block-limit', 'instruction-limit', 'byte-limit', 'edge-limit']),
+);
+
+/** A call made inside a block: annotated, not followed. */
+export const cfgCallSchema = z.object({
+  at: addressOut,
+  target: addressOut.optional(),
+  targetMode: z.enum(['arm', 'thumb']).optional(),
+  condition: z.string().optional(),
+});
+
+/** An edge between blocks; `to` is null for an unresolved (indirect) target. */
+export const cfgEdgeSchema = z.object({
+  from: z.number().int(),
+  to: z.number().int().nullable(),
+  kind: z.enum(['branch', 'taken', 'fallthrough']),
+  target: addressOut,
+  targetMode: z.enum(['arm', 'thumb']),
+  unresolved: z.string().optional(),
+});
