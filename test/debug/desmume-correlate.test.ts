@@ -6,16 +6,12 @@
 import assert from 'node:assert/strict';
 import { copyFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { formatAddress as hex } from '../../src/core/vocabulary.js';
 import { armSymbol } from '../kit/arm/index.js';
-import {
-  desmumeProcesses,
-  killDesmumeProcesses,
-  type OverlayTargetRom,
-  writeOverlayTargetRom,
-} from '../kit/desmume/index.js';
-import { type Harness, makeWorkspace, startServer } from '../kit/mcp-harness.js';
+import { writeOverlayTargetRom } from '../kit/desmume/index.js';
+import { desmumeMcpFrame } from '../kit/desmume/mcp-suite.js';
+import type { Harness } from '../kit/mcp-harness.js';
 import { sharedRomPath } from '../kit/shared-data.js';
 
 interface Fn {
@@ -64,32 +60,10 @@ interface Correlation {
   liveCheck: boolean;
 }
 
-let workspace = '';
-let rom: OverlayTargetRom;
-const harnesses: Harness[] = [];
-
-before(async () => {
-  workspace = await makeWorkspace('re-mcp-desmume-correlate-');
-  rom = writeOverlayTargetRom(join(workspace, 'ovl.nds'));
-});
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) await h.close();
-  const deadline = Date.now() + 5_000;
-  while (desmumeProcesses(workspace).length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-});
-after(async () => {
-  const leftovers = killDesmumeProcesses(workspace);
-  await rm(workspace, { recursive: true, force: true });
-  assert.deepEqual(leftovers, [], 'a DeSmuME process outlived the suite');
-});
-
-async function server(): Promise<Harness> {
-  const h = await startServer({ workspace, env: { RE_MCP_PROFILE: 'runtime' } });
-  harnesses.push(h);
-  return h;
-}
+const frame = desmumeMcpFrame('re-mcp-desmume-correlate-', (workspace) =>
+  writeOverlayTargetRom(join(workspace, 'ovl.nds')),
+);
+const server = () => frame.server();
 
 async function startedOn(romPath: string): Promise<Harness> {
   const h = await server();
@@ -112,7 +86,7 @@ const overlay = (f: Frame, id: number) => {
 describe('nds_correlate_stop_context (real DeSmuME)', () => {
   it('names the loaded overlay by live bytes, with its function, block and caller, at a shared address', async () => {
     const h = await startedOn('ovl.nds');
-    const s = rom.symbols;
+    const s = frame.rom.symbols;
     assert.equal(s.aHelper, s.bWorker, 'the kit puts both functions at one address');
     const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
       address: hex(s.aHelper),
@@ -138,17 +112,17 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
       ],
     );
     assert.equal(a.pc.liveMatches, 1);
-    const aa = overlay(a.pc, rom.ids.a);
+    const aa = overlay(a.pc, frame.rom.ids.a);
     assert.equal(aa.live.status, 'live-bytes-match');
     assert.equal(aa.live.authority, 'observed-runtime');
-    assert.equal(overlay(a.pc, rom.ids.b).live.status, 'mismatch');
+    assert.equal(overlay(a.pc, frame.rom.ids.b).live.status, 'mismatch');
     // A's decoded instruction at the PC and its proven function (called by BL from A's entry).
     assert.equal(aa.authority, 'static-candidate');
     assert.equal(aa.instructions[0]?.address, hex(s.aHelper));
     assert.equal(aa.instructions[0]?.text, 'ldr r1, [r0, #4]');
     assert.equal(aa.functionReason, 'found');
     assert.equal(aa.functions[0]?.identity.address, hex(s.aHelper));
-    assert.equal(aa.functions[0]?.identity.overlayId, rom.ids.a);
+    assert.equal(aa.functions[0]?.identity.overlayId, frame.rom.ids.a);
     assert.deepEqual(aa.functions[0]?.evidence, ['direct-call']);
     assert.equal(aa.functions[0]?.authority, 'static-proven');
     assert.deepEqual(aa.functions[0]?.block, {
@@ -157,11 +131,11 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
       mode: 'arm',
     });
     // B's worker is proven too (statically), at the same address: a candidate, not the loaded one.
-    assert.equal(overlay(a.pc, rom.ids.b).functions[0]?.identity.overlayId, rom.ids.b);
+    assert.equal(overlay(a.pc, frame.rom.ids.b).functions[0]?.identity.overlayId, frame.rom.ids.b);
     // The caller frame: LR after A's BL, inside A's entry; memory holds A there.
     assert.equal(a.registers.lr, hex(s.aEntry + 12));
     assert.equal(a.caller.candidates.length, 1);
-    assert.equal(a.caller.candidates[0]?.overlayId, rom.ids.a);
+    assert.equal(a.caller.candidates[0]?.overlayId, frame.rom.ids.a);
     assert.equal(a.caller.candidates[0]?.live.status, 'live-bytes-match');
     assert.equal(a.caller.candidates[0]?.functions[0]?.identity.address, hex(s.aEntry));
     // Backtrace: LR after a proven call site in A's entry; the pushed return into main after BL.
@@ -185,14 +159,14 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     const b = await correlate(h);
     assert.equal(b.registers.pc, hex(s.bWorker));
     assert.equal(b.pc.liveMatches, 1);
-    const bb = overlay(b.pc, rom.ids.b);
+    const bb = overlay(b.pc, frame.rom.ids.b);
     assert.equal(bb.live.status, 'live-bytes-match');
-    assert.equal(overlay(b.pc, rom.ids.a).live.status, 'mismatch');
+    assert.equal(overlay(b.pc, frame.rom.ids.a).live.status, 'mismatch');
     assert.equal(bb.instructions[0]?.text, 'ldr r1, [r0, #8]');
     assert.equal(bb.functions[0]?.identity.address, hex(s.bWorker));
-    assert.equal(bb.functions[0]?.identity.overlayId, rom.ids.b);
+    assert.equal(bb.functions[0]?.identity.overlayId, frame.rom.ids.b);
     assert.equal(b.registers.lr, hex(s.bEntry + 12));
-    assert.equal(b.caller.candidates[0]?.overlayId, rom.ids.b);
+    assert.equal(b.caller.candidates[0]?.overlayId, frame.rom.ids.b);
     assert.equal(b.caller.candidates[0]?.live.status, 'live-bytes-match');
     assert.equal(b.caller.candidates[0]?.functions[0]?.identity.address, hex(s.bEntry));
 
@@ -204,12 +178,12 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
       assert.equal(c.live.status, 'not-checked');
       assert.equal(c.live.reason, 'live-byte check skipped');
     }
-    assert.equal(overlay(quick.pc, rom.ids.b).functions[0]?.identity.address, hex(s.bWorker));
+    assert.equal(overlay(quick.pc, frame.rom.ids.b).functions[0]?.identity.address, hex(s.bWorker));
   });
 
   it('correlates a stop in main ARM code and in a main Thumb function', async () => {
     const h = await startedOn('ovl.nds');
-    const s = rom.symbols;
+    const s = frame.rom.symbols;
     const arm = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
       address: hex(s.copy),
       mode: 'arm',
@@ -252,7 +226,7 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     // The literal load names its pool slot and the word there: the counter's address.
     const literal = tm.references.find((r) => r.kind === 'literal-pool');
     assert.equal(literal?.from, hex(s.thumbTick));
-    assert.equal(literal?.value, hex(armSymbol(rom.arm9, 'ovl_counter_main').address));
+    assert.equal(literal?.value, hex(armSymbol(frame.rom.arm9, 'ovl_counter_main').address));
     assert.equal(tm.functions[0]?.identity.address, hex(s.thumbTick));
     assert.equal(tm.functions[0]?.identity.mode, 'thumb');
     assert.equal(tm.functions[0]?.block.mode, 'thumb');
@@ -263,7 +237,7 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
 
   it('decodes and live-checks an ITCM autoload block the program copied at start', async () => {
     const h = await startedOn('ovl.nds');
-    const s = rom.symbols;
+    const s = frame.rom.symbols;
     await h.ok('desmume_executable_ranges_replace', {
       ranges: [
         { start: '0x02200000', end: '0x02200180', label: 'overlay RAM', mode: 'arm' },
@@ -329,15 +303,15 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
   it('reports a PC outside every static component as such (a normal result)', async () => {
     // The same program on a ROM without the overlay table: it still loads and runs its overlays,
     // but no static component describes overlay RAM.
-    writeOverlayTargetRom(join(workspace, 'bare.nds'), 2, { overlayTable: false });
+    writeOverlayTargetRom(join(frame.workspace, 'bare.nds'), 2, { overlayTable: false });
     const h = await startedOn('bare.nds');
     const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
-      address: hex(rom.symbols.aHelper),
+      address: hex(frame.rom.symbols.aHelper),
       mode: 'arm',
     });
     await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
     const c = await correlate(h);
-    assert.equal(c.registers.pc, hex(rom.symbols.aHelper));
+    assert.equal(c.registers.pc, hex(frame.rom.symbols.aHelper));
     assert.equal(c.pc.status, 'no-static-component');
     assert.deepEqual(c.pc.candidates, []);
     assert.equal(c.caller.status, 'no-static-component');
@@ -346,10 +320,10 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
   });
 
   it('compares a compressed overlay through its decoded image', async () => {
-    writeOverlayTargetRom(join(workspace, 'packed.nds'), 3, { compressB: true });
+    writeOverlayTargetRom(join(frame.workspace, 'packed.nds'), 3, { compressB: true });
     const h = await startedOn('packed.nds');
     const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
-      address: hex(rom.symbols.bEntry),
+      address: hex(frame.rom.symbols.bEntry),
       mode: 'arm',
     });
     await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
@@ -362,15 +336,15 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     };
     assert.deepEqual(
       [b.overlayId, b.compressed, b.region, b.romOffset],
-      [rom.ids.b, true, 'initialized-derived', null],
+      [frame.rom.ids.b, true, 'initialized-derived', null],
     );
     assert.equal(b.live.status, 'live-bytes-match');
     assert.equal(b.instructions[0]?.text, 'str lr, [sp, #-4]!'); // push {lr}, as Capstone prints it
-    assert.equal(b.functions[0]?.identity.address, hex(rom.symbols.bEntry));
+    assert.equal(b.functions[0]?.identity.address, hex(frame.rom.symbols.bEntry));
   });
 
   it('claims no caller mode in an exception mode (a real homebrew ROM stopped in its BIOS IRQ code)', async () => {
-    await copyFile(sharedRomPath('dslua-pack.nds'), join(workspace, 'dslua.nds'));
+    await copyFile(sharedRomPath('dslua-pack.nds'), join(frame.workspace, 'dslua.nds'));
     const h = await server();
     await h.ok('desmume_start', { romPath: 'dslua.nds' });
     await h.ok('desmume_executable_ranges_replace', {
@@ -395,24 +369,24 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
   });
 
   it('refuses with rom-changed when the ROM on disk differs from the launched one', async () => {
-    const variant = join(workspace, 'variant.nds');
+    const variant = join(frame.workspace, 'variant.nds');
     writeOverlayTargetRom(variant, 1);
-    await copyFile(join(workspace, 'ovl.nds'), join(workspace, 'swap.nds'));
+    await copyFile(join(frame.workspace, 'ovl.nds'), join(frame.workspace, 'swap.nds'));
     const h = await startedOn('swap.nds');
     const first = await correlate(h, { liveCheck: false });
     assert.match(first.rom.sha256, /^[0-9a-f]{64}$/);
-    await copyFile(variant, join(workspace, 'swap.nds'));
+    await copyFile(variant, join(frame.workspace, 'swap.nds'));
     const refused = await h.fail('nds_correlate_stop_context', {});
     assert.equal(refused.code, 'rom-changed');
     assert.equal(refused.details?.expectedSha256, first.rom.sha256);
     assert.match(String(refused.details?.actualSha256), /^[0-9a-f]{64}$/);
     // Gone from disk: the launched ROM cannot be revalidated either.
-    await rm(join(workspace, 'swap.nds'));
+    await rm(join(frame.workspace, 'swap.nds'));
     const gone = await h.fail('nds_correlate_stop_context', {});
     assert.equal(gone.code, 'rom-changed');
     assert.equal(gone.details?.actualSha256, null);
     // The same bytes back under the path: correlation works again.
-    await copyFile(join(workspace, 'ovl.nds'), join(workspace, 'swap.nds'));
+    await copyFile(join(frame.workspace, 'ovl.nds'), join(frame.workspace, 'swap.nds'));
     assert.equal((await correlate(h, { liveCheck: false })).rom.sha256, first.rom.sha256);
   });
 });

@@ -1,49 +1,14 @@
 // Data watchpoints against the real DeSmuME 0.9.11 over MCP: the stubs' own Z2/Z3/Z4 halt both CPUs
 // at the access (probed here: write, read and access on ARM9; write and access on ARM7).
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { armSymbol } from '../kit/arm/index.js';
-import {
-  type DebugTargetRom,
-  desmumeProcesses,
-  killDesmumeProcesses,
-  writeDebugTargetRom,
-} from '../kit/desmume/index.js';
-import { type Harness, makeWorkspace, startServer } from '../kit/mcp-harness.js';
+import { desmumeMcpSuite } from '../kit/desmume/mcp-suite.js';
 
 const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
 
-let workspace: string;
-let rom: DebugTargetRom;
-const harnesses: Harness[] = [];
-
-before(async () => {
-  workspace = await makeWorkspace('re-mcp-desmume-watch-');
-  rom = writeDebugTargetRom(join(workspace, 'debug.nds'));
-});
-
-afterEach(async () => {
-  for (const h of harnesses.splice(0)) await h.close();
-  const deadline = Date.now() + 5_000;
-  while (desmumeProcesses(workspace).length > 0 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-});
-
-after(async () => {
-  const leftovers = killDesmumeProcesses(workspace);
-  await rm(workspace, { recursive: true, force: true });
-  assert.deepEqual(leftovers, [], 'a DeSmuME process outlived the suite');
-});
-
-async function started(): Promise<Harness> {
-  const h = await startServer({ workspace, env: { RE_MCP_PROFILE: 'runtime' } });
-  harnesses.push(h);
-  await h.ok('desmume_start', { romPath: 'debug.nds', arm7: true });
-  return h;
-}
+const suite = desmumeMcpSuite('re-mcp-desmume-watch-');
+const started = () => suite.started({ arm7: true });
 
 type Run = {
   state: string;
@@ -57,7 +22,7 @@ type Run = {
 describe('watchpoints (real DeSmuME)', () => {
   it('stops on write, read and access on ARM9 and on ARM7 writes; refuses outside data RAM', async () => {
     const h = await started();
-    const s = rom.symbols;
+    const s = suite.rom.symbols;
     // Write watch on counter_thumb: only the Thumb increment's store writes it.
     const w = await h.ok<{ watchpoint: { id: string; address: string; region: string } }>(
       'desmume_watchpoint_add',
@@ -112,7 +77,7 @@ describe('watchpoints (real DeSmuME)', () => {
     }
 
     // ARM7: a write watch on its counter in ARM7 WRAM.
-    const arm7Counter = armSymbol(rom.arm7, 'arm7_counter').address;
+    const arm7Counter = armSymbol(suite.rom.arm7, 'arm7_counter').address;
     assert.equal(
       (await h.fail('desmume_watchpoint_add', { address: hex(arm7Counter) })).code,
       'invalid-argument',

@@ -1,6 +1,6 @@
-// The shared frame of a DeSmuME-over-MCP test file: one workspace holding the debug target ROM,
-// servers started in the runtime profile and closed after each test, and a check at the end that no
-// emulator process outlived the suite. Call once at the top level of a test file.
+// The shared frame of a DeSmuME-over-MCP test file: one workspace holding the file's ROM, servers
+// started in the runtime profile and closed after each test, and a check at the end that no emulator
+// process outlived the suite. Call once at the top level of a test file.
 import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,22 +9,23 @@ import { formatAddress } from '../../../src/core/vocabulary.js';
 import { type Harness, makeWorkspace, startServer } from '../mcp-harness.js';
 import { type DebugTargetRom, desmumeProcesses, killDesmumeProcesses, writeDebugTargetRom } from './index.js';
 
-export interface DesmumeMcpSuite {
-  /** The debug target ROM (set once the suite's `before` hook has run). */
-  readonly rom: DebugTargetRom;
-  /** A server with DeSmuME started on the debug target ROM. */
-  started(): Promise<Harness>;
-  /** Reads one little-endian 32-bit word of emulated memory. */
-  counter(h: Harness, address: number): Promise<number>;
+export interface DesmumeMcpFrame<R> {
+  /** The suite's workspace (set once the suite's `before` hook has run). */
+  readonly workspace: string;
+  /** What `writeRom` returned for the workspace. */
+  readonly rom: R;
+  /** A runtime-profile server on the workspace, closed after the test; no emulator started yet. */
+  server(): Promise<Harness>;
 }
 
-export function desmumeMcpSuite(prefix: string): DesmumeMcpSuite {
+/** The frame around a ROM of the file's own choosing, written once into the workspace. */
+export function desmumeMcpFrame<R>(prefix: string, writeRom: (workspace: string) => R): DesmumeMcpFrame<R> {
   let workspace = '';
-  let rom: DebugTargetRom | undefined;
+  let rom: R | undefined;
   const harnesses: Harness[] = [];
   before(async () => {
     workspace = await makeWorkspace(prefix);
-    rom = writeDebugTargetRom(join(workspace, 'debug.nds'));
+    rom = writeRom(workspace);
   });
   afterEach(async () => {
     for (const h of harnesses.splice(0)) await h.close();
@@ -39,14 +40,43 @@ export function desmumeMcpSuite(prefix: string): DesmumeMcpSuite {
     assert.deepEqual(leftovers, [], 'a DeSmuME process outlived the suite');
   });
   return {
+    get workspace() {
+      assert.ok(workspace, 'the suite has not started');
+      return workspace;
+    },
     get rom() {
-      assert.ok(rom, 'the suite has not started');
+      assert.ok(rom !== undefined, 'the suite has not started');
       return rom;
     },
-    async started() {
+    async server() {
       const h = await startServer({ workspace, env: { RE_MCP_PROFILE: 'runtime' } });
       harnesses.push(h);
-      await h.ok('desmume_start', { romPath: 'debug.nds' });
+      return h;
+    },
+  };
+}
+
+export interface DesmumeMcpSuite extends DesmumeMcpFrame<DebugTargetRom> {
+  /** A server with DeSmuME started on the debug target ROM (`start` adds desmume_start arguments). */
+  started(start?: Record<string, unknown>): Promise<Harness>;
+  /** Reads one little-endian 32-bit word of emulated memory. */
+  counter(h: Harness, address: number): Promise<number>;
+}
+
+/** The frame around the kit's debug target ROM. */
+export function desmumeMcpSuite(prefix: string): DesmumeMcpSuite {
+  const frame = desmumeMcpFrame(prefix, (workspace) => writeDebugTargetRom(join(workspace, 'debug.nds')));
+  return {
+    get workspace() {
+      return frame.workspace;
+    },
+    get rom() {
+      return frame.rom;
+    },
+    server: () => frame.server(),
+    async started(start = {}) {
+      const h = await frame.server();
+      await h.ok('desmume_start', { romPath: 'debug.nds', ...start });
       return h;
     },
     async counter(h, address) {
