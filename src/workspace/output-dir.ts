@@ -76,10 +76,26 @@ export function outputError(error: unknown, where: string): ReMcpError {
   }
 }
 
-/** Writes in flight at once while the next chunk is being produced (each a positioned write). */
-const WRITES_IN_FLIGHT = 2;
+/**
+ * How streamed content is written. Fixed in production; tests shrink the flush interval to force many
+ * flushes on a small file (the bench may try other values).
+ */
+export const streamWriting = {
+  /** Positioned writes running at once while the producer makes the next chunk. */
+  writesInFlight: 2,
+  /**
+   * A background fdatasync of what has been written so far is started every this many bytes (at most
+   * one at a time, never awaited before the next writes): the disk writes back while the producer
+   * keeps reading and hashing, and the fsync that makes the file durable before its rename waits only
+   * for the tail. Without it that fsync writes the whole file back after the last write.
+   */
+  earlyFlushBytes: 64 * 1024 * 1024,
+};
 
-async function writeAt(handle: FileHandle, chunk: Uint8Array, position: number): Promise<void> {
+/** What writeStream needs of a file handle (tests substitute one that fails on cue). */
+export type StreamTarget = Pick<FileHandle, 'write' | 'datasync'>;
+
+async function writeAt(handle: StreamTarget, chunk: Uint8Array, position: number): Promise<void> {
   let done = 0;
   // Bounded: a short write is continued from where it stopped; each pass writes at least one byte.
   while (done < chunk.length) {
@@ -90,19 +106,13 @@ async function writeAt(handle: FileHandle, chunk: Uint8Array, position: number):
 }
 
 /**
- * A background flush of what has been written so far is started every this many bytes of a stream:
- * the disk writes back while the producer keeps reading and hashing, and the one fsync that makes the
- * file durable before its rename finds little left to do.
+ * Writes the chunks in order at increasing positions. Up to `writesInFlight` writes run while the
+ * producer makes the next chunk (reading and hashing overlap the writing), beside at most one early
+ * flush; the first failure (a write's or a flush's) stops the stream and is thrown once every write and
+ * flush already started has settled, so no work on the file outlives the call.
  */
-const EARLY_FLUSH_BYTES = 64 * 1024 * 1024;
-
-/**
- * Writes the chunks in order at increasing positions. Up to WRITES_IN_FLIGHT writes run while the
- * producer makes the next chunk (reading and hashing overlap the writing); the first failure stops the
- * stream and is thrown once every write and flush already started has settled.
- */
-async function writeStream(
-  handle: FileHandle,
+export async function writeStream(
+  handle: StreamTarget,
   chunks: AsyncIterable<Uint8Array>,
   onWritten?: (chunk: Uint8Array) => void,
 ): Promise<void> {
@@ -123,12 +133,13 @@ async function writeStream(
   let position = 0;
   let flushed = 0;
   let flushing = false;
+  const { writesInFlight, earlyFlushBytes } = streamWriting;
   try {
     for await (const chunk of chunks) {
       track(writeAt(handle, chunk, position).then(() => onWritten?.(chunk)));
       position += chunk.length;
       // One flush at a time, never counted against the writes in flight.
-      if (position - flushed >= EARLY_FLUSH_BYTES && !flushing) {
+      if (position - flushed >= earlyFlushBytes && !flushing) {
         flushed = position;
         flushing = true;
         track(
@@ -137,7 +148,7 @@ async function writeStream(
           }),
         );
       }
-      while (pending.size - (flushing ? 1 : 0) >= WRITES_IN_FLIGHT && failure === null) {
+      while (pending.size - (flushing ? 1 : 0) >= writesInFlight && failure === null) {
         await Promise.race(pending);
       }
       if (failure) break;
