@@ -1,0 +1,124 @@
+// The rebuilt ROM is flushed to disk in the background while it is written (early fdatasyncs, then one
+// fsync before the publishing rename). The flushes change nothing in what is built: a flush after
+// every chunk gives the same bytes, hash and evidence as the default. A write failing while flushes
+// run (the file-size limit reached mid-ROM) fails the build typed and publishes nothing.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
+import { streamWriting } from '../../src/workspace/output-dir.js';
+import { REPO_ROOT } from '../kit/mcp-harness.js';
+import { buildRom } from '../kit/rom-builder.js';
+import { type RebuildFixture, rebuildFixture, sha } from './fixture.js';
+
+const MiB = 1024 * 1024;
+let fx: RebuildFixture;
+let manifest: string;
+
+before(async () => {
+  // 9 MiB and a bit: three stream chunks, the relocated file appended past the source's end.
+  const { bytes } = buildRom({
+    title: 'DURABLE',
+    arm9: { code: new Uint8Array(0x1000).fill(0x91) },
+    arm7: { code: new Uint8Array(0x400).fill(0x71) },
+    files: [
+      { path: 'big.bin', data: { length: 9 * MiB + 777, seed: 15 } },
+      { path: 'small.bin', data: new Uint8Array(1000).fill(7) },
+    ],
+  });
+  fx = await rebuildFixture(undefined, bytes);
+  const small = parseNdsRom(bufferSource(bytes)).files.find((f) => f.path === 'small.bin')!;
+  const replacement = new Uint8Array(70_000).map((_, i) => (i * 5 + 3) & 0xff);
+  await fx.put('art/r.bin', replacement);
+  manifest = await fx.manifest(
+    'm/r.json',
+    [
+      {
+        op: 'replace-file',
+        id: 'r',
+        component: { kind: 'path', path: 'small.bin' },
+        artifact: 'art/r.bin',
+        artifactSha256: sha(replacement),
+        componentSha256: sha(bytes.subarray(small.start, small.end)),
+      },
+    ],
+    2,
+  );
+});
+after(async () => {
+  await rm(fx.root, { recursive: true, force: true });
+});
+
+async function buildWithFlushEvery(bytes: number) {
+  const saved = streamWriting.earlyFlushBytes;
+  streamWriting.earlyFlushBytes = bytes;
+  try {
+    const r = await fx.build(manifest);
+    const dir = join(fx.root, r.outputDir);
+    const files: Record<string, string> = {};
+    for (const name of (await readdir(dir)).sort()) files[name] = sha(await readFile(join(dir, name)));
+    await rm(dir, { recursive: true });
+    return { r, files };
+  } finally {
+    streamWriting.earlyFlushBytes = saved;
+  }
+}
+
+test('a flush after every chunk builds the same bytes, hash and evidence as the default', async () => {
+  const interleaved = await buildWithFlushEvery(1);
+  const plain = await buildWithFlushEvery(streamWriting.earlyFlushBytes);
+  const never = await buildWithFlushEvery(Number.MAX_SAFE_INTEGER);
+  assert.ok(interleaved.r.outputSize > 2 * 4 * MiB);
+  assert.equal(interleaved.r.reused, false);
+  assert.deepEqual(interleaved.files, plain.files);
+  assert.deepEqual(never.files, plain.files);
+  assert.equal(interleaved.files[interleaved.r.rom.split('/').at(-1)!], interleaved.r.outputSha256);
+  assert.deepEqual(interleaved.r.verification, plain.r.verification);
+  assert.equal(sha(await readFile(join(fx.root, fx.rel))), fx.sha256, 'the source is untouched');
+});
+
+test('a write failing mid-ROM while flushes run fails the build typed and publishes nothing', async () => {
+  const v = await fx.validate(manifest);
+  const script = join(REPO_ROOT, 'test', 'rebuild', 'build-child.ts');
+  // The file-size limit (in KiB) stops the ROM write in its second chunk: a short write, then EFBIG.
+  const limitKiB = 6 * 1024;
+  const child = spawn(
+    '/bin/sh',
+    ['-c', `ulimit -f ${limitKiB} && exec "$0" "$@"`, process.execPath, '--import', 'tsx', script].concat([
+      fx.root,
+      fx.rel,
+      manifest,
+      'none',
+    ]),
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, REBUILD_TEST_FLUSH_BYTES: '1' },
+    },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  assert.equal(code, 1, `child output: ${out} ${err}`);
+  assert.match(out, /^FAILED limit-exceeded$/m);
+  assert.doesNotMatch(out, /STEP rom-written/, 'the build stopped in the ROM write');
+  const parent = join(fx.root, 'output', 'nds', fx.sha16);
+  assert.deepEqual(
+    (await readdir(parent)).filter((n) => !n.includes('lock')),
+    [],
+    'neither a published build nor a temp directory is left',
+  );
+  assert.equal(sha(await readFile(join(fx.root, fx.rel))), fx.sha256, 'the source is untouched');
+  // Without the limit the same build publishes.
+  const r = await fx.build(manifest);
+  assert.equal(r.outputDir, v.outputDir);
+  assert.equal(r.reused, false);
+});
