@@ -1,9 +1,19 @@
 // Child of the rebuild bench: runs one nds_mutation_build through the service in a fresh process
-// and prints {ms, writeMs, cpuUserMs, cpuSystemMs, peakRssMiB} (VmHWM), so the peak belongs to the build alone.
+// and prints {ms, writeMs, cpuUserMs, cpuSystemMs, peakRssMiB (VmHWM), outputSha256}, so the peak belongs
+// to the build alone. BENCH_REBUILD_FLUSH_MIB sets the early-flush interval of the ROM write (a variant).
 import { readFileSync } from 'node:fs';
 import { RomStore } from '../src/nds/rom-store.js';
 import { buildManifest } from '../src/rebuild/service.js';
+import * as outputDir from '../src/workspace/output-dir.js';
 import { Workspace } from '../src/workspace/workspace.js';
+
+const flushMiB = process.env.BENCH_REBUILD_FLUSH_MIB;
+if (flushMiB) {
+  // A tree from before the parameter was exported cannot take the variant: refuse rather than mislabel.
+  const writing = (outputDir as { streamWriting?: { earlyFlushBytes: number } }).streamWriting;
+  if (!writing) throw new Error('this tree has no streamWriting parameters');
+  writing.earlyFlushBytes = Number(flushMiB) * 1024 * 1024;
+}
 
 const [root, rom, manifest] = process.argv.slice(2) as [string, string, string];
 const workspace = new Workspace(root);
@@ -28,5 +38,5 @@ const ms = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
 const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
 process.stdout.write(
-  `${JSON.stringify({ ms: Math.round(ms), writeMs, cpuUserMs: Math.round(cpu.user / 1000), cpuSystemMs: Math.round(cpu.system / 1000), peakRssMiB: Math.round(Number(hwm?.[1] ?? 0) / 1024), outputSize: r.outputSize })}\n`,
+  `${JSON.stringify({ ms: Math.round(ms), writeMs, cpuUserMs: Math.round(cpu.user / 1000), cpuSystemMs: Math.round(cpu.system / 1000), peakRssMiB: Math.round(Number(hwm?.[1] ?? 0) / 1024), outputSize: r.outputSize, outputSha256: r.outputSha256 })}\n`,
 );

@@ -2,9 +2,12 @@
 // a larger one (format 2: relocated, FAT/header rewritten). Figures: build time (write, fsync,
 // verification, evidence, publish) against a plain copy of the file (read + write of the same bytes
 // through user space, no fsync): the ratio (goal <= 2); also against the same copy with one fsync and
-// against fs.copyFile (an in-kernel copy); and the build process's peak RSS (goal <= 300 MiB: the ROM
-// is streamed). Medians of BENCH_REBUILD_ROUNDS rounds (default 3). BENCH_REBUILD_BASELINE=<another
-// checkout with its node_modules> builds with that tree's code too, in the same rounds.
+// against fs.copyFile (an in-kernel copy) and SHA-256 of the ROM alone (the build's main-thread
+// floor); and the build process's peak RSS (goal <= 300 MiB: the ROM is streamed). Medians of
+// BENCH_REBUILD_ROUNDS rounds (default 3), ranges beside them. BENCH_REBUILD_BASELINE=<another
+// checkout with its node_modules> builds with that tree's code too, in the same rounds;
+// BENCH_REBUILD_FLUSH_VARIANTS=16,32 builds this tree with those early-flush intervals (MiB) too.
+// Every build's output SHA-256 is reported: all variants must build the same bytes.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -84,22 +87,37 @@ export async function benchRebuild() {
       await copyFile(romPath, copyPath);
       return performance.now() - started;
     };
-    const build = (repo: string) => {
+    // The build's floor on its main thread: SHA-256 of every output byte (the source read and hashed,
+    // nothing written).
+    const hashOnly = async () => {
+      const started = performance.now();
+      await sha256File(romPath);
+      return performance.now() - started;
+    };
+    interface ChildResult {
+      ms: number;
+      peakRssMiB: number;
+      writeMs?: number;
+      cpuUserMs?: number;
+      cpuSystemMs?: number;
+      outputSha256?: string;
+    }
+    const build = (repo: string, env: Record<string, string> = {}): ChildResult => {
       const out = execFileSync(
         process.execPath,
         ['--import', 'tsx', join(repo, 'bench', 'rebuild-child.ts'), root, 'roms/big.nds', 'manifest.json'],
-        { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+        {
+          cwd: repo,
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'inherit'],
+          env: { ...process.env, ...env },
+        },
       );
-      return JSON.parse(out.trim().split('\n').at(-1)!) as {
-        ms: number;
-        peakRssMiB: number;
-        writeMs?: number;
-        cpuUserMs?: number;
-        cpuSystemMs?: number;
-      };
+      return JSON.parse(out.trim().split('\n').at(-1)!) as ChildResult;
     };
     // Each measurement starts with no dirty pages (sync, not timed) and removes what it wrote, so one
-    // measurement's writeback does not land on the next; rounds alternate the variants.
+    // measurement's writeback does not land on the next; rounds alternate the variants (every other
+    // round in reverse order, so no variant always follows the same one).
     const settle = async () => {
       await rm(copyPath, { force: true });
       await rm(join(root, 'output', 'nds'), { recursive: true, force: true });
@@ -107,81 +125,116 @@ export async function benchRebuild() {
     };
     const baseline = process.env.BENCH_REBUILD_BASELINE;
     const rounds = Math.max(1, Number(process.env.BENCH_REBUILD_ROUNDS ?? 3));
-    const samples = {
-      plainCopyMs: [] as number[],
-      plainCopyFsyncMs: [] as number[],
-      copyFileMs: [] as number[],
-      buildMs: [] as number[],
-      buildWriteMs: [] as number[],
-      buildPeakRssMiB: [] as number[],
-      baselineBuildMs: [] as number[],
-      baselinePeakRssMiB: [] as number[],
-      buildCpuMs: [] as number[],
-      baselineCpuMs: [] as number[],
+    // BENCH_REBUILD_FLUSH_VARIANTS=16,32: this tree also builds with those early-flush intervals (MiB).
+    const flushVariants = (process.env.BENCH_REBUILD_FLUSH_VARIANTS ?? '')
+      .split(',')
+      .filter((x) => x.trim() !== '')
+      .map(Number);
+    const samples: Record<string, number[]> = {};
+    const push = (key: string, value: number | null | undefined) => {
+      if (value === null || value === undefined) return;
+      samples[key] ??= [];
+      samples[key].push(value);
     };
-    const cpuOf = (b: { cpuUserMs?: number; cpuSystemMs?: number }) =>
-      b.cpuUserMs === undefined ? null : b.cpuUserMs + (b.cpuSystemMs ?? 0);
+    const outputs: Record<string, Set<string>> = {};
+    const cpuOf = (b: ChildResult) => (b.cpuUserMs === undefined ? null : b.cpuUserMs + (b.cpuSystemMs ?? 0));
+    const builds: Array<[string, () => ChildResult]> = [['build', () => build(REPO_ROOT)]];
+    if (baseline) builds.push(['baseline', () => build(baseline)]);
+    for (const mib of flushVariants) {
+      builds.push([`flush${mib}MiB`, () => build(REPO_ROOT, { BENCH_REBUILD_FLUSH_MIB: String(mib) })]);
+    }
+    const steps: Array<[string, () => Promise<void>]> = [
+      ['plainCopyMs', async () => push('plainCopyMs', await plainCopy(false))],
+      ['plainCopyFsyncMs', async () => push('plainCopyFsyncMs', await plainCopy(true))],
+      ['copyFileMs', async () => push('copyFileMs', await kernelCopy())],
+      ['sha256OnlyMs', async () => push('sha256OnlyMs', await hashOnly())],
+      ...builds.map(([name, run]): [string, () => Promise<void>] => [
+        name,
+        async () => {
+          const b = run();
+          push(`${name}Ms`, b.ms);
+          push(`${name}PeakRssMiB`, b.peakRssMiB);
+          push(`${name}WriteMs`, b.writeMs);
+          push(`${name}CpuMs`, cpuOf(b));
+          if (b.outputSha256) {
+            outputs[name] ??= new Set();
+            outputs[name].add(b.outputSha256);
+          }
+        },
+      ]),
+    ];
     for (let round = 0; round < rounds; round++) {
-      await settle();
-      samples.plainCopyMs.push(await plainCopy(false));
-      await settle();
-      samples.plainCopyFsyncMs.push(await plainCopy(true));
-      await settle();
-      samples.copyFileMs.push(await kernelCopy());
-      if (baseline) {
+      for (const [, step] of round % 2 === 0 ? steps : [...steps].reverse()) {
         await settle();
-        const b = build(baseline);
-        samples.baselineBuildMs.push(b.ms);
-        samples.baselinePeakRssMiB.push(b.peakRssMiB);
-        const cpu = cpuOf(b);
-        if (cpu !== null) samples.baselineCpuMs.push(cpu);
+        await step();
       }
-      await settle();
-      const b = build(REPO_ROOT);
-      samples.buildMs.push(b.ms);
-      samples.buildPeakRssMiB.push(b.peakRssMiB);
-      if (b.writeMs !== undefined) samples.buildWriteMs.push(b.writeMs);
-      const cpu = cpuOf(b);
-      if (cpu !== null) samples.buildCpuMs.push(cpu);
     }
     await settle();
-    const copy = median(samples.plainCopyMs);
-    const buildMs = median(samples.buildMs);
+    const copy = median(samples.plainCopyMs!);
     const ratio = (x: number, y: number) => Number((x / y).toFixed(2));
+    const med = (key: string) => (samples[key] ? Math.round(median(samples[key]!)) : null);
+    const figures = (name: string) => {
+      const ms = median(samples[`${name}Ms`]!);
+      return {
+        buildMs: Math.round(ms),
+        ratio: ratio(ms, copy),
+        buildWriteMs: med(`${name}WriteMs`),
+        // CPU time of the build process, all threads (user + system): less sensitive to other load.
+        cpuMs: med(`${name}CpuMs`),
+        peakRssMiB: Math.max(...samples[`${name}PeakRssMiB`]!),
+        outputSha256: outputs[name] ? [...outputs[name]!] : null,
+      };
+    };
+    const current = figures('build');
+    const others = builds.slice(1).map(([name]) => [name, figures(name)] as const);
+    const fsyncCopy = median(samples.plainCopyFsyncMs!);
     return {
       romMiB: Math.round(size / MiB),
       rounds,
       // Read + write through streams, no fsync: the goal's reference.
       plainCopyMs: Math.round(copy),
-      plainCopyWithFsyncMs: Math.round(median(samples.plainCopyFsyncMs)),
+      buildMs: current.buildMs,
+      ratio: current.ratio,
+      ratioGoal: 2,
+      // The same copy made durable (one fsync at the end), as every published build is.
+      plainCopyWithFsyncMs: Math.round(fsyncCopy),
+      copyWithFsyncRatio: ratio(fsyncCopy, copy),
+      ratioVsCopyWithFsync: ratio(median(samples.buildMs!), fsyncCopy),
       // fs.copyFile: on Linux an in-kernel copy (copy_file_range; a reflink where the file system has
       // them, ext4 has none), no bytes through user space.
-      copyFileMs: Math.round(median(samples.copyFileMs)),
-      buildMs: Math.round(buildMs),
-      buildWriteMs: samples.buildWriteMs.length > 0 ? Math.round(median(samples.buildWriteMs)) : null,
-      // CPU time of the build process, all threads (user + system): unaffected by other load.
-      buildCpuMs: samples.buildCpuMs.length > 0 ? Math.round(median(samples.buildCpuMs)) : null,
-      ratio: ratio(buildMs, copy),
-      ratioGoal: 2,
-      ratioVsCopyWithFsync: ratio(buildMs, median(samples.plainCopyFsyncMs)),
-      ratioVsCopyFile: ratio(buildMs, median(samples.copyFileMs)),
-      peakRssMiB: Math.max(...samples.buildPeakRssMiB),
+      copyFileMs: Math.round(median(samples.copyFileMs!)),
+      ratioVsCopyFile: ratio(median(samples.buildMs!), median(samples.copyFileMs!)),
+      sha256OnlyMs: Math.round(median(samples.sha256OnlyMs!)),
+      sha256OnlyRatio: ratio(median(samples.sha256OnlyMs!), copy),
+      buildWriteMs: current.buildWriteMs,
+      buildCpuMs: current.cpuMs,
+      peakRssMiB: current.peakRssMiB,
       peakRssGoalMiB: 300,
-      ...(baseline
+      outputSha256: current.outputSha256,
+      ...(others.length > 0
         ? {
-            baseline: {
-              tree: baseline,
-              buildMs: Math.round(median(samples.baselineBuildMs)),
-              ratio: ratio(median(samples.baselineBuildMs), copy),
-              peakRssMiB: Math.max(...samples.baselinePeakRssMiB),
-              cpuMs: samples.baselineCpuMs.length > 0 ? Math.round(median(samples.baselineCpuMs)) : null,
-            },
+            compared: Object.fromEntries(
+              others.map(([name, f]) => [
+                name === 'baseline' ? `baseline (${baseline})` : name,
+                {
+                  ...f,
+                  // null: that tree's bench child does not report its output hash.
+                  sameOutput:
+                    f.outputSha256 === null
+                      ? null
+                      : JSON.stringify(f.outputSha256) === JSON.stringify(current.outputSha256),
+                },
+              ]),
+            ),
           }
         : {}),
-      samples: Object.fromEntries(
-        Object.entries(samples)
-          .filter(([, v]) => v.length > 0)
-          .map(([k, v]) => [k, v.map(Math.round)]),
+      // Every sample (ms, MiB) in the order taken, and each set's [min, max].
+      samples: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map(Math.round)])),
+      ranges: Object.fromEntries(
+        Object.entries(samples).map(([k, v]) => [
+          k,
+          [Math.round(Math.min(...v)), Math.round(Math.max(...v))],
+        ]),
       ),
     };
   } finally {
