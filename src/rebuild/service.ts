@@ -16,7 +16,7 @@ import { isReMcpError, ReMcpError } from '../core/errors.js';
 import { sha256Of } from '../extract/artifacts.js';
 import { withDirLock } from '../extract/promote.js';
 import type { RomHandle } from '../nds/rom-store.js';
-import type { OutputDir } from '../workspace/output-dir.js';
+import { alignedBuffer, type OutputDir } from '../workspace/output-dir.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { EVIDENCE_FILES, evidenceTexts, type VerificationRecord, verificationText } from './evidence.js';
 import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';
@@ -285,7 +285,9 @@ async function buildLocked(
     // One pass: the source is read once and copied with the pieces laid over it; the output is hashed
     // as it is written (stream.ts). Nothing is read back but tables and planned pieces.
     const tally = newTally();
-    const pool = new ChunkPool();
+    // Chunks in page-aligned buffers, written with O_DIRECT where the file system allows it: no copy
+    // into the page cache and no writeback left for the fsync (output-dir.ts DIRECT_ALIGNMENT).
+    const pool = new ChunkPool(alignedBuffer);
     let written = 0;
     await tmp.writeAtomic(
       romName,
@@ -297,7 +299,7 @@ async function buildLocked(
           options.onProgress?.(written, v.plan.resolved.output.size);
         },
       }),
-      { onWritten: (chunk) => pool.give(chunk) },
+      { onWritten: (chunk) => pool.give(chunk), direct: true },
     );
     // The bytes copied are the validated source only if the source was not written at all while it
     // was read (its identity was hashed when it was opened; it is not hashed again here).

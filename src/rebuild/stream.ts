@@ -128,9 +128,15 @@ export class ChunkPool {
   private readonly free: ArrayBuffer[] = [];
   private readonly ours = new WeakSet<ArrayBufferLike>();
 
+  /**
+   * `allocate` makes a new buffer of STREAM_CHUNK bytes or more; the build passes one whose buffers
+   * are aligned for direct writes (workspace/output-dir.ts alignedBuffer).
+   */
+  constructor(private readonly allocate: (bytes: number) => ArrayBuffer = (n) => new ArrayBuffer(n)) {}
+
   /** A buffer of `length` (<= STREAM_CHUNK) bytes; its content is whatever it held before. */
   take(length: number): Uint8Array {
-    const buffer = this.free.pop() ?? new ArrayBuffer(STREAM_CHUNK);
+    const buffer = this.free.pop() ?? this.allocate(STREAM_CHUNK);
     this.ours.add(buffer);
     return new Uint8Array(buffer, 0, length);
   }
@@ -164,7 +170,10 @@ async function produceChunk(
   if (n < length) buffer.fill(0, n);
   const source = buffer.subarray(0, n);
   if (!touches(plan.pieces, position, length)) return { source, out: buffer, touched: false };
-  const out = buffer.slice();
+  // The output copy comes from the pool too, so every chunk the writer gets is in the same kind of
+  // buffer (aligned for direct writes when the pool's are).
+  const out = pool ? pool.take(length) : new Uint8Array(length);
+  out.set(buffer);
   overlay(out, position, plan.pieces);
   return { source, out, touched: true };
 }
