@@ -1,7 +1,8 @@
-// The rebuilt ROM is flushed to disk in the background while it is written (early fdatasyncs, then one
-// fsync before the publishing rename). The flushes change nothing in what is built: a flush after
-// every chunk gives the same bytes, hash and evidence as the default. A write failing while flushes
-// run (the file-size limit reached mid-ROM) fails the build typed and publishes nothing.
+// The rebuilt ROM is written with O_DIRECT where the file system allows it, else through the page cache
+// with background flushes (early fdatasyncs); one fsync precedes the publishing rename either way.
+// Neither changes what is built: direct or buffered, a flush after every chunk or none, the bytes,
+// hash and evidence are the same. A write failing while flushes run (the file-size limit reached
+// mid-ROM) fails the build typed and publishes nothing.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdir, readFile, rm } from 'node:fs/promises';
@@ -51,9 +52,9 @@ after(async () => {
   await rm(fx.root, { recursive: true, force: true });
 });
 
-async function buildWithFlushEvery(bytes: number) {
-  const saved = streamWriting.earlyFlushBytes;
-  streamWriting.earlyFlushBytes = bytes;
+async function buildWith(change: Partial<typeof streamWriting>) {
+  const saved = { ...streamWriting };
+  Object.assign(streamWriting, change);
   try {
     const r = await fx.build(manifest);
     const dir = join(fx.root, r.outputDir);
@@ -62,14 +63,14 @@ async function buildWithFlushEvery(bytes: number) {
     await rm(dir, { recursive: true });
     return { r, files };
   } finally {
-    streamWriting.earlyFlushBytes = saved;
+    Object.assign(streamWriting, saved);
   }
 }
 
-test('a flush after every chunk builds the same bytes, hash and evidence as the default', async () => {
-  const interleaved = await buildWithFlushEvery(1);
-  const plain = await buildWithFlushEvery(streamWriting.earlyFlushBytes);
-  const never = await buildWithFlushEvery(Number.MAX_SAFE_INTEGER);
+test('direct or buffered, flushed after every chunk or never: the same bytes, hash and evidence', async () => {
+  const plain = await buildWith({});
+  const interleaved = await buildWith({ direct: false, earlyFlushBytes: 1 });
+  const never = await buildWith({ direct: false, earlyFlushBytes: Number.MAX_SAFE_INTEGER });
   assert.ok(interleaved.r.outputSize > 2 * 4 * MiB);
   assert.equal(interleaved.r.reused, false);
   assert.deepEqual(interleaved.files, plain.files);
@@ -79,46 +80,53 @@ test('a flush after every chunk builds the same bytes, hash and evidence as the 
   assert.equal(sha(await readFile(join(fx.root, fx.rel))), fx.sha256, 'the source is untouched');
 });
 
-test('a write failing mid-ROM while flushes run fails the build typed and publishes nothing', async () => {
-  const v = await fx.validate(manifest);
-  const script = join(REPO_ROOT, 'test', 'rebuild', 'build-child.ts');
-  // The file-size limit (in KiB) stops the ROM write in its second chunk: a short write, then EFBIG.
-  const limitKiB = 6 * 1024;
-  const child = spawn(
-    '/bin/sh',
-    ['-c', `ulimit -f ${limitKiB} && exec "$0" "$@"`, process.execPath, '--import', 'tsx', script].concat([
-      fx.root,
-      fx.rel,
-      manifest,
-      'none',
-    ]),
-    {
-      cwd: REPO_ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, REBUILD_TEST_FLUSH_BYTES: '1' },
-    },
-  );
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => {
-    out += d.toString();
+for (const mode of ['buffered, flushed after every chunk', 'direct'] as const) {
+  test(`a write failing mid-ROM (${mode}) fails the build typed and publishes nothing`, async () => {
+    const v = await fx.validate(manifest);
+    const script = join(REPO_ROOT, 'test', 'rebuild', 'build-child.ts');
+    // The file-size limit (in KiB) stops the ROM write in its second chunk: a short write, then EFBIG
+    // (through the page cache, early flushes run beside the writes).
+    const limitKiB = 6 * 1024;
+    const child = spawn(
+      '/bin/sh',
+      ['-c', `ulimit -f ${limitKiB} && exec "$0" "$@"`, process.execPath, '--import', 'tsx', script].concat([
+        fx.root,
+        fx.rel,
+        manifest,
+        'none',
+      ]),
+      {
+        cwd: REPO_ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          ...(mode === 'direct' ? {} : { REBUILD_TEST_FLUSH_BYTES: '1', REBUILD_TEST_BUFFERED: '1' }),
+        },
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    assert.equal(code, 1, `child output: ${out} ${err}`);
+    assert.match(out, /^FAILED limit-exceeded$/m);
+    assert.doesNotMatch(out, /STEP rom-written/, 'the build stopped in the ROM write');
+    const parent = join(fx.root, 'output', 'nds', fx.sha16);
+    assert.deepEqual(
+      (await readdir(parent)).filter((n) => !n.includes('lock')),
+      [],
+      'neither a published build nor a temp directory is left',
+    );
+    assert.equal(sha(await readFile(join(fx.root, fx.rel))), fx.sha256, 'the source is untouched');
+    // Without the limit the same build publishes.
+    const r = await fx.build(manifest);
+    assert.equal(r.outputDir, v.outputDir);
+    assert.equal(r.reused, false);
+    await rm(join(fx.root, r.outputDir), { recursive: true });
   });
-  child.stderr.on('data', (d: Buffer) => {
-    err += d.toString();
-  });
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  assert.equal(code, 1, `child output: ${out} ${err}`);
-  assert.match(out, /^FAILED limit-exceeded$/m);
-  assert.doesNotMatch(out, /STEP rom-written/, 'the build stopped in the ROM write');
-  const parent = join(fx.root, 'output', 'nds', fx.sha16);
-  assert.deepEqual(
-    (await readdir(parent)).filter((n) => !n.includes('lock')),
-    [],
-    'neither a published build nor a temp directory is left',
-  );
-  assert.equal(sha(await readFile(join(fx.root, fx.rel))), fx.sha256, 'the source is untouched');
-  // Without the limit the same build publishes.
-  const r = await fx.build(manifest);
-  assert.equal(r.outputDir, v.outputDir);
-  assert.equal(r.reused, false);
-});
+}

@@ -1,13 +1,21 @@
-// Streamed writes with early background flushes (output-dir.ts writeStream): a flush runs beside the
-// writes (at most one at a time, never awaited before the next write), the bytes land exactly as with
-// no flush at all, and a failure — a write's or a flush's — stops the stream, is thrown only after
-// everything already started on the file has settled, and leaves no file behind.
+// Streamed writes (output-dir.ts writeStream) with early background flushes and direct writes: a flush
+// runs beside the writes (at most one at a time, never awaited before the next write), the bytes land
+// exactly as with no flush at all, and a failure — a write's or a flush's — stops the stream, is thrown
+// only after everything already started on the file has settled, and leaves no file behind. Chunks in
+// aligned buffers at aligned positions go through the O_DIRECT descriptor, everything else (and all of
+// it once the file system refuses a direct write) through the page cache, with the same bytes.
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { type StreamTarget, streamWriting, writeStream } from '../../src/workspace/output-dir.js';
+import {
+  alignedBuffer,
+  DIRECT_ALIGNMENT,
+  type StreamTarget,
+  streamWriting,
+  writeStream,
+} from '../../src/workspace/output-dir.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 
 let base: string;
@@ -80,6 +88,8 @@ class FakeTarget {
   writesDuringFlush = 0;
   writes = 0;
   failWriteNumber = -1;
+  failWriteCode = 'EIO';
+  readonly spans: Array<[number, number]> = [];
   failFlushNumber = -1;
   readonly heldFlushes: Array<() => void> = [];
   holdFlushes = false;
@@ -96,9 +106,10 @@ class FakeTarget {
     await new Promise((r) => setImmediate(r));
     if (n === this.failWriteNumber) {
       this.failedBuffer = buffer;
-      throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+      throw Object.assign(new Error(`${this.failWriteCode}: write`), { code: this.failWriteCode });
     }
     for (let i = 0; i < length; i++) this.file[position + i] = buffer[offset + i]!;
+    this.spans.push([position, length]);
     return { bytesWritten: length, buffer };
   }
 
@@ -203,6 +214,140 @@ test('a stream failing while flushes run leaves neither the file nor a temp', as
     );
     assert.ok(error);
     assert.deepEqual(await readdir(join(base, 'output', 'failing')), []);
+  } finally {
+    await dir.close();
+  }
+});
+
+/** The bytes of two fake targets laid over each other (each wrote its own ranges). */
+function merged(a: FakeTarget, b: FakeTarget): Buffer {
+  const out = Buffer.alloc(Math.max(a.file.length, b.file.length));
+  for (const t of [a, b])
+    for (const [at, n] of t.spans) for (let i = at; i < at + n; i++) out[i] = t.file[i]!;
+  return out;
+}
+
+/** A chunk of `length` bytes in a page-aligned buffer (at `offset` into it), filled with `fill`. */
+function alignedChunk(length: number, fill: number, offset = 0): Uint8Array {
+  return new Uint8Array(alignedBuffer(offset + length), offset, length).fill(fill);
+}
+
+test('aligned chunks go direct; unaligned ones and a tail under one block go through the page cache', async () => {
+  const A = DIRECT_ALIGNMENT;
+  const parts = [
+    alignedChunk(2 * A, 1), // at 0: direct
+    alignedChunk(A + 100, 2), // at 2A: A direct, then 100 bytes buffered at 3A
+    new Uint8Array(5000).fill(3), // ordinary memory: buffered
+    alignedChunk(A, 4), // aligned memory at an unaligned position: buffered
+    alignedChunk(A, 5, 16), // unaligned offset into aligned memory: buffered
+  ];
+  const buffered = new FakeTarget();
+  const direct = new FakeTarget();
+  await withWriting({ earlyFlushBytes: Number.MAX_SAFE_INTEGER }, () =>
+    writeStream(buffered.asTarget(), stream(parts), undefined, direct.asTarget()),
+  );
+  assert.deepEqual(direct.spans, [
+    [0, 2 * A],
+    [2 * A, A],
+  ]);
+  const at = 3 * A + 100;
+  assert.deepEqual(buffered.spans, [
+    [3 * A, 100],
+    [at, 5000],
+    [at + 5000, A],
+    [at + 5000 + A, A],
+  ]);
+  assert.ok(merged(buffered, direct).equals(Buffer.concat(parts)));
+});
+
+test('a direct write refused as invalid sends it and every later write through the page cache', async () => {
+  const parts = Array.from({ length: 6 }, (_, i) => alignedChunk(2 * DIRECT_ALIGNMENT, i + 1));
+  const buffered = new FakeTarget();
+  const direct = new FakeTarget();
+  direct.failWriteNumber = 2;
+  direct.failWriteCode = 'EINVAL';
+  await withWriting({ earlyFlushBytes: Number.MAX_SAFE_INTEGER }, () =>
+    writeStream(buffered.asTarget(), stream(parts), undefined, direct.asTarget()),
+  );
+  assert.ok(direct.spans.length <= 2, 'no direct write after the refusal');
+  assert.ok(buffered.spans.length >= 4);
+  assert.ok(merged(buffered, direct).equals(Buffer.concat(parts)));
+  // Any other direct write error is the stream's failure, not a fallback.
+  const failing = new FakeTarget();
+  failing.failWriteNumber = 1;
+  const error = await writeStream(
+    new FakeTarget().asTarget(),
+    stream(parts),
+    undefined,
+    failing.asTarget(),
+  ).then(
+    () => null,
+    (e: NodeJS.ErrnoException) => e,
+  );
+  assert.equal(error?.code, 'EIO');
+});
+
+test('early flushes count only the bytes written through the page cache', async () => {
+  const parts = Array.from({ length: 8 }, (_, i) => alignedChunk(DIRECT_ALIGNMENT, i + 1));
+  const buffered = new FakeTarget();
+  await withWriting({ earlyFlushBytes: 1 }, () =>
+    writeStream(buffered.asTarget(), stream(parts), undefined, new FakeTarget().asTarget()),
+  );
+  assert.equal(buffered.flushes, 0, 'nothing direct is flushed early');
+  const plain = new FakeTarget();
+  await withWriting({ earlyFlushBytes: 1 }, () => writeStream(plain.asTarget(), stream(parts)));
+  assert.ok(plain.flushes > 0);
+});
+
+/** Whether some descriptor of this process open on a file whose name contains `part` has O_DIRECT. */
+async function directDescriptorOn(part: string): Promise<boolean> {
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (!target.includes(part)) continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
+    const flags = /flags:\s+([0-7]+)/.exec(info);
+    if (flags && (Number.parseInt(flags[1]!, 8) & 0o40000) !== 0) return true;
+  }
+  return false;
+}
+
+test('a real file written with direct: the descriptor has O_DIRECT and the bytes equal the buffered path', async () => {
+  const A = DIRECT_ALIGNMENT;
+  const make = () => [
+    alignedChunk(64 * A, 7),
+    alignedChunk(3 * A + 333, 8),
+    new Uint8Array(777).fill(9),
+    alignedChunk(A, 10),
+  ];
+  const dir = await ws.outputDir('output', ['direct']);
+  try {
+    let sawDirect = false;
+    async function* watched(parts: Uint8Array[]) {
+      for (const p of parts) {
+        yield p;
+        sawDirect ||= await directDescriptorOn('.d.bin.');
+      }
+    }
+    await dir.writeAtomic('d.bin', watched(make()), { direct: true });
+    assert.ok(sawDirect, 'the temp file had an O_DIRECT descriptor while it was written');
+    let sawWithout = false;
+    await withWriting({ direct: false }, () =>
+      dir.writeAtomic(
+        'b.bin',
+        (async function* () {
+          for (const p of make()) {
+            yield p;
+            sawWithout ||= await directDescriptorOn('.b.bin.');
+          }
+        })(),
+        { direct: true },
+      ),
+    );
+    assert.equal(sawWithout, false, 'direct writing turned off opens no O_DIRECT descriptor');
+    const d = await readFile(join(base, 'output', 'direct', 'd.bin'));
+    const b = await readFile(join(base, 'output', 'direct', 'b.bin'));
+    assert.ok(d.equals(Buffer.concat(make())));
+    assert.ok(b.equals(d));
   } finally {
     await dir.close();
   }
