@@ -114,7 +114,9 @@ const alignedBuffers = new WeakSet<ArrayBufferLike>();
 /** A page-aligned buffer of at least `bytes` bytes that writeStream may write directly. */
 export function alignedBuffer(bytes: number): ArrayBuffer {
   const pages = Math.max(1, Math.ceil(bytes / 65_536));
-  const wasm = (globalThis as unknown as { WebAssembly: WasmMemoryFactory }).WebAssembly;
+  const wasm = (globalThis as unknown as { WebAssembly?: WasmMemoryFactory }).WebAssembly;
+  // Without WebAssembly (node --jitless) an ordinary buffer: its chunks go through the page cache.
+  if (!wasm) return new ArrayBuffer(bytes);
   const buffer = new wasm.Memory({ initial: pages, maximum: pages }).buffer;
   alignedBuffers.add(buffer);
   return buffer;

@@ -5,6 +5,7 @@
 // aligned buffers at aligned positions go through the O_DIRECT descriptor, everything else (and all of
 // it once the file system refuses a direct write) through the page cache, with the same bytes.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, readlink, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import {
   writeStream,
 } from '../../src/workspace/output-dir.js';
 import { Workspace } from '../../src/workspace/workspace.js';
+import { REPO_ROOT } from '../kit/mcp-harness.js';
 
 let base: string;
 let ws: Workspace;
@@ -351,4 +353,29 @@ test('a real file written with direct: the descriptor has O_DIRECT and the bytes
   } finally {
     await dir.close();
   }
+});
+
+test('without WebAssembly (node --jitless) aligned buffers are ordinary ones and writes still land', async () => {
+  const file = join(base, 'jitless.bin');
+  const script = `
+    import { open } from 'node:fs/promises';
+    import { alignedBuffer, writeStream } from './src/workspace/output-dir.ts';
+    const chunk = new Uint8Array(alignedBuffer(8192)).fill(5);
+    const h = await open(${JSON.stringify(file)}, 'w');
+    const d = await open(${JSON.stringify(file)}, 'r+');
+    await writeStream(h, (async function* () { yield chunk; yield chunk; })(), undefined, d);
+    await h.close(); await d.close();
+    console.log(typeof WebAssembly, chunk.length);`;
+  const run = spawnSync(
+    process.execPath,
+    ['--jitless', '--import', 'tsx', '--input-type=module', '-e', script],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    },
+  );
+  assert.equal(run.stdout.trim(), 'undefined 8192', run.stderr);
+  const bytes = await readFile(file);
+  assert.equal(bytes.length, 16_384);
+  assert.ok(bytes.every((b) => b === 5));
 });
