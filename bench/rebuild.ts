@@ -27,7 +27,7 @@ function median(values: number[]): number {
 
 async function sha256File(path: string): Promise<string> {
   const h = createHash('sha256');
-  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  for await (const chunk of createReadStream(path, { highWaterMark: 4 * MiB })) h.update(chunk as Buffer);
   return h.digest('hex');
 }
 
