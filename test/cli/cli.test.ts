@@ -87,8 +87,8 @@ test('call exits 1 on an error result and prints the typed error', async () => {
 });
 
 test('every tool description follows the template and every input field is described', async () => {
-  // A field is described by its description, or (a limit argument such as maxBlocks, whose name says
-  // the unit) by its published default, minimum and maximum.
+  // A field is described by its description, or by what its schema publishes when its name says the
+  // rest: a choice (enum, boolean), a number with its minimum and maximum, or an address.
   const { startServer } = await import('../kit/mcp-harness.js');
   const h = await startServer();
   try {
@@ -112,18 +112,28 @@ test('every tool description follows the template and every input field is descr
       for (const [field, schema] of Object.entries(
         (tool.inputSchema.properties ?? {}) as Record<
           string,
-          { description?: string; type?: unknown; default?: unknown; minimum?: number; maximum?: number }
+          {
+            description?: string;
+            type?: unknown;
+            enum?: unknown[];
+            minimum?: number;
+            maximum?: number;
+            maxLength?: number;
+          }
         >,
       )) {
-        const limit =
-          schema.type === 'integer' &&
-          /^max[A-Z]/.test(field) &&
-          typeof schema.default === 'number' &&
+        const choice = Array.isArray(schema.enum) || schema.type === 'boolean';
+        const bounded =
+          (schema.type === 'integer' || schema.type === 'number') &&
           typeof schema.minimum === 'number' &&
           typeof schema.maximum === 'number';
+        const address =
+          /address$/i.test(field) &&
+          JSON.stringify(schema.type) === '["integer","string"]' &&
+          schema.maxLength === 12;
         assert.ok(
-          limit || (schema.description && schema.description.length > 3),
-          `${tool.name}.${field} has a description (or is a max* limit with default and bounds)`,
+          choice || bounded || address || (schema.description && schema.description.length > 3),
+          `${tool.name}.${field} has a description (or publishes its choices, bounds or address form)`,
         );
       }
     }
