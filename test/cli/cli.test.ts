@@ -88,7 +88,7 @@ test('call exits 1 on an error result and prints the typed error', async () => {
 
 test('every tool description follows the template and every input field is described', async () => {
   // A field is described by its description, or by what its schema publishes when its name says the
-  // rest: a choice (enum, boolean), a number with its minimum and maximum, or an address.
+  // rest: a choice (enum, boolean), a number with its minimum and maximum, a pattern, or an address.
   const { startServer } = await import('../kit/mcp-harness.js');
   const h = await startServer();
   try {
@@ -119,10 +119,12 @@ test('every tool description follows the template and every input field is descr
             minimum?: number;
             maximum?: number;
             maxLength?: number;
+            pattern?: string;
           }
         >,
       )) {
-        const choice = Array.isArray(schema.enum) || schema.type === 'boolean';
+        const choice =
+          Array.isArray(schema.enum) || schema.type === 'boolean' || typeof schema.pattern === 'string';
         const bounded =
           (schema.type === 'integer' || schema.type === 'number') &&
           typeof schema.minimum === 'number' &&
@@ -133,7 +135,7 @@ test('every tool description follows the template and every input field is descr
           schema.maxLength === 12;
         assert.ok(
           choice || bounded || address || (schema.description && schema.description.length > 3),
-          `${tool.name}.${field} has a description (or publishes its choices, bounds or address form)`,
+          `${tool.name}.${field} has a description (or publishes its choices, bounds, pattern or address form)`,
         );
       }
     }

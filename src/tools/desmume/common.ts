@@ -41,7 +41,7 @@ export const regionsInput = z
   )
   .max(LIMITS.regions.max)
   .default([])
-  .describe('Extra memory windows (bytes).');
+  .describe('Extra windows.');
 
 export const stopOutput = z.object({
   reason: z.enum(['launch-halt', 'breakpoint', 'watchpoint', 'step', 'interrupt', 'signal']),

@@ -45,8 +45,7 @@ const conditionInput = z.object({
     .int()
     .min(CONDITION_LIMITS.skipHits.min)
     .max(CONDITION_LIMITS.skipHits.max)
-    .default(CONDITION_LIMITS.skipHits.default)
-    .describe('Matching hits passed before stopping.'),
+    .default(CONDITION_LIMITS.skipHits.default),
 });
 
 const conditionOutput = z.object({
@@ -90,9 +89,9 @@ export const desmumeBreakpointCondition = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Attaches register/memory comparisons (all must hold) and a hit skip count to a breakpoint.',
-    useWhen:
-      'one hit of a busy breakpoint matters (r0 == 0x020082c9, the 100th); desmume_continue passes the rest.',
-    behaviour: 'checked by the server at each stop; setting replaces the condition and restarts its count.',
+    useWhen: 'one hit of a busy breakpoint matters (r0 == 0x020082c9, the 100th).',
+    behaviour:
+      'desmume_continue passes the stops that do not match; setting replaces the condition and restarts its count.',
     limits: `${CONDITION_LIMITS.comparisons.max} comparisons in all, memory ones aligned; skipHits up to ${CONDITION_LIMITS.skipHits.max}.`,
   },
   input: z.object({

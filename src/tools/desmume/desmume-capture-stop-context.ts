@@ -22,7 +22,7 @@ export const desmumeCaptureStopContext = defineTool({
   description: {
     purpose: 'Captures at a stop the registers, 64 bytes around PC, up to 64 from SP and labeled regions.',
     useWhen: 'evidence at a breakpoint; desmume_continue captures this by default.',
-    behaviour: 'windows shrink at the 32-bit edges, never wrap; refused while running.',
+    behaviour: 'windows shrink at the 32-bit edges, never wrap.',
     limits: `${LIMITS.regions.max} regions of ${LIMITS.regionBytes.min}..${LIMITS.regionBytes.max} bytes; refused up front past RE_MCP_MAX_OUTPUT_BYTES.`,
   },
   input: z.object({ processor: processorInput, regions: regionsInput }),

@@ -28,18 +28,13 @@ export const desmumeContinue = defineTool({
     purpose: 'Resumes the halted target and waits for the next stop.',
     useWhen: 'running to a breakpoint; desmume_step_instruction for a few instructions.',
     behaviour:
-      'counts the hit, captures context; resumes non-matching or skipped hits silently, up to maxSilentResumes. At the deadline the target keeps running (desmume_wait_for_stop, desmume_pause).',
+      'counts the hit, captures context; silently resumes non-matching or skipped hits, up to maxSilentResumes. At the deadline the target keeps running.',
     limits: 'regions as desmume_capture_stop_context.',
   },
   input: z.object({
     processor: processorInput,
     timeoutMs: timeoutInput(LIMITS.continueMs),
-    expectedBreakpointId: z
-      .string()
-      .min(1)
-      .max(64)
-      .optional()
-      .describe('The result says whether it was hit.'),
+    expectedBreakpointId: z.string().min(1).max(64).optional().describe('Checked in the result.'),
     captureContext: z.boolean().default(true),
     regions: regionsInput,
     maxSilentResumes: z

@@ -33,11 +33,9 @@ export const desmumeDisassembleLive = defineTool({
   title: 'Disassemble live memory',
   profiles: RUNTIME,
   description: {
-    purpose:
-      "Decodes instructions from the halted CPU's memory, marking where live bytes differ from the ROM.",
-    useWhen: 'code only in RAM (overlays, ITCM, patches) or at a stop; nds_disassemble_range reads the ROM.',
-    behaviour:
-      'refused while running; mode auto only at the PC; differsFromStatic null where the ROM has no code there (static.reason).',
+    purpose: "Decodes instructions from the halted CPU's memory, marking bytes that differ from the ROM.",
+    useWhen: 'code only in RAM (overlays, ITCM, patches); nds_disassemble_range reads the ROM.',
+    behaviour: 'mode auto only at the PC; differsFromStatic null where the ROM has no code (static.reason).',
     limits: 'as the max* arguments say.',
   },
   input: z.object({

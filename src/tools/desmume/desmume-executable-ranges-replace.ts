@@ -18,8 +18,8 @@ export const desmumeExecutableRangesReplace = defineTool({
   title: 'Replace executable ranges',
   profiles: RUNTIME,
   description: {
-    purpose: 'Replaces the extra executable ranges (beyond the main binary) breakpoints may use.',
-    useWhen: 'code runs outside the main binary, e.g. a loaded overlay or autoload section.',
+    purpose: 'Replaces the extra executable ranges (beyond the main binary) for breakpoints.',
+    useWhen: 'code outside the main binary, e.g. a loaded overlay or autoload section.',
     behaviour:
       "replaces the CPU's whole list; refused if an active breakpoint would fall outside; a new generation starts without them.",
     limits: `${LIMITS.ranges.max} ranges, each non-empty in the 32-bit space.`,
@@ -32,10 +32,7 @@ export const desmumeExecutableRangesReplace = defineTool({
           start: addressArg(),
           end: addressArg('Exclusive'),
           label: z.string().min(1).max(64).describe('E.g. "overlay 3".'),
-          mode: z
-            .enum(['arm', 'thumb', 'mixed'])
-            .default('mixed')
-            .describe('Of the whole range, if known (resolves auto breakpoints).'),
+          mode: z.enum(['arm', 'thumb', 'mixed']).default('mixed'),
         }),
       )
       .max(LIMITS.ranges.max)

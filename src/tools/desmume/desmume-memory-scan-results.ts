@@ -18,7 +18,7 @@ export const desmumeMemoryScanResults = defineTool({
   description: {
     purpose: "Lists a page of a scan's candidates with their last two values.",
     useWhen: 'after desmume_memory_scan_narrow, for candidates beyond its first page.',
-    behaviour: 'sends nothing to the emulator; scans of an earlier generation are not-found.',
+    behaviour: 'sends nothing; scans of an earlier generation are not-found.',
     limits: `${SCAN_LIMITS_TEXT}.`,
   },
   input: resultsInput,

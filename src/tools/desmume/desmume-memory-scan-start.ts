@@ -21,8 +21,8 @@ export const desmumeMemoryScanStart = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Starts a "cheat search": snapshots DS main RAM for desmume_memory_scan_narrow.',
-    useWhen: 'finding where a game keeps a counter, score or health: start, let it change, narrow, repeat.',
-    behaviour: 'CPU halted; each size-aligned address is a candidate; scans die with the generation.',
+    useWhen: "finding a game's counter, score or health: start, let it change, narrow, repeat.",
+    behaviour: 'CPU halted; each size-aligned address a candidate; scans die with the generation.',
     limits: `main RAM 0x02000000..0x02400000; pages of ${SCAN_LIMITS.page.max}; ${SCAN_LIMITS.scans.max} scans kept, oldest dropped.`,
   },
   input: z.object({
@@ -33,8 +33,7 @@ export const desmumeMemoryScanStart = defineTool({
       .int()
       .min(SCAN_LIMITS.regionBytes.min)
       .max(SCAN_LIMITS.regionBytes.max)
-      .default(MAIN_RAM.end - MAIN_RAM.start)
-      .describe('Bytes.'),
+      .default(MAIN_RAM.end - MAIN_RAM.start),
     size: sizeInput,
     signed: signedInput,
   }),

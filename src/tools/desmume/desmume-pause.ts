@@ -21,8 +21,7 @@ export const desmumePause = defineTool({
   description: {
     purpose: 'Interrupts a running target and waits for it to halt.',
     useWhen: 'after desmume_continue returned "running", or to halt running code.',
-    behaviour:
-      'sends the GDB interrupt unless already halted; only the CPU whose stub resumed the emulation can interrupt it.',
+    behaviour: 'GDB interrupt unless already halted; only the CPU whose stub resumed the emulation can.',
     limits: 'as timeoutMs says.',
   },
   input: z.object({

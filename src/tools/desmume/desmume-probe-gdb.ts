@@ -11,7 +11,7 @@ export const desmumeProbeGdb = defineTool({
   description: {
     purpose: "Checks once that the owned stub answers on the session's connection.",
     useWhen: 'a quick health check; desmume_wait_for_gdb waits longer.',
-    behaviour: 'queries stop status only when halted; one reconnect if the connection dropped.',
+    behaviour: 'stop-status query only when halted; one reconnect after a drop.',
     limits: 'one 1000 ms attempt on 127.0.0.1.',
   },
   input: z.object({ processor: processorInput }),

@@ -12,7 +12,7 @@ export const desmumeReadMemory = defineTool({
   description: {
     purpose: "Reads the halted CPU's memory through its GDB stub.",
     useWhen: 'RAM or code at a stop; desmume_capture_stop_context for several windows.',
-    behaviour: 'unmapped memory reads as zeros; refused while running.',
+    behaviour: 'unmapped memory reads as zeros.',
     limits: 'inside the 32-bit space.',
     returns: 'bytes as lowercase hex.',
   },

@@ -17,7 +17,7 @@ export const desmumeStart = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Launches the server-owned DeSmuME on a workspace ROM, CPUs halted at entry under GDB stubs.',
-    useWhen: 'starting live debugging; desmume_status for a running one, desmume_stop to end it.',
+    useWhen: 'live debugging; desmume_status for a running one, desmume_stop ends it.',
     behaviour:
       'ROM SHA-256 checked before and after launch; returns once the stubs answer; refuses a second start.',
     limits: '1 process per server.',
@@ -25,9 +25,9 @@ export const desmumeStart = defineTool({
   input: z.object({
     rom: romArg.optional(),
     romPath: romArg.optional().describe('Alias of `rom`; give one.'),
-    gdbPort: portInput.optional().describe('ARM9 stub; default: a free port.'),
-    arm7: z.boolean().default(false).describe('Also the ARM7 stub, for processor arm7 elsewhere.'),
-    arm7GdbPort: portInput.optional().describe('Default: a free port.'),
+    gdbPort: portInput.optional().describe('ARM9 stub.'),
+    arm7: z.boolean().default(false).describe('For processor arm7.'),
+    arm7GdbPort: portInput.optional(),
     startTimeoutMs: timeoutInput(LIMITS.startMs),
   }),
   output: z.object({

@@ -49,11 +49,11 @@ export const desmumeStatus = defineTool({
     purpose: 'Reports the owned DeSmuME process, its generation, each CPU stub and recent stops.',
     useWhen: 'whether the emulator runs, which generation is current, or why the last one ended.',
     behaviour: 'sends nothing to the stubs.',
-    limits: 'as the arguments say.',
+    limits: 'argument bounds.',
   },
   input: z.object({
     historyLimit: z.number().int().min(0).max(LIMITS.history.max).default(16).describe('Stops per CPU.'),
-    logBytes: z.number().int().min(0).max(8_192).default(1_024).describe('Of the log tail.'),
+    logBytes: z.number().int().min(0).max(8_192).default(1_024),
   }),
   output: z.object({
     running: z.boolean(),

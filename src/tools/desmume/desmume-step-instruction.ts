@@ -22,10 +22,10 @@ export const desmumeStepInstruction = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Executes single instructions on the halted CPU, recording each PC.',
-    useWhen: 'a few instructions; desmume_step_over/_out over calls; desmume_continue to a breakpoint.',
+    useWhen: 'a few instructions; desmume_step_over/_out over calls.',
     behaviour:
-      'breakpoints do not fire while stepping; a step that times out leaves the target running and says so. midThumbBlPair: between Thumb BL halves.',
-    limits: 'as the arguments say.',
+      'breakpoints do not fire while stepping; a step that times out leaves the target running. midThumbBlPair: between Thumb BL halves.',
+    limits: 'argument bounds.',
   },
   input: z.object({
     processor: processorInput,

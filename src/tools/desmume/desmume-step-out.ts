@@ -23,10 +23,10 @@ export const desmumeStepOut = defineTool({
   description: {
     purpose: 'Runs until the current function returns to its caller.',
     useWhen:
-      'the rest of a function is of no interest. LR is right only at entry or in leaves; after that pass returnAddress from the stack.',
+      'the rest of a function is of no interest. LR is right only at entry or in leaves; later pass returnAddress from the stack.',
     behaviour:
-      'temporary breakpoint there (in the allowlist, else refused), taken with SP at or above its level now; paused again at the deadline.',
-    limits: 'as the arguments say.',
+      'temporary breakpoint there (in the allowlist, else refused), taken with SP at or above its level; paused again at the deadline.',
+    limits: 'argument bounds.',
   },
   input: z.object({
     processor: processorInput,

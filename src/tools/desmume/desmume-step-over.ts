@@ -25,7 +25,7 @@ export const desmumeStepOver = defineTool({
     useWhen: 'skipping callees; desmume_step_out leaves the current function.',
     behaviour:
       'temporary breakpoint at the return (in the allowlist, else refused), taken with SP back at its level; paused again at the deadline.',
-    limits: 'as the arguments say.',
+    limits: 'argument bounds.',
   },
   input: z.object({
     processor: processorInput,

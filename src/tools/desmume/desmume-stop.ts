@@ -12,7 +12,7 @@ export const desmumeStop = defineTool({
     purpose: "Ends the owned DeSmuME and discards its generation's debugger state.",
     useWhen: 'finishing a session, or before desmume_start on another ROM.',
     behaviour:
-      'closes the GDB connections, SIGKILLs; breakpoints, ranges and stop state are gone. No-op when nothing runs.',
+      'SIGKILLs after closing GDB; breakpoints, ranges and stop state are gone; no-op when nothing runs.',
     limits: 'waits up to 5000 ms for the exit.',
   },
   input: z.object({}),

@@ -10,7 +10,7 @@ export const desmumeWaitForGdb = defineTool({
   title: 'Wait for the owned GDB stub',
   profiles: RUNTIME,
   description: {
-    purpose: "Waits until the owned stub answers on the session's connection, reconnecting after a drop.",
+    purpose: 'Waits until the owned stub answers, reconnecting after a drop.',
     useWhen: 'right after desmume_start, or after a connection-drop error.',
     behaviour:
       'a reconnect keeps breakpoints, but a target that was running is "unknown" until desmume_pause.',

@@ -20,7 +20,7 @@ export const desmumeWaitForStop = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Waits for a running target to stop on its own (breakpoint).',
-    useWhen: 'desmume_continue returned "running" and a stop is expected soon; desmume_pause forces a halt.',
+    useWhen: 'desmume_continue returned "running" and a stop is due; desmume_pause forces one.',
     behaviour: 'sends nothing; returns at once when halted. At the deadline the target keeps running.',
     limits: 'as timeoutMs says.',
   },

@@ -27,7 +27,7 @@ export const desmumeWatchpointAdd = defineTool({
   profiles: RUNTIME,
   description: {
     purpose: 'Halts the emulation when the CPU writes, reads or accesses RAM.',
-    useWhen: "finding the code that changes or reads a variable (e.g. a scan's find).",
+    useWhen: 'finding the code that changes or reads a variable.',
     behaviour:
       'desmume_continue then stops with reason "watchpoint", PC at or just after the access; refused while running.',
     limits: `${WATCH_LIMITS.perCpu.max} per CPU; aligned; ${ranges}.`,

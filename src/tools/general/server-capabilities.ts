@@ -31,9 +31,8 @@ export const serverCapabilities = defineTool({
   title: 'Server capabilities',
   profiles: ['static', 'runtime', 'build', 'project', 'retroarch'],
   description: {
-    purpose:
-      'Server version, profile, tools, every limit in force, integration readiness and security policy.',
-    useWhen: 'first, to learn what is available here and which bounds apply.',
+    purpose: 'Server version, profile, tools, limits in force, integration readiness and security policy.',
+    useWhen: 'first: what is here, which bounds apply.',
     behaviour: 'checks integrations locally (files, pinned digests); never contacts emulators.',
     limits: 'none.',
   },

@@ -15,16 +15,14 @@ import {
 export const sizeInput = z
   .union([z.literal(1), z.literal(2), z.literal(4)])
   .default(4)
-  .describe('Value bytes, little-endian.');
+  .describe('Little-endian.');
 
 export const signedInput = z.boolean().default(false);
 
-export const comparisonInput = z
-  .enum(SCAN_COMPARISONS)
-  .describe('equal/not-equal/greater/less compare with `value`; the rest with the previous step.');
+export const comparisonInput = z.enum(SCAN_COMPARISONS);
 
 export const pageInputs = {
-  offset: z.number().int().min(0).default(0).describe('First candidate of the page.'),
+  offset: z.number().int().min(0).default(0).describe('Candidate index.'),
   limit: z
     .number()
     .int()
@@ -110,7 +108,11 @@ export async function readWhole(
 export const narrowInputs = {
   scanId: scanIdInput,
   comparison: comparisonInput,
-  value: z.number().int().optional().describe('For equal/not-equal/greater/less.'),
+  value: z
+    .number()
+    .int()
+    .optional()
+    .describe('For equal/not-equal/greater/less; the rest compare with the previous step.'),
   limit: pageInputs.limit,
 };
 
