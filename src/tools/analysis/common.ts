@@ -64,9 +64,7 @@ export const evidenceArg = z
   .min(1)
   .max(3)
   .default([...EVIDENCE])
-  .describe(
-    'Kinds that prove an entry. constant-register-call: LDR/ADR Rn, then BLX/BX Rn or MOV LR,PC; BX Rn, in one block.',
-  );
+  .describe('constant-register-call: LDR/ADR Rn, then BLX/BX Rn or MOV LR,PC; BX Rn, in one block.');
 
 export const MAX_SEEDS = 64;
 export const seedsArg = z
@@ -79,13 +77,13 @@ export const seedsArg = z
   )
   .max(MAX_SEEDS)
   .default([])
-  .describe('Code to scan, never proof of an entry; arm 4-, thumb 2-aligned.');
+  .describe('Scanned, never proof; arm 4-, thumb 2-aligned.');
 
 export const overlayScopeArg = z
   .array(z.number().int().min(0).max(0xffffffff))
   .max(4096)
   .optional()
-  .describe('Default all; main is always in scope.');
+  .describe('Default all (main always).');
 
 /** What every proof search takes besides its target: evidence kinds, coverage seeds, overlays in scope. */
 export const proofScopeArgs = { evidence: evidenceArg, seeds: seedsArg, overlayIds: overlayScopeArg };

@@ -87,8 +87,8 @@ export const ndsFindXrefs = defineTool({
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: addressArg('Target; give this or romOffset').optional(),
-    romOffset: addressArg('Target as a ROM offset mapped to one runtime address').optional(),
+    address: addressArg('Or give romOffset').optional(),
+    romOffset: addressArg('Must map to one runtime address').optional(),
     ...proofScopeArgs,
     ...limitArgs(L),
   }),

@@ -41,7 +41,7 @@ export const ndsFunctionAt = defineTool({
     rom: romArg,
     processor: processorArg,
     address: addressArg('Address inside a function'),
-    overlayId: overlayIdArg('Only this overlay’s blocks match.'),
+    overlayId: overlayIdArg("Only this overlay's blocks match."),
     ...proofScopeArgs,
     ...limitArgs(L),
   }),

@@ -18,9 +18,9 @@ import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.j
 export const startArgs = {
   rom: romArg,
   processor: processorArg,
-  address: addressArg('Runtime start; give this or romOffset').optional(),
-  romOffset: addressArg('Start as a ROM offset mapped to one runtime address').optional(),
-  overlayId: overlayIdArg('Picks among overlapping overlays; not a loaded flag.'),
+  address: addressArg('Or give romOffset').optional(),
+  romOffset: addressArg('Must map to one runtime address').optional(),
+  overlayId: overlayIdArg('Among overlapping overlays; not a loaded flag.'),
   mode: z
     .enum(['arm', 'thumb', 'auto'])
     .describe('auto only at the header entry point; arm 4-, thumb 2-aligned.'),

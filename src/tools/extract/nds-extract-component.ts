@@ -14,7 +14,7 @@ export const ndsExtractComponent = defineTool({
   title: 'Extract one ROM component',
   profiles: ['static'],
   description: {
-    purpose: 'Writes one component’s stored bytes to a server-chosen file.',
+    purpose: "Writes one component's stored bytes to a server-chosen file.",
     useWhen: 'an external tool needs one component; nds_extract_analysis_bundle for everything.',
     behaviour:
       'writes beside a SHA-256 sidecar; compressed overlays stay compressed; identical content not rewritten.',

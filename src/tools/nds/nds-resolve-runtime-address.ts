@@ -27,7 +27,7 @@ export const ndsResolveRuntimeAddress = defineTool({
     rom: romArg,
     processor: processorArg,
     address: addressArg('Runtime address'),
-    overlayId: overlayIdArg('Keeps this overlay’s and main’s candidates only; not a loaded flag.'),
+    overlayId: overlayIdArg('Filters candidates (main kept); not a loaded flag.'),
   }),
   output: z.object({
     processor: z.enum(['arm9', 'arm7']),

@@ -7,7 +7,7 @@ import { romArg } from '../shared/rom.js';
 
 export const rebuildInput = z.object({
   rom: romArg,
-  manifest: z.string().min(1).max(1024).describe('Workspace-relative manifest JSON (docs/REBUILD.md).'),
+  manifest: z.string().min(1).max(1024).describe('Workspace-relative JSON (docs/REBUILD.md).'),
 });
 
 export const REBUILD_TOOL_LIMITS = REBUILD_LIMITS;

@@ -58,7 +58,7 @@ export const ndsSearchPattern = defineTool({
     offset: limitArg(L.offset).describe('Matches skipped.'),
     limit: limitArg(L.pageSize).describe('Page size.'),
     maxScanBytes: limitArg(L.maxScanBytes),
-    startRomOffset: addressArg('A truncated result’s resumeRomOffset (same pattern and scope)').optional(),
+    startRomOffset: addressArg("A truncated result's resumeRomOffset (same pattern and scope)").optional(),
     contextBytes: limitArg(L.contextBytes).describe('Bytes each side of a hit.'),
   }),
   output: z.object({

@@ -17,20 +17,16 @@ export const componentSelectorSchema = z
     }),
     z.strictObject({
       kind: z.literal('path'),
-      path: z.string().min(1).max(1024).describe('As nds_list_files reports it: exact, no leading slash.'),
+      path: z.string().min(1).max(1024).describe('As nds_list_files reports it.'),
     }),
   ])
-  .describe('Main executable, overlay or NitroFS file.');
+  .describe('Executable, overlay or file.');
 
 export const patternSchema = z
   .discriminatedUnion('kind', [
     z.strictObject({
       kind: z.literal('byte-signature'),
-      signature: z
-        .string()
-        .min(1)
-        .max(32768)
-        .describe('Hex byte pairs, space-separated; ?? is a wildcard byte.'),
+      signature: z.string().min(1).max(32768).describe('Hex bytes, space-separated; ?? any byte.'),
     }),
     z.strictObject({
       kind: z.literal('integer'),
@@ -41,11 +37,11 @@ export const patternSchema = z
       alignment: z
         .union([z.literal(1), z.literal(2), z.literal(4)])
         .default(1)
-        .describe('Of a hit’s ROM offset.'),
+        .describe("Of a hit's ROM offset."),
     }),
     z.strictObject({
       kind: z.literal('ascii'),
-      text: z.string().min(1).max(4096).describe('Case-sensitive; no terminator added.'),
+      text: z.string().min(1).max(4096).describe('Exact; no terminator added.'),
     }),
     z.strictObject({
       kind: z.literal('utf16le'),
