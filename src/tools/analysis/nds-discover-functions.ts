@@ -35,7 +35,7 @@ export const ndsDiscoverFunctions = defineTool({
   title: 'Discover proven functions and their call graph',
   profiles: ['static'],
   description: {
-    purpose: 'Proven functions with callers and callees, by a bounded walk from the entry point.',
+    purpose: 'Proven functions, callers and callees, walking from the entry point.',
     useWhen:
       'the call graph; nds_analyze_function to prove one entry, nds_function_at for the function at an address.',
     behaviour: 'only evidence proves an entry, never seeds, pointers or prologues; no function end claimed.',

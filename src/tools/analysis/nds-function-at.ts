@@ -31,7 +31,7 @@ export const ndsFunctionAt = defineTool({
   title: 'Proven function containing an address',
   profiles: ['static'],
   description: {
-    purpose: 'Proven function(s) whose analysed CFG holds an address, with their proof.',
+    purpose: 'Proven function(s) whose analysed CFG holds an address, with proof.',
     useWhen: 'which function holds an address; nds_analyze_function when you have the entry.',
     behaviour:
       'shared code lists every owner; complete-negative only when discovery completed, else coverage-gap.',

@@ -39,7 +39,7 @@ export const ndsAnalyzeControlFlow = defineTool({
     purpose: 'Basic blocks and direct edges from one start.',
     useWhen: 'following branches and loops; nds_disassemble_range for a linear listing.',
     behaviour:
-      'follows direct branches, not calls; indirect jumps end in a null edge; crosses components only when one static source holds the target.',
+      'follows direct branches, not calls; indirect jumps and returns end in a null edge; crosses components only when one static source holds the target.',
     limits: `${CODE_IMAGE_LIMIT_TEXT}, ${OPERATION_IMAGE_BYTES / (1024 * 1024)} MiB per call.`,
   },
   input: z.object({

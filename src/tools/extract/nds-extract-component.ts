@@ -17,8 +17,8 @@ export const ndsExtractComponent = defineTool({
     purpose: "Writes one component's stored bytes to a server-chosen file.",
     useWhen: 'an external tool needs one component; nds_extract_analysis_bundle for everything.',
     behaviour:
-      'writes beside a SHA-256 sidecar; compressed overlays stay compressed; identical content not rewritten.',
-    limits: `${EXTRACT_LIMITS.componentBytes.max / MiB} MiB.`,
+      'SHA-256 sidecar beside it; compressed overlays stay compressed; identical content not rewritten.',
+    limits: `component up to ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB.`,
   },
   input: z.object({
     rom: romArg,

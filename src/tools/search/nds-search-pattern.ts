@@ -39,7 +39,7 @@ export const ndsSearchPattern = defineTool({
   description: {
     purpose: 'Every occurrence of a byte signature, integer or string.',
     useWhen:
-      'finding constants or strings as bytes; nds_find_xrefs for code references; nds_resolve_rom_offset on a hit.',
+      'constants or strings as bytes; nds_find_xrefs for code references; nds_resolve_rom_offset on a hit.',
     behaviour: 'compressed overlays searched as stored; overlapping hits kept.',
     limits: `${L.patternBytes.max}-byte pattern; ${L.discoveredMatches.max} matches; ${SCOPE_LIMITS.selectors.max} selectors.`,
   },
