@@ -1,5 +1,7 @@
-// Output schemas as published: said once, without words the values already say. They accept exactly
-// the values they accepted before.
+// Output schemas as published: said once, without words the values already say, and by default
+// summarised (summarize: fields two objects deep, JSON types below; RE_MCP_OUTPUT_SCHEMAS=full keeps
+// them complete). The complete form accepts exactly the values the compacted zod schema does; the
+// summary accepts at least those.
 //
 // `type` beside `enum`/`const` is dropped when every listed value already has that type
 // ({"enum":["arm","thumb"]} accepts what {"type":"string","enum":["arm","thumb"]} did). Input schemas
