@@ -3,13 +3,22 @@
 // so it may only drop constraints, never add or change one. Checked three ways over every tool: a
 // structural proof that each summary node is a relaxation of its complete node; ajv accepting, under
 // the summary, generated values the complete schema accepts (and still refusing values that break
-// what the summary says); and the depth rule itself, on a schema built for it.
+// what the summary says); and the depth rule itself, on a schema built for it. The server itself
+// still checks every result against the complete zod schema.
 import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
 import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { z } from 'zod/v4';
+import { loadConfig } from '../../src/config/config.js';
+import { invokeTool } from '../../src/mcp/invoke.js';
 import { jsonTypes, SUMMARY_DEPTH, summarize } from '../../src/mcp/output-schema.js';
 import { listTools } from '../../src/mcp/server.js';
+import { defineTool } from '../../src/mcp/tool.js';
+import { Services } from '../../src/services.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
+import { Workspace } from '../../src/workspace/workspace.js';
+import { makeWorkspace } from '../kit/mcp-harness.js';
 
 type Schema = Record<string, any>;
 
@@ -293,4 +302,37 @@ test('ajv: the summary still refuses what it says is wrong (a missing required f
     refused++;
   }
   assert.ok(refused >= 60, `${refused} tools checked`);
+});
+
+test('a result wrong below the cut is refused by the server (complete zod schema), though the summary admits it', async () => {
+  const deep = defineTool({
+    name: 'deep',
+    title: 'Deep',
+    profiles: ['project'],
+    description: { purpose: 'p', useWhen: 'u', behaviour: 'b', limits: 'l', returns: 'r' },
+    input: z.object({}),
+    output: z.object({ a: z.object({ b: z.object({ c: z.enum(['x', 'y']) }) }) }),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async handler() {
+      return { structured: { a: { b: { c: 'z' as 'x' } } }, text: 'wrong' };
+    },
+  });
+  const [published] = listTools([deep]);
+  assert.deepEqual(published!.outputSchema.properties, {
+    a: { type: 'object', properties: { b: { type: 'object' } }, required: ['b'] },
+  });
+  const ajv = new Ajv2020({ strict: false });
+  assert.ok(ajv.validate(published!.outputSchema, { a: { b: { c: 'z' } } }), 'the summary admits it');
+  const root = await makeWorkspace();
+  try {
+    const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
+    assert.equal(services.config.outputSchemas, 'summary');
+    const r = await invokeTool(deep, {}, services, { signal: new AbortController().signal, log: () => {} });
+    assert.equal(r.isError, true);
+    const error = (r.structuredContent as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'internal-error');
+    assert.match(error.message, /outside its output schema: a\.b\.c/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
 });
