@@ -2,9 +2,10 @@
 // does it once, src/cli/catalog.ts), and where a server finds them. The protocol layer that serves
 // them is ./session.ts.
 import { z } from 'zod/v4';
+import type { OutputSchemaMode } from '../config/config.js';
 import { addressOut, addressRangeOut } from '../core/vocabulary.js';
 import { compactSchema } from './json-schema.js';
-import { publishOutputSchema } from './output-schema.js';
+import { publishOutputSchema, SUMMARY_DEPTH } from './output-schema.js';
 import { renderDescription, type ToolAnnotations, type ToolDefinition } from './tool.js';
 import { ERROR_META_KEY } from './wire.js';
 
@@ -51,8 +52,12 @@ function wellKnownParts(): Map<string, string> {
  * The published definitions. JSON Schemas are derived once, on the first tools/list, not at start-up.
  * Output schemas say each repeated part once ($defs); `title` is not repeated inside annotations.
  */
-export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
+export function listTools(
+  tools: readonly ToolDefinition[],
+  options: { outputSchemas?: OutputSchemaMode; depth?: number } = {},
+): ListedTool[] {
   const names = wellKnownParts();
+  const mode = options.outputSchemas ?? 'summary';
   return tools.map((def) => ({
     name: def.name,
     title: def.title,
@@ -68,6 +73,8 @@ export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
         output: true,
       }) as Record<string, unknown>,
       names,
+      mode,
+      options.depth ?? SUMMARY_DEPTH,
     ),
     annotations: publishedAnnotations(def.annotations),
   }));

@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { listTools } from '../../src/mcp/server.js';
+import { toolsForProfile } from '../../src/tools/index.js';
 import { VERSION } from '../../src/version.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../kit/mcp-harness.js';
 import { INITIALIZE, INITIALIZED, startRawServer } from '../kit/raw-server.js';
@@ -36,6 +38,19 @@ test('tools --profile project lists exactly the project tools', () => {
   assert.deepEqual((JSON.parse(env.stdout) as Array<{ name: string }>).map((t) => t.name).sort(), names);
 });
 
+test('tools --json publishes output schemas as RE_MCP_OUTPUT_SCHEMAS / --output-schemas says', () => {
+  const args = ['tools', '--profile', 'project', '--json'];
+  const summary = JSON.parse(cli(args).stdout);
+  assert.deepEqual(summary, listTools(toolsForProfile('project')));
+  const full = listTools(toolsForProfile('project'), { outputSchemas: 'full' });
+  assert.deepEqual(JSON.parse(cli([...args, '--output-schemas', 'full']).stdout), full);
+  assert.deepEqual(JSON.parse(cli(args, { RE_MCP_OUTPUT_SCHEMAS: 'full' }).stdout), full);
+  assert.notDeepEqual(summary, full, 'the project profile has an output schema the summary shortens');
+  const bad = cli([...args, '--output-schemas', 'all']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /RE_MCP_OUTPUT_SCHEMAS must be summary or full/);
+});
+
 test('every profile is a subset of full, and full lists every tool once', () => {
   const full = (JSON.parse(cli(['tools', '--json']).stdout) as Array<{ name: string }>).map((t) => t.name);
   assert.equal(new Set(full).size, full.length);
@@ -57,6 +72,11 @@ test('call server_capabilities prints valid JSON with the limits', async () => {
     assert.equal(caps.limits.global.maxOutputBytes.max, 1_048_576);
     assert.ok(caps.limits.tools.run_project_verification.timeoutMs.max > 0);
     assert.equal(caps.workspaceRoot, ws);
+    assert.equal(caps.outputSchemas, 'summary');
+    const full = cli(['call', 'server_capabilities', '{}', '--output-schemas', 'full'], {
+      RE_MCP_WORKSPACE_ROOT: ws,
+    });
+    assert.equal(JSON.parse(full.stdout).outputSchemas, 'full', full.stderr);
     assert.ok(caps.policy.shell);
   } finally {
     await rm(ws, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { OUTPUT_BYTES } from '../../config/config.js';
+import { OUTPUT_BYTES, OUTPUT_SCHEMA_MODES } from '../../config/config.js';
 import { PROFILE_NAMES } from '../../core/profiles.js';
 import { defineTool } from '../../mcp/tool.js';
 import { VERSION } from '../../version.js';
@@ -41,6 +41,7 @@ export const serverCapabilities = defineTool({
     version: z.string(),
     profile: z.enum(PROFILE_NAMES),
     profiles: z.array(z.enum(PROFILE_NAMES)),
+    outputSchemas: z.enum(OUTPUT_SCHEMA_MODES),
     workspaceRoot: z.string(),
     tools: z.array(z.object({ name: z.string(), title: z.string() })),
     limits: z.object({
@@ -67,6 +68,7 @@ export const serverCapabilities = defineTool({
         version: VERSION,
         profile: config.profile,
         profiles: [...PROFILE_NAMES],
+        outputSchemas: config.outputSchemas,
         workspaceRoot: config.workspaceRoot,
         tools: tools.map((t) => ({ name: t.name, title: t.title })),
         limits: {
