@@ -1,6 +1,6 @@
 // Output schemas as published: said once, without words the values already say, and by default
-// summarised (summarize: fields two objects deep, JSON types below; RE_MCP_OUTPUT_SCHEMAS=full keeps
-// them complete). The complete form accepts exactly the values the compacted zod schema does; the
+// summarised (summarize: fields two objects deep, JSON types below, no `required` list where every
+// field is required; RE_MCP_OUTPUT_SCHEMAS=full keeps them complete). The complete form accepts exactly the values the compacted zod schema does; the
 // summary accepts at least those.
 //
 // `type` beside `enum`/`const` is dropped when every listed value already has that type
@@ -166,6 +166,7 @@ function cut(schema: Schema): Schema {
 export function summarize(schema: Schema, level: number, depth: number): Schema {
   if (level > depth && hasFields(schema)) return cut(schema);
   const out: Schema = {};
+  const requiredNote = requiredForSummary(schema);
   for (const [key, value] of Object.entries(schema)) {
     if (key === 'properties' || key === 'patternProperties') {
       out[key] = isSchema(value)
@@ -185,12 +186,30 @@ export function summarize(schema: Schema, level: number, depth: number): Schema 
       const branches = value.map((v) => (isSchema(v) ? summarize(v, level, depth) : v));
       const same = JSON.stringify(branches) === JSON.stringify(value);
       out[same ? 'oneOf' : 'anyOf'] = branches;
+    } else if (key === 'required') {
+      if (requiredNote !== undefined) out.required = requiredNote;
     }
-    // Anything else (type, enum, const, pattern, required, bounds, `not`) is kept as it is: relaxing
-    // inside a `not` would tighten the whole.
+    // Anything else (type, enum, const, pattern, bounds, `not`) is kept as it is: relaxing inside a
+    // `not` would tighten the whole.
     else out[key] = value;
   }
+  if (requiredNote !== undefined && !('required' in out)) out.required = requiredNote;
   return out;
+}
+
+/**
+ * The `required` list a summary object publishes, or undefined for none. Nearly every output object
+ * has all its fields, always (null where one does not apply); the server's instructions say so once,
+ * and the summary omits a `required` that lists every field, which is most of them. An object with
+ * an optional field keeps its list, and one with no required field says `[]`, so the convention stays
+ * true of every published object. Omitting `required` only relaxes the schema.
+ */
+function requiredForSummary(schema: Schema): string[] | undefined {
+  if (!isSchema(schema.properties))
+    return Array.isArray(schema.required) ? (schema.required as string[]) : undefined;
+  const fields = Object.keys(schema.properties);
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  return fields.every((f) => required.includes(f)) ? undefined : required;
 }
 
 /**

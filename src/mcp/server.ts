@@ -22,7 +22,8 @@ export const INSTRUCTIONS = [
   '- Long calls report progress when given a progressToken and stop when cancelled.',
   `- Failures are isError results whose text starts with "[code] message"; _meta["${ERROR_META_KEY}"] holds {code, message, details}.`,
   '- DeSmuME: both CPUs share one emulation, so resuming either runs both.',
-  '- RetroArch: each query waits RETROARCH_TIMEOUT_MS (50..30000, default 1000 ms); reads are tried 3 times, writes sent once. Paused, RetroArch ignores RESET and state commands: those tools refuse with paused unless resumeIfPaused. re-mcp tracks the state slot pointer (0 at start or after RetroArch was unreachable, verified by confirmed saves); moved outside re-mcp it is wrong until the next confirmed save.',
+  '- RetroArch: each query waits RETROARCH_TIMEOUT_MS (50..30000, default 1000 ms); reads are tried 3 times, writes sent once. Paused, RetroArch ignores RESET and state commands: those tools refuse with paused unless resumeIfPaused. re-mcp tracks the state slot (0 at start or after RetroArch was unreachable; confirmed saves verify it); moved outside re-mcp it is wrong until the next confirmed save.',
+  '- Output objects have every field they list (null if not applicable) unless their schema lists `required`.',
   '- server_capabilities reports every limit and what is ready.',
 ].join('\n');
 

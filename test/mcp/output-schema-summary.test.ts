@@ -13,7 +13,7 @@ import { z } from 'zod/v4';
 import { loadConfig } from '../../src/config/config.js';
 import { invokeTool } from '../../src/mcp/invoke.js';
 import { jsonTypes, SUMMARY_DEPTH, summarize } from '../../src/mcp/output-schema.js';
-import { listTools } from '../../src/mcp/server.js';
+import { INSTRUCTIONS, listTools } from '../../src/mcp/server.js';
 import { defineTool } from '../../src/mcp/tool.js';
 import { Services } from '../../src/services.js';
 import { ALL_TOOLS } from '../../src/tools/index.js';
@@ -104,6 +104,64 @@ test('every summary output schema is a relaxation of the complete one, node by n
     if (JSON.stringify(summary) !== JSON.stringify(full)) cut++;
   }
   assert.ok(cut >= 20, `the summary drops detail in many tools (${cut})`);
+});
+
+/**
+ * Where the published summary breaks the convention the instructions state (an object that lists no
+ * `required` has every field it lists), walking summary and complete nodes side by side.
+ */
+function requiredConventionFaults(summary: unknown, full: unknown, path: string): string[] {
+  if (!isSchema(summary) || !isSchema(full)) return [];
+  const faults: string[] = [];
+  if (isSchema(summary.properties) && !Array.isArray(summary.required)) {
+    const required = (full.required ?? []) as string[];
+    const optional = Object.keys(summary.properties).filter((f) => !required.includes(f));
+    if (optional.length) faults.push(`${path}: lists no required, but ${optional.join(', ')} may be absent`);
+  }
+  for (const key of ['properties', 'patternProperties'])
+    if (isSchema(summary[key]) && isSchema(full[key]))
+      for (const [name, sub] of Object.entries(summary[key] as Schema))
+        faults.push(...requiredConventionFaults(sub, full[key][name], `${path}/${name}`));
+  for (const key of ['items', 'additionalProperties'])
+    faults.push(...requiredConventionFaults(summary[key], full[key], `${path}/${key}`));
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    const other = full[key] ?? (key === 'anyOf' ? full.oneOf : undefined);
+    if (Array.isArray(summary[key]) && Array.isArray(other))
+      for (const [i, sub] of (summary[key] as unknown[]).entries())
+        faults.push(...requiredConventionFaults(sub, other[i], `${path}/${key}/${i}`));
+  }
+  return faults;
+}
+
+test('an object the summary publishes without `required` has every field it lists, as the instructions say', () => {
+  assert.match(
+    INSTRUCTIONS,
+    /Output objects have every field they list .*unless their schema lists `required`/,
+  );
+  let omitted = 0;
+  for (const [i, tool] of SUMMARY.entries()) {
+    const summary = inlined(tool.outputSchema);
+    assert.deepEqual(
+      requiredConventionFaults(summary, inlined(FULL[i]!.outputSchema), tool.name),
+      [],
+      tool.name,
+    );
+    omitted += (JSON.stringify(FULL[i]!.outputSchema).match(/"required"/g) ?? []).length;
+    omitted -= (JSON.stringify(tool.outputSchema).match(/"required"/g) ?? []).length;
+  }
+  assert.ok(omitted >= 50, `most all-required lists are left out (${omitted})`);
+  // The rule itself: an all-required list goes, a partial one stays, none at all becomes [].
+  const obj = (required?: string[]) => ({
+    type: 'object',
+    properties: { a: { type: 'integer' }, b: { type: 'string' } },
+    ...(required ? { required } : {}),
+  });
+  assert.equal('required' in summarize(obj(['a', 'b']), 1, 2), false);
+  assert.deepEqual(summarize(obj(['b']), 1, 2).required, ['b']);
+  assert.deepEqual(summarize(obj(), 1, 2).required, []);
+  // And the check catches a summary that drops a partial list.
+  const full = obj(['a']);
+  assert.notDeepEqual(requiredConventionFaults(obj(), full, ''), []);
 });
 
 test('the relaxation check refuses a summary that adds or changes a constraint', () => {
@@ -294,11 +352,14 @@ test('ajv: the summary still refuses what it says is wrong (a missing required f
   for (const [i, tool] of SUMMARY.entries()) {
     const summaryOk = ajv.compile(tool.outputSchema);
     const value = generate(inlined(FULL[i]!.outputSchema), rng(1000 + i)) as Record<string, unknown>;
-    const required = (tool.outputSchema.required ?? []) as string[];
-    if (required.length === 0) continue;
-    const { [required[0]!]: _dropped, ...missing } = value;
-    assert.equal(summaryOk(missing), false, `${tool.name}: accepts a result without ${required[0]}`);
-    assert.equal(summaryOk({ ...value, [required[0]!]: [[[]]] }), false);
+    const field = ((FULL[i]!.outputSchema.required ?? []) as string[])[0];
+    if (field === undefined) continue;
+    // A field the summary lists as required (a partial list: the rest are all present by convention).
+    if (((tool.outputSchema.required ?? []) as string[]).includes(field)) {
+      const { [field]: _dropped, ...missing } = value;
+      assert.equal(summaryOk(missing), false, `${tool.name}: accepts a result without ${field}`);
+    }
+    assert.equal(summaryOk({ ...value, [field]: [[[]]] }), false, `${tool.name}: accepts a wrong ${field}`);
     refused++;
   }
   assert.ok(refused >= 60, `${refused} tools checked`);
@@ -319,7 +380,7 @@ test('a result wrong below the cut is refused by the server (complete zod schema
   });
   const [published] = listTools([deep]);
   assert.deepEqual(published!.outputSchema.properties, {
-    a: { type: 'object', properties: { b: { type: 'object' } }, required: ['b'] },
+    a: { type: 'object', properties: { b: { type: 'object' } } },
   });
   const ajv = new Ajv2020({ strict: false });
   assert.ok(ajv.validate(published!.outputSchema, { a: { b: { c: 'z' } } }), 'the summary admits it');
