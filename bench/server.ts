@@ -1,7 +1,9 @@
 // Server figures where the user pays, each next to the floor it is judged against in the same run:
 // - tools/list size per profile (bytes, bytes per tool, approximate tokens; for the full profile each
-//   tool's bytes and the average per part: description, input and output schema, annotations): it
-//   sits in the assistant's context in every conversation;
+//   tool's bytes and the average per part: description, input and output schema, annotations, and
+//   the rest: name, title, keys and punctuation), output schemas summarised as served by default, and
+//   the full profile again with RE_MCP_OUTPUT_SCHEMAS=full: it sits in the assistant's context in
+//   every conversation;
 // - spawn -> first tools/list (median of fresh processes) against a bare Node process answering the
 //   same initialize + tools/list with the same bytes (nothing to load, nothing to compute), as a ratio;
 // - the first nds_inspect_rom of a small real homebrew ROM in a fresh server (cold: hash, parse,
@@ -45,9 +47,10 @@ async function connect(args: string[], env: Record<string, string>): Promise<Cli
   return client;
 }
 
-const serverEnv = (workspace: string, profile = 'full') => ({
+const serverEnv = (workspace: string, profile = 'full', outputSchemas = 'summary') => ({
   RE_MCP_WORKSPACE_ROOT: workspace,
   RE_MCP_PROFILE: profile,
+  RE_MCP_OUTPUT_SCHEMAS: outputSchemas,
 });
 
 /**
@@ -98,10 +101,14 @@ async function sizes(
   const out: Record<string, unknown> = {};
   let full: unknown = null;
   let init: unknown = null;
-  for (const profile of PROFILE_NAMES) {
-    const client = await connect([entry, 'serve'], serverEnv(workspace, profile));
+  const runs: Array<[label: string, profile: string, outputSchemas: string]> = [
+    ...PROFILE_NAMES.map((p): [string, string, string] => [p, p, 'summary']),
+    ['full, RE_MCP_OUTPUT_SCHEMAS=full', 'full', 'full'],
+  ];
+  for (const [label, profile, outputSchemas] of runs) {
+    const client = await connect([entry, 'serve'], serverEnv(workspace, profile, outputSchemas));
     const listed = await client.listTools();
-    if (profile === 'full') {
+    if (label === 'full') {
       full = listed;
       init = {
         protocolVersion: client.getNegotiatedProtocolVersion() ?? '2025-06-18',
@@ -113,7 +120,7 @@ async function sizes(
     await client.close();
     const bytes = Buffer.byteLength(JSON.stringify(listed));
     const perTool = listed.tools.map((t) => Buffer.byteLength(JSON.stringify(t)));
-    out[profile] = {
+    out[label] = {
       tools: listed.tools.length,
       bytes,
       bytesPerTool: Math.round(bytes / Math.max(listed.tools.length, 1)),
@@ -135,10 +142,14 @@ function toolBytes(tools: ListedTool[]): {
 } {
   const parts = ['description', 'inputSchema', 'outputSchema', 'annotations'] as const;
   const perPartAverage: Record<string, number> = {};
+  const count = Math.max(tools.length, 1);
   for (const part of parts)
-    perPartAverage[part] = Math.round(
-      tools.reduce((sum, t) => sum + jsonBytes(t[part]), 0) / Math.max(tools.length, 1),
-    );
+    perPartAverage[part] = Math.round(tools.reduce((sum, t) => sum + jsonBytes(t[part]), 0) / count);
+  // Name, title, the keys and punctuation of the definition.
+  const whole = tools.reduce((sum, t) => sum + jsonBytes(t), 0) / count;
+  perPartAverage.other = Math.round(
+    whole - parts.reduce((sum, part) => sum + tools.reduce((s, t) => s + jsonBytes(t[part]), 0) / count, 0),
+  );
   return { perPartAverage, perTool: Object.fromEntries(tools.map((t) => [t.name, jsonBytes(t)])) };
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The re-mcp command line: serve (default) | tools | call | doctor | config | demo. Flags mirror the environment
 // variables (see `re-mcp --help`).
-import { loadConfig, mergeFlags, SETTINGS } from '../config/config.js';
+import { isOutputSchemaMode, loadConfig, mergeFlags, SETTINGS } from '../config/config.js';
 import { isReMcpError } from '../core/errors.js';
 import { isProfileName, PROFILE_NAMES, PROFILE_SUMMARIES } from '../core/profiles.js';
 import { startupMark } from '../core/startup-trace.js';
@@ -12,7 +12,8 @@ const USAGE = `re-mcp ${VERSION}: a safety-first MCP server for ROM reverse engi
 
 Usage:
   re-mcp [serve] [flags]              run the stdio MCP server (the default command)
-  re-mcp tools [--profile P] [--json] list the tools of a profile (--json: full tools/list definitions)
+  re-mcp tools [--profile P] [--json] list the tools of a profile (--json: the tools/list definitions,
+                                      output schemas as --output-schemas says)
   re-mcp call TOOL '<json args>'      run one tool and print its structured result (exit 1 on error)
   re-mcp doctor [--json]              check this installation: one line per capability, and the fix
                                       (exit 1 when something required or configured is broken)
@@ -49,13 +50,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     // Listing needs no workspace: it describes the server, it touches nothing.
     const profile = env.RE_MCP_PROFILE ?? 'full';
     if (!isProfileName(profile)) fail(`unknown profile "${profile}"`);
+    const outputSchemas = env.RE_MCP_OUTPUT_SCHEMAS || 'summary';
+    if (!isOutputSchemaMode(outputSchemas))
+      fail(`RE_MCP_OUTPUT_SCHEMAS must be summary or full, got "${outputSchemas}"`);
     const { toolsForProfile } = await import('../tools/index.js');
     const tools = toolsForProfile(profile);
     if (json) {
       // Exactly what tools/list publishes (name, title, description, schemas, annotations), so a
       // script can read the definitions without speaking MCP.
       const { listTools } = await import('../mcp/server.js');
-      process.stdout.write(`${JSON.stringify(listTools(tools), null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify(listTools(tools, { outputSchemas }), null, 2)}\n`);
     } else for (const t of tools) process.stdout.write(`${t.name.padEnd(36)} ${t.description.purpose}\n`);
     return 0;
   }

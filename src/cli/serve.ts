@@ -56,7 +56,7 @@ export async function serve(config: Config): Promise<void> {
   // first call of every tool more than it ever saves.
   z.config({ jitless: true });
   const services = new Services(config, new Workspace(config.workspaceRoot));
-  const { source, tools } = await profileTools(config.profile);
+  const { source, tools } = await profileTools(config.profile, config.outputSchemas);
   services.tools = tools;
   startupMark('catalog read');
   const log = (line: string) => process.stderr.write(`${line}\n`);

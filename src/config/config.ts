@@ -12,11 +12,26 @@ import { isProfileName, type ProfileName } from '../core/profiles.js';
 export const OUTPUT_BYTES = { default: 1_048_576, min: 65_536, max: 16_777_216 } as const;
 export const RETROARCH_TIMEOUT = { default: 1_000, min: 50, max: 30_000 } as const;
 
+/**
+ * How tools/list publishes output schemas: `summary` (the default) says each field to two levels of
+ * objects and only the JSON type below (src/mcp/output-schema.ts); `full` says everything. Both are
+ * true of every result (the summary accepts every value the full schema accepts), and results are
+ * checked against the complete zod schema either way (src/mcp/invoke.ts).
+ */
+export const OUTPUT_SCHEMA_MODES = ['summary', 'full'] as const;
+export type OutputSchemaMode = (typeof OUTPUT_SCHEMA_MODES)[number];
+
+export function isOutputSchemaMode(value: string): value is OutputSchemaMode {
+  return (OUTPUT_SCHEMA_MODES as readonly string[]).includes(value);
+}
+
 export interface Config {
   /** Real path of the workspace (symlinks resolved). */
   workspaceRoot: string;
   maxOutputBytes: number;
   profile: ProfileName;
+  /** How tools/list publishes output schemas: summarised (default) or complete. */
+  outputSchemas: OutputSchemaMode;
   desmume: { launcher: string | null; launcherSha256: string | null };
   ghidra: { home: string | null; timeoutMs: number };
   retroarch: { host: string; port: number; timeoutMs: number; screenshotDir: string | null };
@@ -31,6 +46,11 @@ export const SETTINGS = [
     `bound on one tool result (default ${OUTPUT_BYTES.default})`,
   ],
   ['RE_MCP_PROFILE', '--profile', 'tool profile: static|runtime|build|project|retroarch|full (default full)'],
+  [
+    'RE_MCP_OUTPUT_SCHEMAS',
+    '--output-schemas',
+    'published output schemas: summary (fields 2 objects deep, types below) | full (default summary)',
+  ],
   ['RE_MCP_DESMUME_LAUNCHER', '--desmume-launcher', 'DeSmuME launcher (default /usr/games/desmume-cli)'],
   ['RE_MCP_DESMUME_LAUNCHER_SHA256', '--desmume-launcher-sha256', 'pins the launcher by SHA-256'],
   ['RE_MCP_GHIDRA_HOME', '--ghidra-home', 'optional Ghidra 12.x installation'],
@@ -161,6 +181,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 export function loadSettings(env: Record<string, string | undefined>): Omit<Config, 'workspaceRoot'> {
   const profileRaw = env.RE_MCP_PROFILE ?? 'full';
   if (!isProfileName(profileRaw)) throw new ReMcpError('config-invalid', `unknown profile "${profileRaw}"`);
+  const outputSchemas = optionalString(env, 'RE_MCP_OUTPUT_SCHEMAS') ?? 'summary';
+  if (!isOutputSchemaMode(outputSchemas))
+    throw new ReMcpError(
+      'config-invalid',
+      `RE_MCP_OUTPUT_SCHEMAS must be summary or full, got "${outputSchemas}"`,
+    );
   const launcherSha = optionalString(env, 'RE_MCP_DESMUME_LAUNCHER_SHA256');
   if (launcherSha !== null && !/^[0-9a-fA-F]{64}$/.test(launcherSha)) {
     throw new ReMcpError('config-invalid', 'RE_MCP_DESMUME_LAUNCHER_SHA256 must be 64 hex digits');
@@ -168,6 +194,7 @@ export function loadSettings(env: Record<string, string | undefined>): Omit<Conf
   return {
     maxOutputBytes: intSetting(env, 'RE_MCP_MAX_OUTPUT_BYTES', OUTPUT_BYTES),
     profile: profileRaw,
+    outputSchemas,
     desmume: {
       launcher: optionalString(env, 'RE_MCP_DESMUME_LAUNCHER') ?? defaultLauncher(),
       launcherSha256: launcherSha?.toLowerCase() ?? null,

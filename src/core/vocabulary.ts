@@ -30,23 +30,21 @@ export function parseAddress(value: number | string): number | null {
   return Number.isInteger(n) && n >= 0 && n <= 0xffff_ffff ? n : null;
 }
 
-/** The argument schema for an address or offset; parses to a number. `what` says what it is (the
- * input grammar is said once, in the server's instructions). */
-export function addressArg(what: string) {
-  return z
-    .union([z.number().int(), z.string().max(12)])
-    .transform((v, ctx) => {
-      const n = parseAddress(v);
-      if (n === null) {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'expected "0x" + 1..8 hex digits, or an integer 0..4294967295',
-        });
-        return z.NEVER;
-      }
-      return n;
-    })
-    .describe(`${what}.`);
+/** The argument schema for an address or offset; parses to a number. `what` says what it is, when
+ * the argument's name does not (the input grammar is said once, in the server's instructions). */
+export function addressArg(what?: string) {
+  const arg = z.union([z.number().int(), z.string().max(12)]).transform((v, ctx) => {
+    const n = parseAddress(v);
+    if (n === null) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected "0x" + 1..8 hex digits, or an integer 0..4294967295',
+      });
+      return z.NEVER;
+    }
+    return n;
+  });
+  return what === undefined ? arg : arg.describe(`${what}.`);
 }
 
 /** The output schema of an address or offset. */

@@ -1,5 +1,7 @@
-// Output schemas as published: said once, without words the values already say. They accept exactly
-// the values they accepted before.
+// Output schemas as published: said once, without words the values already say, and by default
+// summarised (summarize: fields two objects deep, JSON types below, no `required` list where every
+// field is required; RE_MCP_OUTPUT_SCHEMAS=full keeps them complete). The complete form accepts exactly the values the compacted zod schema does; the
+// summary accepts at least those.
 //
 // `type` beside `enum`/`const` is dropped when every listed value already has that type
 // ({"enum":["arm","thumb"]} accepts what {"type":"string","enum":["arm","thumb"]} did). Input schemas
@@ -10,6 +12,8 @@
 // and every occurrence becomes a `$ref` to it. A `$ref` to a definition validates exactly what the
 // inlined copy did, so the schema accepts the same values; only bytes go. A part is shared only when
 // that saves bytes (a `{"type":"integer"}` stays inline).
+import type { OutputSchemaMode } from '../config/config.js';
+
 type Schema = Record<string, unknown>;
 
 /** Keys whose value is a subschema, and keys whose value is a list or map of subschemas. */
@@ -91,9 +95,121 @@ function dropImpliedTypes(schema: Schema): Schema {
   return out;
 }
 
+/**
+ * Object depth the summary publishes fields to: the result's own fields (1) and the fields of each of
+ * their objects, or of their arrays' item objects (2). An array's `items` is not a level.
+ */
+export const SUMMARY_DEPTH = 2;
+
 /** The published form of an output schema (already compacted by json-schema.ts). */
-export function publishOutputSchema(root: Schema, names: ReadonlyMap<string, string>): Schema {
-  return shareDefinitions(dropImpliedTypes(root), names);
+export function publishOutputSchema(
+  root: Schema,
+  names: ReadonlyMap<string, string>,
+  mode: OutputSchemaMode = 'full',
+  depth = SUMMARY_DEPTH,
+): Schema {
+  const exact = dropImpliedTypes(root);
+  return shareDefinitions(mode === 'full' ? exact : summarize(exact, 1, depth), names);
+}
+
+/** Keys whose subschemas describe the fields of an object (a record's values are fields too). */
+const FIELD_KEYS = ['properties', 'patternProperties', 'additionalProperties', 'propertyNames'];
+
+/** True when `schema` describes fields of an object, itself or through its items or branches. */
+function hasFields(schema: Schema): boolean {
+  if (FIELD_KEYS.some((k) => isSchema(schema[k]))) return true;
+  if (isSchema(schema.items) && hasFields(schema.items)) return true;
+  return ['anyOf', 'oneOf', 'allOf', 'prefixItems'].some(
+    (k) => Array.isArray(schema[k]) && (schema[k] as unknown[]).some((s) => isSchema(s) && hasFields(s)),
+  );
+}
+
+/**
+ * The JSON types `schema` admits, or null when it does not say. Only ever widened: a union's types
+ * are all its branches' types, an allOf (an intersection) says nothing here.
+ */
+export function jsonTypes(schema: Schema): string[] | null {
+  let types: string[] | null = null;
+  if (typeof schema.type === 'string') types = [schema.type];
+  else if (Array.isArray(schema.type)) types = schema.type as string[];
+  else if ('const' in schema || Array.isArray(schema.enum)) {
+    const values = 'const' in schema ? [schema.const] : (schema.enum as unknown[]);
+    types = values.map((v) =>
+      typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : jsonType(v),
+    );
+  } else {
+    const branches = (schema.anyOf ?? schema.oneOf) as unknown[] | undefined;
+    if (!Array.isArray(branches)) return null;
+    const all = branches.map((b) => (isSchema(b) ? jsonTypes(b) : null));
+    if (all.some((t) => t === null)) return null;
+    types = all.flat() as string[];
+  }
+  let unique = [...new Set(types)];
+  // "integer" is within "number".
+  if (unique.includes('number')) unique = unique.filter((t) => t !== 'integer');
+  return unique;
+}
+
+/** What stands for `schema` below the cut: its JSON type(s) only (nothing at all when unknown). */
+function cut(schema: Schema): Schema {
+  const types = jsonTypes(schema);
+  if (types === null) return {};
+  return { type: types.length === 1 ? types[0] : types };
+}
+
+/**
+ * The summary of `schema`, whose own fields sit at object depth `level`: fields to `depth` keep every
+ * keyword; a node that would describe deeper fields becomes its JSON type(s) (a union there becomes the
+ * set of its branches' types). Only subschemas that validate fields, items or branches are cut; each
+ * cut drops constraints and adds none, so the summary accepts every value the schema accepts.
+ */
+export function summarize(schema: Schema, level: number, depth: number): Schema {
+  if (level > depth && hasFields(schema)) return cut(schema);
+  const out: Schema = {};
+  const requiredNote = requiredForSummary(schema);
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'properties' || key === 'patternProperties') {
+      out[key] = isSchema(value)
+        ? Object.fromEntries(
+            Object.entries(value).map(([k, v]) => [k, isSchema(v) ? summarize(v, level + 1, depth) : v]),
+          )
+        : value;
+    } else if (key === 'additionalProperties' || key === 'propertyNames')
+      out[key] = isSchema(value) ? summarize(value, level + 1, depth) : value;
+    else if (key === 'items' || key === 'contains')
+      out[key] = isSchema(value) ? summarize(value, level, depth) : value;
+    else if (['anyOf', 'allOf', 'prefixItems'].includes(key) && Array.isArray(value))
+      out[key] = value.map((v) => (isSchema(v) ? summarize(v, level, depth) : v));
+    else if (key === 'oneOf' && Array.isArray(value)) {
+      // Relaxed branches may overlap, and a oneOf refuses a value two branches accept: an anyOf of
+      // the relaxed branches accepts every value exactly one original branch accepted.
+      const branches = value.map((v) => (isSchema(v) ? summarize(v, level, depth) : v));
+      const same = JSON.stringify(branches) === JSON.stringify(value);
+      out[same ? 'oneOf' : 'anyOf'] = branches;
+    } else if (key === 'required') {
+      if (requiredNote !== undefined) out.required = requiredNote;
+    }
+    // Anything else (type, enum, const, pattern, bounds, `not`) is kept as it is: relaxing inside a
+    // `not` would tighten the whole.
+    else out[key] = value;
+  }
+  if (requiredNote !== undefined && !('required' in out)) out.required = requiredNote;
+  return out;
+}
+
+/**
+ * The `required` list a summary object publishes, or undefined for none. Nearly every output object
+ * has all its fields, always (null where one does not apply); the server's instructions say so once,
+ * and the summary omits a `required` that lists every field, which is most of them. An object with
+ * an optional field keeps its list, and one with no required field says `[]`, so the convention stays
+ * true of every published object. Omitting `required` only relaxes the schema.
+ */
+function requiredForSummary(schema: Schema): string[] | undefined {
+  if (!isSchema(schema.properties))
+    return Array.isArray(schema.required) ? (schema.required as string[]) : undefined;
+  const fields = Object.keys(schema.properties);
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  return fields.every((f) => required.includes(f)) ? undefined : required;
 }
 
 /**

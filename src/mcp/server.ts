@@ -2,9 +2,10 @@
 // does it once, src/cli/catalog.ts), and where a server finds them. The protocol layer that serves
 // them is ./session.ts.
 import { z } from 'zod/v4';
+import type { OutputSchemaMode } from '../config/config.js';
 import { addressOut, addressRangeOut } from '../core/vocabulary.js';
 import { compactSchema } from './json-schema.js';
-import { publishOutputSchema } from './output-schema.js';
+import { publishOutputSchema, SUMMARY_DEPTH } from './output-schema.js';
 import { renderDescription, type ToolAnnotations, type ToolDefinition } from './tool.js';
 import { ERROR_META_KEY } from './wire.js';
 
@@ -21,7 +22,8 @@ export const INSTRUCTIONS = [
   '- Long calls report progress when given a progressToken and stop when cancelled.',
   `- Failures are isError results whose text starts with "[code] message"; _meta["${ERROR_META_KEY}"] holds {code, message, details}.`,
   '- DeSmuME: both CPUs share one emulation, so resuming either runs both.',
-  '- RetroArch: each query waits RETROARCH_TIMEOUT_MS (50..30000, default 1000 ms); reads are tried 3 times, writes sent once. Paused, RetroArch ignores RESET and state commands: those tools refuse with paused unless resumeIfPaused. re-mcp tracks the state slot pointer (0 at start or after RetroArch was unreachable, verified by confirmed saves); moved outside re-mcp it is wrong until the next confirmed save.',
+  '- RetroArch: each query waits RETROARCH_TIMEOUT_MS (50..30000, default 1000 ms); reads are tried 3 times, writes sent once. Paused, RetroArch ignores RESET and state commands: those tools refuse with paused unless resumeIfPaused. re-mcp tracks the state slot (0 at start or after RetroArch was unreachable; confirmed saves verify it); moved outside re-mcp it is wrong until the next confirmed save.',
+  '- Output objects have every field they list (null if not applicable) unless their schema lists `required`.',
   '- server_capabilities reports every limit and what is ready.',
 ].join('\n');
 
@@ -51,8 +53,12 @@ function wellKnownParts(): Map<string, string> {
  * The published definitions. JSON Schemas are derived once, on the first tools/list, not at start-up.
  * Output schemas say each repeated part once ($defs); `title` is not repeated inside annotations.
  */
-export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
+export function listTools(
+  tools: readonly ToolDefinition[],
+  options: { outputSchemas?: OutputSchemaMode; depth?: number } = {},
+): ListedTool[] {
   const names = wellKnownParts();
+  const mode = options.outputSchemas ?? 'summary';
   return tools.map((def) => ({
     name: def.name,
     title: def.title,
@@ -68,6 +74,8 @@ export function listTools(tools: readonly ToolDefinition[]): ListedTool[] {
         output: true,
       }) as Record<string, unknown>,
       names,
+      mode,
+      options.depth ?? SUMMARY_DEPTH,
     ),
     annotations: publishedAnnotations(def.annotations),
   }));

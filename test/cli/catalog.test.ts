@@ -1,9 +1,10 @@
 // The catalog the build writes into the bundle is the registry's: the built server's tools/list for
-// every profile is exactly what listTools derives from the definitions now, and the lazily imported
-// families hold the same tools, in the same order, as the registry.
+// every profile is exactly what listTools derives from the definitions now (output schemas summarised,
+// or complete with RE_MCP_OUTPUT_SCHEMAS=full), and the lazily imported families hold the same tools,
+// in the same order, as the registry.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildCatalog } from '../../src/cli/catalog.js';
+import { buildCatalog, packCatalog, publishedText } from '../../src/cli/catalog.js';
 import { PROFILE_NAMES } from '../../src/core/profiles.js';
 import { listTools } from '../../src/mcp/server.js';
 import { ALL_TOOLS, toolsForProfile } from '../../src/tools/index.js';
@@ -19,6 +20,27 @@ test('the lazily loaded families are the registry, in order', async () => {
     catalog.map((e) => e.published),
     listTools(ALL_TOOLS),
   );
+  assert.deepEqual(
+    catalog.map((e) => e.fullOutputSchema),
+    listTools(ALL_TOOLS, { outputSchemas: 'full' }).map((t) => t.outputSchema),
+  );
+});
+
+test('the packed catalog gives each definition as tools/list sends it, in either output-schema mode', async () => {
+  const packed = packCatalog(await buildCatalog());
+  const summary = listTools(ALL_TOOLS);
+  const full = listTools(ALL_TOOLS, { outputSchemas: 'full' });
+  let spliced = 0;
+  for (const [i, entry] of packed.entries()) {
+    assert.equal(publishedText(entry, 'summary'), JSON.stringify(summary[i]), entry.name);
+    assert.equal(publishedText(entry, 'full'), JSON.stringify(full[i]), entry.name);
+    if (entry.fullOutput) spliced++;
+  }
+  // Only the tools whose summary drops something (a level or an all-required list) carry their
+  // complete schema twice.
+  const differ = summary.filter((t, i) => JSON.stringify(t) !== JSON.stringify(full[i])).length;
+  assert.equal(spliced, differ, `${spliced} tools carry a complete output schema`);
+  assert.ok(spliced >= 20, `${spliced} tools carry a complete output schema`);
 });
 
 test('the built server lists, per profile, exactly the definitions of the source', async () => {
@@ -36,6 +58,23 @@ test('the built server lists, per profile, exactly the definitions of the source
         const failure = await h.fail('nds_inspect_rom', { rom: 'absent.nds' });
         assert.equal(failure.code, 'not-found');
       }
+    } finally {
+      await h.close();
+    }
+  }
+});
+
+test('RE_MCP_OUTPUT_SCHEMAS=full (or --output-schemas full) publishes the complete output schemas', async () => {
+  for (const options of [
+    { env: { RE_MCP_OUTPUT_SCHEMAS: 'full' } },
+    { args: ['--output-schemas', 'full'] },
+  ]) {
+    const h = await startServer(options);
+    try {
+      const { tools } = await h.client.listTools();
+      assert.deepEqual(tools, listTools(ALL_TOOLS, { outputSchemas: 'full' }), JSON.stringify(options));
+      // The complete schema arms the client's own validation the same way.
+      await h.ok('server_capabilities');
     } finally {
       await h.close();
     }

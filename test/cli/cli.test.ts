@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { listTools } from '../../src/mcp/server.js';
+import { toolsForProfile } from '../../src/tools/index.js';
 import { VERSION } from '../../src/version.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../kit/mcp-harness.js';
 import { INITIALIZE, INITIALIZED, startRawServer } from '../kit/raw-server.js';
@@ -36,6 +38,19 @@ test('tools --profile project lists exactly the project tools', () => {
   assert.deepEqual((JSON.parse(env.stdout) as Array<{ name: string }>).map((t) => t.name).sort(), names);
 });
 
+test('tools --json publishes output schemas as RE_MCP_OUTPUT_SCHEMAS / --output-schemas says', () => {
+  const args = ['tools', '--profile', 'project', '--json'];
+  const summary = JSON.parse(cli(args).stdout);
+  assert.deepEqual(summary, listTools(toolsForProfile('project')));
+  const full = listTools(toolsForProfile('project'), { outputSchemas: 'full' });
+  assert.deepEqual(JSON.parse(cli([...args, '--output-schemas', 'full']).stdout), full);
+  assert.deepEqual(JSON.parse(cli(args, { RE_MCP_OUTPUT_SCHEMAS: 'full' }).stdout), full);
+  assert.notDeepEqual(summary, full, 'the project profile has an output schema the summary shortens');
+  const bad = cli([...args, '--output-schemas', 'all']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /RE_MCP_OUTPUT_SCHEMAS must be summary or full/);
+});
+
 test('every profile is a subset of full, and full lists every tool once', () => {
   const full = (JSON.parse(cli(['tools', '--json']).stdout) as Array<{ name: string }>).map((t) => t.name);
   assert.equal(new Set(full).size, full.length);
@@ -57,6 +72,11 @@ test('call server_capabilities prints valid JSON with the limits', async () => {
     assert.equal(caps.limits.global.maxOutputBytes.max, 1_048_576);
     assert.ok(caps.limits.tools.run_project_verification.timeoutMs.max > 0);
     assert.equal(caps.workspaceRoot, ws);
+    assert.equal(caps.outputSchemas, 'summary');
+    const full = cli(['call', 'server_capabilities', '{}', '--output-schemas', 'full'], {
+      RE_MCP_WORKSPACE_ROOT: ws,
+    });
+    assert.equal(JSON.parse(full.stdout).outputSchemas, 'full', full.stderr);
     assert.ok(caps.policy.shell);
   } finally {
     await rm(ws, { recursive: true, force: true });
@@ -87,8 +107,8 @@ test('call exits 1 on an error result and prints the typed error', async () => {
 });
 
 test('every tool description follows the template and every input field is described', async () => {
-  // A field is described by its description, or (a limit argument such as maxBlocks, whose name says
-  // the unit) by its published default, minimum and maximum.
+  // A field is described by its description, or by what its schema publishes when its name says the
+  // rest: a choice (enum, boolean), a number with its minimum and maximum, a pattern, or an address.
   const { startServer } = await import('../kit/mcp-harness.js');
   const h = await startServer();
   try {
@@ -112,18 +132,30 @@ test('every tool description follows the template and every input field is descr
       for (const [field, schema] of Object.entries(
         (tool.inputSchema.properties ?? {}) as Record<
           string,
-          { description?: string; type?: unknown; default?: unknown; minimum?: number; maximum?: number }
+          {
+            description?: string;
+            type?: unknown;
+            enum?: unknown[];
+            minimum?: number;
+            maximum?: number;
+            maxLength?: number;
+            pattern?: string;
+          }
         >,
       )) {
-        const limit =
-          schema.type === 'integer' &&
-          /^max[A-Z]/.test(field) &&
-          typeof schema.default === 'number' &&
+        const choice =
+          Array.isArray(schema.enum) || schema.type === 'boolean' || typeof schema.pattern === 'string';
+        const bounded =
+          (schema.type === 'integer' || schema.type === 'number') &&
           typeof schema.minimum === 'number' &&
           typeof schema.maximum === 'number';
+        const address =
+          /address$/i.test(field) &&
+          JSON.stringify(schema.type) === '["integer","string"]' &&
+          schema.maxLength === 12;
         assert.ok(
-          limit || (schema.description && schema.description.length > 3),
-          `${tool.name}.${field} has a description (or is a max* limit with default and bounds)`,
+          choice || bounded || address || (schema.description && schema.description.length > 3),
+          `${tool.name}.${field} has a description (or publishes its choices, bounds, pattern or address form)`,
         );
       }
     }

@@ -13,6 +13,7 @@ import { failed } from '../../src/cli/doctor/check.js';
 import { parseTinyRom } from '../../src/cli/doctor/core-checks.js';
 import { checkDesmume, checkRetroArch } from '../../src/cli/doctor/integration-checks.js';
 import { buildTinyRom, TINY_ROM } from '../../src/cli/doctor/tiny-rom.js';
+import { checkSettings } from '../../src/cli/doctor/workspace-checks.js';
 import { loadSettings } from '../../src/config/config.js';
 import { DESMUME_CLI, desmumeProcesses } from '../kit/desmume/index.js';
 import { makeWorkspace, SERVER_ENTRY } from '../kit/mcp-harness.js';
@@ -282,4 +283,13 @@ test('settings: an invalid value is broken, named, and fails the doctor', async 
   assert.match(settings.detail, /RETROARCH_PORT/);
   assert.match(byId.get('retroarch')!.detail, /not checked/);
   assert.equal(code, 1);
+});
+
+test('the settings line reports the profile and the output-schema mode, and refuses an unknown mode', () => {
+  assert.equal(checkSettings({}).result.detail, 'valid (profile full, output schemas summary)');
+  const full = checkSettings({ RE_MCP_PROFILE: 'static', RE_MCP_OUTPUT_SCHEMAS: 'full' }).result;
+  assert.equal(full.detail, 'valid (profile static, output schemas full)');
+  const bad = checkSettings({ RE_MCP_OUTPUT_SCHEMAS: 'everything' }).result;
+  assert.equal(bad.status, 'broken');
+  assert.match(bad.detail, /RE_MCP_OUTPUT_SCHEMAS must be summary or full/);
 });

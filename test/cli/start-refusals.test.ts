@@ -31,6 +31,11 @@ const cases: Array<[string, Record<string, string>, RegExp]> = [
   ['home with trailing slash', { RE_MCP_WORKSPACE_ROOT: `${homedir()}/` }, /home directory/],
   ['bad output bound', { RE_MCP_WORKSPACE_ROOT: scratch, RE_MCP_MAX_OUTPUT_BYTES: '12' }, /between/],
   ['unknown profile', { RE_MCP_WORKSPACE_ROOT: scratch, RE_MCP_PROFILE: 'everything' }, /unknown profile/],
+  [
+    'unknown output-schema mode',
+    { RE_MCP_WORKSPACE_ROOT: scratch, RE_MCP_OUTPUT_SCHEMAS: 'complete' },
+    /RE_MCP_OUTPUT_SCHEMAS must be summary or full/,
+  ],
 ];
 
 for (const [name, env, reason] of cases) {

@@ -248,3 +248,31 @@ test('arm9-overlays: two overlay images, overlapping at run time, and an ITCM bl
     assert.equal(armSymbol(p, name).mode, 'arm', name);
   assert.equal(armSymbol(p, 'ovl_thumb_tick').mode, 'thumb');
 });
+
+test('arm9-overlay-loader: three position-independent overlay images of distinct sizes, none in the main binary', () => {
+  const p = loadArmProgram('arm9-overlay-loader');
+  const read = (v: string) =>
+    new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, `arm9-overlay-loader.ovl-${v}.bin`)));
+  const images = { base: read('base'), big: read('big'), small: read('small') };
+  assert.deepEqual(
+    Object.values(images).map((i) => i.length),
+    [0x200, 0x600, 0x80],
+  );
+  // The main binary stops before the first overlay section (build.sh strips them out of it).
+  assert.ok(p.size < 0x1000, `main binary is ${p.size} bytes`);
+  const words = (b: Uint8Array) =>
+    Array.from({ length: b.length / 4 }, (_, i) => Buffer.from(b).readUInt32LE(i * 4));
+  for (const [name, image] of Object.entries(images)) {
+    const w = words(image);
+    // Position-independent: no word of the image is an address in main RAM or overlay RAM.
+    assert.ok(!w.some((x) => x >>> 24 === 0x02), `${name} holds no absolute address`);
+    // Three PC-relative loads (value, tail, the word past the image) and a return: bx lr.
+    assert.equal(w.filter((x) => (x & 0xfffff000) >>> 0 === 0xe59f1000).length, 3, name);
+    assert.equal(w[6], 0xe12fff1e, name);
+    // The value and tail words are distinct per image.
+    assert.notEqual(w[7], w[w.length - 1]);
+  }
+  assert.equal(new Set(Object.values(images).map((i) => words(i)[7])).size, 3);
+  for (const name of ['load_overlay', 'card_read', 'blz_decode_backward', 'fill_words', 'loader_done'])
+    assert.equal(armSymbol(p, name).mode, 'arm', name);
+});

@@ -1,6 +1,7 @@
 // An independent check of every tool result the test suite produces: ajv (not zod, which produced
-// the schemas) validates each success's structuredContent against the tool's published outputSchema,
-// and each error's `_meta["re-mcp/error"]` (wire form) or `structuredContent.error` (the in-process
+// the schemas) validates each success's structuredContent against the tool's complete output schema
+// (RE_MCP_OUTPUT_SCHEMAS=full) and, over MCP, also against the outputSchema the server published (by
+// default the summary, which its clients validate with), and each error's `_meta["re-mcp/error"]` (wire form) or `structuredContent.error` (the in-process
 // pipeline's form) against the published error schema. Hooked into the MCP harness and the
 // in-process call helpers, so it runs on every call of the whole suite.
 import assert from 'node:assert/strict';
@@ -40,7 +41,20 @@ interface AnyResult {
   _meta?: unknown;
 }
 
-/** Checks a result received over MCP against the outputSchema the same server published. */
+let complete: Map<string, object> | null = null;
+
+/** The complete output schema of every tool of the registry (what RE_MCP_OUTPUT_SCHEMAS=full publishes). */
+function completeSchema(tool: string): object | undefined {
+  complete ??= new Map(
+    listTools(toolsForProfile('full'), { outputSchemas: 'full' }).map((t) => [t.name, t.outputSchema]),
+  );
+  return complete.get(tool);
+}
+
+/**
+ * Checks a result received over MCP against the outputSchema the same server published, and against
+ * the tool's complete output schema.
+ */
 export function checkWireResult(tool: string, outputSchema: object | undefined, result: AnyResult): void {
   if (result.isError) {
     assert.equal(result.structuredContent, undefined, `${tool}: an error result carries structuredContent`);
@@ -54,19 +68,19 @@ export function checkWireResult(tool: string, outputSchema: object | undefined, 
     result.structuredContent,
     `${tool} structuredContent`,
   );
+  const full = completeSchema(tool);
+  if (full !== undefined)
+    assertValid(validatorFor(`tool:${tool}`, full), result.structuredContent, `${tool} structuredContent`);
 }
 
-let published: Map<string, object> | null = null;
-
-/** Checks an in-process pipeline result against the schema tools/list publishes for the tool. */
+/** Checks an in-process pipeline result against the tool's complete output schema. */
 export function checkPipelineResult(tool: string, result: AnyResult): void {
-  published ??= new Map(listTools(toolsForProfile('full')).map((t) => [t.name, t.outputSchema]));
   if (result.isError) {
     const error = (result.structuredContent as { error?: unknown } | undefined)?.error;
     assertValid(errorValidator, error, `${tool} error`);
     return;
   }
-  const schema = published.get(tool);
+  const schema = completeSchema(tool);
   if (schema === undefined) return; // a test-only tool defined inside a test
   assertValid(validatorFor(`tool:${tool}`, schema), result.structuredContent, `${tool} structuredContent`);
 }

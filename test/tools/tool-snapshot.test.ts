@@ -1,5 +1,6 @@
 // The public surface as a visible diff: every tool's published definition (name, title, description,
-// input and output JSON Schema, annotations; plus its profiles and declared limits) is snapshotted in
+// input and output JSON Schema, annotations; plus its profiles and declared limits, and its complete
+// output schema where the published summary leaves something out) is snapshotted in
 // tool-snapshot.json, and the README's tools-by-profile table is derived from the same registry.
 // After changing a tool (or merging a branch that did): `npm run snapshots` rewrites both; review
 // the diff and commit it.
@@ -20,11 +21,16 @@ const TABLE_END = '<!-- /tools-by-profile -->';
 
 function published(): string {
   const listed = listTools(ALL_TOOLS);
-  const tools = listed.map((t, i) => ({
-    ...t,
-    profiles: ALL_TOOLS[i]!.profiles,
-    limits: ALL_TOOLS[i]!.limits ?? {},
-  }));
+  const full = listTools(ALL_TOOLS, { outputSchemas: 'full' });
+  const tools = listed.map((t, i) => {
+    const complete = full[i]!.outputSchema;
+    return {
+      ...t,
+      ...(JSON.stringify(complete) !== JSON.stringify(t.outputSchema) ? { outputSchemaFull: complete } : {}),
+      profiles: ALL_TOOLS[i]!.profiles,
+      limits: ALL_TOOLS[i]!.limits ?? {},
+    };
+  });
   return `${JSON.stringify(tools, null, 2)}\n`;
 }
 

@@ -20,7 +20,14 @@ export function checkSettings(env: Env): {
 } {
   try {
     const settings = loadSettings(env);
-    return { result: ok('settings', `valid (profile ${settings.profile})`, true), settings };
+    return {
+      result: ok(
+        'settings',
+        `valid (profile ${settings.profile}, output schemas ${settings.outputSchemas})`,
+        true,
+      ),
+      settings,
+    };
   } catch (error) {
     return { result: notOk('settings', 'broken', message(error), HELP, true), settings: null };
   }

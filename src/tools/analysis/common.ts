@@ -64,30 +64,26 @@ export const evidenceArg = z
   .min(1)
   .max(3)
   .default([...EVIDENCE])
-  .describe(
-    'Evidence that proves an entry; ["program-entry","direct-call"] is strict. constant-register-call: LDR/ADR Rn then BLX/BX Rn or MOV LR,PC; BX Rn in one block.',
-  );
+  .describe('constant-register-call: LDR/ADR Rn, then BLX/BX Rn or MOV LR,PC; BX Rn, in one block.');
 
 export const MAX_SEEDS = 64;
 export const seedsArg = z
   .array(
     z.object({
-      address: addressArg('Seed start address'),
-      mode: z.enum(['arm', 'thumb']).describe('Instruction set at the seed (never guessed).'),
-      overlayId: overlayIdArg('Overlay holding the seed.'),
+      address: addressArg('Start'),
+      mode: z.enum(['arm', 'thumb']),
+      overlayId: overlayIdArg(),
     }),
   )
   .max(MAX_SEEDS)
   .default([])
-  .describe(
-    `Coverage-only seeds (max ${MAX_SEEDS}): code to scan, never proof of an entry. ARM 4-, Thumb 2-aligned.`,
-  );
+  .describe('Scanned, never proof; arm 4-, thumb 2-aligned.');
 
 export const overlayScopeArg = z
   .array(z.number().int().min(0).max(0xffffffff))
   .max(4096)
   .optional()
-  .describe('Overlays in scope (main always; default all); one nobody seeds or calls stays no-proven-seed.');
+  .describe('Default all (main always).');
 
 /** What every proof search takes besides its target: evidence kinds, coverage seeds, overlays in scope. */
 export const proofScopeArgs = { evidence: evidenceArg, seeds: seedsArg, overlayIds: overlayScopeArg };

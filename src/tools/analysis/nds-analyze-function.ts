@@ -54,20 +54,19 @@ export const ndsAnalyzeFunction = defineTool({
   title: 'Prove one function entry and show its CFG',
   profiles: ['static'],
   description: {
-    purpose:
-      'Says whether one exact entry (processor, address, mode, overlay) is a proven function entry, with the proving call sites, and its CFG when proven.',
+    purpose: 'Checks one exact entry against the evidence: proving call sites, CFG if proven.',
     useWhen:
-      'checking that an address starts a function before naming it; nds_discover_functions for the call graph; nds_function_at for an address inside a function.',
+      'before naming a function; nds_discover_functions for the call graph, nds_function_at for an address inside one.',
     behaviour:
-      'the entry must resolve to one code source (ARM 4-, Thumb 2-aligned); searches like nds_discover_functions, stopping once proven; proof-inconclusive on truncation or a coverage gap; no function end is claimed.',
-    limits: `seeds max ${MAX_SEEDS}.`,
+      'stops once proven; proof-inconclusive on truncation or a coverage gap; no function end claimed.',
+    limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: addressArg('Entry address'),
-    mode: z.enum(['arm', 'thumb']).describe('Instruction set at the entry (never guessed).'),
-    overlayId: overlayIdArg('Overlay holding the entry (static disambiguator; does not mean loaded).'),
+    address: addressArg('Entry; must resolve to one code source'),
+    mode: z.enum(['arm', 'thumb']).describe('arm 4-, thumb 2-aligned.'),
+    overlayId: overlayIdArg('Overlay holding the entry; not a loaded flag.'),
     ...proofScopeArgs,
     ...limitArgs(L),
   }),

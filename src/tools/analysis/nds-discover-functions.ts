@@ -35,13 +35,11 @@ export const ndsDiscoverFunctions = defineTool({
   title: 'Discover proven functions and their call graph',
   profiles: ['static'],
   description: {
-    purpose:
-      'Finds the functions whose entries are proven, by a bounded walk from the processor’s entry point, with their callers and callees.',
+    purpose: 'Proven functions, callers and callees, walking from the entry point.',
     useWhen:
-      '"what functions exist", "who calls X", "what does X call"; nds_analyze_function for one entry’s proof; nds_function_at for the function holding an address.',
-    behaviour:
-      'an entry is proven only by program-entry, direct-call or constant-register-call (see evidence); branch targets, pointers, prologues and seeds prove nothing; each function CFG is clipped to the remaining budget; no function end is claimed; identity goes verbatim into the ARM tools.',
-    limits: `seeds max ${MAX_SEEDS}.`,
+      'the call graph; nds_analyze_function to prove one entry, nds_function_at for the function at an address.',
+    behaviour: 'only evidence proves an entry, never seeds, pointers or prologues; no function end claimed.',
+    limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({
     rom: romArg,

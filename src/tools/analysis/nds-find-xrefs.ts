@@ -78,19 +78,17 @@ export const ndsFindXrefs = defineTool({
   title: 'Find proven references to an address',
   profiles: ['static'],
   description: {
-    purpose:
-      'Finds every deterministic reference to one runtime address in the proven-reachable code: calls, branches, literal slots and words, ADR/ADD-PC addresses, constant-register calls.',
-    useWhen:
-      '"who calls / jumps to X", "which code uses this string or table"; nds_list_references for what one window references.',
+    purpose: 'Every reference to an address from proven-reachable code.',
+    useWhen: 'who calls, jumps to or loads X; nds_list_references for what one window references.',
     behaviour:
-      'walks from the header entry and coverage seeds; an overlay is searched only when seeded or called; literal-pool: the slot address is the target, literal-value: its word is (or target|1); a ROM-offset target must map to one runtime address.',
-    limits: `seeds max ${MAX_SEEDS}.`,
+      'walks from the entry point and seeds; overlays only when seeded or called; literal-pool: the slot is the target, literal-value: its word (or target|1).',
+    limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: addressArg('Target runtime address (give this or romOffset)').optional(),
-    romOffset: addressArg('Target ROM offset; must map to exactly one runtime address').optional(),
+    address: addressArg('Or give romOffset').optional(),
+    romOffset: addressArg('Must map to one runtime address').optional(),
     ...proofScopeArgs,
     ...limitArgs(L),
   }),

@@ -31,18 +31,17 @@ export const ndsFunctionAt = defineTool({
   title: 'Proven function containing an address',
   profiles: ['static'],
   description: {
-    purpose: 'Names the proven function(s) whose analysed CFG contains an address, with their proof.',
-    useWhen:
-      '"which function is this address in" (instead of scanning back for a push); nds_analyze_function when you have the entry.',
+    purpose: 'Proven function(s) whose analysed CFG holds an address, with proof.',
+    useWhen: 'which function holds an address; nds_analyze_function when you have the entry.',
     behaviour:
-      'one discovery as nds_discover_functions, then every analysed block holding the address (shared code lists every owner); complete-negative only when discovery completed, else coverage-gap.',
-    limits: `seeds max ${MAX_SEEDS}.`,
+      'shared code lists every owner; complete-negative only when discovery completed, else coverage-gap.',
+    limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: addressArg('Address to place inside a function'),
-    overlayId: overlayIdArg('Only match blocks of this overlay (a static disambiguator).'),
+    address: addressArg('Address inside a function'),
+    overlayId: overlayIdArg("Only this overlay's blocks match."),
     ...proofScopeArgs,
     ...limitArgs(L),
   }),

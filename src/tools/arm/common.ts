@@ -18,16 +18,12 @@ import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.j
 export const startArgs = {
   rom: romArg,
   processor: processorArg,
-  address: addressArg('Runtime start address (give this or romOffset, not both)').optional(),
-  romOffset: addressArg('ROM offset of the start byte; must map to exactly one runtime address').optional(),
-  overlayId: overlayIdArg(
-    'Overlay among overlapping ones (static, not a loaded flag); unknown ID: not-found.',
-  ),
+  address: addressArg('Or give romOffset').optional(),
+  romOffset: addressArg('Must map to one runtime address').optional(),
+  overlayId: overlayIdArg('Among overlapping overlays; not a loaded flag.'),
   mode: z
     .enum(['arm', 'thumb', 'auto'])
-    .describe(
-      'Instruction set at the start; auto only at the header entry point. arm 4-aligned, thumb 2-aligned.',
-    ),
+    .describe('auto only at the header entry point; arm 4-, thumb 2-aligned.'),
 };
 
 export {
@@ -70,7 +66,7 @@ const stopSchema = decodeStopSchema.nullable();
 export { LINEAR_LIMITS };
 
 /** The code image limit in words, for the tool descriptions. */
-export const CODE_IMAGE_LIMIT_TEXT = `a code component over ${CODE_IMAGE_LIMITS.sourceComponentBytes.max / (1024 * 1024)} MiB is refused with limit-exceeded`;
+export const CODE_IMAGE_LIMIT_TEXT = `code components up to ${CODE_IMAGE_LIMITS.sourceComponentBytes.max / (1024 * 1024)} MiB`;
 
 /** The window bounds are the maxInstructions/maxBytes arguments' own; only the component bound is said. */
 export const LINEAR_LIMITS_TEXT = CODE_IMAGE_LIMIT_TEXT;

@@ -36,11 +36,11 @@ export const ndsAnalyzeControlFlow = defineTool({
   title: 'Direct control-flow graph of ARM/Thumb code',
   profiles: ['static'],
   description: {
-    purpose: 'Builds basic blocks and direct edges of ARM/Thumb code from one start.',
-    useWhen: 'following a function’s branches and loops; nds_disassemble_range for a linear listing.',
+    purpose: 'Basic blocks and direct edges from one start.',
+    useWhen: 'following branches and loops; nds_disassemble_range for a linear listing.',
     behaviour:
-      'follows direct branches (conditional: both ways); calls annotated, not followed; indirect branches, calls and returns recorded unresolved (edge to null); a target in another component is followed only when one static source holds it.',
-    limits: `${CODE_IMAGE_LIMIT_TEXT}; components read once per call, up to ${OPERATION_IMAGE_BYTES / (1024 * 1024)} MiB.`,
+      'follows direct branches, not calls; indirect jumps and returns end in a null edge; crosses components only when one static source holds the target.',
+    limits: `${CODE_IMAGE_LIMIT_TEXT}, ${OPERATION_IMAGE_BYTES / (1024 * 1024)} MiB per call.`,
   },
   input: z.object({
     ...startArgs,
@@ -48,10 +48,7 @@ export const ndsAnalyzeControlFlow = defineTool({
     maxInstructions: limitArg(CFG_LIMITS.maxInstructions),
     maxBytes: limitArg(CFG_LIMITS.maxBytes),
     maxEdges: limitArg(CFG_LIMITS.maxEdges),
-    includeInstructions: z
-      .boolean()
-      .default(false)
-      .describe('Also return every block’s decoded instructions.'),
+    includeInstructions: z.boolean().default(false).describe('Listed per block.'),
   }),
   output: z.object({
     source: sourceSchema,

@@ -21,13 +21,11 @@ export const ndsDisassembleRange = defineTool({
   title: 'Disassemble a bounded ARM/Thumb window',
   profiles: ['static'],
   description: {
-    purpose:
-      'Decodes ARM/Thumb instructions linearly from one start in NDS code (ARM9 ARMv5TE, ARM7 ARMv4T).',
-    useWhen:
-      'reading code at an address or ROM offset; nds_analyze_control_flow follows branches, nds_list_references lists references.',
+    purpose: 'Linear disassembly from one start (ARM9 ARMv5TE, ARM7 ARMv4T).',
+    useWhen: 'reading code; nds_analyze_control_flow to follow branches.',
     behaviour:
-      'main executables, overlays, decoded BLZ images (romOffset null), never BSS; overlapping overlays need overlayId; stops at the first undecodable instruction; a word a literal load provably reads is literal-pool-data.',
-    limits: `${LINEAR_LIMITS_TEXT}; stops at the component end.`,
+      'main, overlays, decoded BLZ images (romOffset null), not BSS; words a literal load provably reads are literal-pool-data.',
+    limits: `${LINEAR_LIMITS_TEXT}.`,
   },
   input: z.object({ ...startArgs, ...linearWindowArgs }),
   output: z.object({

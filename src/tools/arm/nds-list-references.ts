@@ -19,12 +19,10 @@ export const ndsListReferences = defineTool({
   title: 'List proven references of an ARM/Thumb window',
   profiles: ['static'],
   description: {
-    purpose:
-      'Lists the single-instruction references of one linear ARM/Thumb window: direct branch/call, literal-pool slot, pc-relative address.',
-    useWhen:
-      'what a piece of code calls, jumps to or addresses; nds_disassemble_range for the instructions; nds_find_xrefs for who references an address.',
+    purpose: 'Direct branches/calls, literal-pool slots and pc-relative addresses in one linear window.',
+    useWhen: 'what a window calls or addresses; nds_find_xrefs for who references X.',
     behaviour:
-      'window as nds_disassemble_range, nothing followed; a literal-pool reference gives the slot, its word (value) and, when that is a mapped runtime address, valueTarget; targetMode only when the instruction proves it.',
+      'window as nds_disassemble_range; literal-pool: the slot, its word (value), valueTarget if mapped.',
     limits: `${LINEAR_LIMITS_TEXT}.`,
   },
   input: z.object({ ...startArgs, ...linearWindowArgs }),

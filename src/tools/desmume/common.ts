@@ -18,13 +18,11 @@ export function debugSession(services: Services): DebugSession {
   });
 }
 
-export const processorInput = z
-  .enum(['arm9', 'arm7'])
-  .default('arm9')
-  .describe('CPU stub; arm7 needs desmume_start arm7: true.');
+/** Undescribed: arm7 needing desmume_start arm7: true is said once, by that argument. */
+export const processorInput = z.enum(['arm9', 'arm7']).default('arm9');
 
 /** A millisecond wait's argument, derived from its bounds like every limit (limitArg). */
-export function timeoutInput(bounds: { default: number; min: number; max: number }, what: string) {
+export function timeoutInput(bounds: { default: number; min: number; max: number }, what?: string) {
   return limitArg(msLimit(bounds) as LimitSpec & { default: number }, what);
 }
 
@@ -36,19 +34,14 @@ export function msLimit(bounds: { default: number; min: number; max: number }): 
 export const regionsInput = z
   .array(
     z.object({
-      label: z.string().min(1).max(64).describe('A name for the region in the result (1..64 chars).'),
-      address: addressArg('Start address'),
-      length: z
-        .number()
-        .int()
-        .min(LIMITS.regionBytes.min)
-        .max(LIMITS.regionBytes.max)
-        .describe(`Bytes to read: ${LIMITS.regionBytes.min}..${LIMITS.regionBytes.max}.`),
+      label: z.string().min(1).max(64).describe('Names the region in the result.'),
+      address: addressArg(),
+      length: z.number().int().min(LIMITS.regionBytes.min).max(LIMITS.regionBytes.max),
     }),
   )
   .max(LIMITS.regions.max)
   .default([])
-  .describe(`Extra labeled memory regions: at most ${LIMITS.regions.max}, each 1..4096 bytes; default none.`);
+  .describe('Extra windows.');
 
 export const stopOutput = z.object({
   reason: z.enum(['launch-halt', 'breakpoint', 'watchpoint', 'step', 'interrupt', 'signal']),

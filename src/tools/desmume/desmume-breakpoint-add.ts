@@ -18,20 +18,16 @@ export const desmumeBreakpointAdd = defineTool({
   title: 'Add a breakpoint',
   profiles: RUNTIME,
   description: {
-    purpose: 'Sets a software breakpoint on an instruction inside the CPU’s executable allowlist.',
-    useWhen:
-      'before desmume_continue; desmume_executable_ranges_replace widens the allowlist (e.g. overlays).',
+    purpose: "Sets a breakpoint on an instruction in the CPU's executable allowlist.",
+    useWhen: 'before desmume_continue; desmume_executable_ranges_replace widens the allowlist.',
     behaviour:
-      'checked at fetch (memory not patched); mode auto resolves only from facts (alignment, entry, PC, a single-mode range), else refused; an existing breakpoint is returned; refused while running.',
-    limits: `${LIMITS.breakpoints.max} active per CPU; inside the main binary range or a replaced range; arm 4-aligned, thumb 2-aligned.`,
+      'checked at fetch, memory unpatched; mode auto needs a fact (alignment, entry, PC, one-mode range), else refused; refused while running.',
+    limits: `${LIMITS.breakpoints.max} per CPU; arm 4-, thumb 2-aligned.`,
   },
   input: z.object({
     processor: processorInput,
-    address: addressArg('Instruction address'),
-    mode: z
-      .enum(['arm', 'thumb', 'auto'])
-      .default('auto')
-      .describe('Instruction set; auto is refused when ambiguous.'),
+    address: addressArg(),
+    mode: z.enum(['arm', 'thumb', 'auto']).default('auto'),
   }),
   output: z.object({
     generation: z.number().int(),

@@ -14,47 +14,38 @@ import {
 import { defineTool } from '../../mcp/tool.js';
 import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
 
-const opInput = z
-  .enum(COMPARE_OPS)
-  .describe(
-    'Comparison: eq, ne, lt, le, gt, ge (registers compare unsigned; memory as its signedness says).',
-  );
+const opInput = z.enum(COMPARE_OPS);
 
 const conditionInput = z.object({
   registers: z
     .array(
       z.object({
-        register: z.enum(REGISTER_NAMES).describe('r0..r12, sp, lr, pc or cpsr.'),
+        register: z.enum(REGISTER_NAMES),
         op: opInput,
-        value: addressArg('Value to compare with (32-bit, unsigned)'),
-        mask: addressArg('Mask applied to the register first').default(0xffff_ffff),
+        value: addressArg('Unsigned 32-bit'),
+        mask: addressArg('ANDed with the register first').default(0xffff_ffff),
       }),
     )
     .max(CONDITION_LIMITS.comparisons.max)
-    .default([])
-    .describe('Register comparisons; all must hold.'),
+    .default([]),
   memory: z
     .array(
       z.object({
-        address: addressArg('Address of the value (aligned to its size)'),
-        size: z
-          .union([z.literal(1), z.literal(2), z.literal(4)])
-          .describe('Bytes: 1, 2 or 4 (little-endian).'),
-        signed: z.boolean().default(false).describe('Compare as signed (default false).'),
+        address: addressArg(),
+        size: z.union([z.literal(1), z.literal(2), z.literal(4)]).describe('Bytes, little-endian.'),
+        signed: z.boolean().default(false),
         op: opInput,
-        value: z.number().int().describe('Value to compare with, in the size and signedness given.'),
+        value: z.number().int().describe('In the size and signedness given.'),
       }),
     )
     .max(CONDITION_LIMITS.comparisons.max)
-    .default([])
-    .describe('Memory comparisons, read at each stop; all must hold.'),
+    .default([]),
   skipHits: z
     .number()
     .int()
     .min(CONDITION_LIMITS.skipHits.min)
     .max(CONDITION_LIMITS.skipHits.max)
-    .default(CONDITION_LIMITS.skipHits.default)
-    .describe('Matching hits to pass over before stopping.'),
+    .default(CONDITION_LIMITS.skipHits.default),
 });
 
 const conditionOutput = z.object({
@@ -97,18 +88,16 @@ export const desmumeBreakpointCondition = defineTool({
   title: 'Set or clear a breakpoint condition',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Attaches a condition to a breakpoint: register/memory comparisons that must all hold, and matching hits to skip.',
-    useWhen:
-      'a breakpoint fires often and one call matters (r0 == 0x020082c9, the 100th hit); desmume_continue then passes the other hits itself.',
+    purpose: 'Attaches register/memory comparisons (all must hold) and a hit skip count to a breakpoint.',
+    useWhen: 'one hit of a busy breakpoint matters (r0 == 0x020082c9, the 100th).',
     behaviour:
-      'evaluated by the server at each stop: desmume_continue resumes a non-matching stop silently (bounded by maxSilentResumes and its timeout). Setting replaces the condition and restarts its count; null clears it.',
-    limits: `at most ${CONDITION_LIMITS.comparisons.max} comparisons; skipHits ${CONDITION_LIMITS.skipHits.min}..${CONDITION_LIMITS.skipHits.max}; memory values 1, 2 or 4 bytes, aligned.`,
+      'desmume_continue passes the stops that do not match; setting replaces the condition and restarts its count.',
+    limits: `${CONDITION_LIMITS.comparisons.max} comparisons in all, memory ones aligned; skipHits up to ${CONDITION_LIMITS.skipHits.max}.`,
   },
   input: z.object({
     processor: processorInput,
-    id: z.string().min(1).max(64).describe('Breakpoint id, e.g. "arm9-g1-bp1".'),
-    condition: conditionInput.nullable().describe('The condition, or null to clear it.'),
+    id: z.string().min(1).max(64).describe('From desmume_breakpoint_add.'),
+    condition: conditionInput.nullable().describe('null clears it.'),
   }),
   output: z.object({
     generation: z.number().int(),

@@ -21,7 +21,7 @@ export const desmumeBreakpointList = defineTool({
     purpose: 'Lists the current generation’s breakpoints with hit counts, and the executable allowlist.',
     useWhen: 'reviewing what is set before continuing.',
     behaviour: 'sends nothing to the stub.',
-    limits: `at most ${LIMITS.breakpoints.max} breakpoints and ${LIMITS.ranges.max + 1} ranges per CPU.`,
+    limits: `${LIMITS.breakpoints.max} breakpoints and ${LIMITS.ranges.max + 1} ranges per CPU.`,
   },
   input: z.object({ processor: processorInput }),
   output: z.object({

@@ -17,14 +17,14 @@ export const desmumeBreakpointRemove = defineTool({
   title: 'Remove a breakpoint',
   profiles: RUNTIME,
   description: {
-    purpose: 'Removes one breakpoint of the current generation by id.',
+    purpose: 'Removes one breakpoint of the current generation.',
     useWhen: 'a breakpoint has served; ids from desmume_breakpoint_add or _list.',
     behaviour: 'refused while running and for unknown ids.',
-    limits: 'one breakpoint per call.',
+    limits: 'one per call.',
   },
   input: z.object({
     processor: processorInput,
-    id: z.string().min(1).max(64).describe('Breakpoint id, e.g. "arm9-g1-bp1".'),
+    id: z.string().min(1).max(64).describe('E.g. "arm9-g1-bp1".'),
   }),
   output: z.object({ generation: z.number().int(), removed: breakpointOutput, active: z.number().int() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -20,11 +20,10 @@ export const desmumeCaptureStopContext = defineTool({
   title: 'Capture the stop context',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Captures from one stop the registers, 64 bytes around PC, up to 64 bytes from SP and labeled memory regions.',
-    useWhen: 'recording evidence at a breakpoint; desmume_continue captures this by default.',
-    behaviour: 'windows clamp at the address-space edges (shrink, never wrap); refused while running.',
-    limits: `at most ${LIMITS.regions.max} regions of ${LIMITS.regionBytes.min}..${LIMITS.regionBytes.max} bytes; refused beforehand when the result would exceed RE_MCP_MAX_OUTPUT_BYTES.`,
+    purpose: 'Captures at a stop the registers, 64 bytes around PC, up to 64 from SP and labeled regions.',
+    useWhen: 'evidence at a breakpoint; desmume_continue captures this by default.',
+    behaviour: 'windows shrink at the 32-bit edges, never wrap.',
+    limits: `${LIMITS.regions.max} regions of ${LIMITS.regionBytes.min}..${LIMITS.regionBytes.max} bytes; refused up front past RE_MCP_MAX_OUTPUT_BYTES.`,
   },
   input: z.object({ processor: processorInput, regions: regionsInput }),
   output: z.object({

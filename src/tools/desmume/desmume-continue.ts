@@ -25,30 +25,24 @@ export const desmumeContinue = defineTool({
   title: 'Continue until a stop',
   profiles: RUNTIME,
   description: {
-    purpose: 'Resumes the halted target and waits, bounded, for the next stop.',
+    purpose: 'Resumes the halted target and waits for the next stop.',
     useWhen: 'running to a breakpoint; desmume_step_instruction for a few instructions.',
     behaviour:
-      'a stop counts the breakpoint hit and captures context (default); one whose condition fails or hit is to be skipped is resumed silently (skippedHits) until maxSilentResumes or the timeout (gaveUp). At the deadline the target keeps running (then desmume_wait_for_stop or desmume_pause).',
-    limits: 'context regions as desmume_capture_stop_context.',
+      'counts the hit, captures context; silently resumes non-matching or skipped hits, up to maxSilentResumes. At the deadline the target keeps running.',
+    limits: 'regions as desmume_capture_stop_context.',
   },
   input: z.object({
     processor: processorInput,
-    timeoutMs: timeoutInput(LIMITS.continueMs, 'How long to wait for a stop'),
-    expectedBreakpointId: z
-      .string()
-      .min(1)
-      .max(64)
-      .optional()
-      .describe('Breakpoint id the caller expects to hit; the result says whether it did.'),
-    captureContext: z.boolean().default(true).describe('Capture registers and memory windows at the stop.'),
+    timeoutMs: timeoutInput(LIMITS.continueMs),
+    expectedBreakpointId: z.string().min(1).max(64).optional().describe('Checked in the result.'),
+    captureContext: z.boolean().default(true),
     regions: regionsInput,
     maxSilentResumes: z
       .number()
       .int()
       .min(CONDITION_LIMITS.silentResumes.min)
       .max(CONDITION_LIMITS.silentResumes.max)
-      .default(CONDITION_LIMITS.silentResumes.default)
-      .describe('Non-matching hits resumed silently before one is returned anyway.'),
+      .default(CONDITION_LIMITS.silentResumes.default),
   }),
   output: z.object({
     ...runOutput,

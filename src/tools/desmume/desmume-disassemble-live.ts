@@ -33,21 +33,15 @@ export const desmumeDisassembleLive = defineTool({
   title: 'Disassemble live memory',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Decodes ARM/Thumb instructions from the halted CPU’s memory at an address or the PC, marking where live bytes differ from the ROM’s.',
-    useWhen:
-      'code only in RAM (decompressed overlays, ITCM copies, patched code) or around a stop; nds_disassemble_range reads the ROM only.',
-    behaviour:
-      'refused while running; decoder as nds_disassemble_range; mode auto (the CPU’s state) only at the PC; differsFromStatic is null where the ROM has no code there (static.reason says why).',
+    purpose: "Decodes instructions from the halted CPU's memory, marking bytes that differ from the ROM.",
+    useWhen: 'code only in RAM (overlays, ITCM, patches); nds_disassemble_range reads the ROM.',
+    behaviour: 'mode auto only at the PC; differsFromStatic null where the ROM has no code (static.reason).',
     limits: 'as the max* arguments say.',
   },
   input: z.object({
     processor: processorInput,
-    address: addressArg('Start address (default: the PC)').optional(),
-    mode: z
-      .enum(['arm', 'thumb', 'auto'])
-      .default('auto')
-      .describe('Instruction set; auto (the CPU state) only at the PC.'),
+    address: addressArg('Default: the PC').optional(),
+    mode: z.enum(['arm', 'thumb', 'auto']).default('auto'),
     ...linearWindowArgs,
   }),
   output: z.object({

@@ -18,29 +18,25 @@ export const desmumeExecutableRangesReplace = defineTool({
   title: 'Replace executable ranges',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Replaces the caller-supplied executable ranges (beyond the header’s main binary) that breakpoints may use.',
-    useWhen: 'code runs outside the main binary, e.g. a loaded overlay or an autoload section.',
+    purpose: 'Replaces the extra executable ranges (beyond the main binary) for breakpoints.',
+    useWhen: 'code outside the main binary, e.g. a loaded overlay or autoload section.',
     behaviour:
-      'replaces the CPU’s whole caller list (the header range stays); refused if an active breakpoint would fall outside; a new generation starts without them.',
-    limits: `at most ${LIMITS.ranges.max} ranges; each non-empty inside the 32-bit space.`,
+      "replaces the CPU's whole list; refused if an active breakpoint would fall outside; a new generation starts without them.",
+    limits: `${LIMITS.ranges.max} ranges, each non-empty in the 32-bit space.`,
   },
   input: z.object({
     processor: processorInput,
     ranges: z
       .array(
         z.object({
-          start: addressArg('First byte'),
-          end: addressArg('One past the last byte (exclusive)'),
-          label: z.string().min(1).max(64).describe('A name, e.g. "overlay 3".'),
-          mode: z
-            .enum(['arm', 'thumb', 'mixed'])
-            .default('mixed')
-            .describe('Instruction set of the whole range if known (lets auto breakpoints resolve).'),
+          start: addressArg(),
+          end: addressArg('Exclusive'),
+          label: z.string().min(1).max(64).describe('E.g. "overlay 3".'),
+          mode: z.enum(['arm', 'thumb', 'mixed']).default('mixed'),
         }),
       )
       .max(LIMITS.ranges.max)
-      .describe(`The new caller ranges (0..${LIMITS.ranges.max}); an empty list clears them.`),
+      .describe('[] clears them.'),
   }),
   output: z.object({
     generation: z.number().int(),

@@ -17,11 +17,10 @@ export const desmumeMemoryScanNarrow = defineTool({
   title: 'Narrow a memory scan (DeSmuME)',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Keeps the scan candidates whose current value satisfies a comparison (with a value or the previous step).',
-    useWhen: 'after the game value changed (or did not), e.g. "increased" after the counter ran.',
+    purpose: 'Keeps the scan candidates whose value now passes a comparison.',
+    useWhen: 'after the game value changed (or did not): "increased" after the counter ran.',
     behaviour:
-      'CPU must be halted; reads only the candidates, returns the first page of survivors; a scan of an earlier generation is refused with not-found.',
+      'CPU halted; reads only the candidates; returns the first page; scans of an earlier generation are not-found.',
     limits: `${SCAN_LIMITS_TEXT}.`,
   },
   input: z.object({ processor: processorInput, ...narrowInputs }),

@@ -16,9 +16,9 @@ export const desmumeMemoryScanResults = defineTool({
   title: 'Page through memory-scan candidates (DeSmuME)',
   profiles: RUNTIME,
   description: {
-    purpose: 'Lists a page of a scan’s candidates with their last two values.',
+    purpose: "Lists a page of a scan's candidates with their last two values.",
     useWhen: 'after desmume_memory_scan_narrow, for candidates beyond its first page.',
-    behaviour: 'sends nothing to the emulator; a scan of an earlier generation is refused with not-found.',
+    behaviour: 'sends nothing; scans of an earlier generation are not-found.',
     limits: `${SCAN_LIMITS_TEXT}.`,
   },
   input: resultsInput,

@@ -20,24 +20,20 @@ export const desmumeMemoryScanStart = defineTool({
   title: 'Start a memory scan (DeSmuME)',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Starts a "cheat search" over DS main RAM: snapshots a region so that desmume_memory_scan_narrow can keep the addresses whose value changes like a game value.',
-    useWhen:
-      'finding where a game keeps a counter, timer, score or health: start, let it change, narrow, repeat.',
-    behaviour:
-      'CPU must be halted; every size-aligned address is a candidate; scans belong to this emulator generation; beyond the kept maximum the oldest is dropped.',
-    limits: `region inside main RAM 0x02000000..0x02400000; pages up to ${SCAN_LIMITS.page.max} candidates; ${SCAN_LIMITS.scans.max} scans kept.`,
+    purpose: 'Starts a "cheat search": snapshots DS main RAM for desmume_memory_scan_narrow.',
+    useWhen: "finding a game's counter, score or health: start, let it change, narrow, repeat.",
+    behaviour: 'CPU halted; each size-aligned address a candidate; scans die with the generation.',
+    limits: `main RAM 0x02000000..0x02400000; pages of ${SCAN_LIMITS.page.max}; ${SCAN_LIMITS.scans.max} scans kept, oldest dropped.`,
   },
   input: z.object({
     processor: processorInput,
-    address: addressArg('Region start in main RAM').default(MAIN_RAM.start),
+    address: addressArg().default(MAIN_RAM.start),
     length: z
       .number()
       .int()
       .min(SCAN_LIMITS.regionBytes.min)
       .max(SCAN_LIMITS.regionBytes.max)
-      .default(MAIN_RAM.end - MAIN_RAM.start)
-      .describe('Region length in bytes (default 4 MiB: all of main RAM).'),
+      .default(MAIN_RAM.end - MAIN_RAM.start),
     size: sizeInput,
     signed: signedInput,
   }),

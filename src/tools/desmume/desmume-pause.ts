@@ -19,15 +19,14 @@ export const desmumePause = defineTool({
   title: 'Pause the target',
   profiles: RUNTIME,
   description: {
-    purpose: 'Interrupts a running target and waits, bounded, for it to halt.',
+    purpose: 'Interrupts a running target and waits for it to halt.',
     useWhen: 'after desmume_continue returned "running", or to halt running code.',
-    behaviour:
-      'sends the GDB interrupt; an already halted target is reported (alreadyStopped), nothing sent. Only the CPU whose stub resumed the emulation can interrupt it.',
-    limits: `timeoutMs ${LIMITS.pauseMs.min}..${LIMITS.pauseMs.max} (default ${LIMITS.pauseMs.default}).`,
+    behaviour: 'GDB interrupt unless already halted; only the CPU whose stub resumed the emulation can.',
+    limits: 'as timeoutMs says.',
   },
   input: z.object({
     processor: processorInput,
-    timeoutMs: timeoutInput(LIMITS.pauseMs, 'How long to wait for the halt'),
+    timeoutMs: timeoutInput(LIMITS.pauseMs),
   }),
   output: haltOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -9,11 +9,10 @@ export const desmumeProbeGdb = defineTool({
   title: 'Probe the owned GDB stub',
   profiles: RUNTIME,
   description: {
-    purpose: 'Checks once that the owned stub on 127.0.0.1 answers, over the session’s connection.',
+    purpose: "Checks once that the owned stub answers on the session's connection.",
     useWhen: 'a quick health check; desmume_wait_for_gdb waits longer.',
-    behaviour:
-      'sends a stop-status query only when halted (an unknown run state is reported as such); one reconnect attempt if the connection dropped.',
-    limits: 'one connection attempt of at most 1000 ms; host fixed to 127.0.0.1 and the owned port.',
+    behaviour: 'stop-status query only when halted; one reconnect after a drop.',
+    limits: 'one 1000 ms attempt on 127.0.0.1.',
   },
   input: z.object({ processor: processorInput }),
   output: probeOutput,

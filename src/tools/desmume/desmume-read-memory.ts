@@ -10,21 +10,16 @@ export const desmumeReadMemory = defineTool({
   title: 'Read emulator memory',
   profiles: RUNTIME,
   description: {
-    purpose: 'Reads bytes of the halted CPU’s address space through its GDB stub.',
+    purpose: "Reads the halted CPU's memory through its GDB stub.",
     useWhen: 'RAM or code at a stop; desmume_capture_stop_context for several windows.',
-    behaviour:
-      'chunks of 512 bytes; unmapped memory reads as zeros (the stub reports no faults); refused while running.',
-    limits: `length ${LIMITS.memoryRead.min}..${LIMITS.memoryRead.max} bytes; the range must stay inside the 32-bit space.`,
+    behaviour: 'unmapped memory reads as zeros.',
+    limits: 'inside the 32-bit space.',
     returns: 'bytes as lowercase hex.',
   },
   input: z.object({
     processor: processorInput,
-    address: addressArg('Start address'),
-    length: z
-      .number()
-      .int()
-      .min(1)
-      .describe(`Bytes to read: ${LIMITS.memoryRead.min}..${LIMITS.memoryRead.max}.`),
+    address: addressArg(),
+    length: z.number().int().min(1).describe(`At most ${LIMITS.memoryRead.max} bytes.`),
   }),
   output: z.object({
     processor: z.enum(['arm9', 'arm7']),

@@ -9,11 +9,10 @@ export const desmumeReadRegisterPacket = defineTool({
   title: 'Read the register packet',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Reads the halted CPU’s raw GDB register packet and decodes r0..r12, sp, lr, pc and cpsr with the ARM/Thumb state.',
-    useWhen: 'registers at a stop; desmume_capture_stop_context adds memory windows.',
-    behaviour: 'refused with target-running while the target runs.',
-    limits: 'one register-read packet (168 bytes).',
+    purpose: "Reads and decodes the halted CPU's GDB register packet: r0..r12, sp, lr, pc, cpsr, ARM/Thumb.",
+    useWhen: 'registers at a stop; desmume_capture_stop_context adds memory.',
+    behaviour: 'refused with target-running while running.',
+    limits: 'one 168-byte packet.',
     returns: 'raw: 336 hex digits (r0..r15, 8 FPA registers, fps, cpsr).',
   },
   input: z.object({ processor: processorInput }),

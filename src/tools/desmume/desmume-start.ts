@@ -16,20 +16,19 @@ export const desmumeStart = defineTool({
   title: 'Start the owned DeSmuME',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Launches the one server-owned DeSmuME on a workspace ROM with its ARM9 (optionally ARM7) GDB stub.',
-    useWhen: 'starting live debugging; desmume_status for a running one, desmume_stop to end it.',
+    purpose: 'Launches the server-owned DeSmuME on a workspace ROM, CPUs halted at entry under GDB stubs.',
+    useWhen: 'live debugging; desmume_status for a running one, desmume_stop ends it.',
     behaviour:
-      'configured launcher, no shell, minimal env; ROM SHA-256 recorded before launch and re-checked after; returns once each stub answers, CPUs halted at their entry points. Refuses a second start.',
-    limits: 'one process per server; ports 1024..65535 (default: a free one).',
+      'ROM SHA-256 checked before and after launch; returns once the stubs answer; refuses a second start.',
+    limits: '1 process per server.',
   },
   input: z.object({
     rom: romArg.optional(),
-    romPath: romArg.optional().describe('Older name of `rom`, kept as an alias: give one of the two.'),
-    gdbPort: portInput.optional().describe('ARM9 GDB port on 127.0.0.1; default: a free port.'),
-    arm7: z.boolean().default(false).describe('Also enable the ARM7 GDB stub (--arm7gdb).'),
-    arm7GdbPort: portInput.optional().describe('ARM7 GDB port when arm7 is true; default: a free port.'),
-    startTimeoutMs: timeoutInput(LIMITS.startMs, 'How long to wait for the stubs to answer'),
+    romPath: romArg.optional().describe('Alias of `rom`; give one.'),
+    gdbPort: portInput.optional().describe('ARM9 stub.'),
+    arm7: z.boolean().default(false).describe('For processor arm7.'),
+    arm7GdbPort: portInput.optional(),
+    startTimeoutMs: timeoutInput(LIMITS.startMs),
   }),
   output: z.object({
     generation: z.number().int(),

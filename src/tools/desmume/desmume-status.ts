@@ -46,20 +46,14 @@ export const desmumeStatus = defineTool({
   title: 'Owned DeSmuME status',
   profiles: RUNTIME,
   description: {
-    purpose: 'Reports the owned DeSmuME process, its generation, each CPU stub and recent stop history.',
-    useWhen: 'checking whether the emulator runs, which generation is current, or why the last one ended.',
+    purpose: 'Reports the owned DeSmuME process, its generation, each CPU stub and recent stops.',
+    useWhen: 'whether the emulator runs, which generation is current, or why the last one ended.',
     behaviour: 'sends nothing to the stubs.',
-    limits: `historyLimit 0..${LIMITS.history.max} (default 16) most recent stops per CPU; logBytes 0..8192 (default 1024) of log tail.`,
+    limits: 'argument bounds.',
   },
   input: z.object({
-    historyLimit: z
-      .number()
-      .int()
-      .min(0)
-      .max(LIMITS.history.max)
-      .default(16)
-      .describe('Most recent stops listed per CPU.'),
-    logBytes: z.number().int().min(0).max(8_192).default(1_024).describe('Bytes of emulator log tail.'),
+    historyLimit: z.number().int().min(0).max(LIMITS.history.max).default(16).describe('Stops per CPU.'),
+    logBytes: z.number().int().min(0).max(8_192).default(1_024),
   }),
   output: z.object({
     running: z.boolean(),

@@ -21,21 +21,20 @@ export const desmumeStepInstruction = defineTool({
   title: 'Single-step instructions',
   profiles: RUNTIME,
   description: {
-    purpose: 'Executes single ARM/Thumb instructions on the halted CPU, recording each PC.',
-    useWhen:
-      'following code a few instructions at a time; desmume_step_over / desmume_step_out over calls; desmume_continue to a breakpoint.',
+    purpose: 'Executes single instructions on the halted CPU, recording each PC.',
+    useWhen: 'a few instructions; desmume_step_over/_out over calls.',
     behaviour:
-      'each step waits, bounded; one that does not finish leaves the target running and says so. Breakpoints do not fire while stepping. midThumbBlPair: between the halves of a Thumb BL/BLX.',
-    limits: 'count and stepTimeoutMs per step as the arguments say.',
+      'breakpoints do not fire while stepping; a step that times out leaves the target running. midThumbBlPair: between Thumb BL halves.',
+    limits: 'argument bounds.',
   },
   input: z.object({
     processor: processorInput,
     count: z
       .number()
       .int()
-      .describe(`Instructions to execute: ${LIMITS.steps.min}..${LIMITS.steps.max}.`)
+      .describe(`${LIMITS.steps.min}..${LIMITS.steps.max}.`)
       .default(LIMITS.steps.default),
-    stepTimeoutMs: timeoutInput(LIMITS.stepWaitMs, 'Bound on each single step'),
+    stepTimeoutMs: timeoutInput(LIMITS.stepWaitMs),
   }),
   output: z.object({
     ...runOutput,

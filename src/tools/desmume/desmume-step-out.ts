@@ -23,15 +23,15 @@ export const desmumeStepOut = defineTool({
   description: {
     purpose: 'Runs until the current function returns to its caller.',
     useWhen:
-      'stopped inside a function whose rest is of no interest. The return address is LR unless given: right at entry and in leaf functions; once LR is saved and other calls made, read it from the stack and pass returnAddress.',
+      'the rest of a function is of no interest. LR is right only at entry or in leaves; later pass returnAddress from the stack.',
     behaviour:
-      'temporary breakpoint at the return address (bit 0 = Thumb; inside the allowlist, else refused); counts only with SP at or above its level now (recursion passes, bounded). endedBy other-stop when another breakpoint fires first; at the deadline paused again.',
-    limits: 'as the timeoutMs and maxDeeperReturns bounds say.',
+      'temporary breakpoint there (in the allowlist, else refused), taken with SP at or above its level; paused again at the deadline.',
+    limits: 'argument bounds.',
   },
   input: z.object({
     processor: processorInput,
-    returnAddress: addressArg('Return address, bit 0 set for Thumb (default: LR)').optional(),
-    timeoutMs: timeoutInput(STEP_CALL_LIMITS.timeoutMs, 'Bound on running to the return'),
+    returnAddress: addressArg('Bit 0 set for Thumb; default: LR').optional(),
+    timeoutMs: timeoutInput(STEP_CALL_LIMITS.timeoutMs),
     maxDeeperReturns: deeperInput,
   }),
   output: z.object({ ...runOutput, ...returnRunOutput, returnAddressSource: z.enum(['lr', 'caller']) }),

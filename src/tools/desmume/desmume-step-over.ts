@@ -21,16 +21,15 @@ export const desmumeStepOver = defineTool({
   title: 'Step over a call',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Executes the instruction at the PC; a call (BL/BLX, either Thumb BL half, BLX register) runs until it returns.',
-    useWhen: 'following a function without entering its callees; desmume_step_out to leave the current one.',
+    purpose: 'Steps one instruction, running a call (BL/BLX) until it returns.',
+    useWhen: 'skipping callees; desmume_step_out leaves the current function.',
     behaviour:
-      'temporary breakpoint at the return address (inside the allowlist, else refused); the return counts only with SP back at its level (deeper recursion passes, bounded). endedBy other-stop when another breakpoint fires first; at the deadline paused again.',
-    limits: 'as the timeoutMs and maxDeeperReturns bounds say.',
+      'temporary breakpoint at the return (in the allowlist, else refused), taken with SP back at its level; paused again at the deadline.',
+    limits: 'argument bounds.',
   },
   input: z.object({
     processor: processorInput,
-    timeoutMs: timeoutInput(STEP_CALL_LIMITS.timeoutMs, 'Bound on running the call'),
+    timeoutMs: timeoutInput(STEP_CALL_LIMITS.timeoutMs),
     maxDeeperReturns: deeperInput,
   }),
   output: z.object({

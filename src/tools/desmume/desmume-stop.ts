@@ -9,11 +9,11 @@ export const desmumeStop = defineTool({
   title: 'Stop the owned DeSmuME',
   profiles: RUNTIME,
   description: {
-    purpose: 'Ends the owned DeSmuME and discards its generation’s debugger state.',
+    purpose: "Ends the owned DeSmuME and discards its generation's debugger state.",
     useWhen: 'finishing a session, or before desmume_start on another ROM.',
     behaviour:
-      'closes the GDB connections, then SIGKILLs the process; breakpoints, ranges and stop state are gone. A no-op when nothing runs (stopped false).',
-    limits: 'waits at most 5000 ms for the process to exit.',
+      'SIGKILLs after closing GDB; breakpoints, ranges and stop state are gone; no-op when nothing runs.',
+    limits: 'waits up to 5000 ms for the exit.',
   },
   input: z.object({}),
   output: z.object({

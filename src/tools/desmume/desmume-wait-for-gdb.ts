@@ -10,16 +10,15 @@ export const desmumeWaitForGdb = defineTool({
   title: 'Wait for the owned GDB stub',
   profiles: RUNTIME,
   description: {
-    purpose:
-      'Waits until the owned stub accepts the session’s connection and answers, reconnecting after a drop.',
+    purpose: 'Waits until the owned stub answers, reconnecting after a drop.',
     useWhen: 'right after desmume_start, or after a connection-drop error.',
     behaviour:
-      'polls 127.0.0.1 only; a reconnect keeps breakpoints, but a target that was running is then "unknown" until desmume_pause.',
-    limits: `timeoutMs ${LIMITS.gdbWaitMs.min}..${LIMITS.gdbWaitMs.max} (default ${LIMITS.gdbWaitMs.default}).`,
+      'a reconnect keeps breakpoints, but a target that was running is "unknown" until desmume_pause.',
+    limits: 'as timeoutMs says.',
   },
   input: z.object({
     processor: processorInput,
-    timeoutMs: timeoutInput(LIMITS.gdbWaitMs, 'How long to wait'),
+    timeoutMs: timeoutInput(LIMITS.gdbWaitMs),
   }),
   output: probeOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

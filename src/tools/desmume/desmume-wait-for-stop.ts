@@ -19,13 +19,12 @@ export const desmumeWaitForStop = defineTool({
   title: 'Wait for a stop',
   profiles: RUNTIME,
   description: {
-    purpose: 'Waits, bounded, for a running target to stop on its own (breakpoint).',
-    useWhen:
-      'desmume_continue returned "running" and a breakpoint is expected soon; desmume_pause to force a halt.',
+    purpose: 'Waits for a running target to stop on its own (breakpoint).',
+    useWhen: 'desmume_continue returned "running" and a stop is due; desmume_pause forces one.',
     behaviour: 'sends nothing; returns at once when halted. At the deadline the target keeps running.',
-    limits: `timeoutMs ${LIMITS.waitMs.min}..${LIMITS.waitMs.max} (default ${LIMITS.waitMs.default}).`,
+    limits: 'as timeoutMs says.',
   },
-  input: z.object({ processor: processorInput, timeoutMs: timeoutInput(LIMITS.waitMs, 'How long to wait') }),
+  input: z.object({ processor: processorInput, timeoutMs: timeoutInput(LIMITS.waitMs) }),
   output: haltOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { timeoutMs: msLimit(LIMITS.waitMs) },

@@ -6,35 +6,37 @@ import { defineTool } from '../../mcp/tool.js';
 import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
 import { watchpointOutput, watchpointView } from './watchpoint-common.js';
 
-const ranges = (['arm9', 'arm7'] as const)
-  .map(
-    (p) =>
-      `${p}: ${WATCH_REGIONS[p].map((r) => `${r.label} ${formatAddress(r.start)}..${formatAddress(r.end)}`).join(', ')}`,
-  )
-  .join('; ');
+// The watchable ranges, those both CPUs share said once.
+type Region = (typeof WATCH_REGIONS)['arm9'][number];
+const same = (a: Region, b: Region) => a.start === b.start && a.end === b.end;
+const listed = (rs: readonly Region[]) =>
+  rs.map((r) => `${r.label} ${formatAddress(r.start)}..${formatAddress(r.end)}`).join(', ');
+const only = (p: 'arm9' | 'arm7', q: 'arm9' | 'arm7') =>
+  WATCH_REGIONS[p].filter((r) => !WATCH_REGIONS[q].some((s) => same(r, s)));
+const ranges = [
+  listed(WATCH_REGIONS.arm9.filter((r) => WATCH_REGIONS.arm7.some((s) => same(r, s)))),
+  ...(['arm9', 'arm7'] as const).flatMap((p) => {
+    const extra = only(p, p === 'arm9' ? 'arm7' : 'arm9');
+    return extra.length > 0 ? [`${p} also ${listed(extra)}`] : [];
+  }),
+].join('; ');
 
 export const desmumeWatchpointAdd = defineTool({
   name: 'desmume_watchpoint_add',
   title: 'Add a data watchpoint',
   profiles: RUNTIME,
   description: {
-    purpose: 'Halts the emulation when the CPU writes, reads or accesses 1, 2 or 4 bytes of RAM.',
-    useWhen: 'finding the code that changes or reads a variable, e.g. one found by a memory scan.',
+    purpose: 'Halts the emulation when the CPU writes, reads or accesses RAM.',
+    useWhen: 'finding the code that changes or reads a variable.',
     behaviour:
-      'set in DeSmuME’s GDB stub (Z2/Z3/Z4, both CPUs); desmume_continue then stops with reason "watchpoint"; the stop PC is at or just after the accessing instruction; refused while running.',
-    limits: `at most ${WATCH_LIMITS.perCpu.max} per CPU; length 1, 2 or 4, aligned; watchable ranges ${ranges}.`,
+      'desmume_continue then stops with reason "watchpoint", PC at or just after the access; refused while running.',
+    limits: `${WATCH_LIMITS.perCpu.max} per CPU; aligned; ${ranges}.`,
   },
   input: z.object({
     processor: processorInput,
-    address: addressArg('Data address to watch'),
-    length: z
-      .union([z.literal(1), z.literal(2), z.literal(4)])
-      .default(4)
-      .describe('Bytes watched: 1, 2 or 4 (default 4).'),
-    access: z
-      .enum(['write', 'read', 'access'])
-      .default('write')
-      .describe('Access that halts; access: read or write.'),
+    address: addressArg(),
+    length: z.union([z.literal(1), z.literal(2), z.literal(4)]).default(4),
+    access: z.enum(['write', 'read', 'access']).default('write').describe('access: read or write.'),
   }),
   output: z.object({
     generation: z.number().int(),

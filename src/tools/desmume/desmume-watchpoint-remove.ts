@@ -11,14 +11,14 @@ export const desmumeWatchpointRemove = defineTool({
   title: 'Remove a data watchpoint',
   profiles: RUNTIME,
   description: {
-    purpose: 'Removes one watchpoint of the current generation by id.',
+    purpose: 'Removes one watchpoint of the current generation.',
     useWhen: 'a watchpoint has served; ids from desmume_watchpoint_add.',
     behaviour: 'refused while running and for unknown ids.',
-    limits: 'one watchpoint per call.',
+    limits: 'one per call.',
   },
   input: z.object({
     processor: processorInput,
-    id: z.string().min(1).max(64).describe('Watchpoint id, e.g. "arm9-g1-wp1".'),
+    id: z.string().min(1).max(64).describe('E.g. "arm9-g1-wp1".'),
   }),
   output: z.object({
     generation: z.number().int(),

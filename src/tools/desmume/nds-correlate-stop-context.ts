@@ -120,19 +120,19 @@ export const ndsCorrelateStopContext = defineTool({
   profiles: RUNTIME,
   description: {
     purpose:
-      'Maps the stopped DeSmuME CPU to every static candidate of its ROM, with proven functions and live-byte checks naming the loaded overlay.',
-    useWhen: 'at a stop: which code, which of overlapping overlays, which callers.',
+      "Maps the stopped CPU to its ROM's static candidates: proven functions, callers, live bytes naming the loaded overlay.",
+    useWhen: 'at a DeSmuME stop: which code, overlay, callers.',
     behaviour:
-      'never resumes; the ROM must keep its launch SHA-256 (rom-changed); facts labelled observed-runtime, static-proven or static-candidate; LR gives the caller mode only in usr/sys; each candidate decoded from its own bytes, BSS never; no static component is a normal result.',
+      'never resumes; ROM must still match its launch SHA-256; caller mode from LR only in usr/sys; no static match is a normal result.',
     limits: `${LIVE_WINDOW_BYTES}-byte live windows at PC and LR; one default function discovery.`,
   },
   input: z.object({
     processor: processorInput,
-    nearbyInstructions: limitArg(L.nearbyInstructions, 'Decoded around each candidate'),
-    stackWords: limitArg(L.stackWords, 'Backtrace stack read'),
-    referenceLimit: limitArg(L.referenceLimit, 'References listed'),
-    liveCheck: z.boolean().default(true).describe('Compare live bytes with each candidate.'),
-    timeoutMs: timeoutInput(TIMEOUT, 'Deadline for the whole correlation'),
+    nearbyInstructions: limitArg(L.nearbyInstructions),
+    stackWords: limitArg(L.stackWords).describe('32-bit words read from SP for the backtrace.'),
+    referenceLimit: limitArg(L.referenceLimit).describe('Per candidate.'),
+    liveCheck: z.boolean().default(true),
+    timeoutMs: timeoutInput(TIMEOUT),
   }),
   output: z.object({
     processor: z.enum(['arm9', 'arm7']),

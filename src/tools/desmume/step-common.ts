@@ -26,7 +26,7 @@ export const deeperInput = z
   .min(STEP_CALL_LIMITS.deeperReturns.min)
   .max(STEP_CALL_LIMITS.deeperReturns.max)
   .default(STEP_CALL_LIMITS.deeperReturns.default)
-  .describe('Return-address hits with a deeper stack (recursion) to pass over.');
+  .describe('Recursive returns passed.');
 
 export const returnRunLimits: Record<string, LimitSpec> = {
   timeoutMs: msLimit(STEP_CALL_LIMITS.timeoutMs),

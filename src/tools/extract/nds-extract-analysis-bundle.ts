@@ -12,12 +12,10 @@ export const ndsExtractAnalysisBundle = defineTool({
   title: 'Extract the analysis bundle',
   profiles: ['static'],
   description: {
-    purpose:
-      'Writes a ROM’s analysis bundle: manifest, address map, file and overlay tables, arm9.bin, arm7.bin, every overlay as stored.',
-    useWhen: 'handing a ROM to an external tool; nds_extract_component for one component or file.',
-    behaviour:
-      'builds analysis/generated/nds/<sha16>/ in a hidden sibling, renamed into place when complete (a failed replacement restores the previous one; leftovers repaired next call); ROM identity re-checked before every write; components/ kept.',
-    limits: `each executable or overlay at most ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB; 4096 overlays per table.`,
+    purpose: 'Writes manifest, address map, file/overlay tables, executables and overlays as stored.',
+    useWhen: 'handing a ROM to an external tool; nds_extract_component for one component.',
+    behaviour: 'replaces the previous bundle atomically, keeping components/.',
+    limits: `${EXTRACT_LIMITS.componentBytes.max / MiB} MiB per executable or overlay; 4096 overlays per table.`,
   },
   input: z.object({ rom: romArg }),
   output: z.object({

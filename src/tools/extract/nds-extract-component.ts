@@ -14,12 +14,11 @@ export const ndsExtractComponent = defineTool({
   title: 'Extract one ROM component',
   profiles: ['static'],
   description: {
-    purpose:
-      'Writes the stored bytes of one component (ARM9/ARM7 main, an overlay, a NitroFS file) to a server-chosen file.',
-    useWhen: 'an external tool needs one component as a file; nds_extract_analysis_bundle for everything.',
+    purpose: "Writes one component's stored bytes to a server-chosen file.",
+    useWhen: 'an external tool needs one component; nds_extract_analysis_bundle for everything.',
     behaviour:
-      'writes analysis/generated/nds/<sha16>/components/... atomically with a JSON sidecar of SHA-256s; ROM identity re-checked before writing; compressed overlays stay compressed; identical content is not rewritten (written false).',
-    limits: `at most ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB; no offsets, lengths or destinations accepted.`,
+      'SHA-256 sidecar beside it; compressed overlays stay compressed; identical content not rewritten.',
+    limits: `component up to ${EXTRACT_LIMITS.componentBytes.max / MiB} MiB.`,
   },
   input: z.object({
     rom: romArg,

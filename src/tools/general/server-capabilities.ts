@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { OUTPUT_BYTES } from '../../config/config.js';
+import { OUTPUT_BYTES, OUTPUT_SCHEMA_MODES } from '../../config/config.js';
 import { PROFILE_NAMES } from '../../core/profiles.js';
 import { defineTool } from '../../mcp/tool.js';
 import { VERSION } from '../../version.js';
@@ -31,9 +31,8 @@ export const serverCapabilities = defineTool({
   title: 'Server capabilities',
   profiles: ['static', 'runtime', 'build', 'project', 'retroarch'],
   description: {
-    purpose:
-      'Server version, profile, tools, every limit in force, integration readiness and security policy.',
-    useWhen: 'first, to learn what is available here and which bounds apply.',
+    purpose: 'Server version, profile, tools, limits in force, integration readiness and security policy.',
+    useWhen: 'first: what is here, which bounds apply.',
     behaviour: 'checks integrations locally (files, pinned digests); never contacts emulators.',
     limits: 'none.',
   },
@@ -42,6 +41,7 @@ export const serverCapabilities = defineTool({
     version: z.string(),
     profile: z.enum(PROFILE_NAMES),
     profiles: z.array(z.enum(PROFILE_NAMES)),
+    outputSchemas: z.enum(OUTPUT_SCHEMA_MODES),
     workspaceRoot: z.string(),
     tools: z.array(z.object({ name: z.string(), title: z.string() })),
     limits: z.object({
@@ -68,6 +68,7 @@ export const serverCapabilities = defineTool({
         version: VERSION,
         profile: config.profile,
         profiles: [...PROFILE_NAMES],
+        outputSchemas: config.outputSchemas,
         workspaceRoot: config.workspaceRoot,
         tools: tools.map((t) => ({ name: t.name, title: t.title })),
         limits: {

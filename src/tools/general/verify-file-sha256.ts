@@ -8,18 +8,17 @@ export const verifyFileSha256 = defineTool({
   profiles: ['static', 'runtime', 'build', 'project'],
   description: {
     purpose: 'SHA-256 of a workspace file, compared with an optional expected digest.',
-    useWhen: "checking a ROM, build output or download; nds_inspect_rom already reports a ROM's SHA-256.",
-    behaviour: 'streams the file (progress on large files).',
-    limits: 'a regular file inside the workspace; any size.',
+    useWhen: "checking a ROM, build output or download; nds_inspect_rom already reports a ROM's.",
+    behaviour: 'streams the file, with progress.',
+    limits: 'a regular file; any size.',
     returns: 'matches is null when nothing was expected.',
   },
   input: z.object({
-    path: z.string().describe('Workspace-relative path of a regular file, e.g. "roms/game.nds".'),
+    path: z.string().describe('Workspace-relative regular file.'),
     expectedSha256: z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, '64 hex digits')
-      .optional()
-      .describe('Expected SHA-256 (64 hex digits, any case).'),
+      .optional(),
   }),
   output: z.object({
     path: z.string(),

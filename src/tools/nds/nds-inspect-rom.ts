@@ -83,12 +83,10 @@ export const ndsInspectRom = defineTool({
   title: 'Inspect an NDS ROM',
   profiles: ['static'],
   description: {
-    purpose:
-      'Parses one .nds ROM and summarizes it: identity, header with CRC checks, ARM9/ARM7, tables, module params, size anomalies, counts.',
+    purpose: 'Identity, header and CRCs, ARM9/ARM7, tables, module params, size anomalies, counts.',
     useWhen: 'first, on any ROM; then nds_list_files, nds_list_overlays, nds_resolve_*.',
-    behaviour: 'reads only header and tables; runtimeRanges gives the overlays as one envelope.',
-    limits:
-      'any ROM size (only tables are read); FAT up to 61,440 files; 4,096 overlays per table; file name table up to 16 MiB; paths up to 1024 characters.',
+    behaviour: 'reads header and tables only.',
+    limits: '61,440 files; 4,096 overlays per table; 16 MiB FNT; 1024-character paths.',
   },
   input: z.object({ rom: romArg }),
   output: z.object({

@@ -13,23 +13,17 @@ export const ndsListFiles = defineTool({
   title: 'List NitroFS files',
   profiles: ['static'],
   description: {
-    purpose: 'Lists FAT entries with NitroFS paths, ROM ranges and overlay use.',
+    purpose: 'FAT entries with NitroFS paths, ROM ranges and overlay use.',
     useWhen:
-      'finding a file or what a FAT entry is (overlay files are unnamed: path null); nds_list_overlays for overlay runtime ranges.',
-    behaviour: 'paginated in file-ID order.',
-    limits: 'pages as the arguments say.',
+      'finding a file or what a FAT entry is (overlay files: path null); nds_list_overlays for runtime ranges.',
+    behaviour: 'file-ID order.',
+    limits: 'one page per call.',
   },
   input: z.object({
     rom: romArg,
-    offset: limitArg(LIST_FILES_LIMITS.offset, 'First entry (file ID order)'),
-    limit: limitArg(LIST_FILES_LIMITS.limit, 'Entries per page'),
-    pathPrefix: z
-      .string()
-      .max(1024)
-      .optional()
-      .describe(
-        'Only entries whose NitroFS path starts with this (case-sensitive); unnamed entries never match.',
-      ),
+    offset: limitArg(LIST_FILES_LIMITS.offset).describe('Entries skipped.'),
+    limit: limitArg(LIST_FILES_LIMITS.limit).describe('Page size.'),
+    pathPrefix: z.string().max(1024).optional().describe('Case-sensitive; unnamed entries never match.'),
   }),
   output: z.object({
     ...pageOut,

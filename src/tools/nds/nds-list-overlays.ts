@@ -43,16 +43,16 @@ export const ndsListOverlays = defineTool({
   title: 'List ARM9/ARM7 overlays',
   profiles: ['static'],
   description: {
-    purpose: 'Lists ARM9 and ARM7 overlay records: file, runtime ranges, compression, overlaps.',
-    useWhen: 'mapping overlays and which share RAM; nds_resolve_runtime_address for one address.',
-    behaviour: 'ARM9 then ARM7, table order, paginated; fileBacked null when compressed.',
-    limits: `up to ${LIST_OVERLAYS_LIMITS.overlapsListed.max} overlapping IDs listed per overlay (overlapCount is exact).`,
+    purpose: 'Overlay records: file, runtime ranges, compression, overlaps.',
+    useWhen: 'which overlays share RAM; nds_resolve_runtime_address for one address.',
+    behaviour: 'ARM9 then ARM7, table order; fileBacked null when compressed.',
+    limits: `${LIST_OVERLAYS_LIMITS.overlapsListed.max} overlapping IDs listed per overlay (overlapCount exact).`,
   },
   input: z.object({
     rom: romArg,
-    processor: z.enum(['arm9', 'arm7']).optional().describe('Only this processor; default both.'),
-    offset: limitArg(LIST_OVERLAYS_LIMITS.offset, 'First record (ARM9 then ARM7 order)'),
-    limit: limitArg(LIST_OVERLAYS_LIMITS.limit, 'Records per page'),
+    processor: z.enum(['arm9', 'arm7']).optional().describe('Default both.'),
+    offset: limitArg(LIST_OVERLAYS_LIMITS.offset).describe('Records skipped.'),
+    limit: limitArg(LIST_OVERLAYS_LIMITS.limit).describe('Page size.'),
   }),
   output: z.object({
     ...pageOut,

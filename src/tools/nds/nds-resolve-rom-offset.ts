@@ -18,15 +18,12 @@ export const ndsResolveRomOffset = defineTool({
   title: 'Resolve a ROM offset',
   profiles: ['static'],
   description: {
-    purpose:
-      'Lists every structure owning one ROM byte: header field, tables, executables, overlays, files, DSi regions, banner, appended data.',
-    useWhen:
-      'what a file offset belongs to (e.g. a search hit); nds_resolve_runtime_address for RAM addresses.',
-    behaviour:
-      'a byte may have several owners (a file and the overlay it backs); a runtime address only where mapped one-to-one; unmapped: range is the whole gap.',
+    purpose: 'Every structure owning one ROM byte, from header fields to files.',
+    useWhen: 'what a search hit or offset belongs to; nds_resolve_runtime_address for RAM.',
+    behaviour: 'runtime address only where mapped one-to-one; unowned: range is the whole gap.',
     limits: 'one offset per call, inside the file.',
   },
-  input: z.object({ rom: romArg, offset: addressArg('ROM offset (must be inside the file)') }),
+  input: z.object({ rom: romArg, offset: addressArg('ROM offset') }),
   output: z.object({
     offset: addressOut,
     owners: z.array(

@@ -17,20 +17,17 @@ export const ndsResolveRuntimeAddress = defineTool({
   title: 'Resolve a runtime address',
   profiles: ['static'],
   description: {
-    purpose:
-      'Maps an ARM9/ARM7 runtime address to every static owner: main executable, autoload block or overlay.',
-    useWhen: 'where code/data at a RAM address comes from; nds_resolve_rom_offset for the reverse.',
+    purpose: 'Every static owner of a RAM address: main executable, autoload block or overlay.',
+    useWhen: 'where RAM contents come from; nds_resolve_rom_offset for the reverse.',
     behaviour:
-      'never guesses: overlapping overlays give status ambiguous with every candidate; overlayId only filters (it does not mean loaded); romOffset null for BSS and decoded bytes.',
+      'overlapping overlays: status ambiguous, listing all; romOffset null for BSS and decoded bytes.',
     limits: 'one address per call.',
   },
   input: z.object({
     rom: romArg,
     processor: processorArg,
     address: addressArg('Runtime address'),
-    overlayId: overlayIdArg(
-      'Keep only this overlay’s candidates (and the main executable’s); static, not a loaded flag; unknown ID: not-found.',
-    ),
+    overlayId: overlayIdArg('Filters candidates (main kept); not a loaded flag.'),
   }),
   output: z.object({
     processor: z.enum(['arm9', 'arm7']),

@@ -21,32 +21,26 @@ export const getProjectStatus = defineTool({
   title: 'Project git status',
   profiles: ['project'],
   description: {
-    purpose:
-      'Git status (branch, ahead/behind, changed files) of the workspace and its direct child repositories.',
+    purpose: 'Git status (branch, ahead/behind, changed files) of the workspace and its child repositories.',
     useWhen: 'before and after changes; run_project_verification runs checks.',
-    behaviour:
-      'git status without a shell, with a minimal env and no repository-configured commands (fsmonitor, hooks, filters).',
+    behaviour: 'no shell, minimal env, no repository-configured commands (fsmonitor, hooks, filters).',
     limits: `${GIT_LIMITS.timeoutMs.max} ms per git call.`,
   },
   input: z.object({
-    repository: z
-      .string()
-      .optional()
-      .describe('Workspace-relative repository directory ("." for the workspace); default: all found.'),
+    repository: z.string().optional().describe('Workspace-relative; default: all found.'),
     maxRepositories: z
       .number()
       .int()
       .min(1)
       .max(GIT_LIMITS.repositories.max)
-      .default(GIT_LIMITS.repositories.default)
-      .describe('Most repositories reported.'),
+      .default(GIT_LIMITS.repositories.default),
     maxFiles: z
       .number()
       .int()
       .min(1)
       .max(GIT_LIMITS.files.max)
       .default(GIT_LIMITS.files.default)
-      .describe('Most changed files listed per repository.'),
+      .describe('Per repository.'),
   }),
   output: z.object({ repositories: z.array(repositorySchema), repositoriesTruncated: z.boolean() }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -12,15 +12,14 @@ export const runProjectVerification = defineTool({
   title: 'Run a verification check',
   profiles: ['project'],
   description: {
-    purpose: "Runs one named check (build, lint, tests...) declared in the workspace's re-mcp.config.json.",
-    useWhen:
-      'verifying a project after a change (a check name, never a command); get_project_status for git state.',
+    purpose: "Runs one check (build, lint, tests...) from the workspace's re-mcp.config.json.",
+    useWhen: 'verifying a project after a change; get_project_status for git state.',
     behaviour:
-      'declared argv, no shell, minimal env, contained working directory; process group killed on timeout or cancel. May write files (whatever the check does).',
-    limits: `${CHECK_LIMITS.checks.max} checks; each check's timeout up to ${CHECK_LIMITS.timeoutMs.max} ms (default ${CHECK_LIMITS.timeoutMs.default}); output tails up to ${CHECK_LIMITS.outputBytes.max / 1048576} MiB per stream (default ${CHECK_LIMITS.outputBytes.default} bytes).`,
+      'declared argv, no shell, minimal env; process group killed on timeout or cancel; may write files as the check does.',
+    limits: `${CHECK_LIMITS.checks.max} checks; timeouts up to ${CHECK_LIMITS.timeoutMs.max} ms (default ${CHECK_LIMITS.timeoutMs.default}); output tails ${CHECK_LIMITS.outputBytes.max / 1048576} MiB a stream (default ${CHECK_LIMITS.outputBytes.default / 1024} KiB).`,
   },
   input: z.object({
-    check: z.string().min(1).max(64).describe(`Name of a check declared under "checks" in ${CONFIG_FILE}.`),
+    check: z.string().min(1).max(64).describe(`Declared under "checks" in ${CONFIG_FILE}.`),
   }),
   output: z.object({
     check: z.string(),

@@ -7,18 +7,14 @@ import { romArg } from '../shared/rom.js';
 
 export const rebuildInput = z.object({
   rom: romArg,
-  manifest: z
-    .string()
-    .min(1)
-    .max(1024)
-    .describe('Workspace-relative path of the manifest JSON (format 1 or 2, docs/REBUILD.md).'),
+  manifest: z.string().min(1).max(1024).describe('Workspace-relative JSON (docs/REBUILD.md).'),
 });
 
 export const REBUILD_TOOL_LIMITS = REBUILD_LIMITS;
 
 const MiB = 1024 * 1024;
 /** The Limits line all three tools share (each declares the same limits). */
-export const REBUILD_LIMITS_LINE = `${REBUILD_LIMITS.operations.max} operations, ${REBUILD_LIMITS.patchBytes.max} bytes per edit, ${REBUILD_LIMITS.artifactBytes.max / MiB} MiB per artifact, ${REBUILD_LIMITS.manifestBytes.max / MiB} MiB manifest`;
+export const REBUILD_LIMITS_LINE = `${REBUILD_LIMITS.operations.max} operations, ${REBUILD_LIMITS.patchBytes.max}-byte edits, ${REBUILD_LIMITS.artifactBytes.max / MiB} MiB artifacts, ${REBUILD_LIMITS.manifestBytes.max / MiB} MiB manifest`;
 
 export const buildOutput = z.object({
   buildId: z.string(),

@@ -8,12 +8,11 @@ export const ndsMutationBuild = defineTool({
   title: 'Build a rebuilt NDS ROM from a manifest',
   profiles: ['build'],
   description: {
-    purpose:
-      'Applies a validated manifest to a copy of the source ROM, verifies the result and publishes it atomically.',
+    purpose: 'Applies a manifest to a copy of the ROM, verifies and publishes it.',
     useWhen: 'after nds_mutation_validate passes.',
     behaviour:
-      'writes output/nds/<sha16>/<build-id>/ (ROM and evidence JSON) only once every check passed; an identical existing build is reused after fresh verification, a divergent one is a publish-collision.',
-    limits: `${REBUILD_LIMITS_LINE}; the ROM is streamed in 4 MiB chunks.`,
+      'publishes only when every check passed; an identical existing build is re-verified and reused, a different one is publish-collision.',
+    limits: `${REBUILD_LIMITS_LINE}.`,
   },
   input: rebuildInput,
   output: buildOutput,

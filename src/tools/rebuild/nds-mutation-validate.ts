@@ -13,11 +13,10 @@ export const ndsMutationValidate = defineTool({
   title: 'Validate an NDS mutation manifest',
   profiles: ['build'],
   description: {
-    purpose:
-      'Checks a mutation manifest against the exact source ROM and resolves the deterministic build plan; writes nothing.',
+    purpose: 'Checks a manifest against the source ROM and plans the build; writes nothing.',
     useWhen: 'before nds_mutation_build; nds_mutation_verify checks an existing build.',
     behaviour:
-      'format 1: same-size guarded edits, exact-size component replacement; format 2 adds variable-size NitroFS replacement and new files. Checks source SHA-256, guards, artifact SHA-256, conflicts; append-only layout.',
+      'format 1: same-size guarded edits, component replacement; format 2 adds resized and new NitroFS files.',
     limits: `${REBUILD_LIMITS_LINE}.`,
   },
   input: rebuildInput,

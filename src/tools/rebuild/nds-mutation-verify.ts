@@ -9,11 +9,10 @@ export const ndsMutationVerify = defineTool({
   title: 'Verify an existing NDS rebuild',
   profiles: ['build'],
   description: {
-    purpose:
-      'Re-validates a manifest and checks its published build afresh: every evidence file, and the ROM byte by byte and semantically.',
-    useWhen: 'to trust a build found on disk; it never repairs (rebuild with nds_mutation_build).',
-    behaviour: 'verification-failed on any difference (a changed byte, an edited or extra file).',
-    limits: `${REBUILD_LIMITS_LINE}; the ROM is streamed in 4 MiB chunks.`,
+    purpose: 'Re-checks a published build: manifest, evidence files, ROM bytes and semantics.',
+    useWhen: 'to trust a build on disk; never repairs (nds_mutation_build rebuilds).',
+    behaviour: 'verification-failed on any difference, even an extra file.',
+    limits: `${REBUILD_LIMITS_LINE}.`,
   },
   input: rebuildInput,
   output: buildOutput,

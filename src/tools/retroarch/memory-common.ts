@@ -8,12 +8,7 @@ import { address, hexdump, PROFILES, retroarch, TIMEOUT_LIMIT, writeInput } from
 
 export const readInput = z.object({
   address,
-  length: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_READ_BYTES)
-    .describe(`Bytes to read, 1..${MAX_READ_BYTES} (no default).`),
+  length: z.number().int().min(1).max(MAX_READ_BYTES),
 });
 
 export const readOutput = z.object({
@@ -66,8 +61,7 @@ export function readTool(
     profiles: PROFILES,
     description: {
       ...about,
-      limits: 'requests of up to 16 KiB; RETROARCH_TIMEOUT_MS per query.',
-      returns: 'hex is uppercase, no spaces.',
+      limits: 'requests of 16 KiB; RETROARCH_TIMEOUT_MS.',
     },
     input: readInput,
     output: readOutput,

@@ -9,19 +9,13 @@ export const retroarchFrameAdvance = defineTool({
   title: 'RetroArch: advance frames',
   profiles: PROFILES,
   description: {
-    purpose: 'Runs exactly N frames from the paused state (FRAMEADVANCE), ending paused.',
+    purpose: 'Runs exactly N frames (FRAMEADVANCE), ending paused.',
     useWhen: 'stepping the game frame by frame between memory reads.',
-    behaviour: `pauses first when running (pausedFirst), presses ${PRESS_SPACING_MS} ms apart (closer presses merge), confirms paused; cancellable between presses.`,
-    limits: `takes about frames x ${PRESS_SPACING_MS} ms; RETROARCH_TIMEOUT_MS per query.`,
+    behaviour: `pauses first when running; presses ${PRESS_SPACING_MS} ms apart (closer ones merge); cancellable between presses.`,
+    limits: `about frames x ${PRESS_SPACING_MS} ms; RETROARCH_TIMEOUT_MS per query.`,
   },
   input: z.object({
-    frames: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_FRAMES)
-      .default(1)
-      .describe(`Frames to advance, 1..${MAX_FRAMES} (default 1).`),
+    frames: z.number().int().min(1).max(MAX_FRAMES).default(1),
   }),
   output: z.object({ frames: z.number().int(), pausedFirst: z.boolean(), state: stateEnum }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -10,16 +10,15 @@ export const retroarchGetConfig = defineTool({
   profiles: PROFILES,
   description: {
     purpose: 'Reads one RetroArch setting (GET_CONFIG_PARAM).',
-    useWhen: 'learning paths such as savestate_directory, savefile_directory, system_directory or log_dir.',
-    behaviour:
-      'RetroArch answers only some keys; others come back supported: false (value null), never guessed.',
-    limits: 'RETROARCH_TIMEOUT_MS per query.',
+    useWhen: 'paths: savestate_directory, savefile_directory, system_directory, log_dir.',
+    behaviour: 'RetroArch answers only some keys; others are supported: false, never guessed.',
+    limits: 'RETROARCH_TIMEOUT_MS.',
   },
   input: z.object({
     name: z
       .string()
       .regex(/^[A-Za-z0-9_]{1,64}$/)
-      .describe('Setting name as in retroarch.cfg, e.g. "savestate_directory".'),
+      .describe('As in retroarch.cfg.'),
   }),
   output: z.object({ name: z.string(), supported: z.boolean(), value: z.string().nullable() }),
   annotations: readOnly,

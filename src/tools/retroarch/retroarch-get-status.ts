@@ -9,11 +9,10 @@ export const retroarchGetStatus = defineTool({
   title: 'RetroArch: status',
   profiles: PROFILES,
   description: {
-    purpose:
-      'Reports whether RetroArch is playing, paused or has no content, with system, game (ROM name) and CRC32.',
+    purpose: 'Whether RetroArch is playing, paused or contentless, with system, game and CRC32.',
     useWhen: 'before memory or state work.',
-    behaviour: 'one GET_STATUS query; an open menu still reports playing.',
-    limits: 'RETROARCH_TIMEOUT_MS per query.',
+    behaviour: 'an open menu still reports playing.',
+    limits: 'RETROARCH_TIMEOUT_MS.',
   },
   input: z.object({}),
   output: z.object({

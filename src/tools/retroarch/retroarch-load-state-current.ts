@@ -9,11 +9,11 @@ export const retroarchLoadStateCurrent = defineTool({
   title: 'RetroArch: load state (current slot)',
   profiles: PROFILES,
   description: {
-    purpose: 'Restores the emulator state from RetroArch’s current slot (LOAD_STATE).',
-    useWhen: 'undoing changes back to the last retroarch_save_state_current.',
+    purpose: "Restores the emulator state from RetroArch's current slot (LOAD_STATE).",
+    useWhen: 'back to the last retroarch_save_state_current.',
     behaviour:
-      'replaces all live state; never acknowledged: a missing slot file is not-found when the state directory is readable, else verify with a read.',
-    limits: 'one load, then one main-loop turn of settling; RETROARCH_TIMEOUT_MS per query.',
+      'replaces all live state; never acknowledged: a missing file is not-found when the state directory is readable.',
+    limits: 'one load, then a main-loop turn; RETROARCH_TIMEOUT_MS.',
   },
   input: z.object({ resumeIfPaused }),
   output: loadOutput,

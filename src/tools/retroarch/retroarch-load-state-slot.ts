@@ -16,9 +16,9 @@ export const retroarchLoadStateSlot = defineTool({
   title: 'RetroArch: load state from a slot',
   profiles: PROFILES,
   description: {
-    purpose: 'Restores the emulator state from a given slot, leaving the slot pointer where it was.',
-    useWhen: 'switching between restore points saved with retroarch_save_state_slot.',
-    behaviour: `replaces all live state. LOAD_STATE_SLOT (1.15+), else ${WALK} Never acknowledged; a missing slot file is not-found when the state directory is readable.`,
+    purpose: 'Restores the state from a given slot; the slot pointer stays.',
+    useWhen: 'switching between points saved by retroarch_save_state_slot.',
+    behaviour: `replaces all live state; LOAD_STATE_SLOT (1.15+), else ${WALK} Never acknowledged; a missing file is not-found when the state directory is readable.`,
     limits: SLOT_LIMITS_TEXT,
   },
   input: slotStateInput,

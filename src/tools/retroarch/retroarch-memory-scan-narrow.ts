@@ -17,12 +17,11 @@ export const retroarchMemoryScanNarrow = defineTool({
   title: 'RetroArch: narrow a memory scan',
   profiles: PROFILES,
   description: {
-    purpose:
-      'Keeps the scan candidates whose current value satisfies a comparison (with a value or the previous step).',
-    useWhen: 'after the game value changed (or did not), e.g. "increased" after frame advances.',
+    purpose: 'Keeps the scan candidates whose value now passes a comparison.',
+    useWhen: 'after the game value changed (or did not): "increased" after frame advances.',
     behaviour:
-      'reads only the candidates, returns the first page of survivors; a scan of other content (or from before RetroArch was seen gone) is refused with not-found.',
-    limits: `${SCAN_LIMITS_TEXT}; RETROARCH_TIMEOUT_MS per query.`,
+      'reads only the candidates; returns the first page; scans of other content or an earlier RetroArch session are not-found.',
+    limits: `${SCAN_LIMITS_TEXT}; RETROARCH_TIMEOUT_MS.`,
   },
   input: z.object(narrowInputs),
   output: narrowOutput,

@@ -16,11 +16,10 @@ export const retroarchMemoryScanResults = defineTool({
   title: 'RetroArch: page through memory-scan candidates',
   profiles: PROFILES,
   description: {
-    purpose: 'Lists a page of a scan’s candidates with their last two values.',
+    purpose: "Lists a page of a scan's candidates with their last two values.",
     useWhen: 'after retroarch_memory_scan_narrow, for candidates beyond its first page.',
-    behaviour:
-      'one status query checks the content is still the scan’s (else not-found); values are those of the last step.',
-    limits: `${SCAN_LIMITS_TEXT}; RETROARCH_TIMEOUT_MS per query.`,
+    behaviour: 'not-found if the content changed.',
+    limits: `${SCAN_LIMITS_TEXT}; RETROARCH_TIMEOUT_MS.`,
   },
   input: resultsInput,
   output: resultsOutput,

@@ -11,32 +11,23 @@ import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
 export const spaceInput = z
   .enum(['memory', 'ram'])
   .default('memory')
-  .describe(
-    '"memory": the core\'s system memory map (as retroarch_read_memory; e.g. GBA EWRAM 0x02000000); "ram": the achievements address space (as retroarch_read_ram; e.g. NES $0000-$07FF). Default "memory".',
-  );
+  .describe('memory: as retroarch_read_memory; ram: as retroarch_read_ram.');
 
 export const retroarchMemoryScanStart = defineTool({
   name: 'retroarch_memory_scan_start',
   title: 'RetroArch: start a memory scan',
   profiles: PROFILES,
   description: {
-    purpose:
-      'Starts a "cheat search": snapshots a memory region so that retroarch_memory_scan_narrow can keep the addresses whose value changes like a game value.',
-    useWhen:
-      'finding where a game keeps a counter, timer, score or health: start, advance frames or play, narrow, repeat.',
+    purpose: 'Starts a "cheat search": snapshots a memory region for retroarch_memory_scan_narrow.',
+    useWhen: "finding a game's counter, score or health: start, play, narrow, repeat.",
     behaviour:
-      'every size-aligned address is a candidate; the region must be readable whole; while running, values may span frames (pause for exact steps); scans belong to the loaded content; beyond the kept maximum the oldest is dropped.',
-    limits: `pages up to ${SCAN_LIMITS.page.max} candidates; ${SCAN_LIMITS.scans.max} scans kept; RETROARCH_TIMEOUT_MS per query.`,
+      'each size-aligned address a candidate; the region must read whole; running, values may span frames; scans die with the content.',
+    limits: `pages of ${SCAN_LIMITS.page.max}; ${SCAN_LIMITS.scans.max} scans kept, oldest dropped; RETROARCH_TIMEOUT_MS.`,
   },
   input: z.object({
     space: spaceInput,
-    address: addressArg('Region start'),
-    length: z
-      .number()
-      .int()
-      .min(SCAN_LIMITS.regionBytes.min)
-      .max(SCAN_LIMITS.regionBytes.max)
-      .describe(`Region length in bytes: ${SCAN_LIMITS.regionBytes.min}..${SCAN_LIMITS.regionBytes.max}.`),
+    address: addressArg(),
+    length: z.number().int().min(SCAN_LIMITS.regionBytes.min).max(SCAN_LIMITS.regionBytes.max),
     size: sizeInput,
     signed: signedInput,
   }),

@@ -9,11 +9,10 @@ export const retroarchPauseToggle = defineTool({
   title: 'RetroArch: toggle pause',
   profiles: PROFILES,
   description: {
-    purpose: 'Toggles pause (PAUSE_TOGGLE) and confirms the new state with GET_STATUS.',
-    useWhen: 'flipping whatever the state is; retroarch_set_paused reaches a known state.',
-    behaviour:
-      'changes only the run state; the toggle is not answered, so the status is read before and after.',
-    limits: `confirmation waits up to max(RETROARCH_TIMEOUT_MS, 300 ms); presses are spaced ${PRESS_SPACING_MS} ms apart.`,
+    purpose: 'Toggles pause (PAUSE_TOGGLE), confirming the new state.',
+    useWhen: 'flipping whatever the state is; retroarch_set_paused reaches a known one.',
+    behaviour: 'the toggle is unanswered, so the status is read before and after.',
+    limits: `confirmation up to max(RETROARCH_TIMEOUT_MS, 300 ms); presses ${PRESS_SPACING_MS} ms apart.`,
   },
   input: z.object({}),
   output: z.object({ before: stateEnum, after: stateEnum, confirmed: z.boolean() }),

@@ -9,12 +9,12 @@ export const retroarchPing = defineTool({
   title: 'RetroArch: ping / version',
   profiles: PROFILES,
   description: {
-    purpose: "Checks that RetroArch's network command interface answers, and reports its version.",
+    purpose: "Checks that RetroArch's network commands answer; reports its version.",
     useWhen:
-      'first, to confirm RETROARCH_HOST/PORT reach a RetroArch with network_cmd_enable; retroarch_get_status for what it runs.',
+      'first: do RETROARCH_HOST/PORT reach RetroArch (network_cmd_enable)? retroarch_get_status says what runs.',
     behaviour:
-      'one VERSION query; the version gates newer commands and is cached until RetroArch is seen unreachable (call again after restarting it).',
-    limits: 'RETROARCH_TIMEOUT_MS per query.',
+      'the version gates newer commands; cached until RetroArch is seen unreachable (ping after restarting it).',
+    limits: 'RETROARCH_TIMEOUT_MS.',
   },
   input: z.object({}),
   output: z.object({

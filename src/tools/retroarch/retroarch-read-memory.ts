@@ -6,11 +6,9 @@ export const retroarchReadMemory = readTool(
   'retroarch_read_memory',
   'RetroArch: read system memory',
   {
-    purpose:
-      "Reads bytes from the core's system memory map (READ_CORE_MEMORY), e.g. GBA EWRAM at 0x02000000.",
-    useWhen:
-      'the core publishes a memory map (mGBA does); on no-memory-map (e.g. Nestopia) use retroarch_read_ram.',
+    purpose: "Reads the core's system memory map (READ_CORE_MEMORY), e.g. GBA EWRAM at 0x02000000.",
+    useWhen: 'cores with a memory map (mGBA); on no-memory-map (Nestopia) retroarch_read_ram.',
     behaviour:
-      'past the end of a region returns fewer bytes (truncated); RetroArch -1 answers become no-memory-map or no-descriptor.',
+      "fewer bytes past a region's end (truncated); -1 answers become no-memory-map or no-descriptor.",
   },
 );

@@ -8,17 +8,13 @@ export const retroarchReset = defineTool({
   title: 'RetroArch: reset the game',
   profiles: PROFILES,
   description: {
-    purpose: 'Resets the running game (RESET), like the console reset button.',
+    purpose: 'Resets the running game (RESET), like the console button.',
     useWhen: 'restarting from boot; the load-state tools return to a saved point.',
-    behaviour: 'live game state is lost; RESET is never acknowledged.',
-    limits:
-      'one status query, then one datagram (plus confirmed pause toggles); RETROARCH_TIMEOUT_MS per query.',
+    behaviour: 'live game state is lost; never acknowledged.',
+    limits: 'RETROARCH_TIMEOUT_MS per query.',
   },
   input: z.object({
-    resumeIfPaused: z
-      .boolean()
-      .default(false)
-      .describe('When paused: resume, reset, pause again (else refuse with paused).'),
+    resumeIfPaused: z.boolean().default(false).describe('Resume, reset, pause again.'),
   }),
   output: z.object({ sent: z.boolean(), resumedAndRepaused: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

@@ -17,9 +17,9 @@ export const retroarchSaveStateSlot = defineTool({
   title: 'RetroArch: save state to a slot',
   profiles: PROFILES,
   description: {
-    purpose: 'Saves the emulator state to a given slot, leaving the slot pointer where it was.',
-    useWhen: 'keeping several restore points; retroarch_load_state_slot reads them back.',
-    behaviour: `overwrites that slot file. SAVE_STATE_SLOT when available, else ${WALK} ${CONFIRM}`,
+    purpose: 'Saves the state to a given slot; the slot pointer stays.',
+    useWhen: 'several restore points; retroarch_load_state_slot restores them.',
+    behaviour: `overwrites that file; SAVE_STATE_SLOT, else ${WALK} ${CONFIRM}`,
     limits: SLOT_LIMITS_TEXT,
   },
   input: slotStateInput,

@@ -9,12 +9,11 @@ export const retroarchScreenshot = defineTool({
   title: 'RetroArch: screenshot',
   profiles: PROFILES,
   description: {
-    purpose:
-      'Takes a screenshot (SCREENSHOT); with RETROARCH_SCREENSHOT_DIR set, returns the PNG as an image.',
+    purpose: 'Takes a screenshot (SCREENSHOT), returned as a PNG image when RETROARCH_SCREENSHOT_DIR is set.',
     useWhen: 'to see the game screen.',
     behaviour:
-      'RetroArch writes the PNG into its screenshot_directory (same-second shots overwrite); without RETROARCH_SCREENSHOT_DIR only the request is reported.',
-    limits: `waits up to max(2 s, 2 x RETROARCH_TIMEOUT_MS) for the file; PNG up to ${MAX_SCREENSHOT_BYTES} bytes.`,
+      "written to RetroArch's screenshot_directory (same-second shots overwrite); else only the request is reported.",
+    limits: `file wait max(2 s, 2 x RETROARCH_TIMEOUT_MS); PNG up to ${MAX_SCREENSHOT_BYTES / (1024 * 1024)} MiB.`,
   },
   input: z.object({}),
   output: z.object({

@@ -8,13 +8,13 @@ export const retroarchSetPaused = defineTool({
   title: 'RetroArch: pause or resume',
   profiles: PROFILES,
   description: {
-    purpose: 'Puts RetroArch into the paused or playing state, toggling only when needed, and confirms it.',
-    useWhen: 'pause before frame-exact memory work; resume to let the game run.',
-    behaviour:
-      'PAUSE_TOGGLE only if the state differs, then confirmed (error unconfirmed if it did not change).',
-    limits: 'confirmation waits up to max(RETROARCH_TIMEOUT_MS, 300 ms).',
+    purpose: 'Pauses or resumes RetroArch, toggling only when needed, and confirms it.',
+    useWhen:
+      'reaching a known state, e.g. paused for frame-exact memory work; retroarch_pause_toggle flips it.',
+    behaviour: 'error unconfirmed if the state did not change.',
+    limits: 'confirmation up to max(RETROARCH_TIMEOUT_MS, 300 ms).',
   },
-  input: z.object({ paused: z.boolean().describe('true: pause; false: resume.') }),
+  input: z.object({ paused: z.boolean() }),
   output: z.object({ state: stateEnum, changed: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { timeoutMs: TIMEOUT_LIMIT },

@@ -10,11 +10,11 @@ export const retroarchShowMessage = defineTool({
   description: {
     purpose: "Shows a one-line message on RetroArch's on-screen display (SHOW_MSG).",
     useWhen: 'telling the person at the emulator something.',
-    behaviour: 'checks RetroArch answers, then sends; fire-and-forget: nothing confirms it was displayed.',
-    limits: '1..200 characters, one line, no control characters (a newline would start a second command).',
+    behaviour: 'fire-and-forget: nothing confirms it was displayed.',
+    limits: '200 characters, no control characters.',
   },
   input: z.object({
-    message: z.string().min(1).max(200).describe('Text to show: 1..200 characters on one line.'),
+    message: z.string().min(1).max(200).describe('One line.'),
   }),
   output: z.object({ sent: z.boolean() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -10,11 +10,10 @@ export const retroarchWriteMemory = defineTool({
   title: 'RetroArch: write system memory',
   profiles: PROFILES,
   description: {
-    purpose:
-      "Writes bytes into the core's system memory map (WRITE_CORE_MEMORY), reporting what RetroArch confirms.",
-    useWhen: 'poking game state on a core with a memory map; save a state first to be able to undo.',
+    purpose: "Writes the core's system memory map (WRITE_CORE_MEMORY), acknowledged by RetroArch.",
+    useWhen: 'poking game state on a core with a memory map (save a state first: no undo).',
     behaviour:
-      'no undo; datagrams of ~650 bytes, each sent once: no acknowledgement is unconfirmed, a short count short-write, ROM read-only. Disables achievements hardcore mode.',
+      '~650-byte datagrams; no acknowledgement is unconfirmed, a short count short-write, ROM read-only; disables hardcore mode.',
     limits: '65536 bytes per call; RETROARCH_TIMEOUT_MS per datagram.',
   },
   input: writeInputSchema,

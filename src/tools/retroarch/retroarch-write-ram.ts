@@ -11,13 +11,11 @@ export const retroarchWriteRam = defineTool({
   title: 'RetroArch: write achievements RAM',
   profiles: PROFILES,
   description: {
-    purpose:
-      'Writes bytes into the RetroAchievements address space (WRITE_CORE_RAM) and reads them back to verify.',
-    useWhen:
-      'the core has no memory map (e.g. Nestopia); else retroarch_write_memory, which is acknowledged.',
+    purpose: 'Writes the RetroAchievements address space (WRITE_CORE_RAM), verified by reading back.',
+    useWhen: 'no memory map (Nestopia); else retroarch_write_memory, which is acknowledged.',
     behaviour:
-      'never acknowledged, so read back: verified true, false (a running game may change the bytes first) or "unverifiable".',
-    limits: '65536 bytes per call in datagrams under 2,047 bytes; RETROARCH_TIMEOUT_MS per read-back query.',
+      'never acknowledged: verified true, false (the game may change the bytes first) or "unverifiable".',
+    limits: '65536 bytes per call, datagrams under 2,047 bytes; RETROARCH_TIMEOUT_MS per read-back.',
   },
   input: writeInputSchema,
   output: z.object({

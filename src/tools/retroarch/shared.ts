@@ -21,22 +21,17 @@ export const TIMEOUT_LIMIT: LimitSpec = {
   unit: 'ms per query (RETROARCH_TIMEOUT_MS); reads are tried 3 times, writes once',
 };
 
-export const address = addressArg('Start address');
+export const address = addressArg();
 
 export const writeInput = {
   address,
-  bytes: z
-    .array(z.number().int().min(0).max(255))
-    .min(1)
-    .max(65_536)
-    .optional()
-    .describe('Bytes to write as integers; give this or hex.'),
+  bytes: z.array(z.number().int().min(0).max(255)).min(1).max(65_536).optional().describe('Or hex.'),
   hex: z
     .string()
     .regex(/^([0-9a-fA-F]{2})+$/, 'an even number of hex digits, no spaces')
     .max(131_072)
     .optional()
-    .describe('Bytes to write as contiguous hex, e.g. "DEADBEEF"; give this or bytes.'),
+    .describe('Or bytes.'),
 };
 
 export function writeBytes(args: { bytes?: number[] | undefined; hex?: string | undefined }): Uint8Array {
@@ -61,7 +56,4 @@ export function hexdump(bytes: Uint8Array, base: number, max = 256): string {
 
 export const stateEnum = z.enum(['playing', 'paused', 'contentless']);
 
-export const resumeIfPaused = z
-  .boolean()
-  .default(false)
-  .describe('When paused: resume, act, pause again (a few frames run; else refuse with paused).');
+export const resumeIfPaused = z.boolean().default(false).describe('Re-pauses; a few frames run.');

@@ -4,12 +4,7 @@ import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { MAX_SLOT, PRESS_SPACING_MS } from '../../retroarch/client.js';
 import { PROFILES, resumeIfPaused, retroarch, TIMEOUT_LIMIT } from './shared.js';
 
-export const slotInput = z
-  .number()
-  .int()
-  .min(0)
-  .max(MAX_SLOT)
-  .describe(`State slot number, 0..${MAX_SLOT} (0 is the ".state" file, n is ".state<n>").`);
+export const slotInput = z.number().int().min(0).max(MAX_SLOT);
 
 /** The arguments of retroarch_save_state_slot and retroarch_load_state_slot. */
 export const slotStateInput = z.object({ slot: slotInput, resumeIfPaused });
@@ -53,13 +48,13 @@ export const saveLimits = {
 };
 
 export const CONFIRM =
-  'With a readable local savestate_directory the file is watched: confirmed, or error unconfirmed; else confirmed false.';
+  'Watches a readable local savestate_directory: confirmed, or error unconfirmed; else confirmed false.';
 
 // How re-mcp tracks the slot pointer is said once, in the server's instructions.
-export const WALK = `the tracked pointer is walked there and back (STATE_SLOT_PLUS/MINUS, ${PRESS_SPACING_MS} ms apart).`;
+export const WALK = 'walks the pointer (STATE_SLOT_PLUS/MINUS).';
 
 /** The Limits line of the two slot tools (a walk may be needed either way). */
-export const SLOT_LIMITS_TEXT = `a walk takes |slot - pointer| x ${PRESS_SPACING_MS} ms each way; RETROARCH_TIMEOUT_MS per query, file wait max(2 s, 2 x it).`;
+export const SLOT_LIMITS_TEXT = `walks ${PRESS_SPACING_MS} ms a slot each way; file wait max(2 s, 2 x RETROARCH_TIMEOUT_MS).`;
 
 export type StateRequest = { slot?: number; resumeIfPaused: boolean };
 
@@ -93,10 +88,10 @@ export function slotStepTool(
     title: `RetroArch: state slot ${plus ? '+1' : '-1'}`,
     profiles: PROFILES,
     description: {
-      purpose: `Moves RetroArch's current state slot pointer ${plus ? 'up' : 'down'} by one (${plus ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS'}).`,
-      useWhen: 'choosing the slot of the *_current state tools; retroarch_*_state_slot are simpler.',
-      behaviour: `pointer only; returns the tracked value.${plus ? '' : ' 1.14 stops at 0.'}`,
-      limits: `one press (${PRESS_SPACING_MS} ms apart); RETROARCH_TIMEOUT_MS per query.`,
+      purpose: `Moves RetroArch's state slot pointer ${plus ? 'up' : 'down'} by one (${plus ? 'STATE_SLOT_PLUS' : 'STATE_SLOT_MINUS'}).`,
+      useWhen: "picking the *_current tools' slot; retroarch_*_state_slot are simpler.",
+      behaviour: `returns the tracked value.${plus ? '' : ' 1.14 stops at 0.'}`,
+      limits: 'one press; RETROARCH_TIMEOUT_MS.',
     },
     input: z.object({ resumeIfPaused }),
     output: z.object({ from: z.number().int(), slot: z.number().int(), verified: z.boolean() }),

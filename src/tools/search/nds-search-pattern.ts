@@ -16,7 +16,6 @@ import { READ_ONLY, romArg } from '../shared/rom.js';
 import { componentSelectorSchema, patternSchema } from '../shared/search-inputs.js';
 
 const L = SEARCH_LIMITS;
-const MiB = 1024 * 1024;
 
 const ownerSchema = z.object({
   kind: z.string(),
@@ -38,13 +37,11 @@ export const ndsSearchPattern = defineTool({
   title: 'Search ROM bytes for a pattern',
   profiles: ['static'],
   description: {
-    purpose:
-      'Finds every occurrence of a byte signature (?? wildcards), integer, ASCII or UTF-16LE string in a ROM.',
+    purpose: 'Every occurrence of a byte signature, integer or string.',
     useWhen:
-      'locating signatures, constants or strings; then nds_resolve_rom_offset or nds_disassemble_range on a hit (hits are bytes, not references).',
-    behaviour:
-      'streams the whole ROM or selected components; compressed overlays searched as stored; overlapping hits kept, ascending; a truncated scan continues from resumeRomOffset via startRomOffset.',
-    limits: `pattern up to ${L.patternBytes.max} bytes; scan up to ${L.maxScanBytes.max / MiB} MiB; ${L.discoveredMatches.max} matches discovered at most; ${SCOPE_LIMITS.selectors.max} component selectors.`,
+      'constants or strings as bytes; nds_find_xrefs for code references; nds_resolve_rom_offset on a hit.',
+    behaviour: 'compressed overlays searched as stored; overlapping hits kept.',
+    limits: `${L.patternBytes.max}-byte pattern; ${L.discoveredMatches.max} matches; ${SCOPE_LIMITS.selectors.max} selectors.`,
   },
   input: z.object({
     rom: romArg,
@@ -54,23 +51,15 @@ export const ndsSearchPattern = defineTool({
         z.strictObject({ kind: z.literal('whole-rom') }),
         z.strictObject({
           kind: z.literal('components'),
-          components: z
-            .array(componentSelectorSchema)
-            .min(1)
-            .max(SCOPE_LIMITS.selectors.max)
-            .describe(`Selected components, 1..${SCOPE_LIMITS.selectors.max}.`),
+          components: z.array(componentSelectorSchema).min(1).max(SCOPE_LIMITS.selectors.max),
         }),
       ])
-      .describe(
-        '{kind:"whole-rom"} (matches may cross structures) or {kind:"components", components:[...]}.',
-      ),
-    offset: limitArg(L.offset, 'First match returned (not a ROM offset)'),
-    limit: limitArg(L.pageSize, 'Matches per page'),
-    maxScanBytes: limitArg(L.maxScanBytes, `Bytes scanned at most, in ROM order`),
-    startRomOffset: addressArg(
-      'Scan only from this ROM offset on: a truncated result’s resumeRomOffset, with the same pattern and scope (default: the start)',
-    ).optional(),
-    contextBytes: limitArg(L.contextBytes, 'Context shown around each hit, clipped to the ROM or component'),
+      .describe('whole-rom hits may cross structures.'),
+    offset: limitArg(L.offset).describe('Matches skipped.'),
+    limit: limitArg(L.pageSize).describe('Page size.'),
+    maxScanBytes: limitArg(L.maxScanBytes),
+    startRomOffset: addressArg("A truncated result's resumeRomOffset (same pattern and scope)").optional(),
+    contextBytes: limitArg(L.contextBytes).describe('Bytes each side of a hit.'),
   }),
   output: z.object({
     pattern: z.object({

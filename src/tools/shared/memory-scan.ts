@@ -15,28 +15,23 @@ import {
 export const sizeInput = z
   .union([z.literal(1), z.literal(2), z.literal(4)])
   .default(4)
-  .describe('Value width in bytes (little-endian); candidates are size-aligned.');
+  .describe('Little-endian.');
 
-export const signedInput = z.boolean().default(false).describe('Values are signed.');
+export const signedInput = z.boolean().default(false);
 
-export const comparisonInput = z
-  .enum(SCAN_COMPARISONS)
-  .describe(
-    'Keep candidates whose value now: "equal"/"not-equal"/"greater"/"less" than `value`, or compared with the previous step: "increased", "decreased", "changed", "unchanged".',
-  );
+export const comparisonInput = z.enum(SCAN_COMPARISONS);
 
 export const pageInputs = {
-  offset: z.number().int().min(0).default(0).describe('First candidate of the page.'),
+  offset: z.number().int().min(0).default(0).describe('Candidate index.'),
   limit: z
     .number()
     .int()
     .min(SCAN_LIMITS.page.min)
     .max(SCAN_LIMITS.page.max)
-    .default(SCAN_LIMITS.page.default)
-    .describe('Candidates per page.'),
+    .default(SCAN_LIMITS.page.default),
 };
 
-export const scanIdInput = z.string().min(1).max(64).describe('Scan id from a *_memory_scan_start result.');
+export const scanIdInput = z.string().min(1).max(64).describe('From *_memory_scan_start.');
 
 export const scanLimits = {
   regionBytes: { min: SCAN_LIMITS.regionBytes.min, max: SCAN_LIMITS.regionBytes.max, unit: 'bytes' },
@@ -113,7 +108,11 @@ export async function readWhole(
 export const narrowInputs = {
   scanId: scanIdInput,
   comparison: comparisonInput,
-  value: z.number().int().optional().describe('Value for equal/not-equal/greater/less; omit otherwise.'),
+  value: z
+    .number()
+    .int()
+    .optional()
+    .describe('For equal/not-equal/greater/less; the rest compare with the previous step.'),
   limit: pageInputs.limit,
 };
 

@@ -7,11 +7,14 @@ import { getRomStore, type RomHandle, type RomStore } from '../../nds/rom-store.
 // "Workspace-relative" in a description marks a path argument: the hostile-path test finds them so.
 export const romArg = z.string().min(1).max(1024).describe('Workspace-relative .nds path.');
 
-export const processorArg = z.enum(PROCESSORS).describe('Address space.');
+export const processorArg = z.enum(PROCESSORS).describe('CPU.');
 
-/** An optional overlay ID, 0..0xFFFFFFFF: a static disambiguator only (`what` says how it is used). */
-export const overlayIdArg = (what: string) =>
-  z.number().int().min(0).max(0xffffffff).optional().describe(what);
+/** An optional overlay ID, 0..0xFFFFFFFF: a static disambiguator only (`what` says how it is used;
+ * omitted where the field's place says it, as inside a seed). */
+export const overlayIdArg = (what?: string) => {
+  const arg = z.number().int().min(0).max(0xffffffff).optional();
+  return what === undefined ? arg : arg.describe(what);
+};
 
 export { READ_ONLY } from './annotations.js';
 

@@ -145,6 +145,19 @@ for part in itcm; do
   chmod 644 "$out/arm9-overlays.$part.bin"
 done
 
+# arm9-overlay-loader: loads its overlays from the cartridge through the ROM's overlay table and FAT
+# (BLZ-decoding compressed ones); its three alternative overlay images are written alone
+# (<name>.ovl-base.bin, .ovl-big.bin, .ovl-small.bin) and left out of the main binary.
+compile ARM9_CPU -marm arm9-overlay-loader.s arm9-overlay-loader.o
+link arm9-overlay-loader ARM9_CPU arm9-overlay-loader.ld --no-check-sections arm9-overlay-loader.o
+"$OBJCOPY" -O binary -R .ovl_base -R .ovl_big -R .ovl_small \
+  "$out/arm9-overlay-loader.elf" "$out/arm9-overlay-loader.bin"
+chmod 644 "$out/arm9-overlay-loader.bin"
+for ovl in base big small; do
+  "$OBJCOPY" -O binary -j ".ovl_$ovl" "$out/arm9-overlay-loader.elf" "$out/arm9-overlay-loader.ovl-$ovl.bin"
+  chmod 644 "$out/arm9-overlay-loader.ovl-$ovl.bin"
+done
+
 {
   printf '{\n  "toolchain": "%s",\n  "programs": {\n' "$("$CC" --version | head -n1)"
   manifest_entry arm9-analysis arm9 armv5te
@@ -160,5 +173,7 @@ done
   manifest_entry arm9-calls arm9 armv5te
   printf ',\n'
   manifest_entry arm9-overlays arm9 armv5te
+  printf ',\n'
+  manifest_entry arm9-overlay-loader arm9 armv5te
   printf '\n  }\n}\n'
 } >"$out/manifest.json"

@@ -17,6 +17,7 @@ export const ARM_PROGRAM_NAMES = [
   'arm7-idle',
   'arm9-calls',
   'arm9-overlays',
+  'arm9-overlay-loader',
 ] as const;
 export type ArmProgramName = (typeof ARM_PROGRAM_NAMES)[number];
 

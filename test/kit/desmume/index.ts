@@ -176,3 +176,78 @@ export function writeOverlayTargetRom(
     },
   };
 }
+
+/** The three alternative overlay images of `arm9-overlay-loader` (position-independent ARM). */
+export interface LoaderOverlayImages {
+  /** What the ROM is built with (0x200 bytes). */
+  base: Uint8Array;
+  /** A larger replacement (0x600 bytes). */
+  big: Uint8Array;
+  /** A smaller replacement (0x80 bytes). */
+  small: Uint8Array;
+}
+
+export interface OverlayLoaderRom {
+  path: string;
+  arm9: ArmProgram;
+  images: LoaderOverlayImages;
+  /** ARM9 overlay table, in table order: ID 0 stored plain, ID 1 stored BLZ-compressed; both `base`. */
+  overlays: Array<{ id: number; ramAddress: number; ramSize: number; bssSize: number; compressed: boolean }>;
+  symbols: {
+    done: number;
+    /** 32-byte result block per table entry (layout in arm9-overlay-loader.s). */
+    results: number;
+  };
+}
+
+/** Loads the overlay images `arm9-overlay-loader` carries (built alone by build.sh). */
+export function loaderOverlayImages(): LoaderOverlayImages {
+  const read = (v: string) =>
+    new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, `arm9-overlay-loader.ovl-${v}.bin`)));
+  return { base: read('base'), big: read('big'), small: read('small') };
+}
+
+/**
+ * Writes an NDS ROM whose ARM9 is `arm9-overlay-loader`: a program that loads every ARM9 overlay the
+ * table declares from the cartridge (FAT range, BLZ decoding of compressed ones, BSS zeroing) and
+ * calls it. Overlay 0 (plain) runs at 0x02200000, overlay 1 (BLZ-compressed) at 0x02280000; both start
+ * as the 0x200-byte `base` image with 0x600 bytes of BSS, so a replacement may grow to 0x800 bytes.
+ * The header takes 0x8000 bytes: DeSmuME answers card reads below 0x8000 from the secure area, so
+ * the overlay table, the FAT and the files must all lie above it.
+ */
+export function writeOverlayLoaderRom(path: string): OverlayLoaderRom {
+  const arm9 = loadArmProgram('arm9-overlay-loader');
+  const arm7 = loadArmProgram('arm7-idle');
+  const images = loaderOverlayImages();
+  const overlays = [
+    { id: 0, ramAddress: 0x02200000, ramSize: images.base.length, bssSize: 0x600, compressed: false },
+    { id: 1, ramAddress: 0x02280000, ramSize: images.base.length, bssSize: 0x600, compressed: true },
+  ];
+  writeRomFile(
+    {
+      title: 'REMCPOVLLOAD',
+      gameCode: 'RMOL',
+      headerSize: 0x8000,
+      arm9: { code: arm9.bytes, ramAddress: arm9.loadAddress, entry: arm9.entry },
+      arm7: { code: arm7.bytes, ramAddress: arm7.loadAddress, entry: arm7.entry },
+      arm9Overlays: overlays.map((o) => ({
+        id: o.id,
+        ramAddress: o.ramAddress,
+        data: images.base,
+        bssSize: o.bssSize,
+        compress: o.compressed,
+      })),
+    },
+    path,
+  );
+  return {
+    path,
+    arm9,
+    images,
+    overlays,
+    symbols: {
+      done: armSymbol(arm9, 'loader_done').address,
+      results: armSymbol(arm9, 'loader_results').address,
+    },
+  };
+}

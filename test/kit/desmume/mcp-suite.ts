@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before } from 'node:test';
+import type { ProfileName } from '../../../src/core/profiles.js';
 import { formatAddress } from '../../../src/core/vocabulary.js';
 import { type Harness, makeWorkspace, startServer } from '../mcp-harness.js';
 import { type DebugTargetRom, desmumeProcesses, killDesmumeProcesses, writeDebugTargetRom } from './index.js';
@@ -14,8 +15,11 @@ export interface DesmumeMcpFrame<R> {
   readonly workspace: string;
   /** What `writeRom` returned for the workspace. */
   readonly rom: R;
-  /** A runtime-profile server on the workspace, closed after the test; no emulator started yet. */
-  server(): Promise<Harness>;
+  /**
+   * A server on the workspace (runtime profile unless told otherwise), closed after the test; no
+   * emulator started yet.
+   */
+  server(profile?: ProfileName): Promise<Harness>;
 }
 
 /** The frame around a ROM of the file's own choosing, written once into the workspace. */
@@ -48,8 +52,8 @@ export function desmumeMcpFrame<R>(prefix: string, writeRom: (workspace: string)
       assert.ok(rom !== undefined, 'the suite has not started');
       return rom;
     },
-    async server() {
-      const h = await startServer({ workspace, env: { RE_MCP_PROFILE: 'runtime' } });
+    async server(profile = 'runtime') {
+      const h = await startServer({ workspace, env: { RE_MCP_PROFILE: profile } });
       harnesses.push(h);
       return h;
     },
