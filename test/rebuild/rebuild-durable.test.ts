@@ -84,17 +84,20 @@ for (const mode of ['buffered, flushed after every chunk', 'direct'] as const) {
   test(`a write failing mid-ROM (${mode}) fails the build typed and publishes nothing`, async () => {
     const v = await fx.validate(manifest);
     const script = join(REPO_ROOT, 'test', 'rebuild', 'build-child.ts');
-    // The file-size limit (in KiB) stops the ROM write in its second chunk: a short write, then EFBIG
-    // (through the page cache, early flushes run beside the writes).
-    const limitKiB = 6 * 1024;
+    // The file-size limit stops the ROM write after its first 4 MiB chunk: a short write, then EFBIG
+    // (buffered, early flushes run beside the writes). 8704 blocks are 4.25 MiB in POSIX sh's 512-byte
+    // units (dash) and 8.5 MiB in bash's 1 KiB ones: both past the first chunk, short of the ROM.
+    const limitBlocks = 8704;
     const child = spawn(
       '/bin/sh',
-      ['-c', `ulimit -f ${limitKiB} && exec "$0" "$@"`, process.execPath, '--import', 'tsx', script].concat([
-        fx.root,
-        fx.rel,
-        manifest,
-        'none',
-      ]),
+      [
+        '-c',
+        `ulimit -f ${limitBlocks} && exec "$0" "$@"`,
+        process.execPath,
+        '--import',
+        'tsx',
+        script,
+      ].concat([fx.root, fx.rel, manifest, 'none']),
       {
         cwd: REPO_ROOT,
         stdio: ['ignore', 'pipe', 'pipe'],
