@@ -247,16 +247,17 @@ test('fields to depth 2 keep every keyword; deeper objects and arrays of objects
     },
     required: ['status', 'one', 'many'],
   });
-  assert.deepEqual(summarize(schema, 1, 1).properties.one, { type: ['object', 'null'] });
+  assert.deepEqual((summarize(schema, 1, 1) as Schema).properties.one, { type: ['object', 'null'] });
   assert.deepEqual(summarize(schema, 1, 4), schema, 'nothing is cut where the schema is not deeper');
   // Relaxed oneOf branches could overlap (a oneOf refuses a value two branches accept): anyOf then.
   const union = { oneOf: [deep, { type: 'object', properties: { z: deep } }] };
-  assert.deepEqual(summarize({ type: 'object', properties: { u: union } }, 1, 1).properties.u, {
+  assert.deepEqual((summarize({ type: 'object', properties: { u: union } }, 1, 1) as Schema).properties.u, {
     type: 'object',
   });
-  assert.deepEqual(Object.keys(summarize({ type: 'object', properties: { u: union } }, 1, 2).properties.u), [
-    'anyOf',
-  ]);
+  assert.deepEqual(
+    Object.keys((summarize({ type: 'object', properties: { u: union } }, 1, 2) as Schema).properties.u),
+    ['anyOf'],
+  );
   assert.equal(SUMMARY_DEPTH, 2);
 });
 
