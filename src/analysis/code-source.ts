@@ -1,16 +1,23 @@
 // Code sources for the ARM tools: turns (processor, runtime address | ROM offset, overlay ID, mode)
 // into the one eligible span of canonical code, or refuses with a stable code. Eligible: the ARM9 and
-// ARM7 main executables, uncompressed overlays (file-backed prefix only) and the validated decoded
-// images of compressed overlays / a compressed main ARM9 (derived: romOffset null). Never BSS,
-// autoload blocks or DSi regions; never a guess between overlapping overlays. candidateSource is the
-// other entry: the bytes of one explicitly named candidate (also a file-backed autoload block), for
-// runtime correlation, where the caller already holds every candidate and asks for each in turn.
+// ARM7 main executables, uncompressed overlays (file-backed prefix only), the validated decoded
+// images of compressed overlays / a compressed main ARM9 (derived: romOffset null) and, when the
+// caller asks for them (autoloads), ARM9 autoload blocks (ITCM/DTCM code): their initial bytes in the
+// stored ARM9, or in its decoded image when it is compressed (derived). Never BSS or DSi regions;
+// never a guess between overlapping components. candidateSource is the other entry: the bytes of one
+// explicitly named candidate, for runtime correlation, where the caller already holds every candidate
+// and asks for each in turn.
 
 import type { CodeSpan, SpanLookup } from '../arm/cfg.js';
 import type { ArmMode } from '../arm/types.js';
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress as hex } from '../core/vocabulary.js';
-import { type Processor, resolveRomOffset, resolveRuntimeAddress } from '../formats/nds/index.js';
+import {
+  autoloadImageOffset,
+  type Processor,
+  resolveRomOffset,
+  resolveRuntimeAddress,
+} from '../formats/nds/index.js';
 import type { RuntimeImage } from '../nds/decoded-images.js';
 import type { RomHandle, RomStore } from '../nds/rom-store.js';
 
@@ -29,6 +36,8 @@ export interface StartRequest {
   romOffset?: number | undefined;
   overlayId?: number | undefined;
   mode: ArmMode | 'auto';
+  /** Autoload blocks are code sources too (tools whose outputs name them); default: refused. */
+  autoloads?: boolean | undefined;
 }
 
 /** The runtime address a ROM offset denotes for `processor`: exactly one, or a refusal. */
@@ -36,11 +45,14 @@ function addressOfRomOffset(
   rom: RomHandle,
   processor: Processor,
   offset: number,
+  autoloads: boolean,
 ): { address: number; overlayId?: number } {
+  // An autoload block's stored bytes run both where the ARM9 loads them and where the block is
+  // copied: with autoloads eligible, such an offset names two addresses and is refused as ambiguous.
   const owners = resolveRomOffset(rom.model, offset).filter(
     (o) =>
       o.processor === processor &&
-      (o.kind === 'main' || o.kind === 'overlay') &&
+      (o.kind === 'main' || o.kind === 'overlay' || (autoloads && o.kind === 'autoload')) &&
       o.runtimeAddress !== undefined &&
       o.runtimeAddress !== null,
   );
@@ -52,7 +64,9 @@ function addressOfRomOffset(
   if (owners.length > 1) {
     throw new ReMcpError(
       'ambiguous-code-source',
-      `ROM offset ${hex(offset)} maps to several runtime addresses`,
+      `ROM offset ${hex(offset)} maps to several runtime addresses (${owners
+        .map((o) => hex(o.runtimeAddress!))
+        .join(', ')}); give the address instead`,
       {
         romOffset: offset,
       },
@@ -99,13 +113,58 @@ function operationImages(
   };
 }
 
+type Found = { span: CodeSpan; romOffset: number | null; derived: boolean };
+
 type Located =
-  | { span: CodeSpan; romOffset: number | null; derived: boolean }
+  | Found
   | {
       refusal: 'not-code' | 'ambiguous-code-source';
       why: 'unmapped' | 'bss' | 'ambiguous' | 'not-decodable';
       message: string;
     };
+
+/** One view per (ARM9 image bytes, block), so a DecodeCache keyed by the bytes object decodes it once. */
+const autoloadViews = new WeakMap<Uint8Array, Map<number, Uint8Array>>();
+
+/**
+ * The initial bytes of ARM9 autoload block `index`, taken from the ARM9 runtime image `main` (stored,
+ * or decoded when compressed): the block's code range, never its BSS. A model whose list does not
+ * place the block inside that image gets a message, never a read outside it.
+ */
+function autoloadBytes(rom: RomHandle, index: number, main: RuntimeImage): Found | { message: string } {
+  const block = (rom.model.autoloads ?? []).find((b) => b.index === index);
+  if (!block) return { message: `autoload block ${index} is not in the model` };
+  const at = autoloadImageOffset(rom.model, index);
+  if (at === null || block.codeSize <= 0 || at + block.codeSize > main.bytes.length) {
+    return { message: `autoload block ${index}: its bytes do not lie inside the ARM9 image` };
+  }
+  const romOffset = main.romOffset === null ? null : main.romOffset + at;
+  if (romOffset !== block.romOffset) {
+    return { message: `autoload block ${index}: its ROM offset disagrees with the ARM9 image` };
+  }
+  let views = autoloadViews.get(main.bytes);
+  if (!views) {
+    views = new Map();
+    autoloadViews.set(main.bytes, views);
+  }
+  let bytes = views.get(index);
+  if (!bytes) {
+    bytes = main.bytes.subarray(at, at + block.codeSize);
+    views.set(index, bytes);
+  }
+  return {
+    span: { component: 'autoload', overlayId: null, autoloadIndex: index, start: block.ramAddress, bytes },
+    romOffset,
+    derived: main.derived,
+  };
+}
+
+const candidateName = (c: { component: string; overlayId: number | null; autoloadIndex: number | null }) =>
+  c.component === 'overlay'
+    ? `overlay ${c.overlayId}`
+    : c.component === 'autoload'
+      ? `autoload block ${c.autoloadIndex}`
+      : c.component;
 
 /** The eligible span holding `address` (overlayId only narrows overlay candidates), or a refusal. */
 async function locate(
@@ -114,6 +173,7 @@ async function locate(
   processor: Processor,
   address: number,
   overlayId: number | undefined,
+  autoloads: boolean,
 ): Promise<Located> {
   const r = resolveRuntimeAddress(rom.model, processor, address, overlayId);
   const where = `${processor} ${hex(address)}`;
@@ -132,16 +192,31 @@ async function locate(
     return { refusal: 'not-code', why: 'bss', message: `${where} is BSS (runtime-only, never decoded)` };
   }
   if (r.status === 'ambiguous') {
-    const list = r.candidates
-      .map((c) => (c.overlayId === null ? c.component : `overlay ${c.overlayId}`))
-      .join(', ');
+    const list = r.candidates.map(candidateName).join(', ');
+    // overlayId only drops other overlays: it picks among overlays, never against main or an autoload.
+    const hint = r.candidates.every((c) => c.component === 'overlay')
+      ? 'pass overlayId to pick one'
+      : 'no static selector picks between them';
     return {
       refusal: 'ambiguous-code-source',
       why: 'ambiguous',
-      message: `${where} lies in several static components (${list}); pass overlayId to pick one`,
+      message: `${where} lies in several static components (${list}); ${hint}`,
     };
   }
   const c = r.candidates[0]!;
+  if (c.component === 'autoload') {
+    if (!autoloads) {
+      return {
+        refusal: 'not-code',
+        why: 'not-decodable',
+        message: `${where} is in ${candidateName(c)}, which this analysis does not cover (main and overlays only)`,
+      };
+    }
+    const found = autoloadBytes(rom, c.autoloadIndex!, await images(null, undefined));
+    return 'message' in found
+      ? { refusal: 'not-code', why: 'not-decodable', message: `${where}: ${found.message}` }
+      : found;
+  }
   if (c.component !== 'main' && c.component !== 'overlay') {
     return {
       refusal: 'not-code',
@@ -196,8 +271,9 @@ export async function resolveStart(
   }
   let address = req.address!;
   let overlayId = req.overlayId;
+  const autoloads = req.autoloads === true;
   if (req.romOffset !== undefined) {
-    const found = addressOfRomOffset(rom, req.processor, req.romOffset);
+    const found = addressOfRomOffset(rom, req.processor, req.romOffset, autoloads);
     address = found.address;
     if (found.overlayId !== undefined) {
       if (overlayId !== undefined && overlayId !== found.overlayId) {
@@ -210,7 +286,7 @@ export async function resolveStart(
     }
   }
   const images = operationImages(store, rom, req.processor, signal);
-  const source = await locate(images, rom, req.processor, address, overlayId);
+  const source = await locate(images, rom, req.processor, address, overlayId, autoloads);
   if ('refusal' in source) {
     throw new ReMcpError(source.refusal, source.message, {
       processor: req.processor,
@@ -256,19 +332,23 @@ function ownOverlayOf(rom: RomHandle, processor: Processor, from: CodeSpan, addr
     : undefined;
 }
 
-/** Cross-component lookup for the CFG: follows a target only when exactly one source holds it. */
+/**
+ * Cross-component lookup for the CFG: follows a target only when exactly one source holds it.
+ * `autoloads`: autoload blocks are sources too (as in resolveStart).
+ */
 export function spanLookup(
   store: RomStore,
   rom: RomHandle,
   processor: Processor,
   signal?: AbortSignal,
+  options: { autoloads?: boolean } = {},
 ): SpanLookup {
   const images = operationImages(store, rom, processor, signal);
   return async (address, _mode, from) => {
     let found: Located;
     try {
       const overlayId = ownOverlayOf(rom, processor, from, address);
-      found = await locate(images, rom, processor, address, overlayId);
+      found = await locate(images, rom, processor, address, overlayId, options.autoloads === true);
     } catch (error) {
       // A compressed target component that does not decode (or a component over the code image
       // limit) leaves the edge unresolved; the graph around it is still valid.
@@ -294,9 +374,9 @@ export interface ExplicitCandidate {
 /**
  * The bytes one explicit candidate puts at `address`, or why it has none. Unlike resolveStart this
  * never refuses an overlap: the caller names the component, so its bytes are determined (which one
- * is loaded is a runtime question, answered elsewhere). Main and overlays come from their runtime
- * images (decoded when compressed); an autoload block only from its file-backed ARM9 bytes; BSS and
- * DSi regions never.
+ * is loaded is a runtime question, answered elsewhere). Main, overlays and autoload blocks come from
+ * their runtime images (decoded when compressed; an autoload block's from the ARM9's); BSS and DSi
+ * regions never.
  */
 export async function candidateSource(
   store: RomStore,
@@ -309,21 +389,13 @@ export async function candidateSource(
   if (c.region === 'bss') return { note: 'BSS: runtime-only, no static bytes (never decoded)' };
   if (c.component === 'dsi-main') return { note: 'dsi-main block: not a decodable code source' };
   if (c.component === 'autoload') {
-    const block = (rom.model.autoloads ?? []).filter((b) => b.index === c.autoloadIndex);
-    if (block.length !== 1) return { note: `autoload block ${c.autoloadIndex} is not in the model` };
-    const b = block[0]!;
-    if (b.romOffset === null)
-      return { note: 'autoload block of a compressed ARM9: its bytes are derived, not decoded here' };
-    return {
-      span: {
-        component: 'autoload',
-        overlayId: null,
-        start: b.ramAddress,
-        bytes: rom.readBytes(b.romOffset, b.codeSize),
-      },
-      romOffset: b.romOffset,
-      derived: false,
-    };
+    if (processor !== 'arm9') return { note: 'autoload blocks belong to the ARM9' };
+    const main = await store.decoded.runtimeImage(rom, 'arm9', null, signal);
+    const found = autoloadBytes(rom, c.autoloadIndex ?? -1, main);
+    if ('message' in found) return { note: found.message };
+    if (address < found.span.start || address >= found.span.start + found.span.bytes.length)
+      return { note: 'no initialized bytes at this address in the component' };
+    return found;
   }
   let tableIndex: number | undefined;
   if (c.component === 'overlay') {

@@ -55,7 +55,8 @@ export async function decodeLinearWindow(
   req: LinearWindowRequest,
   signal?: AbortSignal,
 ): Promise<LinearWindow> {
-  const src = await resolveStart(store, rom, req, signal);
+  // Its tools name the component in their output, so autoload blocks (ITCM/DTCM code) are sources.
+  const src = await resolveStart(store, rom, { ...req, autoloads: true }, signal);
   return decodeSourceWindow(rom, req.processor, src, req.maxInstructions, req.maxBytes);
 }
 

@@ -16,6 +16,8 @@ export interface CodeSpan {
   /** Static component identity, e.g. 'main' or 'overlay'; with overlayId it names the source. */
   component: string;
   overlayId: number | null;
+  /** Which autoload block (component 'autoload'): blocks of one component stay apart by it. */
+  autoloadIndex?: number | null;
   /** Runtime address of bytes[0]. */
   start: number;
   bytes: Uint8Array;
@@ -137,7 +139,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
   const blocks: CfgBlock[] = [];
   const edges: CfgEdge[] = [];
   const truncation = new Set<TruncationReason>();
-  // Per (component, overlay, mode): block starts by address, and every address that is an instruction
+  // Per (component, overlay, autoload block, mode): block starts by address, and every address that is an instruction
   // of some block (so the scan for a block to split runs only when one exists).
   const regions = new Map<string, { starts: Map<number, CfgBlock>; covered: Set<number> }>();
   const queue: Pending[] = [];
@@ -146,7 +148,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
   let bytes = 0;
   const decode = req.decoder ?? freshDecoder(req.processor);
   const regionOf = (span: CodeSpan, mode: ArmMode) => {
-    const key = `${span.component}|${span.overlayId}|${mode}`;
+    const key = `${span.component}|${span.overlayId}|${span.autoloadIndex ?? null}|${mode}`;
     let region = regions.get(key);
     if (!region) {
       region = { starts: new Map(), covered: new Set() };
@@ -160,17 +162,16 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
     const region = regionOf(span, mode);
     const known = region.starts.get(address);
     if (known) return known;
-    const inside = region.covered.has(address)
-      ? blocks.find(
-          (b) =>
-            b.component === span.component &&
-            b.overlayId === span.overlayId &&
-            b.mode === mode &&
-            address > b.address &&
-            address < b.end &&
-            b.instructions.some((i) => i.address === address),
-        )
-      : undefined;
+    // The region's own blocks only: same component, overlay, autoload block and mode.
+    let inside: CfgBlock | undefined;
+    if (region.covered.has(address)) {
+      for (const b of region.starts.values()) {
+        if (address > b.address && address < b.end && b.instructions.some((i) => i.address === address)) {
+          inside = b;
+          break;
+        }
+      }
+    }
     if (blocks.length >= req.limits.blocks) {
       truncation.add('block-limit');
       return 'block-limit';

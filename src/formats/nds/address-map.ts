@@ -273,3 +273,21 @@ function unmappedGap(model: NdsRomModel, start: number, end: number): ByteRange 
 export function resolveRomOffset(model: NdsRomModel, offset: number): RomOwner[] {
   return ownersOfRomRange(model, offset, offset + 1);
 }
+
+/**
+ * Where autoload block `index`'s initial bytes sit in the ARM9 runtime image (the stored ARM9, or the
+ * decoded one when it is compressed): the blocks follow autoloadDataStart consecutively, in list
+ * order, as the loader copies them. Null when the model does not place them (no valid module params,
+ * no such block, a data start below the ARM9). The caller still checks the range against the image.
+ */
+export function autoloadImageOffset(model: NdsRomModel, index: number): number | null {
+  const params = model.moduleParams;
+  if (params.status !== 'valid' || params.autoloadDataStart === null) return null;
+  if (params.autoloadDataStart < model.arm9.ramAddress) return null;
+  let offset = params.autoloadDataStart - model.arm9.ramAddress;
+  for (const block of model.autoloads ?? []) {
+    if (block.index === index) return offset;
+    offset += block.codeSize;
+  }
+  return null;
+}

@@ -89,7 +89,7 @@ export const ndsAnalyzeControlFlow = defineTool({
   limits: CFG_TOOL_LIMITS,
   async handler(args, ctx) {
     return withToolRom(ctx, args.rom, async (rom, store) => {
-      const src = await resolveStart(store, rom, args, ctx.signal);
+      const src = await resolveStart(store, rom, { ...args, autoloads: true }, ctx.signal);
       const r = await analyzeControlFlow({
         processor: args.processor,
         span: src.span,
@@ -101,7 +101,7 @@ export const ndsAnalyzeControlFlow = defineTool({
           bytes: args.maxBytes,
           edges: args.maxEdges,
         },
-        lookup: spanLookup(store, rom, args.processor, ctx.signal),
+        lookup: spanLookup(store, rom, args.processor, ctx.signal, { autoloads: true }),
         signal: ctx.signal,
       });
       const blocks = r.blocks.map(({ instructions, address, end, stop, calls, ...b }) => ({

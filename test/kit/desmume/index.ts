@@ -97,6 +97,8 @@ export interface OverlayTargetRom {
   overlays: { a: Uint8Array; b: Uint8Array };
   /** The ITCM autoload block's bytes (the ROM's autoload entry 0, run at symbols.itcmTick). */
   itcm: Uint8Array;
+  /** Where the builder stored the ITCM block's bytes in the ROM; null when the ARM9 is compressed. */
+  itcmRomOffset: number | null;
   /** Overlay IDs in the ROM's ARM9 overlay table. */
   ids: { a: number; b: number };
   /** Run-time addresses from the ARM kit manifest. */
@@ -121,12 +123,14 @@ export interface OverlayTargetRom {
  * `compressB` stores overlay B BLZ-compressed (its static bytes are then the decoded image).
  * `overlayTable: false` leaves the overlays out of the ROM (the program still loads them itself): code
  * then runs in overlay RAM that no static component describes. The ARM9's module params (in the
- * program's reserved hole) declare the ITCM block as autoload entry 0, stored uncompressed.
+ * program's reserved hole) declare the ITCM block as autoload entry 0, stored uncompressed unless
+ * `compressArm9` stores the whole ARM9 BLZ-compressed (static analysis only: direct boot runs no
+ * crt0 to decode it, so such a ROM does not run).
  */
 export function writeOverlayTargetRom(
   path: string,
   variant = 0,
-  options: { overlayTable?: boolean; compressB?: boolean } = {},
+  options: { overlayTable?: boolean; compressB?: boolean; compressArm9?: boolean } = {},
 ): OverlayTargetRom {
   const arm9 = loadArmProgram('arm9-overlays');
   const arm7 = loadArmProgram('arm7-idle');
@@ -134,7 +138,7 @@ export function writeOverlayTargetRom(
   const b = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.ovl-b.bin')));
   const itcm = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-overlays.itcm.bin')));
   const sym = (name: string) => armSymbol(arm9, name).address;
-  writeRomFile(
+  const layout = writeRomFile(
     {
       title: `REMCPOVL${variant}`,
       gameCode: 'RMOV',
@@ -146,6 +150,7 @@ export function writeOverlayTargetRom(
           offset: sym('ovl_module_params') - arm9.loadAddress,
           autoloads: [{ ramAddress: sym('ovl_itcm_tick'), data: itcm, bssSize: 0x20 }],
         },
+        compress: options.compressArm9 === true,
       },
       arm7: { code: arm7.bytes, ramAddress: arm7.loadAddress, entry: arm7.entry },
       arm9Overlays:
@@ -163,6 +168,7 @@ export function writeOverlayTargetRom(
     arm9,
     overlays: { a, b },
     itcm,
+    itcmRomOffset: layout.autoloads[0]!.romOffset,
     ids: { a: 0, b: 1 },
     symbols: {
       mainLoop: sym('ovl_main_loop'),
