@@ -1,6 +1,7 @@
 // The correlation service's per-candidate work on ROMs built by the kit, without an emulator (the
 // real-DeSmuME paths are in desmume-correlate.test.ts): an autoload block decoded from its
-// file-backed bytes and live-checked, its BSS never decoded, main and an overlapping overlay each
+// file-backed bytes (or from the decoded image of a compressed ARM9) and live-checked, its BSS never
+// decoded, main and an overlapping overlay each
 // decoded from its own bytes, the static references bounded by referenceLimit, and a failed live
 // read reported as not-checked with its reason.
 import assert from 'node:assert/strict';
@@ -30,17 +31,21 @@ const root = await makeWorkspace('re-mcp-correlate-frame-');
 after(() => rm(root, { recursive: true, force: true }));
 const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
 await mkdir(join(root, 'roms'));
-const built = buildRom({
+const spec = (compress: boolean) => ({
   arm9: {
     code: mainCode,
     ramAddress: 0x02000000,
     entry: 0x02000000,
     moduleParams: { autoloads: [{ ramAddress: ITCM, data: itcmCode, bssSize: 0x20 }] },
+    compress,
   },
   arm7: { code: fill(0xeafffffe, 4), ramAddress: 0x02380000, entry: 0x02380000 },
   arm9Overlays: [{ id: 0, ramAddress: 0x02000100, data: overlayCode }],
 });
+const built = buildRom(spec(false));
 await writeFile(join(root, 'roms/frame.nds'), built.bytes);
+// The same program with its ARM9 BLZ-compressed: the autoload block exists only in the decoded image.
+await writeFile(join(root, 'roms/frame-packed.nds'), buildRom(spec(true)).bytes);
 
 const noDiscovery: DiscoveryResult = {
   functions: [],
@@ -64,9 +69,14 @@ function live(address: number, at: number, bytes: Uint8Array): LiveWindow {
   return { start, bytes: window };
 }
 
-async function frame(address: number, window: LiveWindow | null, referenceLimit = 16) {
+async function frame(
+  address: number,
+  window: LiveWindow | null,
+  referenceLimit = 16,
+  romPath = 'roms/frame.nds',
+) {
   const store = getRomStore(services);
-  return store.withRom('roms/frame.nds', (rom) => {
+  return store.withRom(romPath, (rom) => {
     const ctx: FrameContext = {
       store,
       rom,
@@ -168,4 +178,29 @@ test('an ARM address that is not word-aligned is not decoded, but still byte-che
   assert.deepEqual(c.instructions, []);
   assert.equal(c.staticNote, 'not decoded: arm code is 4-byte aligned');
   assert.equal(c.live.status, 'live-bytes-match');
+});
+
+test('an autoload block of a compressed ARM9 is decoded from the decoded image (derived) and live-checked', async () => {
+  const f = await frame(ITCM, live(ITCM, ITCM, itcmCode), 16, 'roms/frame-packed.nds');
+  assert.equal(f.candidates.length, 1);
+  const c = f.candidates[0]!;
+  assert.deepEqual([c.component, c.autoloadIndex, c.region], ['autoload', 0, 'initialized-derived']);
+  assert.equal(c.staticNote, null);
+  assert.deepEqual(
+    c.instructions.map((i) => i.text),
+    ['ldr r0, [pc, #4]', 'bl #0x1ff8008', 'bx lr'],
+  );
+  assert.equal(c.live.status, 'live-bytes-match');
+  assert.deepEqual(
+    c.references.map((r) => [r.kind, r.from, r.to, r.value]),
+    [
+      ['literal-pool', ITCM, ITCM + 12, 0x02000000],
+      ['direct-call', ITCM + 4, ITCM + 8, undefined],
+    ],
+  );
+  const other = await frame(ITCM, live(ITCM, ITCM, fill(0, 4)), 16, 'roms/frame-packed.nds');
+  assert.equal(other.candidates[0]!.live.status, 'mismatch');
+  // Its BSS still has no static bytes.
+  const bss = await frame(ITCM + 0x10, null, 16, 'roms/frame-packed.nds');
+  assert.match(bss.candidates[0]!.staticNote ?? '', /^BSS: runtime-only/);
 });
