@@ -1,0 +1,320 @@
+// Real boot of the overlay-replacement edge cases, with the kit's overlay loader
+// (test/kit/arm/src/arm9-overlay-loader.s; rebuild-overlay-boot.test.ts boots the ordinary resizes).
+// The source ROM's overlays 0 (plain) and 1 (BLZ-compressed) are the 0x200-byte `base` image with
+// 0x600 bytes of BSS, so each owns a 0x800-byte runtime range. Here:
+//   - an image of exactly 0x800 bytes fills that range: the table must declare BSS 0, and the range's
+//     last word in emulated RAM must be the image's own;
+//   - an image BLZ cannot shrink replaces the compressed overlay: the build stores it plain and clears
+//     the compressed flag (a "not coded" blob is never stored), so the loader must copy it undecoded;
+//   - images one step past the size rules are refused with typed errors naming the operation.
+// Each build goes through nds_mutation_validate/build/verify and is started in the real DeSmuME
+// through the server's own debugger tools; the loader's result blocks and both overlays' whole
+// runtime ranges are read back from RAM.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { formatAddress } from '../../src/core/vocabulary.js';
+import { blzDecode, blzEncode, blzParseFooter } from '../../src/formats/blz/index.js';
+import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
+import { loaderEdgeOverlayImages, writeOverlayLoaderRom } from '../kit/desmume/index.js';
+import { desmumeMcpFrame } from '../kit/desmume/mcp-suite.js';
+import type { Harness } from '../kit/mcp-harness.js';
+
+const frame = desmumeMcpFrame('re-mcp-overlay-edges-', (ws) => writeOverlayLoaderRom(join(ws, 'loader.nds')));
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const CALLED = 0x600df00d;
+const STALE = 0xeeeeeeee;
+type Model = ReturnType<typeof parseNdsRom>;
+
+interface Loaded {
+  /** The loader's result block (layout in arm9-overlay-loader.s). */
+  value: number;
+  tail: number;
+  pastImage: number;
+  ramSize: number;
+  bssSize: number;
+  storedLength: number;
+  flags: number;
+  called: number;
+  /** The overlay's whole source runtime range [ramAddress, + RAM size + BSS) as left in RAM. */
+  range: Uint8Array;
+  /** The last word of that range, read alone. */
+  lastWord: number;
+}
+
+/** The source table's runtime range of overlay `id`. */
+function sourceRange(id: number): { start: number; size: number } {
+  const o = frame.rom.overlays[id]!;
+  return { start: o.ramAddress, size: o.ramSize + o.bssSize };
+}
+
+async function readRam(h: Harness, address: number, length: number): Promise<Uint8Array> {
+  const r = await h.ok<{ hex: string }>('desmume_read_memory', { address: formatAddress(address), length });
+  return new Uint8Array(Buffer.from(r.hex, 'hex'));
+}
+
+/** Boots `rom`, runs to loader_done (bounded), reads both overlays' result blocks and runtime ranges. */
+async function bootAndRead(h: Harness, rom: string): Promise<Loaded[]> {
+  const { symbols } = frame.rom;
+  await h.ok('desmume_start', { rom });
+  const gdb = await h.ok<{ reachable: boolean }>('desmume_wait_for_gdb', {});
+  assert.equal(gdb.reachable, true);
+  const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+    address: formatAddress(symbols.done),
+    mode: 'arm',
+  });
+  const run = await h.ok<{ state: string; stop: { pc: string } | null }>('desmume_continue', {
+    expectedBreakpointId: bp.breakpoint.id,
+    timeoutMs: 10_000,
+  });
+  assert.equal(run.state, 'stopped');
+  assert.equal(run.stop?.pc, formatAddress(symbols.done));
+  const blocks = Buffer.from(await readRam(h, symbols.results, 64));
+  const loaded: Loaded[] = [];
+  for (const id of [0, 1]) {
+    const { start, size } = sourceRange(id);
+    const range = await readRam(h, start, size);
+    const last = await readRam(h, start + size - 4, 4);
+    const w = (i: number) => blocks.readUInt32LE(32 * id + 4 * i);
+    loaded.push({
+      value: w(0),
+      tail: w(1),
+      pastImage: w(2),
+      ramSize: w(3),
+      bssSize: w(4),
+      storedLength: w(5),
+      flags: w(6),
+      called: w(7),
+      range,
+      lastWord: new DataView(last.buffer).getUint32(0, true),
+    });
+  }
+  await h.ok('desmume_stop', {});
+  return loaded;
+}
+
+const word = (b: Uint8Array, at: number) =>
+  new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at, true);
+
+/** The value and tail words an overlay image carries (its first literal and its last word). */
+function marks(image: Uint8Array): { value: number; tail: number } {
+  return { value: word(image, 28), tail: word(image, image.length - 4) };
+}
+
+/** What the loader must have left for `image` loaded through table entry `id` of the built `model`. */
+function expected(model: Model, id: number, image: Uint8Array): Loaded {
+  const ov = model.overlays.arm9.find((o) => o.id === id)!;
+  const { size } = sourceRange(id);
+  // The image, then the BSS the loader zeroed; nothing of the range keeps the stale fill.
+  const range = new Uint8Array(size);
+  range.set(image);
+  return {
+    ...marks(image),
+    // The word right past the image: the first BSS word, or past the range when the image fills it
+    // (outside what the loader touches: checked separately).
+    pastImage: 0,
+    ramSize: image.length,
+    bssSize: ov.bssSize,
+    storedLength: ov.file.end - ov.file.start,
+    flags: ov.flags,
+    called: CALLED,
+    range,
+    lastWord: word(range, size - 4),
+  };
+}
+
+async function sourceBytes(): Promise<Uint8Array> {
+  return new Uint8Array(await readFile(join(frame.workspace, 'loader.nds')));
+}
+
+/** Writes the artifacts and a v2 manifest replacing each overlay `id` with its image. */
+async function replaceManifest(name: string, images: Map<number, Uint8Array>): Promise<string> {
+  const source = await sourceBytes();
+  const model = parseNdsRom(bufferSource(source));
+  const ws = frame.workspace;
+  await mkdir(join(ws, 'art'), { recursive: true });
+  await mkdir(join(ws, 'm'), { recursive: true });
+  const operations = [];
+  for (const [id, image] of images) {
+    const ov = model.overlays.arm9.find((o) => o.id === id)!;
+    await writeFile(join(ws, 'art', `${name}-${id}.bin`), image);
+    operations.push({
+      op: 'replace-overlay',
+      id: `${name}-${id}`,
+      overlay: { processor: 'arm9', id },
+      artifact: `art/${name}-${id}.bin`,
+      artifactSha256: sha(image),
+      componentSha256: sha(source.subarray(ov.file.start, ov.file.end)),
+    });
+  }
+  await writeFile(
+    join(ws, 'm', `${name}.json`),
+    JSON.stringify({ formatVersion: 2, source: { sha256: sha(source), size: source.length }, operations }),
+  );
+  return `m/${name}.json`;
+}
+
+/** validate, build, verify through the tools; returns the built ROM's bytes and parsed model. */
+async function buildThroughTools(h: Harness, manifest: string) {
+  await h.ok('nds_mutation_validate', { rom: 'loader.nds', manifest });
+  const built = await h.ok<{ rom: string; outputDir: string; rebuildSemanticsVerified: boolean }>(
+    'nds_mutation_build',
+    { rom: 'loader.nds', manifest },
+  );
+  assert.equal(built.rebuildSemanticsVerified, true);
+  await h.ok('nds_mutation_verify', { rom: 'loader.nds', manifest });
+  const bytes = new Uint8Array(await readFile(join(frame.workspace, built.rom)));
+  const plan = JSON.parse(
+    await readFile(join(frame.workspace, built.outputDir, 'resolved-plan.json'), 'utf8'),
+  );
+  return { built, bytes, model: parseNdsRom(bufferSource(bytes)), plan };
+}
+
+/** The raw word at +28 of overlay `id`'s table entry: compressed size (24 bits) and flags (top byte). */
+function rawSizeAndFlags(bytes: Uint8Array, model: Model, id: number): number {
+  const ov = model.overlays.arm9.find((o) => o.id === id)!;
+  return word(bytes, model.header.arm9OverlayTable.start + ov.tableIndex * 32 + 28);
+}
+
+test('an image filling the whole runtime range (BSS 0) boots, plain and recompressed; its last word is in RAM', async () => {
+  const h = await frame.server('full');
+  const { full } = loaderEdgeOverlayImages();
+  const { overlays, images } = frame.rom;
+  for (const id of [0, 1]) assert.equal(full.length, overlays[id]!.ramSize + overlays[id]!.bssSize);
+  assert.notEqual(marks(full).tail, marks(images.base).tail);
+  const before = sha(await sourceBytes());
+  const manifest = await replaceManifest(
+    'full',
+    new Map([
+      [0, full],
+      [1, full],
+    ]),
+  );
+  const { built, bytes, model, plan } = await buildThroughTools(h, manifest);
+  for (const id of [0, 1]) {
+    const ov = model.overlays.arm9.find((o) => o.id === id)!;
+    const original = overlays[id]!;
+    assert.equal(ov.ramAddress, original.ramAddress, `overlay ${id} keeps its RAM address`);
+    assert.deepEqual([ov.ramSize, ov.bssSize], [0x800, 0], `overlay ${id}: the image takes the whole range`);
+    assert.equal(ov.compressed, original.compressed, `overlay ${id} compression flag`);
+    const stored = bytes.subarray(ov.file.start, ov.file.end);
+    if (ov.compressed) {
+      assert.equal(ov.compressedSize, stored.length);
+      assert.ok(stored.length < full.length, 'the recompressed image is stored smaller');
+      assert.equal(sha(blzDecode(stored, { inPlace: true })), sha(full), 'it decodes to the image');
+    } else {
+      assert.equal(sha(stored), sha(full), 'stored as the image');
+    }
+  }
+  assert.deepEqual(
+    plan.overlayRecords.map((o: { id: number; ramSize: number; bssSize: number }) => [
+      o.id,
+      o.ramSize,
+      o.bssSize,
+    ]),
+    [
+      [0, 0x800, 0],
+      [1, 0x800, 0],
+    ],
+  );
+
+  const loaded = await bootAndRead(h, built.rom);
+  for (const id of [0, 1]) {
+    const got = loaded[id]!;
+    const want = expected(model, id, full);
+    assert.equal(got.lastWord, marks(full).tail, `overlay ${id}: the range's last word is the new image's`);
+    assert.equal(sha(got.range), sha(full), `overlay ${id}: the whole range holds the image`);
+    // The word right past the image lies outside the range: the loader neither filled nor zeroed it.
+    assert.notEqual(got.pastImage, STALE, `overlay ${id}: nothing past the range was filled`);
+    assert.deepEqual({ ...got, pastImage: 0 }, want, `overlay ${id} result block`);
+  }
+  assert.equal(loaded[1]!.flags & 1, 1, 'the program decoded the compressed overlay');
+  assert.equal(sha(await sourceBytes()), before, 'the source ROM is unchanged');
+});
+
+test('a compressed overlay replaced by an image BLZ cannot shrink is stored plain, flag cleared, and boots', async () => {
+  const h = await frame.server('full');
+  const { noise } = loaderEdgeOverlayImages();
+  const { overlays, images } = frame.rom;
+  assert.equal(overlays[1]!.compressed, true);
+  // The premise: BLZ coding of this image does not pay, so the encoder gives a "not coded" blob.
+  assert.equal(blzParseFooter(blzEncode(noise)).coded, false, 'the noise image is incompressible');
+  const source = await sourceBytes();
+  const sourceModel = parseNdsRom(bufferSource(source));
+  const sourceFlags = sourceModel.overlays.arm9.find((o) => o.id === 1)!.flags;
+  assert.equal(sourceFlags & 1, 1);
+  const manifest = await replaceManifest('noise', new Map([[1, noise]]));
+  const { built, bytes, model, plan } = await buildThroughTools(h, manifest);
+
+  const ov = model.overlays.arm9.find((o) => o.id === 1)!;
+  assert.equal(ov.ramAddress, overlays[1]!.ramAddress);
+  assert.deepEqual([ov.ramSize, ov.bssSize], [0x400, 0x400], 'the BSS absorbs the rest of the range');
+  assert.equal(ov.compressed, false, 'the compressed flag is cleared');
+  assert.equal(ov.flags, sourceFlags & ~1, 'only the compressed flag changes');
+  assert.equal(ov.compressedSize, 0);
+  assert.equal(rawSizeAndFlags(bytes, model, 1), ((sourceFlags & ~1) << 24) >>> 0, 'raw table word');
+  const stored = bytes.subarray(ov.file.start, ov.file.end);
+  assert.equal(sha(stored), sha(noise), 'stored as the image itself: no footer, no padding');
+  assert.deepEqual(plan.overlayRecords, [
+    {
+      processor: 'arm9',
+      id: 1,
+      tableIndex: ov.tableIndex,
+      compressedSize: 0,
+      flags: sourceFlags & ~1,
+      ramSize: 0x400,
+      bssSize: 0x400,
+    },
+  ]);
+  // Overlay 0 is untouched: same table entry, same stored bytes.
+  const before0 = sourceModel.overlays.arm9.find((o) => o.id === 0)!;
+  const after0 = model.overlays.arm9.find((o) => o.id === 0)!;
+  assert.deepEqual(
+    [after0.ramSize, after0.bssSize, after0.flags],
+    [before0.ramSize, before0.bssSize, before0.flags],
+  );
+  assert.equal(
+    sha(bytes.subarray(after0.file.start, after0.file.end)),
+    sha(source.subarray(before0.file.start, before0.file.end)),
+  );
+
+  const loaded = await bootAndRead(h, built.rom);
+  assert.deepEqual(loaded[0], expected(model, 0, images.base), 'overlay 0 boots as before');
+  assert.deepEqual(loaded[1], expected(model, 1, noise), 'overlay 1: the noise image, then zeroed BSS');
+  assert.equal(loaded[1]!.flags & 1, 0, 'the program was told not to decode');
+  assert.equal(loaded[1]!.storedLength, noise.length);
+  assert.equal(sha(await sourceBytes()), sha(source), 'the source ROM is unchanged');
+});
+
+test('images one step past the size rules are refused with typed errors naming the operation', async () => {
+  const h = await frame.server('full');
+  const { full } = loaderEdgeOverlayImages();
+  const runtime = sourceRange(0).size;
+  const cases: Array<[string, Uint8Array, RegExp]> = [
+    // One byte more than RAM size + BSS (and so not a multiple of 4 either).
+    ['past-by-one', new Uint8Array(runtime + 1), new RegExp(`at most ${runtime}\\b`)],
+    // One word more: a multiple of 4, refused for the range alone.
+    ['past-by-word', new Uint8Array(runtime + 4), new RegExp(`at most ${runtime}\\b`)],
+    // Inside the range but not a multiple of 4.
+    ['unaligned', full.subarray(0, runtime - 2), /multiple of 4/],
+    ['empty', new Uint8Array(0), /non-empty/],
+  ];
+  for (const id of [0, 1]) {
+    for (const [name, image, pattern] of cases) {
+      const manifest = await replaceManifest(`${name}-${id}`, new Map([[id, image]]));
+      for (const tool of ['nds_mutation_validate', 'nds_mutation_build']) {
+        const e = await h.fail(tool, { rom: 'loader.nds', manifest });
+        assert.equal(e.code, 'invalid-argument', `${tool} ${name} ${id}: ${e.message}`);
+        assert.match(e.message, new RegExp(`"${name}-${id}-${id}"`), `${tool} names the operation`);
+        assert.match(e.message, pattern, `${tool} ${name} ${id}`);
+      }
+    }
+  }
+  // Exactly the range is accepted (the boot test above builds it).
+  await h.ok('nds_mutation_validate', {
+    rom: 'loader.nds',
+    manifest: await replaceManifest('exact', new Map([[0, full]])),
+  });
+});
