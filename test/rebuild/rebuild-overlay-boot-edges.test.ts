@@ -12,7 +12,7 @@
 // runtime ranges are read back from RAM.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { formatAddress } from '../../src/core/vocabulary.js';
@@ -292,29 +292,47 @@ test('images one step past the size rules are refused with typed errors naming t
   const h = await frame.server('full');
   const { full } = loaderEdgeOverlayImages();
   const runtime = sourceRange(0).size;
-  const cases: Array<[string, Uint8Array, RegExp]> = [
-    // One byte more than RAM size + BSS (and so not a multiple of 4 either).
-    ['past-by-one', new Uint8Array(runtime + 1), new RegExp(`at most ${runtime}\\b`)],
-    // One word more: a multiple of 4, refused for the range alone.
-    ['past-by-word', new Uint8Array(runtime + 4), new RegExp(`at most ${runtime}\\b`)],
-    // Inside the range but not a multiple of 4.
-    ['unaligned', full.subarray(0, runtime - 2), /multiple of 4/],
-    ['empty', new Uint8Array(0), /non-empty/],
+  assert.equal(runtime, sourceRange(1).size);
+  const published = async () =>
+    (await readdir(join(frame.workspace, 'output'), { recursive: true }).catch(() => [])).sort();
+  const publishedBefore = await published();
+  // One rule, one message: a size other than the RAM size must be a non-empty multiple of 4 of at
+  // most RAM size + BSS. Each case sits one step outside it; its neighbour inside is accepted below.
+  const refused: Array<[string, Uint8Array]> = [
+    ['past-by-one', new Uint8Array(runtime + 1)], // one byte more than RAM + BSS
+    ['past-by-word', new Uint8Array(runtime + 4)], // a multiple of 4, past the range
+    ['unaligned', full.subarray(0, runtime - 2)], // inside the range, not a multiple of 4
+    ['empty', new Uint8Array(0)],
   ];
   for (const id of [0, 1]) {
-    for (const [name, image, pattern] of cases) {
+    for (const [name, image] of refused) {
+      const op = `${name}-${id}-${id}`;
       const manifest = await replaceManifest(`${name}-${id}`, new Map([[id, image]]));
       for (const tool of ['nds_mutation_validate', 'nds_mutation_build']) {
         const e = await h.fail(tool, { rom: 'loader.nds', manifest });
-        assert.equal(e.code, 'invalid-argument', `${tool} ${name} ${id}: ${e.message}`);
-        assert.match(e.message, new RegExp(`"${name}-${id}-${id}"`), `${tool} names the operation`);
-        assert.match(e.message, pattern, `${tool} ${name} ${id}`);
+        assert.equal(e.code, 'invalid-argument', `${tool} ${op}: ${e.message}`);
+        assert.equal(e.details?.operation, op, `${tool} names the operation in its details`);
+        assert.match(
+          e.message,
+          new RegExp(`^operation "${op}": the decoded image is ${image.length} bytes;`),
+        );
+        assert.match(
+          e.message,
+          new RegExp(`non-empty multiple of 4 of at most ${runtime} \\(its RAM size 512 plus BSS 1536`),
+        );
       }
     }
+    // The neighbours inside the rule are accepted: exactly the range, one word less, one word.
+    for (const [name, length] of [
+      ['exact', runtime],
+      ['word-less', runtime - 4],
+      ['one-word', 4],
+    ] as const) {
+      await h.ok('nds_mutation_validate', {
+        rom: 'loader.nds',
+        manifest: await replaceManifest(`${name}-${id}`, new Map([[id, full.subarray(0, length)]])),
+      });
+    }
   }
-  // Exactly the range is accepted (the boot test above builds it).
-  await h.ok('nds_mutation_validate', {
-    rom: 'loader.nds',
-    manifest: await replaceManifest('exact', new Map([[0, full]])),
-  });
+  assert.deepEqual(await published(), publishedBefore, 'no refused build left output');
 });
