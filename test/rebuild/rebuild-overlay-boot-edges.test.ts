@@ -11,38 +11,29 @@
 // through the server's own debugger tools; the loader's result blocks and both overlays' whole
 // runtime ranges are read back from RAM.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { formatAddress } from '../../src/core/vocabulary.js';
 import { blzDecode, blzEncode, blzParseFooter } from '../../src/formats/blz/index.js';
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
-import { loaderEdgeOverlayImages, writeOverlayLoaderRom } from '../kit/desmume/index.js';
-import { desmumeMcpFrame } from '../kit/desmume/mcp-suite.js';
+import { loaderEdgeOverlayImages } from '../kit/desmume/index.js';
+import {
+  LOADER_CALLED,
+  type LoaderResult,
+  type NdsModel as Model,
+  imageMarks as marks,
+  overlayLoaderSuite,
+  sha256Hex as sha,
+  wordAt as word,
+} from '../kit/desmume/overlay-loader-boot.js';
 import type { Harness } from '../kit/mcp-harness.js';
 
-const frame = desmumeMcpFrame('re-mcp-overlay-edges-', (ws) => writeOverlayLoaderRom(join(ws, 'loader.nds')));
-const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-const CALLED = 0x600df00d;
+const suite = overlayLoaderSuite('re-mcp-overlay-edges-');
+const { frame, sourceBytes, replaceManifest, buildThroughTools } = suite;
 const STALE = 0xeeeeeeee;
-type Model = ReturnType<typeof parseNdsRom>;
 
-interface Loaded {
-  /** The loader's result block (layout in arm9-overlay-loader.s). */
-  value: number;
-  tail: number;
-  pastImage: number;
-  ramSize: number;
-  bssSize: number;
-  storedLength: number;
-  flags: number;
-  called: number;
-  /** The overlay's whole source runtime range [ramAddress, + RAM size + BSS) as left in RAM. */
-  range: Uint8Array;
-  /** The last word of that range, read alone. */
-  lastWord: number;
-}
+/** A result block, with the overlay's whole source runtime range as left in RAM and its last word. */
+type Loaded = LoaderResult & { range: Uint8Array; lastWord: number };
 
 /** The source table's runtime range of overlay `id`. */
 function sourceRange(id: number): { start: number; size: number } {
@@ -50,57 +41,10 @@ function sourceRange(id: number): { start: number; size: number } {
   return { start: o.ramAddress, size: o.ramSize + o.bssSize };
 }
 
-async function readRam(h: Harness, address: number, length: number): Promise<Uint8Array> {
-  const r = await h.ok<{ hex: string }>('desmume_read_memory', { address: formatAddress(address), length });
-  return new Uint8Array(Buffer.from(r.hex, 'hex'));
-}
-
-/** Boots `rom`, runs to loader_done (bounded), reads both overlays' result blocks and runtime ranges. */
+/** Boots `rom` to loader_done; both overlays' result blocks with their runtime ranges. */
 async function bootAndRead(h: Harness, rom: string): Promise<Loaded[]> {
-  const { symbols } = frame.rom;
-  await h.ok('desmume_start', { rom });
-  const gdb = await h.ok<{ reachable: boolean }>('desmume_wait_for_gdb', {});
-  assert.equal(gdb.reachable, true);
-  const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
-    address: formatAddress(symbols.done),
-    mode: 'arm',
-  });
-  const run = await h.ok<{ state: string; stop: { pc: string } | null }>('desmume_continue', {
-    expectedBreakpointId: bp.breakpoint.id,
-    timeoutMs: 10_000,
-  });
-  assert.equal(run.state, 'stopped');
-  assert.equal(run.stop?.pc, formatAddress(symbols.done));
-  const blocks = Buffer.from(await readRam(h, symbols.results, 64));
-  const loaded: Loaded[] = [];
-  for (const id of [0, 1]) {
-    const { start, size } = sourceRange(id);
-    const range = await readRam(h, start, size);
-    const last = await readRam(h, start + size - 4, 4);
-    const w = (i: number) => blocks.readUInt32LE(32 * id + 4 * i);
-    loaded.push({
-      value: w(0),
-      tail: w(1),
-      pastImage: w(2),
-      ramSize: w(3),
-      bssSize: w(4),
-      storedLength: w(5),
-      flags: w(6),
-      called: w(7),
-      range,
-      lastWord: new DataView(last.buffer).getUint32(0, true),
-    });
-  }
-  await h.ok('desmume_stop', {});
-  return loaded;
-}
-
-const word = (b: Uint8Array, at: number) =>
-  new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(at, true);
-
-/** The value and tail words an overlay image carries (its first literal and its last word). */
-function marks(image: Uint8Array): { value: number; tail: number } {
-  return { value: word(image, 28), tail: word(image, image.length - 4) };
+  const { results, ranges } = await suite.bootAndRead(h, rom, [sourceRange(0), sourceRange(1)]);
+  return results.map((r, id) => ({ ...r, range: ranges[id]!.bytes, lastWord: ranges[id]!.lastWord }));
 }
 
 /** What the loader must have left for `image` loaded through table entry `id` of the built `model`. */
@@ -119,57 +63,10 @@ function expected(model: Model, id: number, image: Uint8Array): Loaded {
     bssSize: ov.bssSize,
     storedLength: ov.file.end - ov.file.start,
     flags: ov.flags,
-    called: CALLED,
+    called: LOADER_CALLED,
     range,
     lastWord: word(range, size - 4),
   };
-}
-
-async function sourceBytes(): Promise<Uint8Array> {
-  return new Uint8Array(await readFile(join(frame.workspace, 'loader.nds')));
-}
-
-/** Writes the artifacts and a v2 manifest replacing each overlay `id` with its image. */
-async function replaceManifest(name: string, images: Map<number, Uint8Array>): Promise<string> {
-  const source = await sourceBytes();
-  const model = parseNdsRom(bufferSource(source));
-  const ws = frame.workspace;
-  await mkdir(join(ws, 'art'), { recursive: true });
-  await mkdir(join(ws, 'm'), { recursive: true });
-  const operations = [];
-  for (const [id, image] of images) {
-    const ov = model.overlays.arm9.find((o) => o.id === id)!;
-    await writeFile(join(ws, 'art', `${name}-${id}.bin`), image);
-    operations.push({
-      op: 'replace-overlay',
-      id: `${name}-${id}`,
-      overlay: { processor: 'arm9', id },
-      artifact: `art/${name}-${id}.bin`,
-      artifactSha256: sha(image),
-      componentSha256: sha(source.subarray(ov.file.start, ov.file.end)),
-    });
-  }
-  await writeFile(
-    join(ws, 'm', `${name}.json`),
-    JSON.stringify({ formatVersion: 2, source: { sha256: sha(source), size: source.length }, operations }),
-  );
-  return `m/${name}.json`;
-}
-
-/** validate, build, verify through the tools; returns the built ROM's bytes and parsed model. */
-async function buildThroughTools(h: Harness, manifest: string) {
-  await h.ok('nds_mutation_validate', { rom: 'loader.nds', manifest });
-  const built = await h.ok<{ rom: string; outputDir: string; rebuildSemanticsVerified: boolean }>(
-    'nds_mutation_build',
-    { rom: 'loader.nds', manifest },
-  );
-  assert.equal(built.rebuildSemanticsVerified, true);
-  await h.ok('nds_mutation_verify', { rom: 'loader.nds', manifest });
-  const bytes = new Uint8Array(await readFile(join(frame.workspace, built.rom)));
-  const plan = JSON.parse(
-    await readFile(join(frame.workspace, built.outputDir, 'resolved-plan.json'), 'utf8'),
-  );
-  return { built, bytes, model: parseNdsRom(bufferSource(bytes)), plan };
 }
 
 /** The raw word at +28 of overlay `id`'s table entry: compressed size (24 bits) and flags (top byte). */
