@@ -8,105 +8,32 @@
 // bytes); the builds are started in the real DeSmuME through the server's own debugger tools, run to
 // loader_done, and what the overlays and the loader left in RAM is read back.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { formatAddress } from '../../src/core/vocabulary.js';
 import { blzDecode } from '../../src/formats/blz/index.js';
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
-import { writeOverlayLoaderRom } from '../kit/desmume/index.js';
-import { desmumeMcpFrame } from '../kit/desmume/mcp-suite.js';
-import type { Harness } from '../kit/mcp-harness.js';
+import {
+  LOADER_CALLED,
+  type LoaderResult,
+  imageMarks as marks,
+  type NdsModel,
+  overlayLoaderSuite,
+  sha256Hex as sha,
+} from '../kit/desmume/overlay-loader-boot.js';
 
-const frame = desmumeMcpFrame('re-mcp-overlay-boot-', (ws) => writeOverlayLoaderRom(join(ws, 'loader.nds')));
-const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-const CALLED = 0x600df00d;
+const { frame, sourceBytes, bootAndRead, replaceManifest, buildThroughTools } =
+  overlayLoaderSuite('re-mcp-overlay-boot-');
 
-interface Loaded {
-  value: number;
-  tail: number;
-  pastImage: number;
-  ramSize: number;
-  bssSize: number;
-  storedLength: number;
-  flags: number;
-  called: number;
-}
-
-/** Boots `rom`, runs to loader_done (bounded), returns the result block of each table entry. */
-async function bootAndRead(h: Harness, rom: string): Promise<Loaded[]> {
-  const { symbols } = frame.rom;
-  await h.ok('desmume_start', { rom });
-  const gdb = await h.ok<{ reachable: boolean }>('desmume_wait_for_gdb', {});
-  assert.equal(gdb.reachable, true);
-  const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
-    address: formatAddress(symbols.done),
-    mode: 'arm',
-  });
-  const run = await h.ok<{ state: string; stop: { pc: string } | null }>('desmume_continue', {
-    expectedBreakpointId: bp.breakpoint.id,
-    timeoutMs: 10_000,
-  });
-  assert.equal(run.state, 'stopped');
-  assert.equal(run.stop?.pc, formatAddress(symbols.done));
-  const mem = await h.ok<{ hex: string }>('desmume_read_memory', {
-    address: formatAddress(symbols.results),
-    length: 64,
-  });
-  await h.ok('desmume_stop', {});
-  const b = Buffer.from(mem.hex, 'hex');
-  return [0, 32].map((at) => {
-    const w = (i: number) => b.readUInt32LE(at + 4 * i);
-    return {
-      value: w(0),
-      tail: w(1),
-      pastImage: w(2),
-      ramSize: w(3),
-      bssSize: w(4),
-      storedLength: w(5),
-      flags: w(6),
-      called: w(7),
-    };
-  });
-}
-
-/** The value and tail words an overlay image carries (its first literal and its last word). */
-function marks(image: Uint8Array): { value: number; tail: number } {
-  const v = new DataView(image.buffer, image.byteOffset, image.byteLength);
-  return { value: v.getUint32(28, true), tail: v.getUint32(image.length - 4, true) };
-}
-
-async function sourceBytes(): Promise<Uint8Array> {
-  return new Uint8Array(await readFile(join(frame.workspace, 'loader.nds')));
-}
-
-/** Writes the artifacts and a v2 manifest replacing overlay 0 with `plain` and overlay 1 with `packed`. */
-async function resizeManifest(name: string, plain: Uint8Array, packed: Uint8Array): Promise<string> {
-  const source = await sourceBytes();
-  const model = parseNdsRom(bufferSource(source));
-  const ws = frame.workspace;
-  await mkdir(join(ws, 'art'), { recursive: true });
-  await mkdir(join(ws, 'm'), { recursive: true });
-  const operations = [];
-  for (const [id, image] of [plain, packed].entries()) {
-    const ov = model.overlays.arm9.find((o) => o.id === id)!;
-    await writeFile(join(ws, 'art', `${name}-${id}.bin`), image);
-    operations.push({
-      op: 'replace-overlay',
-      id: `overlay-${id}`,
-      overlay: { processor: 'arm9', id },
-      artifact: `art/${name}-${id}.bin`,
-      artifactSha256: sha(image),
-      componentSha256: sha(source.subarray(ov.file.start, ov.file.end)),
-    });
-  }
-  await writeFile(
-    join(ws, 'm', `${name}.json`),
-    JSON.stringify({ formatVersion: 2, source: { sha256: sha(source), size: source.length }, operations }),
+/** A v2 manifest replacing overlay 0 with `plain` and overlay 1 with `packed`. */
+const resizeManifest = (name: string, plain: Uint8Array, packed: Uint8Array) =>
+  replaceManifest(
+    name,
+    new Map([
+      [0, plain],
+      [1, packed],
+    ]),
   );
-  return `m/${name}.json`;
-}
 
 /** The built ROM's overlay table agrees with the plan and its stored files decode to the images. */
 function checkBuiltTable(built: Uint8Array, images: Uint8Array[]) {
@@ -136,7 +63,7 @@ function checkBuiltTable(built: Uint8Array, images: Uint8Array[]) {
 }
 
 /** What the loader must have left for `image` loaded through table entry `ov` of `model`. */
-function expected(model: ReturnType<typeof parseNdsRom>, i: number, image: Uint8Array): Loaded {
+function expected(model: NdsModel, i: number, image: Uint8Array): LoaderResult {
   const ov = model.overlays.arm9.find((o) => o.id === i)!;
   return {
     ...marks(image),
@@ -145,7 +72,7 @@ function expected(model: ReturnType<typeof parseNdsRom>, i: number, image: Uint8
     bssSize: ov.bssSize,
     storedLength: ov.file.end - ov.file.start,
     flags: ov.flags,
-    called: CALLED,
+    called: LOADER_CALLED,
   };
 }
 
@@ -154,7 +81,7 @@ test('the loader boots the source ROM: the plain and the BLZ-compressed overlay 
   const { images } = frame.rom;
   const model = parseNdsRom(bufferSource(await sourceBytes()));
   assert.ok(model.overlays.arm9[1]!.compressed && !model.overlays.arm9[0]!.compressed);
-  const loaded = await bootAndRead(h, 'loader.nds');
+  const { results: loaded } = await bootAndRead(h, 'loader.nds');
   assert.deepEqual(loaded, [expected(model, 0, images.base), expected(model, 1, images.base)]);
 });
 
@@ -171,18 +98,9 @@ for (const [name, plainOf, packedOf] of [
     assert.notEqual(packed.length, images.base.length);
     const before = sha(await sourceBytes());
     const manifest = await resizeManifest(name, plain, packed);
-    await h.ok('nds_mutation_validate', { rom: 'loader.nds', manifest });
-    const built = await h.ok<{ rom: string; rebuildSemanticsVerified: boolean }>('nds_mutation_build', {
-      rom: 'loader.nds',
-      manifest,
-    });
-    assert.equal(built.rebuildSemanticsVerified, true);
-    await h.ok('nds_mutation_verify', { rom: 'loader.nds', manifest });
-    const model = checkBuiltTable(new Uint8Array(await readFile(join(frame.workspace, built.rom))), [
-      plain,
-      packed,
-    ]);
-    const loaded = await bootAndRead(h, built.rom);
+    const { built, bytes } = await buildThroughTools(h, manifest);
+    const model = checkBuiltTable(bytes, [plain, packed]);
+    const { results: loaded } = await bootAndRead(h, built.rom);
     assert.deepEqual(loaded, [expected(model, 0, plain), expected(model, 1, packed)]);
     assert.equal(loaded[1]!.flags & 1, 1, 'the program decoded a compressed overlay');
     assert.equal(sha(await sourceBytes()), before, 'the source ROM is unchanged');
@@ -204,7 +122,7 @@ test('control: the same build with the overlay table sizes put back boots wrong 
     view.setUint32(at + 12, overlays[ov.id]!.bssSize, true);
   }
   await writeFile(join(frame.workspace, 'stale.nds'), bytes);
-  const [plain, packed] = await bootAndRead(h, 'stale.nds');
+  const [plain, packed] = (await bootAndRead(h, 'stale.nds')).results;
   // The grown plain overlay runs, but the BSS the stale table declares wipes its tail.
   assert.equal(plain!.value, marks(images.big).value);
   assert.equal(plain!.tail, 0);

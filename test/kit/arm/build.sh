@@ -146,14 +146,15 @@ for part in itcm; do
 done
 
 # arm9-overlay-loader: loads its overlays from the cartridge through the ROM's overlay table and FAT
-# (BLZ-decoding compressed ones); its three alternative overlay images are written alone
-# (<name>.ovl-base.bin, .ovl-big.bin, .ovl-small.bin) and left out of the main binary.
+# (BLZ-decoding compressed ones); its alternative overlay images are written alone
+# (<name>.ovl-base.bin, .ovl-big.bin, .ovl-small.bin, .ovl-full.bin, .ovl-noise.bin) and left out of
+# the main binary.
 compile ARM9_CPU -marm arm9-overlay-loader.s arm9-overlay-loader.o
 link arm9-overlay-loader ARM9_CPU arm9-overlay-loader.ld --no-check-sections arm9-overlay-loader.o
-"$OBJCOPY" -O binary -R .ovl_base -R .ovl_big -R .ovl_small \
+"$OBJCOPY" -O binary -R .ovl_base -R .ovl_big -R .ovl_small -R .ovl_full -R .ovl_noise \
   "$out/arm9-overlay-loader.elf" "$out/arm9-overlay-loader.bin"
 chmod 644 "$out/arm9-overlay-loader.bin"
-for ovl in base big small; do
+for ovl in base big small full noise; do
   "$OBJCOPY" -O binary -j ".ovl_$ovl" "$out/arm9-overlay-loader.elf" "$out/arm9-overlay-loader.ovl-$ovl.bin"
   chmod 644 "$out/arm9-overlay-loader.ovl-$ovl.bin"
 done

@@ -257,3 +257,18 @@ export function writeOverlayLoaderRom(path: string): OverlayLoaderRom {
     },
   };
 }
+
+/** Edge-case overlay images of `arm9-overlay-loader` (position-independent ARM, built alone). */
+export interface LoaderEdgeOverlayImages {
+  /** 0x800 bytes: exactly the `base` overlay's RAM size plus BSS (its whole runtime range). */
+  full: Uint8Array;
+  /** 0x400 bytes whose pad is pseudo-random: BLZ coding would not make it smaller. */
+  noise: Uint8Array;
+}
+
+/** Loads the edge-case overlay images `arm9-overlay-loader` carries (built alone by build.sh). */
+export function loaderEdgeOverlayImages(): LoaderEdgeOverlayImages {
+  const read = (v: string) =>
+    new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, `arm9-overlay-loader.ovl-${v}.bin`)));
+  return { full: read('full'), noise: read('noise') };
+}

@@ -17,8 +17,8 @@
 @   the image (BSS: 0 when the loader zeroed from the table's RAM size)   +12 table RAM size
 @   +16 table BSS size   +20 stored file length (FAT)   +24 table flags byte   +28 0x600DF00D when called
 @
-@ The overlay images (sections .ovl_base, .ovl_big, .ovl_small, all linked at 0x02200000 and
-@ position-independent) are not part of the main binary: build.sh writes each alone.
+@ The overlay images (sections .ovl_base, .ovl_big, .ovl_small, .ovl_full, .ovl_noise, all linked at
+@ 0x02200000 and position-independent) are not part of the main binary: build.sh writes each alone.
 
         .syntax unified
         .arch armv5te
@@ -242,8 +242,9 @@ loader_fat_entry:
 @ An overlay image: called with r0 = its result block, it stores its value word, its tail word (the
 @ image's last word) and the word right past the image (the first BSS word), then returns. No
 @ absolute addresses: the same bytes run wherever the table puts them. `pad` sets the image size
-@ (7 instructions + value + pad + tail).
-        .macro  overlay_image value, tail, pad
+@ (7 instructions + value + pad + tail). A non-zero `noise` fills the pad with xorshift32 words from
+@ that seed instead of zeros: bytes BLZ cannot shrink.
+        .macro  overlay_image value, tail, pad, noise=0
         .arm
         ldr     r1, 1f
         str     r1, [r0]
@@ -253,7 +254,17 @@ loader_fat_entry:
         str     r1, [r0, #8]
         bx      lr
 1:      .word   \value
+        .if     \noise
+        .set    ovl_noise_x, \noise
+        .rept   (\pad) / 4
+        .set    ovl_noise_x, (ovl_noise_x ^ (ovl_noise_x << 13)) & 0xffffffff
+        .set    ovl_noise_x, ovl_noise_x ^ (ovl_noise_x >> 17)
+        .set    ovl_noise_x, (ovl_noise_x ^ (ovl_noise_x << 5)) & 0xffffffff
+        .word   ovl_noise_x
+        .endr
+        .else
         .space  \pad
+        .endif
 2:      .word   \tail
 3:
         .endm
@@ -267,3 +278,9 @@ loader_fat_entry:
 @ A smaller replacement: 0x80 bytes.
         .section .ovl_small, "ax", %progbits
         overlay_image 0x5a110003, 0x5a1100ff, 0x80 - 36
+@ A replacement that fills the original's whole runtime range (RAM 0x200 + BSS 0x600): 0x800 bytes.
+        .section .ovl_full, "ax", %progbits
+        overlay_image 0xf0110004, 0xf01100ff, 0x800 - 36
+@ A replacement BLZ cannot compress (a pseudo-random pad): 0x400 bytes.
+        .section .ovl_noise, "ax", %progbits
+        overlay_image 0x40150005, 0x401500ff, 0x400 - 36, 0x2545f491
