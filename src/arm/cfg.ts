@@ -83,6 +83,8 @@ export interface CfgBlock {
   id: number;
   component: string;
   overlayId: number | null;
+  /** Which autoload block (component 'autoload' only; absent elsewhere). */
+  autoloadIndex?: number;
   mode: ArmMode;
   address: number;
   /** Exclusive end address. */
@@ -185,6 +187,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
       id: blocks.length,
       component: span.component,
       overlayId: span.overlayId,
+      ...(span.autoloadIndex != null ? { autoloadIndex: span.autoloadIndex } : {}),
       mode,
       address,
       end: address,

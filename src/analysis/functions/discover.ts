@@ -26,6 +26,8 @@ export const ALL_EVIDENCE: readonly Evidence[] = ['program-entry', 'direct-call'
 export interface FunctionIdentity {
   component: string;
   overlayId: number | null;
+  /** Which ARM9 autoload block (component 'autoload' only; absent elsewhere). */
+  autoloadIndex?: number;
   address: number;
   mode: ArmMode;
 }
@@ -66,7 +68,14 @@ export interface CallSite {
 export interface FunctionCfgSummary {
   status: 'complete' | 'truncated';
   truncation: TruncationReason[];
-  blocks: { component: string; overlayId: number | null; mode: ArmMode; address: number; end: number }[];
+  blocks: {
+    component: string;
+    overlayId: number | null;
+    autoloadIndex?: number;
+    mode: ArmMode;
+    address: number;
+    end: number;
+  }[];
   instructions: number;
   bytes: number;
   edges: number;
@@ -107,7 +116,7 @@ export interface DiscoveryResult {
   seeds: { identity: FunctionIdentity; cfg: FunctionCfgSummary | null }[];
   callSites: CallSite[];
   truncation: DiscoveryTruncation[];
-  /** Components (component|overlayId) whose code was decoded. */
+  /** Components (componentKey) whose code was decoded. */
   scanned: Set<string>;
   /** True when the search ended early because `stopWhenProven` was proven (work was left). */
   stoppedWhenProven: boolean;
@@ -116,10 +125,26 @@ export interface DiscoveryResult {
   totals: { blocks: number; instructions: number; bytes: number; edges: number };
 }
 
-export const componentKey = (component: string, overlayId: number | null): string =>
-  `${component}|${overlayId}`;
+/** component|overlayId, and |autoloadIndex for an autoload block (main and overlay keys unchanged). */
+export const componentKey = (
+  component: string,
+  overlayId: number | null,
+  autoloadIndex?: number | null,
+): string =>
+  autoloadIndex === undefined || autoloadIndex === null
+    ? `${component}|${overlayId}`
+    : `${component}|${overlayId}|${autoloadIndex}`;
 export const identityKey = (id: FunctionIdentity): string =>
-  `${id.component}|${id.overlayId}|${id.mode}|${id.address}`;
+  `${componentKey(id.component, id.overlayId, id.autoloadIndex)}|${id.mode}|${id.address}`;
+
+/** The identity of the function at `address` in `span` (an autoload block's index kept). */
+export const identityIn = (span: CodeSpan, address: number, mode: ArmMode): FunctionIdentity => ({
+  component: span.component,
+  overlayId: span.overlayId,
+  ...(span.autoloadIndex != null ? { autoloadIndex: span.autoloadIndex } : {}),
+  address,
+  mode,
+});
 
 interface Work {
   identity: FunctionIdentity;
@@ -145,7 +170,7 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
 
   /** Admits a component to the operation, or refuses it at the component limit. */
   const admit = (span: CodeSpan): boolean => {
-    const key = componentKey(span.component, span.overlayId);
+    const key = componentKey(span.component, span.overlayId, span.autoloadIndex);
     if (considered.has(key)) return true;
     if (considered.size >= req.limits.components) {
       truncation.add('component-limit');
@@ -181,25 +206,11 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
   };
 
   if (req.entry && req.evidence.has('program-entry') && admit(req.entry.span)) {
-    prove(
-      {
-        component: req.entry.span.component,
-        overlayId: req.entry.span.overlayId,
-        address: req.entry.address,
-        mode: 'arm',
-      },
-      req.entry.span,
-      'program-entry',
-    );
+    prove(identityIn(req.entry.span, req.entry.address, 'arm'), req.entry.span, 'program-entry');
   }
   for (const s of req.seeds) {
     if (!admit(s.span)) continue;
-    const identity = {
-      component: s.span.component,
-      overlayId: s.span.overlayId,
-      address: s.address,
-      mode: s.mode,
-    };
+    const identity = identityIn(s.span, s.address, s.mode);
     queue.push({ identity, span: s.span, seed: true });
   }
 
@@ -259,6 +270,7 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
       blocks: cfg.blocks.map((b) => ({
         component: b.component,
         overlayId: b.overlayId,
+        ...(b.autoloadIndex !== undefined ? { autoloadIndex: b.autoloadIndex } : {}),
         mode: b.mode,
         address: b.address,
         end: b.end,
@@ -271,8 +283,9 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
     else functions.get(key)!.cfg = summary;
 
     for (const block of cfg.blocks) {
-      const span = spans.get(componentKey(block.component, block.overlayId)) ?? work.span;
-      if (block.instructions.length > 0) scanned.add(componentKey(block.component, block.overlayId));
+      const blockKey = componentKey(block.component, block.overlayId, block.autoloadIndex);
+      const span = spans.get(blockKey) ?? work.span;
+      if (block.instructions.length > 0) scanned.add(blockKey);
       req.onBlock?.(block, span);
       for (const call of block.calls) {
         if (call.target === undefined || call.targetMode === undefined) continue;
@@ -308,7 +321,7 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
     span: CodeSpan,
     s: Omit<CallSite, 'caller' | 'callerIsSeed'>,
   ): Promise<void> {
-    const key = `${block.component}|${block.overlayId}|${block.mode}|${s.at}|${s.kind}`;
+    const key = `${componentKey(block.component, block.overlayId, block.autoloadIndex)}|${block.mode}|${s.at}|${s.kind}`;
     if (siteKeys.has(key)) return; // the same site seen from another CFG: one observation
     if (s.kind === 'direct-call' && !req.evidence.has('direct-call')) return;
     if (callSites.length >= req.limits.callSites) {
@@ -332,12 +345,7 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
       }
       where = found.span;
     }
-    const callee: FunctionIdentity = {
-      component: where.component,
-      overlayId: where.overlayId,
-      address: s.target,
-      mode: s.targetMode,
-    };
+    const callee = identityIn(where, s.target, s.targetMode);
     record.callee = callee;
     prove(callee, where, s.kind);
   }

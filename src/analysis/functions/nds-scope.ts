@@ -1,6 +1,8 @@
 // The NDS side of function discovery and xref search: turns a ROM, a processor, the caller's seeds
 // and selected overlays into the pure engine's inputs (code spans through the canonical code-source
-// resolver) and its result into per-component coverage and an overall status.
+// resolver) and its result into per-component coverage and an overall status. For the ARM9 the scope
+// also holds its autoload blocks (ITCM/DTCM code copied at start-up): always selected like main,
+// reached only through proven calls or seeds, their bytes from the stored or decoded ARM9 image.
 import type { CodeSpan, SpanLookup } from '../../arm/cfg.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
@@ -40,9 +42,13 @@ export interface ScopeRequest {
   decoder?: Parameters<typeof discoverFunctions>[0]['decoder'];
 }
 
+export type ComponentKind = 'main' | 'overlay' | 'autoload';
+
 export interface ComponentCoverage {
-  component: 'main' | 'overlay';
+  component: ComponentKind;
   overlayId: number | null;
+  /** Which ARM9 autoload block (component 'autoload' only). */
+  autoloadIndex?: number;
   coverage: Coverage;
 }
 
@@ -64,12 +70,14 @@ export async function discoverInRom(
       throw new ReMcpError('not-found', `${req.processor} has no overlay ${id}`, { overlayId: id });
   }
   const notDecodable = new Set<string>();
-  const base = spanLookup(store, rom, req.processor, req.signal);
+  // Autoload blocks belong to the ARM9 (the code source refuses an overlap with main or an overlay).
+  const autoloads = req.processor === 'arm9';
+  const base = spanLookup(store, rom, req.processor, req.signal, { autoloads });
   const lookup: SpanLookup = async (address, mode, from) => {
     const found = await base(address, mode, from);
     if ('unresolved' in found && found.unresolved === 'blz-malformed') {
       const r = resolveRuntimeAddress(rom.model, req.processor, address);
-      for (const c of r.candidates) notDecodable.add(componentKey(c.component, c.overlayId));
+      for (const c of r.candidates) notDecodable.add(componentKey(c.component, c.overlayId, c.autoloadIndex));
     }
     return found;
   };
@@ -94,7 +102,7 @@ export async function discoverInRom(
     const src = await resolveStart(
       store,
       rom,
-      { processor: req.processor, address: s.address, overlayId: s.overlayId, mode: s.mode },
+      { processor: req.processor, address: s.address, overlayId: s.overlayId, mode: s.mode, autoloads },
       req.signal,
     );
     seeds.push({ span: src.span, address: src.address, mode: src.mode });
@@ -121,15 +129,32 @@ export async function discoverInRom(
     seen.add(o.id);
     selected.push({ component: 'overlay', overlayId: o.id, coverage: 'no-proven-seed' });
   }
+  // Autoload blocks with code are in scope like main: their code can call into main and overlays.
+  if (autoloads) {
+    for (const b of rom.model.autoloads ?? []) {
+      if (b.codeSize > 0)
+        selected.push({
+          component: 'autoload',
+          overlayId: null,
+          autoloadIndex: b.index,
+          coverage: 'no-proven-seed',
+        });
+    }
+  }
+  const keyOf = (c: ComponentCoverage) => componentKey(c.component, c.overlayId, c.autoloadIndex);
   // Components outside the selection that were reached anyway are reported too.
   for (const key of result.scanned) {
-    const [component, id] = key.split('|');
-    const overlayId = id === 'null' ? null : Number(id);
-    if (!selected.some((c) => c.component === component && c.overlayId === overlayId))
-      selected.push({ component: component as 'main' | 'overlay', overlayId, coverage: 'scanned' });
+    if (selected.some((c) => keyOf(c) === key)) continue;
+    const [component, id, index] = key.split('|');
+    selected.push({
+      component: component as ComponentKind,
+      overlayId: id === 'null' ? null : Number(id),
+      ...(index !== undefined ? { autoloadIndex: Number(index) } : {}),
+      coverage: 'scanned',
+    });
   }
   for (const c of selected) {
-    const key = componentKey(c.component, c.overlayId);
+    const key = keyOf(c);
     if (result.scanned.has(key)) c.coverage = 'scanned';
     else if (notDecodable.has(key)) c.coverage = 'compressed-overlay-not-decodable';
     else if (result.outOfLimit.has(key)) c.coverage = 'out-of-limit';

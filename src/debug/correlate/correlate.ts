@@ -252,9 +252,13 @@ function returnEvidence(
   for (const site of discovery.callSites) {
     if (site.callerIsSeed || site.caller.mode !== mode) continue;
     if (!(site.at === address - 4 || (mode === 'thumb' && site.at === address - 2))) continue;
-    const inside = enclosing(discovery, site.caller.component, site.caller.overlayId, site.at).find(
-      (f) => identityKey(f.identity) === identityKey(site.caller),
-    );
+    const inside = enclosing(
+      discovery,
+      site.caller.component,
+      site.caller.overlayId,
+      site.at,
+      site.caller.autoloadIndex ?? null,
+    ).find((f) => identityKey(f.identity) === identityKey(site.caller));
     if (!inside) continue;
     const key = identityKey(site.caller);
     if (seen.has(key)) continue;
@@ -278,6 +282,13 @@ function returnEvidence(
         if (f.block.mode === mode)
           matches.push({ function: f, evidence: 'inside-proven-function', callSite: null });
       }
+    }
+  }
+  const autoloads = new Set(discovery.functions.flatMap((f) => f.identity.autoloadIndex ?? []));
+  for (const index of autoloads) {
+    for (const f of enclosing(discovery, 'autoload', null, address, index)) {
+      if (f.block.mode === mode)
+        matches.push({ function: f, evidence: 'inside-proven-function', callSite: null });
     }
   }
   return matches;

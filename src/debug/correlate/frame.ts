@@ -130,11 +130,14 @@ export async function correlateFrame(
       candidate.staticNote = `${error.code}: ${error.message}`;
     }
     candidate.live = compareLive(live, span, address);
-    // Function discovery covers main and overlays; a decoded autoload block is a coverage gap.
-    if (c.component === 'autoload' && candidate.instructions.length > 0)
-      candidate.functionReason = 'coverage-gap';
-    if (c.component === 'main' || c.component === 'overlay') {
-      candidate.functions = enclosing(ctx.discovery, c.component, c.overlayId, address);
+    // Discovery covers main, overlays and (ARM9) autoload blocks reached by proven calls. An autoload
+    // candidate is asked only when it has decoded code here: its BSS stays not-code.
+    const discovered =
+      c.component === 'main' ||
+      c.component === 'overlay' ||
+      (c.component === 'autoload' && candidate.instructions.length > 0);
+    if (discovered) {
+      candidate.functions = enclosing(ctx.discovery, c.component, c.overlayId, address, c.autoloadIndex);
       candidate.functionReason =
         candidate.functions.length > 0
           ? 'found'
@@ -222,12 +225,17 @@ export function enclosing(
   component: string,
   overlayId: number | null,
   address: number,
+  autoloadIndex: number | null = null,
 ): CandidateFunction[] {
   const out: CandidateFunction[] = [];
   for (const f of discovery.functions) {
     const block = f.cfg?.blocks.find(
       (b) =>
-        address >= b.address && address < b.end && b.component === component && b.overlayId === overlayId,
+        address >= b.address &&
+        address < b.end &&
+        b.component === component &&
+        b.overlayId === overlayId &&
+        (b.autoloadIndex ?? null) === autoloadIndex,
     );
     if (block)
       out.push({

@@ -92,7 +92,7 @@ export const proofScopeArgs = { evidence: evidenceArg, seeds: seedsArg, overlayI
 export const SEEDS_LIMIT = { max: MAX_SEEDS, unit: 'coverage seeds' };
 
 export const evidenceListSchema = z.array(z.enum(EVIDENCE));
-export const componentKindSchema = z.enum(['main', 'overlay']);
+export const componentKindSchema = z.enum(['main', 'overlay', 'autoload']);
 export const modeSchema = z.enum(['arm', 'thumb']);
 export const searchStatusSchema = z.enum(['complete', 'partial-coverage', 'truncated']);
 
@@ -115,8 +115,9 @@ export function identityView(processor: Processor, id: FunctionIdentity): z.inpu
 }
 
 export const componentSchema = z.object({
-  component: z.enum(['main', 'overlay']),
+  component: componentKindSchema,
   overlayId: z.number().int().nullable(),
+  autoloadIndex: z.number().int().optional(),
   coverage: z.enum(['scanned', 'no-proven-seed', 'compressed-overlay-not-decodable', 'out-of-limit']),
 });
 

@@ -2,8 +2,8 @@
 // overlay + address + mode) from a focused bounded proof search, then its CFG when proven.
 import { z } from 'zod/v4';
 import { resolveStart, spanLookup } from '../../analysis/code-source.js';
-import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
-import { discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { type Evidence, identityIn, identityKey } from '../../analysis/functions/discover.js';
+import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { analyzeControlFlow } from '../../arm/cfg.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
@@ -115,7 +115,13 @@ export const ndsAnalyzeFunction = defineTool({
         const src = await resolveStart(
           store,
           rom,
-          { processor: p, address: args.address, overlayId: args.overlayId, mode: args.mode },
+          {
+            processor: p,
+            address: args.address,
+            overlayId: args.overlayId,
+            mode: args.mode,
+            autoloads: p === 'arm9',
+          },
           ctx.signal,
         );
         if (src.derived) {
@@ -125,12 +131,7 @@ export const ndsAnalyzeFunction = defineTool({
             { processor: p, address: args.address },
           );
         }
-        const identity = {
-          component: src.span.component,
-          overlayId: src.span.overlayId,
-          address: src.address,
-          mode: src.mode,
-        };
+        const identity = identityIn(src.span, src.address, src.mode);
         const key = identityKey(identity);
         const { result, components, status } = await discoverInRom(store, rom, {
           processor: p,
@@ -171,15 +172,16 @@ export const ndsAnalyzeFunction = defineTool({
               bytes: args.maxCfgBytes,
               edges: args.maxCfgEdges,
             },
-            lookup: spanLookup(store, rom, p, ctx.signal),
+            lookup: spanLookup(store, rom, p, ctx.signal, { autoloads: p === 'arm9' }),
             signal: ctx.signal,
           });
           cfg = {
             status: r.status,
             truncation: r.truncation,
+            // An autoload block's index is on search.components; blocks name the component only.
             blocks: r.blocks.map((b) => ({
               id: b.id,
-              component: b.component as 'main' | 'overlay',
+              component: b.component as ComponentKind,
               overlayId: b.overlayId,
               mode: b.mode,
               address: formatAddress(b.address),
@@ -209,7 +211,7 @@ export const ndsAnalyzeFunction = defineTool({
         return {
           structured: {
             identity: identityView(p, identity),
-            component: identity.component as 'main' | 'overlay',
+            component: identity.component as ComponentKind,
             proof: {
               status: proofStatus,
               evidence: found?.evidence ?? [],

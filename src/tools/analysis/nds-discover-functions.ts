@@ -2,7 +2,7 @@
 // direct calls + optionally constant-register calls), with callers and callees per function.
 import { z } from 'zod/v4';
 import { type CallSite, type Evidence, identityKey } from '../../analysis/functions/discover.js';
-import { discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
@@ -121,7 +121,7 @@ export const ndsDiscoverFunctions = defineTool({
           }));
           return {
             identity: identityView(p, f.identity),
-            component: f.identity.component as 'main' | 'overlay',
+            component: f.identity.component as ComponentKind,
             evidence: f.evidence,
             analysed: f.cfg !== null,
             cfgStatus: f.cfg?.status ?? null,

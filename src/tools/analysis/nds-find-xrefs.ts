@@ -3,7 +3,7 @@
 // coverage), including references by value (literal words, constant-register calls).
 import { z } from 'zod/v4';
 import type { Evidence } from '../../analysis/functions/discover.js';
-import { discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { XrefCollector, type XrefKind } from '../../analysis/xrefs/match.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
@@ -189,7 +189,7 @@ export const ndsFindXrefs = defineTool({
           .map((x) => ({
             from: formatAddress(x.from),
             kind: x.kind,
-            component: x.component as 'main' | 'overlay',
+            component: x.component as ComponentKind,
             overlayId: x.overlayId,
             mode: x.mode,
             ...(x.targetMode ? { targetMode: x.targetMode } : {}),

@@ -2,7 +2,7 @@
 // discovery; when none, whether that is a complete negative or a coverage gap.
 import { z } from 'zod/v4';
 import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
-import { discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
@@ -93,7 +93,7 @@ export const ndsFunctionAt = defineTool({
           const key = identityKey(f.identity);
           matches.push({
             identity: identityView(p, f.identity),
-            component: f.identity.component as 'main' | 'overlay',
+            component: f.identity.component as ComponentKind,
             evidence: f.evidence,
             callers: result.callSites
               .filter((s) => s.callee && identityKey(s.callee) === key)

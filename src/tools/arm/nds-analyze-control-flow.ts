@@ -104,7 +104,8 @@ export const ndsAnalyzeControlFlow = defineTool({
         lookup: spanLookup(store, rom, args.processor, ctx.signal, { autoloads: true }),
         signal: ctx.signal,
       });
-      const blocks = r.blocks.map(({ instructions, address, end, stop, calls, ...b }) => ({
+      // The source span names the autoload block; blocks keep their published shape.
+      const blocks = r.blocks.map(({ instructions, address, end, stop, calls, autoloadIndex: _, ...b }) => ({
         ...b,
         address: hex(address),
         end: hex(end),
