@@ -231,7 +231,7 @@ test('an autoload block overlapped by an overlay is ambiguous there, and overlay
   }
 });
 
-test('the cross-component lookup follows an autoload target only when asked to (discovery covers main and overlays)', async () => {
+test('the cross-component lookup follows an autoload target only when asked to', async () => {
   const store = getRomStore(services);
   await store.withRom('roms/two-plain.nds', async (rom) => {
     const main = { component: 'main', overlayId: null, start: a9.loadAddress, bytes: a9.bytes };
