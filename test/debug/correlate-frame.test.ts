@@ -2,18 +2,21 @@
 // real-DeSmuME paths are in desmume-correlate.test.ts): an autoload block decoded from its
 // file-backed bytes (or from the decoded image of a compressed ARM9) and live-checked, its BSS never
 // decoded, main and an overlapping overlay each
-// decoded from its own bytes, the static references bounded by referenceLimit, and a failed live
-// read reported as not-checked with its reason.
+// decoded from its own bytes, the static references bounded by referenceLimit, a failed live
+// read reported as not-checked with its reason, and a stop in the kit's ITCM function correlated
+// with the proven function discovery found there.
 import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { DiscoveryResult } from '../../src/analysis/functions/discover.js';
+import { discoverInRom } from '../../src/analysis/functions/nds-scope.js';
 import { loadConfig } from '../../src/config/config.js';
 import { correlateFrame, type FrameContext, type LiveWindow } from '../../src/debug/correlate/frame.js';
 import { getRomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
 import { Workspace } from '../../src/workspace/workspace.js';
+import { writeOverlayTargetRom } from '../kit/desmume/index.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 import { buildRom } from '../kit/rom-builder.js';
 
@@ -102,7 +105,7 @@ test('an autoload block is decoded from its file-backed bytes and live-checked',
   );
   assert.equal(c.live.status, 'live-bytes-match');
   assert.equal(f.liveMatches, 1);
-  // Discovery does not analyse autoload blocks: no function claim either way.
+  // No discovery ran here (noDiscovery, incomplete): no function claim either way.
   assert.equal(c.functionReason, 'coverage-gap');
   assert.deepEqual(
     c.references.map((r) => [r.kind, r.from, r.to, r.value]),
@@ -203,4 +206,62 @@ test('an autoload block of a compressed ARM9 is decoded from the decoded image (
   // Its BSS still has no static bytes.
   const bss = await frame(ITCM + 0x10, null, 16, 'roms/frame-packed.nds');
   assert.match(bss.candidates[0]!.staticNote ?? '', /^BSS: runtime-only/);
+});
+
+// The kit's arm9-overlays program: main calls its ITCM function (autoload block 0) with BL.
+const kit = writeOverlayTargetRom(join(root, 'roms/kit.nds'));
+writeOverlayTargetRom(join(root, 'roms/kit-packed.nds'), 1, { compressArm9: true });
+
+test('a stop in the ITCM function of the kit reports the proven function holding it, plain and compressed', async () => {
+  const tick = kit.symbols.itcmTick;
+  const store = getRomStore(services);
+  for (const [romPath, region] of [
+    ['roms/kit.nds', 'file-backed'],
+    ['roms/kit-packed.nds', 'initialized-derived'],
+  ] as const) {
+    await store.withRom(romPath, async (rom) => {
+      const { result, status } = await discoverInRom(store, rom, {
+        processor: 'arm9',
+        seeds: [],
+        evidence: new Set(['program-entry', 'direct-call', 'constant-register-call']),
+        limits: {
+          components: 32,
+          functions: 128,
+          callSites: 512,
+          blocks: 512,
+          instructions: 4096,
+          bytes: 32768,
+          edges: 2048,
+        },
+        local: { blocks: 64, instructions: 512, bytes: 2048, edges: 128 },
+      });
+      assert.equal(status, 'complete');
+      const ctx: FrameContext = {
+        store,
+        rom,
+        processor: 'arm9',
+        discovery: result,
+        discoveryComplete: true,
+        nearbyInstructions: 4,
+        referenceLimit: 4,
+      };
+      const f = await correlateFrame(ctx, tick + 4, 'arm', live(tick + 4, tick, kit.itcm));
+      assert.equal(f.candidates.length, 1);
+      const c = f.candidates[0]!;
+      assert.deepEqual([c.component, c.autoloadIndex, c.region], ['autoload', 0, region]);
+      assert.equal(c.live.status, 'live-bytes-match');
+      assert.equal(c.functionReason, 'found', romPath);
+      assert.equal(c.functions.length, 1);
+      const fn = c.functions[0]!;
+      assert.deepEqual(
+        [fn.identity.component, fn.identity.autoloadIndex, fn.identity.address, fn.identity.mode],
+        ['autoload', 0, tick, 'arm'],
+      );
+      assert.deepEqual(fn.evidence, ['direct-call']);
+      assert.equal(fn.block.address, tick);
+      // Past the function's code, in the block's BSS: not code, never a function claim.
+      const bss = await correlateFrame(ctx, tick + kit.itcm.length, 'arm', null);
+      assert.deepEqual([bss.candidates[0]!.region, bss.candidates[0]!.functionReason], ['bss', 'not-code']);
+    });
+  }
 });

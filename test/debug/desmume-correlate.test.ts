@@ -260,8 +260,12 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
       k.instructions.slice(0, 5).map((i) => i.text),
       ['mov r0, #0x2100000', 'ldr r1, [r0, #0xc]', 'add r1, r1, #3', 'str r1, [r0, #0xc]', 'bx lr'],
     );
-    // Discovery covers main and overlays only: no function claim for the autoload block.
-    assert.equal(k.functionReason, 'coverage-gap');
+    // Discovery follows main's BL into the block: the proven ITCM function holds the PC.
+    assert.equal(k.functionReason, 'found');
+    assert.deepEqual(
+      k.functions.map((f) => [f.identity.address, f.identity.mode, f.evidence]),
+      [[hex(s.itcmTick), 'arm', ['direct-call']]],
+    );
     // The caller is main code, right after its BL into ITCM.
     assert.equal(c.caller.candidates[0]?.component, 'main');
     assert.equal(c.caller.candidates[0]?.live.status, 'live-bytes-match');
