@@ -270,6 +270,24 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     assert.equal(c.caller.candidates[0]?.component, 'main');
     assert.equal(c.caller.candidates[0]?.live.status, 'live-bytes-match');
     assert.equal(c.backtrace.entries[0]?.matches[0]?.evidence, 'after-proven-call-site');
+    // desmume_disassemble_live compares ITCM with the autoload block's bytes in the ROM.
+    const liveItcm = await h.ok<{
+      instructions: Array<{ address: string; bytes: string; differsFromStatic: boolean | null }>;
+      differing: number;
+      static: { available: boolean; source: { component: string; romOffset: string | null } | null };
+    }>('desmume_disassemble_live', { maxInstructions: 5 });
+    assert.equal(liveItcm.static.available, true);
+    assert.equal(liveItcm.static.source?.component, 'autoload');
+    assert.notEqual(
+      liveItcm.static.source?.romOffset,
+      null,
+      'a plain ARM9 stores the block: a real ROM offset',
+    );
+    assert.deepEqual(
+      liveItcm.instructions.map((i) => [i.address, i.bytes, i.differsFromStatic]),
+      k.instructions.slice(0, 5).map((i) => [i.address, i.bytes, false]),
+    );
+    assert.equal(liveItcm.differing, 0);
   });
 
   it('refuses without a session and while running; ARM7 when its stub is up', async () => {

@@ -152,7 +152,14 @@ async function staticBytes(
             bytes: null,
           };
         }
-        const src = await resolveStart(store, rom, { processor, address: start, mode }, ctx.signal);
+        // ITCM/DTCM code is compared too: an autoload block's bytes as the ROM stores (or, for a
+        // compressed ARM9, decodes) them are what the loader copied there at start-up.
+        const src = await resolveStart(
+          store,
+          rom,
+          { processor, address: start, mode, autoloads: true },
+          ctx.signal,
+        );
         const offset = src.address - src.span.start;
         const bytes = src.span.bytes.slice(offset, offset + length);
         return { available: true, reason: null, source: sourceView(processor, src), bytes };
