@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { STANDARD_DISCOVERY, STANDARD_FUNCTION_CFG } from '../../src/analysis/functions/discover.js';
 import { discoverInRom } from '../../src/analysis/functions/nds-scope.js';
 import { loadConfig } from '../../src/config/config.js';
 import { formatAddress as A } from '../../src/core/vocabulary.js';
@@ -195,16 +196,8 @@ test('hostile: an autoload list placed outside the ARM9 image leaves the call un
             processor: 'arm9',
             seeds: [],
             evidence: new Set(['program-entry', 'direct-call']),
-            limits: {
-              components: 32,
-              functions: 128,
-              callSites: 512,
-              blocks: 512,
-              instructions: 4096,
-              bytes: 32768,
-              edges: 2048,
-            },
-            local: { blocks: 64, instructions: 512, bytes: 2048, edges: 128 },
+            limits: { ...STANDARD_DISCOVERY },
+            local: { ...STANDARD_FUNCTION_CFG },
           });
           assert.ok(!result.functions.some((f) => f.identity.component === 'autoload'), A(start));
           const site = result.callSites.find((s) => s.at === SITE[0]);

@@ -9,7 +9,11 @@ import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import type { DiscoveryResult } from '../../src/analysis/functions/discover.js';
+import {
+  type DiscoveryResult,
+  STANDARD_DISCOVERY,
+  STANDARD_FUNCTION_CFG,
+} from '../../src/analysis/functions/discover.js';
 import { discoverInRom } from '../../src/analysis/functions/nds-scope.js';
 import { loadConfig } from '../../src/config/config.js';
 import { correlateFrame, type FrameContext, type LiveWindow } from '../../src/debug/correlate/frame.js';
@@ -224,16 +228,8 @@ test('a stop in the ITCM function of the kit reports the proven function holding
         processor: 'arm9',
         seeds: [],
         evidence: new Set(['program-entry', 'direct-call', 'constant-register-call']),
-        limits: {
-          components: 32,
-          functions: 128,
-          callSites: 512,
-          blocks: 512,
-          instructions: 4096,
-          bytes: 32768,
-          edges: 2048,
-        },
-        local: { blocks: 64, instructions: 512, bytes: 2048, edges: 128 },
+        limits: { ...STANDARD_DISCOVERY },
+        local: { ...STANDARD_FUNCTION_CFG },
       });
       assert.equal(status, 'complete');
       const ctx: FrameContext = {

@@ -18,7 +18,7 @@ import { blzDecode, blzEncode, blzParseFooter } from '../../src/formats/blz/inde
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
 import { loaderEdgeOverlayImages } from '../kit/desmume/index.js';
 import {
-  LOADER_CALLED,
+  expectedLoaderResult,
   type LoaderResult,
   type NdsModel as Model,
   imageMarks as marks,
@@ -49,24 +49,12 @@ async function bootAndRead(h: Harness, rom: string): Promise<Loaded[]> {
 
 /** What the loader must have left for `image` loaded through table entry `id` of the built `model`. */
 function expected(model: Model, id: number, image: Uint8Array): Loaded {
-  const ov = model.overlays.arm9.find((o) => o.id === id)!;
   const { size } = sourceRange(id);
-  // The image, then the BSS the loader zeroed; nothing of the range keeps the stale fill.
+  // The image, then the BSS the loader zeroed; nothing of the range keeps the stale fill. (Past the
+  // range, outside what the loader touches, is checked separately.)
   const range = new Uint8Array(size);
   range.set(image);
-  return {
-    ...marks(image),
-    // The word right past the image: the first BSS word, or past the range when the image fills it
-    // (outside what the loader touches: checked separately).
-    pastImage: 0,
-    ramSize: image.length,
-    bssSize: ov.bssSize,
-    storedLength: ov.file.end - ov.file.start,
-    flags: ov.flags,
-    called: LOADER_CALLED,
-    range,
-    lastWord: word(range, size - 4),
-  };
+  return { ...expectedLoaderResult(model, id, image), range, lastWord: word(range, size - 4) };
 }
 
 /** The raw word at +28 of overlay `id`'s table entry: compressed size (24 bits) and flags (top byte). */

@@ -14,10 +14,8 @@ import { test } from 'node:test';
 import { blzDecode } from '../../src/formats/blz/index.js';
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
 import {
-  LOADER_CALLED,
-  type LoaderResult,
+  expectedLoaderResult,
   imageMarks as marks,
-  type NdsModel,
   overlayLoaderSuite,
   sha256Hex as sha,
 } from '../kit/desmume/overlay-loader-boot.js';
@@ -62,19 +60,7 @@ function checkBuiltTable(built: Uint8Array, images: Uint8Array[]) {
   return model;
 }
 
-/** What the loader must have left for `image` loaded through table entry `ov` of `model`. */
-function expected(model: NdsModel, i: number, image: Uint8Array): LoaderResult {
-  const ov = model.overlays.arm9.find((o) => o.id === i)!;
-  return {
-    ...marks(image),
-    pastImage: 0,
-    ramSize: image.length,
-    bssSize: ov.bssSize,
-    storedLength: ov.file.end - ov.file.start,
-    flags: ov.flags,
-    called: LOADER_CALLED,
-  };
-}
+const expected = expectedLoaderResult;
 
 test('the loader boots the source ROM: the plain and the BLZ-compressed overlay both run', async () => {
   const h = await frame.server();

@@ -40,6 +40,26 @@ export interface DiscoveryLimits extends CfgLimits {
   callSites: number;
 }
 
+/**
+ * The standard budget of one discovery and of each function's CFG: nds_discover_functions' defaults,
+ * and what runtime correlation runs.
+ */
+export const STANDARD_DISCOVERY: Readonly<DiscoveryLimits> = {
+  components: 32,
+  functions: 128,
+  callSites: 512,
+  blocks: 512,
+  instructions: 4096,
+  bytes: 32768,
+  edges: 2048,
+};
+export const STANDARD_FUNCTION_CFG: Readonly<CfgLimits> = {
+  blocks: 64,
+  instructions: 512,
+  bytes: 2048,
+  edges: 128,
+};
+
 export type DiscoveryTruncation =
   | TruncationReason
   | 'component-limit'

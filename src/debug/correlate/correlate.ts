@@ -4,7 +4,13 @@
 // CPSR mode are taken as the stub reports them (no breakpoint rewind); the caller frame is the LR
 // (its bit 0 gives the mode it returns to, in user/system mode only); the backtrace lists only LR and stack words that static
 // evidence ties to proven code, each labelled with that evidence.
-import { type DiscoveryLimits, type Evidence, identityKey } from '../../analysis/functions/discover.js';
+import {
+  ALL_EVIDENCE,
+  type Evidence,
+  identityKey,
+  STANDARD_DISCOVERY,
+  STANDARD_FUNCTION_CFG,
+} from '../../analysis/functions/discover.js';
 import { discoverInRom, type ScopeStatus } from '../../analysis/functions/nds-scope.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
@@ -28,18 +34,8 @@ export const CORRELATE_LIMITS = {
   referenceLimit: { default: 16, min: 0, max: 64, unit: 'static references listed per decoded candidate' },
 } as const;
 
-/** The discovery every correlation runs (the defaults of nds_discover_functions). */
-const DISCOVERY: DiscoveryLimits = {
-  components: 32,
-  functions: 128,
-  callSites: 512,
-  blocks: 512,
-  instructions: 4096,
-  bytes: 32768,
-  edges: 2048,
-};
-const FUNCTION_CFG = { blocks: 64, instructions: 512, bytes: 2048, edges: 128 };
-const ALL: ReadonlySet<Evidence> = new Set(['program-entry', 'direct-call', 'constant-register-call']);
+// Every correlation runs the standard discovery (nds_discover_functions' defaults), all evidence.
+const ALL: ReadonlySet<Evidence> = new Set(ALL_EVIDENCE);
 
 export interface CorrelateRequest {
   store: RomStore;
@@ -189,8 +185,8 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
         processor,
         seeds: [],
         evidence: ALL,
-        limits: { ...DISCOVERY },
-        local: { ...FUNCTION_CFG },
+        limits: { ...STANDARD_DISCOVERY },
+        local: { ...STANDARD_FUNCTION_CFG },
         ...(req.signal ? { signal: req.signal } : {}),
       });
       const ctx: FrameContext = {

@@ -2,7 +2,12 @@
 // (defaults and maxima from the specification), function identities that other tools accept verbatim,
 // and the coverage/status output.
 import { z } from 'zod/v4';
-import type { CallSite, FunctionIdentity } from '../../analysis/functions/discover.js';
+import {
+  type CallSite,
+  type FunctionIdentity,
+  STANDARD_DISCOVERY,
+  STANDARD_FUNCTION_CFG,
+} from '../../analysis/functions/discover.js';
 import type { ComponentCoverage } from '../../analysis/functions/nds-scope.js';
 import {
   addressArg,
@@ -31,10 +36,30 @@ export function limitArgs<T extends LimitTable>(table: T): { [K in keyof T]: Ret
 
 /** Per-function CFG limits (the standard CFG bounds). */
 export const FUNCTION_CFG_LIMITS = {
-  maxFunctionBlocks: { default: 64, max: 256, min: 1, unit: 'basic blocks per function CFG' },
-  maxFunctionInstructions: { default: 512, max: 4096, min: 1, unit: 'instructions per function CFG' },
-  maxFunctionBytes: { default: 2048, max: 16384, min: 2, unit: 'decoded bytes per function CFG' },
-  maxFunctionEdges: { default: 128, max: 1024, min: 1, unit: 'traversal edges per function CFG' },
+  maxFunctionBlocks: {
+    default: STANDARD_FUNCTION_CFG.blocks,
+    max: 256,
+    min: 1,
+    unit: 'basic blocks per function CFG',
+  },
+  maxFunctionInstructions: {
+    default: STANDARD_FUNCTION_CFG.instructions,
+    max: 4096,
+    min: 1,
+    unit: 'instructions per function CFG',
+  },
+  maxFunctionBytes: {
+    default: STANDARD_FUNCTION_CFG.bytes,
+    max: 16384,
+    min: 2,
+    unit: 'decoded bytes per function CFG',
+  },
+  maxFunctionEdges: {
+    default: STANDARD_FUNCTION_CFG.edges,
+    max: 1024,
+    min: 1,
+    unit: 'traversal edges per function CFG',
+  },
 } satisfies LimitTable;
 
 /** The per-function CFG budget at the standard bounds' maxima, for tools that take no per-function limits. */
@@ -47,13 +72,18 @@ export const FUNCTION_CFG_MAX = {
 
 /** The bounds of one whole discovery (nds_discover_functions, nds_function_at). */
 export const DISCOVERY_LIMITS = {
-  maxComponents: { default: 32, max: 128, min: 1, unit: 'components considered' },
-  maxFunctions: { default: 128, max: 1024, min: 1, unit: 'proven functions' },
-  maxCallSites: { default: 512, max: 8192, min: 1, unit: 'call sites' },
-  maxBlocks: { default: 512, max: 4096, min: 1, unit: 'total basic blocks' },
-  maxInstructions: { default: 4096, max: 32768, min: 1, unit: 'total instructions' },
-  maxBytes: { default: 32768, max: 262144, min: 2, unit: 'total decoded bytes' },
-  maxEdges: { default: 2048, max: 16384, min: 1, unit: 'total traversal edges' },
+  maxComponents: { default: STANDARD_DISCOVERY.components, max: 128, min: 1, unit: 'components considered' },
+  maxFunctions: { default: STANDARD_DISCOVERY.functions, max: 1024, min: 1, unit: 'proven functions' },
+  maxCallSites: { default: STANDARD_DISCOVERY.callSites, max: 8192, min: 1, unit: 'call sites' },
+  maxBlocks: { default: STANDARD_DISCOVERY.blocks, max: 4096, min: 1, unit: 'total basic blocks' },
+  maxInstructions: {
+    default: STANDARD_DISCOVERY.instructions,
+    max: 32768,
+    min: 1,
+    unit: 'total instructions',
+  },
+  maxBytes: { default: STANDARD_DISCOVERY.bytes, max: 262144, min: 2, unit: 'total decoded bytes' },
+  maxEdges: { default: STANDARD_DISCOVERY.edges, max: 16384, min: 1, unit: 'total traversal edges' },
   ...FUNCTION_CFG_LIMITS,
 } satisfies LimitTable;
 

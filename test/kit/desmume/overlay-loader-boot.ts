@@ -45,6 +45,23 @@ export function imageMarks(image: Uint8Array): { value: number; tail: number } {
 
 export type NdsModel = ReturnType<typeof parseNdsRom>;
 
+/**
+ * The result block the loader must leave for `image` loaded through table entry `id` of `model`. The
+ * word right past the image is the first BSS word (0), or past the range when the image fills it.
+ */
+export function expectedLoaderResult(model: NdsModel, id: number, image: Uint8Array): LoaderResult {
+  const ov = model.overlays.arm9.find((o) => o.id === id)!;
+  return {
+    ...imageMarks(image),
+    pastImage: 0,
+    ramSize: image.length,
+    bssSize: ov.bssSize,
+    storedLength: ov.file.end - ov.file.start,
+    flags: ov.flags,
+    called: LOADER_CALLED,
+  };
+}
+
 /** The frame, plus the steps every overlay-loader boot test takes. */
 export function overlayLoaderSuite(prefix: string) {
   const frame = desmumeMcpFrame<OverlayLoaderRom>(prefix, (ws) =>
