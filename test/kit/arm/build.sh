@@ -159,6 +159,54 @@ for ovl in base big small full noise; do
   chmod 644 "$out/arm9-overlay-loader.ovl-$ovl.bin"
 done
 
+# Realistic programs, built the way homebrew is: C and C++ at -O2 with jump tables on, Debian's newlib
+# and libstdc++ (Thumb multilib), ARM and Thumb with interworking, a libnds-style crt0 that copies code
+# to where it runs. Each writes <name>.bin, <name>.elf (debug info stripped, symbols kept) and
+# <name>.truth.json (truth.mjs: function symbols, call sites, mapping regions, sections).
+CXX=arm-none-eabi-g++
+# program <name> <cpu-flags-var> <linker-script> then lines "<mode> <opt> <source>" on stdin
+program() {
+  local name="$1" script="$3"
+  local -n pcpu="$2"
+  local dir="$src/$name" objs=() mode opt file
+  while read -r mode opt file; do
+    [ -n "$file" ] || continue
+    local obj="$work/$name-${file%.*}.o" cc="$CC" extra=()
+    case "$file" in *.cpp) cc="$CXX" extra=(-std=gnu++17) ;; esac
+    case "$file" in
+      *.s) (cd "$dir" && "$CC" "${pcpu[@]}" -mthumb-interwork "-m$mode" -c -o "$obj" "$file") ;;
+      *) (cd "$dir" && "$cc" "${pcpu[@]}" -mthumb-interwork "-m$mode" "-$opt" -Wall -fno-ident "${extra[@]}" -c -o "$obj" "$file") ;;
+    esac
+    objs+=("$obj")
+  done
+  "$CXX" "${pcpu[@]}" -mthumb-interwork -mthumb -nostartfiles -T "$dir/$script" -Wl,--build-id=none \
+    -o "$work/$name.elf" "${objs[@]}" -lstdc++ -lsupc++ -lc -lgcc -lc
+  "$OBJCOPY" --strip-debug "$work/$name.elf" "$out/$name.elf"
+  "$OBJCOPY" -O binary "$out/$name.elf" "$out/$name.bin"
+  node "$here/truth.mjs" "$out/$name.elf" "$out/$name.truth.json"
+  chmod 644 "$out/$name.elf" "$out/$name.bin" "$out/$name.truth.json"
+}
+
+program arm9-program ARM9_CPU arm9-program.ld <<'LIST'
+arm O2 crt0.s
+arm O2 vectors.s
+arm O2 itcm.s
+arm O2 system.c
+thumb O2 game.c
+arm O2 math_arm.c
+thumb Os compact.c
+thumb O2 dtcm.c
+thumb O2 world.cpp
+LIST
+
+program arm7-program ARM7_CPU arm7-program.ld <<'LIST'
+arm O2 crt0.s
+arm O2 mixer.s
+thumb O2 main.c
+thumb Os pack.c
+thumb O2 syscalls.c
+LIST
+
 {
   printf '{\n  "toolchain": "%s",\n  "programs": {\n' "$("$CC" --version | head -n1)"
   manifest_entry arm9-analysis arm9 armv5te
