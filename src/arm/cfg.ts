@@ -18,6 +18,8 @@ export interface CodeSpan {
   overlayId: number | null;
   /** Which autoload block (component 'autoload'): blocks of one component stay apart by it. */
   autoloadIndex?: number | null;
+  /** Which copied block (component 'copied', established by the start-up copy detector). */
+  copiedIndex?: number | null;
   /** Runtime address of bytes[0]. */
   start: number;
   bytes: Uint8Array;
@@ -150,7 +152,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
   let bytes = 0;
   const decode = req.decoder ?? freshDecoder(req.processor);
   const regionOf = (span: CodeSpan, mode: ArmMode) => {
-    const key = `${span.component}|${span.overlayId}|${span.autoloadIndex ?? null}|${mode}`;
+    const key = `${span.component}|${span.overlayId}|${span.autoloadIndex ?? null}|${span.copiedIndex ?? null}|${mode}`;
     let region = regions.get(key);
     if (!region) {
       region = { starts: new Map(), covered: new Set() };

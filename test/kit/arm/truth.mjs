@@ -119,12 +119,12 @@ const truth = {
 // One item per line: readable diffs, a fraction of an indented file's size.
 const lines = ['{'];
 const keys = Object.keys(truth);
-keys.forEach((key, k) => {
+for (const [k, key] of keys.entries()) {
   lines.push(`  ${JSON.stringify(key)}: [`);
-  truth[key].forEach((item, i) =>
-    lines.push(`    ${JSON.stringify(item)}${i + 1 < truth[key].length ? ',' : ''}`),
-  );
+  const rows = truth[key];
+  for (const [i, item] of rows.entries())
+    lines.push(`    ${JSON.stringify(item)}${i + 1 < rows.length ? ',' : ''}`);
   lines.push(`  ]${k + 1 < keys.length ? ',' : ''}`);
-});
+}
 lines.push('}');
 writeFileSync(out, `${lines.join('\n')}\n`);
