@@ -1,0 +1,129 @@
+// Evidence class `init-array` (referenced): constructor/destructor tables. A function that loads two
+// literals S < E (S word-aligned, E - S a multiple of 4, at most 1024 entries) where every word in
+// [S, E) is a code address where well-formed code starts, and that calls through a register, runs the
+// table (newlib's __libc_init_array over __init_array_start/end); an overlay's static-initializer range
+// from its table record is one too. The table words are classified `pointer-table`.
+import type { MapComponent } from '../program-map/components.js';
+import { ByteClass, type Tier } from '../program-map/types.js';
+import type { Walker } from '../program-map/walker.js';
+import type { EvidenceClass, IdleContext } from './registry.js';
+
+const done = new WeakMap<Walker, Set<string>>();
+
+async function table(
+  ctx: IdleContext,
+  comp: MapComponent,
+  start: number,
+  end: number,
+  sourceTier: Tier,
+  from: number,
+): Promise<number> {
+  const w = ctx.walker;
+  const o0 = start - comp.start;
+  if (start % 4 !== 0 || end <= start || (end - start) % 4 !== 0 || end - start > 4096) return 0;
+  if (o0 < 0 || end - comp.start > comp.bytes.length) return 0;
+  const b = comp.bytes;
+  const targets = [];
+  for (let o = o0; o < end - comp.start; o += 4) {
+    const c = comp.cls[o]!;
+    if (c !== ByteClass.unknown && c !== ByteClass.pointerTable && c !== ByteClass.data) return 0;
+    const value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+    const thumb = (value & 1) === 1;
+    const address = thumb ? value - 1 : value;
+    if (value === 0 || (!thumb && address % 4 !== 0)) return 0;
+    const target = w.set.lookup(address);
+    if (!('component' in target)) return 0;
+    targets.push({
+      o,
+      component: target.component,
+      address,
+      mode: thumb ? ('thumb' as const) : ('arm' as const),
+    });
+  }
+  let found = 0;
+  for (const t of targets) {
+    if (
+      await ctx.offer({
+        component: t.component,
+        address: t.address,
+        mode: t.mode,
+        sourceTier,
+        from,
+        fromComponent: comp.index,
+      })
+    ) {
+      comp.cls.fill(ByteClass.pointerTable, t.o, t.o + 4);
+      comp.tier.fill(sourceTier === 'heuristic' ? 2 : sourceTier === 'referenced' ? 1 : 0, t.o, t.o + 4);
+      w.refs.add({
+        from: comp.start + t.o,
+        to: t.address,
+        kind: 'table-entry',
+        component: comp.index,
+        mode: 'data',
+        tier: sourceTier,
+        extra: start,
+      });
+      found++;
+    }
+  }
+  return found;
+}
+
+export const initArray: EvidenceClass = {
+  id: 'init-array',
+  tier: 'referenced',
+  description:
+    'constructor tables: [S, E) loaded as two literals by code that calls through a register; overlay static initializers',
+  bounded: false,
+  async onIdle(ctx) {
+    const w = ctx.walker;
+    const seen = done.get(w) ?? new Set<string>();
+    done.set(w, seen);
+    let found = 0;
+    // Literal words loaded by analysed code, by component, in address order of the loads.
+    const loads = new Map<number, { at: number; value: number; tier: Tier }[]>();
+    for (let i = 0; i < w.refs.size; i++) {
+      const r = w.refs.get(i);
+      if (r.kind !== 'literal-value') continue;
+      const list = loads.get(r.component) ?? [];
+      list.push({ at: r.from, value: r.to, tier: r.tier });
+      loads.set(r.component, list);
+    }
+    const indirectCallsNear = (comp: number, at: number) =>
+      w.calls.some(
+        (c) => c.comp === comp && (c.kind === 'register' || c.kind === 'stub') && Math.abs(c.at - at) <= 256,
+      );
+    for (const [ci, list] of loads) {
+      list.sort((a, b) => a.at - b.at);
+      for (let i = 0; i < list.length; i++) {
+        for (let j = i + 1; j < list.length && list[j]!.at - list[i]!.at <= 64; j++) {
+          const [s, e] = list[i]!.value < list[j]!.value ? [list[i]!, list[j]!] : [list[j]!, list[i]!];
+          if (s.value === e.value) continue;
+          const key = `${ci}:${s.value}:${e.value}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          if (!indirectCallsNear(ci, list[i]!.at)) continue;
+          const holder = w.set.lookup(s.value);
+          if (!('component' in holder)) continue;
+          const tier: Tier =
+            s.tier === 'heuristic' || e.tier === 'heuristic'
+              ? 'heuristic'
+              : s.tier === 'referenced' || e.tier === 'referenced'
+                ? 'referenced'
+                : 'proven';
+          found += await table(ctx, holder.component, s.value, e.value, tier, Math.min(s.at, e.at));
+        }
+      }
+    }
+    for (const comp of w.set.list) {
+      if (comp.kind !== 'overlay' || comp.tableIndex === null) continue;
+      const init = comp.staticInit;
+      if (!init || init.end <= init.start) continue;
+      const key = `overlay:${comp.index}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      found += await table(ctx, comp, init.start, init.end, 'referenced', init.start);
+    }
+    return found;
+  },
+};

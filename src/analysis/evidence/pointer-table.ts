@@ -1,0 +1,60 @@
+// Evidence class `pointer-table` (referenced): aligned words in bytes no code uses as instructions or
+// literals (.rodata, .data: vtables, dispatch tables, devoptabs, command tables) whose value is a code
+// address where well-formed code starts; mode from bit 0 as for address-taken. Each accepted word is
+// classified `pointer-table`; a word that points into a component without being code becomes a
+// `data-word` reference (a string or object used through a table is found by value).
+import { ByteClass, type Tier } from '../program-map/types.js';
+import type { EvidenceClass } from './registry.js';
+
+export const pointerTable: EvidenceClass = {
+  id: 'pointer-table',
+  tier: 'referenced',
+  description:
+    'aligned words in data (vtables, dispatch and device tables) pointing where well-formed code starts',
+  bounded: false,
+  async onIdle(ctx) {
+    const w = ctx.walker;
+    let found = 0;
+    for (const comp of w.set.list) {
+      const b = comp.bytes;
+      for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
+        const c = comp.cls[o]!;
+        if (c !== ByteClass.unknown && c !== ByteClass.data) continue;
+        if (comp.cls[o + 1] !== c || comp.cls[o + 2] !== c || comp.cls[o + 3] !== c) continue;
+        const value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+        if (value === 0) continue;
+        const thumb = (value & 1) === 1;
+        const address = thumb ? value - 1 : value;
+        if (!thumb && address % 4 !== 0) continue;
+        const target = w.set.lookup(address);
+        if (!('component' in target)) continue;
+        const from = comp.start + o;
+        const sourceTier: Tier = c === ByteClass.data ? 'heuristic' : 'referenced';
+        if (
+          await ctx.offer({
+            component: target.component,
+            address,
+            mode: thumb ? 'thumb' : 'arm',
+            sourceTier,
+            from,
+            fromComponent: comp.index,
+          })
+        ) {
+          comp.cls.fill(ByteClass.pointerTable, o, o + 4);
+          comp.tier.fill(sourceTier === 'heuristic' ? 2 : 1, o, o + 4);
+          w.refs.add({
+            from,
+            to: address,
+            kind: 'table-entry',
+            component: comp.index,
+            mode: 'data',
+            tier: sourceTier,
+            extra: from,
+          });
+          found++;
+        }
+      }
+    }
+    return found;
+  },
+};

@@ -1,0 +1,224 @@
+// Builds one whole-program map: the walk of every component of a processor, tier by tier (proven,
+// then referenced, then heuristic), each tier's idle detectors rerun until they find nothing new;
+// then the function bodies (blocks reachable from each entry without entering another entry: a
+// branch into another entry is a tail call), and what every byte is. Pure: the components come in.
+import type { ArmMode } from '../../arm/types.js';
+import type { Processor } from '../../core/vocabulary.js';
+import type { EvidenceClass, IdleCandidate, IdleContext } from '../evidence/registry.js';
+import type { ComponentSet, MapComponent } from './components.js';
+import { probeFunction } from './probe.js';
+import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
+import { entryKey, type MapBlock, type MapEntry, Walker, WalkStopped } from './walker.js';
+
+export interface MapBuildRequest {
+  set: ComponentSet;
+  processor: Processor;
+  /** The header entry point (in the main component). */
+  entry: number | null;
+  classes: readonly EvidenceClass[];
+  /** Bytes of code classified at most, and the wall-clock deadline (Date.now()). */
+  codeBytes: number;
+  deadline: number;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((codeBytes: number) => void) | undefined;
+}
+
+export interface FunctionBody {
+  entry: MapEntry;
+  /** Block ids of the body. */
+  blocks: number[];
+  /** Entries this one branches into (tail calls). */
+  tailCalls: string[];
+  /**
+   * The function whose straight-line code runs into this entry (by fall-through or a conditional
+   * branch, not a tail branch): this entry is a second way into that function, not a function of its
+   * own (an assembler label a BL also calls). Null for a function.
+   */
+  secondaryOf: string | null;
+}
+
+export interface BuiltMap {
+  processor: Processor;
+  walker: Walker;
+  classes: string[];
+  /** Complete, or why it stopped early. */
+  status: 'complete' | 'truncated';
+  truncation: ('code-byte-limit' | 'time-limit')[];
+  bodies: Map<string, FunctionBody>;
+  /** Per block: the keys of the functions whose bodies hold it. */
+  owners: string[][];
+  /** Candidates offered and refused, by reason. */
+  refusals: Map<string, number>;
+  millis: number;
+}
+
+const MAX_PROBE_INSTRUCTIONS = 4096;
+
+export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
+  const started = Date.now();
+  const enabled = new Set(req.classes.map((c) => c.id));
+  const blockHooks = req.classes.filter((c) => c.onBlock);
+  const walker = new Walker(
+    req.set,
+    req.processor,
+    req.entry,
+    {
+      onBlock: (view) => {
+        for (const c of blockHooks) c.onBlock!(view);
+      },
+    },
+    { codeBytes: req.codeBytes, deadline: req.deadline, signal: req.signal, onProgress: req.onProgress },
+  );
+  const refusals = new Map<string, number>();
+  const refused = new Map<string, number>();
+  let phase = 0;
+  const settle = async () => {
+    for (let t = 0; t <= phase; t++) await walker.walkTier(t);
+  };
+  const ctxFor = (cls: EvidenceClass): IdleContext => ({
+    walker,
+    enabled,
+    offer: (c) => offer(walker, cls, c, refused, refusals, phase),
+    settle,
+  });
+  const truncation: BuiltMap['truncation'] = [];
+  try {
+    for (phase = 0; phase < TIERS.length; phase++) {
+      const idle = req.classes.filter((c) => c.onIdle && TIER_RANK[c.tier] <= phase);
+      // Each round either makes a new entry or ends the phase: bounded by the entries there can be.
+      for (;;) {
+        let found = 0;
+        for (const cls of idle) found += await cls.onIdle!(ctxFor(cls));
+        await settle();
+        if (found === 0 && !walker.pending(phase)) break;
+      }
+    }
+    for (const cls of req.classes) if (cls.onFinish) await cls.onFinish(ctxFor(cls));
+  } catch (error) {
+    if (!(error instanceof WalkStopped)) throw error;
+    truncation.push(error.reason);
+  }
+  const { bodies, owners } = functionBodies(walker);
+  return {
+    processor: req.processor,
+    walker,
+    classes: [...enabled],
+    status: truncation.length > 0 ? 'truncated' : 'complete',
+    truncation,
+    bodies,
+    owners,
+    refusals,
+    millis: Date.now() - started,
+  };
+}
+
+/** A candidate from an idle detector: known entries gain evidence; new ones must start well-formed code. */
+/** Refusals that no later classification can undo (the bytes themselves say so). */
+const PERMANENT = new Set([
+  'not an instruction of the processor',
+  'calls outside every component',
+  'branches outside every component',
+  'restores a stack frame it did not build',
+  'too long to check',
+  'runs off its component',
+  'misaligned branch target',
+  'loads a literal outside its component',
+]);
+
+async function offer(
+  walker: Walker,
+  cls: EvidenceClass,
+  c: IdleCandidate,
+  refused: Map<string, number>,
+  refusals: Map<string, number>,
+  phase: number,
+): Promise<boolean> {
+  const comp: MapComponent = c.component;
+  const key = entryKey(comp.index, c.mode, c.address);
+  const request = {
+    component: comp,
+    address: c.address,
+    mode: c.mode as ArmMode,
+    class: cls.id,
+    classTier: cls.tier,
+    ...(c.from !== undefined ? { from: c.from } : {}),
+    ...(c.fromComponent !== undefined ? { fromComponent: c.fromComponent } : {}),
+    ...(c.orphan ? { orphan: true } : {}),
+  };
+  const known = walker.entries.get(key);
+  if (known) {
+    const before = known.evidence.length;
+    walker.addEntry(request, c.sourceTier);
+    return known.evidence.length > before;
+  }
+  // A refusal that depends on what was known then is retried once per later phase.
+  const refuse = (why: string) => {
+    refused.set(key, PERMANENT.has(why) ? Number.POSITIVE_INFINITY : phase);
+    refusals.set(why, (refusals.get(why) ?? 0) + 1);
+    return false;
+  };
+  if ((refused.get(key) ?? -1) >= phase) return false;
+  if (c.address < comp.start || c.address >= comp.end) return refuse('outside its component');
+  if (comp.cls[c.address - comp.start] !== ByteClass.unknown)
+    return refuse('not the start of unclassified bytes');
+  const p = await probeFunction(walker, comp, c.address, c.mode, { maxInstructions: MAX_PROBE_INSTRUCTIONS });
+  if (process.env.DEBUG_OFFER && !p.ok)
+    console.error('refuse', cls.id, c.mode, c.address.toString(16), p.why);
+  if (!p.ok) return refuse(p.why);
+  return walker.addEntry(request, c.sourceTier as Tier) !== null;
+}
+
+/** Each entry's body: blocks reached by intra-function edges, stopping at other entries (tail calls). */
+function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; owners: string[][] } {
+  const startsEntry = new Map<number, string>();
+  for (const e of walker.entries.values()) {
+    if (e.block < 0) continue;
+    const b = walker.blocks[e.block]!;
+    if (b.start === e.address) startsEntry.set(b.id, e.key);
+  }
+  const owners: string[][] = walker.blocks.map(() => []);
+  const bodies = new Map<string, FunctionBody>();
+  for (const e of walker.entries.values()) {
+    if (e.block < 0 || e.state === 'refused') continue;
+    const seen = new Set<number>([e.block]);
+    const work = [e.block];
+    const blocks: number[] = [];
+    const tails = new Set<string>();
+    while (work.length > 0) {
+      const id = work.pop()!;
+      blocks.push(id);
+      owners[id]!.push(e.key);
+      const b: MapBlock = walker.blocks[id]!;
+      for (const s of b.succ) {
+        if (seen.has(s)) continue;
+        const other = startsEntry.get(s);
+        if (other !== undefined && other !== e.key) {
+          tails.add(other);
+          continue;
+        }
+        seen.add(s);
+        work.push(s);
+      }
+    }
+    blocks.sort((a, b) => a - b);
+    bodies.set(e.key, { entry: e, blocks, tailCalls: [...tails], secondaryOf: null });
+  }
+  // Secondary entries: entered from another function's body by anything but a tail branch.
+  const preds: { from: number; kind: string }[][] = walker.blocks.map(() => []);
+  for (const b of walker.blocks) {
+    for (let i = 0; i < b.succ.length; i++) preds[b.succ[i]!]!.push({ from: b.id, kind: b.succKind[i]! });
+  }
+  for (const body of bodies.values()) {
+    const e = body.entry;
+    const own = new Set(body.blocks);
+    for (const p of preds[e.block] ?? []) {
+      if (p.kind === 'branch' || own.has(p.from)) continue;
+      const host = owners[p.from]!.find((k) => k !== e.key && !bodies.get(k)?.entry.orphan);
+      if (host) {
+        body.secondaryOf = host;
+        break;
+      }
+    }
+  }
+  return { bodies, owners };
+}

@@ -1,0 +1,257 @@
+// The executable components of one processor as the map sees them: the main executable (decoded when
+// compressed), ARM9 autoload blocks, copied blocks the start-up code establishes, and every overlay
+// record (decoded BLZ images included), each with its own byte classification. An address resolves
+// to a component only when exactly one holds it; overlays sharing a runtime range stay distinct, and a
+// target inside the range of several is ambiguous, never guessed. Code in an overlay that branches
+// inside its own runtime extent stays in that overlay (it is the one loaded while it runs).
+import type { CodeSpan } from '../../arm/cfg.js';
+import { ReMcpError } from '../../core/errors.js';
+import { autoloadImageOffset, type Processor } from '../../formats/nds/index.js';
+import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import { DecodeMemo } from './decode-memo.js';
+import { ByteClass, type ComponentKind, type CopiedBlock, NO_TIER } from './types.js';
+
+export interface MapComponent {
+  index: number;
+  kind: ComponentKind;
+  overlayId: number | null;
+  autoloadIndex: number | null;
+  copiedIndex: number | null;
+  /** Overlay table record (overlays only). */
+  tableIndex: number | null;
+  /** Runtime address of bytes[0]; `end` is exclusive. */
+  start: number;
+  end: number;
+  /** End of the runtime extent including BSS (overlays); `end` elsewhere. */
+  extentEnd: number;
+  bytes: Uint8Array;
+  /** ROM offset of bytes[0] when stored one-to-one; null for decoded (derived) bytes. */
+  romOffset: number | null;
+  derived: boolean;
+  /** What each byte is (ByteClass) and the tier that classified it (NO_TIER: none). */
+  cls: Uint8Array;
+  tier: Uint8Array;
+  /** The CFG layer's view of the same bytes. */
+  span: CodeSpan;
+  /** The map's shared decode memory (one per component set). */
+  memo: DecodeMemo;
+  copied: CopiedBlock | null;
+  /** An overlay's static-initializer table range from its table record (runtime addresses). */
+  staticInit: { start: number; end: number } | null;
+}
+
+/** A component that could not be read (a compressed overlay whose BLZ data is malformed). */
+export interface UnavailableComponent {
+  kind: ComponentKind;
+  overlayId: number | null;
+  start: number;
+  end: number;
+  reason: string;
+}
+
+export type Lookup =
+  | { component: MapComponent }
+  | { unresolved: 'unmapped' | 'bss' | 'ambiguous-code-source' | 'not-decodable' };
+
+export class ComponentSet {
+  readonly list: MapComponent[] = [];
+  readonly memo: DecodeMemo;
+  readonly unavailable: UnavailableComponent[] = [];
+  /** Overlay BSS ranges and unreadable components: a target there is not unmapped but has no bytes. */
+  private readonly bssRanges: { start: number; end: number }[] = [];
+  private sorted: MapComponent[] = [];
+  private maxEnd: number[] = [];
+
+  constructor(readonly processor: Processor) {
+    this.memo = new DecodeMemo(processor);
+  }
+
+  add(c: Omit<MapComponent, 'index' | 'cls' | 'tier' | 'span' | 'end' | 'memo'>): MapComponent {
+    const index = this.list.length;
+    const comp: MapComponent = {
+      ...c,
+      index,
+      end: c.start + c.bytes.length,
+      cls: new Uint8Array(c.bytes.length),
+      tier: new Uint8Array(c.bytes.length).fill(NO_TIER),
+      memo: this.memo,
+      span: {
+        component: c.kind,
+        overlayId: c.overlayId,
+        ...(c.autoloadIndex !== null ? { autoloadIndex: c.autoloadIndex } : {}),
+        ...(c.copiedIndex !== null ? { copiedIndex: c.copiedIndex } : {}),
+        start: c.start,
+        bytes: c.bytes,
+      },
+    };
+    this.list.push(comp);
+    if (comp.extentEnd > comp.end) this.bssRanges.push({ start: comp.end, end: comp.extentEnd });
+    this.index();
+    return comp;
+  }
+
+  addUnavailable(u: UnavailableComponent): void {
+    this.unavailable.push(u);
+    this.bssRanges.push({ start: u.start, end: u.end });
+  }
+
+  private index(): void {
+    this.sorted = [...this.list].sort((a, b) => a.start - b.start || a.index - b.index);
+    let m = 0;
+    this.maxEnd = this.sorted.map((c) => (m = Math.max(m, c.end)));
+  }
+
+  /** Every component whose bytes hold `address`. */
+  holding(address: number): MapComponent[] {
+    const s = this.sorted;
+    let lo = 0;
+    let hi = s.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (s[mid]!.start <= address) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: MapComponent[] = [];
+    for (let i = lo - 1; i >= 0 && this.maxEnd[i]! > address; i--) {
+      if (address < s[i]!.end) out.push(s[i]!);
+    }
+    return out.sort((a, b) => a.index - b.index);
+  }
+
+  /** The one component holding a target reached from code in `from` (see the file comment). */
+  lookup(address: number, from?: MapComponent): Lookup {
+    if (from && address >= from.start && address < from.extentEnd) {
+      if (address < from.end) return { component: from };
+      return { unresolved: 'bss' };
+    }
+    const found = this.holding(address);
+    if (found.length === 1) return { component: found[0]! };
+    if (found.length > 1) return { unresolved: 'ambiguous-code-source' };
+    if (this.unavailable.some((u) => address >= u.start && address < u.end))
+      return { unresolved: 'not-decodable' };
+    if (this.bssRanges.some((r) => address >= r.start && address < r.end)) return { unresolved: 'bss' };
+    return { unresolved: 'unmapped' };
+  }
+}
+
+/** Where code can run: the ARM9 from ITCM, main RAM and shared WRAM; the ARM7 from main RAM and its WRAM. */
+export function executableRegion(processor: Processor, start: number, end: number): boolean {
+  const inside = (lo: number, hi: number) => start >= lo && end <= hi;
+  if (inside(0x02000000, 0x03000000) || inside(0x03000000, 0x04000000)) return true;
+  return processor === 'arm9' && inside(0x00000000, 0x02000000);
+}
+
+/**
+ * Loads every component of `processor`: main, ARM9 autoload blocks, the copied blocks given (those
+ * inside an executable region and clear of every declared component), overlays. Stored bytes of
+ * autoload and copied blocks inside main are classified `copied-source` at the copy's tier.
+ */
+export async function loadComponents(
+  store: RomStore,
+  rom: RomHandle,
+  processor: Processor,
+  copied: readonly CopiedBlock[],
+  signal?: AbortSignal,
+): Promise<ComponentSet> {
+  const set = new ComponentSet(processor);
+  const model = rom.model;
+  const main = await store.decoded.runtimeImage(rom, processor, null, signal);
+  const mainComp = set.add({
+    kind: 'main',
+    overlayId: null,
+    autoloadIndex: null,
+    copiedIndex: null,
+    tableIndex: null,
+    start: main.ramAddress,
+    extentEnd: main.ramAddress + main.bytes.length,
+    bytes: main.bytes,
+    romOffset: main.romOffset,
+    derived: main.derived,
+    copied: null,
+    staticInit: null,
+  });
+  const markSource = (runtime: number, size: number) => {
+    const o = runtime - mainComp.start;
+    if (o < 0 || size <= 0 || o + size > mainComp.bytes.length) return;
+    mainComp.cls.fill(ByteClass.copiedSource, o, o + size);
+    mainComp.tier.fill(0, o, o + size);
+  };
+  if (processor === 'arm9') {
+    for (const b of model.autoloads ?? []) {
+      const at = autoloadImageOffset(model, b.index);
+      if (at === null || b.codeSize <= 0 || at + b.codeSize > main.bytes.length) continue;
+      set.add({
+        kind: 'autoload',
+        overlayId: null,
+        autoloadIndex: b.index,
+        copiedIndex: null,
+        tableIndex: null,
+        start: b.ramAddress,
+        extentEnd: b.ramAddress + b.codeSize,
+        bytes: main.bytes.subarray(at, at + b.codeSize),
+        romOffset: main.romOffset === null ? null : main.romOffset + at,
+        derived: main.derived,
+        copied: null,
+        staticInit: null,
+      });
+      markSource(main.ramAddress + at, b.codeSize);
+    }
+  }
+  const overlays = model.overlays[processor];
+  const declared = [
+    { start: mainComp.start, end: mainComp.end },
+    ...set.list.filter((c) => c.kind === 'autoload').map((c) => ({ start: c.start, end: c.end })),
+    ...overlays.map((o) => ({ start: o.initialized.start, end: o.bss.end })),
+  ];
+  for (const c of copied) {
+    const end = c.start + c.size;
+    const src = c.source - mainComp.start;
+    if (src < 0 || src + c.size > mainComp.bytes.length) continue;
+    markSource(c.source, c.size);
+    if (!executableRegion(processor, c.start, end)) continue;
+    if (declared.some((d) => c.start < d.end && end > d.start)) continue;
+    set.add({
+      kind: 'copied',
+      overlayId: null,
+      autoloadIndex: null,
+      copiedIndex: c.index,
+      tableIndex: null,
+      start: c.start,
+      extentEnd: end,
+      bytes: mainComp.bytes.subarray(src, src + c.size),
+      romOffset: mainComp.romOffset === null ? null : mainComp.romOffset + src,
+      derived: mainComp.derived,
+      copied: c,
+      staticInit: null,
+    });
+  }
+  for (const o of overlays) {
+    try {
+      const image = await store.decoded.runtimeImage(rom, processor, o.id, signal, o.tableIndex);
+      set.add({
+        kind: 'overlay',
+        overlayId: o.id,
+        autoloadIndex: null,
+        copiedIndex: null,
+        tableIndex: o.tableIndex,
+        start: image.ramAddress,
+        extentEnd: Math.max(o.bss.end, image.ramAddress + image.bytes.length),
+        bytes: image.bytes,
+        romOffset: image.romOffset,
+        derived: image.derived,
+        copied: null,
+        staticInit: { start: o.staticInit.start, end: o.staticInit.end },
+      });
+    } catch (error) {
+      if (!(error instanceof ReMcpError) || error.code === 'cancelled') throw error;
+      set.addUnavailable({
+        kind: 'overlay',
+        overlayId: o.id,
+        start: o.initialized.start,
+        end: o.bss.end,
+        reason: `${error.code}: ${error.message}`,
+      });
+    }
+  }
+  return set;
+}

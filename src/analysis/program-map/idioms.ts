@@ -1,0 +1,491 @@
+// Code idioms the whole-program walk recognises, each established from the program's own bytes:
+// - a Thumb BL whose target restores a stack frame it did not create is GCC's long branch inside one
+//   function (Thumb B reaches only 2 KiB), not a call;
+// - a BL to `bx rN` is a call through a register stub (ARMv4T Thumb has no BLX);
+// - a BL to a mode-switch veneer (`bx pc` + `b f`, `ldr ip, =f; bx ip`) calls f;
+// - a switch dispatch, inline (`ldrls pc, [pc, rN, lsl #2]`, `addls pc, pc, ...`, a load from a table
+//   then `mov pc, rN`) or through a helper that computes its return address from LR (GCC's
+//   __gnu_thumb1_case_*), bounded by the guarding compare: each case index is run in the
+//   interpreter on the static bytes, and where it lands is an edge of the function.
+import { emulate, emuState } from '../../arm/emulate.js';
+import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
+import type { Processor } from '../../core/vocabulary.js';
+import type { ComponentSet, MapComponent } from './components.js';
+
+/** Decodes straight from `address` in `comp`, up to `max` instructions (fewer at a refusal or the end). */
+export async function decodeAt(
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+): Promise<DecodedInstruction[]> {
+  const unit = mode === 'arm' ? 4 : 2;
+  if (address < comp.start || address >= comp.end || address % unit !== 0) return [];
+  if (comp.memo.processor !== processor) throw new Error('decode memory of another processor');
+  return (await comp.memo.run(comp, address, mode, max)).instructions;
+}
+
+export const baseOf = (ins: DecodedInstruction): string =>
+  ins.condition && ins.mnemonic.endsWith(ins.condition)
+    ? ins.mnemonic.slice(0, -ins.condition.length)
+    : ins.mnemonic;
+
+const REG = /^r([0-9]|1[0-2])$|^(sb|sl|fp|ip)$/;
+const REG_NUMBER: Record<string, number> = { sb: 9, sl: 10, fp: 11, ip: 12, sp: 13, lr: 14, pc: 15 };
+export function regNumber(name: string): number | null {
+  const n = name.trim();
+  if (/^r\d+$/.test(n)) {
+    const v = Number(n.slice(1));
+    return v <= 15 ? v : null;
+  }
+  return REG_NUMBER[n] ?? null;
+}
+
+/** Registers of a `{...}` list (ranges expanded). */
+export function registerList(operands: string): number[] | null {
+  const m = /\{([^}]*)\}/.exec(operands);
+  if (!m) return null;
+  const out: number[] = [];
+  for (const part of m[1]!.split(',')) {
+    const [a, b] = part.split('-').map((x) => regNumber(x));
+    if (a === null || a === undefined) return null;
+    if (b === undefined) out.push(a);
+    else if (b === null) return null;
+    else for (let r = a; r <= b; r++) out.push(r);
+  }
+  return out;
+}
+
+const immediate = (text: string): number | null => {
+  const m = /^#(-?)(0x[0-9a-f]+|\d+)$/.exec(text.trim());
+  if (!m) return null;
+  const v = Number(m[2]);
+  return m[1] ? -v : v;
+};
+
+/**
+ * How one instruction moves SP: a byte delta (negative grows the stack), 'unknown' for any other write
+ * to SP, null when it leaves SP alone. `returns` when it also pops PC.
+ */
+const effects = new WeakMap<DecodedInstruction, { delta: number | 'unknown'; returns: boolean } | null>();
+
+export function stackEffect(ins: DecodedInstruction): { delta: number | 'unknown'; returns: boolean } | null {
+  // Only instructions that name SP can move it (PUSH/POP name it implicitly).
+  const m = ins.mnemonic;
+  if (!ins.operands.includes('sp') && !m.startsWith('push') && !m.startsWith('pop')) return null;
+  const known = effects.get(ins);
+  if (known !== undefined) return known;
+  const e = computeStackEffect(ins);
+  effects.set(ins, e);
+  return e;
+}
+
+function computeStackEffect(ins: DecodedInstruction): { delta: number | 'unknown'; returns: boolean } | null {
+  const base = baseOf(ins);
+  const ops = ins.operands.replace(/\s+/g, ' ').trim();
+  if (base === 'push' || ((base === 'stmdb' || base === 'stmfd') && ops.startsWith('sp!,'))) {
+    const list = registerList(ops);
+    return list ? { delta: -4 * list.length, returns: false } : { delta: 'unknown', returns: false };
+  }
+  if (
+    base === 'pop' ||
+    ((base === 'ldm' || base === 'ldmia' || base === 'ldmfd') && ops.startsWith('sp!,'))
+  ) {
+    const list = registerList(ops);
+    return list
+      ? { delta: 4 * list.length, returns: list.includes(15) }
+      : { delta: 'unknown', returns: false };
+  }
+  const parts = ops.split(',').map((p) => p.trim());
+  if (parts[0] !== 'sp') {
+    // Post-indexed or writeback forms through SP, e.g. `ldr r0, [sp], #4`, `str r0, [sp, #-4]!`.
+    if (/\[sp(, #[^\]]*)?\]!|\[sp\], /.test(ops)) return { delta: 'unknown', returns: false };
+    return null;
+  }
+  if ((base === 'add' || base === 'sub') && !ins.condition) {
+    const imm = immediate(parts.length === 2 ? parts[1]! : parts[1] === 'sp' ? parts[2]! : '');
+    if (imm !== null && (parts.length === 2 || parts[1] === 'sp'))
+      return { delta: base === 'add' ? imm : -imm, returns: false };
+  }
+  if (base === 'cmp' || base === 'cmn' || base === 'tst' || base === 'teq' || base.startsWith('str'))
+    return null;
+  return { delta: 'unknown', returns: false };
+}
+
+/**
+ * An SP offset no function entry reads before building a frame: its first 8 words of stack arguments
+ * would lie below it (AAPCS passes four in registers; 12-argument calls are not what GCC long-branches).
+ */
+const FOREIGN_FRAME_OFFSET = 32;
+
+/**
+ * Whether the Thumb code at `address` restores a frame it never built: some path from it (calls
+ * assumed to keep SP, bounded) raises SP above its value on entry. Such code is the rest of a
+ * function that a long-branch BL jumps into, not a function entry.
+ */
+export async function restoresForeignFrame(
+  comp: MapComponent,
+  address: number,
+  processor: Processor,
+): Promise<boolean> {
+  // A function entry builds its frame first: code that starts by saving LR is no continuation.
+  const [first] = await decodeAt(comp, address, 'thumb', processor, 1);
+  if (first && baseOf(first) === 'push' && registerList(first.operands)?.includes(14)) return false;
+  const seen = new Set<number>();
+  const work: { at: number; delta: number }[] = [{ at: address, delta: 0 }];
+  let budget = 1024;
+  while (work.length > 0 && budget > 0) {
+    const { at, delta: start } = work.pop()!;
+    if (seen.has(at) || at < comp.start || at >= comp.end) continue;
+    seen.add(at);
+    let delta = start;
+    const run = await decodeAt(comp, at, 'thumb', processor, 24);
+    for (const ins of run) {
+      if (--budget <= 0) break;
+      const e = stackEffect(ins);
+      if (e) {
+        if (e.delta === 'unknown') break;
+        delta += e.delta;
+        if (delta > 0) return true;
+        if (e.returns) break;
+      }
+      // With no frame of its own, code reading deep into the stack reads its caller's frame.
+      const deep = /\[sp, #(0x[0-9a-f]+|\d+)\]/.exec(ins.operands);
+      if (deep && delta >= 0 && Number(deep[1]) >= FOREIGN_FRAME_OFFSET) return true;
+      if (ins.flow === 'return' || ins.flow === 'branch-indirect') break;
+      if (ins.flow === 'branch') {
+        if (ins.target !== undefined && ins.targetMode === 'thumb') work.push({ at: ins.target, delta });
+        if (!ins.condition) break;
+      }
+      // A BL may itself be a long branch: its target continues this path's frame.
+      if (ins.flow === 'call' && ins.target !== undefined && ins.targetMode === 'thumb')
+        work.push({ at: ins.target, delta });
+    }
+  }
+  return false;
+}
+
+/** `bx rN` (N a general register): the whole body of a call-through-register stub. */
+export async function stubRegister(
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+): Promise<string | null> {
+  const [first] = await decodeAt(comp, address, mode, processor, 1);
+  if (!first || baseOf(first) !== 'bx' || first.condition) return null;
+  const reg = first.operands.trim();
+  return REG.test(reg) ? reg : null;
+}
+
+export interface Landing {
+  address: number;
+  mode: ArmMode;
+}
+
+/**
+ * Where a mode-switch veneer at `address` goes: Thumb `bx pc` (then ARM at the next word), then ARM
+ * `b f`, `ldr pc, [pc, #k]` or `ldr ip, [pc, #k]; bx ip`; or those ARM forms directly. Null when the
+ * code is anything else. LR is untouched on the way, so a call of the veneer is a call of f.
+ */
+export async function veneerLanding(
+  set: ComponentSet,
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+): Promise<Landing | null> {
+  let at = address;
+  let where = comp;
+  if (mode === 'thumb') {
+    const [first] = await decodeAt(comp, address, 'thumb', processor, 1);
+    if (!first || baseOf(first) !== 'bx' || first.operands.trim() !== 'pc' || first.condition) return null;
+    at = (address + 4) & ~3;
+    const found = set.lookup(at, comp);
+    if (!('component' in found)) return null;
+    where = found.component;
+  }
+  const [a, b] = await decodeAt(where, at, 'arm', processor, 2);
+  if (!a || a.condition) return null;
+  const word = (slot: number): number | null => {
+    const o = slot - where.start;
+    if (o < 0 || o + 4 > where.bytes.length || slot % 4 !== 0) return null;
+    const x = where.bytes;
+    return (x[o]! | (x[o + 1]! << 8) | (x[o + 2]! << 16) | (x[o + 3]! << 24)) >>> 0;
+  };
+  const fromWord = (w: number | null): Landing | null =>
+    w === null
+      ? null
+      : w & 1 && processor === 'arm9'
+        ? { address: w - 1, mode: 'thumb' }
+        : { address: w & ~3, mode: 'arm' };
+  if (baseOf(a) === 'b' && a.target !== undefined && mode === 'thumb')
+    return { address: a.target, mode: 'arm' };
+  if (baseOf(a) === 'ldr' && a.pcRelative?.kind === 'literal-pool') {
+    const dest = a.operands.split(',')[0]!.trim();
+    if (dest === 'pc') return fromWord(word(a.pcRelative.address));
+    if (dest === 'ip' && b && baseOf(b) === 'bx' && b.operands.trim() === 'ip' && !b.condition) {
+      const w = word(a.pcRelative.address);
+      return w === null ? null : w & 1 ? { address: w - 1, mode: 'thumb' } : { address: w & ~3, mode: 'arm' };
+    }
+  }
+  return null;
+}
+
+/** Memory for short interpreter runs: the processor's static bytes, read-only; stores go to scratch. */
+function staticMemory(set: ComponentSet, home: MapComponent, reads?: Set<number>) {
+  const scratch = new Map<number, number | null>();
+  return {
+    read8(address: number, fetch: boolean): number | null {
+      const s = scratch.get(address);
+      if (s !== undefined) return s;
+      let comp: MapComponent | undefined;
+      if (address >= home.start && address < home.end) comp = home;
+      else {
+        const found = set.holding(address);
+        if (found.length === 1) comp = found[0];
+      }
+      if (!comp) return null;
+      if (!fetch && comp === home) reads?.add(address);
+      return comp.bytes[address - comp.start]!;
+    },
+    write8(address: number, value: number | null): boolean {
+      scratch.set(address, value);
+      return true;
+    },
+  };
+}
+
+/** A stack for interpreter runs, far from any DS memory the program could read. */
+const SCRATCH_SP = 0x7f000000;
+
+/**
+ * Whether the routine at `target`, called from `site` (return address `ret`), returns through an
+ * address it computes from LR and r0 (a dispatch helper) rather than to `ret`. Run twice, r0 = 0 and 1.
+ */
+export function isDispatchHelper(
+  set: ComponentSet,
+  comp: MapComponent,
+  target: number,
+  targetMode: ArmMode,
+  ret: number,
+  retMode: ArmMode,
+  processor: Processor,
+): boolean {
+  const land = (index: number): number | null => {
+    const state = emuState(target, targetMode === 'thumb', {
+      0: index,
+      13: SCRATCH_SP,
+      14: retMode === 'thumb' ? ret | 1 : ret,
+    });
+    const r = emulate(state, {
+      processor,
+      memory: staticMemory(set, comp),
+      maxSteps: 48,
+      stopAt: (pc) => pc >= ret && pc < ret + 0x2000 && !(pc >= target && pc < target + 0x40),
+    });
+    return r.stop === 'stopped' ? r.pc : null;
+  };
+  const a = land(0);
+  if (a === null || a === ret) return false;
+  const b = land(1);
+  return b !== null && b !== a;
+}
+
+/**
+ * The compare that bounds a switch index (`cmp rN, #K` then a conditional branch on `condition`):
+ * which register, K, and the condition, so each edge out of the branch knows its index range.
+ */
+export interface SwitchGuard {
+  register: number;
+  k: number;
+  condition: string;
+}
+
+export function guardOf(cmp: DecodedInstruction | undefined, condition: string): SwitchGuard | null {
+  if (!cmp || baseOf(cmp) !== 'cmp' || cmp.condition) return null;
+  const [reg, imm] = cmp.operands.split(',').map((p) => p.trim());
+  const r = regNumber(reg ?? '');
+  const k = immediate(imm ?? '');
+  if (r === null || r > 12 || k === null || k < 0 || k > 4095) return null;
+  return { register: r, k, condition };
+}
+
+/**
+ * The largest index on the path where the guard's branch is `taken` (or not): unsigned compares only
+ * (a signed bound leaves negative indices). Null when that path is not bounded.
+ */
+export function guardMax(g: SwitchGuard, taken: boolean): number | null {
+  const c = g.condition;
+  if (taken ? c === 'ls' : c === 'hi') return g.k;
+  if (taken ? c === 'lo' || c === 'cc' : c === 'hs' || c === 'cs') return g.k > 0 ? g.k - 1 : null;
+  return null;
+}
+
+const FLAG_SETTERS = new Set(
+  (
+    'cmp cmn tst teq msr ands eors subs rsbs adds adcs sbcs rscs orrs movs bics mvns lsls lsrs asrs rors ' +
+    'negs muls mlas umulls umlals smulls smlals'
+  ).split(' '),
+);
+
+/** The compare that last set the flags before instructions[before], if it was a `cmp`. */
+export function lastCompare(
+  instructions: readonly DecodedInstruction[],
+  before: number,
+): DecodedInstruction | undefined {
+  for (let i = before - 1; i >= 0; i--) {
+    const ins = instructions[i]!;
+    const b = baseOf(ins);
+    if (ins.flow !== undefined) return undefined;
+    if (FLAG_SETTERS.has(b)) return b === 'cmp' ? ins : undefined;
+  }
+  return undefined;
+}
+
+/** Whether any of instructions[from..to) mentions register `n` (by name, or in a register range). */
+export function mentionsRegister(
+  instructions: readonly DecodedInstruction[],
+  from: number,
+  to: number,
+  n: number,
+): boolean {
+  const names = [
+    `r${n}`,
+    ...Object.entries(REG_NUMBER)
+      .filter(([, v]) => v === n)
+      .map(([k]) => k),
+  ];
+  for (let i = from; i < to; i++) {
+    const ops = instructions[i]!.operands;
+    if (/\{[^}]*-[^}]*\}/.test(ops)) return true;
+    for (const name of names) if (new RegExp(`(^|[^a-z0-9])${name}([^a-z0-9]|$)`).test(ops)) return true;
+  }
+  return false;
+}
+
+export interface SwitchResult {
+  /** Landing of each index 0..max, in order. */
+  targets: Landing[];
+  /** Bytes of `comp` the dispatch read as data (its table). */
+  tableBytes: number[];
+}
+
+/**
+ * Runs the dispatch for every index of the guard: from `start` (the compare, or the dispatch block)
+ * with the index register set, until the PC leaves [start, end) and the helper's straight-line body
+ * [helper, helperEnd). Null unless every index lands, aligned, inside `comp`.
+ */
+export function runSwitch(
+  set: ComponentSet,
+  comp: MapComponent,
+  processor: Processor,
+  mode: ArmMode,
+  start: number,
+  end: number,
+  guard: { register: number; max: number },
+  helper: { start: number; end: number } | null,
+): SwitchResult | null {
+  const reads = new Set<number>();
+  const targets: Landing[] = [];
+  for (let i = 0; i <= guard.max; i++) {
+    const state = emuState(start, mode === 'thumb', { [guard.register]: i, 13: SCRATCH_SP });
+    const r = emulate(state, {
+      processor,
+      memory: staticMemory(set, comp, reads),
+      maxSteps: 64,
+      stopAt: (pc) => !(pc >= start && pc < end) && !(helper && pc >= helper.start && pc < helper.end),
+    });
+    if (r.stop !== 'stopped') return null;
+    const m: ArmMode = r.thumb ? 'thumb' : 'arm';
+    if (r.pc < comp.start || r.pc >= comp.end || r.pc % (m === 'arm' ? 4 : 2) !== 0) return null;
+    targets.push({ address: r.pc, mode: m });
+  }
+  return { targets, tableBytes: [...reads].sort((a, b) => a - b) };
+}
+
+/** Register numbers named in an operand text (ranges in lists expanded). */
+function registersIn(text: string): number[] {
+  const out: number[] = [];
+  const list = registerList(text);
+  if (list) out.push(...list);
+  for (const m of text.replace(/\{[^}]*\}/g, '').matchAll(/\b(r\d{1,2}|sb|sl|fp|ip|sp|lr|pc)\b/g)) {
+    const n = regNumber(m[1]!);
+    if (n !== null) out.push(n);
+  }
+  return out;
+}
+
+const NO_DEST = new Set([
+  'cmp',
+  'cmn',
+  'tst',
+  'teq',
+  'b',
+  'bl',
+  'bx',
+  'blx',
+  'msr',
+  'svc',
+  'bkpt',
+  'pld',
+  'nop',
+]);
+const READS_DEST_TWO_OPERAND = new Set([
+  'and',
+  'eor',
+  'orr',
+  'bic',
+  'adc',
+  'sbc',
+  'ror',
+  'lsl',
+  'lsr',
+  'asr',
+  'mul',
+  'add',
+  'sub',
+]);
+
+/**
+ * The general registers (r0..r12) an instruction reads as values, as a bit mask: its source operands,
+ * address registers, stored registers; a two-operand Thumb ALU form also reads its destination.
+ * Saving registers (PUSH/STMDB SP!, a MOV from a high register) does not count: that is what a
+ * prologue does with registers it has not written.
+ */
+export function valueReads(ins: DecodedInstruction): number {
+  const base = baseOf(ins).replace(/s$/, '');
+  const ops = ins.operands;
+  const regs = (t: string) => registersIn(t).filter((r) => r <= 12);
+  const mask = (rs: number[]) => rs.reduce((m, r) => m | (1 << r), 0);
+  if (base === 'push' || base === 'pop' || base === 'stmdb' || base === 'stmfd' || base === 'adr') return 0;
+  if (base === 'mov' || base === 'mvn' || base === 'neg') {
+    const src = ops.split(',').slice(1).join(',');
+    const r = regs(src);
+    return base === 'mov' && r.length === 1 && r[0]! >= 8 ? 0 : mask(r);
+  }
+  if (base.startsWith('str') || base.startsWith('stm') || NO_DEST.has(base)) return mask(regs(ops));
+  if (base.startsWith('ldm')) return mask(regs(ops.split('{')[0]!));
+  const parts = ops.split(',');
+  const dest = parts[0] ?? '';
+  const rest = parts.slice(1).join(',');
+  let m = mask(regs(rest));
+  if (parts.length === 2 && READS_DEST_TWO_OPERAND.has(base)) m |= mask(regs(dest));
+  return m;
+}
+
+/** The general registers (r0..r12) an instruction writes, as a bit mask. */
+export function valueWrites(ins: DecodedInstruction): number {
+  const base = baseOf(ins).replace(/s$/, '');
+  const ops = ins.operands;
+  const mask = (rs: number[]) => rs.filter((r) => r <= 12).reduce((m, r) => m | (1 << r), 0);
+  if (base === 'pop') return mask(registerList(ops) ?? []);
+  if (base.startsWith('ldm')) return mask(registerList(ops) ?? []);
+  if (base.startsWith('str') || base.startsWith('stm') || base === 'push' || NO_DEST.has(base)) return 0;
+  const parts = ops.split(',');
+  let m = mask(registersIn(parts[0] ?? ''));
+  if (base === 'ldrd' || base === 'umull' || base === 'smull' || base === 'umlal' || base === 'smlal')
+    m |= mask(registersIn(parts[1] ?? ''));
+  return m;
+}

@@ -1,0 +1,177 @@
+// Whether well-formed code starts at an address: the test a code address held in data (or found by a
+// sweep) must pass before it becomes a function entry. A bounded local walk from it, on bytes the map
+// has not classified, must meet only instructions of the processor, keep every direct branch and call
+// inside executable components (aligned, onto unclassified bytes or known code of the right kind),
+// never restore a stack frame it did not build, and end every path in a return, an indirect branch,
+// a branch into a known function entry or a call that never returns. Nothing is marked.
+import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
+import type { MapComponent } from './components.js';
+import { baseOf, decodeAt, stackEffect } from './idioms.js';
+import { ByteClass, headOf, isCode } from './types.js';
+import { entryKey, type Walker } from './walker.js';
+
+export interface ProbeOptions {
+  /** Instructions examined at most; a candidate that needs more is refused (not shown well-formed). */
+  maxInstructions: number;
+}
+
+export type ProbeResult =
+  /** `returns`: some path ends in a return, an indirect branch or a tail branch (not only in calls that never return). */
+  { ok: true; instructions: number; returns: boolean } | { ok: false; why: string };
+
+const unitOf = (mode: ArmMode) => (mode === 'arm' ? 4 : 2);
+
+export async function probeFunction(
+  walker: Walker,
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  options: ProbeOptions,
+): Promise<ProbeResult> {
+  const processor = walker.processor;
+  const seen = new Set<number>();
+  const paths: { comp: MapComponent; at: number; mode: ArmMode; delta: number; joined: boolean }[] = [
+    { comp, at: address, mode, delta: 0, joined: false },
+  ];
+  let count = 0;
+  let returns = false;
+  const classAt = (c: MapComponent, a: number) => c.cls[a - c.start]!;
+  /** Whether a branch may go to `a` in `m`: unclassified bytes, or a known entry of that mode. */
+  const targetOk = (c: MapComponent, a: number, m: ArmMode): string | null => {
+    if (a % unitOf(m) !== 0) return 'misaligned branch target';
+    const cls = classAt(c, a);
+    if (cls === ByteClass.unknown) return null;
+    if (cls === headOf(m) && walker.entries.has(entryKey(c.index, m, a))) return null;
+    if (cls === headOf(m)) return null; // into known code: checked when the path gets there
+    return 'branches into data or code of the other mode';
+  };
+  while (paths.length > 0) {
+    const path = paths.pop()!;
+    let { at, delta } = path;
+    const here = path.comp;
+    const m = path.mode;
+    for (;;) {
+      if (at < here.start || at >= here.end) return { ok: false, why: 'runs off its component' };
+      const cls = classAt(here, at);
+      if (cls !== ByteClass.unknown) {
+        if (cls === headOf(m) && walker.entries.has(entryKey(here.index, m, at))) {
+          // Reached a known function: a tail branch is fine, running into it from straight-line code is not.
+          if (at !== address && !path.joined)
+            return { ok: false, why: 'falls through into a known function' };
+          if (walker.entries.get(entryKey(here.index, m, at))!.returns !== false) returns = true;
+          break;
+        }
+        // A branch onto a label of known code (a block start) is how assembler routines share a tail.
+        if (cls === headOf(m) && at !== address && path.joined && walker.blockAt(here, m, at)) break;
+        if (cls === headOf(m) && at !== address) return { ok: false, why: 'joins the middle of known code' };
+        if (at === address && cls === headOf(m)) return { ok: false, why: 'inside known code' };
+        return { ok: false, why: 'runs into data or code of the other mode' };
+      }
+      if (seen.has(at * 2 + (m === 'arm' ? 0 : 1))) break;
+      const run = await decodeAt(here, at, m, processor, 16);
+      if (run.length === 0) return { ok: false, why: 'not an instruction of the processor' };
+      let next: number | null = null;
+      for (const ins of run) {
+        if (classAt(here, ins.address) !== ByteClass.unknown) {
+          next = ins.address;
+          break;
+        }
+        for (let i = 1; i < ins.size; i++) {
+          if (classAt(here, ins.address + i) !== ByteClass.unknown) {
+            if (process.env.DEBUG_PROBE)
+              console.error(
+                '   overlap',
+                ins.address.toString(16),
+                ins.mnemonic,
+                classAt(here, ins.address + i),
+                (ins.address + i).toString(16),
+              );
+            return { ok: false, why: 'overlaps known bytes' };
+          }
+        }
+        seen.add(ins.address * 2 + (m === 'arm' ? 0 : 1));
+        if (++count > options.maxInstructions) return { ok: false, why: 'too long to check' };
+        const e = stackEffect(ins);
+        if (e && e.delta !== 'unknown') {
+          delta += e.delta;
+          if (delta > 0) return { ok: false, why: 'restores a stack frame it did not build' };
+        }
+        const verdict = await step(ins);
+        if (verdict === 'end') {
+          next = null;
+          break;
+        }
+        if (verdict !== 'go') return { ok: false, why: verdict };
+        next = ins.address + ins.size;
+        path.joined = false;
+      }
+      if (next === null) break;
+      at = next;
+      path.joined = false;
+    }
+    continue;
+
+    async function step(ins: DecodedInstruction): Promise<'go' | 'end' | string> {
+      if (ins.pcRelative?.kind === 'literal-pool') {
+        const slot = ins.pcRelative.address;
+        if (slot < here.start || slot + 4 > here.end) return 'loads a literal outside its component';
+        const cls = classAt(here, slot);
+        if (isCode(cls) || cls === ByteClass.copiedSource) return 'loads a literal from code';
+      }
+      switch (ins.flow) {
+        case undefined:
+          return 'go';
+        case 'call': {
+          const found = walker.set.lookup(ins.target!, here);
+          if (!('component' in found))
+            return found.unresolved === 'unmapped' ? 'calls outside every component' : 'go';
+          const c = found.component;
+          const why = targetOk(c, ins.target!, ins.targetMode!);
+          if (why) return `calls a place that ${why.replace('branches into', 'is')}`;
+          const callee = walker.entries.get(entryKey(c.index, ins.targetMode!, ins.target!));
+          if (callee?.returns === false && !ins.condition) return 'end';
+          // A known function, or a prologue, right after the call: the callee does not come back.
+          const after = ins.address + ins.size;
+          if (
+            !ins.condition &&
+            after < here.end &&
+            classAt(here, after) === headOf(m) &&
+            walker.entries.has(entryKey(here.index, m, after))
+          )
+            return 'end';
+          // The walk's call idioms: a long branch continues the frame elsewhere; a dispatch helper
+          // returns into its table's cases (not checked here), never right after the call.
+          if (
+            m === 'thumb' &&
+            ins.targetMode === 'thumb' &&
+            baseOf(ins) === 'bl' &&
+            (await walker.longBranchTarget(c, ins.target!))
+          ) {
+            paths.push({ comp: c, at: ins.target!, mode: 'thumb', delta, joined: true });
+            return 'end';
+          }
+          if (walker.dispatchHelper(c, ins.target!, ins.targetMode!, ins.address + ins.size, m)) return 'end';
+          return 'go';
+        }
+        case 'call-indirect':
+          return 'go';
+        case 'branch': {
+          const found = walker.set.lookup(ins.target!, here);
+          if (!('component' in found)) return 'branches outside every component';
+          const why = targetOk(found.component, ins.target!, ins.targetMode!);
+          if (why) return why;
+          paths.push({ comp: found.component, at: ins.target!, mode: ins.targetMode!, delta, joined: true });
+          return ins.condition ? 'go' : 'end';
+        }
+        case 'return':
+          returns = true;
+          return ins.condition ? 'go' : 'end';
+        default:
+          if (baseOf(ins) === 'bx' && ins.operands.trim() === 'pc') return 'end';
+          returns = true;
+          return ins.condition ? 'go' : 'end';
+      }
+    }
+  }
+  return { ok: true, instructions: count, returns };
+}

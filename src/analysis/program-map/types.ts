@@ -1,0 +1,118 @@
+// The vocabulary of the whole-program map: evidence tiers, what each byte of an executable component
+// is, and the shapes the map's users read. Pure data.
+import type { ArmMode } from '../../arm/types.js';
+
+/**
+ * How strongly a fact is known, best first: `proven` (the program entry and what provably runs from
+ * it), `referenced` (a code address the program holds in its code or data, checked to start
+ * well-formed code), `heuristic` (a linear sweep's judgement).
+ */
+export type Tier = 'proven' | 'referenced' | 'heuristic';
+export const TIERS: readonly Tier[] = ['proven', 'referenced', 'heuristic'];
+export const TIER_RANK: Record<Tier, number> = { proven: 0, referenced: 1, heuristic: 2 };
+/** No tier: the byte is unclassified. */
+export const NO_TIER = 255;
+
+/** Whether a fact of tier `t` is accepted by a caller whose lowest accepted tier is `lowest`. */
+export const accepts = (lowest: Tier, t: Tier): boolean => TIER_RANK[t] <= TIER_RANK[lowest];
+
+/** What one byte of an executable component is, as the map established it. */
+export const ByteClass = {
+  unknown: 0,
+  armHead: 1,
+  armBody: 2,
+  thumbHead: 3,
+  thumbBody: 4,
+  literalPool: 5,
+  jumpTable: 6,
+  pointerTable: 7,
+  string: 8,
+  padding: 9,
+  /** Stored bytes of copied code or data, which run (or are used) at another address. */
+  copiedSource: 10,
+  /** Judged not to be code by the sweep (no well-formed code starts there). */
+  data: 11,
+} as const;
+export type ByteClassCode = (typeof ByteClass)[keyof typeof ByteClass];
+
+export type ByteClassName =
+  | 'unknown'
+  | 'arm-code'
+  | 'thumb-code'
+  | 'literal-pool'
+  | 'jump-table'
+  | 'pointer-table'
+  | 'string'
+  | 'padding'
+  | 'copied-source'
+  | 'data';
+
+export const BYTE_CLASS_NAMES: readonly ByteClassName[] = [
+  'unknown',
+  'arm-code',
+  'thumb-code',
+  'literal-pool',
+  'jump-table',
+  'pointer-table',
+  'string',
+  'padding',
+  'copied-source',
+  'data',
+];
+
+export function byteClassName(code: number): ByteClassName {
+  switch (code) {
+    case ByteClass.armHead:
+    case ByteClass.armBody:
+      return 'arm-code';
+    case ByteClass.thumbHead:
+    case ByteClass.thumbBody:
+      return 'thumb-code';
+    case ByteClass.literalPool:
+      return 'literal-pool';
+    case ByteClass.jumpTable:
+      return 'jump-table';
+    case ByteClass.pointerTable:
+      return 'pointer-table';
+    case ByteClass.string:
+      return 'string';
+    case ByteClass.padding:
+      return 'padding';
+    case ByteClass.copiedSource:
+      return 'copied-source';
+    case ByteClass.data:
+      return 'data';
+    default:
+      return 'unknown';
+  }
+}
+
+export const isCode = (c: number): boolean => c >= ByteClass.armHead && c <= ByteClass.thumbBody;
+export const headOf = (mode: ArmMode): number => (mode === 'arm' ? ByteClass.armHead : ByteClass.thumbHead);
+export const bodyOf = (mode: ArmMode): number => (mode === 'arm' ? ByteClass.armBody : ByteClass.thumbBody);
+
+export type ComponentKind = 'main' | 'autoload' | 'copied' | 'overlay';
+
+/** Stored bytes copied elsewhere at start-up, as a detector established it. */
+export interface CopiedBlock {
+  index: number;
+  /** Run address and length of the copy. */
+  start: number;
+  size: number;
+  /** Where the bytes come from: the main component's runtime address. */
+  source: number;
+  /** The call that copies them (the entry itself for its own stores), its callee (bit 0: Thumb), the entry. */
+  callSite: number;
+  callee: number;
+  caller: number;
+}
+
+/** How a function entry is known: one observation of one evidence class. */
+export interface EntryEvidence {
+  class: string;
+  tier: Tier;
+  /** The instruction, slot or table word that gives the evidence (absent for the program entry). */
+  from?: number;
+  /** The component index `from` lies in. */
+  fromComponent?: number;
+}

@@ -1,0 +1,1272 @@
+// The whole-program walk: recursive-descent decoding of every executable component of one processor,
+// function by function, depth first (a callee is walked before the code after its call, so a call to a
+// function that never returns is not followed by decoding whatever bytes come next: a literal pool,
+// the next function). Each byte it decodes is classified once (code of a mode, or the literal pool a
+// load names) with the tier of the function being walked; blocks end at calls, branches and returns;
+// the idioms of idioms.ts decide what a BL or an indirect branch really is. Evidence classes see every
+// block (hooks) and name the function entries; the walk only follows what they name.
+// Pure: code comes from the components; bounded by the caller's budget (bytes of code, deadline).
+import { literalSlotOf } from '../../arm/literal-pools.js';
+import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
+import { throwIfCancelled } from '../../core/errors.js';
+import type { Processor } from '../../core/vocabulary.js';
+import type { ComponentSet, MapComponent } from './components.js';
+import {
+  baseOf,
+  decodeAt,
+  guardMax,
+  guardOf,
+  isDispatchHelper,
+  lastCompare,
+  mentionsRegister,
+  registerList,
+  regNumber,
+  restoresForeignFrame,
+  runSwitch,
+  type SwitchGuard,
+  stubRegister,
+  veneerLanding,
+} from './idioms.js';
+import { RefStore } from './refs.js';
+import { ByteClass, bodyOf, type EntryEvidence, headOf, TIER_RANK, TIERS, type Tier } from './types.js';
+
+export type Term =
+  | 'fallthrough'
+  | 'branch'
+  | 'conditional'
+  | 'return'
+  | 'indirect'
+  | 'call'
+  | 'switch'
+  | 'end'
+  | 'stop'
+  | 'conflict';
+
+/** Intra-function edges: what a function body is made of. Calls are not edges. */
+export type EdgeKind = 'branch' | 'taken' | 'fallthrough' | 'return' | 'switch';
+
+export interface MapBlock {
+  id: number;
+  comp: number;
+  mode: ArmMode;
+  start: number;
+  /** Exclusive. */
+  end: number;
+  tier: number;
+  term: Term;
+  succ: number[];
+  succKind: EdgeKind[];
+  /** The call this block ends with (term 'call'), as an index into the walker's calls. */
+  call: number;
+  /** A compare + conditional branch ending this block bounds the index of a dispatch after it. */
+  guard: SwitchGuard | null;
+  /** Edges queued from this block whose target block is not made yet. */
+  pendingOut: number;
+  /** The block ends with an unconditional branch to a mode-switch veneer (a tail call of it). */
+  tailVeneer: boolean;
+}
+
+export type CallKind = 'direct' | 'veneer' | 'register' | 'stub' | 'helper';
+
+export interface MapCall {
+  at: number;
+  comp: number;
+  mode: ArmMode;
+  tier: number;
+  kind: CallKind;
+  /** The effective callee (after a veneer; the constant value of a register call), when known. */
+  target: number | null;
+  targetMode: ArmMode | null;
+  targetComp: number | null;
+  /** The veneer, stub or helper the BL names. */
+  via: number | null;
+  register: string | null;
+  /** Where the register's value was defined, and the literal slot it was loaded from. */
+  definedAt: number | null;
+  slot: number | null;
+  conditional: boolean;
+  /** Why the target has no component (unmapped, bss, ambiguous-code-source, ...), or null. */
+  unresolved: string | null;
+  block: number;
+  /** Whether the code after the call was walked: the callee may return ('walked'), never returns ('none'). */
+  continuation: 'pending' | 'walked' | 'none';
+}
+
+export interface MapEntry {
+  key: string;
+  comp: number;
+  mode: ArmMode;
+  address: number;
+  evidence: EntryEvidence[];
+  tier: number;
+  state: 'new' | 'active' | 'done' | 'refused';
+  /** Null until walked. */
+  returns: boolean | null;
+  block: number;
+  /** Why the walk could not start here (the bytes are data or other code). */
+  refused: string | null;
+  /** Code walked as a root that is no function: code after a call that never returns (a landing pad). */
+  orphan: boolean;
+}
+
+export interface EmitRequest {
+  component: MapComponent;
+  address: number;
+  mode: ArmMode;
+  class: string;
+  /** The class's own tier; the entry's tier is the worse of it and the observing code's. */
+  classTier: Tier;
+  from?: number;
+  fromComponent?: number;
+  /** Walk the code as a root without naming a function (see MapEntry.orphan). */
+  orphan?: boolean;
+}
+
+/** What an evidence class sees of one decoded block. */
+export interface BlockView {
+  readonly walker: Walker;
+  readonly component: MapComponent;
+  readonly block: MapBlock;
+  readonly instructions: readonly DecodedInstruction[];
+  readonly call: MapCall | null;
+  /** The tier of the code being walked. */
+  readonly tier: Tier;
+  readonly processor: Processor;
+  emit(request: Omit<EmitRequest, 'fromComponent'>): void;
+}
+
+export interface WalkHooks {
+  onBlock(view: BlockView): void;
+}
+
+export interface WalkBudget {
+  /** Bytes of code the walk may classify in all. */
+  codeBytes: number;
+  /** Date.now() past which the walk stops. */
+  deadline: number;
+  signal?: AbortSignal | undefined;
+  onProgress?: ((done: number) => void) | undefined;
+}
+
+interface Pending {
+  comp: number;
+  mode: ArmMode;
+  address: number;
+  from: number;
+  /** Null for the entry itself and for code walked without an edge (a call stub). */
+  kind: EdgeKind | null;
+  stub?: true;
+}
+
+interface Context {
+  entry: MapEntry;
+  tier: number;
+  work: Pending[];
+}
+
+interface Waiter {
+  ctx: Context;
+  item: Pending;
+  call: MapCall;
+}
+
+/** The walk stopped at its budget: the map is partial and says so. */
+export class WalkStopped extends Error {
+  constructor(readonly reason: 'code-byte-limit' | 'time-limit') {
+    super(reason);
+  }
+}
+
+const unitOf = (mode: ArmMode) => (mode === 'arm' ? 4 : 2);
+export const entryKey = (comp: number, mode: ArmMode, address: number) => `${comp}|${mode}|${address}`;
+
+export class Walker {
+  readonly blocks: MapBlock[] = [];
+  readonly entries = new Map<string, MapEntry>();
+  readonly calls: MapCall[] = [];
+  readonly refs = new RefStore();
+  /** Counters of what the walk met but could not follow. */
+  readonly gaps = {
+    indirectBranches: 0,
+    indirectCalls: 0,
+    conflicts: 0,
+    decodeStops: 0,
+    unresolvedSwitches: 0,
+  };
+  codeBytes = 0;
+  private readonly starts = new Map<number, Int32Array>();
+  private readonly queues: MapEntry[][] = [[], [], []];
+  private readonly waiters = new Map<string, Waiter[]>();
+  private readonly helperCache = new Map<string, boolean>();
+  private readonly frameCache = new Map<string, boolean>();
+  private lastYield = Date.now();
+  private ticks = 0;
+  /** Split blocks: a block's id -> the tail that now owns its end (and its outgoing edges). */
+  private readonly splitInto = new Map<number, number>();
+  /** The item being processed (its predecessor bounds a dispatch in the new block). */
+  private current: Pending | null = null;
+
+  constructor(
+    readonly set: ComponentSet,
+    readonly processor: Processor,
+    /** The header entry point (in the main component), or null when there is none to walk. */
+    readonly entryPoint: number | null,
+    readonly hooks: WalkHooks,
+    readonly budget: WalkBudget,
+  ) {}
+
+  /**
+   * Classifies bytes a detector established (vector slots, table words) when they are still
+   * unclassified; false when some byte already is something else.
+   */
+  classify(
+    comp: MapComponent,
+    address: number,
+    size: number,
+    what: 'arm' | 'thumb' | 'literal' | 'table' | 'string' | 'padding' | 'data',
+    tier: Tier,
+  ): boolean {
+    if (!this.free(comp, address, size)) return false;
+    const o = address - comp.start;
+    const t = TIER_RANK[tier];
+    if (what === 'arm' || what === 'thumb') {
+      comp.cls[o] = headOf(what);
+      comp.cls.fill(bodyOf(what), o + 1, o + size);
+      this.codeBytes += size;
+    } else {
+      const code = {
+        literal: ByteClass.literalPool,
+        table: ByteClass.pointerTable,
+        string: ByteClass.string,
+        padding: ByteClass.padding,
+        data: ByteClass.data,
+      }[what];
+      comp.cls.fill(code, o, o + size);
+    }
+    comp.tier.fill(t, o, o + size);
+    return true;
+  }
+
+  /** Every reference recorded so far, from index `from` on (they are appended, never reordered). */
+  *refsFrom(from: number): Generator<[number, ReturnType<RefStore['get']>]> {
+    for (let i = from; i < this.refs.size; i++) yield [i, this.refs.get(i)];
+  }
+
+  component(index: number): MapComponent {
+    return this.set.list[index]!;
+  }
+
+  /** Adds a function entry (or evidence to a known one). Returns the entry, or null when refused. */
+  addEntry(req: EmitRequest, sourceTier: Tier): MapEntry | null {
+    const comp = req.component;
+    const unit = unitOf(req.mode);
+    if (req.address % unit !== 0 || req.address < comp.start || req.address >= comp.end) return null;
+    const tier = Math.max(TIER_RANK[req.classTier], TIER_RANK[sourceTier]);
+    const key = entryKey(comp.index, req.mode, req.address);
+    const evidence: EntryEvidence = { class: req.class, tier: TIERS[tier]! };
+    if (req.from !== undefined) evidence.from = req.from;
+    if (req.fromComponent !== undefined) evidence.fromComponent = req.fromComponent;
+    const known = this.entries.get(key);
+    if (known) {
+      if (!known.evidence.some((e) => e.class === evidence.class && e.from === evidence.from))
+        known.evidence.push(evidence);
+      if (tier < known.tier) known.tier = tier;
+      if (!req.orphan) known.orphan = false;
+      return known.state === 'refused' ? null : known;
+    }
+    const entry: MapEntry = {
+      key,
+      comp: comp.index,
+      mode: req.mode,
+      address: req.address,
+      evidence: [evidence],
+      tier,
+      state: 'new',
+      returns: null,
+      block: -1,
+      refused: null,
+      orphan: req.orphan === true,
+    };
+    this.entries.set(key, entry);
+    this.queues[tier]!.push(entry);
+    return entry;
+  }
+
+  /** Walks every queued entry of `tier` (and everything they reach) to a fixed point. */
+  async walkTier(tier: number): Promise<void> {
+    const queue = this.queues[tier]!;
+    while (queue.length > 0) {
+      const entry = queue.shift()!;
+      if (entry.state !== 'new') continue;
+      await this.explore(entry);
+    }
+  }
+
+  /** Entries still waiting at tiers up to `tier`. */
+  pending(tier: number): boolean {
+    for (let t = 0; t <= tier; t++) if (this.queues[t]!.some((e) => e.state === 'new')) return true;
+    return false;
+  }
+
+  private async tick(): Promise<void> {
+    if ((++this.ticks & 63) !== 0) return;
+    throwIfCancelled(this.budget.signal);
+    const now = Date.now();
+    if (now > this.budget.deadline) throw new WalkStopped('time-limit');
+    if (now - this.lastYield > 15) {
+      this.budget.onProgress?.(this.codeBytes);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      this.lastYield = Date.now();
+    }
+  }
+
+  private async explore(first: MapEntry): Promise<void> {
+    const stack: Context[] = [];
+    const start = (e: MapEntry): boolean => {
+      const comp = this.component(e.comp);
+      const cls = comp.cls[e.address - comp.start]!;
+      if (cls !== ByteClass.unknown && cls !== headOf(e.mode)) {
+        e.state = 'refused';
+        e.refused = `the bytes at the entry are ${cls === headOf(e.mode === 'arm' ? 'thumb' : 'arm') ? 'code of the other mode' : 'not code'}`;
+        this.release(e);
+        return false;
+      }
+      e.state = 'active';
+      stack.push({
+        entry: e,
+        tier: e.tier,
+        work: [{ comp: e.comp, mode: e.mode, address: e.address, from: -1, kind: null }],
+      });
+      return true;
+    };
+    if (!start(first)) return;
+    while (stack.length > 0) {
+      await this.tick();
+      const ctx = stack[stack.length - 1]!;
+      const item = ctx.work.shift();
+      if (!item) {
+        stack.pop();
+        this.finish(ctx.entry);
+        continue;
+      }
+      const callee = await this.step(ctx, item);
+      if (callee) start(callee);
+    }
+  }
+
+  /** A finished (or refused) entry: whether it may return, and the continuations that waited on it. */
+  private finish(e: MapEntry): void {
+    e.state = 'done';
+    e.returns = e.block < 0 ? true : this.mayReturn(e.block);
+    this.release(e);
+  }
+
+  private release(e: MapEntry): void {
+    const waiting = this.waiters.get(e.key);
+    if (!waiting) return;
+    this.waiters.delete(e.key);
+    for (const w of waiting) {
+      if (e.returns !== false) {
+        w.call.continuation = 'walked';
+        w.ctx.work.push(w.item);
+        this.blocks[this.owner(w.item.from)]!.pendingOut++;
+      } else w.call.continuation = 'none';
+    }
+  }
+
+  /** Whether some path from `block` reaches a return (or anything the walk cannot see the end of). */
+  private mayReturn(block: number): boolean {
+    const seen = new Set<number>([block]);
+    const work = [block];
+    while (work.length > 0) {
+      const b = this.blocks[work.pop()!]!;
+      if (b.pendingOut > 0) return true;
+      switch (b.term) {
+        case 'return':
+        case 'indirect':
+        case 'stop':
+        case 'end':
+        case 'conflict':
+          return true;
+        case 'call': {
+          const c = this.calls[b.call]!;
+          if (c.continuation === 'pending') return true;
+          break;
+        }
+        default:
+          break;
+      }
+      for (const s of b.succ) {
+        if (!seen.has(s)) {
+          seen.add(s);
+          work.push(s);
+        }
+      }
+    }
+    return false;
+  }
+
+  private index(comp: MapComponent, mode: ArmMode): Int32Array {
+    const key = comp.index * 2 + (mode === 'arm' ? 0 : 1);
+    let idx = this.starts.get(key);
+    if (!idx) {
+      idx = new Int32Array(Math.ceil(comp.bytes.length / unitOf(mode)));
+      this.starts.set(key, idx);
+    }
+    return idx;
+  }
+
+  /** The block of `mode` code ending exactly at `address` (the nearest block start below it), if any. */
+  blockEndingAt(comp: MapComponent, mode: ArmMode, address: number): MapBlock | null {
+    const unit = unitOf(mode);
+    const idx = this.index(comp, mode);
+    for (let at = address - unit; at >= comp.start && address - at <= 0x4000; at -= unit) {
+      const id = idx[(at - comp.start) / unit]!;
+      if (id === 0) continue;
+      const b = this.blocks[id - 1]!;
+      return b.end === address ? b : null;
+    }
+    return null;
+  }
+
+  /** The block starting at `address`, if any. */
+  blockAt(comp: MapComponent, mode: ArmMode, address: number): MapBlock | null {
+    const id = this.index(comp, mode)[(address - comp.start) / unitOf(mode)]!;
+    return id > 0 ? this.blocks[id - 1]! : null;
+  }
+
+  /** The block that owns what `id` ended with before any split. */
+  private owner(id: number): number {
+    let b = id;
+    for (let next = this.splitInto.get(b); next !== undefined; next = this.splitInto.get(b)) b = next;
+    return b;
+  }
+
+  private link(from: number, to: number, kind: EdgeKind | null): void {
+    if (from < 0 || kind === null) return;
+    const f = this.blocks[this.owner(from)]!;
+    if (!f.succ.includes(to)) {
+      f.succ.push(to);
+      f.succKind.push(kind);
+    }
+  }
+
+  /** Processes one pending item; returns an entry to walk first (depth first) when a call needs it. */
+  private async step(ctx: Context, item: Pending): Promise<MapEntry | null> {
+    if (item.from >= 0) this.blocks[this.owner(item.from)]!.pendingOut--;
+    this.current = item;
+    const isEntry = item.kind === null && !item.stub;
+    const comp = this.component(item.comp);
+    const existing = this.blockAt(comp, item.mode, item.address);
+    if (existing) {
+      this.link(item.from, existing.id, item.kind);
+      if (isEntry && ctx.entry.block < 0) ctx.entry.block = existing.id;
+      return null;
+    }
+    const o = item.address - comp.start;
+    const cls = comp.cls[o]!;
+    if (cls === headOf(item.mode)) {
+      const tail = this.split(comp, item.mode, item.address);
+      if (tail) {
+        this.link(item.from, tail.id, item.kind);
+        if (isEntry && ctx.entry.block < 0) ctx.entry.block = tail.id;
+      } else this.gaps.conflicts++;
+      return null;
+    }
+    if (cls !== ByteClass.unknown) {
+      this.gaps.conflicts++;
+      return null;
+    }
+    const decoded = await this.decodeBlock(ctx, comp, item);
+    if (!decoded) return null;
+    const { block, instructions } = decoded;
+    if (isEntry && ctx.entry.block < 0) ctx.entry.block = block.id;
+    this.link(item.from, block.id, item.kind);
+    return this.finishBlock(ctx, comp, block, instructions);
+  }
+
+  private split(comp: MapComponent, mode: ArmMode, address: number): MapBlock | null {
+    const unit = unitOf(mode);
+    const idx = this.index(comp, mode);
+    for (let at = address - unit; at >= comp.start && address - at <= 0x10000; at -= unit) {
+      const id = idx[(at - comp.start) / unit]!;
+      if (id === 0) continue;
+      const head = this.blocks[id - 1]!;
+      if (head.end <= address) return null;
+      const tail: MapBlock = {
+        id: this.blocks.length,
+        comp: comp.index,
+        mode,
+        start: address,
+        end: head.end,
+        tier: head.tier,
+        term: head.term,
+        succ: head.succ,
+        succKind: head.succKind,
+        call: head.call,
+        guard: head.guard,
+        pendingOut: head.pendingOut,
+        tailVeneer: head.tailVeneer,
+      };
+      this.blocks.push(tail);
+      idx[(address - comp.start) / unit] = tail.id + 1;
+      if (tail.call >= 0) this.calls[tail.call]!.block = tail.id;
+      head.end = address;
+      head.term = 'fallthrough';
+      head.succ = [tail.id];
+      head.succKind = ['fallthrough'];
+      head.call = -1;
+      head.guard = null;
+      head.pendingOut = 0;
+      head.tailVeneer = false;
+      // Queued edges recorded `from` the head now leave the tail: keep the chain head -> tail -> the
+      // head's former tail, so owner() finds the last piece.
+      const former = this.splitInto.get(head.id);
+      if (former !== undefined) this.splitInto.set(tail.id, former);
+      this.splitInto.set(head.id, tail.id);
+      return tail;
+    }
+    return null;
+  }
+
+  private mark(
+    comp: MapComponent,
+    address: number,
+    size: number,
+    head: number,
+    body: number,
+    tier: number,
+  ): void {
+    const o = address - comp.start;
+    comp.cls[o] = head;
+    comp.tier[o] = tier;
+    for (let i = 1; i < size; i++) {
+      comp.cls[o + i] = body;
+      comp.tier[o + i] = tier;
+    }
+    this.codeBytes += size;
+    if (this.codeBytes > this.budget.codeBytes) throw new WalkStopped('code-byte-limit');
+  }
+
+  private free(comp: MapComponent, address: number, size: number): boolean {
+    const o = address - comp.start;
+    if (o < 0 || o + size > comp.bytes.length) return false;
+    for (let i = 0; i < size; i++) if (comp.cls[o + i] !== ByteClass.unknown) return false;
+    return true;
+  }
+
+  private async decodeBlock(
+    ctx: Context,
+    comp: MapComponent,
+    item: Pending,
+  ): Promise<{ block: MapBlock; instructions: DecodedInstruction[] } | null> {
+    const mode = item.mode;
+    const unit = unitOf(mode);
+    const idx = this.index(comp, mode);
+    const tier = ctx.tier;
+    const block: MapBlock = {
+      id: this.blocks.length,
+      comp: comp.index,
+      mode,
+      start: item.address,
+      end: item.address,
+      tier,
+      term: 'end',
+      succ: [],
+      succKind: [],
+      call: -1,
+      guard: null,
+      pendingOut: 0,
+      tailVeneer: false,
+    };
+    this.blocks.push(block);
+    idx[(item.address - comp.start) / unit] = block.id + 1;
+    const instructions: DecodedInstruction[] = [];
+    let at = item.address;
+    let window = 8;
+    const head = headOf(mode);
+    const body = bodyOf(mode);
+    const fall = (to: number) => {
+      block.term = 'fallthrough';
+      this.edge(ctx, block, comp, mode, to, 'fallthrough');
+    };
+    for (;;) {
+      if (at >= comp.end) {
+        block.term = 'end';
+        break;
+      }
+      if (at !== item.address && this.stopsBefore(comp, mode, at)) {
+        if (comp.cls[at - comp.start] === head) fall(at);
+        else {
+          block.term = 'conflict';
+          this.gaps.conflicts++;
+        }
+        break;
+      }
+      const r = await comp.memo.run(comp, at, mode, window);
+      window = Math.min(64, window * 2);
+      let ended = false;
+      for (const ins of r.instructions) {
+        if (ins.address !== item.address && this.stopsBefore(comp, mode, ins.address)) {
+          if (comp.cls[ins.address - comp.start] === head) fall(ins.address);
+          else {
+            block.term = 'conflict';
+            this.gaps.conflicts++;
+          }
+          ended = true;
+          break;
+        }
+        if (!this.free(comp, ins.address, ins.size)) {
+          block.term = 'conflict';
+          this.gaps.conflicts++;
+          ended = true;
+          break;
+        }
+        this.mark(comp, ins.address, ins.size, head, body, tier);
+        instructions.push(ins);
+        block.end = ins.address + ins.size;
+        this.references(comp, block, ins, tier);
+        if (ins.flow !== undefined && (await this.flow(ctx, comp, block, instructions, ins))) {
+          ended = true;
+          break;
+        }
+      }
+      if (ended) break;
+      if (r.stop) {
+        block.term = r.stop.reason === 'truncated-instruction' && block.end >= comp.end ? 'end' : 'stop';
+        if (block.term === 'stop') this.gaps.decodeStops++;
+        break;
+      }
+      if (r.instructions.length === 0) {
+        block.term = 'stop';
+        this.gaps.decodeStops++;
+        break;
+      }
+      at = block.end;
+    }
+    if (instructions.length === 0) {
+      // Nothing decoded at the start: no block after all.
+      this.blocks.pop();
+      idx[(item.address - comp.start) / unit] = 0;
+      if (block.term !== 'conflict') this.gaps.decodeStops++;
+      return null;
+    }
+    return { block, instructions };
+  }
+
+  /** Whether decoding must stop before `address`: a block starts there or the byte is classified. */
+  private stopsBefore(comp: MapComponent, mode: ArmMode, address: number): boolean {
+    return this.blockAt(comp, mode, address) !== null || comp.cls[address - comp.start] !== ByteClass.unknown;
+  }
+
+  /** Queues an intra-function edge to `target` (resolved across components when it leaves `comp`). */
+  private edge(
+    ctx: Context,
+    block: MapBlock,
+    comp: MapComponent,
+    mode: ArmMode,
+    target: number,
+    kind: EdgeKind,
+  ): void {
+    if (target % unitOf(mode) !== 0) return;
+    let where = comp;
+    if (target < comp.start || target >= comp.end) {
+      const found = this.set.lookup(target, comp);
+      if (!('component' in found)) return;
+      where = found.component;
+    }
+    block.pendingOut++;
+    ctx.work.push({ comp: where.index, mode, address: target, from: block.id, kind });
+  }
+
+  private references(comp: MapComponent, block: MapBlock, ins: DecodedInstruction, tier: number): void {
+    const t = TIERS[tier]!;
+    const conditional = ins.condition !== undefined;
+    if (ins.flow === 'branch' && ins.target !== undefined) {
+      this.refs.add({
+        from: ins.address,
+        to: ins.target,
+        kind: 'direct-branch',
+        component: comp.index,
+        mode: block.mode,
+        tier: t,
+        conditional,
+      });
+    }
+    if (ins.pcRelative) {
+      this.refs.add({
+        from: ins.address,
+        to: ins.pcRelative.address,
+        kind: ins.pcRelative.kind,
+        component: comp.index,
+        mode: block.mode,
+        tier: t,
+        conditional,
+      });
+    }
+    const slot = literalSlotOf(ins);
+    if (slot === null) return;
+    const o = slot - comp.start;
+    if (o < 0 || o + 4 > comp.bytes.length) return;
+    const value =
+      (comp.bytes[o]! |
+        (comp.bytes[o + 1]! << 8) |
+        (comp.bytes[o + 2]! << 16) |
+        (comp.bytes[o + 3]! << 24)) >>>
+      0;
+    // The word as stored; a query for a Thumb function also matches its address + 1.
+    this.refs.add({
+      from: ins.address,
+      to: value,
+      kind: 'literal-value',
+      component: comp.index,
+      mode: block.mode,
+      tier: t,
+      extra: slot,
+      conditional,
+    });
+    if (this.free(comp, slot, 4)) {
+      comp.cls.fill(ByteClass.literalPool, o, o + 4);
+      comp.tier.fill(tier, o, o + 4);
+    }
+  }
+
+  /** Applies one control-flow instruction; true when it ends the block. */
+  private async flow(
+    ctx: Context,
+    comp: MapComponent,
+    block: MapBlock,
+    instructions: DecodedInstruction[],
+    ins: DecodedInstruction,
+  ): Promise<boolean> {
+    const mode = block.mode;
+    const next = ins.address + ins.size;
+    const i = instructions.length - 1;
+    switch (ins.flow) {
+      case 'call':
+        block.term = 'call';
+        block.call = this.newCall(comp, block, ins, 'direct', ins.target!, ins.targetMode!);
+        return true;
+      case 'call-indirect':
+        block.term = 'call';
+        block.call = this.newCall(comp, block, ins, 'register', null, null);
+        this.calls[block.call]!.register = ins.operands.trim();
+        return true;
+      case 'branch':
+        if (ins.condition) {
+          block.term = 'conditional';
+          const cmp = lastCompare(instructions, i);
+          const guard = guardOf(cmp, ins.condition);
+          if (
+            guard &&
+            cmp &&
+            !mentionsRegister(instructions, instructions.indexOf(cmp) + 1, i, guard.register)
+          )
+            block.guard = guard;
+          this.edge(ctx, block, comp, ins.targetMode!, ins.target!, 'taken');
+          if (next < comp.end) this.edge(ctx, block, comp, mode, next, 'fallthrough');
+        } else {
+          block.term = 'branch';
+          block.tailVeneer = await this.veneerTarget(comp, ins.target!, ins.targetMode!);
+          this.edge(ctx, block, comp, ins.targetMode!, ins.target!, 'branch');
+        }
+        return true;
+      case 'return':
+        block.term = 'return';
+        if (ins.condition && next < comp.end) this.edge(ctx, block, comp, mode, next, 'fallthrough');
+        return true;
+      default:
+        return this.indirectBranch(ctx, comp, block, instructions, ins);
+    }
+  }
+
+  /** Whether the instruction at `address` saves LR on the stack: a function's first act. */
+  private async prologueAt(comp: MapComponent, address: number, mode: ArmMode): Promise<boolean> {
+    if (
+      comp.cls[address - comp.start] !== ByteClass.unknown &&
+      comp.cls[address - comp.start] !== headOf(mode)
+    )
+      return false;
+    const [ins] = await decodeAt(comp, address, mode, this.processor, 1);
+    if (!ins || ins.condition) return false;
+    const base = baseOf(ins);
+    if (base !== 'push' && !((base === 'stmdb' || base === 'stmfd') && ins.operands.startsWith('sp!')))
+      return false;
+    return registerList(ins.operands)?.includes(14) === true;
+  }
+
+  /** Whether `target` is a mode-switch veneer (its first bytes have the shape, and veneerLanding agrees). */
+  private async veneerTarget(comp: MapComponent, target: number, mode: ArmMode): Promise<boolean> {
+    const found = this.set.lookup(target, comp);
+    if (!('component' in found)) return false;
+    const c = found.component;
+    const o = target - c.start;
+    const b = c.bytes;
+    if (o < 0 || o + 4 > b.length) return false;
+    const word = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+    const shaped =
+      mode === 'thumb'
+        ? (word & 0xffff) === 0x4778
+        : (word & 0xfffff000) === 0xe59fc000 || word === 0xe51ff004;
+    return shaped && (await veneerLanding(this.set, c, target, mode, this.processor)) !== null;
+  }
+
+  private newCall(
+    comp: MapComponent,
+    block: MapBlock,
+    ins: DecodedInstruction,
+    kind: CallKind,
+    target: number | null,
+    targetMode: ArmMode | null,
+  ): number {
+    this.calls.push({
+      at: ins.address,
+      comp: comp.index,
+      mode: block.mode,
+      tier: block.tier,
+      kind,
+      target,
+      targetMode,
+      targetComp: null,
+      via: null,
+      register: null,
+      definedAt: null,
+      slot: null,
+      conditional: ins.condition !== undefined,
+      unresolved: null,
+      block: block.id,
+      continuation: 'pending',
+    });
+    return this.calls.length - 1;
+  }
+
+  private async indirectBranch(
+    ctx: Context,
+    comp: MapComponent,
+    block: MapBlock,
+    instructions: DecodedInstruction[],
+    ins: DecodedInstruction,
+  ): Promise<boolean> {
+    const mode = block.mode;
+    const i = instructions.length - 1;
+    const base = baseOf(ins);
+    const prev = instructions[i - 1];
+    const next = ins.address + ins.size;
+    // MOV LR, PC right before a PC write (ARM): LR is the next instruction, so this is a call.
+    if (
+      mode === 'arm' &&
+      prev &&
+      baseOf(prev) === 'mov' &&
+      !prev.condition &&
+      prev.operands.replace(/\s/g, '') === 'lr,pc'
+    ) {
+      block.term = 'call';
+      block.call = this.newCall(comp, block, ins, 'register', null, null);
+      const c = this.calls[block.call]!;
+      c.register = base === 'bx' || base === 'mov' ? (ins.operands.split(',').pop() ?? '').trim() : null;
+      return true;
+    }
+    // Thumb BX PC: to ARM at the next word.
+    if (mode === 'thumb' && base === 'bx' && ins.operands.trim() === 'pc' && !ins.condition) {
+      block.term = 'branch';
+      // From a word-aligned BX PC the halfword after it is skipped (ARM resumes at the next word).
+      if (ins.address % 4 === 0) this.classify(comp, ins.address + 2, 2, 'padding', TIERS[block.tier]!);
+      this.edge(ctx, block, comp, 'arm', (ins.address + 4) & ~3, 'branch');
+      return true;
+    }
+    // ARM BX PC: to ARM at the instruction + 8 (the word after it is skipped).
+    if (mode === 'arm' && base === 'bx' && ins.operands.trim() === 'pc' && !ins.condition) {
+      block.term = 'branch';
+      this.classify(comp, ins.address + 4, 4, 'padding', TIERS[block.tier]!);
+      this.edge(ctx, block, comp, 'arm', ins.address + 8, 'branch');
+      return true;
+    }
+    // LDR PC, [PC, #k] (ARM): to the literal word.
+    if (
+      mode === 'arm' &&
+      base === 'ldr' &&
+      ins.pcRelative?.kind === 'literal-pool' &&
+      ins.operands.startsWith('pc,') &&
+      !ins.condition
+    ) {
+      const o = ins.pcRelative.address - comp.start;
+      if (o >= 0 && o + 4 <= comp.bytes.length) {
+        const w =
+          (comp.bytes[o]! |
+            (comp.bytes[o + 1]! << 8) |
+            (comp.bytes[o + 2]! << 16) |
+            (comp.bytes[o + 3]! << 24)) >>>
+          0;
+        block.term = 'branch';
+        const thumb = (w & 1) === 1 && this.processor === 'arm9';
+        this.edge(ctx, block, comp, thumb ? 'thumb' : 'arm', thumb ? w - 1 : w & ~3, 'branch');
+        return true;
+      }
+    }
+    // A switch dispatch bounded by a compare: in this block (ARM LDRLS/ADDLS PC) or before it.
+    if (await this.trySwitch(ctx, comp, block, instructions, ins, null)) return true;
+    block.term = 'indirect';
+    this.gaps.indirectBranches++;
+    if (ins.condition && next < comp.end) this.edge(ctx, block, comp, mode, next, 'fallthrough');
+    return true;
+  }
+
+  /**
+   * The bound of a dispatch ending this block: its own compare (ARM LDRLS/ADDLS PC), or the compare of
+   * the block whose conditional branch led here (taken or not, by the branch's condition).
+   */
+  private guardFor(
+    block: MapBlock,
+    instructions: DecodedInstruction[],
+    ins: DecodedInstruction,
+  ): { guard: { register: number; max: number }; start: number } | null {
+    const i = instructions.indexOf(ins);
+    if (ins.condition) {
+      const cmp = lastCompare(instructions, i);
+      const g = guardOf(cmp, ins.condition);
+      // The dispatch runs when its own condition holds: like the taken path of a branch on it.
+      const max = g ? guardMax(g, true) : null;
+      if (
+        g &&
+        cmp &&
+        max !== null &&
+        !mentionsRegister(instructions, instructions.indexOf(cmp) + 1, i, g.register)
+      )
+        return { guard: { register: g.register, max }, start: cmp.address };
+      return null;
+    }
+    const item = this.current;
+    if (
+      !item ||
+      (item.kind !== 'fallthrough' && item.kind !== 'taken') ||
+      item.from < 0 ||
+      item.address !== block.start
+    )
+      return null;
+    const pred = this.blocks[this.owner(item.from)]!;
+    if (!pred.guard || pred.term !== 'conditional') return null;
+    const max = guardMax(pred.guard, item.kind === 'taken');
+    return max === null ? null : { guard: { register: pred.guard.register, max }, start: block.start };
+  }
+
+  private async trySwitch(
+    ctx: Context,
+    comp: MapComponent,
+    block: MapBlock,
+    instructions: DecodedInstruction[],
+    ins: DecodedInstruction,
+    helper: { start: number; end: number } | null,
+  ): Promise<boolean> {
+    const g = this.guardFor(block, instructions, ins);
+    if (!g) return false;
+    const r = runSwitch(
+      this.set,
+      comp,
+      this.processor,
+      block.mode,
+      g.start,
+      ins.address + ins.size,
+      g.guard,
+      helper,
+    );
+    if (!r) {
+      this.gaps.unresolvedSwitches++;
+      return false;
+    }
+    block.term = 'switch';
+    // The table: bytes the dispatch read as data that nothing else claims, plus alignment padding
+    // between a table right after the dispatch and the first case.
+    const table = r.tableBytes.filter((a) => comp.cls[a - comp.start] === ByteClass.unknown);
+    for (const a of table) {
+      comp.cls[a - comp.start] = ByteClass.jumpTable;
+      comp.tier[a - comp.start] = block.tier;
+    }
+    if (table.length > 0) {
+      const last = table[table.length - 1]!;
+      const after = r.targets.map((t) => t.address).filter((a) => a > last);
+      const first = after.length > 0 ? Math.min(...after) : last + 1;
+      for (let a = last + 1; a < first && a - last < 4; a++) {
+        if (comp.cls[a - comp.start] === ByteClass.unknown) {
+          comp.cls[a - comp.start] = ByteClass.jumpTable;
+          comp.tier[a - comp.start] = block.tier;
+        }
+      }
+    }
+    const t = TIERS[block.tier]!;
+    if (ins.condition && ins.address + ins.size < comp.end)
+      this.edge(ctx, block, comp, block.mode, ins.address + ins.size, 'fallthrough');
+    const seen = new Set<string>();
+    for (const target of r.targets) {
+      this.refs.add({
+        from: ins.address,
+        to: target.address,
+        kind: 'switch-case',
+        component: comp.index,
+        mode: block.mode,
+        tier: t,
+      });
+      const key = `${target.mode}:${target.address}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      this.edge(ctx, block, comp, target.mode, target.address, 'switch');
+    }
+    return true;
+  }
+
+  /** After decoding: resolve the block's call, show the block to the evidence classes, continue. */
+  private async finishBlock(
+    ctx: Context,
+    comp: MapComponent,
+    block: MapBlock,
+    instructions: DecodedInstruction[],
+  ): Promise<MapEntry | null> {
+    const call = block.call >= 0 ? this.calls[block.call]! : null;
+    let noContinuation = false;
+    if (call) noContinuation = await this.resolveCall(ctx, comp, block, instructions, call);
+    const tier = TIERS[ctx.tier]!;
+    const view: BlockView = {
+      walker: this,
+      component: comp,
+      block,
+      instructions,
+      call: block.term === 'call' ? call : null,
+      tier,
+      processor: this.processor,
+      emit: (req) => {
+        this.addEntry({ ...req, fromComponent: comp.index }, tier);
+      },
+    };
+    this.hooks.onBlock(view);
+    if (call && call.kind !== 'register') {
+      // Every BL/BLX with a target is a direct call of what it names (a veneer, stub or helper too).
+      this.refs.add({
+        from: call.at,
+        to: call.via ?? call.target!,
+        kind: 'direct-call',
+        component: comp.index,
+        mode: block.mode,
+        tier,
+        conditional: call.conditional,
+      });
+    }
+    if (call && (call.kind === 'register' || call.kind === 'stub') && call.target !== null) {
+      this.refs.add({
+        from: call.at,
+        to: call.target,
+        kind: 'constant-register-call',
+        component: comp.index,
+        mode: block.mode,
+        tier,
+        conditional: call.conditional,
+      });
+    }
+    if (!call || block.term !== 'call') return null;
+    if (noContinuation) {
+      call.continuation = 'none';
+      return null;
+    }
+    const item: Pending = {
+      comp: comp.index,
+      mode: block.mode,
+      address: block.end,
+      from: block.id,
+      kind: 'return',
+    };
+    if (
+      block.end >= comp.end ||
+      (!call.conditional && (await this.prologueAt(comp, block.end, block.mode)))
+    ) {
+      // Past the end, or a function's prologue right after the call: whatever was called does not
+      // come back here (code never runs on into another function's frame set-up).
+      call.continuation = 'none';
+      return null;
+    }
+    const callee =
+      call.target !== null && call.targetComp !== null
+        ? this.entries.get(entryKey(call.targetComp, call.targetMode!, call.target))
+        : undefined;
+    // A conditional call may not happen: the code after it runs either way.
+    if (
+      call.conditional ||
+      !callee ||
+      callee.state === 'active' ||
+      callee.state === 'refused' ||
+      (callee.state === 'done' && callee.returns !== false)
+    ) {
+      call.continuation = 'walked';
+      block.pendingOut++;
+      ctx.work.push(item);
+      return null;
+    }
+    if (callee.state === 'done') {
+      call.continuation = 'none';
+      return null;
+    }
+    const list = this.waiters.get(callee.key) ?? [];
+    list.push({ ctx, item, call });
+    this.waiters.set(callee.key, list);
+    return callee;
+  }
+
+  /**
+   * Classifies the call ending `block` (long branch, stub, helper, veneer, register) and resolves its
+   * effective target. True when no code follows the call (a switch helper, a long branch).
+   */
+  private async resolveCall(
+    ctx: Context,
+    comp: MapComponent,
+    block: MapBlock,
+    instructions: DecodedInstruction[],
+    call: MapCall,
+  ): Promise<boolean> {
+    const ins = instructions[instructions.length - 1]!;
+    if (call.kind === 'register') {
+      this.gaps.indirectCalls++;
+      if (call.register) this.constantTarget(comp, instructions, instructions.length - 1, call);
+      return false;
+    }
+    const found = this.set.lookup(call.target!, comp);
+    if (!('component' in found)) {
+      call.unresolved = found.unresolved;
+      return false;
+    }
+    const target = found.component;
+    const mode = call.targetMode!;
+    const ret = ins.address + ins.size;
+    // A Thumb BL into code that restores a frame it never built: a long branch inside this function.
+    if (block.mode === 'thumb' && mode === 'thumb' && baseOf(ins) === 'bl') {
+      if (await this.longBranchTarget(target, call.target!)) {
+        block.term = 'branch';
+        block.call = -1;
+        this.calls.pop();
+        this.refs.add({
+          from: ins.address,
+          to: call.target!,
+          kind: 'direct-branch',
+          component: comp.index,
+          mode: block.mode,
+          tier: TIERS[block.tier]!,
+        });
+        this.edge(ctx, block, comp, mode, call.target!, 'branch');
+        return true;
+      }
+    }
+    const stub = await stubRegister(target, call.target!, mode, this.processor);
+    if (stub) {
+      call.kind = 'stub';
+      call.via = call.target;
+      call.register = stub;
+      call.target = null;
+      call.targetMode = null;
+      this.gaps.indirectCalls++;
+      this.walkStub(ctx, target, call.via!, mode);
+      this.constantTarget(comp, instructions, instructions.length - 1, call);
+      return false;
+    }
+    if (this.dispatchHelper(target, call.target!, mode, ret, block.mode)) {
+      call.kind = 'helper';
+      call.targetComp = target.index;
+      const body = await decodeAt(target, call.target!, mode, this.processor, 24);
+      const end = body.findIndex((b) => b.writesPc && !b.condition);
+      const range = {
+        start: call.target!,
+        end: end >= 0 ? body[end]!.address + body[end]!.size : call.target! + 2,
+      };
+      if (!(await this.trySwitch(ctx, comp, block, instructions, ins, range))) this.gaps.unresolvedSwitches++;
+      block.term = block.term === 'switch' ? 'switch' : 'call';
+      return true;
+    }
+    const landing = await veneerLanding(this.set, target, call.target!, mode, this.processor);
+    if (landing) {
+      const to = this.set.lookup(landing.address, target);
+      call.kind = 'veneer';
+      call.via = call.target;
+      call.targetComp = 'component' in to ? to.component.index : null;
+      call.target = landing.address;
+      call.targetMode = landing.mode;
+      if (!('component' in to)) call.unresolved = to.unresolved;
+      return false;
+    }
+    call.targetComp = target.index;
+    return false;
+  }
+
+  /** Whether a Thumb BL to `address` is a long branch (its target restores a foreign frame); memoised. */
+  async longBranchTarget(comp: MapComponent, address: number): Promise<boolean> {
+    const key = `${comp.index}:${address}`;
+    let foreign = this.frameCache.get(key);
+    if (foreign === undefined) {
+      foreign = await restoresForeignFrame(comp, address, this.processor);
+      this.frameCache.set(key, foreign);
+    }
+    return foreign;
+  }
+
+  /** Whether the routine at `address` is a switch dispatch helper (for a call returning to `ret`); memoised. */
+  dispatchHelper(comp: MapComponent, address: number, mode: ArmMode, ret: number, retMode: ArmMode): boolean {
+    // A helper computes its return from LR whoever calls it; a function returns to LR: one answer per routine.
+    const key = `${comp.index}:${mode}:${address}`;
+    let helper = this.helperCache.get(key);
+    if (helper === undefined) {
+      helper = isDispatchHelper(this.set, comp, address, mode, ret, retMode, this.processor);
+      this.helperCache.set(key, helper);
+    }
+    return helper;
+  }
+
+  /** A register stub's own code is walked (classified) but is no function entry. */
+  private walkStub(ctx: Context, comp: MapComponent, address: number, mode: ArmMode): void {
+    if (this.blockAt(comp, mode, address) || comp.cls[address - comp.start] !== ByteClass.unknown) return;
+    ctx.work.push({ comp: comp.index, mode, address, from: -1, kind: null, stub: true });
+  }
+
+  /**
+   * The constant a call's register holds at the call: defined in this block by a literal load or a
+   * PC-relative address, unconditionally, with nothing in between mentioning the register.
+   */
+  private constantTarget(
+    comp: MapComponent,
+    instructions: DecodedInstruction[],
+    at: number,
+    call: MapCall,
+  ): void {
+    const reg = call.register!;
+    if (regNumber(reg) === null || regNumber(reg)! > 12) return;
+    let j = at - 1;
+    if (
+      call.kind === 'register' &&
+      instructions[j] &&
+      baseOf(instructions[j]!) === 'mov' &&
+      instructions[j]!.operands.replace(/\s/g, '') === 'lr,pc'
+    )
+      j--;
+    for (; j >= 0; j--) {
+      const d = instructions[j]!;
+      if (d.flow !== undefined) return;
+      if (!mentionsRegister([d], 0, 1, regNumber(reg)!)) continue;
+      const first = d.operands.split(',')[0]!.trim();
+      if (first !== reg || d.condition || !d.pcRelative) return;
+      let value: number | null = null;
+      if (d.pcRelative.kind === 'literal-pool' && baseOf(d) === 'ldr') {
+        const o = d.pcRelative.address - comp.start;
+        if (o < 0 || o + 4 > comp.bytes.length) return;
+        value =
+          (comp.bytes[o]! |
+            (comp.bytes[o + 1]! << 8) |
+            (comp.bytes[o + 2]! << 16) |
+            (comp.bytes[o + 3]! << 24)) >>>
+          0;
+        call.slot = d.pcRelative.address;
+      } else if (d.pcRelative.kind === 'pc-relative-address') value = d.pcRelative.address;
+      if (value === null) return;
+      const thumb = (value & 1) === 1;
+      call.definedAt = d.address;
+      call.target = thumb ? value - 1 : value;
+      call.targetMode = thumb ? 'thumb' : 'arm';
+      const found = this.set.lookup(call.target, comp);
+      if ('component' in found) call.targetComp = found.component.index;
+      else call.unresolved = found.unresolved;
+      return;
+    }
+  }
+}
