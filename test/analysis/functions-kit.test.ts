@@ -168,14 +168,29 @@ test('nds_analyze_function: proven with its sites and CFG; pointer-only not prov
   assert.ok(p.proof.sites.some((s: any) => s.at === c('site_direct_arm')));
   assert.ok(p.cfg.blocks.length >= 1);
   assert.equal(p.cfg.blocks[0].address, c('direct_arm'));
+  // The search completed, but bytes it never analysed remain (ptr_only itself, reached only through
+  // data): no negative is definitive then.
   const neg = await ok('nds_analyze_function', {
     rom: 'roms/calls.nds',
     address: c('ptr_only'),
     mode: 'arm',
   });
-  assert.equal(neg.proof.status, 'not-proven-function-entry');
+  assert.equal(neg.proof.status, 'proof-inconclusive');
   assert.equal(neg.search.status, 'complete');
+  assert.equal(neg.coverage.definitive, false);
+  assert.ok(neg.coverage.unclassifiedBytes > 0);
   assert.equal(neg.cfg, null);
+  // The whole-program map finds it through the table that holds its address.
+  const mapped = await ok('nds_analyze_function', {
+    rom: 'roms/calls.nds',
+    address: c('ptr_only'),
+    mode: 'arm',
+    scope: 'program',
+  });
+  assert.equal(mapped.proof.status, 'proof-inconclusive');
+  assert.equal(mapped.proof.tier, 'referenced');
+  assert.ok(mapped.proof.evidence.includes('pointer-table'));
+  assert.ok(mapped.cfg.blocks.length >= 1);
   const cut = await ok('nds_analyze_function', {
     rom: 'roms/calls.nds',
     address: c('ptr_only'),
@@ -193,7 +208,7 @@ test('nds_analyze_function: proven with its sites and CFG; pointer-only not prov
     mode: 'arm',
     evidence: ['program-entry', 'direct-call'],
   });
-  assert.equal(strict.proof.status, 'not-proven-function-entry');
+  assert.equal(strict.proof.status, 'proof-inconclusive');
 });
 
 test('nds_analyze_function refuses an unaligned or non-code identity', async () => {
@@ -210,7 +225,10 @@ test('nds_analyze_function refuses an unaligned or non-code identity', async () 
 test('nds_find_xrefs lists exactly the call sites of a callee, and data by value', async () => {
   const r = await ok('nds_find_xrefs', { rom: 'roms/calls.nds', address: c('direct_arm') });
   assert.equal(r.status, 'complete');
-  assert.equal(r.definitive, true);
+  // Complete within its limits, but the code reached only through data was never searched.
+  assert.equal(r.definitive, false);
+  assert.ok(r.coverage.unclassifiedBytes > 0);
+  assert.ok(r.coverage.notDefinitive.some((n: string) => /not analysed/.test(n)));
   assert.deepEqual(
     r.xrefs.map((x: any) => [x.from, x.kind]),
     [
@@ -233,10 +251,37 @@ test('nds_find_xrefs lists exactly the call sites of a callee, and data by value
         x.value === formatAddress(armSymbol(calls, 'creg_blx_thumb').address + 1),
     ),
   );
-  // Zero xrefs, complete: a definitive negative for the scope.
+  // Zero xrefs from a complete bounded search: still no definitive negative (unanalysed bytes remain).
   const none = await ok('nds_find_xrefs', { rom: 'roms/calls.nds', address: '0x02000ffc' });
   assert.equal(none.xrefs.length, 0);
-  assert.equal(none.definitive, true);
+  assert.equal(none.definitive, false);
+  // The whole-program map classifies every byte (the sweep labels the rest): definitive at the
+  // heuristic tier, never at the proven one.
+  const all = await ok('nds_find_xrefs', { rom: 'roms/calls.nds', address: '0x02000ffc', scope: 'program' });
+  assert.equal(all.xrefs.length, 0);
+  assert.equal(all.coverage.unclassifiedBytes, 0);
+  assert.equal(all.definitive, true);
+  const proven = await ok('nds_find_xrefs', {
+    rom: 'roms/calls.nds',
+    address: '0x02000ffc',
+    scope: 'program',
+    lowestTier: 'proven',
+  });
+  assert.equal(proven.definitive, false);
+  assert.ok(proven.coverage.belowTierBytes > 0);
+  // The map's xrefs to direct_arm are the same two call sites, each proven.
+  const m2 = await ok('nds_find_xrefs', {
+    rom: 'roms/calls.nds',
+    address: c('direct_arm'),
+    scope: 'program',
+  });
+  assert.deepEqual(
+    m2.xrefs.filter((x: any) => x.kind === 'direct-call').map((x: any) => [x.from, x.tier]),
+    [
+      [c('site_direct_arm'), 'proven'],
+      [c('site_direct_arm_2'), 'proven'],
+    ],
+  );
 });
 
 test('nds_find_xrefs limits: each one truncates, never complete; the result cap reports xref-limit', async () => {
@@ -379,10 +424,41 @@ test('nds_function_at: the function holding an address, a complete negative, and
     inside.matches.map((m: any) => m.identity.address),
     [k('arm_sum')],
   );
+  // ptr_only is reached only through data: the bounded search never saw it, so no negative is claimed.
   const none = await ok('nds_function_at', { rom: 'roms/calls.nds', address: c('ptr_only') });
-  assert.equal(none.reason, 'complete-negative');
+  assert.equal(none.reason, 'coverage-gap');
+  assert.equal(none.coverage.definitive, false);
   const gap = await ok('nds_function_at', { rom: 'roms/calls.nds', address: c('ptr_only'), maxBlocks: 1 });
   assert.equal(gap.reason, 'coverage-gap');
+  // The map finds it (referenced tier), and says what the byte is.
+  const mapped = await ok('nds_function_at', {
+    rom: 'roms/calls.nds',
+    address: c('ptr_only'),
+    scope: 'program',
+  });
+  assert.equal(mapped.reason, 'found');
+  assert.equal(mapped.matches[0].identity.address, c('ptr_only'));
+  assert.equal(mapped.matches[0].tier, 'referenced');
+  assert.deepEqual(mapped.bytes, [
+    { component: 'main', overlayId: null, byteClass: 'arm-code', tier: 'referenced' },
+  ]);
+  // A complete negative from the map: a string, every byte of the program classified.
+  const text = await ok('nds_function_at', {
+    rom: 'roms/calls.nds',
+    address: c('message'),
+    scope: 'program',
+  });
+  assert.equal(text.reason, 'complete-negative');
+  assert.equal(text.coverage.definitive, true);
+  assert.equal(text.bytes[0].byteClass, 'string');
+  // ...but not for a caller accepting only proven facts.
+  const strictText = await ok('nds_function_at', {
+    rom: 'roms/calls.nds',
+    address: c('message'),
+    scope: 'program',
+    lowestTier: 'proven',
+  });
+  assert.equal(strictText.reason, 'coverage-gap');
 });
 
 test('cancellation stops discovery with the cancelled code', async () => {

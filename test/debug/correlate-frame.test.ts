@@ -16,7 +16,12 @@ import {
 } from '../../src/analysis/functions/discover.js';
 import { discoverInRom } from '../../src/analysis/functions/nds-scope.js';
 import { loadConfig } from '../../src/config/config.js';
-import { correlateFrame, type FrameContext, type LiveWindow } from '../../src/debug/correlate/frame.js';
+import {
+  correlateFrame,
+  discoveryFunctions,
+  type FrameContext,
+  type LiveWindow,
+} from '../../src/debug/correlate/frame.js';
 import { getRomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
 import { Workspace } from '../../src/workspace/workspace.js';
@@ -88,8 +93,8 @@ async function frame(
       store,
       rom,
       processor: 'arm9',
-      discovery: noDiscovery,
-      discoveryComplete: false,
+      functions: discoveryFunctions(noDiscovery, false),
+      copied: [],
       nearbyInstructions: 8,
       referenceLimit,
     };
@@ -236,8 +241,8 @@ test('a stop in the ITCM function of the kit reports the proven function holding
         store,
         rom,
         processor: 'arm9',
-        discovery: result,
-        discoveryComplete: true,
+        functions: discoveryFunctions(result, true),
+        copied: [],
         nearbyInstructions: 4,
         referenceLimit: 4,
       };

@@ -334,9 +334,17 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
     const c = await correlate(h);
     assert.equal(c.registers.pc, hex(frame.rom.symbols.aHelper));
+    // The program loads overlay A and then B over half of it, in turn: the shared range holds
+    // neither's bytes for good, so no copied block covers the PC there...
     assert.equal(c.pc.status, 'no-static-component');
     assert.deepEqual(c.pc.candidates, []);
-    assert.equal(c.caller.status, 'no-static-component');
+    // ...while A's own first half, where the caller is, is A's copy each time (copied-code evidence),
+    // and the live bytes agree.
+    assert.equal(c.caller.status, 'static-candidates');
+    assert.deepEqual(
+      c.caller.candidates.map((k: any) => [k.component, k.live.status]),
+      [['copied', 'live-bytes-match']],
+    );
     // The stacked return into main is still tied to proven main code.
     assert.ok(c.backtrace.entries.some((e) => e.source === 'stack' && e.matches.length > 0));
   });

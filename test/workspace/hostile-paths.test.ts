@@ -24,6 +24,7 @@ const OTHER_ARGS: Record<string, Record<string, unknown>> = {
   nds_disassemble_range: { processor: 'arm9', address: 0x02000000, mode: 'arm' },
   nds_analyze_control_flow: { processor: 'arm9', address: 0x02000000, mode: 'arm' },
   nds_list_references: { processor: 'arm9', address: 0x02000000, mode: 'arm' },
+  nds_program_map: { processor: 'arm9' },
   nds_find_xrefs: { processor: 'arm9', address: 0x02000000 },
   nds_discover_functions: { processor: 'arm9' },
   nds_analyze_function: { processor: 'arm9', address: 0x02000000, mode: 'arm' },

@@ -10,7 +10,7 @@ import type { EvidenceClass } from './registry.js';
 
 const cursors = new WeakMap<Walker, number>();
 
-export const addressTaken: EvidenceClass = {
+export const addressTaken = {
   id: 'address-taken',
   tier: 'referenced',
   description:
@@ -53,4 +53,4 @@ export const addressTaken: EvidenceClass = {
     cursors.set(w, from);
     return found;
   },
-};
+} as const satisfies EvidenceClass;

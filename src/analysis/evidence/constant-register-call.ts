@@ -6,7 +6,7 @@
 import { baseOf, mentionsRegister, regNumber } from '../program-map/idioms.js';
 import type { EvidenceClass } from './registry.js';
 
-export const constantRegisterCall: EvidenceClass = {
+export const constantRegisterCall = {
   id: 'constant-register-call',
   tier: 'proven',
   description:
@@ -69,4 +69,4 @@ export const constantRegisterCall: EvidenceClass = {
       return;
     }
   },
-};
+} as const satisfies EvidenceClass;

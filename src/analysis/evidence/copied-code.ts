@@ -6,19 +6,21 @@
 // are stepped over (their callees are not start-up copies); the run ends where the entry function
 // leaves through an indirect branch (into main), returns, or meets an unknown. A store of bytes that
 // were loaded unchanged from the static image is a copy with provenance; maximal runs of such stores
-// at a constant distance from their source are the copied blocks. Pure: the caller hands in the image.
+// at a constant distance from their source are the copied blocks; a byte stored from two sources (an
+// overlay area the entry function reloads in turn) holds no one block's bytes and is left out. Pure:
+// the caller hands in the image.
 import { type EmuMemory, type EmuState, emulate, emuState } from '../../arm/emulate.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { CopiedBlock } from '../program-map/types.js';
 import type { EvidenceClass } from './registry.js';
 
-export const copiedCode: EvidenceClass = {
+export const copiedCode = {
   id: 'copied-code',
   tier: 'proven',
   description:
     'code the start-up path copies to its run address (the entry function, run on the static bytes)',
   bounded: false,
-};
+} as const satisfies EvidenceClass;
 
 /** Bounds of one detection: instructions run in all, per direct call, and bytes stored. */
 export const COPY_DETECTION_LIMITS = {
@@ -43,11 +45,15 @@ export interface CopyDetection {
 
 const PAGE_BITS = 12;
 const PAGE = 1 << PAGE_BITS;
-/** Per stored byte: its value (-1 unknown), its source address (-1 none), the call that stored it. */
+/**
+ * Per stored byte: its value (-1 unknown), its source address (-1 none), the call that stored it, and
+ * whether it was stored from two different sources (what it holds depends on when one looks).
+ */
 interface Page {
   value: Int16Array;
   source: Float64Array;
   call: Int32Array;
+  mixed: Uint8Array;
 }
 const NOT_WRITTEN = -2;
 
@@ -82,6 +88,7 @@ class StartupMemory implements EmuMemory {
         value: new Int16Array(PAGE).fill(NOT_WRITTEN),
         source: new Float64Array(PAGE).fill(-1),
         call: new Int32Array(PAGE),
+        mixed: new Uint8Array(PAGE),
       };
       this.pages.set(key, p);
     }
@@ -119,6 +126,8 @@ class StartupMemory implements EmuMemory {
       this.stored++;
     }
     this.journal?.push(address, p.value[i]!, p.source[i]!, p.call[i]!);
+    const next = source === null ? -1 : source;
+    if (p.value[i] !== NOT_WRITTEN && p.source[i] !== next) p.mixed[i] = 1;
     p.value[i] = value === null ? -1 : value;
     p.source[i] = source === null ? -1 : source;
     p.call[i] = this.call;
@@ -148,13 +157,13 @@ class StartupMemory implements EmuMemory {
     }
   }
 
-  /** Every stored byte with a source, as [address, source, call] in address order. */
+  /** Every stored byte with one source throughout, as [address, source, call] in address order. */
   sourced(): [number, number, number][] {
     const out: [number, number, number][] = [];
     for (const key of [...this.pages.keys()].sort((a, b) => a - b)) {
       const p = this.pages.get(key)!;
       for (let i = 0; i < PAGE; i++) {
-        if (p.value[i]! >= 0 && p.source[i]! >= 0)
+        if (p.value[i]! >= 0 && p.source[i]! >= 0 && p.mixed[i] === 0)
           out.push([(key << PAGE_BITS) + i, p.source[i]!, p.call[i]!]);
       }
     }
@@ -204,7 +213,7 @@ function transferAt(mem: EmuMemory, pc: number, thumb: boolean): Transfer {
   if (!thumb) {
     const w = word(mem, pc);
     if (w === null) return { kind: 'none' };
-    if ((w & 0xfe000000) === 0xfa000000) return { kind: 'direct-call', size: 4 };
+    if ((w & 0xfe000000) >>> 0 === 0xfa000000) return { kind: 'direct-call', size: 4 };
     if (w >>> 28 !== 0xf && (w & 0x0f000000) === 0x0b000000) return { kind: 'direct-call', size: 4 };
     if ((w & 0x0ffffff0) === 0x012fff30) return { kind: 'indirect-call', size: 4 };
     if (w === 0xe1a0e00f) {
@@ -254,7 +263,7 @@ export function detectCopies(
     }
     const t = transferAt(mem, r.pc, r.thumb);
     if (t.kind === 'leave') {
-      ended = 'left the entry function';
+      ended = `left the entry function at 0x${r.pc.toString(16)}`;
       break;
     }
     if (t.kind === 'indirect-call') {

@@ -4,13 +4,13 @@
 // register stub, is no direct call of a function (see program-map/idioms.ts).
 import type { EvidenceClass } from './registry.js';
 
-export const directCall: EvidenceClass = {
+export const directCall = {
   id: 'direct-call',
   tier: 'proven',
   description: 'the target of a BL/BLX with an immediate (through veneers)',
   bounded: true,
   onBlock(view) {
-    const w0 = view.walker;
+    const w = view.walker;
     // A branch to a mode-switch veneer (the linker's, e.g. __f_from_arm) is a tail call of the veneer.
     const last = view.instructions[view.instructions.length - 1];
     if (
@@ -19,7 +19,7 @@ export const directCall: EvidenceClass = {
       last.target !== undefined &&
       last.targetMode !== undefined
     ) {
-      const at = w0.set.lookup(last.target, view.component);
+      const at = w.set.lookup(last.target, view.component);
       if ('component' in at && view.block.tailVeneer) {
         view.emit({
           component: at.component,
@@ -34,14 +34,13 @@ export const directCall: EvidenceClass = {
     const c = view.call;
     if (!c || c.target === null || c.targetMode === null) return;
     if (c.kind !== 'direct' && c.kind !== 'veneer' && c.kind !== 'helper') return;
-    const w = view.walker;
-    if (c.kind === 'veneer' && c.via !== null) {
+    if (c.kind === 'veneer' && c.via !== null && c.viaMode !== null) {
       const via = w.set.lookup(c.via, view.component);
       if ('component' in via) {
         view.emit({
           component: via.component,
           address: c.via,
-          mode: view.instructions[view.instructions.length - 1]!.targetMode!,
+          mode: c.viaMode,
           class: 'direct-call',
           classTier: 'proven',
           from: c.at,
@@ -58,4 +57,4 @@ export const directCall: EvidenceClass = {
       from: c.at,
     });
   },
-};
+} as const satisfies EvidenceClass;

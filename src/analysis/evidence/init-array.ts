@@ -69,7 +69,7 @@ async function table(
   return found;
 }
 
-export const initArray: EvidenceClass = {
+export const initArray = {
   id: 'init-array',
   tier: 'referenced',
   description:
@@ -126,4 +126,4 @@ export const initArray: EvidenceClass = {
     }
     return found;
   },
-};
+} as const satisfies EvidenceClass;

@@ -6,7 +6,7 @@
 import { ByteClass, type Tier } from '../program-map/types.js';
 import type { EvidenceClass } from './registry.js';
 
-export const pointerTable: EvidenceClass = {
+export const pointerTable = {
   id: 'pointer-table',
   tier: 'referenced',
   description:
@@ -57,4 +57,35 @@ export const pointerTable: EvidenceClass = {
     }
     return found;
   },
-};
+  async onFinish(ctx) {
+    // Words of data (not code, not a literal a load already names) that point into a component: a
+    // string or object used through a table is found by value. A run of such words is one table; the
+    // code that loads its first word's address is what uses it.
+    const w = ctx.walker;
+    for (const comp of w.set.list) {
+      const b = comp.bytes;
+      let runStart = -1;
+      for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
+        const c = comp.cls[o]!;
+        const value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+        const data = c === ByteClass.unknown || c === ByteClass.data || c === ByteClass.pointerTable;
+        const pointer = data && value !== 0 && w.set.holding(value & ~1).length > 0;
+        if (!pointer) {
+          runStart = -1;
+          continue;
+        }
+        if (runStart < 0) runStart = o;
+        if (c === ByteClass.pointerTable) continue; // already a table entry of code
+        w.refs.add({
+          from: comp.start + o,
+          to: value,
+          kind: 'data-word',
+          component: comp.index,
+          mode: 'data',
+          tier: 'heuristic',
+          extra: comp.start + runStart,
+        });
+      }
+    }
+  },
+} as const satisfies EvidenceClass;

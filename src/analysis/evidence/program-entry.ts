@@ -2,7 +2,7 @@
 // executable. The one root every proof starts from.
 import type { EvidenceClass } from './registry.js';
 
-export const programEntry: EvidenceClass = {
+export const programEntry = {
   id: 'program-entry',
   tier: 'proven',
   description: 'the header entry point (ARM)',
@@ -20,4 +20,4 @@ export const programEntry: EvidenceClass = {
     );
     return e && w.entries.size > known ? 1 : 0;
   },
-};
+} as const satisfies EvidenceClass;

@@ -171,7 +171,6 @@ async function option(w: Walker, comp: MapComponent, address: number, mode: ArmM
   )
     return null;
   const p = await probeFunction(w, comp, address, mode, { maxInstructions: 2048 });
-  if (process.env.DEBUG_SWEEP && !p.ok) console.error('  probe', mode, address.toString(16), p.why);
   if (!p.ok) return null;
   return {
     mode,
@@ -201,8 +200,6 @@ async function candidate(ctx: IdleContext, comp: MapComponent, o: number): Promi
     fit.find((c) => c.prologue && c.mode === after) ??
     fit.find((c) => c.prologue) ??
     fit[0];
-  if (process.env.DEBUG_SWEEP)
-    console.error('sweep', (comp.start + o).toString(16), after, JSON.stringify(options));
   if (!pick) {
     // Not a function start, but code right after code of its mode that never returns, or that reads
     // registers that code set: an exception landing pad. Walked as code, named no function.
@@ -267,7 +264,7 @@ async function startBefore(
   return best;
 }
 
-export const sweep: EvidenceClass = {
+export const sweep = {
   id: 'sweep',
   tier: 'heuristic',
   description: 'a linear sweep of the unclassified gaps: well-formed code with a function-start look',
@@ -342,4 +339,4 @@ export const sweep: EvidenceClass = {
       }
     }
   },
-};
+} as const satisfies EvidenceClass;

@@ -77,7 +77,7 @@ function tables(w: Walker): Table[] {
   return out;
 }
 
-export const unwindIndex: EvidenceClass = {
+export const unwindIndex = {
   id: 'unwind-index',
   tier: 'referenced',
   description:
@@ -130,4 +130,4 @@ export const unwindIndex: EvidenceClass = {
     }
     return found;
   },
-};
+} as const satisfies EvidenceClass;

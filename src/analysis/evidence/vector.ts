@@ -25,7 +25,7 @@ interface Found {
 const found = new WeakMap<Walker, Found[]>();
 const tablesDone = new WeakMap<Walker, Set<number>>();
 
-export const vector: EvidenceClass = {
+export const vector = {
   id: 'vector',
   tier: 'referenced',
   description: 'exception vector tables, and handlers stored to the BIOS IRQ/exception slots',
@@ -117,7 +117,7 @@ export const vector: EvidenceClass = {
     }
     return n;
   },
-};
+} as const satisfies EvidenceClass;
 
 /** The exception vector base inside `comp`, if it holds one (ITCM mirrors: multiples of 32 KiB). */
 function vectorBase(comp: MapComponent): number | null {

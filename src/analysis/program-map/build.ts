@@ -50,6 +50,8 @@ export interface BuiltMap {
   /** Candidates offered and refused, by reason. */
   refusals: Map<string, number>;
   millis: number;
+  /** The code-byte budget it was built with. */
+  codeBytesLimit: number;
 }
 
 const MAX_PROBE_INSTRUCTIONS = 4096;
@@ -109,6 +111,7 @@ export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
     owners,
     refusals,
     millis: Date.now() - started,
+    codeBytesLimit: req.codeBytes,
   };
 }
 
@@ -162,8 +165,6 @@ async function offer(
   if (comp.cls[c.address - comp.start] !== ByteClass.unknown)
     return refuse('not the start of unclassified bytes');
   const p = await probeFunction(walker, comp, c.address, c.mode, { maxInstructions: MAX_PROBE_INSTRUCTIONS });
-  if (process.env.DEBUG_OFFER && !p.ok)
-    console.error('refuse', cls.id, c.mode, c.address.toString(16), p.why);
   if (!p.ok) return refuse(p.why);
   return walker.addEntry(request, c.sourceTier as Tier) !== null;
 }

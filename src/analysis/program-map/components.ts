@@ -6,7 +6,7 @@
 // inside its own runtime extent stays in that overlay (it is the one loaded while it runs).
 import type { CodeSpan } from '../../arm/cfg.js';
 import { ReMcpError } from '../../core/errors.js';
-import { autoloadImageOffset, type Processor } from '../../formats/nds/index.js';
+import { autoloadImageOffset, type NdsRomModel, type Processor } from '../../formats/nds/index.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { DecodeMemo } from './decode-memo.js';
 import { ByteClass, type ComponentKind, type CopiedBlock, NO_TIER } from './types.js';
@@ -142,6 +142,32 @@ export function executableRegion(processor: Processor, start: number, end: numbe
 }
 
 /**
+ * The copies that become components: inside an executable region, clear of every component the ROM
+ * declares (main, autoload blocks, overlays' runtime extents), with their source inside main.
+ */
+export function usableCopies(
+  model: NdsRomModel,
+  processor: Processor,
+  copies: readonly CopiedBlock[],
+): CopiedBlock[] {
+  const main = model[processor];
+  const mainEnd = main.ramAddress + (main.decodedSize ?? main.size);
+  const declared = [
+    { start: main.ramAddress, end: mainEnd },
+    ...(processor === 'arm9'
+      ? (model.autoloads ?? []).map((b) => ({ start: b.ramAddress, end: b.ramAddress + b.codeSize }))
+      : []),
+    ...model.overlays[processor].map((o) => ({ start: o.initialized.start, end: o.bss.end })),
+  ];
+  return copies.filter((c) => {
+    const end = c.start + c.size;
+    if (c.source < main.ramAddress || c.source + c.size > mainEnd) return false;
+    if (!executableRegion(processor, c.start, end)) return false;
+    return !declared.some((d) => c.start < d.end && end > d.start);
+  });
+}
+
+/**
  * Loads every component of `processor`: main, ARM9 autoload blocks, the copied blocks given (those
  * inside an executable region and clear of every declared component), overlays. Stored bytes of
  * autoload and copied blocks inside main are classified `copied-source` at the copy's tier.
@@ -198,18 +224,11 @@ export async function loadComponents(
     }
   }
   const overlays = model.overlays[processor];
-  const declared = [
-    { start: mainComp.start, end: mainComp.end },
-    ...set.list.filter((c) => c.kind === 'autoload').map((c) => ({ start: c.start, end: c.end })),
-    ...overlays.map((o) => ({ start: o.initialized.start, end: o.bss.end })),
-  ];
-  for (const c of copied) {
+  // Every copy's stored bytes are copied-source; the usable ones are components at their run address.
+  for (const c of copied) markSource(c.source, c.size);
+  for (const c of usableCopies(model, processor, copied)) {
     const end = c.start + c.size;
     const src = c.source - mainComp.start;
-    if (src < 0 || src + c.size > mainComp.bytes.length) continue;
-    markSource(c.source, c.size);
-    if (!executableRegion(processor, c.start, end)) continue;
-    if (declared.some((d) => c.start < d.end && end > d.start)) continue;
     set.add({
       kind: 'copied',
       overlayId: null,

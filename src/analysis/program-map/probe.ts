@@ -77,17 +77,8 @@ export async function probeFunction(
           break;
         }
         for (let i = 1; i < ins.size; i++) {
-          if (classAt(here, ins.address + i) !== ByteClass.unknown) {
-            if (process.env.DEBUG_PROBE)
-              console.error(
-                '   overlap',
-                ins.address.toString(16),
-                ins.mnemonic,
-                classAt(here, ins.address + i),
-                (ins.address + i).toString(16),
-              );
+          if (classAt(here, ins.address + i) !== ByteClass.unknown)
             return { ok: false, why: 'overlaps known bytes' };
-          }
         }
         seen.add(ins.address * 2 + (m === 'arm' ? 0 : 1));
         if (++count > options.maxInstructions) return { ok: false, why: 'too long to check' };

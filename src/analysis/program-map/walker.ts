@@ -78,8 +78,9 @@ export interface MapCall {
   target: number | null;
   targetMode: ArmMode | null;
   targetComp: number | null;
-  /** The veneer, stub or helper the BL names. */
+  /** The veneer, stub or helper the BL names, and its mode. */
   via: number | null;
+  viaMode: ArmMode | null;
   register: string | null;
   /** Where the register's value was defined, and the literal slot it was loaded from. */
   definedAt: number | null;
@@ -807,7 +808,7 @@ export class Walker {
     const shaped =
       mode === 'thumb'
         ? (word & 0xffff) === 0x4778
-        : (word & 0xfffff000) === 0xe59fc000 || word === 0xe51ff004;
+        : (word & 0xfffff000) >>> 0 === 0xe59fc000 || word === 0xe51ff004;
     return shaped && (await veneerLanding(this.set, c, target, mode, this.processor)) !== null;
   }
 
@@ -829,6 +830,7 @@ export class Walker {
       targetMode,
       targetComp: null,
       via: null,
+      viaMode: null,
       register: null,
       definedAt: null,
       slot: null,
@@ -1155,6 +1157,7 @@ export class Walker {
     if (stub) {
       call.kind = 'stub';
       call.via = call.target;
+      call.viaMode = mode;
       call.register = stub;
       call.target = null;
       call.targetMode = null;
@@ -1181,6 +1184,7 @@ export class Walker {
       const to = this.set.lookup(landing.address, target);
       call.kind = 'veneer';
       call.via = call.target;
+      call.viaMode = mode;
       call.targetComp = 'component' in to ? to.component.index : null;
       call.target = landing.address;
       call.targetMode = landing.mode;

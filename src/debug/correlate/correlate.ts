@@ -4,6 +4,9 @@
 // CPSR mode are taken as the stub reports them (no breakpoint rewind); the caller frame is the LR
 // (its bit 0 gives the mode it returns to, in user/system mode only); the backtrace lists only LR and stack words that static
 // evidence ties to proven code, each labelled with that evidence.
+
+import { EVIDENCE_IDS } from '../../analysis/evidence/index.js';
+import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import {
   ALL_EVIDENCE,
   type Evidence,
@@ -12,6 +15,12 @@ import {
   STANDARD_FUNCTION_CFG,
 } from '../../analysis/functions/discover.js';
 import { discoverInRom, type ScopeStatus } from '../../analysis/functions/nds-scope.js';
+import type { MapComponent } from '../../analysis/program-map/components.js';
+import { usableCopies } from '../../analysis/program-map/components.js';
+import type { MapFunction, ProgramMap } from '../../analysis/program-map/map.js';
+import type { ProgramMapService } from '../../analysis/program-map/service.js';
+import { TIER_RANK, TIERS, type Tier } from '../../analysis/program-map/types.js';
+import type { MapBlock } from '../../analysis/program-map/walker.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
@@ -22,8 +31,11 @@ import {
   type CandidateFunction,
   type CorrelatedFrame,
   correlateFrame,
+  discoveryFunctions,
   enclosing,
+  type FrameCandidate,
   type FrameContext,
+  type FunctionSource,
   LIVE_WINDOW_BYTES,
   type LiveWindow,
 } from './frame.js';
@@ -39,6 +51,12 @@ const ALL: ReadonlySet<Evidence> = new Set(ALL_EVIDENCE);
 
 export interface CorrelateRequest {
   store: RomStore;
+  maps: ProgramMapService;
+  /** bounded: the standard discovery; program: the whole-program map at tiers down to lowestTier. */
+  analysis: 'bounded' | 'program';
+  lowestTier: Tier;
+  /** The map's bounds when it must be built (program). */
+  mapLimits: { maxCodeBytes: number; maxSeconds: number };
   generation: Generation;
   cpu: CpuDebugger;
   processor: Processor;
@@ -49,8 +67,15 @@ export interface CorrelateRequest {
   signal?: AbortSignal;
 }
 
-/** Why a word is shown in the backtrace: what static evidence ties it to proven code. */
-export type ReturnEvidence = 'after-proven-call-site' | 'inside-proven-function';
+/**
+ * Why a word is shown in the backtrace: what static evidence ties it to code. `after-call-site` /
+ * `inside-function` are the map's weaker tiers (the function says which).
+ */
+export type ReturnEvidence =
+  | 'after-proven-call-site'
+  | 'inside-proven-function'
+  | 'after-call-site'
+  | 'inside-function';
 
 export interface BacktraceMatch {
   function: CandidateFunction;
@@ -80,6 +105,16 @@ export interface Correlation {
   caller: CorrelatedFrame;
   backtrace: { stackWordsRead: number; stackReadNote: string | null; entries: BacktraceEntry[] };
   discovery: { status: ScopeStatus; truncation: string[]; functions: number };
+  /** What the analysis covered, in bytes, and whether a negative is definitive. */
+  coverage: {
+    analysis: 'bounded' | 'program';
+    lowestTier: Tier;
+    executableBytes: number;
+    classifiedBytes: number;
+    unclassifiedBytes: number;
+    definitive: boolean;
+    notDefinitive: string[];
+  };
   liveCheck: boolean;
 }
 
@@ -181,20 +216,19 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
     req.store,
     req.generation,
     async (rom) => {
-      const { result, status } = await discoverInRom(req.store, rom, {
+      const copied = usableCopies(
+        rom.model,
         processor,
-        seeds: [],
-        evidence: ALL,
-        limits: { ...STANDARD_DISCOVERY },
-        local: { ...STANDARD_FUNCTION_CFG },
-        ...(req.signal ? { signal: req.signal } : {}),
-      });
+        (await req.maps.copied(req.store, rom, processor, req.signal)).copies,
+      );
+      const analysis =
+        req.analysis === 'program' ? await programSource(req, rom) : await boundedSource(req, rom);
       const ctx: FrameContext = {
         store: req.store,
         rom,
         processor,
-        discovery: result,
-        discoveryComplete: status === 'complete',
+        functions: analysis.functions,
+        copied,
         nearbyInstructions: req.nearbyInstructions,
         referenceLimit: req.referenceLimit,
         ...(req.signal ? { signal: req.signal } : {}),
@@ -206,7 +240,7 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
         const address = (value & ~1) >>> 0;
         const m: ArmMode | null =
           source === 'lr' && lrMode === null ? null : (value & 1) === 1 ? 'thumb' : 'arm';
-        const matches = m === null ? [] : returnEvidence(result, address, m);
+        const matches = m === null ? [] : analysis.returns(address, m);
         if (source === 'lr' || matches.length > 0)
           entries.push({ source, slot, value, address, mode: m, matches });
       };
@@ -225,12 +259,148 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
         pc: pcFrame,
         caller: callerFrame,
         backtrace: { stackWordsRead: stack.length / 4, stackReadNote, entries },
-        discovery: { status, truncation: result.truncation, functions: result.functions.length },
+        discovery: analysis.discovery,
+        coverage: analysis.coverage,
         liveCheck: req.liveCheck,
       };
     },
     req.signal,
   );
+}
+
+interface AnalysisSource {
+  functions: FunctionSource;
+  returns(address: number, mode: ArmMode): BacktraceMatch[];
+  discovery: Correlation['discovery'];
+  coverage: Correlation['coverage'];
+}
+
+/** The standard bounded discovery (nds_discover_functions' defaults, the original evidence). */
+async function boundedSource(req: CorrelateRequest, rom: RomHandle): Promise<AnalysisSource> {
+  const covered = new CoverageCollector();
+  const { result, status, components } = await discoverInRom(req.store, rom, {
+    processor: req.processor,
+    seeds: [],
+    evidence: ALL,
+    limits: { ...STANDARD_DISCOVERY },
+    local: { ...STANDARD_FUNCTION_CFG },
+    onBlock: (block, span) => covered.block(block, span),
+    ...(req.signal ? { signal: req.signal } : {}),
+  });
+  const c = covered.finish(rom.model, req.processor, components, result.callSites, status === 'truncated');
+  const definitive = status === 'complete' && c.definitive;
+  return {
+    functions: discoveryFunctions(result, definitive),
+    returns: (address, mode) => returnEvidence(result, address, mode),
+    discovery: { status, truncation: result.truncation, functions: result.functions.length },
+    coverage: {
+      analysis: 'bounded',
+      lowestTier: 'proven',
+      executableBytes: c.executableBytes,
+      classifiedBytes: c.classifiedBytes,
+      unclassifiedBytes: c.unclassifiedBytes,
+      definitive,
+      notDefinitive: c.notDefinitive,
+    },
+  };
+}
+
+/** The whole-program map (built, or kept from an earlier call), at tiers down to req.lowestTier. */
+async function programSource(req: CorrelateRequest, rom: RomHandle): Promise<AnalysisSource> {
+  const map: ProgramMap = await req.maps.map(req.store, rom, {
+    processor: req.processor,
+    evidence: EVIDENCE_IDS,
+    maxCodeBytes: req.mapLimits.maxCodeBytes,
+    maxSeconds: req.mapLimits.maxSeconds,
+    signal: req.signal,
+  });
+  const lowest = req.lowestTier;
+  const cov = map.coverage(lowest);
+  const componentOf = (
+    k: Pick<FrameCandidate, 'component' | 'overlayId' | 'autoloadIndex' | 'copiedIndex'>,
+  ) =>
+    map.set.list.find(
+      (m) =>
+        m.kind === k.component &&
+        m.overlayId === k.overlayId &&
+        m.autoloadIndex === k.autoloadIndex &&
+        m.copiedIndex === k.copiedIndex,
+    );
+  const fnView = (fn: MapFunction, block: MapBlock | null): CandidateFunction => ({
+    identity: {
+      component: fn.component.kind,
+      overlayId: fn.component.overlayId,
+      ...(fn.component.autoloadIndex !== null ? { autoloadIndex: fn.component.autoloadIndex } : {}),
+      address: fn.address,
+      mode: fn.mode,
+    },
+    evidence: [...new Set(fn.evidence.map((e) => e.class))],
+    block: block
+      ? { address: block.start, end: block.end, mode: block.mode }
+      : { address: fn.address, end: fn.address, mode: fn.mode },
+    tier: fn.tier,
+  });
+  const inside = (comp: MapComponent, address: number, mode: ArmMode) =>
+    map
+      .holders(address, lowest)
+      .filter((h) => h.component === comp)
+      .flatMap((h) => h.functions)
+      .filter((f) => f.via === 'body' && f.block?.mode === mode);
+  return {
+    functions: {
+      enclosing: (k, address) => {
+        const comp = componentOf(k);
+        if (!comp) return [];
+        return map
+          .holders(address, lowest)
+          .filter((h) => h.component === comp)
+          .flatMap((h) => h.functions)
+          .filter((f) => f.via === 'body')
+          .map((f) => fnView(f.fn, f.block));
+      },
+      negativeIsDefinitive: cov.definitive,
+    },
+    returns: (address, mode) => {
+      const matches: BacktraceMatch[] = [];
+      for (const c of map.built.walker.calls) {
+        if (c.mode !== mode || TIER_RANK[TIERS[c.tier]!] > TIER_RANK[lowest]) continue;
+        if (!(c.at === address - 4 || (mode === 'thumb' && c.at === address - 2))) continue;
+        const comp = map.set.list[c.comp]!;
+        for (const f of inside(comp, c.at, mode)) {
+          if (matches.some((m) => m.function.identity.address === f.fn.address)) continue;
+          matches.push({
+            function: fnView(f.fn, f.block),
+            evidence: f.fn.tier === 'proven' ? 'after-proven-call-site' : 'after-call-site',
+            callSite: c.at,
+          });
+        }
+      }
+      if (matches.length > 0) return matches;
+      for (const comp of map.set.holding(address)) {
+        for (const f of inside(comp, address, mode))
+          matches.push({
+            function: fnView(f.fn, f.block),
+            evidence: f.fn.tier === 'proven' ? 'inside-proven-function' : 'inside-function',
+            callSite: null,
+          });
+      }
+      return matches;
+    },
+    discovery: {
+      status: map.built.status === 'complete' ? 'complete' : 'truncated',
+      truncation: map.built.truncation,
+      functions: map.functions.length,
+    },
+    coverage: {
+      analysis: 'program',
+      lowestTier: lowest,
+      executableBytes: cov.executableBytes,
+      classifiedBytes: cov.classifiedBytes,
+      unclassifiedBytes: cov.unclassifiedBytes,
+      definitive: cov.definitive,
+      notDefinitive: cov.notDefinitive,
+    },
+  };
 }
 
 /**

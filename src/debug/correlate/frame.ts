@@ -7,6 +7,7 @@
 import { candidateSource, type ResolvedSource } from '../../analysis/code-source.js';
 import type { DiscoveryResult, FunctionIdentity } from '../../analysis/functions/discover.js';
 import { decodeSourceWindow } from '../../analysis/linear-window.js';
+import type { CopiedBlock } from '../../analysis/program-map/types.js';
 import { isLiteralPoolData } from '../../arm/literal-pools.js';
 import { type ArmReference, referencesOfWindow } from '../../arm/references.js';
 import type { ArmMode } from '../../arm/types.js';
@@ -38,12 +39,27 @@ export interface CandidateFunction {
   identity: FunctionIdentity;
   evidence: string[];
   block: { address: number; end: number; mode: ArmMode };
+  /** How strongly the function is known (the bounded search proves only). */
+  tier: 'proven' | 'referenced' | 'heuristic';
+}
+
+/** Where a frame's functions come from: the bounded discovery, or the whole-program map. */
+export interface FunctionSource {
+  /** The functions of one static candidate whose analysed code holds the address. */
+  enclosing(
+    candidate: Pick<FrameCandidate, 'component' | 'overlayId' | 'autoloadIndex' | 'copiedIndex'>,
+    address: number,
+  ): CandidateFunction[];
+  /** Whether finding none there is a definitive negative (nothing left unanalysed). */
+  negativeIsDefinitive: boolean;
 }
 
 export interface FrameCandidate {
-  component: 'main' | 'autoload' | 'overlay' | 'dsi-main';
+  component: 'main' | 'autoload' | 'overlay' | 'dsi-main' | 'copied';
   overlayId: number | null;
   autoloadIndex: number | null;
+  /** Which block the start-up code copies there (component 'copied'). */
+  copiedIndex: number | null;
   region: 'file-backed' | 'initialized-derived' | 'bss';
   romOffset: number | null;
   compressed: boolean;
@@ -75,8 +91,9 @@ export interface FrameContext {
   store: RomStore;
   rom: RomHandle;
   processor: Processor;
-  discovery: DiscoveryResult;
-  discoveryComplete: boolean;
+  functions: FunctionSource;
+  /** Blocks the start-up code copies (copied-code evidence): static candidates at their run address. */
+  copied: readonly CopiedBlock[];
   nearbyInstructions: number;
   referenceLimit: number;
   signal?: AbortSignal;
@@ -95,11 +112,16 @@ export async function correlateFrame(
 ): Promise<CorrelatedFrame> {
   const r = resolveRuntimeAddress(ctx.rom.model, ctx.processor, address);
   const candidates: FrameCandidate[] = [];
+  for (const block of ctx.copied) {
+    if (address >= block.start && address < block.start + block.size)
+      candidates.push(await copiedCandidate(ctx, block, address, mode, live));
+  }
   for (const c of r.candidates) {
     const candidate: FrameCandidate = {
       component: c.component,
       overlayId: c.overlayId,
       autoloadIndex: c.autoloadIndex,
+      copiedIndex: null,
       region: c.region,
       romOffset: c.romOffset,
       compressed: c.compressed,
@@ -137,11 +159,11 @@ export async function correlateFrame(
       c.component === 'overlay' ||
       (c.component === 'autoload' && candidate.instructions.length > 0);
     if (discovered) {
-      candidate.functions = enclosing(ctx.discovery, c.component, c.overlayId, address, c.autoloadIndex);
+      candidate.functions = ctx.functions.enclosing(candidate, address);
       candidate.functionReason =
         candidate.functions.length > 0
           ? 'found'
-          : ctx.discoveryComplete
+          : ctx.functions.negativeIsDefinitive
             ? 'complete-negative'
             : 'coverage-gap';
     }
@@ -154,6 +176,63 @@ export async function correlateFrame(
     candidates,
     liveMatches: candidates.filter((c) => c.live.status === 'live-bytes-match').length,
   };
+}
+
+/** The candidate a copied block gives: its bytes are main's at the copy's source. */
+async function copiedCandidate(
+  ctx: FrameContext,
+  block: CopiedBlock,
+  address: number,
+  mode: ArmMode | null,
+  live: LiveWindow | null,
+): Promise<FrameCandidate> {
+  const main = await ctx.store.decoded.runtimeImage(ctx.rom, ctx.processor, null, ctx.signal);
+  const from = block.source - main.ramAddress;
+  const span = {
+    component: 'copied',
+    overlayId: null,
+    copiedIndex: block.index,
+    start: block.start,
+    bytes: main.bytes.subarray(from, from + block.size),
+  };
+  const romOffset = main.romOffset === null ? null : main.romOffset + from + (address - block.start);
+  const candidate: FrameCandidate = {
+    component: 'copied',
+    overlayId: null,
+    autoloadIndex: null,
+    copiedIndex: block.index,
+    region: main.derived ? 'initialized-derived' : 'file-backed',
+    romOffset,
+    compressed: main.derived,
+    instructions: [],
+    staticNote: null,
+    live: { status: 'not-checked', reason: null, compared: null },
+    functions: [],
+    functionReason: 'not-code',
+    references: [],
+    referencesOmitted: 0,
+  };
+  if (mode === null)
+    candidate.staticNote = 'not decoded: the instruction set at this address is not observed';
+  else if (address % (mode === 'arm' ? 4 : 2) !== 0)
+    candidate.staticNote = `not decoded: ${mode} code is ${mode === 'arm' ? 4 : 2}-byte aligned`;
+  else
+    await decodeCandidate(ctx, candidate, {
+      span,
+      romOffset: main.romOffset === null ? null : main.romOffset + from,
+      derived: main.derived,
+      address,
+      mode,
+    });
+  candidate.live = compareLive(live, span, address);
+  candidate.functions = ctx.functions.enclosing(candidate, address);
+  candidate.functionReason =
+    candidate.functions.length > 0
+      ? 'found'
+      : ctx.functions.negativeIsDefinitive
+        ? 'complete-negative'
+        : 'coverage-gap';
+  return candidate;
 }
 
 /**
@@ -219,6 +298,20 @@ function compareLive(
   return { status: 'live-bytes-match', reason: null, compared: { start, length: end - start } };
 }
 
+/** A bounded discovery as the frames' function source. */
+export function discoveryFunctions(
+  discovery: DiscoveryResult,
+  negativeIsDefinitive: boolean,
+): FunctionSource {
+  return {
+    enclosing: (k, address) =>
+      k.component === 'dsi-main' || k.component === 'copied'
+        ? []
+        : enclosing(discovery, k.component, k.overlayId, address, k.autoloadIndex),
+    negativeIsDefinitive,
+  };
+}
+
 /** Proven functions of one component whose analysed CFG has a block holding the address. */
 export function enclosing(
   discovery: DiscoveryResult,
@@ -242,6 +335,7 @@ export function enclosing(
         identity: f.identity,
         evidence: f.evidence,
         block: { address: block.address, end: block.end, mode: block.mode },
+        tier: 'proven',
       });
   }
   return out;

@@ -2,6 +2,8 @@
 // (defaults and maxima from the specification), function identities that other tools accept verbatim,
 // and the coverage/status output.
 import { z } from 'zod/v4';
+import { BOUNDED_EVIDENCE_IDS, EVIDENCE_IDS, type EvidenceId } from '../../analysis/evidence/index.js';
+import type { SearchCoverage } from '../../analysis/functions/coverage.js';
 import {
   type CallSite,
   type FunctionIdentity,
@@ -9,6 +11,9 @@ import {
   STANDARD_FUNCTION_CFG,
 } from '../../analysis/functions/discover.js';
 import type { ComponentCoverage } from '../../analysis/functions/nds-scope.js';
+import type { MapCoverage } from '../../analysis/program-map/map.js';
+import { TIERS } from '../../analysis/program-map/types.js';
+import { ReMcpError } from '../../core/errors.js';
 import {
   addressArg,
   addressOut,
@@ -87,14 +92,84 @@ export const DISCOVERY_LIMITS = {
   ...FUNCTION_CFG_LIMITS,
 } satisfies LimitTable;
 
-export const EVIDENCE = ['program-entry', 'direct-call', 'constant-register-call'] as const;
+/** Every evidence class, from the registry; the bounded search supports the specification's three. */
+export const EVIDENCE = EVIDENCE_IDS;
+export const BOUNDED_EVIDENCE = BOUNDED_EVIDENCE_IDS;
 
 export const evidenceArg = z
   .array(z.enum(EVIDENCE))
   .min(1)
-  .max(3)
-  .default([...EVIDENCE])
-  .describe('constant-register-call: LDR/ADR Rn, then BLX/BX Rn or MOV LR,PC; BX Rn, in one block.');
+  .max(EVIDENCE.length)
+  .optional()
+  .describe(`Default: bounded ${BOUNDED_EVIDENCE.join(', ')}; program all (tiers: nds_program_map).`);
+
+export const scopeArg = z
+  .enum(['bounded', 'program'])
+  .default('bounded')
+  .describe(
+    'bounded: the search from the entry point in its limits; program: the whole-program map, tiered.',
+  );
+
+export const lowestTierArg = z
+  .enum(TIERS)
+  .optional()
+  .describe('program scope: the lowest tier accepted (default heuristic: all).');
+
+/** The evidence classes a call asked for, checked against its scope. */
+export function resolveEvidence(
+  scope: 'bounded' | 'program',
+  evidence: readonly EvidenceId[] | undefined,
+): EvidenceId[] {
+  if (scope === 'program') return [...(evidence ?? EVIDENCE)];
+  const chosen = [...(evidence ?? BOUNDED_EVIDENCE)];
+  const unsupported = chosen.filter((e) => !(BOUNDED_EVIDENCE as readonly string[]).includes(e));
+  if (unsupported.length > 0) {
+    throw new ReMcpError(
+      'invalid-argument',
+      `${unsupported.join(', ')} ${unsupported.length === 1 ? 'needs' : 'need'} the whole-program map: pass scope "program"`,
+      { evidence: unsupported },
+    );
+  }
+  return chosen;
+}
+
+export const tierSchema = z.enum(TIERS);
+
+/** What an answer covered and whether it is definitive, in bytes (both scopes). */
+export const coverageSchema = z.object({
+  scope: z.enum(['bounded', 'program']),
+  lowestTier: tierSchema,
+  executableBytes: z.number().int(),
+  classifiedBytes: z.number().int(),
+  codeBytes: z.number().int(),
+  unclassifiedBytes: z.number().int(),
+  belowTierBytes: z.number().int(),
+  unavailableBytes: z.number().int(),
+  unresolved: z.object({
+    unmapped: z.number().int(),
+    ambiguous: z.number().int(),
+    runtimeOnly: z.number().int(),
+    indirectCalls: z.number().int(),
+    indirectBranches: z.number().int(),
+  }),
+  definitive: z.boolean().describe('Nothing the answer could miss is left'),
+  notDefinitive: z.array(z.string()),
+});
+export type CoverageView = z.input<typeof coverageSchema>;
+
+export function mapCoverageView(c: MapCoverage): CoverageView {
+  return { scope: 'program', ...c };
+}
+
+export function searchCoverageView(c: SearchCoverage): CoverageView {
+  return { scope: 'bounded', lowestTier: 'proven', belowTierBytes: 0, unavailableBytes: 0, ...c };
+}
+
+/** One line of text for a coverage block. */
+export function coverageText(c: CoverageView): string {
+  const pct = c.executableBytes > 0 ? ((100 * c.classifiedBytes) / c.executableBytes).toFixed(1) : '100.0';
+  return `${c.scope} coverage: ${c.classifiedBytes}/${c.executableBytes} bytes classified (${pct}%) at ${c.lowestTier} and above; ${c.definitive ? 'definitive' : `not definitive: ${c.notDefinitive.join('; ')}`}`;
+}
 
 export const MAX_SEEDS = 64;
 export const seedsArg = z
@@ -118,11 +193,14 @@ export const overlayScopeArg = z
 /** What every proof search takes besides its target: evidence kinds, coverage seeds, overlays in scope. */
 export const proofScopeArgs = { evidence: evidenceArg, seeds: seedsArg, overlayIds: overlayScopeArg };
 
+/** The whole-program choice every analysis tool takes. */
+export const mapScopeArgs = { scope: scopeArg, lowestTier: lowestTierArg };
+
 /** The declared bound on seeds, next to each tool's limit table. */
 export const SEEDS_LIMIT = { max: MAX_SEEDS, unit: 'coverage seeds' };
 
 export const evidenceListSchema = z.array(z.enum(EVIDENCE));
-export const componentKindSchema = z.enum(['main', 'overlay', 'autoload']);
+export const componentKindSchema = z.enum(['main', 'overlay', 'autoload', 'copied']);
 export const modeSchema = z.enum(['arm', 'thumb']);
 export const searchStatusSchema = z.enum(['complete', 'partial-coverage', 'truncated']);
 

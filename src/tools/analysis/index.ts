@@ -4,5 +4,12 @@ import { ndsAnalyzeFunction } from './nds-analyze-function.js';
 import { ndsDiscoverFunctions } from './nds-discover-functions.js';
 import { ndsFindXrefs } from './nds-find-xrefs.js';
 import { ndsFunctionAt } from './nds-function-at.js';
+import { ndsProgramMap } from './nds-program-map.js';
 
-export const analysisTools = [ndsFindXrefs, ndsDiscoverFunctions, ndsAnalyzeFunction, ndsFunctionAt];
+export const analysisTools = [
+  ndsProgramMap,
+  ndsFindXrefs,
+  ndsDiscoverFunctions,
+  ndsAnalyzeFunction,
+  ndsFunctionAt,
+];

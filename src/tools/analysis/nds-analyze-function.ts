@@ -2,9 +2,14 @@
 // overlay + address + mode) from a focused bounded proof search, then its CFG when proven.
 import { z } from 'zod/v4';
 import { resolveStart, spanLookup } from '../../analysis/code-source.js';
+import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import { type Evidence, identityIn, identityKey } from '../../analysis/functions/discover.js';
 import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
-import { analyzeControlFlow } from '../../arm/cfg.js';
+import type { ComponentSet } from '../../analysis/program-map/components.js';
+import type { ProgramMap } from '../../analysis/program-map/map.js';
+import { TIER_RANK, TIERS, type Tier } from '../../analysis/program-map/types.js';
+import { entryKey } from '../../analysis/program-map/walker.js';
+import { analyzeControlFlow, type CfgResult, type CodeSpan, type SpanLookup } from '../../arm/cfg.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
@@ -21,6 +26,8 @@ import {
   callSiteView,
   componentKindSchema,
   coverageFields,
+  coverageSchema,
+  coverageText,
   discoveryTotalsSchema,
   evidenceListSchema,
   FUNCTION_CFG_MAX,
@@ -29,11 +36,26 @@ import {
   type LimitTable,
   limitArgs,
   MAX_SEEDS,
+  mapCoverageView,
+  mapScopeArgs,
   modeSchema,
   phasedProgress,
   proofScopeArgs,
+  resolveEvidence,
   SEEDS_LIMIT,
+  searchCoverageView,
+  tierSchema,
 } from './common.js';
+import {
+  DEFAULT_LOWEST,
+  evidenceOf,
+  MAP_LIMITS,
+  mapComponentsCoverage,
+  mapIdentityView,
+  mapLimitArgs,
+  mapProgress,
+  toolMap,
+} from './map-scope.js';
 
 export const ANALYZE_FUNCTION_LIMITS = {
   maxComponents: { default: 32, max: 128, min: 1, unit: 'components considered' },
@@ -67,8 +89,10 @@ export const ndsAnalyzeFunction = defineTool({
     address: addressArg('Entry; must resolve to one code source'),
     mode: z.enum(['arm', 'thumb']).describe('arm 4-, thumb 2-aligned.'),
     overlayId: overlayIdArg('Overlay holding the entry; not a loaded flag.'),
+    ...mapScopeArgs,
     ...proofScopeArgs,
     ...limitArgs(L),
+    ...mapLimitArgs,
   }),
   output: z.object({
     identity: identitySchema,
@@ -76,6 +100,7 @@ export const ndsAnalyzeFunction = defineTool({
     proof: z.object({
       status: z.enum(['proven', 'not-proven-function-entry', 'proof-inconclusive']),
       evidence: evidenceListSchema,
+      tier: tierSchema.nullable().describe('program scope: the best tier of its evidence; null when none'),
       sites: z.array(callSiteSchema),
     }),
     search: z.object({
@@ -83,6 +108,7 @@ export const ndsAnalyzeFunction = defineTool({
       ...coverageFields,
       totals: discoveryTotalsSchema,
     }),
+    coverage: coverageSchema,
     cfg: z
       .object({
         status: cfgStatusSchema,
@@ -104,14 +130,20 @@ export const ndsAnalyzeFunction = defineTool({
       .nullable(),
   }),
   annotations: READ_ONLY,
-  limits: { ...L, seeds: SEEDS_LIMIT },
+  limits: { ...L, seeds: SEEDS_LIMIT, ...MAP_LIMITS },
   async handler(args, ctx) {
+    const evidence = resolveEvidence(args.scope, args.evidence);
     const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);
+    const mp = mapProgress(ctx);
     return store.withRom(
       args.rom,
       async (rom) => {
         const p = args.processor;
+        if (args.scope === 'program') {
+          const map = await toolMap(ctx, store, rom, p, evidence, args, mp.map);
+          return programProof(map, args, args.lowestTier ?? DEFAULT_LOWEST, ctx.signal);
+        }
         const src = await resolveStart(
           store,
           rom,
@@ -133,11 +165,13 @@ export const ndsAnalyzeFunction = defineTool({
         }
         const identity = identityIn(src.span, src.address, src.mode);
         const key = identityKey(identity);
+        const covered = new CoverageCollector();
         const { result, components, status } = await discoverInRom(store, rom, {
           processor: p,
           seeds: args.seeds,
           overlayIds: args.overlayIds,
-          evidence: new Set<Evidence>(args.evidence),
+          evidence: new Set<Evidence>(evidence as Evidence[]),
+          onBlock: (block, span) => covered.block(block, span),
           limits: {
             components: args.maxComponents,
             functions: args.maxBlocks,
@@ -154,12 +188,22 @@ export const ndsAnalyzeFunction = defineTool({
         });
         const found = result.functions.find((f) => identityKey(f.identity) === key);
         const sites = result.callSites.filter((s) => s.callee && identityKey(s.callee) === key);
+        const coverage = searchCoverageView(
+          covered.finish(
+            rom.model,
+            p,
+            components,
+            result.callSites,
+            status === 'truncated' || result.stoppedWhenProven,
+          ),
+        );
+        // A negative is definitive only when the search completed and left nothing unanalysed.
         const proofStatus: 'proven' | 'not-proven-function-entry' | 'proof-inconclusive' = found
           ? 'proven'
-          : status === 'complete'
+          : status === 'complete' && coverage.definitive
             ? 'not-proven-function-entry'
             : 'proof-inconclusive';
-        let cfg = null;
+        let cfg: ReturnType<typeof cfgView> | null = null;
         if (found) {
           const r = await analyzeControlFlow({
             processor: p,
@@ -175,34 +219,7 @@ export const ndsAnalyzeFunction = defineTool({
             lookup: spanLookup(store, rom, p, ctx.signal, { autoloads: p === 'arm9' }),
             signal: ctx.signal,
           });
-          cfg = {
-            status: r.status,
-            truncation: r.truncation,
-            // An autoload block's index is on search.components; blocks name the component only.
-            blocks: r.blocks.map((b) => ({
-              id: b.id,
-              component: b.component as ComponentKind,
-              overlayId: b.overlayId,
-              mode: b.mode,
-              address: formatAddress(b.address),
-              end: formatAddress(b.end),
-              terminator: b.terminator,
-              calls: b.calls.map((c) => ({
-                at: formatAddress(c.at),
-                ...(c.target !== undefined ? { target: formatAddress(c.target) } : {}),
-                ...(c.targetMode ? { targetMode: c.targetMode } : {}),
-                ...(c.condition ? { condition: c.condition } : {}),
-              })),
-            })),
-            edges: r.edges.map((e) => ({
-              from: e.from,
-              to: e.to,
-              kind: e.kind,
-              target: formatAddress(e.target),
-              targetMode: e.targetMode,
-              ...(e.unresolved ? { unresolved: e.unresolved } : {}),
-            })),
-          };
+          cfg = cfgView(r);
         }
         // A search that stopped at the proof did not finish: never call it complete.
         const searchStatus: typeof status | 'stopped-when-proven' = result.stoppedWhenProven
@@ -215,6 +232,7 @@ export const ndsAnalyzeFunction = defineTool({
             proof: {
               status: proofStatus,
               evidence: found?.evidence ?? [],
+              tier: found ? ('proven' as const) : null,
               sites: sites.map((s) => callSiteView(p, s)),
             },
             search: {
@@ -227,13 +245,179 @@ export const ndsAnalyzeFunction = defineTool({
                 ...result.totals,
               },
             },
+            coverage,
             cfg,
           },
-          text: `${p} ${src.mode} ${formatAddress(src.address)}: ${proofStatus}${found ? ` by ${found.evidence.join(', ')}; CFG ${cfg?.blocks.length} blocks (${cfg?.status})` : ` (search ${status})`}`,
+          text: `${p} ${src.mode} ${formatAddress(src.address)}: ${proofStatus}${found ? ` by ${found.evidence.join(', ')}; CFG ${cfg?.blocks.length} blocks (${cfg?.status})` : ` (search ${status})`}\n${coverageText(coverage)}`,
         };
       },
       ctx.signal,
-      progress.hash,
+      (done, total) => {
+        progress.hash(done, total);
+        mp.hash(done, total);
+      },
     );
   },
 });
+
+/** A CFG in the output form (an autoload block's index is on search.components; blocks name the component only). */
+function cfgView(r: CfgResult) {
+  return {
+    status: r.status,
+    truncation: r.truncation,
+    blocks: r.blocks.map((b) => ({
+      id: b.id,
+      component: b.component as ComponentKind,
+      overlayId: b.overlayId,
+      mode: b.mode,
+      address: formatAddress(b.address),
+      end: formatAddress(b.end),
+      terminator: b.terminator,
+      calls: b.calls.map((c) => ({
+        at: formatAddress(c.at),
+        ...(c.target !== undefined ? { target: formatAddress(c.target) } : {}),
+        ...(c.targetMode ? { targetMode: c.targetMode } : {}),
+        ...(c.condition ? { condition: c.condition } : {}),
+      })),
+    })),
+    edges: r.edges.map((e) => ({
+      from: e.from,
+      to: e.to,
+      kind: e.kind,
+      target: formatAddress(e.target),
+      targetMode: e.targetMode,
+      ...(e.unresolved ? { unresolved: e.unresolved } : {}),
+    })),
+  };
+}
+
+/** Cross-component lookup over the map's components (copied code included). */
+function mapLookup(set: ComponentSet): SpanLookup {
+  return async (address, _mode, from: CodeSpan) => {
+    const home = set.list.find((c) => c.span.bytes === from.bytes && c.start === from.start);
+    const found = set.lookup(address, home);
+    return 'component' in found ? { span: found.component.span } : { unresolved: found.unresolved };
+  };
+}
+
+interface ProgramProofArgs {
+  processor: 'arm9' | 'arm7';
+  address: number;
+  mode: 'arm' | 'thumb';
+  overlayId?: number | undefined;
+  maxCfgBlocks: number;
+  maxCfgInstructions: number;
+  maxCfgBytes: number;
+  maxCfgEdges: number;
+}
+
+/** The proof of one entry from the whole-program map: its evidence and tier, its call sites, its CFG. */
+async function programProof(map: ProgramMap, args: ProgramProofArgs, lowest: Tier, signal: AbortSignal) {
+  const p = args.processor;
+  const holders = map.set
+    .holding(args.address)
+    .filter((c) => args.overlayId === undefined || c.overlayId === args.overlayId);
+  if (holders.length === 0)
+    throw new ReMcpError('not-code', `${p} ${formatAddress(args.address)} is in no component of the map`, {
+      processor: p,
+      address: args.address,
+    });
+  if (holders.length > 1)
+    throw new ReMcpError(
+      'ambiguous-code-source',
+      `${p} ${formatAddress(args.address)} lies in ${holders.length} components; pass overlayId`,
+      { processor: p, address: args.address },
+    );
+  const comp = holders[0]!;
+  if (args.address % (args.mode === 'arm' ? 4 : 2) !== 0)
+    throw new ReMcpError(
+      'invalid-argument',
+      `${args.mode} code starts ${args.mode === 'arm' ? 4 : 2}-byte aligned; ${formatAddress(args.address)} is not`,
+    );
+  const key = entryKey(comp.index, args.mode, args.address);
+  const entry = map.built.walker.entries.get(key);
+  const fn = entry && entry.state !== 'refused' ? map.functionOf(key) : null;
+  const accepted = entry && entry.state !== 'refused' && TIER_RANK[TIERS[entry.tier]!] <= TIER_RANK[lowest];
+  const provenCoverage = map.coverage('proven');
+  const coverage = mapCoverageView(map.coverage(lowest));
+  const status: 'proven' | 'not-proven-function-entry' | 'proof-inconclusive' =
+    entry && entry.state !== 'refused' && entry.tier === 0
+      ? 'proven'
+      : !entry && provenCoverage.definitive
+        ? 'not-proven-function-entry'
+        : 'proof-inconclusive';
+  const identity = mapIdentityView(p, { component: comp, address: args.address, mode: args.mode });
+  const sites = fn
+    ? map.callSitesOf(fn).map((c) => {
+        const caller = map
+          .holders(c.at, 'heuristic')
+          .find((h) => h.component.index === c.comp)
+          ?.functions.find((f) => f.via === 'body')?.fn;
+        return {
+          at: formatAddress(c.at),
+          kind:
+            c.kind === 'register' || c.kind === 'stub'
+              ? ('constant-register-call' as const)
+              : ('direct-call' as const),
+          caller: caller ? mapIdentityView(p, caller) : identity,
+          target: formatAddress(c.target!),
+          targetMode: c.targetMode!,
+          callee: identity,
+          ...(c.conditional ? { condition: 'conditional' } : {}),
+          ...(c.definedAt !== null ? { definedAt: formatAddress(c.definedAt) } : {}),
+          ...(c.slot !== null ? { slot: formatAddress(c.slot) } : {}),
+        };
+      })
+    : [];
+  let cfg: ReturnType<typeof cfgView> | null = null;
+  if (accepted) {
+    const r = await analyzeControlFlow({
+      processor: p,
+      span: comp.span,
+      address: args.address,
+      mode: args.mode,
+      limits: {
+        blocks: args.maxCfgBlocks,
+        instructions: args.maxCfgInstructions,
+        bytes: args.maxCfgBytes,
+        edges: args.maxCfgEdges,
+      },
+      lookup: mapLookup(map.set),
+      signal,
+    });
+    cfg = cfgView(r);
+  }
+  const tier = entry && entry.state !== 'refused' ? TIERS[entry.tier]! : null;
+  return {
+    structured: {
+      identity,
+      component: comp.kind,
+      proof: {
+        status,
+        evidence: fn
+          ? evidenceOf(fn)
+          : entry
+            ? ([...new Set(entry.evidence.map((e) => e.class))] as ReturnType<typeof evidenceOf>)
+            : [],
+        tier,
+        sites,
+      },
+      search: {
+        status: map.built.status === 'complete' ? ('complete' as const) : ('truncated' as const),
+        truncation: [],
+        components: mapComponentsCoverage(map),
+        totals: {
+          functions: map.functions.length,
+          callSites: map.built.walker.calls.length,
+          blocks: map.built.walker.blocks.length,
+          instructions: 0,
+          bytes: coverage.codeBytes,
+          edges: 0,
+        },
+      },
+      coverage,
+      cfg,
+    },
+    text: `${p} ${args.mode} ${formatAddress(args.address)}: ${status}${tier ? ` (${tier}: ${[...new Set(entry!.evidence.map((e) => e.class))].join(', ')})` : ''}${cfg ? `; CFG ${cfg.blocks.length} blocks (${cfg.status})` : ''}${fn && fn.key !== key ? `; a second entry of the function at ${formatAddress(fn.address)}` : ''}\n${coverageText(coverage)}`,
+  };
+}

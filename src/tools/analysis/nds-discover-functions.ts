@@ -1,9 +1,11 @@
 // nds_discover_functions: the bounded proven-function call graph of one processor (program entry +
 // direct calls + optionally constant-register calls), with callers and callees per function.
 import { z } from 'zod/v4';
+import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import { type CallSite, type Evidence, identityKey } from '../../analysis/functions/discover.js';
 import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
-import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import { TIERS } from '../../analysis/program-map/types.js';
+import { addressOut, formatAddress, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
@@ -12,6 +14,8 @@ import {
   callSiteView,
   componentKindSchema,
   coverageFields,
+  coverageSchema,
+  coverageText,
   DISCOVERY_LIMITS,
   discoveryBudgets,
   discoveryTotalsSchema,
@@ -20,48 +24,88 @@ import {
   identityView,
   limitArgs,
   MAX_SEEDS,
+  mapCoverageView,
+  mapScopeArgs,
   phasedProgress,
   proofScopeArgs,
+  resolveEvidence,
+  searchCoverageView,
   searchStatusSchema,
+  tierSchema,
 } from './common.js';
+import {
+  DEFAULT_LOWEST,
+  evidenceOf,
+  MAP_LIMITS,
+  mapComponentsCoverage,
+  mapIdentityView,
+  mapLimitArgs,
+  mapProgress,
+  toolMap,
+} from './map-scope.js';
 
 /** Re-exported: the bench and nds_function_at name the discovery bounds by this tool. */
 export { DISCOVERY_LIMITS };
 
 const L = DISCOVERY_LIMITS;
 
+/** Program scope: one page of functions, and the callers and callees shown per function. */
+export const FUNCTION_PAGE = {
+  offset: { default: 0, min: 0, max: 10_000_000, unit: 'functions skipped (program scope)' },
+  limit: { default: 64, min: 1, max: 1024, unit: 'functions listed (program scope)' },
+} as const;
+const SHOWN = 16;
+
 export const ndsDiscoverFunctions = defineTool({
   name: 'nds_discover_functions',
-  title: 'Discover proven functions and their call graph',
+  title: 'Discover functions and their call graph',
   profiles: ['static'],
   description: {
-    purpose: 'Proven functions, callers and callees, walking from the entry point.',
+    purpose:
+      'Functions, callers and callees: proven from the entry point (bounded), or every tier (program).',
     useWhen:
       'the call graph; nds_analyze_function to prove one entry, nds_function_at for the function at an address.',
-    behaviour: 'only evidence proves an entry, never seeds, pointers or prologues; no function end claimed.',
+    behaviour:
+      'bounded: only proof makes an entry, never seeds; program: the whole-program map, each function with its tier and evidence, paged. No function end claimed.',
     limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({
     rom: romArg,
     processor: processorArg,
+    ...mapScopeArgs,
     ...proofScopeArgs,
     ...limitArgs(L),
+    ...mapLimitArgs,
+    offset: limitArg(FUNCTION_PAGE.offset),
+    limit: limitArg(FUNCTION_PAGE.limit),
   }),
   output: z.object({
     status: searchStatusSchema,
     truncation: coverageFields.truncation,
     evidence: evidenceListSchema,
     components: coverageFields.components,
+    coverage: coverageSchema,
     totals: discoveryTotalsSchema,
+    byTier: z.object(
+      Object.fromEntries(TIERS.map((t) => [t, z.number().int()])) as Record<
+        (typeof TIERS)[number],
+        z.ZodNumber
+      >,
+    ),
+    page: z.object(pageOut).nullable().describe('program scope: which functions this page lists'),
     functions: z.array(
       z.object({
         identity: identitySchema,
         component: componentKindSchema,
         evidence: evidenceListSchema,
+        tier: tierSchema,
         analysed: z.boolean(),
         cfgStatus: z.enum(['complete', 'truncated']).nullable(),
         blocks: z.number().int(),
-        callers: z.array(addressOut).describe('Call-site addresses that prove this entry'),
+        callers: z
+          .array(addressOut)
+          .describe('Call-site addresses that prove this entry (program: the first 16)'),
+        callerCount: z.number().int(),
         callees: z.array(
           z.object({
             at: addressOut,
@@ -79,14 +123,95 @@ export const ndsDiscoverFunctions = defineTool({
     ),
   }),
   annotations: READ_ONLY,
-  limits: L,
+  limits: { ...L, ...MAP_LIMITS, ...FUNCTION_PAGE },
   async handler(args, ctx) {
+    const chosen = resolveEvidence(args.scope, args.evidence);
     const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);
+    const mp = mapProgress(ctx);
     return store.withRom(
       args.rom,
       async (rom) => {
-        const evidence = new Set<Evidence>(args.evidence);
+        const p = args.processor;
+        if (args.scope === 'program') {
+          const lowest = args.lowestTier ?? DEFAULT_LOWEST;
+          const map = await toolMap(ctx, store, rom, p, chosen, args, mp.map);
+          const accepted = map.functions.filter((f) => TIERS.indexOf(f.tier) <= TIERS.indexOf(lowest));
+          const page = paginate(accepted, args.offset, args.limit);
+          const w = map.built.walker;
+          const callsIn = new Map<number, number[]>();
+          for (const [i, c] of w.calls.entries()) {
+            const list = callsIn.get(c.block) ?? [];
+            list.push(i);
+            callsIn.set(c.block, list);
+          }
+          const functions = page.items.map((f) => {
+            const sites = map.callSitesOf(f);
+            const body = map.built.bodies.get(f.key)!;
+            const callees = body.blocks
+              .flatMap((b) => callsIn.get(b) ?? [])
+              .map((i) => w.calls[i]!)
+              .filter((c) => c.target !== null && c.kind !== 'helper')
+              .slice(0, SHOWN)
+              .map((c) => {
+                const callee =
+                  c.targetComp !== null
+                    ? map.functionOf(`${c.targetComp}|${c.targetMode}|${c.target}`)
+                    : null;
+                return {
+                  at: formatAddress(c.at),
+                  kind:
+                    c.kind === 'register' || c.kind === 'stub'
+                      ? ('constant-register-call' as const)
+                      : ('direct-call' as const),
+                  target: formatAddress(c.target!),
+                  ...(callee ? { callee: mapIdentityView(p, callee) } : {}),
+                  ...(c.unresolved ? { unresolved: c.unresolved } : {}),
+                };
+              });
+            return {
+              identity: mapIdentityView(p, f),
+              component: f.component.kind,
+              evidence: evidenceOf(f),
+              tier: f.tier,
+              analysed: true,
+              cfgStatus: null,
+              blocks: f.blocks,
+              callers: sites.slice(0, SHOWN).map((c) => formatAddress(c.at)),
+              callerCount: sites.length,
+              callees,
+            };
+          });
+          const coverage = mapCoverageView(map.coverage(lowest));
+          const byTier = { proven: 0, referenced: 0, heuristic: 0 };
+          for (const f of accepted) byTier[f.tier]++;
+          const status = map.built.status === 'complete' ? ('complete' as const) : ('truncated' as const);
+          return {
+            structured: {
+              status,
+              truncation: [],
+              evidence: chosen,
+              components: mapComponentsCoverage(map),
+              coverage,
+              totals: {
+                functions: accepted.length,
+                callSites: w.calls.length,
+                blocks: w.blocks.length,
+                instructions: 0,
+                bytes: coverage.codeBytes,
+                edges: 0,
+              },
+              byTier,
+              page: { total: page.total, offset: page.offset, nextOffset: page.nextOffset },
+              functions,
+              callSites: [],
+              seeds: [],
+            },
+            text: `${p}: ${accepted.length} functions from the whole-program map (proven ${byTier.proven}, referenced ${byTier.referenced}, heuristic ${byTier.heuristic}), listing ${page.items.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; ${status}\n${coverageText(coverage)}`,
+          };
+        }
+        const evidence = new Set<Evidence>(chosen as Evidence[]);
+        const covered = new CoverageCollector();
         const { result, components, status } = await discoverInRom(store, rom, {
           processor: args.processor,
           seeds: args.seeds,
@@ -95,8 +220,11 @@ export const ndsDiscoverFunctions = defineTool({
           ...discoveryBudgets(args),
           signal: ctx.signal,
           onProgress: progress.work('functions'),
+          onBlock: (block, span) => covered.block(block, span),
         });
-        const p = args.processor;
+        const coverage = searchCoverageView(
+          covered.finish(rom.model, p, components, result.callSites, status === 'truncated'),
+        );
         // One pass over the call sites (in their order) gives every function's callers and callees.
         const callersOf = new Map<string, CallSite[]>();
         const calleesOf = new Map<string, CallSite[]>();
@@ -123,10 +251,12 @@ export const ndsDiscoverFunctions = defineTool({
             identity: identityView(p, f.identity),
             component: f.identity.component as ComponentKind,
             evidence: f.evidence,
+            tier: 'proven' as const,
             analysed: f.cfg !== null,
             cfgStatus: f.cfg?.status ?? null,
             blocks: f.cfg?.blocks.length ?? 0,
             callers,
+            callerCount: callers.length,
             callees,
           };
         });
@@ -136,9 +266,12 @@ export const ndsDiscoverFunctions = defineTool({
           structured: {
             status,
             truncation: result.truncation,
-            evidence: args.evidence,
+            evidence: chosen,
             components,
+            coverage,
             totals: { functions: functions.length, callSites: result.callSites.length, ...result.totals },
+            byTier: { proven: functions.length, referenced: 0, heuristic: 0 },
+            page: null,
             functions,
             callSites: result.callSites.map((s) => callSiteView(p, s)),
             seeds: result.seeds.map((s) => ({
@@ -146,11 +279,14 @@ export const ndsDiscoverFunctions = defineTool({
               cfgStatus: s.cfg?.status ?? null,
             })),
           },
-          text: `${p}: ${functions.length} proven functions (${byKind('direct-call')} by direct call, ${byKind('constant-register-call')} by constant-register call), ${result.callSites.length} call sites; ${status}${result.truncation.length ? ` (${result.truncation.join(', ')})` : ''}`,
+          text: `${p}: ${functions.length} proven functions (${byKind('direct-call')} by direct call, ${byKind('constant-register-call')} by constant-register call), ${result.callSites.length} call sites; ${status}${result.truncation.length ? ` (${result.truncation.join(', ')})` : ''}\n${coverageText(coverage)}`,
         };
       },
       ctx.signal,
-      progress.hash,
+      (done, total) => {
+        progress.hash(done, total);
+        mp.hash(done, total);
+      },
     );
   },
 });

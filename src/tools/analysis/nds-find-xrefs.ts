@@ -2,9 +2,11 @@
 // of the selected static scope (FIFO from the program entry and coverage seeds; proven calls expand
 // coverage), including references by value (literal words, constant-register calls).
 import { z } from 'zod/v4';
+import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import type { Evidence } from '../../analysis/functions/discover.js';
 import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
-import { XrefCollector, type XrefKind } from '../../analysis/xrefs/match.js';
+import { REF_KINDS } from '../../analysis/program-map/refs.js';
+import { XrefCollector } from '../../analysis/xrefs/match.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
 import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
@@ -15,17 +17,32 @@ import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   componentKindSchema,
   coverageFields,
+  coverageSchema,
+  coverageText,
   FUNCTION_CFG_MAX,
   type LimitTable,
   limitArgs,
   MAX_SEEDS,
+  mapCoverageView,
+  mapScopeArgs,
   modeSchema,
   phasedProgress,
   proofScopeArgs,
+  resolveEvidence,
   SEEDS_LIMIT,
+  searchCoverageView,
   searchStatusSchema,
+  tierSchema,
   type truncationSchema,
 } from './common.js';
+import {
+  DEFAULT_LOWEST,
+  MAP_LIMITS,
+  mapComponentsCoverage,
+  mapLimitArgs,
+  mapProgress,
+  toolMap,
+} from './map-scope.js';
 
 export const XREF_LIMITS = {
   maxComponents: { default: 32, max: 128, min: 1, unit: 'components' },
@@ -37,14 +54,8 @@ export const XREF_LIMITS = {
 } satisfies LimitTable;
 const L = XREF_LIMITS;
 
-const KINDS = [
-  'direct-branch',
-  'direct-call',
-  'literal-pool',
-  'pc-relative-address',
-  'literal-value',
-  'constant-register-call',
-] as const satisfies readonly XrefKind[];
+/** The bounded search's kinds, then the map's (switch cases, table entries, data words). */
+const KINDS = REF_KINDS;
 
 /** The one runtime address a ROM offset denotes for `processor`, or a refusal. */
 export function runtimeOfRomOffset(rom: RomHandle, processor: Processor, offset: number): number {
@@ -75,13 +86,13 @@ export function runtimeOfRomOffset(rom: RomHandle, processor: Processor, offset:
 
 export const ndsFindXrefs = defineTool({
   name: 'nds_find_xrefs',
-  title: 'Find proven references to an address',
+  title: 'Find references to an address',
   profiles: ['static'],
   description: {
-    purpose: 'Every reference to an address from proven-reachable code.',
+    purpose: 'Every reference to an address: instructions, and (program scope) data words and tables.',
     useWhen: 'who calls, jumps to or loads X; nds_list_references for what one window references.',
     behaviour:
-      'walks from the entry point and seeds; overlays only when seeded or called; literal-pool: the slot is the target, literal-value: its word (or target|1).',
+      'bounded: walks from the entry point and seeds, overlays only when seeded or called; program: the whole-program map, each xref with its tier. literal-pool: the slot is the target, literal-value: its word (or target|1).',
     limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({
@@ -89,8 +100,10 @@ export const ndsFindXrefs = defineTool({
     processor: processorArg,
     address: addressArg('Or give romOffset').optional(),
     romOffset: addressArg('Must map to one runtime address').optional(),
+    ...mapScopeArgs,
     ...proofScopeArgs,
     ...limitArgs(L),
+    ...mapLimitArgs,
   }),
   output: z.object({
     target: z.object({
@@ -101,10 +114,9 @@ export const ndsFindXrefs = defineTool({
         .describe('resolved | ambiguous | bss | unmapped (static ownership of the address)'),
     }),
     status: searchStatusSchema,
-    definitive: z
-      .boolean()
-      .describe('True only when status is complete: then no xref beyond these exists in scope'),
+    definitive: z.boolean().describe('True only when no reference beyond these can exist: see coverage'),
     ...coverageFields,
+    coverage: coverageSchema,
     totals: z.object({
       xrefs: z.number().int(),
       functions: z.number().int(),
@@ -119,23 +131,28 @@ export const ndsFindXrefs = defineTool({
         kind: z.enum(KINDS),
         component: componentKindSchema,
         overlayId: z.number().int().nullable(),
-        mode: modeSchema,
+        mode: z.enum(['arm', 'thumb', 'data']),
+        tier: tierSchema,
         targetMode: modeSchema.optional(),
         slot: addressOut.optional(),
         value: addressOut.optional(),
         via: z.enum(['blx', 'bx', 'mov-lr-pc-bx']).optional(),
         condition: z.string().optional(),
+        table: addressOut.optional().describe('A data reference: the first word of its table'),
+        loadedBy: z.array(addressOut).optional().describe('Instructions loading that table'),
       }),
     ),
   }),
   annotations: READ_ONLY,
-  limits: { ...L, seeds: SEEDS_LIMIT },
+  limits: { ...L, seeds: SEEDS_LIMIT, ...MAP_LIMITS },
   async handler(args, ctx) {
     if ((args.address === undefined) === (args.romOffset === undefined)) {
       throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');
     }
+    const evidence = resolveEvidence(args.scope, args.evidence);
     const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);
+    const mp = mapProgress(ctx);
     return store.withRom(
       args.rom,
       async (rom) => {
@@ -143,12 +160,63 @@ export const ndsFindXrefs = defineTool({
           args.address !== undefined
             ? args.address
             : runtimeOfRomOffset(rom, args.processor, args.romOffset!);
+        const ownership = resolveRuntimeAddress(rom.model, args.processor, target).status;
+        const targetView = {
+          address: formatAddress(target),
+          ...(args.romOffset !== undefined ? { romOffset: formatAddress(args.romOffset) } : {}),
+          ownership,
+        };
+        if (args.scope === 'program') {
+          const lowest = args.lowestTier ?? DEFAULT_LOWEST;
+          const map = await toolMap(ctx, store, rom, args.processor, evidence, args, mp.map);
+          const all = map.xrefs(target, lowest);
+          const coverage = mapCoverageView(map.coverage(lowest));
+          const truncation: z.infer<typeof truncationSchema>[] = [];
+          if (all.length > args.maxXrefs) truncation.push('xref-limit');
+          const status: 'complete' | 'truncated' =
+            map.built.status !== 'complete' || truncation.length > 0 ? 'truncated' : 'complete';
+          const xrefs = all.slice(0, args.maxXrefs).map((x) => ({
+            from: formatAddress(x.from),
+            kind: x.kind,
+            component: x.component.kind,
+            overlayId: x.component.overlayId,
+            mode: x.mode,
+            tier: x.tier,
+            ...(x.slot !== null ? { slot: formatAddress(x.slot), value: formatAddress(x.to) } : {}),
+            ...(x.conditional ? { condition: 'conditional' } : {}),
+            ...(x.table !== null
+              ? { table: formatAddress(x.table), loadedBy: x.loadedBy.map(formatAddress) }
+              : {}),
+          }));
+          const definitive = status === 'complete' && coverage.definitive;
+          return {
+            structured: {
+              target: targetView,
+              status,
+              definitive,
+              truncation,
+              components: mapComponentsCoverage(map),
+              coverage,
+              totals: {
+                xrefs: xrefs.length,
+                functions: map.functions.length,
+                blocks: map.built.walker.blocks.length,
+                instructions: 0,
+                bytes: coverage.codeBytes,
+                edges: 0,
+              },
+              xrefs,
+            },
+            text: `${args.processor} ${formatAddress(target)}: ${all.length} xref(s) from the whole-program map (${lowest} tier and above); ${status}${definitive ? ', definitive' : ' - not a definitive negative'}\n${coverageText(coverage)}`,
+          };
+        }
         const collector = new XrefCollector(target, args.maxXrefs);
+        const covered = new CoverageCollector();
         const { result, components, status } = await discoverInRom(store, rom, {
           processor: args.processor,
           seeds: args.seeds,
           overlayIds: args.overlayIds,
-          evidence: new Set<Evidence>(args.evidence),
+          evidence: new Set<Evidence>(evidence as Evidence[]),
           // Functions and call sites are bounded by blocks and instructions (one block per function,
           // one instruction per call site), so they never bind first.
           limits: {
@@ -163,7 +231,10 @@ export const ndsFindXrefs = defineTool({
           local: FUNCTION_CFG_MAX,
           signal: ctx.signal,
           onProgress: progress.work('xref search'),
-          onBlock: (block, span) => collector.block(block, span),
+          onBlock: (block, span) => {
+            collector.block(block, span);
+            covered.block(block, span);
+          },
         });
         for (const s of result.callSites) {
           if (s.kind !== 'constant-register-call' || s.target !== target || !s.callee) continue;
@@ -184,6 +255,15 @@ export const ndsFindXrefs = defineTool({
         if (collector.overflow) truncation.push('xref-limit');
         const finalTruncation = [...new Set(truncation)].sort() as z.infer<typeof truncationSchema>[];
         const finalStatus = finalTruncation.length > 0 ? 'truncated' : status;
+        const coverage = searchCoverageView(
+          covered.finish(
+            rom.model,
+            args.processor,
+            components,
+            result.callSites,
+            finalStatus === 'truncated',
+          ),
+        );
         const xrefs = collector.xrefs
           .sort((a, b) => a.from - b.from || a.kind.localeCompare(b.kind))
           .map((x) => ({
@@ -192,32 +272,33 @@ export const ndsFindXrefs = defineTool({
             component: x.component as ComponentKind,
             overlayId: x.overlayId,
             mode: x.mode,
+            tier: 'proven' as const,
             ...(x.targetMode ? { targetMode: x.targetMode } : {}),
             ...(x.slot !== undefined ? { slot: formatAddress(x.slot) } : {}),
             ...(x.value !== undefined ? { value: formatAddress(x.value) } : {}),
             ...(x.via ? { via: x.via } : {}),
             ...(x.condition ? { condition: x.condition } : {}),
           }));
-        const ownership = resolveRuntimeAddress(rom.model, args.processor, target).status;
+        const definitive = finalStatus === 'complete' && coverage.definitive;
         return {
           structured: {
-            target: {
-              address: formatAddress(target),
-              ...(args.romOffset !== undefined ? { romOffset: formatAddress(args.romOffset) } : {}),
-              ownership,
-            },
+            target: targetView,
             status: finalStatus,
-            definitive: finalStatus === 'complete',
+            definitive,
             truncation: finalTruncation,
             components,
+            coverage,
             totals: { xrefs: xrefs.length, functions: result.functions.length, ...result.totals },
             xrefs,
           },
-          text: `${args.processor} ${formatAddress(target)}: ${xrefs.length} xref(s); ${finalStatus}${finalTruncation.length ? ` (${finalTruncation.join(', ')})` : ''}${finalStatus === 'complete' ? '' : ' - not a definitive negative'}`,
+          text: `${args.processor} ${formatAddress(target)}: ${xrefs.length} xref(s); ${finalStatus}${finalTruncation.length ? ` (${finalTruncation.join(', ')})` : ''}${definitive ? ', definitive' : ' - not a definitive negative'}\n${coverageText(coverage)}`,
         };
       },
       ctx.signal,
-      progress.hash,
+      (done, total) => {
+        progress.hash(done, total);
+        mp.hash(done, total);
+      },
     );
   },
 });

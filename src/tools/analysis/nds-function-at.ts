@@ -1,8 +1,11 @@
 // nds_function_at: the proven function(s) whose analysed CFG holds an address, from one bounded
 // discovery; when none, whether that is a complete negative or a coverage gap.
 import { z } from 'zod/v4';
+import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
 import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { BYTE_CLASS_NAMES } from '../../analysis/program-map/types.js';
+import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
@@ -10,6 +13,8 @@ import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js'
 import {
   componentKindSchema,
   coverageFields,
+  coverageSchema,
+  coverageText,
   DISCOVERY_LIMITS,
   discoveryBudgets,
   evidenceListSchema,
@@ -17,24 +22,43 @@ import {
   identityView,
   limitArgs,
   MAX_SEEDS,
+  mapCoverageView,
+  mapScopeArgs,
   modeSchema,
   phasedProgress,
   proofScopeArgs,
+  resolveEvidence,
   SEEDS_LIMIT,
+  searchCoverageView,
   searchStatusSchema,
+  tierSchema,
 } from './common.js';
+import {
+  DEFAULT_LOWEST,
+  evidenceOf,
+  MAP_LIMITS,
+  mapComponentsCoverage,
+  mapComponentView,
+  mapIdentityView,
+  mapLimitArgs,
+  mapProgress,
+  toolMap,
+} from './map-scope.js';
 
 const L = DISCOVERY_LIMITS;
 
+/** Callers listed per match; the rest are counted. */
+const CALLERS_SHOWN = 16;
+
 export const ndsFunctionAt = defineTool({
   name: 'nds_function_at',
-  title: 'Proven function containing an address',
+  title: 'Function containing an address',
   profiles: ['static'],
   description: {
-    purpose: 'Proven function(s) whose analysed CFG holds an address, with proof.',
+    purpose: 'Function(s) whose analysed body holds an address, with their evidence, and what the byte is.',
     useWhen: 'which function holds an address; nds_analyze_function when you have the entry.',
     behaviour:
-      'shared code lists every owner; complete-negative only when discovery completed, else coverage-gap.',
+      'shared code lists every owner; complete-negative only when coverage is definitive (nothing left unanalysed), else coverage-gap.',
     limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({
@@ -42,8 +66,10 @@ export const ndsFunctionAt = defineTool({
     processor: processorArg,
     address: addressArg('Address inside a function'),
     overlayId: overlayIdArg("Only this overlay's blocks match."),
+    ...mapScopeArgs,
     ...proofScopeArgs,
     ...limitArgs(L),
+    ...mapLimitArgs,
   }),
   output: z.object({
     address: addressOut,
@@ -53,34 +79,123 @@ export const ndsFunctionAt = defineTool({
         identity: identitySchema,
         component: componentKindSchema,
         evidence: evidenceListSchema,
+        tier: tierSchema,
         callers: z.array(addressOut),
-        block: z.object({ address: addressOut, end: addressOut, mode: modeSchema }),
+        callerCount: z.number().int(),
+        via: z
+          .enum(['body', 'literal', 'jump-table'])
+          .describe('body: code of it; literal/jump-table: data its code reads'),
+        block: z.object({ address: addressOut, end: addressOut, mode: modeSchema }).nullable(),
       }),
     ),
+    bytes: z
+      .array(
+        z.object({
+          component: componentKindSchema,
+          overlayId: z.number().int().nullable(),
+          autoloadIndex: z.number().int().optional(),
+          byteClass: z.enum(BYTE_CLASS_NAMES),
+          tier: tierSchema.nullable(),
+        }),
+      )
+      .describe('program scope: what each component holding the address has there'),
     discovery: z.object({
       status: searchStatusSchema,
       ...coverageFields,
       functions: z.number().int(),
     }),
+    coverage: coverageSchema,
   }),
   annotations: READ_ONLY,
-  limits: { ...L, seeds: SEEDS_LIMIT },
+  limits: { ...L, seeds: SEEDS_LIMIT, ...MAP_LIMITS },
   async handler(args, ctx) {
+    const evidence = resolveEvidence(args.scope, args.evidence);
     const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);
+    const mp = mapProgress(ctx);
     return store.withRom(
       args.rom,
       async (rom) => {
         const p = args.processor;
+        if (args.scope === 'program') {
+          if (args.overlayId !== undefined && !rom.model.overlays[p].some((o) => o.id === args.overlayId))
+            throw new ReMcpError('not-found', `${p} has no overlay ${args.overlayId}`, {
+              overlayId: args.overlayId,
+            });
+          const lowest = args.lowestTier ?? DEFAULT_LOWEST;
+          const map = await toolMap(ctx, store, rom, p, evidence, args, mp.map);
+          const holders = map
+            .holders(args.address, lowest)
+            .filter((h) => args.overlayId === undefined || h.component.overlayId === args.overlayId);
+          const matches = holders.flatMap((h) =>
+            h.functions.map((f) => {
+              const sites = map.callSitesOf(f.fn);
+              return {
+                identity: mapIdentityView(p, f.fn),
+                component: f.fn.component.kind,
+                evidence: evidenceOf(f.fn),
+                tier: f.fn.tier,
+                callers: sites.slice(0, CALLERS_SHOWN).map((c) => formatAddress(c.at)),
+                callerCount: sites.length,
+                via: f.via,
+                block: f.block
+                  ? {
+                      address: formatAddress(f.block.start),
+                      end: formatAddress(f.block.end),
+                      mode: f.block.mode,
+                    }
+                  : null,
+              };
+            }),
+          );
+          const coverage = mapCoverageView(map.coverage(lowest));
+          const reason: 'found' | 'complete-negative' | 'coverage-gap' =
+            matches.length > 0 ? 'found' : coverage.definitive ? 'complete-negative' : 'coverage-gap';
+          const bytes = holders.map((h) => ({
+            ...mapComponentView(h.component),
+            byteClass: h.byteClass,
+            tier: h.tier,
+          }));
+          return {
+            structured: {
+              address: formatAddress(args.address),
+              reason,
+              matches,
+              bytes,
+              discovery: {
+                status: map.built.status === 'complete' ? ('complete' as const) : ('truncated' as const),
+                truncation: [],
+                components: mapComponentsCoverage(map),
+                functions: map.functions.length,
+              },
+              coverage,
+            },
+            text: `${p} ${formatAddress(args.address)}: ${
+              matches.length > 0
+                ? matches
+                    .map(
+                      (m) =>
+                        `${m.via === 'body' ? 'in' : `${m.via} of`} ${m.identity.mode} function ${m.identity.address} (${m.tier}: ${m.evidence.join(', ')})`,
+                    )
+                    .join('; ')
+                : `${bytes.map((b) => `${b.component} ${b.byteClass}${b.tier ? ` (${b.tier})` : ''}`).join(', ') || 'in no component'}; ${reason === 'complete-negative' ? 'in no function (the map is definitive)' : 'no function found: not a definitive negative'}`
+            }\n${coverageText(coverage)}`,
+          };
+        }
+        const covered = new CoverageCollector();
         const { result, components, status } = await discoverInRom(store, rom, {
           processor: p,
           seeds: args.seeds,
           overlayIds: args.overlayIds,
-          evidence: new Set<Evidence>(args.evidence),
+          evidence: new Set<Evidence>(evidence as Evidence[]),
           ...discoveryBudgets(args),
           signal: ctx.signal,
           onProgress: progress.work('functions'),
+          onBlock: (block, span) => covered.block(block, span),
         });
+        const coverage = searchCoverageView(
+          covered.finish(rom.model, p, components, result.callSites, status === 'truncated'),
+        );
         const matches = [];
         for (const f of result.functions) {
           const block = f.cfg?.blocks.find(
@@ -91,29 +206,39 @@ export const ndsFunctionAt = defineTool({
           );
           if (!block) continue;
           const key = identityKey(f.identity);
+          const callers = result.callSites
+            .filter((s) => s.callee && identityKey(s.callee) === key)
+            .map((s) => formatAddress(s.at));
           matches.push({
             identity: identityView(p, f.identity),
             component: f.identity.component as ComponentKind,
             evidence: f.evidence,
-            callers: result.callSites
-              .filter((s) => s.callee && identityKey(s.callee) === key)
-              .map((s) => formatAddress(s.at)),
+            tier: 'proven' as const,
+            callers,
+            callerCount: callers.length,
+            via: 'body' as const,
             block: { address: formatAddress(block.address), end: formatAddress(block.end), mode: block.mode },
           });
         }
         const reason: 'found' | 'complete-negative' | 'coverage-gap' =
-          matches.length > 0 ? 'found' : status === 'complete' ? 'complete-negative' : 'coverage-gap';
+          matches.length > 0
+            ? 'found'
+            : status === 'complete' && coverage.definitive
+              ? 'complete-negative'
+              : 'coverage-gap';
         return {
           structured: {
             address: formatAddress(args.address),
             reason,
             matches,
+            bytes: [],
             discovery: {
               status,
               truncation: result.truncation,
               components,
               functions: result.functions.length,
             },
+            coverage,
           },
           text: `${p} ${formatAddress(args.address)}: ${
             matches.length > 0
@@ -123,13 +248,16 @@ export const ndsFunctionAt = defineTool({
                   )
                   .join('; ')
               : reason === 'complete-negative'
-                ? 'in no proven function (discovery complete)'
-                : `no proven function found, but discovery was ${status}: not a definitive negative`
-          }`,
+                ? 'in no proven function (discovery complete, coverage definitive)'
+                : `no proven function found (discovery ${status}): not a definitive negative`
+          }\n${coverageText(coverage)}`,
         };
       },
       ctx.signal,
-      progress.hash,
+      (done, total) => {
+        progress.hash(done, total);
+        mp.hash(done, total);
+      },
     );
   },
 });

@@ -1,6 +1,8 @@
 // nds_correlate_stop_context: the stopped owned DeSmuME CPU mapped back to the canonical static model
 // (every candidate kept), with the live bytes deciding which overlay is loaded.
 import { z } from 'zod/v4';
+import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
+import { TIERS } from '../../analysis/program-map/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
 import { CORRELATE_LIMITS, type Correlation, correlateStop } from '../../debug/correlate/correlate.js';
@@ -15,11 +17,13 @@ const TIMEOUT = { default: 3_000, min: 100, max: 30_000 };
 
 const mode = z.enum(['arm', 'thumb']);
 const identity = z.object({ address: addressOut, mode, overlayId: z.number().int().nullable() });
+const tier = z.enum(TIERS);
 const functionOut = z.object({
   identity,
   evidence: z.array(z.string()),
   block: z.object({ address: addressOut, end: addressOut, mode }),
-  authority: z.literal('static-proven'),
+  tier,
+  authority: z.enum(['static-proven', 'static-referenced', 'static-heuristic']),
 });
 const frameOut = z.object({
   address: addressOut,
@@ -28,9 +32,10 @@ const frameOut = z.object({
   liveMatches: z.number().int(),
   candidates: z.array(
     z.object({
-      component: z.enum(['main', 'autoload', 'overlay', 'dsi-main']),
+      component: z.enum(['main', 'autoload', 'overlay', 'dsi-main', 'copied']),
       overlayId: z.number().int().nullable(),
       autoloadIndex: z.number().int().nullable(),
+      copiedIndex: z.number().int().nullable().describe('A block the start-up code copies here'),
       region: z.enum(['file-backed', 'initialized-derived', 'bss']),
       romOffset: addressOut.nullable(),
       compressed: z.boolean(),
@@ -96,7 +101,8 @@ function functionView(
     identity: { address: hex(f.identity.address), mode: f.identity.mode, overlayId: f.identity.overlayId },
     evidence: f.evidence,
     block: { address: hex(f.block.address), end: hex(f.block.end), mode: f.block.mode },
-    authority: 'static-proven',
+    tier: f.tier,
+    authority: `static-${f.tier}`,
   };
 }
 
@@ -106,12 +112,13 @@ function describe(c: Correlation): string {
       return `${name} ${hex(f.address)} (${f.mode}): in no static component`;
     const parts = f.candidates.map((k) => {
       const who = k.component === 'overlay' ? `overlay ${k.overlayId}` : k.component;
-      const fn = k.functions[0] ? ` fn ${hex(k.functions[0].identity.address)}` : '';
+      const fn = k.functions[0] ? ` fn ${hex(k.functions[0].identity.address)} (${k.functions[0].tier})` : '';
       return `${who} [${k.live.status}]${fn}`;
     });
     return `${name} ${hex(f.address)} (${f.mode ?? 'mode unknown'}): ${parts.join('; ')}`;
   };
-  return `${c.processor} gen ${c.generation}: ${frame('pc', c.pc)} | ${frame('lr', c.caller)} | backtrace ${c.backtrace.entries.length} entr${c.backtrace.entries.length === 1 ? 'y' : 'ies'}`;
+  const cov = c.coverage;
+  return `${c.processor} gen ${c.generation}: ${frame('pc', c.pc)} | ${frame('lr', c.caller)} | backtrace ${c.backtrace.entries.length} entr${c.backtrace.entries.length === 1 ? 'y' : 'ies'}\n${cov.analysis} analysis: ${cov.classifiedBytes}/${cov.executableBytes} bytes classified; ${cov.definitive ? 'negatives are definitive' : `negatives are not definitive (${cov.notDefinitive.join('; ')})`}`;
 }
 
 export const ndsCorrelateStopContext = defineTool({
@@ -132,6 +139,13 @@ export const ndsCorrelateStopContext = defineTool({
     stackWords: limitArg(L.stackWords).describe('32-bit words read from SP for the backtrace.'),
     referenceLimit: limitArg(L.referenceLimit).describe('Per candidate.'),
     liveCheck: z.boolean().default(true),
+    analysis: z
+      .enum(['bounded', 'program'])
+      .default('bounded')
+      .describe(
+        'bounded: the standard proven discovery; program: the whole-program map (build it first with nds_program_map on large ROMs: timeoutMs bounds this call)',
+      ),
+    lowestTier: z.enum(TIERS).optional().describe('program: the lowest tier accepted (default heuristic)'),
     timeoutMs: timeoutInput(TIMEOUT),
   }),
   output: z.object({
@@ -164,7 +178,13 @@ export const ndsCorrelateStopContext = defineTool({
             z.object({
               function: identity,
               functionEvidence: z.array(z.string()),
-              evidence: z.enum(['after-proven-call-site', 'inside-proven-function']),
+              evidence: z.enum([
+                'after-proven-call-site',
+                'inside-proven-function',
+                'after-call-site',
+                'inside-function',
+              ]),
+              tier,
               callSite: addressOut.nullable(),
             }),
           ),
@@ -175,6 +195,15 @@ export const ndsCorrelateStopContext = defineTool({
       status: z.enum(['complete', 'partial-coverage', 'truncated']),
       truncation: z.array(z.string()),
       functions: z.number().int(),
+    }),
+    coverage: z.object({
+      analysis: z.enum(['bounded', 'program']),
+      lowestTier: tier,
+      executableBytes: z.number().int(),
+      classifiedBytes: z.number().int(),
+      unclassifiedBytes: z.number().int(),
+      definitive: z.boolean().describe('Whether complete-negative function reasons are definitive'),
+      notDefinitive: z.array(z.string()),
     }),
     liveCheck: z.boolean(),
   }),
@@ -196,6 +225,13 @@ export const ndsCorrelateStopContext = defineTool({
       try {
         c = await correlateStop({
           store: getRomStore(ctx.services),
+          maps: getProgramMaps(ctx.services),
+          analysis: args.analysis,
+          lowestTier: args.lowestTier ?? 'heuristic',
+          mapLimits: {
+            maxCodeBytes: MAP_LIMITS.maxCodeBytes.default,
+            maxSeconds: Math.ceil(args.timeoutMs / 1000),
+          },
           generation,
           cpu,
           processor: args.processor,
@@ -222,6 +258,7 @@ export const ndsCorrelateStopContext = defineTool({
           rom: c.rom,
           stopReason: c.stopReason,
           discovery: c.discovery,
+          coverage: c.coverage,
           liveCheck: c.liveCheck,
           registers: {
             pc: hex(c.registers.pc),
@@ -245,6 +282,7 @@ export const ndsCorrelateStopContext = defineTool({
                 function: functionView(m.function).identity,
                 functionEvidence: m.function.evidence,
                 evidence: m.evidence,
+                tier: m.function.tier,
                 callSite: m.callSite === null ? null : hex(m.callSite),
               })),
             })),

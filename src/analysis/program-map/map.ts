@@ -1,0 +1,386 @@
+// A finished whole-program map and its questions: what each component's bytes are (by class and
+// tier), the functions (each with its evidence and tier), who references an address (instructions and
+// data, each with its tier), what holds an address, and how complete all that is for a caller's lowest
+// accepted tier. Every answer is a lookup: the work was done when the map was built.
+import type { ArmMode } from '../../arm/types.js';
+import type { BuiltMap } from './build.js';
+import type { ComponentSet, MapComponent } from './components.js';
+import { type MapRef, type MapRefKind, REF_KINDS } from './refs.js';
+import {
+  BYTE_CLASS_NAMES,
+  ByteClass,
+  type ByteClassName,
+  byteClassName,
+  type EntryEvidence,
+  isCode,
+  NO_TIER,
+  TIER_RANK,
+  TIERS,
+  type Tier,
+} from './types.js';
+import type { MapBlock, MapCall } from './walker.js';
+
+export interface MapFunction {
+  key: string;
+  component: MapComponent;
+  address: number;
+  mode: ArmMode;
+  tier: Tier;
+  evidence: EntryEvidence[];
+  /** Call instructions that name this entry (direct, through a veneer, or by constant register). */
+  callers: number;
+  /** Blocks of its body and the entries it tail-branches to. */
+  blocks: number;
+  tailCalls: string[];
+  /** Other ways into its body (labels BL also calls). */
+  secondaryEntries: number[];
+  returns: boolean | null;
+}
+
+export interface UnresolvedCounts {
+  /** Calls whose target lies in no component (code the map cannot see). */
+  unmapped: number;
+  /** Calls into a range several overlays share. */
+  ambiguous: number;
+  /** Calls into BSS or an undecodable component. */
+  runtimeOnly: number;
+  /** Register calls whose target no evidence gives. */
+  indirectCalls: number;
+  /** Indirect branches the walk could not resolve (not returns, not bounded switches). */
+  indirectBranches: number;
+}
+
+export interface MapCoverage {
+  lowestTier: Tier;
+  executableBytes: number;
+  /** Bytes classified (code or positively non-code) at an accepted tier. */
+  classifiedBytes: number;
+  codeBytes: number;
+  /** Bytes nothing classified. */
+  unclassifiedBytes: number;
+  /** Bytes classified only at a tier below the lowest accepted. */
+  belowTierBytes: number;
+  /** Bytes of components that could not be read (a compressed overlay that does not decode). */
+  unavailableBytes: number;
+  unresolved: UnresolvedCounts;
+  truncated: boolean;
+  /** True only when nothing the answer could have missed is left (see notDefinitive otherwise). */
+  definitive: boolean;
+  notDefinitive: string[];
+}
+
+export interface MapXref {
+  from: number;
+  to: number;
+  kind: MapRefKind;
+  component: MapComponent;
+  mode: ArmMode | 'data';
+  tier: Tier;
+  conditional: boolean;
+  /** literal-value: the literal slot. */
+  slot: number | null;
+  /** table-entry / data-word: the first word of the table the reference sits in. */
+  table: number | null;
+  /** table-entry / data-word: the instructions that load the table's address. */
+  loadedBy: number[];
+}
+
+export interface MapHolder {
+  component: MapComponent;
+  byteClass: ByteClassName;
+  /** The tier that classified the byte; null when unclassified. */
+  tier: Tier | null;
+  /** Functions whose bodies hold it (code), or whose code loads it (a literal or a jump table). */
+  functions: { fn: MapFunction; via: 'body' | 'literal' | 'jump-table'; block: MapBlock | null }[];
+}
+
+const rankOf = (t: number) => (t === NO_TIER ? NO_TIER : t);
+
+export class ProgramMap {
+  readonly functions: MapFunction[];
+  private readonly byKey = new Map<string, MapFunction>();
+  private readonly callers = new Map<string, number[]>();
+
+  constructor(
+    readonly built: BuiltMap,
+    readonly set: ComponentSet,
+    readonly sha256: string,
+  ) {
+    const w = built.walker;
+    for (const [i, c] of w.calls.entries()) {
+      if (c.target === null || c.targetComp === null || c.targetMode === null) continue;
+      const key = `${c.targetComp}|${c.targetMode}|${c.target}`;
+      const list = this.callers.get(key) ?? [];
+      list.push(i);
+      this.callers.set(key, list);
+      if (c.via !== null && c.viaMode !== null && c.kind === 'veneer') {
+        const via = w.set.lookup(c.via, w.component(c.comp));
+        if ('component' in via) {
+          const vkey = `${via.component.index}|${c.viaMode}|${c.via}`;
+          this.callers.set(vkey, [...(this.callers.get(vkey) ?? []), i]);
+        }
+      }
+    }
+    const secondary = new Map<string, number[]>();
+    for (const b of built.bodies.values()) {
+      if (b.secondaryOf)
+        secondary.set(b.secondaryOf, [...(secondary.get(b.secondaryOf) ?? []), b.entry.address]);
+    }
+    this.functions = [];
+    for (const b of built.bodies.values()) {
+      const e = b.entry;
+      if (e.orphan || b.secondaryOf || e.state === 'refused') continue;
+      const fn: MapFunction = {
+        key: e.key,
+        component: w.component(e.comp),
+        address: e.address,
+        mode: e.mode,
+        tier: TIERS[e.tier]!,
+        evidence: e.evidence,
+        callers: this.callers.get(e.key)?.length ?? 0,
+        blocks: b.blocks.length,
+        tailCalls: b.tailCalls,
+        secondaryEntries: secondary.get(e.key) ?? [],
+        returns: e.returns,
+      };
+      this.functions.push(fn);
+      this.byKey.set(e.key, fn);
+    }
+    this.functions.sort(
+      (a, b) =>
+        a.component.index - b.component.index || a.address - b.address || a.mode.localeCompare(b.mode),
+    );
+  }
+
+  get processor() {
+    return this.built.processor;
+  }
+
+  /** The function of an entry key, following a secondary entry to its host. */
+  functionOf(key: string): MapFunction | null {
+    const f = this.byKey.get(key);
+    if (f) return f;
+    const host = this.built.bodies.get(key)?.secondaryOf;
+    return host ? (this.byKey.get(host) ?? null) : null;
+  }
+
+  /** The call instructions naming a function. */
+  callSitesOf(fn: MapFunction): MapCall[] {
+    return (this.callers.get(fn.key) ?? []).map((i) => this.built.walker.calls[i]!);
+  }
+
+  /** Byte counts of one component, by class and by the tier that classified them. */
+  componentBytes(comp: MapComponent): {
+    classes: Record<ByteClassName, number>;
+    tiers: Record<Tier | 'unclassified', number>;
+  } {
+    const classes = Object.fromEntries(BYTE_CLASS_NAMES.map((n) => [n, 0])) as Record<ByteClassName, number>;
+    const tiers: Record<Tier | 'unclassified', number> = {
+      proven: 0,
+      referenced: 0,
+      heuristic: 0,
+      unclassified: 0,
+    };
+    const counts = new Uint32Array(16);
+    const tierCounts = new Uint32Array(4);
+    for (let i = 0; i < comp.cls.length; i++) {
+      counts[comp.cls[i]!]!++;
+      const t = comp.tier[i]!;
+      tierCounts[t === NO_TIER ? 3 : t]!++;
+    }
+    for (let c = 0; c < 16; c++) if (counts[c]) classes[byteClassName(c)] += counts[c]!;
+    tiers.proven = tierCounts[0]!;
+    tiers.referenced = tierCounts[1]!;
+    tiers.heuristic = tierCounts[2]!;
+    tiers.unclassified = tierCounts[3]!;
+    return { classes, tiers };
+  }
+
+  /** How complete the map is for a caller accepting tiers down to `lowest`. */
+  coverage(lowest: Tier): MapCoverage {
+    const max = TIER_RANK[lowest];
+    let executable = 0;
+    let classified = 0;
+    let code = 0;
+    let unclassified = 0;
+    let below = 0;
+    for (const comp of this.set.list) {
+      executable += comp.cls.length;
+      for (let i = 0; i < comp.cls.length; i++) {
+        const c = comp.cls[i]!;
+        const t = rankOf(comp.tier[i]!);
+        if (c === ByteClass.unknown) unclassified++;
+        else if (t > max) below++;
+        else {
+          classified++;
+          if (isCode(c)) code++;
+        }
+      }
+    }
+    const unavailable = this.set.unavailable.reduce((n, u) => n + (u.end - u.start), 0);
+    const unresolved: UnresolvedCounts = {
+      unmapped: 0,
+      ambiguous: 0,
+      runtimeOnly: 0,
+      indirectCalls: 0,
+      indirectBranches: 0,
+    };
+    const w = this.built.walker;
+    for (const c of w.calls) {
+      if (c.tier > max) continue;
+      if (c.unresolved === 'unmapped') unresolved.unmapped++;
+      else if (c.unresolved === 'ambiguous-code-source') unresolved.ambiguous++;
+      else if (c.unresolved !== null) unresolved.runtimeOnly++;
+      else if ((c.kind === 'register' || c.kind === 'stub') && c.target === null) unresolved.indirectCalls++;
+    }
+    for (const b of w.blocks) if (b.term === 'indirect' && b.tier <= max) unresolved.indirectBranches++;
+    const truncated = this.built.status !== 'complete';
+    const notDefinitive: string[] = [];
+    if (unclassified > 0) notDefinitive.push(`${unclassified} executable bytes unclassified`);
+    if (below > 0) notDefinitive.push(`${below} bytes classified only below the ${lowest} tier`);
+    if (unavailable > 0) notDefinitive.push(`${unavailable} bytes of components that could not be read`);
+    if (unresolved.unmapped > 0) notDefinitive.push(`${unresolved.unmapped} calls into unmapped code`);
+    if (unresolved.runtimeOnly > 0)
+      notDefinitive.push(`${unresolved.runtimeOnly} calls into BSS or undecodable code`);
+    if (truncated) notDefinitive.push(`the map stopped early (${this.built.truncation.join(', ')})`);
+    return {
+      lowestTier: lowest,
+      executableBytes: executable,
+      classifiedBytes: classified,
+      codeBytes: code,
+      unclassifiedBytes: unclassified,
+      belowTierBytes: below,
+      unavailableBytes: unavailable,
+      unresolved,
+      truncated,
+      definitive: notDefinitive.length === 0,
+      notDefinitive,
+    };
+  }
+
+  /** Every reference to `target` (a Thumb function also through its address + 1) at accepted tiers. */
+  xrefs(target: number, lowest: Tier): MapXref[] {
+    const w = this.built.walker;
+    const max = TIER_RANK[lowest];
+    const out: MapXref[] = [];
+    const seen = new Set<string>();
+    const loaders = (table: number) =>
+      w.refs
+        .to_(table)
+        .map((i) => w.refs.get(i))
+        .filter((r) => r.kind === 'literal-value' || r.kind === 'pc-relative-address')
+        .filter((r) => TIER_RANK[r.tier] <= max)
+        .map((r) => r.from);
+    const push = (r: MapRef) => {
+      if (TIER_RANK[r.tier] > max) return;
+      const key = `${r.component}|${r.mode}|${r.from}|${r.kind}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      const table = r.kind === 'table-entry' || r.kind === 'data-word' ? r.extra : null;
+      out.push({
+        from: r.from,
+        to: r.to,
+        kind: r.kind,
+        component: w.component(r.component),
+        mode: r.mode,
+        tier: r.tier,
+        conditional: r.conditional,
+        slot: r.kind === 'literal-value' ? r.extra : null,
+        table,
+        loadedBy: table === null ? [] : loaders(table),
+      });
+    };
+    for (const i of w.refs.to_(target)) push(w.refs.get(i));
+    if (target % 2 === 0) {
+      for (const i of w.refs.to_(target + 1)) {
+        const r = w.refs.get(i);
+        if (r.kind === 'literal-value' || r.kind === 'table-entry' || r.kind === 'data-word') push(r);
+      }
+    }
+    return out.sort((a, b) => a.from - b.from || REF_KINDS.indexOf(a.kind) - REF_KINDS.indexOf(b.kind));
+  }
+
+  /** The block of `mode` code holding `address` in `comp`, if any. */
+  blockHolding(comp: MapComponent, mode: ArmMode, address: number): MapBlock | null {
+    const w = this.built.walker;
+    const unit = mode === 'arm' ? 4 : 2;
+    for (let at = address - (address % unit); at >= comp.start && address - at <= 0x10000; at -= unit) {
+      const b = w.blockAt(comp, mode, at);
+      if (b) return b.end > address ? b : null;
+    }
+    return null;
+  }
+
+  /** What every component holding `address` has there, and the functions it belongs to. */
+  holders(address: number, lowest: Tier): MapHolder[] {
+    const w = this.built.walker;
+    const max = TIER_RANK[lowest];
+    const out: MapHolder[] = [];
+    for (const comp of this.set.holding(address)) {
+      const o = address - comp.start;
+      const c = comp.cls[o]!;
+      const t = comp.tier[o]!;
+      const holder: MapHolder = {
+        component: comp,
+        byteClass: byteClassName(c),
+        tier: t === NO_TIER ? null : TIERS[t]!,
+        functions: [],
+      };
+      const add = (key: string, via: 'body' | 'literal' | 'jump-table', block: MapBlock | null) => {
+        const fn = this.functionOf(key);
+        if (!fn || TIER_RANK[fn.tier] > max) return;
+        if (holder.functions.some((f) => f.fn === fn && f.via === via)) return;
+        holder.functions.push({ fn, via, block });
+      };
+      if (isCode(c)) {
+        const mode: ArmMode = c === ByteClass.armHead || c === ByteClass.armBody ? 'arm' : 'thumb';
+        const block = this.blockHolding(comp, mode, address);
+        if (block) for (const key of this.built.owners[block.id] ?? []) add(key, 'body', block);
+      } else if (c === ByteClass.literalPool || c === ByteClass.jumpTable) {
+        // The code that reads it: the loads naming its word (a literal), or the dispatch reading the table.
+        const word = address - (address % 4);
+        for (const i of [...w.refs.to_(word), ...w.refs.to_(address)]) {
+          const r = w.refs.get(i);
+          if (r.component !== comp.index || r.mode === 'data') continue;
+          if (r.kind !== 'literal-pool' && r.kind !== 'switch-case') continue;
+          const block = this.blockHolding(comp, r.mode, r.from);
+          if (block)
+            for (const key of this.built.owners[block.id] ?? [])
+              add(key, c === ByteClass.literalPool ? 'literal' : 'jump-table', block);
+        }
+      }
+      out.push(holder);
+    }
+    return out;
+  }
+
+  /** Unclassified runs (gaps) of every component, in address order, for the caller's lowest tier. */
+  gaps(lowest: Tier): { component: MapComponent; start: number; end: number }[] {
+    const max = TIER_RANK[lowest];
+    const out: { component: MapComponent; start: number; end: number }[] = [];
+    for (const comp of this.set.list) {
+      let o = 0;
+      const n = comp.cls.length;
+      const open = (i: number) => comp.cls[i] === ByteClass.unknown || rankOf(comp.tier[i]!) > max;
+      while (o < n) {
+        if (!open(o)) {
+          o++;
+          continue;
+        }
+        let e = o;
+        while (e < n && open(e)) e++;
+        out.push({ component: comp, start: comp.start + o, end: comp.start + e });
+        o = e;
+      }
+    }
+    return out;
+  }
+
+  /** Approximate bytes held (for the cache's bound). */
+  bytes(): number {
+    const w = this.built.walker;
+    let n = w.refs.bytes() + w.blocks.length * 160 + w.entries.size * 200 + w.calls.length * 120;
+    for (const c of this.set.list) n += c.cls.length * 2;
+    return n;
+  }
+}

@@ -1,0 +1,157 @@
+// The map service: builds whole-program maps for a ROM and keeps them, keyed by the ROM's SHA-256 and
+// size, the processor and the evidence classes, so later questions are lookups. Built inside the
+// caller's RomStore operation; a map is kept only once the ROM is verified unchanged after the build.
+// Concurrent requests for one key share one build. The start-up copy detection is kept per ROM and
+// processor too (the ARM tools resolve addresses in copied code with it).
+import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
+import type { Processor } from '../../core/vocabulary.js';
+import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { Services } from '../../services.js';
+import { type CopyDetection, detectCopies } from '../evidence/copied-code.js';
+import { EVIDENCE_CLASSES, type EvidenceId } from '../evidence/index.js';
+import { buildProgramMap } from './build.js';
+import { loadComponents } from './components.js';
+import { ProgramMap } from './map.js';
+
+/** Bounds of one map: code bytes classified and wall time, with defaults for the tools. */
+export const MAP_LIMITS = {
+  maxCodeBytes: {
+    default: 16 * 1024 * 1024,
+    max: 64 * 1024 * 1024,
+    min: 1024,
+    unit: 'bytes of code classified',
+  },
+  maxSeconds: { default: 120, max: 600, min: 1, unit: 'seconds of map building' },
+} as const;
+
+/** Maps kept at once, and their estimated bytes. */
+const MAX_MAPS = 6;
+const MAX_MAP_BYTES = 512 * 1024 * 1024;
+
+export interface MapRequest {
+  processor: Processor;
+  evidence: readonly EvidenceId[];
+  maxCodeBytes: number;
+  maxSeconds: number;
+  signal?: AbortSignal | undefined;
+  /** Bytes of code classified so far. */
+  onProgress?: ((codeBytes: number) => void) | undefined;
+}
+
+interface Building {
+  promise: Promise<ProgramMap>;
+}
+
+export class ProgramMapService {
+  private readonly maps = new Map<string, ProgramMap>();
+  private readonly building = new Map<string, Building>();
+  private readonly copies = new Map<string, CopyDetection>();
+
+  /** The copies the start-up path of `processor` makes (see evidence/copied-code.ts), per ROM. */
+  async copied(
+    store: RomStore,
+    rom: RomHandle,
+    processor: Processor,
+    signal?: AbortSignal,
+  ): Promise<CopyDetection> {
+    const key = `${rom.identity.sha256}:${rom.identity.size}:${processor}`;
+    const known = this.copies.get(key);
+    if (known) return known;
+    const main = await store.decoded.runtimeImage(rom, processor, null, signal);
+    const found = detectCopies(
+      { start: main.ramAddress, bytes: main.bytes },
+      rom.model[processor].entryAddress,
+      processor,
+    );
+    await rom.verifyUnchanged(signal);
+    this.copies.set(key, found);
+    if (this.copies.size > 64) this.copies.delete(this.copies.keys().next().value!);
+    return found;
+  }
+
+  /** The map for `req` on `rom` (the caller holds the ROM through RomStore.withRom). */
+  async map(store: RomStore, rom: RomHandle, req: MapRequest): Promise<ProgramMap> {
+    const ids = [...new Set(req.evidence)].sort();
+    const key = `${rom.identity.sha256}:${rom.identity.size}:${req.processor}:${ids.join(',')}`;
+    const kept = this.maps.get(key);
+    // A map that stopped at its budget is rebuilt when asked with a larger one.
+    if (kept && (kept.built.status === 'complete' || !this.larger(kept, req))) {
+      this.maps.delete(key);
+      this.maps.set(key, kept);
+      return kept;
+    }
+    const pending = this.building.get(key);
+    if (pending) return this.await(pending.promise, req.signal);
+    const promise = this.build(store, rom, req, ids);
+    this.building.set(key, { promise });
+    try {
+      const map = await promise;
+      this.keep(key, map);
+      return map;
+    } finally {
+      this.building.delete(key);
+    }
+  }
+
+  private larger(kept: ProgramMap, req: MapRequest): boolean {
+    const b = kept.built;
+    return b.truncation.includes('time-limit')
+      ? req.maxSeconds * 1000 > b.millis
+      : req.maxCodeBytes > b.codeBytesLimit;
+  }
+
+  private async await(p: Promise<ProgramMap>, signal?: AbortSignal): Promise<ProgramMap> {
+    if (!signal) return p;
+    throwIfCancelled(signal);
+    return new Promise<ProgramMap>((resolve, reject) => {
+      const abort = () => reject(new ReMcpError('cancelled', 'the request was cancelled'));
+      signal.addEventListener('abort', abort, { once: true });
+      p.then(
+        (m) => {
+          signal.removeEventListener('abort', abort);
+          resolve(m);
+        },
+        (e) => {
+          signal.removeEventListener('abort', abort);
+          reject(e);
+        },
+      );
+    });
+  }
+
+  private async build(store: RomStore, rom: RomHandle, req: MapRequest, ids: string[]): Promise<ProgramMap> {
+    const enabled = new Set(ids);
+    const copies = enabled.has('copied-code')
+      ? (await this.copied(store, rom, req.processor, req.signal)).copies
+      : [];
+    const set = await loadComponents(store, rom, req.processor, copies, req.signal);
+    const built = await buildProgramMap({
+      set,
+      processor: req.processor,
+      entry: rom.model[req.processor].entryAddress,
+      classes: EVIDENCE_CLASSES.filter((c) => enabled.has(c.id)),
+      codeBytes: req.maxCodeBytes,
+      deadline: Date.now() + req.maxSeconds * 1000,
+      signal: req.signal,
+      onProgress: req.onProgress,
+    });
+    await rom.verifyUnchanged(req.signal);
+    return new ProgramMap(built, set, rom.identity.sha256);
+  }
+
+  private keep(key: string, map: ProgramMap): void {
+    this.maps.delete(key);
+    this.maps.set(key, map);
+    let total = 0;
+    for (const m of this.maps.values()) total += m.bytes();
+    for (const [k, m] of this.maps) {
+      if ((this.maps.size <= MAX_MAPS && total <= MAX_MAP_BYTES) || this.maps.size <= 1) break;
+      this.maps.delete(k);
+      total -= m.bytes();
+    }
+  }
+}
+
+export function getProgramMaps(services: Services): ProgramMapService {
+  return services.lazy('program-maps', () => new ProgramMapService());
+}
