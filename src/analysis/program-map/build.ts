@@ -100,6 +100,7 @@ export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
     if (!(error instanceof WalkStopped)) throw error;
     truncation.push(error.reason);
   }
+  walker.materializeLateEdges();
   const { bodies, owners } = functionBodies(walker);
   return {
     processor: req.processor,
@@ -164,7 +165,10 @@ async function offer(
   if (c.address < comp.start || c.address >= comp.end) return refuse('outside its component');
   if (comp.cls[c.address - comp.start] !== ByteClass.unknown)
     return refuse('not the start of unclassified bytes');
-  const p = await probeFunction(walker, comp, c.address, c.mode, { maxInstructions: MAX_PROBE_INSTRUCTIONS });
+  const p = await probeFunction(walker, comp, c.address, c.mode, {
+    maxInstructions: MAX_PROBE_INSTRUCTIONS,
+    joinsKnown: c.orphan === true,
+  });
   if (!p.ok) return refuse(p.why);
   return walker.addEntry(request, c.sourceTier as Tier) !== null;
 }

@@ -233,13 +233,19 @@ export async function veneerLanding(
   return null;
 }
 
-/** Memory for short interpreter runs: the processor's static bytes, read-only; stores go to scratch. */
-function staticMemory(set: ComponentSet, home: MapComponent, reads?: Set<number>) {
+/**
+ * Memory for short interpreter runs: the processor's static bytes, read-only; stores go to scratch.
+ * `stackWord`, when given, is what every word of the scratch stack not stored to holds (a constant
+ * the code spilled there before the run started).
+ */
+function staticMemory(set: ComponentSet, home: MapComponent, reads?: Set<number>, stackWord?: number) {
   const scratch = new Map<number, number | null>();
   return {
     read8(address: number, fetch: boolean): number | null {
       const s = scratch.get(address);
       if (s !== undefined) return s;
+      if (stackWord !== undefined && address >= SCRATCH_SP - 0x1000 && address < SCRATCH_SP + 0x1000)
+        return (stackWord >>> (8 * (address & 3))) & 0xff;
       let comp: MapComponent | undefined;
       if (address >= home.start && address < home.end) comp = home;
       else {
@@ -386,6 +392,7 @@ export function runSwitch(
   end: number,
   guard: { register: number; max: number },
   helper: { start: number; end: number } | null,
+  stackWord?: number,
 ): SwitchResult | null {
   const reads = new Set<number>();
   const targets: Landing[] = [];
@@ -393,7 +400,7 @@ export function runSwitch(
     const state = emuState(start, mode === 'thumb', { [guard.register]: i, 13: SCRATCH_SP });
     const r = emulate(state, {
       processor,
-      memory: staticMemory(set, comp, reads),
+      memory: staticMemory(set, comp, reads, stackWord),
       maxSteps: 64,
       stopAt: (pc) => !(pc >= start && pc < end) && !(helper && pc >= helper.start && pc < helper.end),
     });
@@ -488,4 +495,28 @@ export function valueWrites(ins: DecodedInstruction): number {
   if (base === 'ldrd' || base === 'umull' || base === 'smull' || base === 'umlal' || base === 'smlal')
     m |= mask(registersIn(parts[1] ?? ''));
   return m;
+}
+
+/**
+ * The value register `reg` holds when the block [start, at) has run up to `at`, from unknown
+ * registers on entry (a PC-relative address built and adjusted in the block: `add ip, pc, #4;
+ * orr ip, ip, #1; bx ip`); null when the block leaves it unknown or cannot be run.
+ */
+export function blockValue(
+  set: ComponentSet,
+  comp: MapComponent,
+  processor: Processor,
+  mode: ArmMode,
+  start: number,
+  at: number,
+  reg: number,
+): number | null {
+  const state = emuState(start, mode === 'thumb', { 13: SCRATCH_SP });
+  const r = emulate(state, {
+    processor,
+    memory: staticMemory(set, comp),
+    maxSteps: 256,
+    stopAt: (pc) => pc === at,
+  });
+  return r.stop === 'stopped' ? state.r[reg]! : null;
 }

@@ -13,6 +13,12 @@ import { entryKey, type Walker } from './walker.js';
 export interface ProbeOptions {
   /** Instructions examined at most; a candidate that needs more is refused (not shown well-formed). */
   maxInstructions: number;
+  /**
+   * Code that belongs to a known function (an exception landing pad) may branch back into the middle
+   * of that function's code (a branch onto any known instruction of the mode ends the path there)
+   * and restore that function's frame.
+   */
+  joinsKnown?: boolean;
 }
 
 export type ProbeResult =
@@ -62,7 +68,13 @@ export async function probeFunction(
           break;
         }
         // A branch onto a label of known code (a block start) is how assembler routines share a tail.
-        if (cls === headOf(m) && at !== address && path.joined && walker.blockAt(here, m, at)) break;
+        if (
+          cls === headOf(m) &&
+          at !== address &&
+          path.joined &&
+          (options.joinsKnown || walker.blockAt(here, m, at))
+        )
+          break;
         if (cls === headOf(m) && at !== address) return { ok: false, why: 'joins the middle of known code' };
         if (at === address && cls === headOf(m)) return { ok: false, why: 'inside known code' };
         return { ok: false, why: 'runs into data or code of the other mode' };
@@ -83,7 +95,8 @@ export async function probeFunction(
         seen.add(ins.address * 2 + (m === 'arm' ? 0 : 1));
         if (++count > options.maxInstructions) return { ok: false, why: 'too long to check' };
         const e = stackEffect(ins);
-        if (e && e.delta !== 'unknown') {
+        // (A landing pad runs in its function's frame and may restore it.)
+        if (e && e.delta !== 'unknown' && !options.joinsKnown) {
           delta += e.delta;
           if (delta > 0) return { ok: false, why: 'restores a stack frame it did not build' };
         }
@@ -121,15 +134,14 @@ export async function probeFunction(
           if (why) return `calls a place that ${why.replace('branches into', 'is')}`;
           const callee = walker.entries.get(entryKey(c.index, ins.targetMode!, ins.target!));
           if (callee?.returns === false && !ins.condition) return 'end';
-          // A known function, or a prologue, right after the call: the callee does not come back.
+          // A known function, or data the map established (a literal pool), right after the call: the
+          // callee does not come back.
           const after = ins.address + ins.size;
-          if (
-            !ins.condition &&
-            after < here.end &&
-            classAt(here, after) === headOf(m) &&
-            walker.entries.has(entryKey(here.index, m, after))
-          )
-            return 'end';
+          if (!ins.condition && after < here.end) {
+            const next = classAt(here, after);
+            if (next === headOf(m) && walker.entries.has(entryKey(here.index, m, after))) return 'end';
+            if (next !== ByteClass.unknown && !isCode(next)) return 'end';
+          }
           // The walk's call idioms: a long branch continues the frame elsewhere; a dispatch helper
           // returns into its table's cases (not checked here), never right after the call.
           if (

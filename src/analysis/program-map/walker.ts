@@ -13,6 +13,7 @@ import type { Processor } from '../../core/vocabulary.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import {
   baseOf,
+  blockValue,
   decodeAt,
   guardMax,
   guardOf,
@@ -163,6 +164,8 @@ interface Context {
   entry: MapEntry;
   tier: number;
   work: Pending[];
+  /** Literal words this function's code has loaded so far (candidates for a spilled table address). */
+  literals: number[];
 }
 
 interface Waiter {
@@ -179,6 +182,11 @@ export class WalkStopped extends Error {
 }
 
 const unitOf = (mode: ArmMode) => (mode === 'arm' ? 4 : 2);
+/** Literal words remembered per function walk, and spilled-table candidates tried per dispatch. */
+const MAX_CONTEXT_LITERALS = 1024;
+const MAX_TABLE_CANDIDATES = 64;
+/** How far a spilled table's cases may lie from their dispatch. */
+const CASE_REACH = 0x20000;
 export const entryKey = (comp: number, mode: ArmMode, address: number) => `${comp}|${mode}|${address}`;
 
 export class Walker {
@@ -337,6 +345,7 @@ export class Walker {
         entry: e,
         tier: e.tier,
         work: [{ comp: e.comp, mode: e.mode, address: e.address, from: -1, kind: null }],
+        literals: [],
       });
       return true;
     };
@@ -626,7 +635,7 @@ export class Walker {
         this.mark(comp, ins.address, ins.size, head, body, tier);
         instructions.push(ins);
         block.end = ins.address + ins.size;
-        this.references(comp, block, ins, tier);
+        this.references(comp, block, ins, tier, ctx);
         if (ins.flow !== undefined && (await this.flow(ctx, comp, block, instructions, ins))) {
           ended = true;
           break;
@@ -680,7 +689,13 @@ export class Walker {
     ctx.work.push({ comp: where.index, mode, address: target, from: block.id, kind });
   }
 
-  private references(comp: MapComponent, block: MapBlock, ins: DecodedInstruction, tier: number): void {
+  private references(
+    comp: MapComponent,
+    block: MapBlock,
+    ins: DecodedInstruction,
+    tier: number,
+    ctx: Context,
+  ): void {
     const t = TIERS[tier]!;
     const conditional = ins.condition !== undefined;
     if (ins.flow === 'branch' && ins.target !== undefined) {
@@ -715,6 +730,7 @@ export class Walker {
         (comp.bytes[o + 2]! << 16) |
         (comp.bytes[o + 3]! << 24)) >>>
       0;
+    if (ctx.literals.length < MAX_CONTEXT_LITERALS) ctx.literals.push(value);
     // The word as stored; a query for a Thumb function also matches its address + 1.
     this.refs.add({
       from: ins.address,
@@ -907,6 +923,25 @@ export class Walker {
     }
     // A switch dispatch bounded by a compare: in this block (ARM LDRLS/ADDLS PC) or before it.
     if (await this.trySwitch(ctx, comp, block, instructions, ins, null)) return true;
+    // BX Rn whose value the block itself computes (an address built from PC): a branch there, in
+    // the mode its bit 0 names (a mode switch inside one routine).
+    if (base === 'bx' && !ins.condition) {
+      const reg = regNumber(ins.operands.trim());
+      const value =
+        reg !== null && reg <= 12
+          ? blockValue(this.set, comp, this.processor, mode, block.start, ins.address, reg)
+          : null;
+      if (value !== null && this.pcRelativeIn(instructions)) {
+        const thumb = (value & 1) === 1;
+        const target = (thumb ? value - 1 : value & ~3) >>> 0;
+        const found = this.set.lookup(target, comp);
+        if ('component' in found) {
+          block.term = 'branch';
+          this.edge(ctx, block, comp, thumb ? 'thumb' : 'arm', target, 'branch');
+          return true;
+        }
+      }
+    }
     block.term = 'indirect';
     this.gaps.indirectBranches++;
     if (ins.condition && next < comp.end) this.edge(ctx, block, comp, mode, next, 'fallthrough');
@@ -972,6 +1007,7 @@ export class Walker {
       helper,
     );
     if (!r) {
+      if (this.spilledTable(ctx, comp, block, ins, g)) return true;
       this.gaps.unresolvedSwitches++;
       return false;
     }
@@ -1013,6 +1049,100 @@ export class Walker {
       this.edge(ctx, block, comp, target.mode, target.address, 'switch');
     }
     return true;
+  }
+
+  /**
+   * A dispatch whose table address the function spilled to its stack before (newlib's vfprintf):
+   * among the literal words this function loaded, the one address that, held in the stack, makes
+   * every index land on code of this component near the dispatch is the table. A heuristic
+   * resolution: the table is classified at the heuristic tier, its cases are walked there (as code
+   * of no new function) and joined to the function's body when the map is finished.
+   */
+  private spilledTable(
+    ctx: Context,
+    comp: MapComponent,
+    block: MapBlock,
+    ins: DecodedInstruction,
+    g: { guard: { register: number; max: number }; start: number },
+  ): boolean {
+    const found: { word: number; r: NonNullable<ReturnType<typeof runSwitch>> }[] = [];
+    const tried = new Set<number>();
+    for (let i = ctx.literals.length - 1; i >= 0 && tried.size < MAX_TABLE_CANDIDATES; i--) {
+      const w = ctx.literals[i]!;
+      if (tried.has(w) || w % 4 !== 0 || w < comp.start || w + 4 * (g.guard.max + 1) > comp.end) continue;
+      tried.add(w);
+      const r = runSwitch(
+        this.set,
+        comp,
+        this.processor,
+        block.mode,
+        g.start,
+        ins.address + ins.size,
+        g.guard,
+        null,
+        w,
+      );
+      if (!r || r.targets.some((t) => Math.abs(t.address - ins.address) > CASE_REACH)) continue;
+      found.push({ word: w, r });
+    }
+    if (found.length !== 1) return false;
+    const { r } = found[0]!;
+    block.term = 'switch';
+    for (const a of r.tableBytes) {
+      if (comp.cls[a - comp.start] === ByteClass.unknown) {
+        comp.cls[a - comp.start] = ByteClass.jumpTable;
+        comp.tier[a - comp.start] = TIER_RANK.heuristic;
+      }
+    }
+    const seen = new Set<string>();
+    for (const target of r.targets) {
+      this.refs.add({
+        from: ins.address,
+        to: target.address,
+        kind: 'switch-case',
+        component: comp.index,
+        mode: block.mode,
+        tier: 'heuristic',
+      });
+      const key = `${target.mode}:${target.address}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      this.addEntry(
+        {
+          component: comp,
+          address: target.address,
+          mode: target.mode,
+          class: 'sweep',
+          classTier: 'heuristic',
+          from: ins.address,
+          orphan: true,
+        },
+        'heuristic',
+      );
+      this.lateEdges.push({ from: block.id, comp: comp.index, mode: target.mode, address: target.address });
+      block.pendingOut++;
+    }
+    if (ins.condition && ins.address + ins.size < comp.end)
+      this.edge(ctx, block, comp, block.mode, ins.address + ins.size, 'fallthrough');
+    return true;
+  }
+
+  /** Whether the block builds an address from PC (ADR / ADD Rd, PC): a computed branch from it is local. */
+  private pcRelativeIn(instructions: DecodedInstruction[]): boolean {
+    return instructions.some((i) => i.pcRelative?.kind === 'pc-relative-address');
+  }
+
+  /** Switch edges resolved heuristically, joined once their blocks exist (materializeLateEdges). */
+  private readonly lateEdges: { from: number; comp: number; mode: ArmMode; address: number }[] = [];
+
+  /** Joins the heuristic switch cases to their dispatch blocks (before function bodies are made). */
+  materializeLateEdges(): void {
+    for (const e of this.lateEdges.splice(0)) {
+      const from = this.blocks[this.owner(e.from)]!;
+      from.pendingOut = Math.max(0, from.pendingOut - 1);
+      const to = this.blockAt(this.component(e.comp), e.mode, e.address);
+      if (to) this.link(from.id, to.id, 'switch');
+    }
   }
 
   /** After decoding: resolve the block's call, show the block to the evidence classes, continue. */
