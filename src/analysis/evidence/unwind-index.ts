@@ -206,7 +206,8 @@ export const unwindIndex = {
     if (done.get(w)) return 0;
     done.set(w, true);
     let found = 0;
-    for (const t of tables(w)) {
+    const all = tables(w);
+    for (const t of all) {
       t.comp.cls.fill(ByteClass.pointerTable, t.start, t.start + 8 * t.starts.length);
       t.comp.tier.fill(1, t.start, t.start + 8 * t.starts.length);
       for (const s of t.starts) {
@@ -245,8 +246,11 @@ export const unwindIndex = {
           }
         }
       }
-      found += await exceptionTables(ctx, t);
     }
+    // Landing pads are checked against their function's walked code (its literal pools, the callees
+    // that never return), so the functions the index names are walked first.
+    await ctx.settle();
+    for (const t of all) found += await exceptionTables(ctx, t);
     return found;
   },
 } as const satisfies EvidenceClass;

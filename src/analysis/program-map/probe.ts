@@ -15,8 +15,8 @@ export interface ProbeOptions {
   maxInstructions: number;
   /**
    * Code that belongs to a known function (an exception landing pad) may branch back into the middle
-   * of that function's code (a branch onto any known instruction of the mode ends the path there)
-   * and restore that function's frame.
+   * of that function's code (reaching any known instruction of the mode, by a branch or by running
+   * on, ends the path there) and restore that function's frame.
    */
   joinsKnown?: boolean;
 }
@@ -26,6 +26,23 @@ export type ProbeResult =
   { ok: true; instructions: number; returns: boolean } | { ok: false; why: string };
 
 const unitOf = (mode: ArmMode) => (mode === 'arm' ? 4 : 2);
+
+/** Padding instructions: Thumb `mov r8, r8` and zero halfwords, ARM `mov r0, r0` and zero words. */
+const MAX_PADDING_UNITS = 3;
+function pastPadding(c: MapComponent, at: number, m: ArmMode): number {
+  const b = c.bytes;
+  for (let n = 0; n < MAX_PADDING_UNITS; n++) {
+    const o = at - c.start;
+    if (o < 0 || o + unitOf(m) > b.length || c.cls[o] !== ByteClass.unknown) break;
+    const v =
+      m === 'thumb'
+        ? b[o]! | (b[o + 1]! << 8)
+        : (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+    if (v !== 0 && v !== (m === 'thumb' ? 0x46c0 : 0xe1a00000)) break;
+    at += unitOf(m);
+  }
+  return at;
+}
 
 export async function probeFunction(
   walker: Walker,
@@ -68,11 +85,11 @@ export async function probeFunction(
           break;
         }
         // A branch onto a label of known code (a block start) is how assembler routines share a tail.
+        // Code of a known function (a landing pad) may also run on into that function's code.
         if (
           cls === headOf(m) &&
           at !== address &&
-          path.joined &&
-          (options.joinsKnown || walker.blockAt(here, m, at))
+          (options.joinsKnown || (path.joined && walker.blockAt(here, m, at)))
         )
           break;
         if (cls === headOf(m) && at !== address) return { ok: false, why: 'joins the middle of known code' };
@@ -136,7 +153,8 @@ export async function probeFunction(
           if (callee?.returns === false && !ins.condition) return 'end';
           // A known function, or data the map established (a literal pool), right after the call: the
           // callee does not come back.
-          const after = ins.address + ins.size;
+          // (Alignment padding may sit between: GCC pads after a last call that never returns.)
+          const after = pastPadding(here, ins.address + ins.size, m);
           if (!ins.condition && after < here.end) {
             const next = classAt(here, after);
             if (next === headOf(m) && walker.entries.has(entryKey(here.index, m, after))) return 'end';
