@@ -3,7 +3,7 @@
 // starts without paying for its WASM.
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
-import { capstoneEngine } from './capstone.js';
+import { capstoneEngine, type RawInstruction } from './capstone.js';
 import { baseMnemonic, classify, missingArchitecture, violatesFixedBits } from './classify.js';
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';
 
@@ -19,6 +19,9 @@ const isThumb32Prefix = (halfword: number): boolean => halfword >>> 11 >= 0b1110
  * (`undecodable`), that needs a later architecture than the processor's (`architecture`: ARMv6+,
  * Thumb-2, BLX/CLZ/... on the ARM7), or that the bytes end inside (`truncated-instruction`) ends the
  * window and is reported with its address; the instructions before it are returned.
+ *
+ * Each distinct encoding goes through Capstone once per process (see InstructionTemplates): the
+ * answer for the same bytes elsewhere is derived from it, exactly.
  */
 export async function decodeWindow(
   bytes: Uint8Array,
@@ -27,6 +30,165 @@ export async function decodeWindow(
   processor: Processor,
   maxInstructions: number,
 ): Promise<DecodeWindowResult> {
+  checkWindow(bytes, address, mode, processor, maxInstructions);
+  return decodeRange(bytes, 0, bytes.length, address, mode, processor, maxInstructions);
+}
+
+/**
+ * decodeWindow over bytes[start, end) (bytes[start] at `address`) without a view of them: for callers
+ * that decode many short runs of one large buffer and have checked the arguments themselves
+ * (`start` <= `end` <= bytes.length, `address` aligned for `mode`, `max` within MAX_WINDOW_INSTRUCTIONS).
+ */
+export async function decodeRange(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+): Promise<DecodeWindowResult> {
+  const instructions: DecodedInstruction[] = [];
+  let offset = start;
+  for (;;) {
+    const r = scan(bytes, offset, end, address - start, mode, processor, max, instructions);
+    if (typeof r !== 'number') return r;
+    // An encoding not seen yet at `r`: Capstone, then on.
+    await learn(bytes, r, address - start + r, mode, processor);
+    offset = r;
+  }
+}
+
+/**
+ * decodeRange without waiting: the answer when every encoding on the way has been seen before (the
+ * usual case once a program has been walked a little), null when one needs Capstone first.
+ */
+export function decodeRangeSync(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+): DecodeWindowResult | null {
+  const r = scan(bytes, start, end, address - start, mode, processor, max, []);
+  return typeof r === 'number' ? null : r;
+}
+
+/**
+ * Decodes from bytes[offset] (at address base + offset) until `max` instructions in `out`, `end`, or
+ * a refusal: the result; or the offset of an encoding without a template (instructions before it
+ * are in `out`).
+ */
+function scan(
+  bytes: Uint8Array,
+  offset: number,
+  end: number,
+  base: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+  out: DecodedInstruction[],
+): DecodeWindowResult | number {
+  const templates = templatesFor(processor);
+  while (out.length < max && offset < end) {
+    const at = base + offset;
+    const left = end - offset;
+    let t: Template | undefined;
+    if (mode === 'arm') {
+      if (left < 4) return { instructions: out, stop: { reason: 'truncated-instruction', address: at } };
+      t = templates.arm.get(word(bytes, offset));
+    } else {
+      if (left < 2) return { instructions: out, stop: { reason: 'truncated-instruction', address: at } };
+      const half = bytes[offset]! | (bytes[offset + 1]! << 8);
+      if (isThumb32Prefix(half)) {
+        if (left < 4) return { instructions: out, stop: { reason: 'truncated-instruction', address: at } };
+        t = templates.thumb32[(at & 2) >>> 1]!.get(word(bytes, offset));
+      } else {
+        // Thumb-2 IT (0xBFxy, y != 0; 0xBFx0 are hints): never handed to Capstone, see capstone.ts.
+        if ((half & 0xff00) === 0xbf00 && (half & 0x0f) !== 0)
+          return { instructions: out, stop: { reason: 'architecture', address: at } };
+        t = templates.thumb16[half | ((at & 2) << 15)];
+      }
+    }
+    if (t === undefined || (!t.portable && t.base !== at)) return offset;
+    if (t.refusal !== null) return { instructions: out, stop: { reason: t.refusal, address: at } };
+    out.push(instantiate(t, at));
+    offset += t.size;
+  }
+  return { instructions: out, stop: null };
+}
+
+/** Decodes the encoding at bytes[offset] (at `at`, all its bytes present) with Capstone and keeps its template. */
+async function learn(
+  bytes: Uint8Array,
+  offset: number,
+  at: number,
+  mode: ArmMode,
+  processor: Processor,
+): Promise<void> {
+  const templates = templatesFor(processor);
+  const half = bytes[offset]! | (bytes[offset + 1]! << 8);
+  const size = mode === 'arm' || isThumb32Prefix(half) ? 4 : 2;
+  const t = await decodeOne(bytes.subarray(offset, offset + size), at, mode, processor);
+  if (size === 2) {
+    templates.thumb16[half | ((at & 2) << 15)] = t;
+    return;
+  }
+  const table = mode === 'arm' ? templates.arm : templates.thumb32[(at & 2) >>> 1]!;
+  if (table.size >= MAX_TEMPLATES) table.clear();
+  table.set(word(bytes, offset), t);
+}
+
+/** The same answer as decodeWindow, straight from Capstone (no templates): the reference in tests. */
+export async function decodeWindowDirect(
+  bytes: Uint8Array,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  maxInstructions: number,
+): Promise<DecodeWindowResult> {
+  checkWindow(bytes, address, mode, processor, maxInstructions);
+  const engine = await capstoneEngine();
+  const instructions: DecodedInstruction[] = [];
+  let rejected: { reason: 'architecture' | 'undecodable'; address: number } | null = null;
+  const run = engine.run(mode, bytes, address, maxInstructions, (raw) => {
+    const offset = raw.address - address;
+    const refusal = refusalOf(raw, mode, processor, bytes.subarray(offset, offset + raw.size));
+    if (refusal !== null) {
+      rejected = { reason: refusal, address: raw.address };
+      return false;
+    }
+    instructions.push(classify(raw, mode, bytes.subarray(offset, offset + raw.size)));
+    return true;
+  });
+  if (rejected !== null) return { instructions, stop: rejected };
+  if (!run.failed) {
+    // Ran out of instructions or bytes. Trailing bytes too short for any instruction are a cut.
+    const left = bytes.length - run.consumed;
+    const minimum = mode === 'arm' ? 4 : 2;
+    if (instructions.length < maxInstructions && left > 0 && left < minimum) {
+      return { instructions, stop: { reason: 'truncated-instruction', address: address + run.consumed } };
+    }
+    return { instructions, stop: null };
+  }
+  const at = address + run.consumed;
+  if (run.itBlock) return { instructions, stop: { reason: 'architecture', address: at } };
+  const left = bytes.length - run.consumed;
+  const truncated =
+    left < (mode === 'arm' ? 4 : 2) ||
+    (mode === 'thumb' && left < 4 && isThumb32Prefix(bytes[run.consumed] | (bytes[run.consumed + 1] << 8)));
+  return { instructions, stop: { reason: truncated ? 'truncated-instruction' : 'undecodable', address: at } };
+}
+
+function checkWindow(
+  bytes: Uint8Array,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  maxInstructions: number,
+): void {
   if (mode !== 'arm' && mode !== 'thumb')
     throw new ReMcpError('invalid-argument', `unknown mode ${String(mode)}`);
   if (processor !== 'arm9' && processor !== 'arm7') {
@@ -52,41 +214,154 @@ export async function decodeWindow(
       `maxInstructions must be an integer in 0..${MAX_WINDOW_INSTRUCTIONS}`,
     );
   }
-  const engine = await capstoneEngine();
-  const instructions: DecodedInstruction[] = [];
-  let rejected: { reason: 'architecture' | 'undecodable'; address: number } | null = null;
-  const run = engine.run(mode, bytes, address, maxInstructions, (raw) => {
-    const offset = raw.address - address;
-    const own = bytes.subarray(offset, offset + raw.size);
-    // UDF is permanently undefined, and wrong fixed bits are UNPREDICTABLE: not instructions.
-    if (baseMnemonic(raw) === 'udf' || violatesFixedBits(raw, mode, own)) {
-      rejected = { reason: 'undecodable', address: raw.address };
-      return false;
-    }
-    if (missingArchitecture(raw, mode, processor, own) !== null) {
-      rejected = { reason: 'architecture', address: raw.address };
-      return false;
-    }
-    instructions.push(classify(raw, mode, own));
-    return true;
-  });
-  if (rejected !== null) return { instructions, stop: rejected };
-  if (!run.failed) {
-    // Ran out of instructions or bytes. Trailing bytes too short for any instruction are a cut.
-    const left = bytes.length - run.consumed;
-    const minimum = mode === 'arm' ? 4 : 2;
-    if (instructions.length < maxInstructions && left > 0 && left < minimum) {
-      return { instructions, stop: { reason: 'truncated-instruction', address: address + run.consumed } };
-    }
-    return { instructions, stop: null };
+}
+
+/** UDF is permanently undefined, and wrong fixed bits are UNPREDICTABLE: not instructions. */
+function refusalOf(
+  raw: RawInstruction,
+  mode: ArmMode,
+  processor: Processor,
+  own: Uint8Array,
+): 'architecture' | 'undecodable' | null {
+  if (baseMnemonic(raw) === 'udf' || violatesFixedBits(raw, mode, own)) return 'undecodable';
+  if (missingArchitecture(raw, mode, processor, own) !== null) return 'architecture';
+  return null;
+}
+
+const word = (b: Uint8Array, o: number): number =>
+  b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24);
+
+// Instruction templates. What Capstone and classify() say about an encoding depends on its bytes,
+// the mode and the processor, and on its address only through the PC: a direct target and a
+// PC-relative address are the address plus a constant (Thumb literal loads, ADR and BLX label use
+// Align(PC, 4), so Thumb templates are kept per address bit 1), and operand text that names such an
+// address. A template holds the answer at one address and the constant; an answer whose text names
+// an address other than through those fields is kept as not portable (Capstone decodes it again
+// elsewhere). The derivation is checked against Capstone at many addresses in the tests.
+
+interface TextAddress {
+  field: 'target' | 'pc-relative';
+  form: 'hex' | 'capstone';
+}
+
+interface Template {
+  /** Where Capstone decoded it. */
+  base: number;
+  size: number;
+  refusal: 'architecture' | 'undecodable' | null;
+  ins: DecodedInstruction | null;
+  /** The operand text ends in the target or PC-relative address, as an immediate. */
+  textAddress: TextAddress | null;
+  /** Whether the answer at another address follows by adding the distance. */
+  portable: boolean;
+}
+
+/** Templates per table before it starts over (bounded memory: a few MB at most). */
+const MAX_TEMPLATES = 1 << 17;
+
+interface TemplateTables {
+  arm: Map<number, Template>;
+  /** By halfword, and address bit 1 as bit 16 (every 16-bit Thumb encoding: bounded). */
+  thumb16: Template[];
+  /** By word, per address bit 1. */
+  thumb32: [Map<number, Template>, Map<number, Template>];
+}
+
+const tables: Partial<Record<Processor, TemplateTables>> = {};
+
+function templatesFor(processor: Processor): TemplateTables {
+  let t = tables[processor];
+  if (!t) {
+    t = { arm: new Map(), thumb16: new Array<Template>(0x20000), thumb32: [new Map(), new Map()] };
+    tables[processor] = t;
   }
-  const at = address + run.consumed;
-  if (run.itBlock) return { instructions, stop: { reason: 'architecture', address: at } };
-  const left = bytes.length - run.consumed;
-  const truncated =
-    left < (mode === 'arm' ? 4 : 2) ||
-    (mode === 'thumb' && left < 4 && isThumb32Prefix(bytes[run.consumed] | (bytes[run.consumed + 1] << 8)));
-  return { instructions, stop: { reason: truncated ? 'truncated-instruction' : 'undecodable', address: at } };
+  return t;
+}
+
+async function decodeOne(
+  own: Uint8Array,
+  at: number,
+  mode: ArmMode,
+  processor: Processor,
+): Promise<Template> {
+  const r = await decodeWindowDirect(own, at, mode, processor, 1);
+  const ins = r.instructions[0];
+  if (!ins) {
+    const reason = r.stop?.reason;
+    // Full bytes were given, so a truncation cannot happen here; Capstone's refusal is the answer.
+    return {
+      base: at,
+      size: own.length,
+      refusal: reason === 'architecture' ? 'architecture' : 'undecodable',
+      ins: null,
+      textAddress: null,
+      portable: true,
+    };
+  }
+  // Capstone's own immediates, but classify() prints the Thumb ADR address always in hexadecimal.
+  const adr = mode === 'thumb' && ins.pcRelative?.kind === 'pc-relative-address';
+  const textAddress: TextAddress | null =
+    ins.target !== undefined && ins.operands.endsWith(immediate(ins.target))
+      ? { field: 'target', form: 'capstone' }
+      : ins.pcRelative !== undefined &&
+          ins.operands.endsWith(
+            adr ? `#0x${ins.pcRelative.address.toString(16)}` : immediate(ins.pcRelative.address),
+          )
+        ? { field: 'pc-relative', form: adr ? 'hex' : 'capstone' }
+        : null;
+  // Any other hexadecimal number in the text is checked to be no address: a portable answer may not
+  // print the address it was decoded at in a form the derivation does not rewrite.
+  const rest = textAddress === null ? ins.operands : ins.operands.slice(0, ins.operands.lastIndexOf('#'));
+  const mentions = [ins.target, ins.pcRelative?.address].some(
+    (v) => v !== undefined && rest.includes(v.toString(16)) && v > 0xffff,
+  );
+  return { base: at, size: ins.size, refusal: null, ins, textAddress, portable: !mentions };
+}
+
+/** An immediate as Capstone prints one: decimal up to 9, hexadecimal above. */
+const immediate = (value: number): string => (value > 9 ? `#0x${value.toString(16)}` : `#${value}`);
+
+function instantiate(t: Template, at: number): DecodedInstruction {
+  const src = t.ins!;
+  if (at === t.base) return copy(src, at, src.target, src.pcRelative, src.operands);
+  const delta = at - t.base;
+  const target = src.target === undefined ? undefined : (src.target + delta) >>> 0;
+  const pcRelative =
+    src.pcRelative === undefined
+      ? undefined
+      : { kind: src.pcRelative.kind, address: (src.pcRelative.address + delta) >>> 0 };
+  let operands = src.operands;
+  if (t.textAddress !== null) {
+    const value = t.textAddress.field === 'target' ? target! : pcRelative!.address;
+    const text = t.textAddress.form === 'hex' ? `#0x${value.toString(16)}` : immediate(value);
+    operands = `${src.operands.slice(0, src.operands.lastIndexOf('#'))}${text}`;
+  }
+  return copy(src, at, target, pcRelative, operands);
+}
+
+/** A fresh instruction object with the fields in decode order (absent facts stay absent). */
+function copy(
+  src: DecodedInstruction,
+  address: number,
+  target: number | undefined,
+  pcRelative: DecodedInstruction['pcRelative'],
+  operands: string,
+): DecodedInstruction {
+  const out: DecodedInstruction = {
+    address,
+    size: src.size,
+    bytes: src.bytes,
+    mnemonic: src.mnemonic,
+    operands,
+  };
+  if (src.condition !== undefined) out.condition = src.condition;
+  if (src.flow !== undefined) out.flow = src.flow;
+  if (target !== undefined) out.target = target;
+  if (src.targetMode !== undefined) out.targetMode = src.targetMode;
+  if (pcRelative !== undefined) out.pcRelative = { kind: pcRelative.kind, address: pcRelative.address };
+  if (src.readsPc) out.readsPc = true;
+  if (src.writesPc) out.writesPc = true;
+  return out;
 }
 
 export type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';

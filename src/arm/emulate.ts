@@ -118,10 +118,9 @@ function load(state: EmuState, mem: EmuMemory, n: number, value: Value, address:
   set(state, n, value, value === null ? null : loadedFrom(mem, address, width), width);
 }
 
-class Stop extends Error {
-  constructor(readonly reason: EmuStop) {
-    super(reason);
-  }
+/** Ends a run from deep inside a step. Not an Error: runs stop often and need no stack trace. */
+class Stop {
+  constructor(readonly reason: EmuStop) {}
 }
 
 function read(mem: EmuMemory, address: Value, size: 1 | 2 | 4, fetch = false): Value {

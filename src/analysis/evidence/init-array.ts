@@ -8,7 +8,15 @@ import { ByteClass, type Tier } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass, IdleContext } from './registry.js';
 
-const done = new WeakMap<Walker, Set<string>>();
+interface State {
+  /** Pairs examined (component, start, end). */
+  seen: Set<string>;
+  /** References read so far. */
+  refs: number;
+  /** Literal loads by component; `n` is the reference's index. */
+  loads: Map<number, { at: number; value: number; tier: Tier; n: number }[]>;
+}
+const done = new WeakMap<Walker, State>();
 
 async function table(
   ctx: IdleContext,
@@ -77,32 +85,56 @@ export const initArray = {
   bounded: false,
   async onIdle(ctx) {
     const w = ctx.walker;
-    const seen = done.get(w) ?? new Set<string>();
-    done.set(w, seen);
-    let found = 0;
-    // Literal words loaded by analysed code, by component, in address order of the loads.
-    const loads = new Map<number, { at: number; value: number; tier: Tier }[]>();
-    for (let i = 0; i < w.refs.size; i++) {
-      const r = w.refs.get(i);
-      if (r.kind !== 'literal-value') continue;
-      const list = loads.get(r.component) ?? [];
-      list.push({ at: r.from, value: r.to, tier: r.tier });
-      loads.set(r.component, list);
+    let state = done.get(w);
+    if (!state) {
+      state = { seen: new Set<string>(), refs: 0, loads: new Map() };
+      done.set(w, state);
     }
-    const indirectCallsNear = (comp: number, at: number) =>
-      w.calls.some(
-        (c) => c.comp === comp && (c.kind === 'register' || c.kind === 'stub') && Math.abs(c.at - at) <= 256,
-      );
-    for (const [ci, list] of loads) {
+    const { seen } = state;
+    let found = 0;
+    // Literal words loaded by analysed code, by component. Only pairs with a load new since the last
+    // round are examined: every other pair was examined then (a pair depends on its two loads only).
+    const before = state.refs;
+    for (; state.refs < w.refs.size; state.refs++) {
+      const r = w.refs.get(state.refs);
+      if (r.kind !== 'literal-value') continue;
+      const list = state.loads.get(r.component) ?? [];
+      list.push({ at: r.from, value: r.to, tier: r.tier, n: state.refs });
+      state.loads.set(r.component, list);
+    }
+    // Calls through a register or a stub, by component, in address order.
+    const indirect = new Map<number, number[]>();
+    for (const c of w.calls) {
+      if (c.kind !== 'register' && c.kind !== 'stub') continue;
+      const list = indirect.get(c.comp) ?? [];
+      list.push(c.at);
+      indirect.set(c.comp, list);
+    }
+    for (const list of indirect.values()) list.sort((a, b) => a - b);
+    const indirectCallsNear = (comp: number, at: number): boolean => {
+      const list = indirect.get(comp);
+      if (!list) return false;
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (list[mid]! < at - 256) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo < list.length && list[lo]! <= at + 256;
+    };
+    for (const [ci, list] of state.refs === before ? [] : state.loads) {
       list.sort((a, b) => a.at - b.at);
       for (let i = 0; i < list.length; i++) {
         for (let j = i + 1; j < list.length && list[j]!.at - list[i]!.at <= 64; j++) {
+          if (list[i]!.n < before && list[j]!.n < before) continue;
           const [s, e] = list[i]!.value < list[j]!.value ? [list[i]!, list[j]!] : [list[j]!, list[i]!];
-          if (s.value === e.value) continue;
+          const span = e.value - s.value;
+          if (span === 0 || span > 4096 || span % 4 !== 0 || s.value % 4 !== 0) continue;
+          if (!indirectCallsNear(ci, list[i]!.at)) continue;
           const key = `${ci}:${s.value}:${e.value}`;
           if (seen.has(key)) continue;
           seen.add(key);
-          if (!indirectCallsNear(ci, list[i]!.at)) continue;
           const holder = w.set.lookup(s.value);
           if (!('component' in holder)) continue;
           const tier: Tier =

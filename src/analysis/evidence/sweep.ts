@@ -8,7 +8,14 @@
 // a heuristic judgement, labelled so.
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { MapComponent } from '../program-map/components.js';
-import { baseOf, decodeAt, registerList, valueReads, valueWrites } from '../program-map/idioms.js';
+import {
+  baseOf,
+  decodeAt,
+  decodeAtSync,
+  registerList,
+  valueReads,
+  valueWrites,
+} from '../program-map/idioms.js';
 import { probeFunction } from '../program-map/probe.js';
 import { ByteClass, isCode } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
@@ -162,7 +169,9 @@ function pointerWord(w: Walker, comp: MapComponent, address: number): boolean {
 async function option(w: Walker, comp: MapComponent, address: number, mode: ArmMode): Promise<Option | null> {
   if (address % (mode === 'arm' ? 4 : 2) !== 0 || address >= comp.end) return null;
   if (comp.cls[address - comp.start] !== ByteClass.unknown) return null;
-  const first = await decodeAt(comp, address, mode, w.processor, 24);
+  const first =
+    decodeAtSync(comp, address, mode, w.processor, 24) ??
+    (await decodeAt(comp, address, mode, w.processor, 24));
   if (first.length === 0) return null;
   // A pool word (or either half of one, for Thumb) reads as code but is a pointer into the program.
   if (
@@ -252,7 +261,9 @@ async function startBefore(
   for (let back = 1; back <= 4; back++) {
     const s = o - back * unit;
     if (s < floor) break;
-    const run = await decodeAt(comp, comp.start + s, mode, w.processor, back + 1);
+    const run =
+      decodeAtSync(comp, comp.start + s, mode, w.processor, back + 1) ??
+      (await decodeAt(comp, comp.start + s, mode, w.processor, back + 1));
     if (run.length < back + 1 || run[back]!.address !== comp.start + o) break;
     if (run.slice(0, back).some((i) => i.flow !== undefined)) break;
     // Never over alignment no-ops (MOV R8, R8 / MOV R0, R0): they end the code before.

@@ -46,7 +46,7 @@ export interface BuiltMap {
   truncation: ('code-byte-limit' | 'time-limit')[];
   bodies: Map<string, FunctionBody>;
   /** Per block: the keys of the functions whose bodies hold it. */
-  owners: string[][];
+  owners: BlockOwners;
   /** Candidates offered and refused, by reason. */
   refusals: Map<string, number>;
   millis: number;
@@ -173,16 +173,56 @@ async function offer(
   return walker.addEntry(request, c.sourceTier as Tier) !== null;
 }
 
+/**
+ * Which function bodies hold each block: almost always one, so one entry index per block in a typed
+ * array and the rare others beside it.
+ */
+export class BlockOwners {
+  private readonly first: Int32Array;
+  private readonly more = new Map<number, string[]>();
+  private readonly keys: string[] = [];
+  private readonly ids = new Map<string, number>();
+
+  constructor(blocks: number) {
+    this.first = new Int32Array(blocks).fill(-1);
+  }
+
+  add(block: number, key: string): void {
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.keys.length;
+      this.keys.push(key);
+      this.ids.set(key, id);
+    }
+    if (this.first[block]! < 0) {
+      this.first[block] = id;
+      return;
+    }
+    const list = this.more.get(block);
+    if (list) list.push(key);
+    else this.more.set(block, [key]);
+  }
+
+  /** The entry keys of the bodies holding `block`, in the order they were added. */
+  of(block: number): string[] {
+    const f = this.first[block] ?? -1;
+    if (f < 0) return [];
+    const rest = this.more.get(block);
+    return rest ? [this.keys[f]!, ...rest] : [this.keys[f]!];
+  }
+}
+
 /** Each entry's body: blocks reached by intra-function edges, stopping at other entries (tail calls). */
-function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; owners: string[][] } {
+function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; owners: BlockOwners } {
   const startsEntry = new Map<number, string>();
   for (const e of walker.entries.values()) {
     if (e.block < 0) continue;
     const b = walker.blocks[e.block]!;
     if (b.start === e.address) startsEntry.set(b.id, e.key);
   }
-  const owners: string[][] = walker.blocks.map(() => []);
+  const owners = new BlockOwners(walker.blocks.length);
   const bodies = new Map<string, FunctionBody>();
+  const edges = walker.edges;
   for (const e of walker.entries.values()) {
     if (e.block < 0 || e.state === 'refused') continue;
     const seen = new Set<number>([e.block]);
@@ -192,9 +232,9 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
     while (work.length > 0) {
       const id = work.pop()!;
       blocks.push(id);
-      owners[id]!.push(e.key);
+      owners.add(id, e.key);
       const b: MapBlock = walker.blocks[id]!;
-      for (const s of b.succ) {
+      for (const s of edges.targets(b.edges)) {
         if (seen.has(s)) continue;
         const other = startsEntry.get(s);
         if (other !== undefined && other !== e.key) {
@@ -208,17 +248,27 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
     blocks.sort((a, b) => a - b);
     bodies.set(e.key, { entry: e, blocks, tailCalls: [...tails], secondaryOf: null });
   }
-  // Secondary entries: entered from another function's body by anything but a tail branch.
-  const preds: { from: number; kind: string }[][] = walker.blocks.map(() => []);
+  // Secondary entries: entered from another function's body by anything but a tail branch. Only
+  // the predecessors of entry blocks are needed.
+  const entryBlocks = new Set<number>();
+  for (const body of bodies.values()) entryBlocks.add(body.entry.block);
+  const preds = new Map<number, { from: number; kind: string }[]>();
   for (const b of walker.blocks) {
-    for (let i = 0; i < b.succ.length; i++) preds[b.succ[i]!]!.push({ from: b.id, kind: b.succKind[i]! });
+    edges.forEach(b.edges, (to, kind) => {
+      if (!entryBlocks.has(to)) return;
+      const list = preds.get(to);
+      if (list) list.push({ from: b.id, kind });
+      else preds.set(to, [{ from: b.id, kind }]);
+    });
   }
   for (const body of bodies.values()) {
     const e = body.entry;
+    const list = preds.get(e.block);
+    if (!list) continue;
     const own = new Set(body.blocks);
-    for (const p of preds[e.block] ?? []) {
+    for (const p of list) {
       if (p.kind === 'branch' || own.has(p.from)) continue;
-      const host = owners[p.from]!.find((k) => k !== e.key && !bodies.get(k)?.entry.orphan);
+      const host = owners.of(p.from).find((k) => k !== e.key && !bodies.get(k)?.entry.orphan);
       if (host) {
         body.secondaryOf = host;
         break;

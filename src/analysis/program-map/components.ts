@@ -8,7 +8,7 @@ import type { CodeSpan } from '../../arm/cfg.js';
 import { ReMcpError } from '../../core/errors.js';
 import { autoloadImageOffset, type NdsRomModel, type Processor } from '../../formats/nds/index.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
-import { DecodeMemo } from './decode-memo.js';
+import { InstructionCache } from './instruction-cache.js';
 import { ByteClass, type ComponentKind, type CopiedBlock, NO_TIER } from './types.js';
 
 export interface MapComponent {
@@ -33,8 +33,8 @@ export interface MapComponent {
   tier: Uint8Array;
   /** The CFG layer's view of the same bytes. */
   span: CodeSpan;
-  /** The map's shared decode memory (one per component set). */
-  memo: DecodeMemo;
+  /** The map's recent instructions (one cache per component set). */
+  memo: InstructionCache;
   copied: CopiedBlock | null;
   /** An overlay's static-initializer table range from its table record (runtime addresses). */
   staticInit: { start: number; end: number } | null;
@@ -55,7 +55,7 @@ export type Lookup =
 
 export class ComponentSet {
   readonly list: MapComponent[] = [];
-  readonly memo: DecodeMemo;
+  readonly memo: InstructionCache;
   readonly unavailable: UnavailableComponent[] = [];
   /** Overlay BSS ranges and unreadable components: a target there is not unmapped but has no bytes. */
   private readonly bssRanges: { start: number; end: number }[] = [];
@@ -63,7 +63,7 @@ export class ComponentSet {
   private maxEnd: number[] = [];
 
   constructor(readonly processor: Processor) {
-    this.memo = new DecodeMemo(processor);
+    this.memo = new InstructionCache(processor);
   }
 
   add(c: Omit<MapComponent, 'index' | 'cls' | 'tier' | 'span' | 'end' | 'memo'>): MapComponent {

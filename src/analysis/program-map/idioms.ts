@@ -8,9 +8,37 @@
 //   __gnu_thumb1_case_*), bounded by the guarding compare: each case index is run in the
 //   interpreter on the static bytes, and where it lands is an edge of the function.
 import { emulate, emuState } from '../../arm/emulate.js';
-import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
+import type { ArmMode, DecodedInstruction, DecodeWindowResult } from '../../arm/types.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { ComponentSet, MapComponent } from './components.js';
+
+/**
+ * The instructions from `address` of `comp`, up to `max`, as decodeWindow gives them (each distinct
+ * encoding costs Capstone once per process, and the map keeps a fixed-size cache of recent
+ * instructions, not every instruction ever decoded).
+ */
+export function decodeSpan(
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+): Promise<DecodeWindowResult> {
+  if (comp.memo.processor !== processor) throw new Error('instructions of another processor');
+  return comp.memo.run(comp, address, mode, max);
+}
+
+/** decodeSpan without waiting: null when an encoding on the way needs Capstone first. */
+export function decodeSpanSync(
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+): DecodeWindowResult | null {
+  if (comp.memo.processor !== processor) throw new Error('instructions of another processor');
+  return comp.memo.runSync(comp, address, mode, max);
+}
 
 /** Decodes straight from `address` in `comp`, up to `max` instructions (fewer at a refusal or the end). */
 export async function decodeAt(
@@ -20,10 +48,23 @@ export async function decodeAt(
   processor: Processor,
   max: number,
 ): Promise<DecodedInstruction[]> {
+  return (
+    decodeAtSync(comp, address, mode, processor, max) ??
+    (await decodeSpan(comp, address, mode, processor, max)).instructions
+  );
+}
+
+/** decodeAt without waiting: null when an encoding on the way needs Capstone first. */
+export function decodeAtSync(
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+): DecodedInstruction[] | null {
   const unit = mode === 'arm' ? 4 : 2;
   if (address < comp.start || address >= comp.end || address % unit !== 0) return [];
-  if (comp.memo.processor !== processor) throw new Error('decode memory of another processor');
-  return (await comp.memo.run(comp, address, mode, max)).instructions;
+  return decodeSpanSync(comp, address, mode, processor, max)?.instructions ?? null;
 }
 
 export const baseOf = (ins: DecodedInstruction): string =>
@@ -130,7 +171,9 @@ export async function restoresForeignFrame(
   processor: Processor,
 ): Promise<boolean> {
   // A function entry builds its frame first: code that starts by saving LR is no continuation.
-  const [first] = await decodeAt(comp, address, 'thumb', processor, 1);
+  const [first] =
+    decodeAtSync(comp, address, 'thumb', processor, 1) ??
+    (await decodeAt(comp, address, 'thumb', processor, 1));
   if (first && baseOf(first) === 'push' && registerList(first.operands)?.includes(14)) return false;
   const seen = new Set<number>();
   const work: { at: number; delta: number }[] = [{ at: address, delta: 0 }];
@@ -140,9 +183,13 @@ export async function restoresForeignFrame(
     if (seen.has(at) || at < comp.start || at >= comp.end) continue;
     seen.add(at);
     let delta = start;
-    const run = await decodeAt(comp, at, 'thumb', processor, 24);
+    const run =
+      decodeAtSync(comp, at, 'thumb', processor, 24) ?? (await decodeAt(comp, at, 'thumb', processor, 24));
     for (const ins of run) {
       if (--budget <= 0) break;
+      // Code another path already went through (paths are followed once, whatever their SP).
+      if (ins.address !== at && seen.has(ins.address)) break;
+      seen.add(ins.address);
       const e = stackEffect(ins);
       if (e) {
         if (e.delta === 'unknown') break;
@@ -158,9 +205,15 @@ export async function restoresForeignFrame(
         if (ins.target !== undefined && ins.targetMode === 'thumb') work.push({ at: ins.target, delta });
         if (!ins.condition) break;
       }
-      // A BL may itself be a long branch: its target continues this path's frame.
-      if (ins.flow === 'call' && ins.target !== undefined && ins.targetMode === 'thumb')
-        work.push({ at: ins.target, delta });
+      // A BL may itself be a long branch: its target continues this path's frame. A target that
+      // saves LR first is a function (see above): it cannot restore this frame, and is not followed.
+      if (ins.flow === 'call' && ins.target !== undefined && ins.targetMode === 'thumb') {
+        const [callee] =
+          decodeAtSync(comp, ins.target, 'thumb', processor, 1) ??
+          (await decodeAt(comp, ins.target, 'thumb', processor, 1));
+        if (!(callee && baseOf(callee) === 'push' && registerList(callee.operands)?.includes(14)))
+          work.push({ at: ins.target, delta });
+      }
     }
   }
   return false;
@@ -173,7 +226,8 @@ export async function stubRegister(
   mode: ArmMode,
   processor: Processor,
 ): Promise<string | null> {
-  const [first] = await decodeAt(comp, address, mode, processor, 1);
+  const [first] =
+    decodeAtSync(comp, address, mode, processor, 1) ?? (await decodeAt(comp, address, mode, processor, 1));
   if (!first || baseOf(first) !== 'bx' || first.condition) return null;
   const reg = first.operands.trim();
   return REG.test(reg) ? reg : null;
@@ -199,14 +253,17 @@ export async function veneerLanding(
   let at = address;
   let where = comp;
   if (mode === 'thumb') {
-    const [first] = await decodeAt(comp, address, 'thumb', processor, 1);
+    const [first] =
+      decodeAtSync(comp, address, 'thumb', processor, 1) ??
+      (await decodeAt(comp, address, 'thumb', processor, 1));
     if (!first || baseOf(first) !== 'bx' || first.operands.trim() !== 'pc' || first.condition) return null;
     at = (address + 4) & ~3;
     const found = set.lookup(at, comp);
     if (!('component' in found)) return null;
     where = found.component;
   }
-  const [a, b] = await decodeAt(where, at, 'arm', processor, 2);
+  const [a, b] =
+    decodeAtSync(where, at, 'arm', processor, 2) ?? (await decodeAt(where, at, 'arm', processor, 2));
   if (!a || a.condition) return null;
   const word = (slot: number): number | null => {
     const o = slot - where.start;
@@ -265,6 +322,23 @@ function staticMemory(set: ComponentSet, home: MapComponent, reads?: Set<number>
 
 /** A stack for interpreter runs, far from any DS memory the program could read. */
 const SCRATCH_SP = 0x7f000000;
+
+/**
+ * Whether straight-line code reads LR as a value (`mov r1, lr`, `add lr, lr, r1`, `add lr, r1`) before
+ * its first control-flow instruction; saving it (PUSH, STM) and returning through it are no such read.
+ */
+export function readsLrEarly(run: DecodedInstruction[]): boolean {
+  for (const ins of run) {
+    const base = baseOf(ins);
+    if (ins.flow !== undefined) return false;
+    if (base === 'push' || base.startsWith('stm') || !ins.operands.includes('lr')) continue;
+    const parts = ins.operands.split(',').map((p) => p.trim());
+    if (parts.slice(1).includes('lr')) return true;
+    if (parts.length === 2 && parts[0] === 'lr' && base !== 'mov' && base !== 'movs' && base !== 'ldr')
+      return true;
+  }
+  return false;
+}
 
 /**
  * Whether the routine at `target`, called from `site` (return address `ret`), returns through an

@@ -335,7 +335,7 @@ export class ProgramMap {
       if (isCode(c)) {
         const mode: ArmMode = c === ByteClass.armHead || c === ByteClass.armBody ? 'arm' : 'thumb';
         const block = this.blockHolding(comp, mode, address);
-        if (block) for (const key of this.built.owners[block.id] ?? []) add(key, 'body', block);
+        if (block) for (const key of this.built.owners.of(block.id)) add(key, 'body', block);
       } else if (c === ByteClass.literalPool || c === ByteClass.jumpTable) {
         // The code that reads it: the loads naming its word (a literal), or the dispatch reading the table.
         const word = address - (address % 4);
@@ -345,7 +345,7 @@ export class ProgramMap {
           if (r.kind !== 'literal-pool' && r.kind !== 'switch-case') continue;
           const block = this.blockHolding(comp, r.mode, r.from);
           if (block)
-            for (const key of this.built.owners[block.id] ?? [])
+            for (const key of this.built.owners.of(block.id))
               add(key, c === ByteClass.literalPool ? 'literal' : 'jump-table', block);
         }
       }

@@ -6,7 +6,7 @@
 // a branch into a known function entry or a call that never returns. Nothing is marked.
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { MapComponent } from './components.js';
-import { baseOf, decodeAt, stackEffect } from './idioms.js';
+import { baseOf, decodeAt, decodeAtSync, stackEffect } from './idioms.js';
 import { ByteClass, headOf, isCode } from './types.js';
 import { entryKey, type Walker } from './walker.js';
 
@@ -97,7 +97,7 @@ export async function probeFunction(
         return { ok: false, why: 'runs into data or code of the other mode' };
       }
       if (seen.has(at * 2 + (m === 'arm' ? 0 : 1))) break;
-      const run = await decodeAt(here, at, m, processor, 16);
+      const run = decodeAtSync(here, at, m, processor, 16) ?? (await decodeAt(here, at, m, processor, 16));
       if (run.length === 0) return { ok: false, why: 'not an instruction of the processor' };
       let next: number | null = null;
       for (const ins of run) {
@@ -171,7 +171,8 @@ export async function probeFunction(
             paths.push({ comp: c, at: ins.target!, mode: 'thumb', delta, joined: true });
             return 'end';
           }
-          if (walker.dispatchHelper(c, ins.target!, ins.targetMode!, ins.address + ins.size, m)) return 'end';
+          if (await walker.dispatchHelper(c, ins.target!, ins.targetMode!, ins.address + ins.size, m))
+            return 'end';
           return 'go';
         }
         case 'call-indirect':

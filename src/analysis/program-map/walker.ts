@@ -15,11 +15,15 @@ import {
   baseOf,
   blockValue,
   decodeAt,
+  decodeAtSync,
+  decodeSpan,
+  decodeSpanSync,
   guardMax,
   guardOf,
   isDispatchHelper,
   lastCompare,
   mentionsRegister,
+  readsLrEarly,
   registerList,
   regNumber,
   restoresForeignFrame,
@@ -45,6 +49,56 @@ export type Term =
 
 /** Intra-function edges: what a function body is made of. Calls are not edges. */
 export type EdgeKind = 'branch' | 'taken' | 'fallthrough' | 'return' | 'switch';
+const EDGE_KINDS: readonly EdgeKind[] = ['branch', 'taken', 'fallthrough', 'return', 'switch'];
+
+/**
+ * Every block's successor edges in three growable typed arrays (a list per block, in the order the
+ * edges were made): a few bytes an edge instead of two small arrays a block.
+ */
+export class EdgeStore {
+  private to = new Int32Array(1024);
+  private kind = new Uint8Array(1024);
+  private next = new Int32Array(1024);
+  size = 0;
+
+  /** Appends `to` to the list starting at `head` (-1: empty) unless it is there; returns the head. */
+  add(head: number, to: number, kind: EdgeKind): number {
+    let last = -1;
+    for (let e = head; e >= 0; e = this.next[e]!) {
+      if (this.to[e] === to) return head;
+      last = e;
+    }
+    if (this.size === this.to.length) {
+      const grow = <T extends Int32Array | Uint8Array>(a: T): T => {
+        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
+        b.set(a);
+        return b;
+      };
+      this.to = grow(this.to);
+      this.kind = grow(this.kind);
+      this.next = grow(this.next);
+    }
+    const e = this.size++;
+    this.to[e] = to;
+    this.kind[e] = EDGE_KINDS.indexOf(kind);
+    this.next[e] = -1;
+    if (last < 0) return e;
+    this.next[last] = e;
+    return head;
+  }
+
+  /** The successors of a list, in order. */
+  targets(head: number): number[] {
+    const out: number[] = [];
+    for (let e = head; e >= 0; e = this.next[e]!) out.push(this.to[e]!);
+    return out;
+  }
+
+  /** Each edge of a list: its target and kind. */
+  forEach(head: number, visit: (to: number, kind: EdgeKind) => void): void {
+    for (let e = head; e >= 0; e = this.next[e]!) visit(this.to[e]!, EDGE_KINDS[this.kind[e]!]!);
+  }
+}
 
 export interface MapBlock {
   id: number;
@@ -55,8 +109,8 @@ export interface MapBlock {
   end: number;
   tier: number;
   term: Term;
-  succ: number[];
-  succKind: EdgeKind[];
+  /** The first of its successor edges in the walker's EdgeStore, -1 when none. */
+  edges: number;
   /** The call this block ends with (term 'call'), as an index into the walker's calls. */
   call: number;
   /** A compare + conditional branch ending this block bounds the index of a dispatch after it. */
@@ -185,12 +239,15 @@ const unitOf = (mode: ArmMode) => (mode === 'arm' ? 4 : 2);
 /** Literal words remembered per function walk, and spilled-table candidates tried per dispatch. */
 const MAX_CONTEXT_LITERALS = 1024;
 const MAX_TABLE_CANDIDATES = 64;
+/** Instructions of a callee looked at for a read of LR before the dispatch-helper run. */
+const HELPER_PREFIX = 8;
 /** How far a spilled table's cases may lie from their dispatch. */
 const CASE_REACH = 0x20000;
 export const entryKey = (comp: number, mode: ArmMode, address: number) => `${comp}|${mode}|${address}`;
 
 export class Walker {
   readonly blocks: MapBlock[] = [];
+  readonly edges = new EdgeStore();
   readonly entries = new Map<string, MapEntry>();
   readonly calls: MapCall[] = [];
   readonly refs = new RefStore();
@@ -406,7 +463,7 @@ export class Walker {
         default:
           break;
       }
-      for (const s of b.succ) {
+      for (const s of this.edges.targets(b.edges)) {
         if (!seen.has(s)) {
           seen.add(s);
           work.push(s);
@@ -455,10 +512,7 @@ export class Walker {
   private link(from: number, to: number, kind: EdgeKind | null): void {
     if (from < 0 || kind === null) return;
     const f = this.blocks[this.owner(from)]!;
-    if (!f.succ.includes(to)) {
-      f.succ.push(to);
-      f.succKind.push(kind);
-    }
+    f.edges = this.edges.add(f.edges, to, kind);
   }
 
   /** Processes one pending item; returns an entry to walk first (depth first) when a call needs it. */
@@ -511,8 +565,7 @@ export class Walker {
         end: head.end,
         tier: head.tier,
         term: head.term,
-        succ: head.succ,
-        succKind: head.succKind,
+        edges: head.edges,
         call: head.call,
         guard: head.guard,
         pendingOut: head.pendingOut,
@@ -523,8 +576,7 @@ export class Walker {
       if (tail.call >= 0) this.calls[tail.call]!.block = tail.id;
       head.end = address;
       head.term = 'fallthrough';
-      head.succ = [tail.id];
-      head.succKind = ['fallthrough'];
+      head.edges = this.edges.add(-1, tail.id, 'fallthrough');
       head.call = -1;
       head.guard = null;
       head.pendingOut = 0;
@@ -582,8 +634,7 @@ export class Walker {
       end: item.address,
       tier,
       term: 'end',
-      succ: [],
-      succKind: [],
+      edges: -1,
       call: -1,
       guard: null,
       pendingOut: 0,
@@ -613,7 +664,9 @@ export class Walker {
         }
         break;
       }
-      const r = await comp.memo.run(comp, at, mode, window);
+      const r =
+        decodeSpanSync(comp, at, mode, this.processor, window) ??
+        (await decodeSpan(comp, at, mode, this.processor, window));
       window = Math.min(64, window * 2);
       let ended = false;
       for (const ins of r.instructions) {
@@ -804,7 +857,9 @@ export class Walker {
       comp.cls[address - comp.start] !== headOf(mode)
     )
       return false;
-    const [ins] = await decodeAt(comp, address, mode, this.processor, 1);
+    const [ins] =
+      decodeAtSync(comp, address, mode, this.processor, 1) ??
+      (await decodeAt(comp, address, mode, this.processor, 1));
     if (!ins || ins.condition) return false;
     const base = baseOf(ins);
     if (base !== 'push' && !((base === 'stmdb' || base === 'stmfd') && ins.operands.startsWith('sp!')))
@@ -1296,10 +1351,12 @@ export class Walker {
       this.constantTarget(comp, instructions, instructions.length - 1, call);
       return false;
     }
-    if (this.dispatchHelper(target, call.target!, mode, ret, block.mode)) {
+    if (await this.dispatchHelper(target, call.target!, mode, ret, block.mode)) {
       call.kind = 'helper';
       call.targetComp = target.index;
-      const body = await decodeAt(target, call.target!, mode, this.processor, 24);
+      const body =
+        decodeAtSync(target, call.target!, mode, this.processor, 24) ??
+        (await decodeAt(target, call.target!, mode, this.processor, 24));
       const end = body.findIndex((b) => b.writesPc && !b.condition);
       const range = {
         start: call.target!,
@@ -1337,12 +1394,24 @@ export class Walker {
   }
 
   /** Whether the routine at `address` is a switch dispatch helper (for a call returning to `ret`); memoised. */
-  dispatchHelper(comp: MapComponent, address: number, mode: ArmMode, ret: number, retMode: ArmMode): boolean {
+  async dispatchHelper(
+    comp: MapComponent,
+    address: number,
+    mode: ArmMode,
+    ret: number,
+    retMode: ArmMode,
+  ): Promise<boolean> {
     // A helper computes its return from LR whoever calls it; a function returns to LR: one answer per routine.
     const key = `${comp.index}:${mode}:${address}`;
     let helper = this.helperCache.get(key);
     if (helper === undefined) {
-      helper = isDispatchHelper(this.set, comp, address, mode, ret, retMode, this.processor);
+      // Only a routine that reads LR as a value before its first branch can compute a return address
+      // from it; the run that shows where it goes is for those.
+      helper =
+        readsLrEarly(
+          decodeAtSync(comp, address, mode, this.processor, HELPER_PREFIX) ??
+            (await decodeAt(comp, address, mode, this.processor, HELPER_PREFIX)),
+        ) && isDispatchHelper(this.set, comp, address, mode, ret, retMode, this.processor);
       this.helperCache.set(key, helper);
     }
     return helper;
