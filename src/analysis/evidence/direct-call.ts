@@ -1,7 +1,8 @@
 // Evidence class `direct-call` (proven): the target of a BL/BLX with an immediate, resolved to exactly
 // one component. Through a mode-switch veneer the veneer and its destination are both entries; a BL
-// to a switch helper proves the helper. A BL the walk found to be a long branch, or a call through a
-// register stub, is no direct call of a function (see program-map/idioms.ts).
+// to a switch helper proves the helper. A BL the walk found to be a long branch is no call of a
+// function, and a BL to a register stub (`bx r3`, which compilers also emit as local labels after a
+// function) calls the register's constant (see program-map/idioms.ts and constant-register-call).
 import type { EvidenceClass } from './registry.js';
 
 export const directCall = {
@@ -32,8 +33,9 @@ export const directCall = {
       }
     }
     const c = view.call;
-    if (!c || c.target === null || c.targetMode === null) return;
+    if (!c) return;
     if (c.kind !== 'direct' && c.kind !== 'veneer' && c.kind !== 'helper') return;
+    if (c.target === null || c.targetMode === null) return;
     if (c.kind === 'veneer' && c.via !== null && c.viaMode !== null) {
       const via = w.set.lookup(c.via, view.component);
       if ('component' in via) {

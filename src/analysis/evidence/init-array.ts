@@ -1,12 +1,45 @@
 // Evidence class `init-array` (referenced): constructor/destructor tables. A function that loads two
-// literals S < E (S word-aligned, E - S a multiple of 4, at most 1024 entries) where every word in
-// [S, E) is a code address where well-formed code starts, and that calls through a register, runs the
-// table (newlib's __libc_init_array over __init_array_start/end); an overlay's static-initializer range
+// literals S < E (S word-aligned, E - S a multiple of 4, at most 1024 entries) into two registers it
+// then relates (a compare, or a subtraction counting the entries), where every word in [S, E) is a
+// code address where well-formed code starts, and that calls through a register, runs the table (newlib's __libc_init_array over __init_array_start/end); an overlay's static-initializer range
 // from its table record is one too. The table words are classified `pointer-table`.
+import type { Processor } from '../../core/vocabulary.js';
 import type { MapComponent } from '../program-map/components.js';
-import { ByteClass, type Tier } from '../program-map/types.js';
+import { baseOf, decodeAt, decodeAtSync, regNumber } from '../program-map/idioms.js';
+import { ByteClass, headOf, type Tier } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass, IdleContext } from './registry.js';
+
+/** How far after the later load the code relating the two registers may be. */
+const RELATE_REACH = 64;
+
+/**
+ * Whether the loads at `a` and `b` put the two bounds in two registers that a later instruction
+ * relates (CMP S, E as a loop bound; SUB n, E, S as a count): a table walked from S to E. Two
+ * unrelated addresses loaded near an indirect call (a table base and some other object) are not.
+ */
+async function bounds(comp: MapComponent, processor: Processor, a: number, b: number): Promise<boolean> {
+  const mode = comp.cls[a - comp.start] === headOf('arm') ? ('arm' as const) : ('thumb' as const);
+  const load = async (at: number) =>
+    (decodeAtSync(comp, at, mode, processor, 1) ?? (await decodeAt(comp, at, mode, processor, 1)))[0];
+  const [la, lb] = [await load(a), await load(b)];
+  if (!la || !lb) return false;
+  const ra = regNumber(la.operands.split(',')[0] ?? '');
+  const rb = regNumber(lb.operands.split(',')[0] ?? '');
+  if (ra === null || rb === null || ra === rb) return false;
+  const from = Math.max(a, b);
+  const run =
+    decodeAtSync(comp, from, mode, processor, RELATE_REACH / 2) ??
+    (await decodeAt(comp, from, mode, processor, RELATE_REACH / 2));
+  for (const ins of run.slice(1)) {
+    const base = baseOf(ins);
+    if (base !== 'cmp' && base !== 'sub' && base !== 'subs' && base !== 'rsb' && base !== 'rsbs') continue;
+    const parts = ins.operands.split(',').map((x) => regNumber(x.trim()));
+    const read = base === 'cmp' ? parts : parts.slice(1);
+    if (read.includes(ra) && read.includes(rb)) return true;
+  }
+  return false;
+}
 
 interface State {
   /** Pairs examined (component, start, end). */
@@ -132,6 +165,7 @@ export const initArray = {
           const span = e.value - s.value;
           if (span === 0 || span > 4096 || span % 4 !== 0 || s.value % 4 !== 0) continue;
           if (!indirectCallsNear(ci, list[i]!.at)) continue;
+          if (!(await bounds(w.component(ci), w.processor, s.at, e.at))) continue;
           const key = `${ci}:${s.value}:${e.value}`;
           if (seen.has(key)) continue;
           seen.add(key);

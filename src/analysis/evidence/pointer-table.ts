@@ -4,7 +4,16 @@
 // classified `pointer-table`; a word that points into a component without being code becomes a
 // `data-word` reference (a string or object used through a table is found by value).
 import { ByteClass, type Tier } from '../program-map/types.js';
+import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass } from './registry.js';
+
+/** Whether analysed code materialises `address` (a literal naming it, or ADR): a table starts there. */
+function loaded(w: Walker, address: number): boolean {
+  return w.refs.to_(address).some((i) => {
+    const k = w.refs.get(i).kind;
+    return k === 'literal-value' || k === 'pc-relative-address';
+  });
+}
 
 export const pointerTable = {
   id: 'pointer-table',
@@ -42,6 +51,14 @@ export const pointerTable = {
         ) {
           comp.cls.fill(ByteClass.pointerTable, o, o + 4);
           comp.tier.fill(sourceTier === 'heuristic' ? 2 : 1, o, o + 4);
+          // The table is the run of table words this one ends (the code loads its first word's address).
+          let first = o;
+          while (
+            first >= 4 &&
+            !loaded(w, comp.start + first) &&
+            comp.cls[first - 4] === ByteClass.pointerTable
+          )
+            first -= 4;
           w.refs.add({
             from,
             to: address,
@@ -49,7 +66,7 @@ export const pointerTable = {
             component: comp.index,
             mode: 'data',
             tier: sourceTier,
-            extra: from,
+            extra: comp.start + first,
           });
           found++;
         }
@@ -74,7 +91,8 @@ export const pointerTable = {
           runStart = -1;
           continue;
         }
-        if (runStart < 0) runStart = o;
+        // A word whose address code loads starts a table of its own (tables often sit side by side).
+        if (runStart < 0 || loaded(w, comp.start + o)) runStart = o;
         if (c === ByteClass.pointerTable) continue; // already a table entry of code
         w.refs.add({
           from: comp.start + o,

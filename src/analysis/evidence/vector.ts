@@ -63,7 +63,8 @@ export const vector = {
           return true;
         },
       };
-      const state = emuState(view.block.start, view.block.mode === 'thumb');
+      // A scratch stack far from DS memory: a block that saves registers first still runs.
+      const state = emuState(view.block.start, view.block.mode === 'thumb', { 13: 0x7f000000 });
       const r = emulate(state, {
         processor: view.processor,
         memory,

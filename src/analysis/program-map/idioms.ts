@@ -11,6 +11,7 @@ import { emulate, emuState } from '../../arm/emulate.js';
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from '../../arm/types.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { ComponentSet, MapComponent } from './components.js';
+import { ByteClass } from './types.js';
 
 /**
  * The instructions from `address` of `comp`, up to `max`, as decodeWindow gives them (each distinct
@@ -472,13 +473,24 @@ export function runSwitch(
   const targets: Landing[] = [];
   for (let i = 0; i <= guard.max; i++) {
     const state = emuState(start, mode === 'thumb', { [guard.register]: i, 13: SCRATCH_SP });
+    const own = new Set<number>();
     const r = emulate(state, {
       processor,
-      memory: staticMemory(set, comp, reads, stackWord),
+      memory: staticMemory(set, comp, own, stackWord),
       maxSteps: 64,
       stopAt: (pc) => !(pc >= start && pc < end) && !(helper && pc >= helper.start && pc < helper.end),
     });
     if (r.stop !== 'stopped') return null;
+    // A table dispatch reads one entry per index (a word, halfword or byte of the table), or none
+    // (ADD PC over branches). Reading more is following pointers in data: a call or jump through
+    // an object (a device table's handler), which the program's data decide, not a switch.
+    let entry = 0;
+    for (const a of own) {
+      reads.add(a);
+      // (The literal holding the table's address is the code's own constant, not the entry.)
+      if (a < comp.start || a >= comp.end || comp.cls[a - comp.start] !== ByteClass.literalPool) entry++;
+    }
+    if (entry > 4) return null;
     const m: ArmMode = r.thumb ? 'thumb' : 'arm';
     if (r.pc < comp.start || r.pc >= comp.end || r.pc % (m === 'arm' ? 4 : 2) !== 0) return null;
     targets.push({ address: r.pc, mode: m });

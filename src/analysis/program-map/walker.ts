@@ -1216,7 +1216,8 @@ export class Walker {
       component: comp,
       block,
       instructions,
-      call: block.term === 'call' ? call : null,
+      // (A switch helper's call ends a 'switch' block: the helper is still a routine the BL calls.)
+      call: block.term === 'call' || call?.kind === 'helper' ? call : null,
       tier,
       processor: this.processor,
       emit: (req) => {

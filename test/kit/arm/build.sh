@@ -130,6 +130,8 @@ link arm7-idle ARM7_CPU arm7.ld '' arm7-idle.o
 
 compile ARM9_CPU -marm arm9-calls.s arm9-calls.o
 link arm9-calls ARM9_CPU arm9.ld --use-blx arm9-calls.o
+compile ARM9_CPU -marm arm9-idioms.s arm9-idioms.o
+link arm9-idioms ARM9_CPU arm9.ld '' arm9-idioms.o
 
 # arm9-overlays: the main binary carries both overlay images (it copies them into overlay RAM itself);
 # each image is also written alone (<name>.ovl-a.bin, .ovl-b.bin): the bytes the ROM's overlay files hold;
@@ -224,5 +226,7 @@ LIST
   manifest_entry arm9-overlays arm9 armv5te
   printf ',\n'
   manifest_entry arm9-overlay-loader arm9 armv5te
+  printf ',\n'
+  manifest_entry arm9-idioms arm9 armv5te
   printf '\n  }\n}\n'
 } >"$out/manifest.json"

@@ -18,6 +18,7 @@ export const ARM_PROGRAM_NAMES = [
   'arm9-calls',
   'arm9-overlays',
   'arm9-overlay-loader',
+  'arm9-idioms',
 ] as const;
 export type ArmProgramName = (typeof ARM_PROGRAM_NAMES)[number];
 
@@ -129,4 +130,59 @@ export function armBytesAt(program: ArmProgram, address: number, length: number)
     throw new Error(`${program.name}: 0x${address.toString(16)}+${length} is outside the binary`);
   }
   return program.bytes.subarray(offset, offset + length);
+}
+
+/** The realistic kit programs, scored against their ELF (truth.mjs wrote `<name>.truth.json`). */
+export const ARM_REALISTIC_PROGRAMS = ['arm9-program', 'arm7-program'] as const;
+export type ArmRealisticProgram = (typeof ARM_REALISTIC_PROGRAMS)[number];
+
+export interface ProgramTruth {
+  name: ArmRealisticProgram;
+  processor: 'arm9' | 'arm7';
+  /** The binary, loaded (and entered) at loadAddress. */
+  bytes: Uint8Array;
+  loadAddress: number;
+  sections: { name: string; vma: number; lma: number; size: number; code: boolean }[];
+  /** FUNC symbols at their run address; Thumb addresses with bit 0 clear. */
+  functions: { address: number; mode: 'arm' | 'thumb'; size: number; name: string }[];
+  /** Every BL/BLX-immediate instruction and its target, as objdump decodes them. */
+  callSites: { at: number; mode: 'arm' | 'thumb'; target: number }[];
+}
+
+export function loadProgramTruth(name: ArmRealisticProgram, buildDir = ARM_KIT_BUILD_DIR): ProgramTruth {
+  const raw = JSON.parse(readFileSync(join(buildDir, `${name}.truth.json`), 'utf8')) as {
+    sections: [string, string, string, number, boolean][];
+    functions: [string, 'arm' | 'thumb', number, string][];
+    callSites: [string, 'arm' | 'thumb', string][];
+  };
+  const n = (s: string) => Number.parseInt(s, 16);
+  const bytes = new Uint8Array(readFileSync(join(buildDir, `${name}.bin`)));
+  const sections = raw.sections.map(([sec, vma, lma, size, code]) => ({
+    name: sec,
+    vma: n(vma),
+    lma: n(lma),
+    size,
+    code,
+  }));
+  return {
+    name,
+    processor: name.startsWith('arm9') ? 'arm9' : 'arm7',
+    bytes,
+    loadAddress: Math.min(...sections.map((s) => s.lma)),
+    sections,
+    functions: raw.functions.map(([address, mode, size, fn]) => ({
+      address: n(address),
+      mode,
+      size,
+      name: fn,
+    })),
+    callSites: raw.callSites.map(([at, mode, target]) => ({ at: n(at), mode, target: n(target) })),
+  };
+}
+
+/** A function of a realistic program by name (throws when the program has none). */
+export function truthFunction(truth: ProgramTruth, name: string): ProgramTruth['functions'][number] {
+  const f = truth.functions.find((x) => x.name === name);
+  if (!f) throw new Error(`${truth.name} has no function ${name}`);
+  return f;
 }
