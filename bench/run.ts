@@ -11,6 +11,7 @@ const MODULES: Array<[string, string, string]> = [
   ['rebuild', 'rebuild.ts', 'benchRebuild'],
   ['arm', 'arm.ts', 'benchArm'],
   ['analysis', 'analysis.ts', 'benchAnalysis'],
+  ['program-map', 'program-map.ts', 'benchProgramMap'],
   ['retroarch', 'retroarch.ts', 'benchRetroarch'],
   ['desmume', 'desmume.ts', 'benchDesmume'],
   ['live', 'live-features.ts', 'benchLiveFeatures'],

@@ -3,7 +3,9 @@
 // ARM7 main executables, uncompressed overlays (file-backed prefix only), the validated decoded
 // images of compressed overlays / a compressed main ARM9 (derived: romOffset null) and, when the
 // caller asks for them (autoloads), ARM9 autoload blocks (ITCM/DTCM code): their initial bytes in the
-// stored ARM9, or in its decoded image when it is compressed (derived). Never BSS or DSi regions;
+// stored ARM9, or in its decoded image when it is compressed (derived); and, when the caller hands
+// them in, the blocks the start-up code copies (copied): main's bytes at the copy's source, at the
+// copy's run address, where no static component is. Never BSS or DSi regions;
 // never a guess between overlapping components. candidateSource is the other entry: the bytes of one
 // explicitly named candidate, for runtime correlation, where the caller already holds every candidate
 // and asks for each in turn.
@@ -20,6 +22,7 @@ import {
 } from '../formats/nds/index.js';
 import type { RuntimeImage } from '../nds/decoded-images.js';
 import type { RomHandle, RomStore } from '../nds/rom-store.js';
+import type { CopiedBlock } from './program-map/types.js';
 
 export interface ResolvedSource {
   span: CodeSpan;
@@ -38,6 +41,11 @@ export interface StartRequest {
   mode: ArmMode | 'auto';
   /** Autoload blocks are code sources too (tools whose outputs name them); default: refused. */
   autoloads?: boolean | undefined;
+  /**
+   * Code the start-up path copies to where it runs (evidence/copied-code.ts): an address no static
+   * component holds resolves to its copy's bytes (main's at the copy's source). Default: none.
+   */
+  copied?: readonly CopiedBlock[] | undefined;
 }
 
 /** The runtime address a ROM offset denotes for `processor`: exactly one, or a refusal. */
@@ -159,6 +167,31 @@ function autoloadBytes(rom: RomHandle, index: number, main: RuntimeImage): Found
   };
 }
 
+/** One view per (main image bytes, copy), like autoloadViews. */
+const copiedViews = new WeakMap<Uint8Array, Map<number, Uint8Array>>();
+
+/** The bytes of a copied block: main's at the copy's source (the copy runs them unchanged). */
+function copiedBytes(block: CopiedBlock, main: RuntimeImage): Found | { message: string } {
+  const from = block.source - main.ramAddress;
+  if (from < 0 || from + block.size > main.bytes.length)
+    return { message: `the copy at ${hex(block.start)} has no source bytes in the main image` };
+  let views = copiedViews.get(main.bytes);
+  if (!views) {
+    views = new Map();
+    copiedViews.set(main.bytes, views);
+  }
+  let bytes = views.get(block.index);
+  if (!bytes) {
+    bytes = main.bytes.subarray(from, from + block.size);
+    views.set(block.index, bytes);
+  }
+  return {
+    span: { component: 'copied', overlayId: null, copiedIndex: block.index, start: block.start, bytes },
+    romOffset: main.romOffset === null ? null : main.romOffset + from,
+    derived: main.derived,
+  };
+}
+
 const candidateName = (c: { component: string; overlayId: number | null; autoloadIndex: number | null }) =>
   c.component === 'overlay'
     ? `overlay ${c.overlayId}`
@@ -174,9 +207,21 @@ async function locate(
   address: number,
   overlayId: number | undefined,
   autoloads: boolean,
+  copied: readonly CopiedBlock[] = [],
 ): Promise<Located> {
   const r = resolveRuntimeAddress(rom.model, processor, address, overlayId);
   const where = `${processor} ${hex(address)}`;
+  // Code copied at start-up runs where no static component is: its copy is the source there.
+  const copy =
+    r.status === 'unmapped'
+      ? copied.find((b) => address >= b.start && address < b.start + b.size)
+      : undefined;
+  if (copy) {
+    const found = copiedBytes(copy, await images(null, undefined));
+    return 'message' in found
+      ? { refusal: 'not-code', why: 'not-decodable', message: `${where}: ${found.message}` }
+      : found;
+  }
   if (r.status === 'unmapped') {
     const excluded =
       r.excludedByOverlayId > 0
@@ -286,7 +331,7 @@ export async function resolveStart(
     }
   }
   const images = operationImages(store, rom, req.processor, signal);
-  const source = await locate(images, rom, req.processor, address, overlayId, autoloads);
+  const source = await locate(images, rom, req.processor, address, overlayId, autoloads, req.copied);
   if ('refusal' in source) {
     throw new ReMcpError(source.refusal, source.message, {
       processor: req.processor,
@@ -341,14 +386,22 @@ export function spanLookup(
   rom: RomHandle,
   processor: Processor,
   signal?: AbortSignal,
-  options: { autoloads?: boolean } = {},
+  options: { autoloads?: boolean; copied?: readonly CopiedBlock[] } = {},
 ): SpanLookup {
   const images = operationImages(store, rom, processor, signal);
   return async (address, _mode, from) => {
     let found: Located;
     try {
       const overlayId = ownOverlayOf(rom, processor, from, address);
-      found = await locate(images, rom, processor, address, overlayId, options.autoloads === true);
+      found = await locate(
+        images,
+        rom,
+        processor,
+        address,
+        overlayId,
+        options.autoloads === true,
+        options.copied,
+      );
     } catch (error) {
       // A compressed target component that does not decode (or a component over the code image
       // limit) leaves the edge unresolved; the graph around it is still valid.

@@ -74,6 +74,8 @@ export class CpuDebugger {
   readonly watchpoints = new Map<string, Watchpoint>();
   ranges: ExecRange[] = [];
   readonly mainRange: ExecRange;
+  /** The code the start-up path copies to where it runs: executable like the main binary. */
+  readonly copiedRanges: ExecRange[];
   private readonly history: HistoryEntry[] = [];
   historyDropped = 0;
   private nextBreakpoint = 1;
@@ -96,10 +98,17 @@ export class CpuDebugger {
       mode: 'mixed',
       source: 'header',
     };
+    this.copiedRanges = image.copied.map((c) => ({
+      start: c.start,
+      end: Math.min(ADDRESS_SPACE_END, c.start + c.size),
+      label: `copied by the start-up code from ${formatAddress(c.source)} (call at ${formatAddress(c.callSite)})`,
+      mode: 'mixed' as const,
+      source: 'copied' as const,
+    }));
   }
 
   get allowlist(): ExecRange[] {
-    return [this.mainRange, ...this.ranges];
+    return [this.mainRange, ...this.copiedRanges, ...this.ranges];
   }
 
   get historyEntries(): HistoryEntry[] {
@@ -206,7 +215,7 @@ export class CpuDebugger {
     if (range === null) {
       throw new ReMcpError(
         'invalid-argument',
-        `${formatAddress(address)} is outside the ${this.processor} executable allowlist (main binary ${formatAddress(this.mainRange.start)}..${formatAddress(this.mainRange.end)} plus ${this.ranges.length} replaced ranges)`,
+        `${formatAddress(address)} is outside the ${this.processor} executable allowlist (main binary ${formatAddress(this.mainRange.start)}..${formatAddress(this.mainRange.end)}, ${this.copiedRanges.length} copied blocks, ${this.ranges.length} replaced ranges)`,
         { address: formatAddress(address) },
       );
     }
@@ -262,7 +271,12 @@ export class CpuDebugger {
 
   replaceRanges(ranges: ExecRange[]): void {
     const orphans = [...this.breakpoints.values()].filter(
-      (bp) => containingRange([this.mainRange, ...ranges], bp.address, bp.mode === 'arm' ? 4 : 2) === null,
+      (bp) =>
+        containingRange(
+          [this.mainRange, ...this.copiedRanges, ...ranges],
+          bp.address,
+          bp.mode === 'arm' ? 4 : 2,
+        ) === null,
     );
     if (orphans.length > 0) {
       throw new ReMcpError(

@@ -34,7 +34,8 @@ export interface ExecRange {
   label: string;
   /** What the caller (or the header) knows about the code there; `mixed` resolves nothing for `auto`. */
   mode: RangeMode;
-  source: 'header' | 'caller';
+  /** header: the main binary; copied: code the start-up path copies (proven statically); caller: given. */
+  source: 'header' | 'caller' | 'copied';
 }
 
 export function validateRanges(ranges: ReadonlyArray<Omit<ExecRange, 'source'>>): ExecRange[] {

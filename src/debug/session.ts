@@ -6,7 +6,7 @@ import type { NdsRomModel } from '../formats/nds/model.js';
 import type { RomHandle, RomIdentity, RomStore } from '../nds/rom-store.js';
 import { RspConnection } from './connection.js';
 import { CpuDebugger, type StopInfo } from './cpu.js';
-import { type CpuImage, cpuImage } from './cpu-image.js';
+import { type CopiedRange, type CpuImage, cpuImage } from './cpu-image.js';
 import {
   assertPortFree,
   DesmumeProcess,
@@ -47,6 +47,8 @@ export interface StartOptions {
   arm7Port: number | null;
   startTimeoutMs: number;
   signal?: AbortSignal;
+  /** The blocks each CPU's start-up code copies to where they run (executable: the allowlist has them). */
+  copies?: (rom: RomHandle, processor: Processor) => Promise<CopiedRange[]>;
 }
 
 export interface SessionOptions {
@@ -200,7 +202,7 @@ export class DebugSession {
       const ports: Array<[Processor, number]> = [['arm9', arm9Port]];
       if (arm7Port !== null) ports.push(['arm7', arm7Port]);
       for (const [processor, port] of ports) {
-        const image = cpuImage(rom.model, processor);
+        const image = cpuImage(rom.model, processor, opts.copies ? await opts.copies(handle, processor) : []);
         const cpu = new CpuDebugger(
           processor,
           number,

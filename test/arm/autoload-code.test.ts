@@ -300,7 +300,9 @@ test('hostile: an autoload list placed outside the ARM9 image gives a typed refu
         assert.match(r.structuredContent.error?.code ?? '', /^(not-code|ambiguous-code-source|invalid-rom)$/);
         seen.refused++;
       } else {
-        assert.equal(r.structuredContent.source.component, 'autoload');
+        // The program also copies the block into ITCM itself at start: where the fuzzed list no
+        // longer describes it, that proven copy is the source.
+        assert.match(r.structuredContent.source.component, /^(autoload|copied)$/);
         seen.decoded++;
       }
     }

@@ -95,6 +95,8 @@ export class CoverageCollector {
         `${unclassified} of ${executable} executable bytes not analysed (scope program maps them)`,
       );
     if (unresolved.unmapped > 0) notDefinitive.push(`${unresolved.unmapped} calls into unmapped code`);
+    if (unresolved.ambiguous > 0)
+      notDefinitive.push(`${unresolved.ambiguous} calls into a range several overlays share`);
     if (unresolved.runtimeOnly > 0)
       notDefinitive.push(`${unresolved.runtimeOnly} calls into BSS, undecodable or out-of-limit code`);
     if (components.some((c) => c.coverage !== 'scanned'))

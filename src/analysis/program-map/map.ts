@@ -240,6 +240,8 @@ export class ProgramMap {
     if (below > 0) notDefinitive.push(`${below} bytes classified only below the ${lowest} tier`);
     if (unavailable > 0) notDefinitive.push(`${unavailable} bytes of components that could not be read`);
     if (unresolved.unmapped > 0) notDefinitive.push(`${unresolved.unmapped} calls into unmapped code`);
+    if (unresolved.ambiguous > 0)
+      notDefinitive.push(`${unresolved.ambiguous} calls into a range several overlays share`);
     if (unresolved.runtimeOnly > 0)
       notDefinitive.push(`${unresolved.runtimeOnly} calls into BSS or undecodable code`);
     if (truncated) notDefinitive.push(`the map stopped early (${this.built.truncation.join(', ')})`);

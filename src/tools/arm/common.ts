@@ -5,6 +5,7 @@ import { isLiteralPoolData, type LinearItem } from '../../arm/literal-pools.js';
 import { addressArg, addressOut, formatAddress as hex } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
+import { copiedBlocks } from '../shared/copied.js';
 import {
   decodeStopSchema,
   decodeStopView,
@@ -80,8 +81,13 @@ export const linearWindowOutput = {
 
 /** Opens the ROM and decodes the linear window (nds_disassemble_range, nds_list_references). */
 export async function linearWindow(ctx: ToolContext, args: LinearWindowRequest & { rom: string }) {
-  const w = await withToolRom(ctx, args.rom, (rom, store) =>
-    decodeLinearWindow(store, rom, args, ctx.signal),
+  const w = await withToolRom(ctx, args.rom, async (rom, store) =>
+    decodeLinearWindow(
+      store,
+      rom,
+      { ...args, copied: await copiedBlocks(ctx, store, rom, args.processor) },
+      ctx.signal,
+    ),
   );
   return { ...w, source: sourceView(args.processor, w.source), stop: w.stop && decodeStopView(w.stop) };
 }

@@ -11,6 +11,7 @@ import {
   cfgStatusSchema,
   cfgTruncationSchema,
 } from '../shared/control-flow.js';
+import { copiedBlocks } from '../shared/copied.js';
 import { READ_ONLY, withToolRom } from '../shared/rom.js';
 import {
   CODE_IMAGE_LIMIT_TEXT,
@@ -89,7 +90,8 @@ export const ndsAnalyzeControlFlow = defineTool({
   limits: CFG_TOOL_LIMITS,
   async handler(args, ctx) {
     return withToolRom(ctx, args.rom, async (rom, store) => {
-      const src = await resolveStart(store, rom, { ...args, autoloads: true }, ctx.signal);
+      const copied = await copiedBlocks(ctx, store, rom, args.processor);
+      const src = await resolveStart(store, rom, { ...args, autoloads: true, copied }, ctx.signal);
       const r = await analyzeControlFlow({
         processor: args.processor,
         span: src.span,
@@ -101,7 +103,7 @@ export const ndsAnalyzeControlFlow = defineTool({
           bytes: args.maxBytes,
           edges: args.maxEdges,
         },
-        lookup: spanLookup(store, rom, args.processor, ctx.signal, { autoloads: true }),
+        lookup: spanLookup(store, rom, args.processor, ctx.signal, { autoloads: true, copied }),
         signal: ctx.signal,
       });
       // The source span names the autoload block; blocks keep their published shape.

@@ -95,7 +95,7 @@ export const rangeOutput = z.object({
   end: addressOut,
   label: z.string(),
   mode: z.enum(['arm', 'thumb', 'mixed']),
-  source: z.enum(['header', 'caller']),
+  source: z.enum(['header', 'copied', 'caller']),
 });
 
 export function rangeView(r: ExecRange): z.input<typeof rangeOutput> {

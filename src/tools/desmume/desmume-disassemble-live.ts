@@ -10,6 +10,7 @@ import { ReMcpError } from '../../core/errors.js';
 import { addressArg, formatAddress } from '../../core/vocabulary.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import { copiedBlocks } from '../shared/copied.js';
 import {
   decodeStopSchema,
   decodeStopView,
@@ -157,7 +158,13 @@ async function staticBytes(
         const src = await resolveStart(
           store,
           rom,
-          { processor, address: start, mode, autoloads: true },
+          {
+            processor,
+            address: start,
+            mode,
+            autoloads: true,
+            copied: await copiedBlocks(ctx, store, rom, processor),
+          },
           ctx.signal,
         );
         const offset = src.address - src.span.start;

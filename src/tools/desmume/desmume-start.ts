@@ -6,6 +6,7 @@ import { printableTitle } from '../../debug/cpu-image.js';
 import { LIMITS } from '../../debug/policy.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import { copiedBlocks } from '../shared/copied.js';
 import { romArg } from '../shared/rom.js';
 import { debugSession, msLimit, RUNTIME, rangeOutput, rangeView, timeoutInput } from './common.js';
 
@@ -60,8 +61,10 @@ export const desmumeStart = defineTool({
       throw new ReMcpError('invalid-argument', 'give the ROM as `rom` (or its alias `romPath`), once');
     }
     const started = Date.now();
+    const store = getRomStore(ctx.services);
     const gen = await session.start({
-      roms: getRomStore(ctx.services),
+      roms: store,
+      copies: (rom, processor) => copiedBlocks(ctx, store, rom, processor),
       rom: (args.rom ?? args.romPath)!,
       arm9Port: args.gdbPort ?? null,
       arm7Port: args.arm7 ? (args.arm7GdbPort ?? 0) : null,

@@ -1,0 +1,172 @@
+// Whole-program map bench. Speed and memory: the kit's realistic ARM9 program alone and its code
+// repeated to 400 KB, 1 MiB and 4 MiB, each map built cold in a fresh process running the bundled
+// code (as the server does), next to a cold linear decode of the same bytes (Thumb then ARM) in a
+// fresh process: the ratio, the growth per byte, a warm xref query, the peak RSS. Quality: the two
+// realistic programs scored against their ELF symbols and objdump's call sites, per evidence set and
+// tier (recall, precision, call sites found among the map's cross-references).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { EVIDENCE_IDS, type EvidenceId } from '../src/analysis/evidence/index.js';
+import { getProgramMaps } from '../src/analysis/program-map/service.js';
+import { TIERS, type Tier } from '../src/analysis/program-map/types.js';
+import { loadConfig } from '../src/config/config.js';
+import { getRomStore } from '../src/nds/rom-store.js';
+import { Services } from '../src/services.js';
+import { Workspace } from '../src/workspace/workspace.js';
+import { loadProgramTruth, type ProgramTruth } from '../test/kit/arm/index.js';
+import { buildRom } from '../test/kit/rom-builder.js';
+
+const RUNS = 3;
+const SIZES_KB = [0, 400, 1024, 4096];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const repo = join(import.meta.dirname, '..');
+
+const EVIDENCE_SETS: Record<string, EvidenceId[]> = {
+  'strict (specification default)': ['program-entry', 'direct-call', 'constant-register-call'],
+  'proven (with copied code)': ['program-entry', 'direct-call', 'constant-register-call', 'copied-code'],
+  'proven + referenced': EVIDENCE_IDS.filter((id) => id !== 'sweep'),
+  'every tier': [...EVIDENCE_IDS],
+};
+
+async function childBundle(): Promise<string> {
+  // Inside the repository so the bundle finds Capstone in node_modules.
+  const dir = join(repo, 'node_modules', '.cache', 're-mcp-bench');
+  mkdirSync(dir, { recursive: true });
+  const outfile = join(dir, 'program-map-child.mjs');
+  await build({
+    entryPoints: [join(import.meta.dirname, 'program-map-child.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    outfile,
+    external: ['@alexaltea/capstone-js'],
+    logLevel: 'warning',
+  });
+  return outfile;
+}
+
+function child(bundle: string, args: string[]): Record<string, number & string> {
+  const out = execFileSync(process.execPath, [bundle, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  return JSON.parse(out.trim().split('\n').at(-1)!);
+}
+
+async function score(root: string, truth: ProgramTruth, evidence: EvidenceId[]) {
+  const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
+  const store = getRomStore(services);
+  const map = await store.withRom('roms/program.nds', (rom) =>
+    getProgramMaps(services).map(store, rom, {
+      processor: truth.processor,
+      evidence,
+      maxCodeBytes: 64 << 20,
+      maxSeconds: 600,
+    }),
+  );
+  const names = new Set(truth.functions.map((f) => `${f.mode}:${f.address}`));
+  const tiers: Record<string, unknown> = {};
+  const found = new Set<string>();
+  for (const tier of TIERS) {
+    const at = map.functions.filter((f) => f.tier === tier);
+    const right = at.filter((f) => names.has(`${f.mode}:${f.address}`)).length;
+    for (const f of at) found.add(`${f.mode}:${f.address}`);
+    tiers[tier] = {
+      functions: at.length,
+      right,
+      precision: at.length === 0 ? null : Number((right / at.length).toFixed(4)),
+    };
+  }
+  const hits = [...found].filter((k) => names.has(k)).length;
+  const sites = truth.callSites.filter((s) =>
+    map.xrefs(s.target, 'heuristic').some((x) => x.from === s.at && x.kind === 'direct-call'),
+  ).length;
+  return {
+    recall: Number((hits / names.size).toFixed(4)),
+    symbols: names.size,
+    byTier: tiers as Record<Tier, unknown>,
+    callSitesFound: `${sites}/${truth.callSites.length}`,
+    definitiveAtHeuristic: map.coverage('heuristic').definitive,
+  };
+}
+
+export async function benchProgramMap(): Promise<Record<string, unknown>> {
+  const root = mkdtempSync(join(tmpdir(), 're-mcp-bench-map-'));
+  try {
+    mkdirSync(join(root, 'roms'));
+    const a9 = loadProgramTruth('arm9-program');
+    const a7 = loadProgramTruth('arm7-program');
+    const arm7 = { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.loadAddress };
+    writeFileSync(
+      join(root, 'roms/program.nds'),
+      buildRom({ arm9: { code: a9.bytes, ramAddress: a9.loadAddress, entry: a9.loadAddress }, arm7 }).bytes,
+    );
+    const out: Record<string, unknown> = { runs: RUNS };
+    const quality: Record<string, unknown> = {};
+    for (const truth of [a9, a7]) {
+      const sets: Record<string, unknown> = {};
+      for (const [name, evidence] of Object.entries(EVIDENCE_SETS))
+        sets[name] = await score(root, truth, evidence);
+      quality[truth.name] = sets;
+    }
+    out.quality = quality;
+
+    const bundle = await childBundle();
+    const speed: Record<string, unknown> = {};
+    for (const kb of SIZES_KB) {
+      const size = kb === 0 ? a9.bytes.length : kb * 1024;
+      const code = new Uint8Array(size);
+      for (let o = 0; o < size; o += a9.bytes.length)
+        code.set(a9.bytes.subarray(0, Math.min(a9.bytes.length, size - o)), o);
+      const name = kb === 0 ? 'program' : `${kb}k`;
+      writeFileSync(
+        join(root, `roms/${name}.nds`),
+        buildRom({ arm9: { code, ramAddress: a9.loadAddress, entry: a9.loadAddress }, arm7 }).bytes,
+      );
+      writeFileSync(join(root, `${name}.bin`), code);
+      const maps: Record<string, number & string>[] = [];
+      const lins: Record<string, number & string>[] = [];
+      for (let i = 0; i < RUNS; i++) {
+        maps.push(child(bundle, ['map', root, `roms/${name}.nds`, 'arm9']));
+        lins.push(child(bundle, ['linear', join(root, `${name}.bin`), String(a9.loadAddress)]));
+      }
+      const mapMs = median(maps.map((m) => m.ms));
+      const linMs = median(lins.map((m) => m.ms));
+      const last = maps.at(-1)!;
+      speed[name] = {
+        arm9Bytes: size,
+        mapColdMs: Math.round(mapMs),
+        linearDecodeColdMs: Math.round(linMs),
+        mapVsLinearDecode: Number((mapMs / linMs).toFixed(2)),
+        usPerByte: Number(((mapMs * 1000) / size).toFixed(2)),
+        warmXrefQueryMs: Number(median(maps.map((m) => m.queryMs)).toFixed(3)),
+        peakRssMiB: Math.max(...maps.map((m) => m.peakMiB)),
+        functions: last.functions,
+        status: last.status,
+        unclassifiedBytes: last.unclassifiedBytes,
+      };
+    }
+    const at = (k: string) =>
+      speed[k] as { mapColdMs: number; arm9Bytes: number; warmXrefQueryMs: number; peakRssMiB: number };
+    out.speed = speed;
+    out.goals = {
+      map400kUnder1s: at('400k').mapColdMs <= 1000,
+      map4MiBUnder10s: at('4096k').mapColdMs <= 10_000,
+      growth4MiBVs400k: Number(
+        (
+          at('4096k').mapColdMs /
+          at('4096k').arm9Bytes /
+          (at('400k').mapColdMs / at('400k').arm9Bytes)
+        ).toFixed(2),
+      ),
+      warmQueryUnder10ms: Object.values(speed).every(
+        (s) => (s as { warmXrefQueryMs: number }).warmXrefQueryMs <= 10,
+      ),
+      rss4MiBUnder300MiB: at('4096k').peakRssMiB <= 300,
+    };
+    return out;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
