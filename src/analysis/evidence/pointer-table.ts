@@ -7,12 +7,14 @@ import { ByteClass, type Tier } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass } from './registry.js';
 
-/** Whether analysed code materialises `address` (a literal naming it, or ADR): a table starts there. */
-function loaded(w: Walker, address: number): boolean {
-  return w.refs.to_(address).some((i) => {
-    const k = w.refs.get(i).kind;
-    return k === 'literal-value' || k === 'pc-relative-address';
-  });
+/** The addresses analysed code materialises (literals naming them, ADR): a table starts at each. */
+function loadedAddresses(w: Walker): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i < w.refs.size; i++) {
+    const r = w.refs.get(i);
+    if (r.kind === 'literal-value' || r.kind === 'pc-relative-address') out.add(r.to);
+  }
+  return out;
 }
 
 export const pointerTable = {
@@ -24,6 +26,7 @@ export const pointerTable = {
   async onIdle(ctx) {
     const w = ctx.walker;
     let found = 0;
+    const loaded = loadedAddresses(w);
     for (const comp of w.set.list) {
       const b = comp.bytes;
       for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
@@ -55,7 +58,7 @@ export const pointerTable = {
           let first = o;
           while (
             first >= 4 &&
-            !loaded(w, comp.start + first) &&
+            !loaded.has(comp.start + first) &&
             comp.cls[first - 4] === ByteClass.pointerTable
           )
             first -= 4;
@@ -79,6 +82,7 @@ export const pointerTable = {
     // string or object used through a table is found by value. A run of such words is one table; the
     // code that loads its first word's address is what uses it.
     const w = ctx.walker;
+    const loaded = loadedAddresses(w);
     for (const comp of w.set.list) {
       const b = comp.bytes;
       let runStart = -1;
@@ -92,7 +96,7 @@ export const pointerTable = {
           continue;
         }
         // A word whose address code loads starts a table of its own (tables often sit side by side).
-        if (runStart < 0 || loaded(w, comp.start + o)) runStart = o;
+        if (runStart < 0 || loaded.has(comp.start + o)) runStart = o;
         if (c === ByteClass.pointerTable) continue; // already a table entry of code
         w.refs.add({
           from: comp.start + o,
