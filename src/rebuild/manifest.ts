@@ -14,6 +14,12 @@ export const REBUILD_LIMITS = {
   patchBytes: { max: 4096, unit: 'bytes' },
   /** Bytes of one replacement artifact (read whole when applied). */
   artifactBytes: { max: 64 * MiB, unit: 'bytes' },
+  /**
+   * Bytes of all distinct artifact files of one manifest together (a file named by several paths or
+   * operations counts once): with the BLZ encoder's transient working memory (~15 bytes per byte of the
+   * one image being encoded) this bounds a plan's memory, whatever the number of operations.
+   */
+  artifactTotalBytes: { max: 256 * MiB, unit: 'bytes' },
   /** Bytes of the manifest file. */
   manifestBytes: { max: 1 * MiB, unit: 'bytes' },
 } as const;

@@ -11,9 +11,10 @@
 //   Gaps between them are zero. The header is pointed at the rebuilt tables, its used size and the
 //   smallest sufficient device capacity are set, and its CRCs are resealed.
 import { createHash } from 'node:crypto';
+import { driveSteps, type Steps } from '../core/cooperative.js';
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
-import { blzEncode, blzParseFooter } from '../formats/blz/index.js';
+import { blzEncodeSteps, blzParseFooter } from '../formats/blz/index.js';
 import { crc16Modbus as crc16 } from '../formats/crc16.js';
 import type { NdsRomModel } from '../formats/nds/index.js';
 import { resolveRomOffset } from '../formats/nds/index.js';
@@ -127,20 +128,23 @@ function opError(
   throw new ReMcpError(code, `operation "${op.id}": ${message}`, { operation: op.id, ...details });
 }
 
-/** SHA-256 of a source range, read in bounded chunks. */
-function hashRange(read: SourceRead, start: number, end: number): string {
+/** SHA-256 of a source range, read in bounded chunks (a yield after each). */
+function* hashRangeSteps(read: SourceRead, start: number, end: number): Steps<string> {
   const h = createHash('sha256');
-  for (let at = start; at < end; at += 1 << 20) h.update(read(at, Math.min(1 << 20, end - at)));
+  for (let at = start; at < end; at += 1 << 20) {
+    h.update(read(at, Math.min(1 << 20, end - at)));
+    yield;
+  }
   return h.digest('hex');
 }
 
 /** The current SHA-256 of a component a whole replacement targets: it must be the manifest's guard. */
-function guardedHash(
-  read: SourceRead,
+function* guardedHash(
+  componentHash: (c: ModelComponent) => Steps<string>,
   op: { id: string; componentSha256: string },
   c: ModelComponent,
-): string {
-  const before = hashRange(read, c.rom.start, c.rom.end);
+): Steps<string> {
+  const before = yield* componentHash(c);
   if (before !== op.componentSha256)
     opError(op, 'invalid-argument', `the component guard failed: ${c.label} has another SHA-256`, {
       expected: op.componentSha256,
@@ -239,6 +243,10 @@ export function capacityFor(size: number): number {
   return n;
 }
 
+/**
+ * Plans a build without holding the event loop: hashing and BLZ encoding run in slices of at most
+ * COOPERATIVE_SLICE_MS, with `signal` checked between them.
+ */
 export function planRebuild(
   model: NdsRomModel,
   read: SourceRead,
@@ -246,7 +254,19 @@ export function planRebuild(
   sourceSha256: string,
   manifest: Manifest,
   artifacts: ReadonlyMap<string, LoadedArtifact>,
-): Plan {
+  signal?: AbortSignal,
+): Promise<Plan> {
+  return driveSteps(planSteps(model, read, sourceSize, sourceSha256, manifest, artifacts), { signal });
+}
+
+function* planSteps(
+  model: NdsRomModel,
+  read: SourceRead,
+  sourceSize: number,
+  sourceSha256: string,
+  manifest: Manifest,
+  artifacts: ReadonlyMap<string, LoadedArtifact>,
+): Steps<Plan> {
   if (manifest.source.sha256 !== sourceSha256 || manifest.source.size !== sourceSize) {
     throw new ReMcpError('invalid-argument', 'the manifest names another source ROM', {
       expected: manifest.source,
@@ -260,6 +280,19 @@ export function planRebuild(
   }
   const fixed: Piece[] = [];
   const planned: PlannedOperation[] = [];
+  // Each component is hashed once per plan, however many operations guard it; each distinct image
+  // is BLZ-encoded once.
+  const hashes = new Map<string, string>();
+  const componentHash = function* (c: ModelComponent): Steps<string> {
+    const key = `${c.rom.start}:${c.rom.end}`;
+    let h = hashes.get(key);
+    if (h === undefined) {
+      h = yield* hashRangeSteps(read, c.rom.start, c.rom.end);
+      hashes.set(key, h);
+    }
+    return h;
+  };
+  const encoded = new Map<string, Uint8Array>();
   const artifact = (o: { id: string; artifact: string; artifactSha256: string }) => {
     const a = artifacts.get(o.artifact);
     if (!a) opError(o, 'not-found', 'its artifact was not loaded');
@@ -316,7 +349,7 @@ export function planRebuild(
           actual: Buffer.from(now).toString('hex'),
         });
       }
-      if (o.componentSha256 !== undefined && hashRange(read, c.rom.start, c.rom.end) !== o.componentSha256) {
+      if (o.componentSha256 !== undefined && (yield* componentHash(c)) !== o.componentSha256) {
         opError(o, 'invalid-argument', `the component guard failed: ${c.label} has another SHA-256`);
       }
       if (o.runtimeAddress !== undefined) {
@@ -346,7 +379,7 @@ export function planRebuild(
       const c = component(model, o);
       const a = artifact(o);
       const size = c.rom.end - c.rom.start;
-      const before = guardedHash(read, o, c);
+      const before = yield* guardedHash(componentHash, o, c);
       if (c.fileId !== null) {
         if (touchedFiles.has(c.fileId)) opError(o, 'invalid-argument', `${c.label} is replaced twice`);
         touchedFiles.add(c.fileId);
@@ -400,7 +433,7 @@ export function planRebuild(
       const c = component(model, { id: o.id, component: { kind: 'overlay', ...o.overlay } });
       const ov = model.overlays[o.overlay.processor].find((x) => x.id === o.overlay.id)!;
       const a = artifact(o);
-      const before = guardedHash(read, o, c);
+      const before = yield* guardedHash(componentHash, o, c);
       // The image may change size inside the overlay's runtime range: its BSS absorbs the difference,
       // so [ramAddress, ramAddress + ramSize + bssSize) stays where it was (no new overlap with other
       // overlays or the ARM9), and the static-initializer list must lie inside the new image.
@@ -430,7 +463,11 @@ export function planRebuild(
       let flags = ov.flags;
       let compressedSize = ov.compressedSize;
       if (ov.compressed) {
-        const blob = blzEncode(a.bytes);
+        let blob = encoded.get(a.sha256);
+        if (blob === undefined) {
+          blob = yield* blzEncodeSteps(a.bytes);
+          encoded.set(a.sha256, blob);
+        }
         if (blzParseFooter(blob).coded) {
           stored = blob;
           compressedSize = blob.length;

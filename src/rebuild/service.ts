@@ -9,13 +9,14 @@
 //   link meanwhile cannot redirect them; a parent moved during the build refuses the publish. An existing final directory is reused only if it verifies afresh;
 //   otherwise the build fails closed with 'publish-collision' and the existing directory is left.
 // verify: the plan again, and the existing build checked file by file and byte by byte.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { type BigIntStats, constants, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { isReMcpError, ReMcpError } from '../core/errors.js';
-import { sha256Of } from '../extract/artifacts.js';
+import { driveSteps, type Steps } from '../core/cooperative.js';
+import { isReMcpError, ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { withDirLock } from '../extract/promote.js';
 import type { RomHandle } from '../nds/rom-store.js';
+import { sha256File } from '../workspace/hash.js';
 import { alignedBuffer, type OutputDir } from '../workspace/output-dir.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { EVIDENCE_FILES, evidenceTexts, type VerificationRecord, verificationText } from './evidence.js';
@@ -67,14 +68,120 @@ export async function loadManifest(workspace: Workspace, path: string): Promise<
   return parsed.data;
 }
 
-async function loadArtifacts(workspace: Workspace, manifest: Manifest): Promise<Map<string, LoadedArtifact>> {
+/** Reads exactly `size` bytes from the start of `handle` (a file that shrank meanwhile is refused). */
+async function readExactly(handle: FileHandle, size: number, what: string): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(size);
+  let done = 0;
+  while (done < size) {
+    const { bytesRead } = await handle.read(bytes, done, size - done, done);
+    if (bytesRead === 0) throw new ReMcpError('rom-changed', `${what} shrank while it was read`);
+    done += bytesRead;
+  }
+  return bytes;
+}
+
+/** SHA-256 of bytes in memory, a yield after every MiB. */
+function* sha256Steps(bytes: Uint8Array): Steps<string> {
+  const h = createHash('sha256');
+  for (let at = 0; at < bytes.length; at += 1 << 20) {
+    h.update(bytes.subarray(at, Math.min(bytes.length, at + (1 << 20))));
+    yield;
+  }
+  return h.digest('hex');
+}
+
+/**
+ * Loads every artifact the manifest names. A file is identified by its device and inode: however
+ * many paths or operations name it, it is read and hashed once, and counts once against
+ * artifactTotalBytes. Hashing yields to the event loop and honours `signal`.
+ */
+async function loadArtifacts(
+  workspace: Workspace,
+  manifest: Manifest,
+  signal?: AbortSignal,
+): Promise<Map<string, LoadedArtifact>> {
   const out = new Map<string, LoadedArtifact>();
+  const byFile = new Map<string, LoadedArtifact>();
+  let total = 0;
   for (const op of manifest.operations) {
     if (!('artifact' in op) || out.has(op.artifact)) continue;
-    const bytes = await readBounded(workspace, op.artifact, REBUILD_LIMITS.artifactBytes.max, 'the artifact');
-    out.set(op.artifact, { path: op.artifact, sha256: sha256Of(bytes), bytes: new Uint8Array(bytes) });
+    throwIfCancelled(signal);
+    const { resolved, handle } = await workspace.openFile(op.artifact);
+    try {
+      const info = await handle.stat();
+      const key = `${info.dev}:${info.ino}`;
+      let loaded = byFile.get(key);
+      if (loaded === undefined) {
+        const max = REBUILD_LIMITS.artifactBytes.max;
+        if (info.size > max) {
+          throw new ReMcpError(
+            'limit-exceeded',
+            `the artifact ${resolved.relative} is ${info.size} bytes, over ${max}`,
+            {
+              size: info.size,
+              max,
+            },
+          );
+        }
+        total += info.size;
+        const totalMax = REBUILD_LIMITS.artifactTotalBytes.max;
+        if (total > totalMax) {
+          throw new ReMcpError(
+            'limit-exceeded',
+            `the manifest's distinct artifacts hold over ${totalMax} bytes (at ${resolved.relative})`,
+            { max: totalMax },
+          );
+        }
+        const bytes = await readExactly(handle, info.size, `the artifact ${resolved.relative}`);
+        const sha256 = await driveSteps(sha256Steps(bytes), { signal });
+        loaded = {
+          path: op.artifact,
+          sha256,
+          bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length),
+        };
+        byFile.set(key, loaded);
+      }
+      out.set(op.artifact, loaded);
+    } finally {
+      await handle.close();
+    }
   }
   return out;
+}
+
+/**
+ * The artifacts must still be what was planned from: each distinct file is hashed again from disk,
+ * streamed (nothing is held whole a second time).
+ */
+async function verifyArtifacts(
+  workspace: Workspace,
+  manifest: Manifest,
+  signal?: AbortSignal,
+): Promise<void> {
+  const byFile = new Map<string, string>();
+  const checked = new Set<string>();
+  for (const op of manifest.operations) {
+    if (!('artifact' in op)) continue;
+    const changed = () =>
+      new ReMcpError('invalid-argument', `operation "${op.id}": the artifact changed during the build`);
+    if (checked.has(`${op.artifact}\0${op.artifactSha256}`)) continue;
+    const { handle } = await workspace.openFile(op.artifact).catch(() => {
+      throw changed();
+    });
+    try {
+      const info = await handle.stat();
+      const key = `${info.dev}:${info.ino}`;
+      let sha256 = byFile.get(key);
+      if (sha256 === undefined) {
+        sha256 = (await sha256File(handle, { signal })).sha256;
+        byFile.set(key, sha256);
+      }
+      if (sha256 !== op.artifactSha256) throw changed();
+    } finally {
+      await handle.close();
+    }
+    checked.add(`${op.artifact}\0${op.artifactSha256}`);
+  }
 }
 
 function sourceReader(rom: RomHandle): ChunkReader {
@@ -85,16 +192,18 @@ export async function validateManifest(
   workspace: Workspace,
   rom: RomHandle,
   manifestPath: string,
+  signal?: AbortSignal,
 ): Promise<Validated> {
   const manifest = await loadManifest(workspace, manifestPath);
-  const artifacts = await loadArtifacts(workspace, manifest);
-  const plan = planRebuild(
+  const artifacts = await loadArtifacts(workspace, manifest, signal);
+  const plan = await planRebuild(
     rom.model,
     (offset, length) => rom.readBytes(offset, length),
     rom.identity.size,
     rom.identity.sha256,
     manifest,
     artifacts,
+    signal,
   );
   return {
     manifest,
@@ -143,11 +252,11 @@ const sameFileKey = (a: FileKey, b: FileKey) => a.every((x, i) => x === b[i]);
 
 /** Opens the regular file `name` of `dir` for reading, never through a link. */
 async function openRegular(dir: OutputDir, name: string): Promise<FileHandle> {
-  const handle = await open(await dir.at(name), constants.O_RDONLY | constants.O_NOFOLLOW).catch(
-    (error: NodeJS.ErrnoException) => {
-      throw new ReMcpError('verification-failed', `${dir.relative}/${name} cannot be opened (${error.code})`);
-    },
-  );
+  // Non-blocking: a FIFO (or a device) planted under this name must not hold the open forever.
+  const flags = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
+  const handle = await open(await dir.at(name), flags).catch((error: NodeJS.ErrnoException) => {
+    throw new ReMcpError('verification-failed', `${dir.relative}/${name} cannot be opened (${error.code})`);
+  });
   if (!(await handle.stat()).isFile()) {
     await handle.close();
     throw new ReMcpError('verification-failed', `${dir.relative}/${name} is not a regular file`);
@@ -219,7 +328,7 @@ export async function buildManifest(
   manifestPath: string,
   options: BuildOptions = {},
 ): Promise<BuildResult> {
-  const v = await validateManifest(workspace, rom, manifestPath);
+  const v = await validateManifest(workspace, rom, manifestPath, options.signal);
   const sha16 = rom.identity.sha256.slice(0, 16);
   // Held by descriptor for the whole build: the temp directory, every file in it and the publishing
   // rename are relative to it, so a directory swapped for a link meanwhile redirects nothing.
@@ -329,15 +438,7 @@ async function buildLocked(
     await options.onStep?.('verified');
     // The inputs must still be what was planned from: the source ROM and every artifact.
     await rom.verifyUnchanged(options.signal);
-    const again = await loadArtifacts(workspace, v.manifest);
-    for (const op of v.manifest.operations) {
-      if ('artifact' in op && again.get(op.artifact)?.sha256 !== op.artifactSha256) {
-        throw new ReMcpError(
-          'invalid-argument',
-          `operation "${op.id}": the artifact changed during the build`,
-        );
-      }
-    }
+    await verifyArtifacts(workspace, v.manifest, options.signal);
     // The ROM was verified from what the build wrote: it must still be that file, untouched since.
     // (nds_mutation_verify re-reads every byte of a published build.)
     const reopened = await openRegular(tmp, romName);
@@ -375,7 +476,7 @@ export async function verifyBuild(
   manifestPath: string,
   signal?: AbortSignal,
 ): Promise<BuildResult> {
-  const v = await validateManifest(workspace, rom, manifestPath);
+  const v = await validateManifest(workspace, rom, manifestPath, signal);
   const resolved = await workspace.resolveExisting(v.outputDir, 'directory').catch((error) => {
     if (isReMcpError(error) && error.code === 'not-found') {
       throw new ReMcpError('not-found', `no build at ${v.outputDir}; run nds_mutation_build first`);

@@ -6,8 +6,8 @@
 import { ReMcpError } from '../../core/errors.js';
 import { blzDecode } from './decode.js';
 import { BLZ_MIN_HEADER } from './footer.js';
-import { findMatches } from './match.js';
-import { optimalParse } from './parse.js';
+import { findMatchesSteps } from './match.js';
+import { optimalParseSteps } from './parse.js';
 
 export interface BlzEncodeOptions {
   /** Leading bytes to keep raw whatever the gain (a compressed ARM9 keeps 0x4000). Default 0. */
@@ -32,6 +32,21 @@ const align4 = (n: number): number => (n + 3) & ~3;
  * routine would read the raw data's last word as a footer.
  */
 export function blzEncode(data: Uint8Array, options: BlzEncodeOptions = {}): Uint8Array {
+  const steps = blzEncodeSteps(data, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * blzEncode in bounded steps (a few milliseconds of work between yields), for callers that must keep
+ * their event loop answering while a large image is encoded.
+ */
+export function* blzEncodeSteps(
+  data: Uint8Array,
+  options: BlzEncodeOptions = {},
+): Generator<void, Uint8Array, void> {
   const n = data.length;
   const prefixLength = options.prefixLength ?? 0;
   if (!Number.isInteger(prefixLength) || prefixLength < 0 || prefixLength > n) {
@@ -42,8 +57,8 @@ export function blzEncode(data: Uint8Array, options: BlzEncodeOptions = {}): Uin
   // The decoder produces the image from its end backward; encode in that order.
   // A copy: on a Node Buffer, .slice() is a view, and reversing it would scramble the caller's bytes.
   const x = Uint8Array.from(data.subarray(first)).reverse();
-  const matches = findMatches(x);
-  const parse = optimalParse(x.length, matches);
+  const matches = yield* findMatchesSteps(x);
+  const parse = yield* optimalParseSteps(x.length, matches);
 
   const rawLength = n - parse.end;
   const codedSize = align4(rawLength + parse.streamLength) + BLZ_MIN_HEADER;
@@ -58,6 +73,7 @@ export function blzEncode(data: Uint8Array, options: BlzEncodeOptions = {}): Uin
   // A failure here is our bug, not the caller's input: report it as internal-error.
   let check: Uint8Array;
   try {
+    yield;
     check = blzDecode(blob, { inPlace: true });
   } catch (error) {
     throw new ReMcpError('internal-error', 'BLZ encoder produced a blob its decoder rejects', {

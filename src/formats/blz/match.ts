@@ -31,7 +31,19 @@ function hash3(x: Uint8Array, at: number): number {
   return Math.imul(key, 0x9e3779b1) >>> (32 - HASH_BITS);
 }
 
+/** Positions searched between two yields of findMatchesSteps. */
+const STEP_POSITIONS = 1 << 14;
+
 export function findMatches(x: Uint8Array): MatchTable {
+  const steps = findMatchesSteps(x);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** findMatches in bounded steps: yields after every STEP_POSITIONS positions. */
+export function* findMatchesSteps(x: Uint8Array): Generator<void, MatchTable, void> {
   const n = x.length;
   const lengths = new Uint8Array(n);
   const distances = new Uint16Array(n);
@@ -39,11 +51,28 @@ export function findMatches(x: Uint8Array): MatchTable {
   const children = new Int32Array(2 * n);
   const heads = new Int32Array(1 << HASH_BITS).fill(NONE);
 
-  for (let k = 0; k + BLZ_MIN_MATCH <= n; k++) {
+  // The hot loop lives in a plain function (a generator's loop optimises less well).
+  const last = n - BLZ_MIN_MATCH + 1;
+  for (let from = 0; from < last; from += STEP_POSITIONS) {
+    matchRange(x, children, heads, from, Math.min(last, from + STEP_POSITIONS), lengths, distances);
+    yield;
+  }
+  return { lengths, distances };
+}
+
+function matchRange(
+  x: Uint8Array,
+  children: Int32Array,
+  heads: Int32Array,
+  from: number,
+  to: number,
+  lengths: Uint8Array,
+  distances: Uint16Array,
+): void {
+  for (let k = from; k < to; k++) {
     if (k >= BLZ_MIN_DISTANCE) insert(x, children, heads, k - BLZ_MIN_DISTANCE);
     search(x, children, heads, k, lengths, distances);
   }
-  return { lengths, distances };
 }
 
 function insert(x: Uint8Array, children: Int32Array, heads: Int32Array, p: number): void {

@@ -32,25 +32,69 @@ const RING = 32; // > BLZ_MAX_MATCH + 1 positions are live at once
 // tokens already in the current flag byte (fewer is better), 8 = the next token needs a new flag byte.
 const rankOf = (tokens: number) => (tokens === 0 ? 8 : tokens);
 
-export function optimalParse(n: number, matches: MatchTable): BlzParse {
-  const { lengths } = matches;
-  const state = new Int32Array(RING).fill(INFINITE);
-  // choice[k]: length of the token ending at k in the best parse of x[0..k).
-  const choice = new Uint8Array(n + 1);
-  state[0] = 8; // cost 0, no tokens: the first token opens a flag byte
+/** Positions parsed between two yields of optimalParseSteps. */
+const STEP_POSITIONS = 1 << 16;
 
-  let bestEnd = 0;
-  let bestCost = 0;
-  let bestGain = 0;
-  for (let k = 0; ; k++) {
+export function optimalParse(n: number, matches: MatchTable): BlzParse {
+  const steps = optimalParseSteps(n, matches);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+interface ParseState {
+  state: Int32Array;
+  choice: Uint8Array;
+  bestEnd: number;
+  bestCost: number;
+  bestGain: number;
+}
+
+/** optimalParse in bounded steps: yields after every STEP_POSITIONS positions. */
+export function* optimalParseSteps(n: number, matches: MatchTable): Generator<void, BlzParse, void> {
+  const p: ParseState = {
+    state: new Int32Array(RING).fill(INFINITE),
+    // choice[k]: length of the token ending at k in the best parse of x[0..k).
+    choice: new Uint8Array(n + 1),
+    bestEnd: 0,
+    bestCost: 0,
+    bestGain: 0,
+  };
+  p.state[0] = 8; // cost 0, no tokens: the first token opens a flag byte
+  // The hot loop lives in a plain function (a generator's loop optimises less well).
+  for (let from = 0; from <= n; from += STEP_POSITIONS) {
+    parseRange(p, matches.lengths, from, Math.min(n, from + STEP_POSITIONS - 1), n);
+    yield;
+  }
+  const { choice, bestEnd, bestCost } = p;
+  let count = 0;
+  for (let k = bestEnd; k > 0; count++) {
+    const length = choice[k]!;
+    // Unreachable unless the table above is wrong; a zero would loop forever.
+    if (length === 0) throw new ReMcpError('internal-error', 'BLZ parse table has a gap', { at: k });
+    k -= length;
+  }
+  const tokens = new Uint8Array(count);
+  for (let k = bestEnd, i = count - 1; k > 0; i--) {
+    tokens[i] = choice[k]!;
+    k -= tokens[i]!;
+  }
+  return { end: bestEnd, streamLength: bestCost, tokens };
+}
+
+/** Relaxes positions from..to (inclusive; position n only records its gain). */
+function parseRange(p: ParseState, lengths: Uint8Array, from: number, to: number, n: number): void {
+  const { state, choice } = p;
+  for (let k = from; k <= to; k++) {
     const here = state[k & (RING - 1)]!;
     const cost = here >>> 4;
-    if (k - cost > bestGain && cost + BLZ_MAX_HEADER <= BLZ_MAX_COMPRESSED) {
-      bestGain = k - cost;
-      bestEnd = k;
-      bestCost = cost;
+    if (k - cost > p.bestGain && cost + BLZ_MAX_HEADER <= BLZ_MAX_COMPRESSED) {
+      p.bestGain = k - cost;
+      p.bestEnd = k;
+      p.bestCost = cost;
     }
-    if (k === n) break;
+    if (k === n) return;
 
     state[(k + BLZ_MAX_MATCH) & (RING - 1)] = INFINITE;
     const rank = here & 15;
@@ -72,18 +116,4 @@ export function optimalParse(n: number, matches: MatchTable): BlzParse {
       }
     }
   }
-
-  let count = 0;
-  for (let k = bestEnd; k > 0; count++) {
-    const length = choice[k]!;
-    // Unreachable unless the table above is wrong; a zero would loop forever.
-    if (length === 0) throw new ReMcpError('internal-error', 'BLZ parse table has a gap', { at: k });
-    k -= length;
-  }
-  const tokens = new Uint8Array(count);
-  for (let k = bestEnd, i = count - 1; k > 0; i--) {
-    tokens[i] = choice[k]!;
-    k -= tokens[i]!;
-  }
-  return { end: bestEnd, streamLength: bestCost, tokens };
 }

@@ -14,7 +14,7 @@ export const REBUILD_TOOL_LIMITS = REBUILD_LIMITS;
 
 const MiB = 1024 * 1024;
 /** The Limits line all three tools share (each declares the same limits). */
-export const REBUILD_LIMITS_LINE = `${REBUILD_LIMITS.operations.max} operations, ${REBUILD_LIMITS.patchBytes.max}-byte edits, ${REBUILD_LIMITS.artifactBytes.max / MiB} MiB artifacts, ${REBUILD_LIMITS.manifestBytes.max / MiB} MiB manifest`;
+export const REBUILD_LIMITS_LINE = `${REBUILD_LIMITS.operations.max} operations, ${REBUILD_LIMITS.patchBytes.max}-byte edits, ${REBUILD_LIMITS.artifactBytes.max / MiB} MiB artifacts (${REBUILD_LIMITS.artifactTotalBytes.max / MiB} MiB of distinct files in all), ${REBUILD_LIMITS.manifestBytes.max / MiB} MiB manifest`;
 
 export const buildOutput = z.object({
   buildId: z.string(),

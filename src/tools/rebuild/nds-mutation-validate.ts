@@ -51,7 +51,7 @@ export const ndsMutationValidate = defineTool({
     const store = getRomStore(ctx.services);
     const v = await store.withRom(
       args.rom,
-      (rom) => validateManifest(ctx.services.workspace, rom, args.manifest),
+      (rom) => validateManifest(ctx.services.workspace, rom, args.manifest, ctx.signal),
       ctx.signal,
     );
     const r = v.plan.resolved;

@@ -1,0 +1,45 @@
+// Long pure computations written as generators (they yield at bounded intervals) run either at once
+// (runSteps) or cooperatively (driveSteps): the caller's event loop gets a turn after every time
+// slice, so pings are answered and a cancellation is seen while a hash or a BLZ encode is under way.
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { throwIfCancelled } from './errors.js';
+
+/** A computation that yields between bounded pieces of work; its return value is the result. */
+export type Steps<T> = Generator<void, T, void>;
+
+/** Longest stretch of work between two event-loop turns in driveSteps, in milliseconds. */
+export const COOPERATIVE_SLICE_MS = 10;
+
+/** Runs the steps to the end without giving the event loop a turn (for small, known-bounded inputs). */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * Runs the steps, giving the event loop a turn at least every `sliceMs` (default
+ * COOPERATIVE_SLICE_MS, at most 1000) and checking `signal` at each turn.
+ */
+export async function driveSteps<T>(
+  steps: Steps<T>,
+  options: { signal?: AbortSignal; sliceMs?: number } = {},
+): Promise<T> {
+  const slice = Math.min(Math.max(options.sliceMs ?? COOPERATIVE_SLICE_MS, 1), 1000);
+  throwIfCancelled(options.signal);
+  let since = performance.now();
+  try {
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      if (performance.now() - since >= slice) {
+        await nextTurn();
+        throwIfCancelled(options.signal);
+        since = performance.now();
+      }
+    }
+  } finally {
+    steps.return(undefined as T);
+  }
+}
