@@ -42,6 +42,11 @@ function consoleToStderr(): void {
   }
 }
 
+/** Longest wait, after stdin ends, for the requests already received to be answered. */
+export const SETTLE_MS = 60_000;
+/** Longest wait for stdout to drain before the process exits. */
+export const FLUSH_MS = 5_000;
+
 export async function serve(config: Config): Promise<void> {
   startupMark('serve loaded');
   consoleToStderr();
@@ -63,22 +68,36 @@ export async function serve(config: Config): Promise<void> {
   const transport = new LineStdioTransport();
   const server = new McpSession(source, services, transport, log);
   let closing = false;
-  const shutdown = async (reason: string) => {
+  let exitCode = 0;
+  /**
+   * Ends the session. On stdin's end every request already received is answered first (waiting at most
+   * SETTLE_MS); on a signal the ones still running are stopped and answered with an error at once.
+   * Either way stdout is drained (at most FLUSH_MS) before the process exits.
+   */
+  const shutdown = async (reason: string, settleMs: number) => {
     if (closing) return;
     closing = true;
     process.stderr.write(`re-mcp: shutting down (${reason})\n`);
+    const stopped = await server.settle(settleMs, `the server is shutting down (${reason})`);
+    if (stopped > 0) process.stderr.write(`re-mcp: ${stopped} request(s) stopped unanswered\n`);
     await services.dispose();
+    await transport.flush(FLUSH_MS);
     await server.close().catch(() => {});
-    process.exit(0);
+    process.exit(exitCode);
   };
-  transport.onclose = () => void shutdown('transport closed');
-  process.stdin.on('end', () => void shutdown('stdin closed'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  transport.onend = () => void shutdown('stdin closed', SETTLE_MS);
+  transport.onerror = (error) => {
+    // The output failing is the end of the session: said, and the exit code is not 0.
+    process.stderr.write(`re-mcp: stdio error: ${error.message}\n`);
+    exitCode = 1;
+  };
+  transport.onclose = () => void shutdown('transport closed', 0);
+  process.on('SIGINT', () => void shutdown('SIGINT', 0));
+  process.on('SIGTERM', () => void shutdown('SIGTERM', 0));
   // A closed terminal (SIGHUP) or a quit key (SIGQUIT) ends the server the same way: owned emulators
   // and running checks are stopped, never orphaned.
-  process.on('SIGHUP', () => void shutdown('SIGHUP'));
-  process.on('SIGQUIT', () => void shutdown('SIGQUIT'));
+  process.on('SIGHUP', () => void shutdown('SIGHUP', 0));
+  process.on('SIGQUIT', () => void shutdown('SIGQUIT', 0));
   await server.connect();
   startupMark('connected');
   process.stderr.write(

@@ -9,7 +9,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Services } from '../services.js';
 import { SERVER_NAME, VERSION } from '../version.js';
-import { invokeTool } from './invoke.js';
+import { errorResult, invokeTool } from './invoke.js';
 import { isRequestId, RawJson } from './jsonrpc.js';
 import { INSTRUCTIONS, type ToolSource } from './server.js';
 import type { LineStdioTransport } from './stdio-transport.js';
@@ -23,6 +23,14 @@ export const CAPABILITIES = { tools: { listChanged: false } };
 const METHOD_NOT_FOUND = -32601;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
+/** JSON-RPC server error: a request received but stopped because the server is ending. */
+const SERVER_CLOSING = -32000;
+
+/**
+ * Tool calls run at once up to `running`; beyond that up to `waiting` wait their turn (in order), and
+ * any further call is answered at once with a `busy` tool error. Pings and tools/list are not counted.
+ */
+export const CALL_ADMISSION = { running: 32, waiting: 256 } as const;
 
 type Id = string | number;
 type Json = Record<string, unknown>;
@@ -54,6 +62,10 @@ export class McpSession {
   private negotiated: string | undefined;
   /** Requests being handled; a cancelled one is aborted and never answered. */
   private readonly inFlight = new Map<Id, AbortController>();
+  private running = 0;
+  /** Calls waiting for a running slot, oldest first. */
+  private readonly waiting: Array<{ go: () => void; signal: AbortSignal }> = [];
+  private readonly settledWaiters = new Set<() => void>();
 
   constructor(
     private readonly tools: ToolSource,
@@ -65,6 +77,37 @@ export class McpSession {
   async connect(): Promise<void> {
     this.transport.onmessage = (message) => this.receive(message as unknown as Json);
     await this.transport.start();
+  }
+
+  /**
+   * Waits (at most `timeoutMs`) for every request received to be answered; those still running then
+   * are stopped and answered with a JSON-RPC error saying the server is ending. Returns how many.
+   */
+  async settle(timeoutMs: number, reason: string): Promise<number> {
+    if (this.inFlight.size > 0 && timeoutMs > 0) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.settledWaiters.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        this.settledWaiters.add(done);
+      });
+    }
+    const left = [...this.inFlight];
+    this.inFlight.clear();
+    for (const [id, controller] of left) {
+      controller.abort(new Error(reason));
+      await this.transport
+        .send({
+          jsonrpc: '2.0',
+          id,
+          error: { code: SERVER_CLOSING, message: `stopped unanswered: ${reason}` },
+        } as unknown as JSONRPCMessage)
+        .catch(() => {});
+    }
+    return left.length;
   }
 
   /** Stops every request in flight (their results are dropped) and closes the transport. */
@@ -109,7 +152,11 @@ export class McpSession {
       )
       .catch((error: unknown) => this.log(`re-mcp: could not answer ${method}: ${String(error)}`))
       .finally(() => {
-        if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
+        if (this.inFlight.get(id) !== controller) return;
+        this.inFlight.delete(id);
+        // Answered or dropped after a cancel: the transport forgets the id (and its token) either way.
+        this.transport.finished(id);
+        if (this.inFlight.size === 0) for (const w of [...this.settledWaiters]) w();
       });
   }
 
@@ -158,6 +205,61 @@ export class McpSession {
       // The specification lists an unknown tool as a protocol error (invalid params), not a tool result.
       throw new RequestError(INVALID_PARAMS, `unknown tool: ${name} (not in this profile; see tools/list)`);
     }
+    if (!(await this.admit(signal))) {
+      return toWireResult(
+        errorResult({
+          code: 'busy',
+          message: `the server is at its limit of ${CALL_ADMISSION.running} running and ${CALL_ADMISSION.waiting} waiting tool calls; try again when some have finished`,
+          details: { running: CALL_ADMISSION.running, waiting: CALL_ADMISSION.waiting },
+        }),
+        this.negotiated,
+      );
+    }
+    try {
+      return await this.run(def, params, signal);
+    } finally {
+      this.leave();
+    }
+  }
+
+  /** Takes a running slot, waiting in line if need be; false when the line is full too. */
+  private async admit(signal: AbortSignal): Promise<boolean> {
+    if (this.running < CALL_ADMISSION.running) {
+      this.running++;
+      return true;
+    }
+    if (this.waiting.length >= CALL_ADMISSION.waiting) return false;
+    await new Promise<void>((resolve, reject) => {
+      const entry = {
+        signal,
+        go: () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      const onAbort = () => {
+        const at = this.waiting.indexOf(entry);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(signal.reason ?? new Error('cancelled'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(entry);
+    });
+    return true; // the slot was handed over by leave()
+  }
+
+  /** Frees a running slot, handing it straight to the oldest waiting call. */
+  private leave(): void {
+    const next = this.waiting.shift();
+    if (next) next.go();
+    else this.running--;
+  }
+
+  private async run(
+    def: NonNullable<Awaited<ReturnType<ToolSource['load']>>>,
+    params: Json,
+    signal: AbortSignal,
+  ): Promise<unknown> {
     const token = isObject(params._meta) ? params._meta.progressToken : undefined;
     const onProgress = isRequestId(token)
       ? (update: { progress: number; total?: number; message?: string }) => {

@@ -8,7 +8,13 @@
 // It also owns two guarantees the protocol layer cannot give on its own:
 // - once the client cancels request X, nothing more about X is written: not its result (the handler
 //   may have finished in the same tick) and not a progress notification for X's token;
-// - every message is handed to stdout the moment it is sent: nothing waits for the next input chunk.
+// - every message is handed to stdout the moment it is sent: nothing waits for the next input chunk;
+// - back-pressure: while more than OUTPUT_HIGH_BYTES wait to be written, or the requests read and not
+//   finished exceed OPEN_LIMITS, no further input line is handled (the rest of the chunk is kept and
+//   stdin is paused), so a client that stops reading, or floods, cannot grow the server's memory;
+// - a finished request (answered, or cancelled and dropped) is forgotten at once: ids may be reused;
+// - stdin's end is reported (onend) without closing the output, so what was received can be answered
+//   and stdout drained (flush) before the process exits.
 // Nothing of the MCP SDK is loaded at run time: the message shapes are checked by ./jsonrpc.ts.
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { messageMark } from '../core/startup-trace.js';
@@ -16,6 +22,16 @@ import { isErrorResponse, isNotification, isRequest, isResultResponse, RawJson }
 
 /** Longest accepted line (bytes). Longer lines are refused with -32600 and skipped; the session goes on. */
 export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+
+/** Bytes queued for stdout above which no further input line is handled until it drains. */
+export const OUTPUT_HIGH_BYTES = 8 * 1024 * 1024;
+/** Requests read and not yet finished (and their lines' bytes) above which input waits. */
+export const OPEN_LIMITS = { requests: 1024, bytes: 64 * 1024 * 1024 } as const;
+/**
+ * Input lines handled per event-loop turn. Answers are written after the turn, so this bounds how far
+ * output can overshoot OUTPUT_HIGH_BYTES: at most this many immediate answers (tools/list is the largest).
+ */
+export const LINES_PER_TURN = 32;
 
 export const PARSE_ERROR = -32700;
 export const INVALID_REQUEST = -32600;
@@ -31,17 +47,30 @@ export class LineStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /** Stdin ended. Without a handler the transport closes; with one, the owner decides (and flushes). */
+  onend?: () => void;
 
   private chunks: Buffer[] = [];
   private pending = 0;
   /** True while skipping the rest of an over-long line (up to its newline). */
   private discarding = false;
   private closed = false;
-  /** Requests received and not yet answered; the cancelled ones among them. */
-  private readonly open = new Set<Id>();
+  private ended = false;
+  /** Requests received and not yet finished (the bytes of their lines); the cancelled ones among them. */
+  private readonly open = new Map<Id, number>();
+  private openBytes = 0;
   private readonly cancelled = new Set<Id>();
-  /** progress token -> the request it belongs to, for requests still open. */
+  /** progress token -> the request it belongs to, and back, for requests still open. */
   private readonly tokenOwner = new Map<Id, Id>();
+  private readonly ownToken = new Map<Id, Id>();
+  /** Input not yet handled while back-pressure holds it (the rest of a chunk). */
+  private held: Buffer | null = null;
+  /** One 'drain' listener for every writer waiting, not one per write. */
+  private drainWaiters: Array<() => void> = [];
+  private lineBytes = 0;
+  /** Lines handled in this event-loop turn, and whether the turn's end is scheduled. */
+  private turnLines = 0;
+  private turnEnds = false;
 
   constructor(
     private readonly input: NodeJS.ReadableStream = process.stdin,
@@ -56,9 +85,98 @@ export class LineStdioTransport implements Transport {
     this.input.on('close', this.onEnd);
     this.input.on('error', this.onInputError);
     this.output.on('error', this.onOutputError);
+    this.output.on('drain', this.onDrain);
   }
 
-  private readonly onEnd = () => void this.close();
+  private readonly onEnd = () => {
+    if (this.ended) return;
+    this.ended = true;
+    // Input already read but held back still counts as received: it is handled as output drains.
+    if (this.held === null) this.reportEnd();
+  };
+
+  private reportEnd(): void {
+    if (this.onend) this.onend();
+    else void this.close();
+  }
+
+  /** Whether input must wait: output over its bound, or too many requests open. */
+  private congested(): boolean {
+    return (
+      (this.output as NodeJS.WritableStream & { writableLength?: number }).writableLength! >
+        OUTPUT_HIGH_BYTES ||
+      this.open.size >= OPEN_LIMITS.requests ||
+      this.openBytes >= OPEN_LIMITS.bytes
+    );
+  }
+
+  private readonly onDrain = () => {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+    this.release();
+  };
+
+  /** Counts a handled line against this turn's LINES_PER_TURN; the count resets when the turn ends. */
+  private countLine(): void {
+    this.turnLines++;
+    if (this.turnEnds) return;
+    this.turnEnds = true;
+    setImmediate(() => {
+      this.turnLines = 0;
+      this.turnEnds = false;
+      this.release();
+    });
+  }
+
+  /** Handles held input once nothing holds it back any more, then reads on. */
+  private release(): void {
+    if (this.held === null || this.closed || this.congested() || this.turnLines >= LINES_PER_TURN) return;
+    const data = this.held;
+    this.held = null;
+    this.consume(data);
+    if (this.held === null) {
+      if (this.ended) this.reportEnd();
+      else this.input.resume();
+    }
+  }
+
+  /** Requests received and not yet finished. */
+  get openRequests(): number {
+    return this.open.size;
+  }
+
+  /**
+   * The session is done with request `id` (answered, or dropped after a cancel): everything about it
+   * is forgotten, and input held back for it may be read again.
+   */
+  finished(id: Id): void {
+    const bytes = this.open.get(id);
+    if (bytes === undefined) return;
+    this.open.delete(id);
+    this.openBytes -= bytes;
+    this.cancelled.delete(id);
+    const token = this.ownToken.get(id);
+    if (token !== undefined) {
+      this.ownToken.delete(id);
+      this.tokenOwner.delete(token);
+    }
+    this.release();
+  }
+
+  /** Resolves once everything written so far has been handed to the OS, or after `timeoutMs`. */
+  flush(timeoutMs: number): Promise<boolean> {
+    if (this.closed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      timer.unref?.();
+      // A write's callback runs once it (and everything before it) has been flushed.
+      this.output.write('', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
   private readonly onInputError = (error: Error) => this.onerror?.(error);
   private readonly onOutputError = (error: Error) => {
     if (this.closed) return;
@@ -67,8 +185,32 @@ export class LineStdioTransport implements Transport {
   };
 
   private readonly onData = (chunk: Buffer | string) => {
-    let data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    if (this.held !== null) {
+      // A chunk that was already on its way when input paused: it queues behind what is held.
+      this.held = Buffer.concat([this.held, data]);
+      return;
+    }
+    this.consume(data);
+  };
+
+  /** Handles the complete lines of `data`; stops (holding the rest, input paused) under back-pressure. */
+  private consume(input: Buffer): void {
+    let data = input;
     while (data.length > 0) {
+      if (!this.discarding && this.pending === 0) {
+        if (this.congested()) {
+          this.held = data;
+          this.input.pause();
+          return; // released by 'drain' or a finished request
+        }
+        if (this.turnLines >= LINES_PER_TURN) {
+          // Let this turn's answers reach the output (and its length count) before reading on.
+          this.held = data;
+          this.input.pause();
+          return; // released when the turn ends
+        }
+      }
       const nl = data.indexOf(0x0a);
       const part = nl === -1 ? data : data.subarray(0, nl);
       if (!this.discarding) {
@@ -87,14 +229,16 @@ export class LineStdioTransport implements Transport {
       if (nl === -1) break;
       if (!this.discarding) {
         const line = Buffer.concat(this.chunks).toString('utf8').replace(/\r$/, '');
+        this.lineBytes = this.pending;
         this.chunks = [];
         this.pending = 0;
         this.handleLine(line);
+        this.countLine();
       }
       this.discarding = false;
       data = data.subarray(nl + 1);
     }
-  };
+  }
 
   private handleLine(line: string): void {
     if (line.trim() === '') return;
@@ -155,10 +299,18 @@ export class LineStdioTransport implements Transport {
           return;
         }
       }
-      this.open.add(message.id);
+      // A reused id is a new request: a cancel of the earlier one with that id no longer applies.
+      this.cancelled.delete(message.id);
+      if (!this.open.has(message.id)) {
+        this.open.set(message.id, this.lineBytes);
+        this.openBytes += this.lineBytes;
+      }
       const token = (message.params as { _meta?: { progressToken?: unknown } } | undefined)?._meta
         ?.progressToken;
-      if (isId(token)) this.tokenOwner.set(token, message.id);
+      if (isId(token)) {
+        this.tokenOwner.set(token, message.id);
+        this.ownToken.set(message.id, token);
+      }
     } else if (message.method === 'notifications/cancelled') {
       const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
       // Only open requests: the set stays bounded by what the client has in flight.
@@ -180,10 +332,8 @@ export class LineStdioTransport implements Transport {
         : `${JSON.stringify(message)}\n`;
     messageMark('out', message as Record<string, unknown>);
     // Handed to the stream now, in this tick; a full pipe only delays the promise, never the order.
-    return new Promise((resolve) => {
-      if (this.output.write(text)) resolve();
-      else this.output.once('drain', () => resolve());
-    });
+    if (this.output.write(text)) return Promise.resolve();
+    return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -192,9 +342,9 @@ export class LineStdioTransport implements Transport {
     if (!('method' in m) && isId(m.id)) {
       // A response: the last word about this request. Dropped if the client cancelled it.
       const id = m.id;
-      for (const [token, owner] of this.tokenOwner) if (owner === id) this.tokenOwner.delete(token);
-      this.open.delete(id);
-      if (this.cancelled.delete(id)) return;
+      const cancelled = this.cancelled.has(id);
+      this.finished(id);
+      if (cancelled) return;
     } else if (m.method === 'notifications/progress') {
       const token = (m.params as { progressToken?: unknown } | undefined)?.progressToken;
       const owner = isId(token) ? this.tokenOwner.get(token) : undefined;
@@ -210,7 +360,12 @@ export class LineStdioTransport implements Transport {
     this.input.off('end', this.onEnd);
     this.input.off('close', this.onEnd);
     this.input.off('error', this.onInputError);
+    this.output.off('drain', this.onDrain);
     this.chunks = [];
+    this.held = null;
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
     this.onclose?.();
   }
 }
