@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { blzDecode, blzEncode } from '../src/formats/blz/index.js';
-import { SHARED_BLZ_DIR } from '../test/kit/shared-data.js';
+import { sharedBlzDir } from '../test/kit/shared-data.js';
 
 const RUNS = 3;
 
@@ -21,8 +21,8 @@ function best(run: () => void): number {
 const mbps = (bytes: number, ms: number) => Number((bytes / 1e3 / ms).toFixed(2));
 
 export async function benchBlz(): Promise<Record<string, unknown>> {
-  const names = readdirSync(join(SHARED_BLZ_DIR, 'in')).sort();
-  const read = (dir: string, name: string) => new Uint8Array(readFileSync(join(SHARED_BLZ_DIR, dir, name)));
+  const names = readdirSync(join(sharedBlzDir(), 'in')).sort();
+  const read = (dir: string, name: string) => new Uint8Array(readFileSync(join(sharedBlzDir(), dir, name)));
   for (const name of names) blzDecode(blzEncode(read('in', name))); // warm-up
 
   let bytes = 0;

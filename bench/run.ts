@@ -17,6 +17,16 @@ const MODULES: Array<[string, string, string]> = [
   ['live', 'live-features.ts', 'benchLiveFeatures'],
 ];
 
+// The benches that read the real-data corpora take them from the test settings; on a development
+// checkout with the corpus folder beside it those default to it (modules are imported below, after this).
+for (const [variable, folder] of [
+  ['RE_MCP_TEST_ROMS', 'roms'],
+  ['RE_MCP_TEST_BLZ', 'blz'],
+] as const) {
+  const beside = join(import.meta.dirname, '..', '..', 'shared', folder);
+  if (!process.env[variable] && existsSync(beside)) process.env[variable] = beside;
+}
+
 const only = process.argv.slice(2);
 const results: Record<string, unknown> = { date: new Date().toISOString(), node: process.version };
 for (const [name, file, fn] of MODULES) {

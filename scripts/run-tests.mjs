@@ -25,6 +25,14 @@ if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
+// The real-data corpora come from one setting each (test/kit/shared-data.ts); say once what is skipped.
+for (const [variable, what] of [
+  ['RE_MCP_TEST_ROMS', 'the real-ROM corpus'],
+  ['RE_MCP_TEST_BLZ', 'the golden BLZ corpus'],
+]) {
+  if (!process.env[variable])
+    console.error(`note: ${variable} is not set: the tests that read ${what} are skipped (CI sets it)`);
+}
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=tap', ...files], {
   stdio: 'inherit',
   env: { ...process.env, RE_MCP_TEST: '1' },

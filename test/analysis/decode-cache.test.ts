@@ -7,7 +7,6 @@
 //    functions, evidence, call sites, seeds, truncation, coverage, totals and every decoded block
 //    (instructions included) are identical with and without the cache.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -22,6 +21,7 @@ import { DISCOVERY_LIMITS } from '../../src/tools/analysis/nds-discover-function
 import { Workspace } from '../../src/workspace/workspace.js';
 import { mainBinaries } from '../arm/objdump-oracle.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
+import { programRomBytes } from '../kit/program-rom.js';
 import { rng } from '../kit/rng.js';
 import { INVALID_SHARED_ROM, sharedRomNames, sharedRomPath } from '../kit/shared-data.js';
 
@@ -43,7 +43,7 @@ function randomSpan(seed: number, length: number): CodeSpan {
 }
 
 test('cached windows equal fresh decoding: real code and random bytes, both modes and processors, any cut', async () => {
-  const rom = new Uint8Array(readFileSync(sharedRomPath('basic-first-game.nds')));
+  const rom = programRomBytes();
   const [arm9, arm7] = mainBinaries(rom)!;
   const spans: CodeSpan[] = [
     { component: 'main', overlayId: null, start: arm9!.ramAddress, bytes: arm9!.bytes.subarray(0, 24_000) },

@@ -1,8 +1,9 @@
 // The calls every real-client test makes: per tool family a success (no emulator needed) and an error
-// with its expected stable code. The workspace holds roms/game.nds (a shared homebrew ROM) and a.bin.
-import { copyFile, mkdir, writeFile } from 'node:fs/promises';
+// with its expected stable code. The workspace holds roms/game.nds (the kit's realistic programs, real
+// compiled code) and a.bin.
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sharedRomPath } from '../kit/shared-data.js';
+import { programRomBytes } from '../kit/program-rom.js';
 
 export interface Case {
   family: string;
@@ -16,7 +17,7 @@ export interface Case {
 
 export async function prepareWorkspace(workspace: string): Promise<void> {
   await mkdir(join(workspace, 'roms'), { recursive: true });
-  await copyFile(sharedRomPath('matrix.nds'), join(workspace, 'roms/game.nds'));
+  await writeFile(join(workspace, 'roms/game.nds'), programRomBytes());
   await writeFile(join(workspace, 'a.bin'), Buffer.alloc(4096, 7));
 }
 

@@ -12,7 +12,7 @@ import { armSymbol } from '../kit/arm/index.js';
 import { writeOverlayTargetRom } from '../kit/desmume/index.js';
 import { desmumeMcpFrame } from '../kit/desmume/mcp-suite.js';
 import type { Harness } from '../kit/mcp-harness.js';
-import { sharedRomPath } from '../kit/shared-data.js';
+import { NO_ROMS, sharedRomPath } from '../kit/shared-data.js';
 
 interface Fn {
   identity: { address: string; mode: string; overlayId: number | null };
@@ -373,7 +373,9 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     assert.equal(b.functions[0]?.identity.address, hex(frame.rom.symbols.bEntry));
   });
 
-  it('claims no caller mode in an exception mode (a real homebrew ROM stopped in its BIOS IRQ code)', async () => {
+  it('claims no caller mode in an exception mode (a real homebrew ROM stopped in its BIOS IRQ code)', {
+    skip: NO_ROMS,
+  }, async () => {
     await copyFile(sharedRomPath('dslua-pack.nds'), join(frame.workspace, 'dslua.nds'));
     const h = await server();
     await h.ok('desmume_start', { romPath: 'dslua.nds' });

@@ -1,15 +1,17 @@
 // Shared pieces of the BLZ tests (blz.test.ts, blz.long.ts): the third-party golden data in
-// ../shared/blz and a console-style reference decoder.
+// RE_MCP_TEST_BLZ and a console-style reference decoder.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SHARED_BLZ_DIR } from '../kit/shared-data.js';
+import { NO_BLZ, sharedBlzDir } from '../kit/shared-data.js';
 
-/** Names of the shared inputs (`in/`), each also encoded in `cue-greedy/` and `cue-optimal/`. */
-export const NAMES = readdirSync(join(SHARED_BLZ_DIR, 'in')).sort();
+export { NO_BLZ };
+
+/** Names of the golden inputs (`in/`), each also encoded in `cue-greedy/` and `cue-optimal/`; none unset. */
+export const NAMES = NO_BLZ ? [] : readdirSync(join(sharedBlzDir(), 'in')).sort();
 
 export const read = (dir: string, name: string) =>
-  new Uint8Array(readFileSync(join(SHARED_BLZ_DIR, dir, name)));
+  new Uint8Array(readFileSync(join(sharedBlzDir(), dir, name)));
 
 export const u32 = (b: Uint8Array, at: number) =>
   (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;

@@ -11,6 +11,7 @@ import {
   resolveRomOffset,
   resolveRuntimeAddress,
 } from '../../src/formats/nds/index.js';
+import { programRomBytes } from '../kit/program-rom.js';
 import { rng } from '../kit/rng.js';
 import { buildRom, type RomLayout } from '../kit/rom-builder.js';
 import { fixHeaderCrcs } from '../kit/rom-builder-parts.js';
@@ -60,7 +61,13 @@ export function fuzzTargets(): Target[] {
       const bytes = new Uint8Array(readFileSync(sharedRomPath(name)));
       return { name, bytes, regions: [[0, 0x240]] as Array<[number, number]> };
     });
-  return [...real, ...builderTargets()];
+  // Real compiled code that needs no corpus: the kit's realistic programs in a built ROM.
+  const kit = {
+    name: 'kit-program',
+    bytes: programRomBytes(),
+    regions: [[0, 0x240]] as Array<[number, number]>,
+  };
+  return [...real, kit, ...builderTargets()];
 }
 
 const INTERESTING = [

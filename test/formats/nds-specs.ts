@@ -1,11 +1,13 @@
 // Shared synthetic ROM specs for the NDS model tests (builder inputs; expectations come from the
 // builder's layout).
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ARM_KIT_BUILD_DIR } from '../kit/arm/index.js';
 import type { RomSpec } from '../kit/rom-builder.js';
-import { sharedBlzInputPath } from '../kit/shared-data.js';
 
-export const code9 = new Uint8Array(readFileSync(sharedBlzInputPath('basic-first-game.arm9.bin')));
-export const code7 = new Uint8Array(readFileSync(sharedBlzInputPath('basic-first-game.arm7.bin')));
+// Real compiled code (the kit's realistic programs, committed in the repository).
+export const code9 = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-program.bin')));
+export const code7 = new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm7-program.bin')));
 export const OV = 0x02200000;
 export const ITCM = 0x01ff8000;
 export const DTCM = 0x027e0000;

@@ -1,28 +1,52 @@
-// Paths of the shared, read-only test inputs. CI places `shared/` beside the clone, so it is found at
-// <repo root>/../shared; tests read from there and never copy the files into the repository.
-import { readdirSync } from 'node:fs';
+// The real-data corpora some tests read, each from one setting (never a path outside the repository
+// guessed by the tests):
+// - RE_MCP_TEST_ROMS: the folder of real homebrew .nds ROMs (the project's CI sets it);
+// - RE_MCP_TEST_BLZ: the folder of third-party golden BLZ encodings (in/, cue-greedy/, cue-optimal/).
+// Unset, the tests that need a corpus are skipped with that reason (the runner prints one line for
+// each); set to a folder that does not exist, they fail. Tests read the files in place, never copy
+// them into the repository.
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
-export const SHARED_DIR = resolve(REPO_ROOT, '..', 'shared');
-export const SHARED_ROMS_DIR = join(SHARED_DIR, 'roms');
-export const SHARED_BLZ_DIR = join(SHARED_DIR, 'blz');
-export const SHARED_BLZ_INPUTS_DIR = join(SHARED_BLZ_DIR, 'in');
 
-/** The NDS ROM that is known to be invalid (a flash-cart patched build with a garbage header). */
+function corpus(variable: string): string | null {
+  const value = process.env[variable];
+  if (value === undefined || value === '') return null;
+  const dir = resolve(value);
+  if (!existsSync(dir))
+    throw new Error(`${variable}=${value}: no such folder (unset it to skip those tests)`);
+  return dir;
+}
+
+const ROMS_DIR = corpus('RE_MCP_TEST_ROMS');
+const BLZ_DIR = corpus('RE_MCP_TEST_BLZ');
+
+/** The skip reason when the ROM corpus is not configured, else false (for node:test's `skip`). */
+export const NO_ROMS: string | false =
+  ROMS_DIR === null ? 'RE_MCP_TEST_ROMS is not set (the real-ROM corpus folder)' : false;
+/** The skip reason when the golden BLZ corpus is not configured, else false. */
+export const NO_BLZ: string | false =
+  BLZ_DIR === null ? 'RE_MCP_TEST_BLZ is not set (the golden BLZ corpus folder)' : false;
+
+/** The NDS ROM of the corpus that is known to be invalid (a flash-cart patched build with a garbage header). */
 export const INVALID_SHARED_ROM = 'dslua-supercard-patched.sc.nds';
 
-/** Names of every `.nds` file in ../shared/roms, sorted. */
+/** Names of every `.nds` file in the ROM corpus, sorted; none when it is not configured. */
 export function sharedRomNames(): string[] {
-  return readdirSync(SHARED_ROMS_DIR)
+  if (ROMS_DIR === null) return [];
+  return readdirSync(ROMS_DIR)
     .filter((name) => name.endsWith('.nds'))
     .sort();
 }
 
 export function sharedRomPath(name: string): string {
-  return join(SHARED_ROMS_DIR, name);
+  if (ROMS_DIR === null) throw new Error(`${NO_ROMS}: ${name} is not available`);
+  return join(ROMS_DIR, name);
 }
 
-export function sharedBlzInputPath(name: string): string {
-  return join(SHARED_BLZ_INPUTS_DIR, name);
+/** The golden BLZ corpus folder (in/, cue-greedy/, cue-optimal/). */
+export function sharedBlzDir(): string {
+  if (BLZ_DIR === null) throw new Error(`${NO_BLZ}`);
+  return BLZ_DIR;
 }

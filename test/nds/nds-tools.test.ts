@@ -12,8 +12,9 @@ import { Workspace } from '../../src/workspace/workspace.js';
 import { fullSpec, OV } from '../formats/nds-specs.js';
 import { inProcess } from '../kit/in-process.js';
 import { makeWorkspace, startServer } from '../kit/mcp-harness.js';
+import { invalidProgramRomBytes } from '../kit/program-rom.js';
 import { buildRom } from '../kit/rom-builder.js';
-import { INVALID_SHARED_ROM, sharedRomPath } from '../kit/shared-data.js';
+import { NO_ROMS, sharedRomPath } from '../kit/shared-data.js';
 
 const root = await makeWorkspace('re-mcp-ndstools-');
 after(() => rm(root, { recursive: true, force: true }));
@@ -21,8 +22,8 @@ const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new W
 await mkdir(join(root, 'roms'));
 const built = buildRom({ ...fullSpec, appended: { length: 100, seed: 4 } });
 await writeFile(join(root, 'roms/game.nds'), built.bytes);
-await copyFile(sharedRomPath(INVALID_SHARED_ROM), join(root, 'roms/bad.nds'));
-await copyFile(sharedRomPath('matrix.nds'), join(root, 'roms/matrix.nds'));
+await writeFile(join(root, 'roms/bad.nds'), invalidProgramRomBytes());
+if (!NO_ROMS) await copyFile(sharedRomPath('matrix.nds'), join(root, 'roms/matrix.nds'));
 
 const { call, ok } = inProcess(ndsStructureTools, services);
 
@@ -52,6 +53,9 @@ test('nds_inspect_rom summarizes the model', async () => {
   assert.equal(s.header.headerCrc.ok, true);
   assert.equal(s.moduleParams.status, 'valid');
   assert.ok(Number(s.runtimeRanges.arm9.overlayEnvelope.start) <= OV);
+});
+
+test('nds_inspect_rom on a real homebrew ROM', { skip: NO_ROMS }, async () => {
   const m = await ok('nds_inspect_rom', { rom: 'roms/matrix.nds' });
   assert.equal(m.arm9.romOffset, '0x00000200');
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -14,9 +14,9 @@ import { Services } from '../../src/services.js';
 import { type EntryKind, Workspace } from '../../src/workspace/workspace.js';
 import { fullSpec } from '../formats/nds-specs.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
+import { invalidProgramRomBytes } from '../kit/program-rom.js';
 import { buildRom } from '../kit/rom-builder.js';
 import { fixHeaderCrcs } from '../kit/rom-builder-parts.js';
-import { INVALID_SHARED_ROM, sharedRomPath } from '../kit/shared-data.js';
 
 const root = await makeWorkspace('re-mcp-nds-');
 after(() => rm(root, { recursive: true, force: true }));
@@ -136,7 +136,7 @@ test('a ROM modified during an operation fails it with rom-changed (even if the 
 });
 
 test('invalid and missing ROMs give typed errors', async () => {
-  await copyFile(sharedRomPath(INVALID_SHARED_ROM), join(root, 'roms/bad.nds'));
+  await writeFile(join(root, 'roms/bad.nds'), invalidProgramRomBytes());
   await assert.rejects(store.openRom('roms/bad.nds'), (e: unknown) => {
     assert.ok(e instanceof ReMcpError && e.code === 'invalid-rom');
     assert.equal(e.details?.field, 'arm9RomOffset');

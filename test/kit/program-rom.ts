@@ -1,0 +1,21 @@
+// ROMs built from the kit's realistic programs (real compiled code, committed in the repository), for
+// tests that need a real program but no corpus: one valid, one with a broken header field.
+import { loadProgramTruth } from './arm/index.js';
+import { buildRom } from './rom-builder.js';
+
+/** A ROM whose ARM9 and ARM7 are the kit's realistic programs, each entered at its load address. */
+export function programRomBytes(): Uint8Array {
+  const a9 = loadProgramTruth('arm9-program');
+  const a7 = loadProgramTruth('arm7-program');
+  return buildRom({
+    arm9: { code: a9.bytes, ramAddress: a9.loadAddress, entry: a9.loadAddress },
+    arm7: { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.loadAddress },
+  }).bytes;
+}
+
+/** programRomBytes with the ARM9 ROM offset pointing past the file: refused as invalid-rom (that field). */
+export function invalidProgramRomBytes(): Uint8Array {
+  const bytes = programRomBytes().slice();
+  new DataView(bytes.buffer).setUint32(0x20, 0xfff00000, true);
+  return bytes;
+}
