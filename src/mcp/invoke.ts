@@ -2,6 +2,7 @@
 // execution with progress and cancellation, error mapping, output validation and the output bound.
 import type { z } from 'zod/v4';
 import { type ErrorCode, isReMcpError } from '../core/errors.js';
+import { inline } from '../core/text-safety.js';
 import type { Services } from '../services.js';
 import { renderToolText } from './render/registry.js';
 import type { ProgressUpdate, ToolDefinition } from './tool.js';
@@ -33,7 +34,7 @@ const TEXT_SLACK_BYTES = 256;
 
 export function errorResult(error: ToolError): ToolCallResult {
   return {
-    content: [{ type: 'text', text: `[${error.code}] ${error.message}` }],
+    content: [{ type: 'text', text: `[${error.code}] ${inline(error.message)}` }],
     structuredContent: { error },
     isError: true,
   };

@@ -704,9 +704,13 @@ function addFile(
       part === '.' ||
       part === '..' ||
       part.length > 127 ||
-      /[\u0000/\u0080-\uffff]/.test(part)
+      /[\u0000-\u001f\u007f/\u0080-\uffff]/.test(part)
     ) {
-      opError(op, 'invalid-argument', `bad path segment ${JSON.stringify(part)} (1..127 ASCII characters)`);
+      opError(
+        op,
+        'invalid-argument',
+        `bad path segment ${JSON.stringify(part)} (1..127 printable ASCII characters, no control characters)`,
+      );
     }
   }
   if (model.files.some((f) => f.path === op.path))

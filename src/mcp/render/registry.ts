@@ -2,9 +2,13 @@
 // rendering of the structured data (./text.ts), or a specialised rendering registered here by tool
 // name. Kept within the output bound: a rendering that does not fit is cut at a line boundary with
 // an explicit marker, never silently.
-import { hexdump, renderStructured } from './text.js';
+import { escapeUnsafe } from '../../core/text-safety.js';
+import { hexdump, renderStructuredCounted } from './text.js';
 
-type Renderer = (summary: string, structured: Record<string, unknown>) => string;
+type Renderer = (
+  summary: string,
+  structured: Record<string, unknown>,
+) => string | { text: string; escaped: number };
 
 /** RetroArch reads: the head line and the complete hexdump (the tool's own text shows 256 bytes). */
 const retroarchRead: Renderer = (_summary, s) => {
@@ -18,7 +22,10 @@ const SPECIALISED: Record<string, Renderer> = {
   retroarch_read_ram: retroarchRead,
 };
 
-const generic: Renderer = (summary, structured) => `${summary}\n\n${renderStructured(structured)}`;
+const generic: Renderer = (summary, structured) => {
+  const data = renderStructuredCounted(structured);
+  return { text: `${summary}\n\n${data.text}`, escaped: data.escaped };
+};
 
 /** Bytes the text costs inside the serialized result (JSON escaping included). */
 function jsonBytes(text: string): number {
@@ -52,5 +59,14 @@ export function renderToolText(
   budget: number,
 ): string {
   const render = SPECIALISED[name] ?? generic;
-  return boundText(render(summary, structured), Math.max(budget, 0));
+  const rendered = render(summary, structured);
+  const body = typeof rendered === 'string' ? { text: rendered, escaped: 0 } : rendered;
+  // Whatever a summary embedded: controls other than its own line breaks are escaped too.
+  const safe = escapeUnsafe(body.text, true);
+  const escaped = body.escaped + safe.escaped;
+  const note =
+    escaped > 0
+      ? `\nnote: ${escaped} control or invisible character(s) from the data are shown escaped (\\xNN, \\uNNNN); structuredContent holds the raw strings`
+      : '';
+  return boundText(`${safe.text}${note}`, Math.max(budget, 0));
 }

@@ -4,6 +4,8 @@
 // hex byte fields as hexdumps. Generic by shape, so every tool, present and future, gets it; a few
 // specialised renderers (./registry.ts) replace it where a tool's data reads better another way.
 
+import { escapeUnsafe } from '../../core/text-safety.js';
+
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Record_ = { [key: string]: Json };
 
@@ -18,10 +20,23 @@ function isRecord(value: Json | undefined): value is Record_ {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** Characters escaped by scalar() since the last renderStructured began (reported under the text). */
+let escapedCount = 0;
+
 function scalar(value: Json): string {
   if (value === null) return 'null';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'string') {
+    // Data strings may hold control or invisible characters: shown escaped, newlines included.
+    const safe = escapeUnsafe(value);
+    escapedCount += safe.escaped;
+    return safe.text;
+  }
+  if (typeof value === 'object') {
+    // JSON.stringify escapes C0 controls; the invisible and bidirectional ones it leaves are escaped here.
+    const safe = escapeUnsafe(JSON.stringify(value));
+    escapedCount += safe.escaped;
+    return safe.text;
+  }
   return String(value);
 }
 
@@ -144,7 +159,16 @@ function renderRecord(record: Record_, indent: string, lines: string[]): void {
 
 /** The generic rendering of a structured result: one fact per line, tables and dumps indented. */
 export function renderStructured(structured: Record<string, unknown>): string {
+  return renderStructuredCounted(structured).text;
+}
+
+/** renderStructured, with the number of unsafe characters it escaped. */
+export function renderStructuredCounted(structured: Record<string, unknown>): {
+  text: string;
+  escaped: number;
+} {
   const lines: string[] = [];
+  escapedCount = 0;
   renderRecord(structured as Record_, '', lines);
-  return lines.join('\n');
+  return { text: lines.join('\n'), escaped: escapedCount };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { inline } from '../../core/text-safety.js';
 import {
   addressOut,
   addressRangeOut,
@@ -269,7 +270,7 @@ export const ndsInspectRom = defineTool({
       const code = `${m.header.gameCode.replace(/[^\x20-\x7e]/g, '.')}/${m.header.makerCode.replace(/[^\x20-\x7e]/g, '.')}`;
       const text =
         `${rom.path}: ${rom.identity.size} bytes, sha256 ${rom.identity.sha256}\n` +
-        `"${m.header.title}" ${code} unit ${m.header.unitCode}; ARM9 ${hex(m.arm9.romOffset)}+${m.arm9.size} @ ${hex(m.arm9.ramAddress)}${m.arm9.compressed ? ' (BLZ)' : ''}, ARM7 ${hex(m.arm7.romOffset)}+${m.arm7.size} @ ${hex(m.arm7.ramAddress)}\n` +
+        `"${inline(m.header.title)}" ${inline(code)} unit ${m.header.unitCode}; ARM9 ${hex(m.arm9.romOffset)}+${m.arm9.size} @ ${hex(m.arm9.ramAddress)}${m.arm9.compressed ? ' (BLZ)' : ''}, ARM7 ${hex(m.arm7.romOffset)}+${m.arm7.size} @ ${hex(m.arm7.ramAddress)}\n` +
         `${m.files.length} files (${named} named), ${m.overlays.arm9.length}+${m.overlays.arm7.length} overlays; header CRC ${m.header.headerCrc.ok ? 'ok' : 'BAD'}` +
         (m.issues.length ? `; ${m.issues.length} issue(s)` : '');
       return { structured, text };

@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { inline } from '../../core/text-safety.js';
 import { defineTool } from '../../mcp/tool.js';
 import { findRepositories, GIT_LIMITS, repositoryStatus } from '../../project/git-status.js';
 
@@ -63,8 +64,8 @@ export const getProjectStatus = defineTool({
       repositories.push(await repositoryStatus(workspace.root, path, args.maxFiles, ctx.signal));
     const lines = repositories.map((r) =>
       r.error
-        ? `${r.path}: ${r.error}`
-        : `${r.path}: ${r.branch ?? '(detached)'}${r.ahead !== null ? ` +${r.ahead}/-${r.behind}` : ''}, ${r.changedCount} changed`,
+        ? `${inline(r.path)}: ${inline(r.error)}`
+        : `${inline(r.path)}: ${inline(r.branch ?? '(detached)')}${r.ahead !== null ? ` +${r.ahead}/-${r.behind}` : ''}, ${r.changedCount} changed`,
     );
     return {
       structured: { repositories, repositoriesTruncated },
