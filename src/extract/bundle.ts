@@ -99,7 +99,12 @@ export async function buildAnalysisBundle(
   const [area, sha16] = romDirSegments(rom.identity.sha256) as [string, string];
   const parent = await workspace.outputDir('analysis/generated', [area]);
   try {
-    return await withDirLock(parent, sha16, () => build(parent, sha16, rom, options), options.signal);
+    return await withDirLock(
+      parent,
+      sha16,
+      (locks) => build(parent, sha16, rom, options, locks),
+      options.signal,
+    );
   } finally {
     await parent.close();
   }
@@ -110,10 +115,11 @@ async function build(
   sha16: string,
   rom: RomHandle,
   options: BundleOptions,
+  recoveredLocks: string[],
 ): Promise<BundleResult> {
   const { sha256, size } = rom.identity;
   const ops = options.ops ?? realOps;
-  const recovered = await recoverLeftovers(parent, sha16, ops);
+  const recovered = [...recoveredLocks, ...(await recoverLeftovers(parent, sha16, ops))];
   const tmpName = tempName(sha16, 'tmp');
   const tmp = await parent.child(tmpName);
   const subdirs = new Map<string, OutputDir>();

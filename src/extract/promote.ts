@@ -12,9 +12,8 @@
 // Every operation is relative to the open ROM-area directory (see workspace/output-dir.ts), so a
 // directory swapped for a symlink meanwhile is never followed.
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open, unlink } from 'node:fs/promises';
 import { ReMcpError } from '../core/errors.js';
+import { acquireLock, recoverStaleLock, releaseLock } from '../workspace/dir-lock.js';
 import type { OutputDir } from '../workspace/output-dir.js';
 
 /** The names a bundle owns at its top level; anything else in the directory is carried over. */
@@ -177,18 +176,23 @@ export async function recoverLeftovers(
     actions.push(`merged ${name}`);
   }
   for (const { name } of mine.filter((x) => x.kind === 'tmp')) {
-    await ops.remove(parent, name);
-    actions.push(`removed ${name}`);
-  }
-  // A lock file whose owner died (killed mid-write) is stale; ours (we hold it) and live ones stay.
-  const lock = `.${sha16}.lock`;
-  if (names.includes(lock)) {
-    const owner = Number((await parent.readIfSmall(lock, 32))?.toString('utf8') ?? 'NaN');
-    if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && !pidAlive(owner)) {
-      await parent.remove(lock);
-      actions.push(`removed stale ${lock}`);
+    // A temp leftover that cannot be removed (too deep, not ours to delete) blocks nothing: the next
+    // temp name is the next writer's own. Reported briefly, once per process.
+    try {
+      await ops.remove(parent, name);
+      actions.push(`removed ${name}`);
+    } catch (error) {
+      const where = `${parent.relative}/${name}`;
+      if (!unremovable.has(where)) {
+        unremovable.add(where);
+        const code = (error as ReMcpError).details?.errno ?? (error as NodeJS.ErrnoException).code;
+        actions.push(`could not remove ${name} (${String(code ?? 'error')}); left in place`);
+      }
     }
   }
+  // A lock whose owner died (killed mid-build) is stale; ours (we hold it) and live ones stay.
+  const lock = await recoverStaleLock(parent, `.${sha16}.lock`);
+  if (lock !== null) actions.push(lock);
   if (await assertRealDirOrMissing(parent, final)) {
     const bundle = await parent.child(final, false);
     try {
@@ -202,56 +206,34 @@ export async function recoverLeftovers(
 }
 
 // One bundle or extraction per ROM directory at a time: within this process by a promise chain, across
-// processes by an exclusive lock file in the ROM area naming its owner's pid (a dead owner's is taken over).
+// processes by a lock file in the ROM area naming its owner verifiably (workspace/dir-lock.ts).
 const locks = new Map<string, Promise<unknown>>();
+/** Leftovers already reported as impossible to remove (each is said once per process). */
+const unremovable = new Set<string>();
 
-export const LOCK_LIMITS = { waitMs: 60_000, pollMs: 50 } as const;
+export { LOCK_LIMITS } from '../workspace/dir-lock.js';
 
-async function acquireFileLock(area: OutputDir, key: string, signal?: AbortSignal): Promise<string> {
-  const name = `.${key}.lock`;
-  const deadline = Date.now() + LOCK_LIMITS.waitMs;
-  for (;;) {
-    const path = await area.at(name);
-    try {
-      const handle = await open(
-        path,
-        constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW,
-        0o644,
-      );
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      return name;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const owner = Number((await area.readIfSmall(name, 32))?.toString('utf8') ?? 'NaN');
-    if (Number.isInteger(owner) && owner > 0 && !pidAlive(owner)) {
-      await unlink(path).catch(() => {});
-      continue;
-    }
-    if (signal?.aborted) throw new ReMcpError('cancelled', 'the operation was cancelled by the client');
-    if (Date.now() > deadline) {
-      throw new ReMcpError('busy', 'another process is writing this ROM directory; try again', { key });
-    }
-    await new Promise((r) => setTimeout(r, LOCK_LIMITS.pollMs));
-  }
-}
-
+/**
+ * Runs `fn` holding the lock `.<key>.lock` of `area`; `fn` receives the notes of any stale lock that
+ * was recovered to take it.
+ */
 export async function withDirLock<T>(
   area: OutputDir,
   key: string,
-  fn: () => Promise<T>,
+  fn: (recovered: string[]) => Promise<T>,
   signal?: AbortSignal,
 ): Promise<T> {
   const previous = locks.get(key) ?? Promise.resolve();
+  const name = `.${key}.lock`;
   const run = previous
     .catch(() => {})
     .then(async () => {
-      const lock = await acquireFileLock(area, key, signal);
+      await sweepLockTemps(area);
+      const recovered = await acquireLock(area, name, signal);
       try {
-        return await fn();
+        return await fn(recovered);
       } finally {
-        await unlink(await area.at(lock)).catch(() => {});
+        await releaseLock(area, name);
       }
     });
   const tail = run.catch(() => {});
@@ -260,5 +242,15 @@ export async function withDirLock<T>(
     return await run;
   } finally {
     if (locks.get(key) === tail) locks.delete(key);
+  }
+}
+
+const LOCK_TEMP = /^\..+\.lock\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/** Removes the temp files of lock writes that dead processes left (a kill between write and link). */
+async function sweepLockTemps(area: OutputDir): Promise<void> {
+  for (const name of await area.names().catch(() => [] as string[])) {
+    const m = LOCK_TEMP.exec(name);
+    if (m && Number(m[1]) !== process.pid && !pidAlive(Number(m[1]))) await area.remove(name).catch(() => {});
   }
 }

@@ -237,12 +237,30 @@ export async function recoverBuildLeftovers(parent: OutputDir): Promise<string[]
   for (const name of await parent.names()) {
     const m = TMP.exec(name);
     if (m && !pidAlive(Number(m[2]))) {
-      await parent.remove(name);
-      removed.push(name);
+      // A leftover that cannot be removed (too deep, not ours to delete) never blocks a build: its
+      // name is its dead owner's, not the next build's. It is said once per process, briefly.
+      try {
+        await parent.remove(name);
+        removed.push(name);
+      } catch (error) {
+        noteOnce(`${parent.relative}/${name}`, error);
+      }
     }
   }
   if (removed.length > 0) await parent.sync();
   return removed;
+}
+
+const unremovable = new Set<string>();
+
+function noteOnce(where: string, error: unknown): void {
+  if (unremovable.has(where)) return;
+  unremovable.add(where);
+  const code =
+    (error as ReMcpError).details?.errno ?? (error as NodeJS.ErrnoException).code ?? (error as Error).name;
+  process.stderr.write(
+    `re-mcp: could not remove the leftover ${where} (${String(code)}); it is left in place\n`,
+  );
 }
 
 /** What changes when a file is written, renamed over or replaced: identity, size and both times. */
