@@ -75,7 +75,11 @@ export async function serve(config: Config): Promise<void> {
    * Either way stdout is drained (at most FLUSH_MS) before the process exits.
    */
   const shutdown = async (reason: string, settleMs: number) => {
-    if (closing) return;
+    if (closing) {
+      // A signal while stdin's requests are being answered: stop waiting for them.
+      if (settleMs === 0) server.hurry();
+      return;
+    }
     closing = true;
     process.stderr.write(`re-mcp: shutting down (${reason})\n`);
     const stopped = await server.settle(settleMs, `the server is shutting down (${reason})`);

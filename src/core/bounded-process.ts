@@ -3,7 +3,13 @@
 // timeout or cancellation kills its children too, even those that called setsid), a hard timeout, and
 // bounded capture of stdout/stderr (the tail is kept, the total counted).
 import { spawn } from 'node:child_process';
-import { containment, resolveExecutable, signalGroup, terminateContained } from './containment.js';
+import {
+  containment,
+  parentDeathPrefix,
+  resolveExecutable,
+  signalGroup,
+  terminateContained,
+} from './containment.js';
 
 export interface BoundedOutput {
   /** The last bytes of the stream (UTF-8, invalid sequences replaced). */
@@ -94,7 +100,10 @@ export function runBounded(options: BoundedRunOptions): Promise<BoundedRun> {
       spawnError: `spawn ${command} ENOENT`,
     });
   }
-  const [program, ...programArgs] = [...contained.prefix, command, ...args] as [string, ...string[]];
+  const [program, ...programArgs] = [...parentDeathPrefix(), ...contained.prefix, command, ...args] as [
+    string,
+    ...string[],
+  ];
   return new Promise((resolve) => {
     let timedOut = false;
     let cancelled = false;

@@ -71,6 +71,32 @@ export function forceContainment(mode: ContainmentMode | null): void {
   forced = mode;
 }
 
+const SETPRIV_CANDIDATES = ['/usr/bin/setpriv', '/bin/setpriv'];
+let deathPrefix: string[] | null = null;
+
+/**
+ * argv prefix that makes a child die with the server, whatever ends the server (SIGKILL included): the
+ * Linux parent-death signal, set by util-linux `setpriv --pdeathsig KILL`, which then execs the
+ * command (same pid, the setting survives exec). unshare --kill-child passes it on to the namespace's
+ * init, whose death takes the whole namespace. Empty where setpriv is missing or refuses (then only a
+ * server that exits normally stops its children; docs/SECURITY.md says so).
+ */
+export function parentDeathPrefix(): string[] {
+  if (deathPrefix !== null) return deathPrefix;
+  deathPrefix = [];
+  if (process.platform !== 'linux' || process.env.RE_MCP_CONTAINMENT === 'process-group') return deathPrefix;
+  const setpriv = firstExecutable(SETPRIV_CANDIDATES);
+  const truth = firstExecutable(TRUE_CANDIDATES);
+  if (setpriv === null || truth === null) return deathPrefix;
+  const probe = spawnSync(setpriv, ['--pdeathsig', 'KILL', '--', truth], {
+    stdio: 'ignore',
+    timeout: 5_000,
+    env: {},
+  });
+  if (probe.status === 0) deathPrefix = [setpriv, '--pdeathsig', 'KILL', '--'];
+  return deathPrefix;
+}
+
 /** SIGKILL/SIGTERM to a whole process group; quiet when it is gone already. */
 export function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;

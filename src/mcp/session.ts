@@ -84,7 +84,7 @@ export class McpSession {
    * are stopped and answered with a JSON-RPC error saying the server is ending. Returns how many.
    */
   async settle(timeoutMs: number, reason: string): Promise<number> {
-    if (this.inFlight.size > 0 && timeoutMs > 0) {
+    if (this.inFlight.size > 0 && timeoutMs > 0 && !this.hurried) {
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -97,6 +97,7 @@ export class McpSession {
     }
     const left = [...this.inFlight];
     this.inFlight.clear();
+    this.settledWaiters.clear();
     for (const [id, controller] of left) {
       controller.abort(new Error(reason));
       await this.transport
@@ -108,6 +109,14 @@ export class McpSession {
         .catch(() => {});
     }
     return left.length;
+  }
+
+  private hurried = false;
+
+  /** Ends a settle() wait now (a signal arrived while stdin's requests were being answered). */
+  hurry(): void {
+    this.hurried = true;
+    for (const w of [...this.settledWaiters]) w();
   }
 
   /** Stops every request in flight (their results are dropped) and closes the transport. */

@@ -10,6 +10,7 @@ import { analyzeControlFlow, type CfgResult, type CodeSpan } from '../../src/arm
 import { DecodeCache } from '../../src/arm/decode-cache.js';
 import type { ArmMode, DecodedInstruction } from '../../src/arm/types.js';
 import type { Processor } from '../../src/core/vocabulary.js';
+import { programRomBytes } from '../kit/program-rom.js';
 import { rng } from '../kit/rng.js';
 import { sharedRomNames, sharedRomPath } from '../kit/shared-data.js';
 import { mainBinaries, normalizeDisassembly } from './objdump-oracle.js';
@@ -158,8 +159,16 @@ export async function measureCfgAgreement(seed: number, maxGraphsPerBinary: numb
       ...(cached ? { decoder: cache!.decoder } : {}),
     });
   };
-  for (const rom of sharedRomNames()) {
-    const parts = mainBinaries(new Uint8Array(readFileSync(sharedRomPath(rom))));
+  // The corpus ROMs when configured, and always the kit's realistic programs (real compiled code).
+  const roms: Array<[string, () => Uint8Array]> = [
+    ...sharedRomNames().map((n): [string, () => Uint8Array] => [
+      n,
+      () => new Uint8Array(readFileSync(sharedRomPath(n))),
+    ]),
+    ['kit-program', programRomBytes],
+  ];
+  for (const [rom, bytesOf] of roms) {
+    const parts = mainBinaries(bytesOf());
     for (const b of parts ?? []) {
       const span: CodeSpan = { component: 'main', overlayId: null, start: b.ramAddress, bytes: b.bytes };
       spans.set(`${rom}|${b.processor}`, { span, view: new ObjdumpView(b.bytes, b.ramAddress, b.processor) });

@@ -3,11 +3,12 @@
 // under the contract `LAUNCHER [fixed options] --arm9gdb=PORT [--arm7gdb=PORT] ROM`, in a minimal
 // environment. Logs are captured in a bounded tail. This class knows nothing about GDB.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { access, constants, mkdtemp, rm, stat } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { access, constants, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { descendants, signalGroup } from '../../core/containment.js';
+import { descendants, parentDeathPrefix, signalGroup } from '../../core/containment.js';
 import { ReMcpError } from '../../core/errors.js';
 import { sha256File } from '../../workspace/hash.js';
 
@@ -158,13 +159,53 @@ class LogTail {
   }
 }
 
+/** Private homes are `<tmpdir>/re-mcp-desmume-<server pid>-XXXXXX`. */
+const HOME_PREFIX = 're-mcp-desmume-';
+const HOME_NAME = /^re-mcp-desmume-(\d+)-[A-Za-z0-9]{6}$/;
+
+function removeHomeNow(home: string): void {
+  try {
+    rmSync(home, { recursive: true, force: true });
+  } catch {
+    // Swept by the next server's start.
+  }
+}
+
+let swept = false;
+
+/** Removes the private homes of servers that are gone (a SIGKILLed server cannot remove its own). */
+async function sweepHomes(): Promise<void> {
+  if (swept) return;
+  swept = true;
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = HOME_NAME.exec(name);
+    if (m === null) continue;
+    const pid = Number(m[1]);
+    let alive = pid === process.pid;
+    if (!alive) {
+      try {
+        process.kill(pid, 0);
+        alive = true;
+      } catch (error) {
+        alive = (error as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    }
+    if (!alive) await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => {});
+  }
+}
+
 export class DesmumeProcess {
   readonly startedAt = new Date().toISOString();
   private readonly logs = new LogTail();
   private exitInfo: ExitInfo | null = null;
   private readonly exitListeners: Array<(info: ExitInfo) => void> = [];
   private readonly exited: Promise<ExitInfo>;
-  private readonly killOnExit = (): void => this.killNow();
+  private readonly killOnExit = (): void => {
+    this.killNow();
+    // The server is exiting now: no later turn would remove the private home.
+    removeHomeNow(this.home);
+  };
 
   private constructor(
     private readonly child: ChildProcess,
@@ -185,7 +226,8 @@ export class DesmumeProcess {
         // A launcher that exited may leave its emulator behind in the group: take it down too.
         signalGroup(child.pid, 'SIGKILL');
         this.exitInfo = { code, signal, at: new Date().toISOString() };
-        void rm(this.home, { recursive: true, force: true });
+        // At once, not on a later turn: the server may be exiting (stdin closed, SIGTERM).
+        removeHomeNow(this.home);
         for (const listener of this.exitListeners.splice(0)) listener(this.exitInfo);
         resolve(this.exitInfo);
       });
@@ -194,7 +236,8 @@ export class DesmumeProcess {
 
   static async launch(launcher: string, request: LaunchRequest): Promise<DesmumeProcess> {
     // A private HOME: DeSmuME writes its config and battery saves there, never in the operator's home.
-    const home = await mkdtemp(join(tmpdir(), 're-mcp-desmume-'));
+    await sweepHomes();
+    const home = await mkdtemp(join(tmpdir(), `${HOME_PREFIX}${process.pid}-`));
     const args = [...FIXED_OPTIONS, `--arm9gdb=${request.arm9Port}`];
     if (request.arm7Port !== null) args.push(`--arm7gdb=${request.arm7Port}`);
     args.push(request.romAbsolute);
@@ -206,7 +249,9 @@ export class DesmumeProcess {
       SDL_VIDEODRIVER: 'dummy',
       SDL_AUDIODRIVER: 'dummy',
     };
-    const child = spawn(launcher, args, {
+    // Dies with the server even when the server is SIGKILLed (parent-death signal; see containment).
+    const [program, ...programArgs] = [...parentDeathPrefix(), launcher, ...args] as [string, ...string[]];
+    const child = spawn(program, programArgs, {
       shell: false,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
