@@ -24,6 +24,7 @@ import {
   parseOkReply,
   parseRegisterPacket,
   type StopReply,
+  targetGoneError,
 } from './rsp/packets.js';
 import { matchWatch, type WatchAccess, type Watchpoint } from './watch-stop.js';
 
@@ -324,6 +325,12 @@ export class CpuDebugger {
     stop: StopReply,
     cause: 'continue' | 'step' | 'pause' | 'launch',
   ): Promise<StopInfo> {
+    const gone = targetGoneError(stop);
+    if (gone !== null) {
+      // W/X: no target to stop in; nothing is known about its state any more.
+      this.state = 'unknown';
+      throw gone;
+    }
     this.state = 'stopped';
     const conn = this.requireConnection();
     const regs = await this.guard(async () =>

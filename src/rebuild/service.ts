@@ -14,6 +14,7 @@ import { type BigIntStats, constants, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { driveSteps, type Steps } from '../core/cooperative.js';
 import { isReMcpError, ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { duplicateJsonKey } from '../core/json-keys.js';
 import { withDirLock } from '../extract/promote.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import { sha256File } from '../workspace/hash.js';
@@ -58,6 +59,15 @@ export async function loadManifest(workspace: Workspace, path: string): Promise<
     json = JSON.parse(text.toString('utf8'));
   } catch (error) {
     throw new ReMcpError('invalid-argument', `the manifest is not JSON: ${(error as Error).message}`);
+  }
+  // JSON.parse would keep the last of two equal keys silently: a manifest saying one thing twice is refused.
+  const duplicate = duplicateJsonKey(text.toString('utf8'));
+  if (duplicate !== null) {
+    throw new ReMcpError(
+      'invalid-argument',
+      `the manifest names "${duplicate.key}" twice in ${duplicate.path === '' ? 'its top-level object' : duplicate.path}`,
+      { key: duplicate.key, path: duplicate.path },
+    );
   }
   const parsed = manifestSchema.safeParse(json);
   if (!parsed.success) {

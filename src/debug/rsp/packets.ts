@@ -92,6 +92,23 @@ export function parseStopReply(payload: string): StopReply {
   return { kind, signal: value, raw: payload };
 }
 
+/**
+ * A W or X stop reply means there is no target left to inspect: the typed error saying so (exit status
+ * or terminating signal), or null for an S/T reply (a stop with a signal, registers readable).
+ */
+export function targetGoneError(stop: StopReply): ReMcpError | null {
+  if (stop.kind === 'signal') return null;
+  const what =
+    stop.kind === 'exited'
+      ? `the target exited with status ${stop.signal}`
+      : `the target was terminated by signal ${stop.signal}`;
+  return new ReMcpError('emulator-exited', `${what} (stub reply ${clip(stop.raw)})`, {
+    stopReply: clip(stop.raw),
+    kind: stop.kind,
+    value: stop.signal,
+  });
+}
+
 /** The `g` reply: 26 registers in the old FPA layout (r0..r15, f0..f7 of 12 bytes, fps, cpsr). */
 export const REGISTER_PACKET_HEX_LENGTH = 336;
 const CPSR_HEX_OFFSET = 328;

@@ -31,7 +31,10 @@ export const desmumeMemoryScanResults = defineTool({
     const view = pageView(scan, args.offset, args.limit);
     return {
       structured: { ...scanView(scan), ...view },
-      text: `${scan.id}: candidates ${args.offset}..${args.offset + view.page.length - 1} of ${scan.candidateCount}`,
+      text:
+        view.page.length === 0
+          ? `${scan.id}: no candidates at offset ${args.offset} (${scan.candidateCount} in all)`
+          : `${scan.id}: candidates ${args.offset}..${args.offset + view.page.length - 1} of ${scan.candidateCount}`,
     };
   },
 });
