@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Packs re-mcp the way `npm publish` would and checks the result: the files are exactly what runs (the
-// entry, the bundle and its code cache, the demo and example configs, the docs npm always adds, and
+// entry, the bundle and its code cache, the demo and example configs, the docs (ours, and those npm always adds), and
 // Capstone, bundled so the package installs with no registry at all) and the tarball stays within its
 // size budget. Prints the figures as JSON.
 //   node scripts/package-check.mjs [destination dir]     (run `npm run build` first; npm test does)
@@ -31,7 +31,8 @@ const EXACT = [
   'node_modules/@alexaltea/capstone-js/dist/capstone.wasm',
   'node_modules/@alexaltea/capstone-js/package.json',
 ];
-const UNDER = ['examples/'];
+// The docs the tool descriptions and the README point to ship with the package.
+const UNDER = ['examples/', 'docs/'];
 
 /** Packs into `destination` (no lifecycle scripts: dist must be built) and returns npm's report. */
 export function pack(destination) {

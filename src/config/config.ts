@@ -53,8 +53,8 @@ export const SETTINGS = [
   ],
   ['RE_MCP_DESMUME_LAUNCHER', '--desmume-launcher', 'DeSmuME launcher (default /usr/games/desmume-cli)'],
   ['RE_MCP_DESMUME_LAUNCHER_SHA256', '--desmume-launcher-sha256', 'pins the launcher by SHA-256'],
-  ['RE_MCP_GHIDRA_HOME', '--ghidra-home', 'optional Ghidra 12.x installation'],
-  ['RE_MCP_GHIDRA_TIMEOUT_MS', '--ghidra-timeout-ms', 'Ghidra headless timeout (default 900000)'],
+  ['RE_MCP_GHIDRA_HOME', '--ghidra-home', 'reserved: Ghidra enrichment is not implemented yet'],
+  ['RE_MCP_GHIDRA_TIMEOUT_MS', '--ghidra-timeout-ms', 'reserved: Ghidra enrichment is not implemented yet'],
   ['RETROARCH_HOST', '--retroarch-host', 'RetroArch network command host (default 127.0.0.1)'],
   ['RETROARCH_PORT', '--retroarch-port', 'RetroArch network command UDP port (default 55355)'],
   [

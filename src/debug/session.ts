@@ -246,6 +246,14 @@ export class DebugSession {
       await this.teardown(gen, 'start failed');
       if (error instanceof ReMcpError && !['unreachable', 'emulator-exited'].includes(error.code))
         throw error;
+      // Started through setpriv (parent-death signal): a launcher the kernel cannot execute shows as
+      // setpriv's own exec failure, exit 127, not a spawn error.
+      const execFailure = /setpriv: failed to execute[^\n]*/.exec(log);
+      if (execFailure !== null && gen.process.exit?.code === 127) {
+        throw new ReMcpError('launch-failed', `cannot start the DeSmuME launcher: ${execFailure[0]}`, {
+          log,
+        });
+      }
       throw new ReMcpError(
         'launch-failed',
         `DeSmuME did not bring up its GDB stub: ${error instanceof Error ? error.message : String(error)}`,

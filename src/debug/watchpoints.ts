@@ -1,5 +1,5 @@
 // Data watchpoints through DeSmuME's own GDB stubs (Z2 write, Z3 read, Z4 access), which the real
-// 0.9.11 emulator honours on both CPUs (see docs/desmume-debugging.md for the probe): the stub halts
+// 0.9.11 emulator honours on both CPUs (see docs/debugging.md for the probe): the stub halts
 // at the access and answers `T06watch:<address>;` (rwatch/awatch), the address's hex digits in
 // reverse order. Only data ranges that hold variables are allowed; nothing is emulated by stepping.
 import { ReMcpError } from '../core/errors.js';

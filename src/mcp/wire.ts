@@ -22,7 +22,7 @@ interface VersionedTool {
 
 export const ERROR_META_KEY = 're-mcp/error';
 
-/** JSON Schema of `_meta["re-mcp/error"]` (documented in docs/CLIENTS.md; checked by the tests). */
+/** JSON Schema of `_meta["re-mcp/error"]` (documented in docs/clients.md; checked by the tests). */
 export const ERROR_META_SCHEMA = {
   type: 'object',
   properties: {

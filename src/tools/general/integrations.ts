@@ -42,12 +42,9 @@ async function desmumeStatus(config: Config): Promise<IntegrationStatus> {
 }
 
 async function ghidraStatus(config: Config): Promise<IntegrationStatus> {
-  const { home, timeoutMs } = config.ghidra;
-  if (home === null) return { ready: false, status: 'not-configured', detail: {} };
-  const headless = join(home, 'support', 'analyzeHeadless');
-  if (!(await isExecutableFile(headless)))
-    return { ready: false, status: 'analyzeHeadless-missing', detail: { home } };
-  return { ready: true, status: 'ready', detail: { home, timeoutMs } };
+  // No tool uses Ghidra yet: whatever is installed, it is not an integration this server offers.
+  const { home } = config.ghidra;
+  return { ready: false, status: 'not-implemented', detail: { configured: home !== null } };
 }
 
 async function gitStatus(): Promise<IntegrationStatus> {
