@@ -75,7 +75,7 @@ after(async () => {
   await rm(fx.root, { recursive: true, force: true });
 });
 
-test('256 operations guarded by one component hash it once', async () => {
+test('256 operations guarded by one component hash it once', async (t) => {
   const model = parseNdsRom(bufferSource(fx.bytes));
   const manifest = manifestSchema.parse(JSON.parse(await readFile(join(fx.root, patches), 'utf8')));
   let read = 0;
@@ -92,6 +92,7 @@ test('256 operations guarded by one component hash it once', async () => {
   );
   assert.equal(plan.resolved.operations.length, 256);
   // The component once, plus the tables, header and guarded bytes: far below a second pass.
+  t.diagnostic(`${read} bytes read planning 256 operations guarded by one ${BIG}-byte component`);
   assert.ok(read < BIG + 1024 * 1024, `${read} bytes read for one ${BIG}-byte component`);
 });
 
@@ -112,7 +113,7 @@ async function gapsDuring(work: () => Promise<unknown>): Promise<number[]> {
   return gaps.sort((a, b) => b - a);
 }
 
-test('recompressing large overlay images leaves the event loop free, and a cancel stops it', async () => {
+test('recompressing large overlay images leaves the event loop free, and a cancel stops it', async (t) => {
   const started = performance.now();
   const gaps = await gapsDuring(() => fx.validate(overlays));
   const full = performance.now() - started;
@@ -134,13 +135,16 @@ test('recompressing large overlay images leaves the event loop free, and a cance
     (e: unknown) => isReMcpError(e) && e.code === 'cancelled',
   );
   const cancelledAfter = performance.now() - t0;
+  t.diagnostic(
+    `plan ${full.toFixed(0)} ms; event-loop gaps p95 ${p95.toFixed(1)} ms, max ${gaps[0]!.toFixed(1)} ms; cancel at 100 ms honoured after ${cancelledAfter.toFixed(0)} ms`,
+  );
   assert.ok(
     cancelledAfter < full * 0.75,
     `cancel took ${cancelledAfter.toFixed(0)} ms; a full plan ${full.toFixed(0)}`,
   );
 });
 
-test('pings are answered while the server plans', async () => {
+test('pings are answered while the server plans', async (t) => {
   const h = await startServer({ workspace: fx.root });
   try {
     const rtts: number[] = [];
@@ -158,6 +162,9 @@ test('pings are answered while the server plans', async () => {
     assert.ok(rtts.length >= 5, `${rtts.length} pings during the plan`);
     rtts.sort((a, b) => a - b);
     const p90 = rtts[Math.floor(rtts.length * 0.9)]!;
+    t.diagnostic(
+      `${rtts.length} pings during the plan: median ${rtts[rtts.length >> 1]!.toFixed(1)} ms, p90 ${p90.toFixed(1)} ms, max ${rtts[rtts.length - 1]!.toFixed(1)} ms`,
+    );
     assert.ok(p90 < 100, `90th-percentile ping ${p90.toFixed(1)} ms over ${rtts.length}`);
   } finally {
     await h.close();
