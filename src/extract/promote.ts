@@ -190,7 +190,9 @@ export async function recoverLeftovers(
       }
     }
   }
-  // A lock whose owner died (killed mid-build) is stale; ours (we hold it) and live ones stay.
+  // A lock whose owner died (killed mid-build) is stale; ours (we hold it) and live ones stay. So are
+  // the temp files of lock writes killed before their link.
+  await sweepLockTemps(parent);
   const lock = await recoverStaleLock(parent, `.${sha16}.lock`);
   if (lock !== null) actions.push(lock);
   if (await assertRealDirOrMissing(parent, final)) {
