@@ -86,3 +86,34 @@ test('through the pipeline a large result stays within RE_MCP_MAX_OUTPUT_BYTES, 
   assert.match(text, /^1000 rows\n\nrows \(1000\):\n {2}index {2}name/);
   assert.match(text, /\.\.\. text cut after \d+ of 1004 lines/);
 });
+
+test('a cell cut in a table says so, and its whole value follows the table', () => {
+  const long = `0x${'ab'.repeat(100)}`;
+  const text = renderStructured({
+    hits: [
+      { offset: '0x10', runtimeAddress: long },
+      { offset: '0x20', runtimeAddress: '0x02000000' },
+    ],
+  });
+  assert.match(text, /\.\.\. \[cut, whole below\]/);
+  assert.ok(text.includes(`row 0 runtimeAddress (${long.length} characters): ${long}`), text);
+  assert.ok(text.includes('0x02000000'));
+});
+
+test('an instruction listing with a data row stays a compact listing', () => {
+  const rows = Array.from({ length: 20 }, (_, i) => ({
+    address: `0x${(0x02000000 + i * 4).toString(16)}`,
+    bytes: '00 00 a0 e1',
+    mnemonic: 'mov',
+    operands: 'r0, r0',
+  }));
+  rows.splice(5, 0, { address: '0x02000014', bytes: '78 56 34 12', kind: 'data' } as never);
+  const text = renderStructured({ instructions: rows });
+  const lines = text.split('\n').filter((l) => l.startsWith('  0x'));
+  assert.equal(lines.length, 21, text);
+  assert.ok(
+    lines.some((l) => /^ {2}0x02000014 {2}78 56 34 12 .*; kind=data/.test(l)),
+    text,
+  );
+  assert.ok(!/address\s+bytes\s+mnemonic/.test(text), 'no wide table header');
+});

@@ -69,8 +69,11 @@ function baseAddress(owner: Record_): number | null {
   return null;
 }
 
+/** A listing: records with an address each, most of them instructions (data rows stay in the listing). */
 function isInstructionList(rows: Json[]): boolean {
-  return rows.length > 0 && rows.every((r) => isRecord(r) && 'mnemonic' in r && 'address' in r);
+  if (rows.length === 0 || !rows.every((r) => isRecord(r) && 'address' in r)) return false;
+  const instructions = rows.filter((r) => isRecord(r) && 'mnemonic' in r).length;
+  return instructions * 2 >= rows.length;
 }
 
 /** One line per instruction: address, bytes, mnemonic and operands, then any other facts as k=v. */
@@ -95,10 +98,14 @@ function table(rows: Json[]): string[] {
   const records = rows.filter(isRecord);
   const columns: string[] = [];
   for (const r of records) for (const k of Object.keys(r)) if (!columns.includes(k)) columns.push(k);
-  const cells = records.map((r) =>
+  // A cell longer than MAX_CELL is cut, says so, and its whole value follows the table.
+  const whole: string[] = [];
+  const cells = records.map((r, row) =>
     columns.map((c) => {
       const text = r[c] === undefined ? '-' : scalar(r[c] as Json);
-      return text.length > MAX_CELL ? `${text.slice(0, MAX_CELL - 3)}...` : text;
+      if (text.length <= MAX_CELL) return text;
+      whole.push(`row ${row} ${c} (${text.length} characters): ${text}`);
+      return `${text.slice(0, MAX_CELL - 24)}... [cut, whole below]`;
     }),
   );
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => (row[i] as string).length)));
@@ -107,7 +114,7 @@ function table(rows: Json[]): string[] {
       .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number)))
       .join('  ')
       .trimEnd();
-  return [line(columns), ...cells.map(line)];
+  return [line(columns), ...cells.map(line), ...whole];
 }
 
 function renderArray(key: string, value: Json[], indent: string, lines: string[]): void {
