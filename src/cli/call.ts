@@ -24,7 +24,7 @@ export async function callTool(config: Config, name: string, json: string | unde
   const def = tools.find((t) => t.name === name);
   if (!def) {
     process.stdout.write(
-      `${JSON.stringify({ error: { code: 'not-found', message: `no tool named ${name} in profile ${config.profile}` } })}\n`,
+      `${JSON.stringify({ error: { code: 'not-found', message: `no tool named ${name} in profile ${config.profile.join(',')}` } })}\n`,
     );
     return 1;
   }

@@ -4,7 +4,7 @@
 // source derives it on first use. A tool's code is imported when the tool is first called.
 
 import type { OutputSchemaMode } from '../config/config.js';
-import type { ProfileName } from '../core/profiles.js';
+import { type ProfileName, type ProfileSelection, selects } from '../core/profiles.js';
 import { startupMark } from '../core/startup-trace.js';
 import type { LimitSpec } from '../core/vocabulary.js';
 import { type ListedTool, listTools, type ToolSource } from '../mcp/server.js';
@@ -99,10 +99,10 @@ async function catalog(): Promise<PackedCatalogEntry[]> {
 
 /** The tools of one profile: what tools/list answers, what the container reports, and their code on demand. */
 export async function profileTools(
-  profile: ProfileName,
+  profile: ProfileName | ProfileSelection,
   outputSchemas: OutputSchemaMode = 'summary',
 ): Promise<{ source: ToolSource; tools: ContainerTool[] }> {
-  const entries = (await catalog()).filter((e) => profile === 'full' || e.profiles.includes(profile));
+  const entries = (await catalog()).filter((e) => selects(profile, e.profiles));
   const texts = entries.map((e) => publishedText(e, outputSchemas));
   const familyOf = new Map(entries.map((e) => [e.name, e.family]));
   const loading = new Map<FamilyName, Promise<readonly ToolDefinition[]>>();

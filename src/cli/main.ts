@@ -3,7 +3,7 @@
 // variables (see `re-mcp --help`).
 import { isOutputSchemaMode, loadConfig, mergeFlags, SETTINGS } from '../config/config.js';
 import { isReMcpError } from '../core/errors.js';
-import { isProfileName, PROFILE_NAMES, PROFILE_SUMMARIES } from '../core/profiles.js';
+import { PROFILE_NAMES, PROFILE_SUMMARIES, parseProfileSelection } from '../core/profiles.js';
 import { startupMark } from '../core/startup-trace.js';
 import { VERSION } from '../version.js';
 import { HOSTS } from './host-config.js';
@@ -48,8 +48,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   const command = positional[0] ?? 'serve';
   if (command === 'tools') {
     // Listing needs no workspace: it describes the server, it touches nothing.
-    const profile = env.RE_MCP_PROFILE ?? 'full';
-    if (!isProfileName(profile)) fail(`unknown profile "${profile}"`);
+    const profileRaw = env.RE_MCP_PROFILE ?? 'full';
+    const profile = parseProfileSelection(profileRaw);
+    if (profile === null) fail(`unknown profile "${profileRaw}"`);
     const outputSchemas = env.RE_MCP_OUTPUT_SCHEMAS || 'summary';
     if (!isOutputSchemaMode(outputSchemas))
       fail(`RE_MCP_OUTPUT_SCHEMAS must be summary or full, got "${outputSchemas}"`);

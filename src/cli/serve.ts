@@ -105,7 +105,7 @@ export async function serve(config: Config): Promise<void> {
   await server.connect();
   startupMark('connected');
   process.stderr.write(
-    `re-mcp: serving ${services.tools.length} tools (profile ${config.profile}) for ${config.workspaceRoot}\n`,
+    `re-mcp: serving ${services.tools.length} tools (profile ${config.profile.join(',')}) for ${config.workspaceRoot}\n`,
   );
   if (services.tools.some((t) => t.name.startsWith('retroarch_'))) {
     // A log-only background probe: it never delays tools/list, and an absent RetroArch is just a note.

@@ -5,7 +5,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { parse, resolve, sep } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
-import { isProfileName, type ProfileName } from '../core/profiles.js';
+import { type ProfileName, parseProfileSelection } from '../core/profiles.js';
 
 // The minimum leaves room for every fixed-size result (server_capabilities is ~13 KB and grows with the
 // tool list) and for a check's verdict next to its tails.
@@ -29,7 +29,8 @@ export interface Config {
   /** Real path of the workspace (symlinks resolved). */
   workspaceRoot: string;
   maxOutputBytes: number;
-  profile: ProfileName;
+  /** The tool profiles selected (one, or several combined: their union). */
+  profile: ProfileName[];
   /** How tools/list publishes output schemas: summarised (default) or complete. */
   outputSchemas: OutputSchemaMode;
   desmume: { launcher: string | null; launcherSha256: string | null };
@@ -45,7 +46,11 @@ export const SETTINGS = [
     '--max-output-bytes',
     `bound on one tool result (default ${OUTPUT_BYTES.default})`,
   ],
-  ['RE_MCP_PROFILE', '--profile', 'tool profile: static|runtime|build|project|retroarch|full (default full)'],
+  [
+    'RE_MCP_PROFILE',
+    '--profile',
+    'tool profile: static|runtime|build|project|retroarch|full, or several joined by commas (default full)',
+  ],
   [
     'RE_MCP_OUTPUT_SCHEMAS',
     '--output-schemas',
@@ -180,7 +185,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 /** Every setting except the workspace root, validated (the doctor checks the workspace on its own). */
 export function loadSettings(env: Record<string, string | undefined>): Omit<Config, 'workspaceRoot'> {
   const profileRaw = env.RE_MCP_PROFILE ?? 'full';
-  if (!isProfileName(profileRaw)) throw new ReMcpError('config-invalid', `unknown profile "${profileRaw}"`);
+  const profile = parseProfileSelection(profileRaw);
+  if (profile === null)
+    throw new ReMcpError(
+      'config-invalid',
+      `unknown profile "${profileRaw}" (static, runtime, build, project, retroarch or full, or several joined by commas)`,
+    );
   const outputSchemas = optionalString(env, 'RE_MCP_OUTPUT_SCHEMAS') ?? 'summary';
   if (!isOutputSchemaMode(outputSchemas))
     throw new ReMcpError(
@@ -193,7 +203,7 @@ export function loadSettings(env: Record<string, string | undefined>): Omit<Conf
   }
   return {
     maxOutputBytes: intSetting(env, 'RE_MCP_MAX_OUTPUT_BYTES', OUTPUT_BYTES),
-    profile: profileRaw,
+    profile,
     outputSchemas,
     desmume: {
       launcher: optionalString(env, 'RE_MCP_DESMUME_LAUNCHER') ?? defaultLauncher(),

@@ -1,6 +1,6 @@
 // The registry of every tool family. Each family folder exports an array of definitions; add one
 // line here per family.
-import type { ProfileName } from '../core/profiles.js';
+import { type ProfileName, type ProfileSelection, selects } from '../core/profiles.js';
 import type { ToolDefinition } from '../mcp/tool.js';
 import { analysisTools } from './analysis/index.js';
 import { armTools } from './arm/index.js';
@@ -26,6 +26,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   ...retroarchTools,
 ] as unknown as readonly ToolDefinition[];
 
-export function toolsForProfile(profile: ProfileName): ToolDefinition[] {
-  return ALL_TOOLS.filter((t) => profile === 'full' || t.profiles.includes(profile));
+/** The tools of one profile, or of several combined (their union). */
+export function toolsForProfile(profile: ProfileName | ProfileSelection): ToolDefinition[] {
+  return ALL_TOOLS.filter((t) => selects(profile, t.profiles));
 }

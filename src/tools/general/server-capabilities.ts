@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import { OUTPUT_BYTES, OUTPUT_SCHEMA_MODES } from '../../config/config.js';
-import { PROFILE_NAMES } from '../../core/profiles.js';
+import { PROFILE_NAMES, profileLabel } from '../../core/profiles.js';
 import { defineTool } from '../../mcp/tool.js';
 import { VERSION } from '../../version.js';
 import { PATH_LIMITS } from '../../workspace/path-policy.js';
@@ -39,7 +39,7 @@ export const serverCapabilities = defineTool({
   input: z.object({}),
   output: z.object({
     version: z.string(),
-    profile: z.enum(PROFILE_NAMES),
+    profile: z.string().describe('The profile setting in force: one profile, or several joined by commas.'),
     profiles: z.array(z.enum(PROFILE_NAMES)),
     outputSchemas: z.enum(OUTPUT_SCHEMA_MODES),
     workspaceRoot: z.string(),
@@ -66,7 +66,7 @@ export const serverCapabilities = defineTool({
     return {
       structured: {
         version: VERSION,
-        profile: config.profile,
+        profile: profileLabel(config.profile),
         profiles: [...PROFILE_NAMES],
         outputSchemas: config.outputSchemas,
         workspaceRoot: config.workspaceRoot,
@@ -87,7 +87,7 @@ export const serverCapabilities = defineTool({
         integrations,
         policy: { ...SECURITY_POLICY },
       },
-      text: `re-mcp ${VERSION}, profile ${config.profile}, ${tools.length} tools; ${ready}`,
+      text: `re-mcp ${VERSION}, profile ${profileLabel(config.profile)}, ${tools.length} tools; ${ready}`,
     };
   },
 });
