@@ -44,16 +44,22 @@ export function replyCounter(stream: NodeJS.ReadableStream) {
   return { ids, busy };
 }
 
+/** A built server past initialize, with its replies counted as they stream in. */
+async function initializedServer(root: string) {
+  const child = spawnServer(root);
+  const replies = replyCounter(child.stdout);
+  child.stdin.write(line(INITIALIZE) + line(INITIALIZED));
+  for (let i = 0; i < 10 && !replies.ids.has('1'); i++) await new Promise((r) => setTimeout(r, 200));
+  return { child, replies };
+}
+
 /** A client that stops reading while it sends `N` tools/list; returns the RSS figures. */
 export async function pausedReaderFlood(
   root: string,
   N: number,
   diagnostic: (s: string) => void,
 ): Promise<void> {
-  const child = spawnServer(root);
-  const replies = replyCounter(child.stdout);
-  child.stdin.write(line(INITIALIZE) + line(INITIALIZED));
-  for (let i = 0; i < 10 && !replies.ids.has('1'); i++) await new Promise((r) => setTimeout(r, 200));
+  const { child, replies } = await initializedServer(root);
   await new Promise((r) => setTimeout(r, 300));
   const baseline = rssMiB(child.pid!);
   child.stdout.pause();
@@ -88,10 +94,7 @@ export async function concurrentCallFlood(
   N: number,
   diagnostic: (s: string) => void,
 ): Promise<void> {
-  const child = spawnServer(root);
-  const replies = replyCounter(child.stdout);
-  child.stdin.write(line(INITIALIZE) + line(INITIALIZED));
-  for (let i = 0; i < 10 && !replies.ids.has('1'); i++) await new Promise((r) => setTimeout(r, 200));
+  const { child, replies } = await initializedServer(root);
   const baseline = rssMiB(child.pid!);
   let text = '';
   for (let i = 0; i < N; i++) {
