@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { discoverInRom } from '../../src/analysis/functions/nds-scope.js';
 import { type CfgBlock, type CodeSpan, freshDecoder } from '../../src/arm/cfg.js';
 import { DecodeCache } from '../../src/arm/decode-cache.js';
@@ -87,13 +87,20 @@ test('cached windows equal fresh decoding: real code and random bytes, both mode
   assert.equal(windows, 2 * 2 * 4 * 1_500);
 });
 
-const root = await makeWorkspace('re-mcp-decode-cache-');
-after(() => rm(root, { recursive: true, force: true }));
-const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
-const store = getRomStore(services);
-await mkdir(join(root, 'roms'));
+// Set up in a hook, never by top-level awaits between test declarations: the runner may finish the
+// tests declared so far (and run the file's after hook, removing the workspace) while the module is
+// still awaiting, which a loaded machine makes happen.
 const ROMS = sharedRomNames().filter((name) => name !== INVALID_SHARED_ROM);
-for (const name of ROMS) await copyFile(sharedRomPath(name), join(root, 'roms', name));
+let root: string;
+let store: ReturnType<typeof getRomStore>;
+before(async () => {
+  root = await makeWorkspace('re-mcp-decode-cache-');
+  const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
+  store = getRomStore(services);
+  await mkdir(join(root, 'roms'));
+  for (const name of ROMS) await copyFile(sharedRomPath(name), join(root, 'roms', name));
+});
+after(() => rm(root, { recursive: true, force: true }));
 
 const limitsAt = (which: 'default' | 'max') => {
   const v = (k: keyof typeof DISCOVERY_LIMITS) => DISCOVERY_LIMITS[k][which];

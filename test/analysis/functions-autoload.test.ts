@@ -6,6 +6,7 @@
 // function too; an overlay over the block keeps the target ambiguous; a tampered autoload list gives
 // a result or a typed error.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -160,8 +161,10 @@ function constantCallRom(overlay: boolean) {
     ...(overlay ? { arm9Overlays: [{ id: 0, ramAddress: ITCM, data: le(0xe1a00000, 0xe12fff1e) }] } : {}),
   }).bytes;
 }
-await writeFile(join(root, 'roms/const.nds'), constantCallRom(false));
-await writeFile(join(root, 'roms/const-overlay.nds'), constantCallRom(true));
+// Synchronous: a top-level await here would let the runner finish the tests above (and run the
+// after hook that removes the workspace) before the tests below are declared.
+writeFileSync(join(root, 'roms/const.nds'), constantCallRom(false));
+writeFileSync(join(root, 'roms/const-overlay.nds'), constantCallRom(true));
 
 test('a constant-register call proves an ITCM function; an overlay over the block leaves it ambiguous', async () => {
   const d = await ok('nds_discover_functions', { rom: 'roms/const.nds' });

@@ -5,7 +5,7 @@
 // a CFG that branches from one autoload block into another; references; BSS, an overlap with an
 // overlay and a tampered autoload list refused with typed codes.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -168,8 +168,10 @@ function twoBlocks(compress: boolean) {
 }
 const twoPlain = twoBlocks(false);
 const twoPacked = twoBlocks(true);
-await writeFile(join(root, 'roms/two-plain.nds'), twoPlain.bytes);
-await writeFile(join(root, 'roms/two-packed.nds'), twoPacked.bytes);
+// Synchronous: a top-level await here would let the runner finish the tests above (and run the
+// after hook that removes the workspace) before the tests below are declared.
+writeFileSync(join(root, 'roms/two-plain.nds'), twoPlain.bytes);
+writeFileSync(join(root, 'roms/two-packed.nds'), twoPacked.bytes);
 
 test('a CFG branches from one autoload block into another; references name the literal, call and branch', async () => {
   for (const [rom, romOffset] of [
