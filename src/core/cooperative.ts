@@ -1,6 +1,7 @@
-// Long pure computations written as generators (they yield at bounded intervals) run either at once
-// (runSteps) or cooperatively (driveSteps): the caller's event loop gets a turn after every time
-// slice, so pings are answered and a cancellation is seen while a hash or a BLZ encode is under way.
+// Long pure computations written as generators (they yield at bounded intervals) run cooperatively
+// (driveSteps): the caller's event loop gets a turn after every time slice, so pings are answered and
+// a cancellation is seen while a hash or a BLZ encode is under way. (Run to the end at once, a
+// generator is just a loop over next(); the BLZ encoder's synchronous entry does that.)
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { throwIfCancelled } from './errors.js';
 
@@ -9,14 +10,6 @@ export type Steps<T> = Generator<void, T, void>;
 
 /** Longest stretch of work between two event-loop turns in driveSteps, in milliseconds. */
 export const COOPERATIVE_SLICE_MS = 10;
-
-/** Runs the steps to the end without giving the event loop a turn (for small, known-bounded inputs). */
-export function runSteps<T>(steps: Steps<T>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
-}
 
 /**
  * Runs the steps, giving the event loop a turn at least every `sliceMs` (default
