@@ -43,7 +43,9 @@ describe('copied code under the real DeSmuME', () => {
       mode: 'arm',
     });
     await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
-    const c = await h.ok<any>('nds_correlate_stop_context', { analysis: 'program' });
+    // The first program-analysis call builds the map (about 2 s cold for this program, more while the
+    // emulator holds a core): the call's own time bound is raised, as its description advises.
+    const c = await h.ok<any>('nds_correlate_stop_context', { analysis: 'program', timeoutMs: 30_000 });
     assert.equal(c.registers.pc, hex(fn.address));
     const copy = c.pc.candidates.find((k: any) => k.component === 'copied');
     assert.ok(copy, JSON.stringify(c.pc.candidates.map((k: any) => k.component)));
