@@ -16,20 +16,13 @@ import { analysisTools } from '../../src/tools/analysis/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { armSymbol, loadArmProgram } from '../kit/arm/index.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
-import { buildRom } from '../kit/rom-builder.js';
+import { idiomsRomBytes } from '../kit/program-rom.js';
 
 const p = loadArmProgram('arm9-idioms');
-const a7 = loadArmProgram('arm7-idle');
 const root = await makeWorkspace('re-mcp-planted-');
 after(() => rm(root, { recursive: true, force: true }));
 await mkdir(join(root, 'roms'));
-await writeFile(
-  join(root, 'roms/idioms.nds'),
-  buildRom({
-    arm9: { code: p.bytes, ramAddress: p.loadAddress, entry: p.entry },
-    arm7: { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.entry },
-  }).bytes,
-);
+await writeFile(join(root, 'roms/idioms.nds'), idiomsRomBytes());
 const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
 const dead = formatAddress(armSymbol(p, 'dead_function').address);
 const rom = 'roms/idioms.nds';

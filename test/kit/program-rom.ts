@@ -1,6 +1,6 @@
 // ROMs built from the kit's realistic programs (real compiled code, committed in the repository), for
 // tests that need a real program but no corpus: one valid, one with a broken header field.
-import { loadProgramTruth } from './arm/index.js';
+import { loadArmProgram, loadProgramTruth } from './arm/index.js';
 import { buildRom } from './rom-builder.js';
 
 /** A ROM whose ARM9 and ARM7 are the kit's realistic programs, each entered at its load address. */
@@ -18,4 +18,14 @@ export function invalidProgramRomBytes(): Uint8Array {
   const bytes = programRomBytes().slice();
   new DataView(bytes.buffer).setUint32(0x20, 0xfff00000, true);
   return bytes;
+}
+
+/** A ROM whose ARM9 is the kit's idioms fixture (arm9-idioms) and ARM7 the idle loop. */
+export function idiomsRomBytes(): Uint8Array {
+  const p = loadArmProgram('arm9-idioms');
+  const a7 = loadArmProgram('arm7-idle');
+  return buildRom({
+    arm9: { code: p.bytes, ramAddress: p.loadAddress, entry: p.entry },
+    arm7: { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.entry },
+  }).bytes;
 }
