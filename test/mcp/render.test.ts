@@ -40,7 +40,7 @@ test('scalars, tables, listings and hexdumps', () => {
   assert.match(text, /^next: null$/m);
   assert.ok(
     text.includes(
-      'files (2):\n  id  path     size  extra\n  0   a/b.bin  12    -\n  1   c.bin    3400  {"x":1}\n',
+      'files (2):\n  id  path     size  extra.x\n  0   a/b.bin  12    -\n  1   c.bin    3400  1\n',
     ),
   );
   assert.match(text, /^tags \(2\): x, y$/m);
@@ -87,17 +87,31 @@ test('through the pipeline a large result stays within RE_MCP_MAX_OUTPUT_BYTES, 
   assert.match(text, /\.\.\. text cut after \d+ of 1004 lines/);
 });
 
-test('a cell cut in a table says so, and its whole value follows the table', () => {
+test('a value too wide for a table cell turns the table into one line per record, nothing cut', () => {
   const long = `0x${'ab'.repeat(100)}`;
   const text = renderStructured({
     hits: [
-      { offset: '0x10', runtimeAddress: long },
-      { offset: '0x20', runtimeAddress: '0x02000000' },
+      { offset: '0x10', runtimeAddress: long, owners: [{ kind: 'main', name: 'a b', empty: '' }] },
+      { offset: '0x20', runtimeAddress: '0x02000000', owners: [] },
     ],
   });
-  assert.match(text, /\.\.\. \[cut, whole below\]/);
-  assert.ok(text.includes(`row 0 runtimeAddress (${long.length} characters): ${long}`), text);
-  assert.ok(text.includes('0x02000000'));
+  assert.ok(!text.includes('cut'), text);
+  assert.ok(
+    text.includes(`  - offset=0x10 runtimeAddress=${long} owners=[{kind=main name="a b" empty=""}]`),
+    text,
+  );
+  assert.ok(text.includes('  - offset=0x20 runtimeAddress=0x02000000 owners=[]'), text);
+});
+
+test('small records of scalars in a table become sub-columns', () => {
+  const text = renderStructured({
+    functions: [
+      { identity: { processor: 'arm9', address: '0x02000000' }, tier: 'proven' },
+      { identity: { processor: 'arm9', address: '0x02000100' }, tier: 'heuristic' },
+    ],
+  });
+  assert.match(text, /identity\.processor {2}identity\.address {2}tier/);
+  assert.match(text, /arm9 {16}0x02000100 {8}heuristic/);
 });
 
 test('an instruction listing with a data row stays a compact listing', () => {

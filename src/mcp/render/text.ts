@@ -13,7 +13,7 @@ const HEX_BYTES = /^(?:[0-9a-fA-F]{2})+$/;
 const ADDRESS = /^0x[0-9a-fA-F]{1,16}$/;
 /** Field names that carry raw bytes as hex text (memory order). */
 const BYTE_FIELDS = new Set(['hex', 'raw', 'data', 'bytesHex']);
-/** Longest cell kept in a table column before it is cut with an ellipsis marker. */
+/** Widest cell a table holds; a wider one turns the table into one line per record. */
 const MAX_CELL = 120;
 
 function isRecord(value: Json | undefined): value is Record_ {
@@ -93,28 +93,76 @@ function listing(rows: Record_[]): string[] {
   });
 }
 
-/** Columns are the keys of every row in first-seen order; nested values are compact JSON cells. */
-function table(rows: Json[]): string[] {
-  const records = rows.filter(isRecord);
+/** A small record of scalars (an identity, a range): split into sub-columns of a table. */
+function isFlatRecord(value: Json | undefined): value is Record_ {
+  if (!isRecord(value)) return false;
+  const values = Object.values(value);
+  return values.length > 0 && values.length <= 6 && values.every((v) => v === null || typeof v !== 'object');
+}
+
+/**
+ * The rows with each column whose every value is a small record of scalars split into one column per
+ * key (`identity.address`), so a table shows `0x02000000` instead of a JSON object per cell.
+ */
+function splitFlatColumns(records: Record_[]): Record_[] {
+  const keys = new Set<string>();
+  for (const r of records) for (const k of Object.keys(r)) keys.add(k);
+  const split = [...keys].filter((k) => records.every((r) => r[k] === undefined || isFlatRecord(r[k])));
+  if (split.length === 0) return records;
+  return records.map((r) => {
+    const out: Record_ = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (split.includes(k) && isFlatRecord(v))
+        for (const [sk, sv] of Object.entries(v)) out[`${k}.${sk}`] = sv;
+      else out[k] = v;
+    }
+    return out;
+  });
+}
+
+/** A string shown bare inside an inline value, or JSON-quoted when it could be misread there. */
+function inlineString(value: string): string {
+  return value !== '' && !/[\s=,{}[\]"]/.test(value) ? scalar(value) : scalar(JSON.stringify(value));
+}
+
+/** A nested value on one line without JSON's quotes: {k=v k=v}, [a, b]; strings quoted only when needed. */
+function inlineValue(value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(inlineValue).join(', ')}]`;
+  if (isRecord(value))
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${k}=${inlineValue(v)}`)
+      .join(' ')}}`;
+  return typeof value === 'string' ? inlineString(value) : scalar(value);
+}
+
+/**
+ * Columns are the keys of every row in first-seen order; small records of scalars become sub-columns,
+ * other nested values compact JSON cells. Null when a cell would be too wide for a table: the caller
+ * then writes one line per record, every value whole (nothing is ever cut here).
+ */
+function table(rows: Json[]): string[] | null {
+  const records = splitFlatColumns(rows.filter(isRecord));
   const columns: string[] = [];
   for (const r of records) for (const k of Object.keys(r)) if (!columns.includes(k)) columns.push(k);
-  // A cell longer than MAX_CELL is cut, says so, and its whole value follows the table.
-  const whole: string[] = [];
-  const cells = records.map((r, row) =>
-    columns.map((c) => {
-      const text = r[c] === undefined ? '-' : scalar(r[c] as Json);
-      if (text.length <= MAX_CELL) return text;
-      whole.push(`row ${row} ${c} (${text.length} characters): ${text}`);
-      return `${text.slice(0, MAX_CELL - 24)}... [cut, whole below]`;
-    }),
-  );
+  const cells = records.map((r) => columns.map((c) => (r[c] === undefined ? '-' : scalar(r[c] as Json))));
+  if (cells.some((row) => row.some((cell) => cell.length > MAX_CELL))) return null;
   const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((row) => (row[i] as string).length)));
   const line = (row: string[]) =>
     row
       .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number)))
       .join('  ')
       .trimEnd();
-  return [line(columns), ...cells.map(line), ...whole];
+  return [line(columns), ...cells.map(line)];
+}
+
+/** One line per record: `- k=v k=v`, nested values inline and whole. */
+function recordLines(rows: Record_[]): string[] {
+  return rows.map(
+    (r) =>
+      `- ${Object.entries(r)
+        .map(([k, v]) => `${k}=${inlineValue(v)}`)
+        .join(' ')}`,
+  );
 }
 
 function renderArray(key: string, value: Json[], indent: string, lines: string[]): void {
@@ -127,7 +175,7 @@ function renderArray(key: string, value: Json[], indent: string, lines: string[]
     for (const l of listing(value as Record_[])) lines.push(`${indent}  ${l}`);
   } else if (value.every(isRecord)) {
     lines.push(`${indent}${key} (${value.length}):`);
-    for (const l of table(value)) lines.push(`${indent}  ${l}`);
+    for (const l of table(value) ?? recordLines(value)) lines.push(`${indent}  ${l}`);
   } else {
     lines.push(`${indent}${key}: ${JSON.stringify(value)}`);
   }
