@@ -172,7 +172,9 @@ test('pings are answered while the server plans', async (t) => {
 });
 
 test('one artifact behind many links is read and counted once', async () => {
-  const img = image(9);
+  // 12 MiB behind 24 names: counted per name that is 288 MiB, over the 256 MiB of distinct artifacts a
+  // manifest may hold (refused limit-exceeded); counted once the plan goes on to its own refusal.
+  const img = new Uint8Array(12 * 1024 * 1024).map((_, i) => (i * 131) & 0xff);
   await fx.put('art/shared.bin', img);
   for (let i = 0; i < 24; i++) await symlink('shared.bin', join(fx.root, 'art', `alias${i}.bin`));
   const file = fx.layout.files.find((f) => f.path === 'data/big.bin')!;
@@ -190,12 +192,10 @@ test('one artifact behind many links is read and counted once', async () => {
   const v = await fx.validate(m);
   assert.equal(v.plan.resolved.operations.length, 1);
   const many = await fx.manifest('m/aliases-many.json', ops, 2);
-  const before = process.memoryUsage().rss;
-  await assert.rejects(
-    fx.validate(many),
-    (e: unknown) => isReMcpError(e) && /replaced twice/.test(e.message),
-  );
-  const grown = process.memoryUsage().rss - before;
-  // 24 copies would be 48 MiB more; one is 2 MiB.
-  assert.ok(grown < 24 * 1024 * 1024, `RSS grew ${(grown / 1048576).toFixed(1)} MiB`);
+  // (Not an RSS bound: RSS moves with the heap and the allocator's slack, 30 MiB once on a loaded
+  // machine for a 2 MiB artifact; the limit is exact.)
+  await assert.rejects(fx.validate(many), (e: unknown) => {
+    assert.ok(isReMcpError(e) && /replaced twice/.test(e.message), String(e));
+    return true;
+  });
 });
