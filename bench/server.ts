@@ -8,7 +8,9 @@
 //   same initialize + tools/list with the same bytes (nothing to load, nothing to compute), as a ratio;
 // - the first nds_inspect_rom of a small real homebrew ROM in a fresh server (cold: hash, parse,
 //   identity re-check) against the same call warm;
-// - server_capabilities round trip.
+// - server_capabilities round trip;
+// - the context of a default session (RE_MCP_PROFILE unset): its tools/list and each default-profile
+//   tool's result with default arguments on the largest corpus ROM, against the tests' budgets.
 // RE_MCP_BENCH_BASELINE=<another build's dist/index.js> measures that build too, interleaved in the
 // same run, and reports both side by side ("before" / "after", and each tool's bytes before/after).
 import { spawn } from 'node:child_process';
@@ -17,6 +19,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { PROFILE_NAMES } from '../src/core/profiles.js';
+import { defaultCalls, RESULT_BUDGET, TOOLS_LIST_BUDGET } from '../test/kit/context-calls.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../test/kit/mcp-harness.js';
 
 const SPAWN_RUNS = 15;
@@ -24,6 +27,8 @@ const INSPECT_RUNS = 7;
 const WARM_RUNS = 20;
 /** A ~180 KB homebrew ROM from the shared set (read in place, copied only into the temp workspace). */
 const SMALL_ROM = join(REPO_ROOT, '..', 'shared', 'roms', 'basic-first-game.nds');
+/** The largest valid ROM of the shared set (674,848 bytes): the context figures' worst case. */
+const LARGEST_ROM = 'dslua-pack.nds';
 /** Rough tokens of JSON-heavy text (schemas, short keys, punctuation): about 4 bytes a token. */
 const BYTES_PER_TOKEN = 4;
 
@@ -47,9 +52,10 @@ async function connect(args: string[], env: Record<string, string>): Promise<Cli
   return client;
 }
 
-const serverEnv = (workspace: string, profile = 'full', outputSchemas = 'summary') => ({
+/** A server's settings; profile null leaves RE_MCP_PROFILE unset (the default session). */
+const serverEnv = (workspace: string, profile: string | null = 'full', outputSchemas = 'summary') => ({
   RE_MCP_WORKSPACE_ROOT: workspace,
-  RE_MCP_PROFILE: profile,
+  ...(profile === null ? {} : { RE_MCP_PROFILE: profile }),
   RE_MCP_OUTPUT_SCHEMAS: outputSchemas,
 });
 
@@ -92,6 +98,7 @@ interface Figures {
   cold: number[];
   warm: number[];
   roundTrips: number[];
+  context?: Record<string, unknown>;
 }
 
 async function sizes(
@@ -101,7 +108,8 @@ async function sizes(
   const out: Record<string, unknown> = {};
   let full: unknown = null;
   let init: unknown = null;
-  const runs: Array<[label: string, profile: string, outputSchemas: string]> = [
+  const runs: Array<[label: string, profile: string | null, outputSchemas: string]> = [
+    ['default (RE_MCP_PROFILE unset)', null, 'summary'],
     ...PROFILE_NAMES.map((p): [string, string, string] => [p, p, 'summary']),
     ['full, RE_MCP_OUTPUT_SCHEMAS=full', 'full', 'full'],
   ];
@@ -240,10 +248,66 @@ async function roundTrips(entry: string, workspace: string, figures: Figures): P
   await client.close();
 }
 
+/**
+ * The context a default session costs (test/kit/context-calls.ts): tools/list with RE_MCP_PROFILE
+ * unset, and each default-profile tool's whole result with its default arguments on the largest ROM of
+ * the corpus, against the budgets the tests assert.
+ */
+async function contextFigures(entry: string, workspace: string): Promise<Record<string, unknown>> {
+  const client = await connect([entry, 'serve'], serverEnv(workspace, null));
+  try {
+    const listed = await client.listTools();
+    const call = async (name: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: args }, { timeout: 600_000 })) as {
+        isError?: boolean;
+        structuredContent?: Record<string, unknown>;
+      };
+    const rom = 'largest.nds';
+    const entryAddress = (
+      (await call('nds_inspect_rom', { rom })).structuredContent as {
+        arm9: { entry: string };
+      }
+    ).arm9.entry;
+    const map = (await call('nds_discover_functions', {
+      rom,
+      processor: 'arm9',
+      scope: 'program',
+      limit: 1024,
+    })) as {
+      structuredContent?: { functions?: Array<{ identity: { address: string }; callerCount: number }> };
+    };
+    const busiest =
+      [...(map.structuredContent?.functions ?? [])].sort((a, b) => b.callerCount - a.callerCount)[0]?.identity
+        .address ?? entryAddress;
+    const results: Record<string, number | string> = {};
+    let largest = 0;
+    for (const [name, args] of defaultCalls(rom, entryAddress, busiest)) {
+      const label = `${name}${'scope' in args && args.scope === 'program' ? ' (program)' : ''}`;
+      const result = await call(name, args);
+      const size = Buffer.byteLength(JSON.stringify(result));
+      results[label] = result.isError ? `error (${size} B)` : size;
+      if (!result.isError) largest = Math.max(largest, size);
+    }
+    const listBytes = Buffer.byteLength(JSON.stringify(listed));
+    return {
+      rom: `${LARGEST_ROM} (the largest corpus ROM), busiest function ${busiest}`,
+      toolsListBytes: listBytes,
+      toolsListGoal: TOOLS_LIST_BUDGET,
+      largestResultBytes: largest,
+      resultGoal: RESULT_BUDGET,
+      met: listBytes <= TOOLS_LIST_BUDGET && largest <= RESULT_BUDGET,
+      resultBytes: results,
+    };
+  } finally {
+    await client.close();
+  }
+}
+
 function report(f: Figures, floor: number[]): Record<string, unknown> {
   const full = f.toolsList.full as { bytesPerTool: number };
   const ratio = median(f.spawn) / median(floor);
   return {
+    context: f.context,
     toolsList: { ...f.toolsList, goalBytesPerTool: 750, met: full.bytesPerTool <= 750 },
     spawnToToolsListMs: {
       median: Math.round(median(f.spawn)),
@@ -298,6 +362,8 @@ export async function benchServer(): Promise<Record<string, unknown>> {
       floor.push(await spawnToList([floorPath], {}));
     }
     await copyFile(SMALL_ROM, join(workspace, 'small.nds'));
+    await copyFile(join(REPO_ROOT, '..', 'shared', 'roms', LARGEST_ROM), join(workspace, 'largest.nds'));
+    for (const [label, entry] of builds) figures.get(label)!.context = await contextFigures(entry, workspace);
     for (let i = 0; i < INSPECT_RUNS; i++)
       for (const [label, entry] of builds) await inspectRuns(entry, workspace, figures.get(label)!, i === 0);
     for (const [label, entry] of builds) await roundTrips(entry, workspace, figures.get(label)!);

@@ -2,6 +2,7 @@
 // `lazy()` (keyed by a name the domain owns), so start-up stays cheap and this file stays small:
 // e.g. `services.lazy('roms', () => new RomStore(services.workspace))`.
 import type { Config } from './config/config.js';
+import type { ProfileReport } from './core/profiles.js';
 import type { LimitSpec } from './core/vocabulary.js';
 import type { Workspace } from './workspace/workspace.js';
 
@@ -18,6 +19,8 @@ export class Services {
   private disposed = false;
   /** The tools this server lists (its profile), set once by the server assembly. */
   tools: readonly ListedTool[] = [];
+  /** What the profile in force lists and leaves out (null where no server assembled the tools). */
+  profileReport: ProfileReport | null = null;
 
   constructor(
     readonly config: Config,

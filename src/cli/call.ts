@@ -1,9 +1,10 @@
 // `re-mcp call TOOL '<json>'`: runs one tool through the same pipeline as the server and prints its
 // structured result (or its error) as JSON. Exit code 1 when the result is an error.
 import type { Config } from '../config/config.js';
+import { profileReport } from '../core/profiles.js';
 import { invokeTool } from '../mcp/invoke.js';
 import { Services } from '../services.js';
-import { toolsForProfile } from '../tools/index.js';
+import { ALL_TOOLS, toolsForProfile } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
 
 export async function callTool(config: Config, name: string, json: string | undefined): Promise<number> {
@@ -18,13 +19,17 @@ export async function callTool(config: Config, name: string, json: string | unde
       return 1;
     }
   }
-  const services = new Services(config, new Workspace(config.workspaceRoot));
-  const tools = toolsForProfile(config.profile);
+  // A script names its tool: the default selection (chosen to keep an assistant's context small) does
+  // not narrow the CLI; an explicit RE_MCP_PROFILE still does.
+  const profile = config.profileOrigin.source === 'default' ? (['full'] as const) : config.profile;
+  const services = new Services({ ...config, profile: [...profile] }, new Workspace(config.workspaceRoot));
+  const tools = toolsForProfile(profile);
   services.tools = tools;
+  services.profileReport = profileReport(ALL_TOOLS, profile, config.profileOrigin);
   const def = tools.find((t) => t.name === name);
   if (!def) {
     process.stdout.write(
-      `${JSON.stringify({ error: { code: 'not-found', message: `no tool named ${name} in profile ${config.profile.join(',')}` } })}\n`,
+      `${JSON.stringify({ error: { code: 'not-found', message: `no tool named ${name} in profile ${profile.join(',')}` } })}\n`,
     );
     return 1;
   }

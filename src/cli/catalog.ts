@@ -4,7 +4,14 @@
 // source derives it on first use. A tool's code is imported when the tool is first called.
 
 import type { OutputSchemaMode } from '../config/config.js';
-import { type ProfileName, type ProfileSelection, selects } from '../core/profiles.js';
+import {
+  type ProfileName,
+  type ProfileOrigin,
+  type ProfileReport,
+  type ProfileSelection,
+  profileReport,
+  selects,
+} from '../core/profiles.js';
 import { startupMark } from '../core/startup-trace.js';
 import type { LimitSpec } from '../core/vocabulary.js';
 import { type ListedTool, listTools, type ToolSource } from '../mcp/server.js';
@@ -101,8 +108,10 @@ async function catalog(): Promise<PackedCatalogEntry[]> {
 export async function profileTools(
   profile: ProfileName | ProfileSelection,
   outputSchemas: OutputSchemaMode = 'summary',
-): Promise<{ source: ToolSource; tools: ContainerTool[] }> {
-  const entries = (await catalog()).filter((e) => selects(profile, e.profiles));
+  origin: ProfileOrigin = { source: 'setting', added: [] },
+): Promise<{ source: ToolSource; tools: ContainerTool[]; report: ProfileReport }> {
+  const all = await catalog();
+  const entries = all.filter((e) => selects(profile, e.profiles));
   const texts = entries.map((e) => publishedText(e, outputSchemas));
   const familyOf = new Map(entries.map((e) => [e.name, e.family]));
   const loading = new Map<FamilyName, Promise<readonly ToolDefinition[]>>();
@@ -138,5 +147,9 @@ export async function profileTools(
     title: e.title,
     ...(e.limits ? { limits: e.limits } : {}),
   }));
-  return { source, tools };
+  return {
+    source,
+    tools,
+    report: profileReport(all, typeof profile === 'string' ? [profile] : profile, origin),
+  };
 }

@@ -44,7 +44,12 @@ export async function runDemo(): Promise<number> {
       command: process.execPath,
       // The same entry script that is running this demo (the bundle or the unbundled CLI).
       args: [process.argv[1] ?? '', 'serve'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', RE_MCP_WORKSPACE_ROOT: workspace },
+      // The static tools and the project's checks: the demo's steps use both (two profiles combined).
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        RE_MCP_WORKSPACE_ROOT: workspace,
+        RE_MCP_PROFILE: 'static,project',
+      },
       stderr: 'ignore',
     });
     const client = new Client({ name: 're-mcp-demo', version: '1.0.0' });

@@ -3,7 +3,7 @@
 // variables (see `re-mcp --help`).
 import { isOutputSchemaMode, loadConfig, mergeFlags, SETTINGS } from '../config/config.js';
 import { isReMcpError } from '../core/errors.js';
-import { PROFILE_NAMES, PROFILE_SUMMARIES, parseProfileSelection } from '../core/profiles.js';
+import { PROFILE_NAMES, PROFILE_SUMMARIES, profileSelectionOf } from '../core/profiles.js';
 import { startupMark } from '../core/startup-trace.js';
 import { VERSION } from '../version.js';
 import { HOSTS } from './host-config.js';
@@ -48,9 +48,9 @@ export async function main(argv: readonly string[]): Promise<number> {
   const command = positional[0] ?? 'serve';
   if (command === 'tools') {
     // Listing needs no workspace: it describes the server, it touches nothing.
-    const profileRaw = env.RE_MCP_PROFILE ?? 'full';
-    const profile = parseProfileSelection(profileRaw);
-    if (profile === null) fail(`unknown profile "${profileRaw}"`);
+    const chosen = profileSelectionOf(env);
+    if (chosen === null) fail(`unknown profile "${env.RE_MCP_PROFILE}"`);
+    const profile = chosen.selection;
     const outputSchemas = env.RE_MCP_OUTPUT_SCHEMAS || 'summary';
     if (!isOutputSchemaMode(outputSchemas))
       fail(`RE_MCP_OUTPUT_SCHEMAS must be summary or full, got "${outputSchemas}"`);

@@ -61,12 +61,17 @@ export async function serve(config: Config): Promise<void> {
   // first call of every tool more than it ever saves.
   z.config({ jitless: true });
   const services = new Services(config, new Workspace(config.workspaceRoot));
-  const { source, tools } = await profileTools(config.profile, config.outputSchemas);
+  const { source, tools, report } = await profileTools(
+    config.profile,
+    config.outputSchemas,
+    config.profileOrigin,
+  );
   services.tools = tools;
+  services.profileReport = report;
   startupMark('catalog read');
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const transport = new LineStdioTransport();
-  const server = new McpSession(source, services, transport, log);
+  const server = new McpSession(source, services, transport, log, report.note);
   let closing = false;
   let exitCode = 0;
   /**

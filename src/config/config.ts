@@ -5,7 +5,7 @@ import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { parse, resolve, sep } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
-import { type ProfileName, parseProfileSelection } from '../core/profiles.js';
+import { type ProfileName, type ProfileOrigin, profileSelectionOf } from '../core/profiles.js';
 
 // The minimum leaves room for every fixed-size result (server_capabilities is ~13 KB and grows with the
 // tool list) and for a check's verdict next to its tails.
@@ -13,8 +13,8 @@ export const OUTPUT_BYTES = { default: 1_048_576, min: 65_536, max: 16_777_216 }
 export const RETROARCH_TIMEOUT = { default: 1_000, min: 50, max: 30_000 } as const;
 
 /**
- * How tools/list publishes output schemas: `summary` (the default) says each field to two levels of
- * objects and only the JSON type below (src/mcp/output-schema.ts); `full` says everything. Both are
+ * How tools/list publishes output schemas: `summary` (the default) says the result's own fields and
+ * only the JSON type below (src/mcp/output-schema.ts); `full` says everything. Both are
  * true of every result (the summary accepts every value the full schema accepts), and results are
  * checked against the complete zod schema either way (src/mcp/invoke.ts).
  */
@@ -31,6 +31,8 @@ export interface Config {
   maxOutputBytes: number;
   /** The tool profiles selected (one, or several combined: their union). */
   profile: ProfileName[];
+  /** Whether RE_MCP_PROFILE chose them or the default did (and what the default added). */
+  profileOrigin: ProfileOrigin;
   /** How tools/list publishes output schemas: summarised (default) or complete. */
   outputSchemas: OutputSchemaMode;
   desmume: { launcher: string | null; launcherSha256: string | null };
@@ -49,12 +51,12 @@ export const SETTINGS = [
   [
     'RE_MCP_PROFILE',
     '--profile',
-    'tool profile: static|runtime|build|project|retroarch|full, or several joined by commas (default full)',
+    'tool profile: static|runtime|build|project|retroarch|full, or several joined by commas (default static, plus runtime/retroarch when their settings are set)',
   ],
   [
     'RE_MCP_OUTPUT_SCHEMAS',
     '--output-schemas',
-    'published output schemas: summary (fields 2 objects deep, types below) | full (default summary)',
+    "published output schemas: summary (the result's own fields, types below) | full (default summary)",
   ],
   ['RE_MCP_DESMUME_LAUNCHER', '--desmume-launcher', 'DeSmuME launcher (default /usr/games/desmume-cli)'],
   ['RE_MCP_DESMUME_LAUNCHER_SHA256', '--desmume-launcher-sha256', 'pins the launcher by SHA-256'],
@@ -184,12 +186,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
 
 /** Every setting except the workspace root, validated (the doctor checks the workspace on its own). */
 export function loadSettings(env: Record<string, string | undefined>): Omit<Config, 'workspaceRoot'> {
-  const profileRaw = env.RE_MCP_PROFILE ?? 'full';
-  const profile = parseProfileSelection(profileRaw);
-  if (profile === null)
+  const chosen = profileSelectionOf(env);
+  if (chosen === null)
     throw new ReMcpError(
       'config-invalid',
-      `unknown profile "${profileRaw}" (static, runtime, build, project, retroarch or full, or several joined by commas)`,
+      `unknown profile "${env.RE_MCP_PROFILE}" (static, runtime, build, project, retroarch or full, or several joined by commas)`,
     );
   const outputSchemas = optionalString(env, 'RE_MCP_OUTPUT_SCHEMAS') ?? 'summary';
   if (!isOutputSchemaMode(outputSchemas))
@@ -203,7 +204,8 @@ export function loadSettings(env: Record<string, string | undefined>): Omit<Conf
   }
   return {
     maxOutputBytes: intSetting(env, 'RE_MCP_MAX_OUTPUT_BYTES', OUTPUT_BYTES),
-    profile,
+    profile: chosen.selection,
+    profileOrigin: chosen.origin,
     outputSchemas,
     desmume: {
       launcher: optionalString(env, 'RE_MCP_DESMUME_LAUNCHER') ?? defaultLauncher(),

@@ -45,3 +45,97 @@ export function selects(
 export function profileLabel(selection: ProfileName | ProfileSelection): string {
   return typeof selection === 'string' ? selection : selection.join(',');
 }
+
+/**
+ * What a session lists when RE_MCP_PROFILE is unset: the static tools (a ROM is all they need), plus
+ * each profile whose integration a setting names, so a configuration written for DeSmuME or RetroArch
+ * keeps those tools. The rest (every tool) is one setting away: RE_MCP_PROFILE=full. Chosen to keep
+ * the default tools/list within its budget (docs/clients.md).
+ */
+export const DEFAULT_PROFILE: ProfileName = 'static';
+
+/** Settings that add their profile to the default selection when set (non-empty). */
+export const PROFILE_TRIGGERS: ReadonlyArray<readonly [ProfileName, readonly string[]]> = [
+  ['runtime', ['RE_MCP_DESMUME_LAUNCHER', 'RE_MCP_DESMUME_LAUNCHER_SHA256']],
+  ['retroarch', ['RETROARCH_HOST', 'RETROARCH_PORT', 'RETROARCH_TIMEOUT_MS', 'RETROARCH_SCREENSHOT_DIR']],
+];
+
+/** How the selection in force was chosen, said by server_capabilities and the instructions. */
+export interface ProfileOrigin {
+  /** `setting`: RE_MCP_PROFILE chose it; `default`: it was unset. */
+  source: 'setting' | 'default';
+  /** For a default selection: why each profile beyond the default one was added. */
+  added: string[];
+}
+
+/** The selection of an unset RE_MCP_PROFILE, and why each profile beyond `static` is in it. */
+export function defaultProfileSelection(env: Readonly<Record<string, string | undefined>>): {
+  selection: ProfileName[];
+  origin: ProfileOrigin;
+} {
+  const chosen = new Set<ProfileName>([DEFAULT_PROFILE]);
+  const added: string[] = [];
+  for (const [profile, settings] of PROFILE_TRIGGERS) {
+    const set = settings.filter((name) => (env[name] ?? '') !== '');
+    if (set.length === 0) continue;
+    chosen.add(profile);
+    added.push(`${profile} (${set.join(', ')} set)`);
+  }
+  return {
+    selection: PROFILE_NAMES.filter((p) => chosen.has(p)),
+    origin: { source: 'default', added },
+  };
+}
+
+/** The profile selection an environment asks for; null when RE_MCP_PROFILE names an unknown profile. */
+export function profileSelectionOf(env: Readonly<Record<string, string | undefined>>): {
+  selection: ProfileName[];
+  origin: ProfileOrigin;
+} | null {
+  const raw = env.RE_MCP_PROFILE;
+  if (raw === undefined || raw.trim() === '') return defaultProfileSelection(env);
+  const selection = parseProfileSelection(raw);
+  return selection === null ? null : { selection, origin: { source: 'setting', added: [] } };
+}
+
+/** What a session lists and what it leaves out, by profile (server_capabilities, the instructions). */
+export interface ProfileReport {
+  listed: number;
+  total: number;
+  /** Profiles with tools this session does not list, and how many of their tools are left out. */
+  unlisted: Array<{ profile: ProfileName; tools: number }>;
+  /** One sentence: the selection, how it was chosen, and how to list the rest. */
+  note: string;
+}
+
+/** The report for `selection` over every tool there is (`all`: each tool's name and profiles). */
+export function profileReport(
+  all: ReadonlyArray<{ name: string; profiles: readonly ProfileName[] }>,
+  selection: ProfileSelection,
+  origin: ProfileOrigin,
+): ProfileReport {
+  const listed = all.filter((t) => selects(selection, t.profiles));
+  const names = new Set(listed.map((t) => t.name));
+  const unlisted = PROFILE_NAMES.filter((p) => p !== 'full')
+    .map((profile) => ({
+      profile,
+      tools: all.filter((t) => !names.has(t.name) && selects(profile, t.profiles)).length,
+    }))
+    .filter((u) => u.tools > 0);
+  const how =
+    origin.source === 'default'
+      ? `the default (RE_MCP_PROFILE unset${origin.added.length > 0 ? `; added ${origin.added.join(', ')}` : ''})`
+      : 'RE_MCP_PROFILE';
+  const first = unlisted[0]?.profile;
+  const wider = PROFILE_NAMES.filter((p) => selection.includes(p) || p === first);
+  const rest =
+    unlisted.length === 0
+      ? 'every tool is listed'
+      : `not listed: ${unlisted.map((u) => `${u.profile} (${u.tools}: ${PROFILE_SUMMARIES[u.profile]})`).join('; ')}. The user lists them with RE_MCP_PROFILE, e.g. ${profileLabel(wider)} or full`;
+  return {
+    listed: listed.length,
+    total: all.length,
+    unlisted,
+    note: `Profile ${profileLabel(selection)}, chosen by ${how}: ${listed.length} of ${all.length} tools; ${rest}.`,
+  };
+}

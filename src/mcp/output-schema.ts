@@ -1,5 +1,5 @@
 // Output schemas as published: said once, without words the values already say, and by default
-// summarised (summarize: fields two objects deep, JSON types below, no `required` list where every
+// summarised (summarize: the result's own fields, JSON types below, no `required` list where every
 // field is required; RE_MCP_OUTPUT_SCHEMAS=full keeps them complete). The complete form accepts exactly the values the compacted zod schema does; the
 // summary accepts at least those.
 //
@@ -96,10 +96,12 @@ function dropImpliedTypes(schema: Schema): Schema {
 }
 
 /**
- * Object depth the summary publishes fields to: the result's own fields (1) and the fields of each of
- * their objects, or of their arrays' item objects (2). An array's `items` is not a level.
+ * Object depth the summary publishes fields to: the result's own fields (1); 2 would add the fields of
+ * each of their objects, or of their arrays' item objects (an array's `items` is not a level). One level
+ * keeps the default session's tools/list within its budget (docs/clients.md); the complete schemas are
+ * one setting away (RE_MCP_OUTPUT_SCHEMAS=full).
  */
-export const SUMMARY_DEPTH = 2;
+export const SUMMARY_DEPTH = 1;
 
 /** The published form of an output schema (already compacted by json-schema.ts). */
 export function publishOutputSchema(

@@ -49,12 +49,12 @@ const isObject = (value: unknown): value is Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The answer to initialize: the client's version when we serve it, else our newest. */
-export function initializeResult(requested: string): Json {
+export function initializeResult(requested: string, profileNote?: string): Json {
   return {
     protocolVersion: PROTOCOL_VERSIONS.includes(requested) ? requested : PROTOCOL_VERSIONS[0],
     capabilities: CAPABILITIES,
     serverInfo: { name: SERVER_NAME, version: VERSION },
-    instructions: INSTRUCTIONS,
+    instructions: profileNote === undefined ? INSTRUCTIONS : `${INSTRUCTIONS}\n- ${profileNote}`,
   };
 }
 
@@ -72,6 +72,8 @@ export class McpSession {
     private readonly services: Services,
     private readonly transport: LineStdioTransport,
     private readonly log: (line: string) => void,
+    /** Appended to the instructions: which tools this session lists and how to list the rest. */
+    private readonly profileNote?: string,
   ) {}
 
   async connect(): Promise<void> {
@@ -201,7 +203,7 @@ export class McpSession {
         'initialize needs params {protocolVersion, capabilities, clientInfo: {name, version}}',
       );
     }
-    const result = initializeResult(params.protocolVersion);
+    const result = initializeResult(params.protocolVersion, this.profileNote);
     this.negotiated = result.protocolVersion as string;
     return result;
   }

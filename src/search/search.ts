@@ -10,7 +10,7 @@ import { resolveScope, type ScopeComponent, type ScopeInput } from './scope.js';
 const MiB = 1024 * 1024;
 
 export const SEARCH_LIMITS = {
-  pageSize: { default: 100, min: 1, max: 1000, unit: 'matches' },
+  pageSize: { default: 64, min: 1, max: 1000, unit: 'matches' },
   offset: { default: 0, min: 0, max: 99_999, unit: 'match index' },
   maxScanBytes: { default: 64 * MiB, min: 1, max: 512 * MiB, unit: 'bytes' },
   contextBytes: { default: 0, min: 0, max: 64, unit: 'bytes per side' },

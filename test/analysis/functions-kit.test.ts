@@ -71,7 +71,12 @@ const le = (...words: number[]) =>
 const all = [...analysisTools, ...armTools] as unknown as ToolDefinition[];
 async function call(name: string, args: Record<string, unknown>, signal = new AbortController().signal) {
   const tool = all.find((t) => t.name === name)!;
-  const r = (await invokeTool(tool, { processor: 'arm9', ...args }, services, { signal, log: () => {} })) as {
+  // Discovery is read whole: every function (one page) with its callers, callees and call sites.
+  const whole = name === 'nds_discover_functions' ? { detail: 'full', limit: 1024 } : {};
+  const r = (await invokeTool(tool, { processor: 'arm9', ...whole, ...args }, services, {
+    signal,
+    log: () => {},
+  })) as {
     isError?: boolean;
     structuredContent: Record<string, any>;
     content: Array<{ text: string }>;

@@ -32,7 +32,9 @@ if (!NO_ROMS) for (const name of LIBNDS_ROMS) await copyFile(sharedRomPath(name)
 
 async function discover(rom: string, args: Record<string, unknown> = {}) {
   const tool = analysisTools.find((t) => t.name === 'nds_discover_functions') as unknown as ToolDefinition;
-  const r = (await invokeTool(tool, { rom: `roms/${rom}`, processor: 'arm9', ...args }, services, {
+  // The whole call graph: every function (one page) with its callers, callees and call sites.
+  const whole = { detail: 'full', limit: 1024 };
+  const r = (await invokeTool(tool, { rom: `roms/${rom}`, processor: 'arm9', ...whole, ...args }, services, {
     signal: new AbortController().signal,
     log: () => {},
   })) as { isError?: boolean; structuredContent: Record<string, any>; content: Array<{ text: string }> };

@@ -51,6 +51,8 @@ for (const processor of ['arm9', 'arm7'] as const) {
     const d = await call('nds_discover_functions', {
       rom: 'roms/prog.nds',
       processor,
+      detail: 'full',
+      limit: 1024,
       maxFunctions: 1024,
       maxCallSites: 8192,
       maxBlocks: 4096,

@@ -52,8 +52,17 @@ test('tools --json publishes output schemas as RE_MCP_OUTPUT_SCHEMAS / --output-
 });
 
 test('every profile is a subset of full, and full lists every tool once', () => {
-  const full = (JSON.parse(cli(['tools', '--json']).stdout) as Array<{ name: string }>).map((t) => t.name);
+  const full = (
+    JSON.parse(cli(['tools', '--profile', 'full', '--json']).stdout) as Array<{ name: string }>
+  ).map((t) => t.name);
   assert.equal(new Set(full).size, full.length);
+  // Without a profile: what a default session lists (static).
+  const listed = (JSON.parse(cli(['tools', '--json']).stdout) as Array<{ name: string }>).map((t) => t.name);
+  const staticNames = (
+    JSON.parse(cli(['tools', '--profile', 'static', '--json']).stdout) as Array<{ name: string }>
+  ).map((t) => t.name);
+  assert.deepEqual(listed, staticNames);
+  assert.ok(listed.length < full.length);
   for (const profile of ['static', 'runtime', 'build', 'project', 'retroarch']) {
     const names = (
       JSON.parse(cli(['tools', '--profile', profile, '--json']).stdout) as Array<{ name: string }>
@@ -66,11 +75,23 @@ test('every profile is a subset of full, and full lists every tool once', () => 
 test('call server_capabilities prints valid JSON with the limits', async () => {
   const ws = await makeWorkspace();
   try {
-    const run = cli(['call', 'server_capabilities', '{}'], { RE_MCP_WORKSPACE_ROOT: ws });
+    // The CLI reaches every tool when RE_MCP_PROFILE is unset; the summary leaves out the tools' limits.
+    const summary = JSON.parse(
+      cli(['call', 'server_capabilities', '{}'], { RE_MCP_WORKSPACE_ROOT: ws }).stdout,
+    );
+    assert.deepEqual(summary.limits.tools, {});
+    assert.ok(summary.limits.toolsOmitted > 20, JSON.stringify(summary.limits));
+    assert.ok(summary.tools.includes('desmume_start') && summary.tools.includes('run_project_verification'));
+    const one = JSON.parse(
+      cli(['call', 'server_capabilities', '{"tool":"nds_find_xrefs"}'], { RE_MCP_WORKSPACE_ROOT: ws }).stdout,
+    );
+    assert.deepEqual(Object.keys(one.limits.tools), ['nds_find_xrefs']);
+    const run = cli(['call', 'server_capabilities', '{"detail":"full"}'], { RE_MCP_WORKSPACE_ROOT: ws });
     assert.equal(run.status, 0, run.stderr);
     const caps = JSON.parse(run.stdout);
     assert.equal(caps.limits.global.maxOutputBytes.max, 1_048_576);
     assert.ok(caps.limits.tools.run_project_verification.timeoutMs.max > 0);
+    assert.equal(caps.limits.toolsOmitted, 0);
     assert.equal(caps.workspaceRoot, ws);
     assert.equal(caps.outputSchemas, 'summary');
     const full = cli(['call', 'server_capabilities', '{}', '--output-schemas', 'full'], {
@@ -184,7 +205,8 @@ test('tools --json prints the full definitions exactly as tools/list publishes t
       'title',
     ]);
   const ws = await makeWorkspace();
-  const server = await startRawServer(ws);
+  // Both with RE_MCP_PROFILE unset: the default session's list.
+  const server = await startRawServer(ws, { env: { RE_MCP_PROFILE: '' } });
   try {
     server.send(INITIALIZE);
     server.send(INITIALIZED);

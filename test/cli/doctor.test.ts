@@ -286,7 +286,14 @@ test('settings: an invalid value is broken, named, and fails the doctor', async 
 });
 
 test('the settings line reports the profile and the output-schema mode, and refuses an unknown mode', () => {
-  assert.equal(checkSettings({}).result.detail, 'valid (profile full, output schemas summary)');
+  assert.equal(
+    checkSettings({}).result.detail,
+    'valid (profile static, the default, output schemas summary)',
+  );
+  assert.equal(
+    checkSettings({ RETROARCH_HOST: '127.0.0.1' }).result.detail,
+    'valid (profile static,retroarch, the default with retroarch (RETROARCH_HOST set), output schemas summary)',
+  );
   const full = checkSettings({ RE_MCP_PROFILE: 'static', RE_MCP_OUTPUT_SCHEMAS: 'full' }).result;
   assert.equal(full.detail, 'valid (profile static, output schemas full)');
   const bad = checkSettings({ RE_MCP_OUTPUT_SCHEMAS: 'everything' }).result;

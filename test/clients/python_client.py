@@ -15,7 +15,7 @@ async def main() -> None:
     cases = json.loads(open(sys.argv[1], encoding="utf-8").read())
     workspace, entry = sys.argv[2], sys.argv[3]
     params = StdioServerParameters(
-        command="node", args=[entry, "serve"], env={"RE_MCP_WORKSPACE_ROOT": workspace, "PATH": "/usr/bin:/bin:/usr/local/bin"}
+        command="node", args=[entry, "serve"], env={"RE_MCP_WORKSPACE_ROOT": workspace, "RE_MCP_PROFILE": "full", "PATH": "/usr/bin:/bin:/usr/local/bin"}
     )
     report = {"tools": [], "cases": [], "progress": [], "cancelled": None, "after_cancel": None}
     async with stdio_client(params) as (read, write):

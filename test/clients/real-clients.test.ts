@@ -55,7 +55,7 @@ test('TypeScript SDK 1.x Client: every tool errors intact, every family succeeds
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [SERVER_ENTRY, 'serve'],
-    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace },
+    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace, RE_MCP_PROFILE: 'full' },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'sdk1-test', version: '0' });
@@ -89,7 +89,16 @@ const INSPECTOR_TOOL_ERROR = 5;
 
 async function inspector(method: string[], expectToolError = false): Promise<Record<string, unknown>> {
   const bin = join(REPO_ROOT, 'node_modules', '.bin', 'mcp-inspector');
-  const argv = ['--cli', '-e', `RE_MCP_WORKSPACE_ROOT=${workspace}`, process.execPath, SERVER_ENTRY, 'serve'];
+  const argv = [
+    '--cli',
+    '-e',
+    `RE_MCP_WORKSPACE_ROOT=${workspace}`,
+    '-e',
+    'RE_MCP_PROFILE=full',
+    process.execPath,
+    SERVER_ENTRY,
+    'serve',
+  ];
   try {
     const { stdout } = await run(bin, [...argv, ...method], { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
     assert.ok(!expectToolError, 'the Inspector exited 0 for an error result');

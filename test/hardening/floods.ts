@@ -11,7 +11,7 @@ export const line = (m: unknown) => `${JSON.stringify(m)}\n`;
 
 export function spawnServer(root: string) {
   return spawn(process.execPath, [SERVER_ENTRY, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: root },
+    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: root, RE_MCP_PROFILE: 'full' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
 }

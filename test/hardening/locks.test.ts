@@ -67,7 +67,11 @@ test('a lock that cannot be written (EFBIG under a file size limit) is a typed e
       '-c',
       `trap '' XFSZ; ulimit -f 0; exec "${process.execPath}" "${SERVER_ENTRY}" call nds_extract_component '{"rom":"${fx.rel}","component":{"kind":"arm9"}}'`,
     ],
-    { env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: root }, encoding: 'utf8', timeout: 60_000 },
+    {
+      env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: root, RE_MCP_PROFILE: 'full' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
   );
   assert.equal(r.status, 1, r.stderr);
   const out = `${r.stdout}${r.stderr}`;

@@ -140,7 +140,7 @@ test('every special kind at every read path is refused at once', async () => {
 
 async function exitsAfter(kind: 'stdin close' | 'SIGTERM'): Promise<number | null> {
   const child = spawn(process.execPath, [SERVER_ENTRY, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: root },
+    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: root, RE_MCP_PROFILE: 'full' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const init = {

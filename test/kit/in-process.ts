@@ -24,8 +24,11 @@ export function inProcess(
     return found;
   };
   async function call(name: string, args: Record<string, unknown>): Promise<InProcessResult> {
+    // Discovery is read whole here (every function on one page, callers, callees and call sites);
+    // its paged summary default is tested on its own (test/mcp/context-budgets.test.ts).
+    const whole = name === 'nds_discover_functions' ? { detail: 'full', limit: 1024 } : {};
     // invokeChecked: ajv checks the result against the published schema (schema-check.ts).
-    return (await invokeChecked(tool(name), { ...defaults, ...args }, services, {
+    return (await invokeChecked(tool(name), { ...defaults, ...whole, ...args }, services, {
       signal: new AbortController().signal,
       log: () => {},
     })) as InProcessResult;

@@ -56,6 +56,9 @@ export async function startServer(
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
       RE_MCP_WORKSPACE_ROOT: workspace,
+      // Tests reach every tool; the default selection is tested on its own (context-budgets.test.ts),
+      // by passing RE_MCP_PROFILE: ''.
+      RE_MCP_PROFILE: 'full',
       ...options.env,
     },
     stderr: 'pipe',

@@ -46,7 +46,12 @@ export async function startRawServer(
     args.unshift('--require', preload);
   }
   const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace, ...options.env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      RE_MCP_WORKSPACE_ROOT: workspace,
+      RE_MCP_PROFILE: 'full',
+      ...options.env,
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';

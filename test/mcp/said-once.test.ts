@@ -60,7 +60,11 @@ test('read-only tools publish readOnlyHint and openWorldHint only; others all fo
 test('a client receives the instructions with the initialize result', async () => {
   const h = await startServer();
   try {
-    assert.equal(h.client.getInstructions(), INSTRUCTIONS);
+    // The shared conventions, then one line on what this session lists (harness: RE_MCP_PROFILE=full).
+    assert.equal(
+      h.client.getInstructions(),
+      `${INSTRUCTIONS}\n- Profile full, chosen by RE_MCP_PROFILE: ${ALL_TOOLS.length} of ${ALL_TOOLS.length} tools; every tool is listed.`,
+    );
   } finally {
     await h.close();
   }

@@ -23,7 +23,7 @@ export function checkSettings(env: Env): {
     return {
       result: ok(
         'settings',
-        `valid (profile ${settings.profile}, output schemas ${settings.outputSchemas})`,
+        `valid (profile ${settings.profile.join(',')}${settings.profileOrigin.source === 'default' ? `, the default${settings.profileOrigin.added.length > 0 ? ` with ${settings.profileOrigin.added.join(', ')}` : ''}` : ''}, output schemas ${settings.outputSchemas})`,
         true,
       ),
       settings,

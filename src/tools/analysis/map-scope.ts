@@ -6,6 +6,7 @@ import type { MapComponent } from '../../analysis/program-map/components.js';
 import type { MapFunction, ProgramMap } from '../../analysis/program-map/map.js';
 import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
 import type { Tier } from '../../analysis/program-map/types.js';
+import type { CallKind } from '../../analysis/program-map/walker.js';
 import { formatAddress, type Processor } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
@@ -69,6 +70,11 @@ export function mapComponentView(c: MapComponent): z.input<typeof mapComponentSc
     overlayId: c.overlayId,
     ...(c.autoloadIndex !== null ? { autoloadIndex: c.autoloadIndex } : {}),
   };
+}
+
+/** A map call's kind as the tools name it: through a constant register (or a stub), or direct. */
+export function mapCallKind(kind: CallKind): 'constant-register-call' | 'direct-call' {
+  return kind === 'register' || kind === 'stub' ? 'constant-register-call' : 'direct-call';
 }
 
 export function mapIdentityView(

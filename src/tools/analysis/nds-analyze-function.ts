@@ -50,6 +50,7 @@ import {
   DEFAULT_LOWEST,
   evidenceOf,
   MAP_LIMITS,
+  mapCallKind,
   mapComponentsCoverage,
   mapIdentityView,
   mapLimitArgs,
@@ -355,10 +356,7 @@ async function programProof(map: ProgramMap, args: ProgramProofArgs, lowest: Tie
           ?.functions.find((f) => f.via === 'body')?.fn;
         return {
           at: formatAddress(c.at),
-          kind:
-            c.kind === 'register' || c.kind === 'stub'
-              ? ('constant-register-call' as const)
-              : ('direct-call' as const),
+          kind: mapCallKind(c.kind),
           caller: caller ? mapIdentityView(p, caller) : identity,
           target: formatAddress(c.target!),
           targetMode: c.targetMode!,

@@ -37,6 +37,7 @@ import {
   DEFAULT_LOWEST,
   evidenceOf,
   MAP_LIMITS,
+  mapCallKind,
   mapComponentsCoverage,
   mapIdentityView,
   mapLimitArgs,
@@ -49,10 +50,10 @@ export { DISCOVERY_LIMITS };
 
 const L = DISCOVERY_LIMITS;
 
-/** Program scope: one page of functions, and the callers and callees shown per function. */
+/** One page of functions (either scope), and the callers and callees shown per function. */
 export const FUNCTION_PAGE = {
-  offset: { default: 0, min: 0, max: 10_000_000, unit: 'functions skipped (program scope)' },
-  limit: { default: 64, min: 1, max: 1024, unit: 'functions listed (program scope)' },
+  offset: { default: 0, min: 0, max: 10_000_000, unit: 'functions skipped' },
+  limit: { default: 48, min: 1, max: 1024, unit: 'functions listed' },
 } as const;
 const SHOWN = 16;
 
@@ -66,7 +67,7 @@ export const ndsDiscoverFunctions = defineTool({
     useWhen:
       'the call graph; nds_analyze_function to prove one entry, nds_function_at for the function at an address.',
     behaviour:
-      'bounded: only proof makes an entry, never seeds; program: the whole-program map, each function with its tier and evidence, paged. No function end claimed.',
+      'bounded: only proof makes an entry, never seeds; program: the whole-program map, each function with its tier and evidence. Paged; counts by default, callers and callees with detail full. No function end claimed.',
     limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({
@@ -78,6 +79,10 @@ export const ndsDiscoverFunctions = defineTool({
     ...mapLimitArgs,
     offset: limitArg(FUNCTION_PAGE.offset),
     limit: limitArg(FUNCTION_PAGE.limit),
+    detail: z
+      .enum(['summary', 'full'])
+      .default('summary')
+      .describe("full adds each function's callers and callees (and bounded scope's call sites)."),
   }),
   output: z.object({
     status: searchStatusSchema,
@@ -104,20 +109,25 @@ export const ndsDiscoverFunctions = defineTool({
         blocks: z.number().int(),
         callers: z
           .array(addressOut)
-          .describe('Call-site addresses that prove this entry (program: the first 16)'),
+          .nullable()
+          .describe('detail full: call-site addresses that prove this entry (program: the first 16)'),
         callerCount: z.number().int(),
-        callees: z.array(
-          z.object({
-            at: addressOut,
-            kind: z.enum(['direct-call', 'constant-register-call']),
-            target: addressOut,
-            callee: identitySchema.optional(),
-            unresolved: z.string().optional(),
-          }),
-        ),
+        callees: z
+          .array(
+            z.object({
+              at: addressOut,
+              kind: z.enum(['direct-call', 'constant-register-call']),
+              target: addressOut,
+              callee: identitySchema.optional(),
+              unresolved: z.string().optional(),
+            }),
+          )
+          .nullable()
+          .describe('detail full: the calls this function makes (program: the first 16)'),
+        calleeCount: z.number().int(),
       }),
     ),
-    callSites: z.array(callSiteSchema),
+    callSites: z.array(callSiteSchema).nullable().describe('bounded scope, detail full'),
     seeds: z.array(
       z.object({ identity: identitySchema, cfgStatus: z.enum(['complete', 'truncated']).nullable() }),
     ),
@@ -133,6 +143,7 @@ export const ndsDiscoverFunctions = defineTool({
       args.rom,
       async (rom) => {
         const p = args.processor;
+        const full = args.detail === 'full';
         if (args.scope === 'program') {
           const lowest = args.lowestTier ?? DEFAULT_LOWEST;
           const map = await toolMap(ctx, store, rom, p, chosen, args, mp.map);
@@ -148,27 +159,25 @@ export const ndsDiscoverFunctions = defineTool({
           const functions = page.items.map((f) => {
             const sites = map.callSitesOf(f);
             const body = map.built.bodies.get(f.key)!;
-            const callees = body.blocks
+            const calls = body.blocks
               .flatMap((b) => callsIn.get(b) ?? [])
               .map((i) => w.calls[i]!)
-              .filter((c) => c.target !== null && c.kind !== 'helper')
-              .slice(0, SHOWN)
-              .map((c) => {
-                const callee =
-                  c.targetComp !== null
-                    ? map.functionOf(`${c.targetComp}|${c.targetMode}|${c.target}`)
-                    : null;
-                return {
-                  at: formatAddress(c.at),
-                  kind:
-                    c.kind === 'register' || c.kind === 'stub'
-                      ? ('constant-register-call' as const)
-                      : ('direct-call' as const),
-                  target: formatAddress(c.target!),
-                  ...(callee ? { callee: mapIdentityView(p, callee) } : {}),
-                  ...(c.unresolved ? { unresolved: c.unresolved } : {}),
-                };
-              });
+              .filter((c) => c.target !== null && c.kind !== 'helper');
+            const callees = !full
+              ? null
+              : calls.slice(0, SHOWN).map((c) => {
+                  const callee =
+                    c.targetComp !== null
+                      ? map.functionOf(`${c.targetComp}|${c.targetMode}|${c.target}`)
+                      : null;
+                  return {
+                    at: formatAddress(c.at),
+                    kind: mapCallKind(c.kind),
+                    target: formatAddress(c.target!),
+                    ...(callee ? { callee: mapIdentityView(p, callee) } : {}),
+                    ...(c.unresolved ? { unresolved: c.unresolved } : {}),
+                  };
+                });
             return {
               identity: mapIdentityView(p, f),
               component: f.component.kind,
@@ -177,9 +186,10 @@ export const ndsDiscoverFunctions = defineTool({
               analysed: true,
               cfgStatus: null,
               blocks: f.blocks,
-              callers: sites.slice(0, SHOWN).map((c) => formatAddress(c.at)),
+              callers: full ? sites.slice(0, SHOWN).map((c) => formatAddress(c.at)) : null,
               callerCount: sites.length,
               callees,
+              calleeCount: calls.length,
             };
           });
           const coverage = mapCoverageView(map.coverage(lowest));
@@ -204,10 +214,10 @@ export const ndsDiscoverFunctions = defineTool({
               byTier,
               page: { total: page.total, offset: page.offset, nextOffset: page.nextOffset },
               functions,
-              callSites: [],
+              callSites: null,
               seeds: [],
             },
-            text: `${p}: ${accepted.length} functions from the whole-program map (proven ${byTier.proven}, referenced ${byTier.referenced}, heuristic ${byTier.heuristic}), listing ${page.items.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; ${status}\n${coverageText(coverage)}`,
+            text: `${p}: ${accepted.length} functions from the whole-program map (proven ${byTier.proven}, referenced ${byTier.referenced}, heuristic ${byTier.heuristic}), listing ${page.items.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; ${status}${full ? '' : '; detail full lists callers and callees'}\n${coverageText(coverage)}`,
           };
         }
         const evidence = new Set<Evidence>(chosen as Evidence[]);
@@ -237,7 +247,8 @@ export const ndsDiscoverFunctions = defineTool({
           if (s.callee) push(callersOf, identityKey(s.callee), s);
           if (!s.callerIsSeed) push(calleesOf, identityKey(s.caller), s);
         }
-        const functions = result.functions.map((f) => {
+        const page = paginate(result.functions, args.offset, args.limit);
+        const functions = page.items.map((f) => {
           const key = identityKey(f.identity);
           const callers = (callersOf.get(key) ?? []).map((s) => formatAddress(s.at));
           const callees = (calleesOf.get(key) ?? []).map((s) => ({
@@ -255,9 +266,10 @@ export const ndsDiscoverFunctions = defineTool({
             analysed: f.cfg !== null,
             cfgStatus: f.cfg?.status ?? null,
             blocks: f.cfg?.blocks.length ?? 0,
-            callers,
+            callers: full ? callers : null,
             callerCount: callers.length,
-            callees,
+            callees: full ? callees : null,
+            calleeCount: callees.length,
           };
         });
         const byKind = (k: string) =>
@@ -269,17 +281,21 @@ export const ndsDiscoverFunctions = defineTool({
             evidence: chosen,
             components,
             coverage,
-            totals: { functions: functions.length, callSites: result.callSites.length, ...result.totals },
-            byTier: { proven: functions.length, referenced: 0, heuristic: 0 },
-            page: null,
+            totals: {
+              functions: result.functions.length,
+              callSites: result.callSites.length,
+              ...result.totals,
+            },
+            byTier: { proven: result.functions.length, referenced: 0, heuristic: 0 },
+            page: { total: page.total, offset: page.offset, nextOffset: page.nextOffset },
             functions,
-            callSites: result.callSites.map((s) => callSiteView(p, s)),
+            callSites: full ? result.callSites.map((s) => callSiteView(p, s)) : null,
             seeds: result.seeds.map((s) => ({
               identity: identityView(p, s.identity),
               cfgStatus: s.cfg?.status ?? null,
             })),
           },
-          text: `${p}: ${functions.length} proven functions (${byKind('direct-call')} by direct call, ${byKind('constant-register-call')} by constant-register call), ${result.callSites.length} call sites; ${status}${result.truncation.length ? ` (${result.truncation.join(', ')})` : ''}\n${coverageText(coverage)}`,
+          text: `${p}: ${result.functions.length} proven functions (${byKind('direct-call')} by direct call, ${byKind('constant-register-call')} by constant-register call), ${result.callSites.length} call sites, listing ${page.items.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; ${status}${result.truncation.length ? ` (${result.truncation.join(', ')})` : ''}${full ? '' : '; detail full lists callers, callees and call sites'}\n${coverageText(coverage)}`,
         };
       },
       ctx.signal,

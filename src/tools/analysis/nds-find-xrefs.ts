@@ -8,7 +8,15 @@ import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-
 import { REF_KINDS } from '../../analysis/program-map/refs.js';
 import { XrefCollector } from '../../analysis/xrefs/match.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
+import {
+  addressArg,
+  addressOut,
+  formatAddress,
+  limitArg,
+  type Processor,
+  pageOut,
+  paginate,
+} from '../../core/vocabulary.js';
 import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import type { RomHandle } from '../../nds/rom-store.js';
@@ -50,12 +58,15 @@ export const XREF_LIMITS = {
   maxInstructions: { default: 2048, max: 16384, min: 1, unit: 'instructions' },
   maxBytes: { default: 8192, max: 65536, min: 2, unit: 'decoded source bytes' },
   maxEdges: { default: 512, max: 4096, min: 1, unit: 'traversal edges' },
-  maxXrefs: { default: 256, max: 2048, min: 1, unit: 'returned xrefs' },
+  maxXrefs: { default: 128, max: 2048, min: 1, unit: 'returned xrefs (program scope: a page)' },
 } satisfies LimitTable;
 const L = XREF_LIMITS;
 
 /** The bounded search's kinds, then the map's (switch cases, table entries, data words). */
 const KINDS = REF_KINDS;
+
+/** Program scope pages its xrefs: maxXrefs a page, from this offset. */
+const XREF_OFFSET = { default: 0, min: 0, max: 10_000_000, unit: 'xrefs skipped (program scope)' } as const;
 
 /** The one runtime address a ROM offset denotes for `processor`, or a refusal. */
 export function runtimeOfRomOffset(rom: RomHandle, processor: Processor, offset: number): number {
@@ -104,6 +115,7 @@ export const ndsFindXrefs = defineTool({
     ...proofScopeArgs,
     ...limitArgs(L),
     ...mapLimitArgs,
+    offset: limitArg(XREF_OFFSET),
   }),
   output: z.object({
     target: z.object({
@@ -117,6 +129,7 @@ export const ndsFindXrefs = defineTool({
     definitive: z.boolean().describe('True only when no reference beyond these can exist: see coverage'),
     ...coverageFields,
     coverage: coverageSchema,
+    page: z.object(pageOut).nullable().describe('program scope: which xrefs this page lists'),
     totals: z.object({
       xrefs: z.number().int(),
       functions: z.number().int(),
@@ -144,7 +157,7 @@ export const ndsFindXrefs = defineTool({
     ),
   }),
   annotations: READ_ONLY,
-  limits: { ...L, seeds: SEEDS_LIMIT, ...MAP_LIMITS },
+  limits: { ...L, offset: XREF_OFFSET, seeds: SEEDS_LIMIT, ...MAP_LIMITS },
   async handler(args, ctx) {
     if ((args.address === undefined) === (args.romOffset === undefined)) {
       throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');
@@ -171,11 +184,11 @@ export const ndsFindXrefs = defineTool({
           const map = await toolMap(ctx, store, rom, args.processor, evidence, args, mp.map);
           const all = map.xrefs(target, lowest);
           const coverage = mapCoverageView(map.coverage(lowest));
+          // Every xref is known here: more than a page is paged, not truncated.
           const truncation: z.infer<typeof truncationSchema>[] = [];
-          if (all.length > args.maxXrefs) truncation.push('xref-limit');
-          const status: 'complete' | 'truncated' =
-            map.built.status !== 'complete' || truncation.length > 0 ? 'truncated' : 'complete';
-          const xrefs = all.slice(0, args.maxXrefs).map((x) => ({
+          const status: 'complete' | 'truncated' = map.built.status !== 'complete' ? 'truncated' : 'complete';
+          const page = paginate(all, args.offset, args.maxXrefs);
+          const xrefs = page.items.map((x) => ({
             from: formatAddress(x.from),
             kind: x.kind,
             component: x.component.kind,
@@ -197,8 +210,9 @@ export const ndsFindXrefs = defineTool({
               truncation,
               components: mapComponentsCoverage(map),
               coverage,
+              page: { total: page.total, offset: page.offset, nextOffset: page.nextOffset },
               totals: {
-                xrefs: xrefs.length,
+                xrefs: all.length,
                 functions: map.functions.length,
                 blocks: map.built.walker.blocks.length,
                 instructions: 0,
@@ -207,7 +221,7 @@ export const ndsFindXrefs = defineTool({
               },
               xrefs,
             },
-            text: `${args.processor} ${formatAddress(target)}: ${all.length} xref(s) from the whole-program map (${lowest} tier and above); ${status}${definitive ? ', definitive' : ' - not a definitive negative'}\n${coverageText(coverage)}`,
+            text: `${args.processor} ${formatAddress(target)}: ${all.length} xref(s) from the whole-program map (${lowest} tier and above)${page.nextOffset !== null || page.offset > 0 ? `, listing ${xrefs.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}` : ''}; ${status}${definitive ? ', definitive' : ' - not a definitive negative'}\n${coverageText(coverage)}`,
           };
         }
         const collector = new XrefCollector(target, args.maxXrefs);
@@ -288,6 +302,7 @@ export const ndsFindXrefs = defineTool({
             truncation: finalTruncation,
             components,
             coverage,
+            page: null,
             totals: { xrefs: xrefs.length, functions: result.functions.length, ...result.totals },
             xrefs,
           },

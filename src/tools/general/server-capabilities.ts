@@ -1,5 +1,6 @@
 import { z } from 'zod/v4';
 import { OUTPUT_BYTES, OUTPUT_SCHEMA_MODES } from '../../config/config.js';
+import { ReMcpError } from '../../core/errors.js';
 import { PROFILE_NAMES, profileLabel } from '../../core/profiles.js';
 import { defineTool } from '../../mcp/tool.js';
 import { VERSION } from '../../version.js';
@@ -33,20 +34,36 @@ export const serverCapabilities = defineTool({
   description: {
     purpose: 'Server version, profile, tools, limits in force, integration readiness and security policy.',
     useWhen: 'first: what is here, which bounds apply.',
-    behaviour: 'checks integrations locally (files, pinned digests); never contacts emulators.',
+    behaviour:
+      "checks integrations locally (files, pinned digests); never contacts emulators. summary: tool names and global limits; full (or tool): each tool's limits too.",
     limits: 'none.',
   },
-  input: z.object({}),
+  input: z.object({
+    detail: z
+      .enum(['summary', 'full'])
+      .default('summary')
+      .describe("full adds every tool's title and declared limits."),
+    tool: z.string().min(1).max(64).optional().describe("One listed tool's limits (any detail)."),
+  }),
   output: z.object({
     version: z.string(),
     profile: z.string().describe('The profile setting in force: one profile, or several joined by commas.'),
     profiles: z.array(z.enum(PROFILE_NAMES)),
+    profileSource: z.enum(['setting', 'default']),
+    /** Tools of other profiles this session does not list, by profile. */
+    unlisted: z.array(z.object({ profile: z.enum(PROFILE_NAMES), tools: z.number().int() })),
+    profileNote: z.string(),
+    detail: z.enum(['summary', 'full']),
     outputSchemas: z.enum(OUTPUT_SCHEMA_MODES),
     workspaceRoot: z.string(),
-    tools: z.array(z.object({ name: z.string(), title: z.string() })),
+    toolCount: z.number().int(),
+    /** Names (summary) or names and titles (full) of the listed tools. */
+    tools: z.array(z.union([z.string(), z.object({ name: z.string(), title: z.string() })])),
     limits: z.object({
       global: z.record(z.string(), limitSchema),
+      /** Each tool's declared limits: every tool with detail full, the one named by `tool`, else none. */
       tools: z.record(z.string(), z.record(z.string(), limitSchema)),
+      toolsOmitted: z.number().int(),
     }),
     integrations: z.record(
       z.string(),
@@ -55,10 +72,22 @@ export const serverCapabilities = defineTool({
     policy: z.record(z.string(), z.string()),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(_args, ctx) {
+  async handler(args, ctx) {
     const { config, tools } = ctx.services;
+    const full = args.detail === 'full';
+    if (args.tool !== undefined && !tools.some((t) => t.name === args.tool))
+      throw new ReMcpError(
+        'not-found',
+        `no tool named ${args.tool} in this session (profile ${profileLabel(config.profile)})`,
+      );
     const toolLimits: Record<string, Record<string, z.infer<typeof limitSchema>>> = {};
-    for (const tool of tools) if (tool.limits) toolLimits[tool.name] = tool.limits;
+    let withLimits = 0;
+    for (const tool of tools) {
+      if (!tool.limits) continue;
+      withLimits++;
+      if (full || tool.name === args.tool) toolLimits[tool.name] = tool.limits;
+    }
+    const report = ctx.services.profileReport;
     const integrations = await checkIntegrations(config);
     const ready = Object.entries(integrations)
       .map(([name, i]) => `${name}: ${i.status}`)
@@ -68,9 +97,14 @@ export const serverCapabilities = defineTool({
         version: VERSION,
         profile: profileLabel(config.profile),
         profiles: [...PROFILE_NAMES],
+        profileSource: config.profileOrigin.source,
+        unlisted: report?.unlisted ?? [],
+        profileNote: report?.note ?? `Profile ${profileLabel(config.profile)}.`,
+        detail: args.detail,
         outputSchemas: config.outputSchemas,
         workspaceRoot: config.workspaceRoot,
-        tools: tools.map((t) => ({ name: t.name, title: t.title })),
+        toolCount: tools.length,
+        tools: tools.map((t) => (full ? { name: t.name, title: t.title } : t.name)),
         limits: {
           global: {
             maxOutputBytes: {
@@ -83,11 +117,20 @@ export const serverCapabilities = defineTool({
             pathDepth: { max: PATH_LIMITS.maxDepth, unit: 'segments' },
           },
           tools: toolLimits,
+          toolsOmitted: withLimits - Object.keys(toolLimits).length,
         },
         integrations,
         policy: { ...SECURITY_POLICY },
       },
-      text: `re-mcp ${VERSION}, profile ${profileLabel(config.profile)}, ${tools.length} tools; ${ready}`,
+      text: [
+        `re-mcp ${VERSION}, profile ${profileLabel(config.profile)}, ${tools.length} tools; ${ready}`,
+        report?.note ?? '',
+        withLimits > Object.keys(toolLimits).length
+          ? `limits of ${withLimits - Object.keys(toolLimits).length} tools omitted: detail full, or tool=<name> for one`
+          : '',
+      ]
+        .filter((l) => l !== '')
+        .join('\n'),
     };
   },
 });
