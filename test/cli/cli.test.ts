@@ -30,6 +30,7 @@ test('tools --profile project lists exactly the project tools', () => {
   const names = (JSON.parse(run.stdout) as Array<{ name: string }>).map((t) => t.name).sort();
   assert.deepEqual(names, [
     'get_project_status',
+    'list_workspace_files',
     'run_project_verification',
     'server_capabilities',
     'verify_file_sha256',

@@ -35,6 +35,13 @@ export const CASES: Case[] = [
     args: { path: '../etc/passwd' },
     code: 'workspace-escape',
   },
+  {
+    family: 'general',
+    tool: 'list_workspace_files',
+    args: { suffix: '.nds' },
+    textMatches: /roms\/game\.nds +file +\d+/,
+  },
+  { family: 'general', tool: 'list_workspace_files', args: { under: '../x' }, code: 'workspace-escape' },
   { family: 'project', tool: 'get_project_status', args: {}, textMatches: /repositories/ },
   { family: 'project', tool: 'run_project_verification', args: { check: 'nope' }, code: 'not-configured' },
   { family: 'nds', tool: 'nds_inspect_rom', args: { rom: 'roms/game.nds' }, textMatches: /arm9/ },

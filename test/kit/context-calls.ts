@@ -16,6 +16,7 @@ export function defaultCalls(
   return [
     ['server_capabilities', {}],
     ['verify_file_sha256', { path: rom }],
+    ['list_workspace_files', {}],
     ['nds_inspect_rom', { rom }],
     ['nds_list_files', { rom }],
     ['nds_list_overlays', { rom }],
@@ -33,6 +34,7 @@ export function defaultCalls(
     ['nds_function_at', { ...a9, address: busiest }],
     // One byte matches nearly everywhere: the first page is as full as a page gets.
     ['nds_search_pattern', { rom, pattern: { kind: 'ascii', text: 'e' }, scope: { kind: 'whole-rom' } }],
+    ['nds_extract_component', { rom, component: { kind: 'arm9' } }],
     ['nds_extract_analysis_bundle', { rom }],
   ];
 }

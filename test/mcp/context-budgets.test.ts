@@ -80,8 +80,14 @@ async function assertDefaultResults(h: Harness, rom: string, busiest?: string): 
     target = [...map.functions].sort((a, b) => b.callerCount - a.callerCount)[0]!.identity.address;
   }
   const listed = new Set((await h.client.listTools()).tools.map((t) => t.name));
+  const calls = defaultCalls(rom, entry, target);
+  // Every tool the default session lists is measured (a new default tool joins defaultCalls).
+  assert.deepEqual(
+    [...listed].filter((n) => !calls.some(([c]) => c === n)),
+    [],
+  );
   const figures: string[] = [];
-  for (const [name, args] of defaultCalls(rom, entry, target)) {
+  for (const [name, args] of calls) {
     assert.ok(listed.has(name), `${name} is not in the default profile`);
     const result = await h.call(name, args, { timeoutMs: 300_000 });
     assert.notEqual(

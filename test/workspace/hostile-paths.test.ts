@@ -12,6 +12,7 @@ import { type Harness, makeWorkspace, startServer } from '../kit/mcp-harness.js'
 /** Other required arguments of path-taking tools, so that only the path is hostile. */
 const OTHER_ARGS: Record<string, Record<string, unknown>> = {
   verify_file_sha256: {},
+  list_workspace_files: {},
   get_project_status: {},
   nds_inspect_rom: {},
   nds_list_files: {},

@@ -1,0 +1,92 @@
+import { z } from 'zod/v4';
+import { limitArg, pageOut, paginate } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { LISTING_LIMITS, listWorkspace } from '../../workspace/listing.js';
+
+const L = LISTING_LIMITS;
+const PAGE = {
+  offset: { default: 0, min: 0, max: 100_000, unit: 'entries skipped' },
+  limit: { default: 200, min: 1, max: 1_000, unit: 'entries listed' },
+} as const;
+
+export const listWorkspaceFiles = defineTool({
+  name: 'list_workspace_files',
+  title: 'List workspace files',
+  profiles: ['static', 'runtime', 'build', 'project'],
+  description: {
+    purpose: 'The files and directories of the workspace (or one directory of it), with sizes.',
+    useWhen: 'finding the path of a ROM, manifest or artifact to give another tool; suffix ".nds" for ROMs.',
+    behaviour:
+      'breadth-first in name order; hidden entries skipped and counted; symlinks listed, never followed (target when inside); usable false: a path tools refuse as written.',
+    limits: `${L.maxEntries.max} entries visited, ${L.maxDepth.max} levels, pages of ${PAGE.limit.max}.`,
+  },
+  input: z.object({
+    under: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe('Workspace-relative directory (default the root).'),
+    suffix: z
+      .string()
+      .regex(/^\.[A-Za-z0-9]{1,15}$/, 'a dot and 1..15 letters or digits')
+      .optional()
+      .describe('Only files ending so (case-insensitive).'),
+    maxDepth: limitArg(L.maxDepth),
+    maxEntries: limitArg(L.maxEntries),
+    offset: limitArg(PAGE.offset),
+    limit: limitArg(PAGE.limit),
+  }),
+  output: z.object({
+    under: z.string().describe('"" for the root'),
+    status: z.enum(['complete', 'truncated']),
+    truncation: z.array(z.enum(['entry-limit', 'depth-limit'])),
+    totals: z.object({
+      files: z.number().int(),
+      directories: z.number().int(),
+      symlinks: z.number().int(),
+      other: z.number().int(),
+      bytes: z.number().int(),
+      hidden: z.number().int(),
+      notEntered: z.number().int().describe('Directories at maxDepth, not listed inside'),
+    }),
+    page: z.object(pageOut),
+    entries: z.array(
+      z.object({
+        path: z.string(),
+        kind: z.enum(['file', 'directory', 'symlink', 'other']),
+        size: z.number().int().nullable(),
+        target: z.string().nullable(),
+        outside: z.boolean(),
+        usable: z.boolean(),
+      }),
+    ),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: { ...L, ...PAGE },
+  async handler(args, ctx) {
+    const listing = await listWorkspace(ctx.services.workspace, {
+      ...(args.under !== undefined ? { under: args.under } : {}),
+      ...(args.suffix !== undefined ? { suffix: args.suffix } : {}),
+      maxDepth: args.maxDepth,
+      maxEntries: args.maxEntries,
+      signal: ctx.signal,
+      onProgress: (visited) => ctx.progress({ progress: visited, message: 'listing' }),
+    });
+    const page = paginate(listing.entries, args.offset, args.limit);
+    const status = listing.truncation.length > 0 ? ('truncated' as const) : ('complete' as const);
+    const { totals } = listing;
+    const where = listing.under === '' ? 'the workspace' : listing.under;
+    return {
+      structured: {
+        under: listing.under,
+        status,
+        truncation: listing.truncation,
+        totals: { ...totals, hidden: listing.hidden, notEntered: listing.notEntered },
+        page: { total: page.total, offset: page.offset, nextOffset: page.nextOffset },
+        entries: page.items,
+      },
+      text: `${where}: ${totals.files} files (${totals.bytes} bytes), ${totals.directories} directories, ${totals.symlinks} symlinks${listing.hidden > 0 ? `, ${listing.hidden} hidden skipped` : ''}; ${args.suffix !== undefined ? `${page.total} ending ${args.suffix}, ` : ''}listing ${page.items.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; ${status}${listing.truncation.length > 0 ? ` (${listing.truncation.join(', ')})` : ''}`,
+    };
+  },
+});
