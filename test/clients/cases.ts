@@ -48,6 +48,18 @@ export const CASES: Case[] = [
   { family: 'nds', tool: 'nds_list_overlays', args: { rom: 'roms/game.nds' }, textMatches: /total: 0/ },
   { family: 'nds', tool: 'nds_inspect_rom', args: { rom: 'roms/none.nds' }, code: 'not-found' },
   {
+    family: 'nds',
+    tool: 'nds_read_bytes',
+    args: { rom: 'roms/game.nds', region: { kind: 'arm9' }, length: 16 },
+    textMatches: /0x02000000 +[0-9a-f]{2}( [0-9a-f]{2}){15}/,
+  },
+  {
+    family: 'nds',
+    tool: 'nds_read_bytes',
+    args: { rom: 'roms/game.nds', region: { kind: 'overlay', processor: 'arm9' } },
+    code: 'invalid-argument',
+  },
+  {
     family: 'rebuild',
     tool: 'nds_mutation_validate',
     args: { rom: 'roms/game.nds', manifest: 'a.bin' },

@@ -89,6 +89,37 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
       };
     case 'nds_extract_analysis_bundle':
       return { rom };
+    case 'nds_read_bytes': {
+      const kinds = ['arm9', 'arm7', 'overlay', 'file', 'path', 'header', 'table', 'autoload'] as const;
+      const kind = kinds[pick(kinds.length)]!;
+      const region =
+        kind === 'overlay'
+          ? { kind, processor, id: pick(4) }
+          : kind === 'file'
+            ? { kind, fileId: pick(8) }
+            : kind === 'path'
+              ? { kind, path: ['a.bin', 'dir/b.bin', 'x'][pick(3)] }
+              : kind === 'table'
+                ? {
+                    kind,
+                    table: (['fnt', 'fat', 'arm9-overlay-table', 'arm7-overlay-table', 'banner'] as const)[
+                      pick(5)
+                    ],
+                  }
+                : kind === 'autoload'
+                  ? { kind, id: pick(4) }
+                  : { kind };
+      return {
+        rom,
+        region,
+        view: rand() < 0.3 ? 'decoded' : 'stored',
+        offset: rand() < 0.8 ? pick(0x1000) : pick(size * 2),
+        length: 1 + pick(4096),
+        format: (['hex', 'u8', 'u16', 'u32'] as const)[pick(4)],
+      };
+    }
+    case 'list_workspace_files':
+      return rand() < 0.5 ? {} : { suffix: '.nds', maxEntries: 1 + pick(50) };
     default:
       return { rom };
   }

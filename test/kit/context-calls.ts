@@ -20,6 +20,7 @@ export function defaultCalls(
     ['nds_inspect_rom', { rom }],
     ['nds_list_files', { rom }],
     ['nds_list_overlays', { rom }],
+    ['nds_read_bytes', { rom, region: { kind: 'arm9' } }],
     ['nds_resolve_runtime_address', { ...a9, address: entry }],
     ['nds_resolve_rom_offset', { rom, offset: '0x200' }],
     ['nds_disassemble_range', { ...a9, mode: 'arm', address: entry }],

@@ -17,6 +17,7 @@ const OTHER_ARGS: Record<string, Record<string, unknown>> = {
   nds_inspect_rom: {},
   nds_list_files: {},
   nds_list_overlays: {},
+  nds_read_bytes: { region: { kind: 'header' } },
   nds_resolve_runtime_address: { processor: 'arm9', address: 0x02000000 },
   nds_resolve_rom_offset: { offset: 0 },
   nds_search_pattern: { pattern: { kind: 'ascii', text: 'x' }, scope: { kind: 'whole-rom' } },

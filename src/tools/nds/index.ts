@@ -2,6 +2,7 @@
 import { ndsInspectRom } from './nds-inspect-rom.js';
 import { ndsListFiles } from './nds-list-files.js';
 import { ndsListOverlays } from './nds-list-overlays.js';
+import { ndsReadBytes } from './nds-read-bytes.js';
 import { ndsResolveRomOffset } from './nds-resolve-rom-offset.js';
 import { ndsResolveRuntimeAddress } from './nds-resolve-runtime-address.js';
 
@@ -11,4 +12,5 @@ export const ndsStructureTools = [
   ndsListOverlays,
   ndsResolveRuntimeAddress,
   ndsResolveRomOffset,
+  ndsReadBytes,
 ];

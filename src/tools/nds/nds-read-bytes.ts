@@ -1,0 +1,165 @@
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import { addressOut, formatAddress, limitArg } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { READ_WINDOW_LIMITS, type ReadRegion, readWindow, TABLES } from '../../nds/read-window.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { READ_ONLY, romArg } from '../shared/rom.js';
+
+const L = READ_WINDOW_LIMITS;
+const ROW = 16;
+const WIDTHS = { hex: 1, u8: 1, u16: 2, u32: 4 } as const;
+
+// One flat object (not a union of one object per kind): the same choices in a fifth of the bytes the
+// assistant reads in tools/list. Which fields each kind takes is checked by regionOf().
+const KINDS = ['arm9', 'arm7', 'overlay', 'file', 'path', 'header', 'table', 'autoload'] as const;
+const regionSchema = z
+  .strictObject({
+    kind: z.enum(KINDS),
+    processor: z.enum(['arm9', 'arm7']).optional().describe('overlay'),
+    id: z.number().int().min(0).max(0xffffffff).optional().describe('overlay id, autoload index'),
+    fileId: z.number().int().min(0).max(0xffff).optional().describe('file'),
+    path: z.string().min(1).max(1024).optional().describe('path: as nds_list_files says'),
+    table: z.enum(TABLES).optional().describe('table'),
+  })
+  .describe('A component, the header, a header table or an ARM9 autoload block.');
+
+/** The fields each kind takes (besides kind). */
+const FIELDS: Record<(typeof KINDS)[number], readonly string[]> = {
+  arm9: [],
+  arm7: [],
+  overlay: ['processor', 'id'],
+  file: ['fileId'],
+  path: ['path'],
+  header: [],
+  table: ['table'],
+  autoload: ['id'],
+};
+
+function regionOf(r: z.infer<typeof regionSchema>): ReadRegion {
+  const given = Object.keys(r).filter((k) => k !== 'kind' && r[k as keyof typeof r] !== undefined);
+  const wanted = FIELDS[r.kind];
+  const missing = wanted.filter((f) => !given.includes(f));
+  const extra = given.filter((f) => !wanted.includes(f));
+  if (missing.length > 0 || extra.length > 0)
+    throw new ReMcpError(
+      'invalid-argument',
+      `region kind ${r.kind} takes ${wanted.length === 0 ? 'no other field' : wanted.join(' and ')}${missing.length > 0 ? `; missing ${missing.join(', ')}` : ''}${extra.length > 0 ? `; not for this kind: ${extra.join(', ')}` : ''}`,
+    );
+  switch (r.kind) {
+    case 'overlay':
+      return { kind: 'overlay', processor: r.processor!, id: r.id! };
+    case 'file':
+      return { kind: 'file', fileId: r.fileId! };
+    case 'path':
+      return { kind: 'path', path: r.path! };
+    case 'table':
+      return { kind: 'table', table: r.table! };
+    case 'autoload':
+      if (r.id! > 255) throw new ReMcpError('invalid-argument', 'an autoload index is 0..255');
+      return { kind: 'autoload', index: r.id! };
+    default:
+      return { kind: r.kind };
+  }
+}
+
+const printable = (b: number) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.');
+
+export const ndsReadBytes = defineTool({
+  name: 'nds_read_bytes',
+  title: 'Read bytes of a ROM region',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'A window of one ROM region: hex + ASCII or little-endian values, ROM offsets, runtime addresses.',
+    useWhen: 'seeing data, tables or strings; nds_disassemble_range for code.',
+    behaviour: 'decoded: the BLZ-decoded image of a compressed executable or overlay (no ROM offsets).',
+    limits: `${L.length.max} bytes a call.`,
+  },
+  input: z.object({
+    rom: romArg,
+    region: regionSchema,
+    view: z.enum(['stored', 'decoded']).default('stored'),
+    offset: limitArg(L.offset).describe('Into the region.'),
+    length: limitArg(L.length),
+    format: z.enum(['hex', 'u8', 'u16', 'u32']).default('hex'),
+  }),
+  output: z.object({
+    region: z.string(),
+    view: z.enum(['stored', 'decoded']),
+    compressed: z.boolean(),
+    size: z.number().int().describe('Bytes of the region in this view'),
+    offset: z.number().int(),
+    returned: z.number().int(),
+    format: z.enum(['hex', 'u8', 'u16', 'u32']),
+    rows: z.array(
+      z.object({
+        offset: z.number().int(),
+        romOffset: addressOut.nullable(),
+        runtimeAddress: addressOut.nullable(),
+        hex: z.string(),
+        ascii: z.string(),
+        values: z.array(z.string()).describe('u8/u16/u32: little-endian, hex'),
+      }),
+    ),
+    notes: z.array(z.string()),
+  }),
+  annotations: READ_ONLY,
+  limits: L,
+  async handler(args, ctx) {
+    const store = getRomStore(ctx.services);
+    return store.withRom(
+      args.rom,
+      async (rom) => {
+        const w = await readWindow(store, rom, regionOf(args.region), {
+          offset: args.offset,
+          length: args.length,
+          view: args.view,
+          signal: ctx.signal,
+        });
+        const width = WIDTHS[args.format];
+        const rows = [];
+        for (let i = 0; i < w.bytes.length; i += ROW) {
+          const chunk = w.bytes.subarray(i, i + ROW);
+          const o = w.offset + i;
+          const values: string[] = [];
+          if (args.format !== 'hex')
+            for (let j = 0; j + width <= chunk.length; j += width) {
+              let v = 0;
+              for (let k = width - 1; k >= 0; k--) v = v * 256 + chunk[j + k]!;
+              values.push(`0x${v.toString(16).padStart(width * 2, '0')}`);
+            }
+          const rom0 = w.romOffsetOf(o);
+          const rt0 = w.runtimeOf(o);
+          rows.push({
+            offset: o,
+            romOffset: rom0 === null ? null : formatAddress(rom0),
+            runtimeAddress: rt0 === null ? null : formatAddress(rt0),
+            hex: Array.from(chunk, (b) => b.toString(16).padStart(2, '0')).join(' '),
+            ascii: Array.from(chunk, printable).join(''),
+            values,
+          });
+        }
+        const tail = w.bytes.length % width;
+        if (tail !== 0)
+          w.notes.push(`the last ${tail} byte(s) do not fill a ${args.format}: shown in hex only`);
+        const first = w.runtimeOf(w.offset);
+        return {
+          structured: {
+            region: w.label,
+            view: w.view,
+            compressed: w.compressed,
+            size: w.size,
+            offset: w.offset,
+            returned: w.bytes.length,
+            format: args.format,
+            rows,
+            notes: w.notes,
+          },
+          text: `${w.label} (${w.view}, ${w.size} bytes): ${w.bytes.length} bytes from +${formatAddress(w.offset)}${first !== null ? ` (runtime ${formatAddress(first)})` : ''}${w.offset + w.bytes.length < w.size ? `, next offset ${w.offset + w.bytes.length}` : ', to the end'}`,
+        };
+      },
+      ctx.signal,
+    );
+  },
+});
