@@ -82,7 +82,9 @@ function listing(rows: Record_[]): string[] {
   return rows.map((r) => {
     const extra = Object.entries(r)
       .filter(([k, v]) => !shown.has(k) && v !== null && v !== false && v !== undefined)
-      .map(([k, v]) => (v === true ? k : `${k}=${scalar(v)}`));
+      .map(([k, v]) =>
+        v === true ? k : `${k}=${v !== null && typeof v === 'object' ? inlineValue(v) : scalar(v)}`,
+      );
     const at =
       typeof r.address === 'number'
         ? `0x${r.address.toString(16).padStart(8, '0')}`

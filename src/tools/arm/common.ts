@@ -1,7 +1,8 @@
 // Shared input and output pieces of the ARM tools.
 import { z } from 'zod/v4';
+import type { LiteralWord } from '../../analysis/linear-window.js';
 import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
-import { isLiteralPoolData, type LinearItem } from '../../arm/literal-pools.js';
+import { isLiteralPoolData, type LinearItem, literalSlotOf } from '../../arm/literal-pools.js';
 import { addressArg, addressOut, formatAddress as hex } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
@@ -49,11 +50,37 @@ export const literalPoolDataSchema = z
   })
   .describe('A literal-pool word a load earlier in this window provably reads: data, not decoded');
 
-/** One item of a linear window in the output form: an instruction or a literal-pool word. */
+/** Where a literal word lies statically, as a short phrase ('arm9 main', 'ambiguous: overlay 1, overlay 2'). */
+function valueIn(word: LiteralWord): string | undefined {
+  const t = word.target;
+  if (t === null) return undefined;
+  const owners = t.owners.map(
+    (o) =>
+      `${o.component}${o.overlayId === null ? '' : ` ${o.overlayId}`}${o.region === 'file-backed' ? '' : ` (${o.region})`}`,
+  );
+  return t.status === 'ambiguous' ? `ambiguous: ${owners.join(', ')}` : owners.join(', ') || t.status;
+}
+
+/**
+ * One item of a linear window in the output form: an instruction or a literal-pool word. A word
+ * literal load also says the word it reads, and where that word points statically (`words`: the
+ * window's literal slots).
+ */
 export function linearItemView(
   item: LinearItem,
+  words?: ReadonlyMap<number, LiteralWord>,
 ): z.input<typeof instructionSchema> | z.input<typeof literalPoolDataSchema> {
-  if (!isLiteralPoolData(item)) return instructionView(item);
+  if (!isLiteralPoolData(item)) {
+    const view = instructionView(item);
+    const slot = literalSlotOf(item);
+    const word = slot === null ? undefined : words?.get(slot);
+    if (word === undefined || view.pcRelative === undefined) return view;
+    const where = valueIn(word);
+    return {
+      ...view,
+      pcRelative: { ...view.pcRelative, value: hex(word.value), ...(where ? { valueIn: where } : {}) },
+    };
+  }
   return {
     ...item,
     address: hex(item.address),

@@ -43,7 +43,7 @@ export const ndsDisassembleRange = defineTool({
         source: w.source,
         status: w.status,
         stop: w.stop,
-        instructions: w.items.map(linearItemView),
+        instructions: w.items.map((item) => linearItemView(item, w.literalWords)),
       },
       text: `${args.processor} ${w.source.component}${w.source.overlayId === null ? '' : ` ${w.source.overlayId}`} ${w.source.mode} ${w.source.start}: ${w.instructions.length} instructions (${w.decodedBytes} bytes), ${refs} references, ${w.status}${stopText}`,
     };

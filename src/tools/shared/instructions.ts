@@ -24,7 +24,17 @@ export const instructionSchema = z.object({
   target: addressOut.optional(),
   targetMode: z.enum(['arm', 'thumb']).optional(),
   pcRelative: z
-    .object({ kind: z.enum(['literal-pool', 'pc-relative-address']), address: addressOut })
+    .object({
+      kind: z.enum(['literal-pool', 'pc-relative-address']),
+      address: addressOut,
+      value: addressOut
+        .optional()
+        .describe('A word load: the word it reads (when the slot lies in this component)'),
+      valueIn: z
+        .string()
+        .optional()
+        .describe("Where that word as an address (bit 0 cleared) lies statically: 'main', 'overlay 3 (bss)', ..."),
+    })
     .optional(),
   readsPc: z.literal(true).optional(),
   writesPc: z.literal(true).optional(),
