@@ -33,7 +33,9 @@ export const instructionSchema = z.object({
       valueIn: z
         .string()
         .optional()
-        .describe("Where that word as an address (bit 0 cleared) lies statically: 'main', 'overlay 3 (bss)', ..."),
+        .describe(
+          "Where that word as an address (bit 0 cleared) lies statically: 'main', 'overlay 3 (bss)', ...",
+        ),
     })
     .optional(),
   readsPc: z.literal(true).optional(),
