@@ -24,7 +24,7 @@ export const INSTRUCTIONS = [
   '- DeSmuME: both CPUs share one emulation, so resuming either runs both.',
   '- RetroArch: each query waits RETROARCH_TIMEOUT_MS (50..30000, default 1000 ms); reads are tried 3 times, writes sent once. Paused, RetroArch ignores RESET and state commands: those tools refuse with paused unless resumeIfPaused. re-mcp tracks the state slot (0 at start or after RetroArch was unreachable; confirmed saves verify it); moved outside re-mcp it is wrong until the next confirmed save.',
   '- Output objects have every field they list (null if not applicable) unless their schema lists `required`.',
-  '- server_capabilities reports every limit and what is ready.',
+  '- server_capabilities: readiness, limits; per tool: detail full',
 ].join('\n');
 
 export interface ListedTool {
