@@ -96,6 +96,7 @@ test('the block starts a working server when run exactly as written', async (t) 
     const names = (await client.listTools()).tools.map((tool) => tool.name).sort();
     assert.deepEqual(names, [
       'get_project_status',
+      'list_workspace_files',
       'run_project_verification',
       'server_capabilities',
       'verify_file_sha256',

@@ -1,8 +1,8 @@
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
 import { addressOut, formatAddress, limitArg } from '../../core/vocabulary.js';
+import { READ_WINDOW_LIMITS, type ReadRegion, readWindow, TABLES } from '../../extract/read-window.js';
 import { defineTool } from '../../mcp/tool.js';
-import { READ_WINDOW_LIMITS, type ReadRegion, readWindow, TABLES } from '../../nds/read-window.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { READ_ONLY, romArg } from '../shared/rom.js';
 

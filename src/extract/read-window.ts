@@ -5,9 +5,9 @@
 // such a place.
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
-import { componentArtifact } from '../extract/artifacts.js';
+import type { RomHandle, RomStore } from '../nds/rom-store.js';
 import type { ComponentSelector } from '../search/scope.js';
-import type { RomHandle, RomStore } from './rom-store.js';
+import { componentArtifact } from './artifacts.js';
 
 export const READ_WINDOW_LIMITS = {
   length: { default: 256, min: 1, max: 4096, unit: 'bytes' },
