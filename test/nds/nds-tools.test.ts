@@ -32,6 +32,7 @@ test('every tool is static-profile, read-only and takes `rom`', () => {
     'nds_inspect_rom',
     'nds_list_files',
     'nds_list_overlays',
+    'nds_read_bytes',
     'nds_resolve_rom_offset',
     'nds_resolve_runtime_address',
   ]);
