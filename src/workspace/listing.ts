@@ -140,7 +140,6 @@ export async function listWorkspace(
     }
     queue = next;
   }
-  if (out.notEntered > 0) out.truncation.push('depth-limit');
   return finish(out);
 }
 
