@@ -111,6 +111,18 @@ export const CASES: Case[] = [
     code: 'invalid-argument',
   },
   {
+    family: 'search',
+    tool: 'nds_list_strings',
+    args: { rom: 'roms/game.nds', in: 'arm9', limit: 4 },
+    textMatches: /\d+ matching string\(s\) in \d+ of \d+ bytes \(complete\)/,
+  },
+  {
+    family: 'search',
+    tool: 'nds_list_strings',
+    args: { rom: 'roms/game.nds', contains: '' },
+    code: 'invalid-argument',
+  },
+  {
     family: 'extract',
     tool: 'nds_extract_component',
     args: { rom: 'roms/game.nds', component: { kind: 'arm9' } },

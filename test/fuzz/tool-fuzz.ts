@@ -77,6 +77,17 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
         scope: { kind: 'whole-rom' },
       };
     }
+    case 'nds_list_strings':
+      return {
+        rom,
+        in: (['all', 'arm9', 'arm7', 'files'] as const)[pick(4)],
+        minLength: 3 + pick(6),
+        ...(rand() < 0.3 ? { contains: String.fromCharCode(32 + pick(95)) } : {}),
+        ...(rand() < 0.3 ? { encodings: [(['ascii', 'sjis', 'utf16le'] as const)[pick(3)]] } : {}),
+        offset: pick(64),
+        limit: 1 + pick(64),
+        references: rand() < 0.15,
+      };
     case 'nds_extract_component':
       return {
         rom,

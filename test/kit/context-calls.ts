@@ -35,6 +35,7 @@ export function defaultCalls(
     ['nds_function_at', { ...a9, address: busiest }],
     // One byte matches nearly everywhere: the first page is as full as a page gets.
     ['nds_search_pattern', { rom, pattern: { kind: 'ascii', text: 'e' }, scope: { kind: 'whole-rom' } }],
+    ['nds_list_strings', { rom }],
     ['nds_extract_component', { rom, component: { kind: 'arm9' } }],
     ['nds_extract_analysis_bundle', { rom }],
   ];

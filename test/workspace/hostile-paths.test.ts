@@ -20,6 +20,7 @@ const OTHER_ARGS: Record<string, Record<string, unknown>> = {
   nds_read_bytes: { region: { kind: 'header' } },
   nds_resolve_runtime_address: { processor: 'arm9', address: 0x02000000 },
   nds_resolve_rom_offset: { offset: 0 },
+  nds_list_strings: {},
   nds_search_pattern: { pattern: { kind: 'ascii', text: 'x' }, scope: { kind: 'whole-rom' } },
   nds_extract_component: { component: { kind: 'arm9' } },
   nds_extract_analysis_bundle: {},

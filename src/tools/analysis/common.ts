@@ -101,19 +101,23 @@ export const evidenceArg = z
   .min(1)
   .max(EVIDENCE.length)
   .optional()
-  .describe(`Default: bounded ${BOUNDED_EVIDENCE.join(', ')}; program all (tiers: nds_program_map).`);
+  .describe(
+    `Default: bounded ${
+      BOUNDED_EVIDENCE.every((e, i) => EVIDENCE[i] === e)
+        ? `the first ${BOUNDED_EVIDENCE.length}`
+        : BOUNDED_EVIDENCE.join(', ')
+    }; program all.`,
+  );
 
 export const scopeArg = z
   .enum(['bounded', 'program'])
   .default('bounded')
-  .describe(
-    'bounded: the search from the entry point in its limits; program: the whole-program map, tiered.',
-  );
+  .describe('bounded: a search from the entry point; program: the tiered whole-program map.');
 
 export const lowestTierArg = z
   .enum(TIERS)
   .optional()
-  .describe('program scope: the lowest tier accepted (default heuristic: all).');
+  .describe('program: lowest tier accepted (default all).');
 
 /** The evidence classes a call asked for, checked against its scope. */
 export function resolveEvidence(
@@ -175,14 +179,14 @@ export const MAX_SEEDS = 64;
 export const seedsArg = z
   .array(
     z.object({
-      address: addressArg('Start'),
+      address: addressArg(),
       mode: z.enum(['arm', 'thumb']),
       overlayId: overlayIdArg(),
     }),
   )
   .max(MAX_SEEDS)
   .default([])
-  .describe('Scanned, never proof; arm 4-, thumb 2-aligned.');
+  .describe('Scanned, never proof.');
 
 export const overlayScopeArg = z
   .array(z.number().int().min(0).max(0xffffffff))

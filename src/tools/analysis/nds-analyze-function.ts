@@ -79,7 +79,7 @@ export const ndsAnalyzeFunction = defineTool({
   description: {
     purpose: 'Checks one exact entry against the evidence: proving call sites, CFG if proven.',
     useWhen:
-      'before naming a function; nds_discover_functions for the call graph, nds_function_at for an address inside one.',
+      'before naming a function; nds_discover_functions for the call graph, nds_function_at inside one.',
     behaviour:
       'stops once proven; proof-inconclusive on truncation or a coverage gap; no function end claimed.',
     limits: `${MAX_SEEDS} seeds.`,

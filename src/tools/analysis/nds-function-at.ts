@@ -57,8 +57,7 @@ export const ndsFunctionAt = defineTool({
   description: {
     purpose: 'Function(s) whose analysed body holds an address, with their evidence, and what the byte is.',
     useWhen: 'which function holds an address; nds_analyze_function when you have the entry.',
-    behaviour:
-      'shared code lists every owner; complete-negative only when coverage is definitive (nothing left unanalysed), else coverage-gap.',
+    behaviour: 'shared code lists every owner; complete-negative only when nothing is left unanalysed.',
     limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({

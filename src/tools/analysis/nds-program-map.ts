@@ -42,13 +42,11 @@ export const ndsProgramMap = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Analyses every executable component (main, copied code, autoloads, every overlay) and classifies every byte by tier.',
-    useWhen:
-      'before whole-program questions; then nds_find_xrefs / nds_function_at / nds_discover_functions / nds_analyze_function with scope "program".',
+      'Classifies every byte of every executable component (main, copied, autoload, overlays) by tier.',
+    useWhen: 'before whole-program questions; then the analysis tools with scope "program".',
     behaviour:
-      'proven first, then referenced (addresses code or data holds), then heuristic (a sweep of what is left); kept per ROM and evidence set, so later calls are lookups.',
-    limits:
-      'bounded by bytes of code classified and seconds, not blocks; a map cut short says so (status truncated).',
+      'proven, then referenced (addresses held in code or data), then heuristic (a sweep of the rest); kept per ROM and evidence set.',
+    limits: 'bytes of code and seconds, not blocks; a map cut short is status truncated.',
   },
   input: z.object({
     rom: romArg,

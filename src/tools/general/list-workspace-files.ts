@@ -17,7 +17,7 @@ export const listWorkspaceFiles = defineTool({
     purpose: 'The files and directories of the workspace (or one directory of it), with sizes.',
     useWhen: 'finding the path of a ROM, manifest or artifact to give another tool; suffix ".nds" for ROMs.',
     behaviour:
-      'breadth-first in name order; hidden entries skipped and counted; symlinks listed, never followed (target when inside); usable false: a path tools refuse as written.',
+      'breadth-first, name order; hidden entries skipped (counted); symlinks listed, not followed; usable false: a path tools refuse.',
     limits: `${L.maxEntries.max} entries visited, ${L.maxDepth.max} levels, pages of ${PAGE.limit.max}.`,
   },
   input: z.object({

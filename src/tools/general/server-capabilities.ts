@@ -35,7 +35,7 @@ export const serverCapabilities = defineTool({
     purpose: 'Server version, profile, tools, limits in force, integration readiness and security policy.',
     useWhen: 'first: what is here, which bounds apply.',
     behaviour:
-      "checks integrations locally (files, pinned digests); never contacts emulators. summary: tool names and global limits; full (or tool): each tool's limits too.",
+      "integrations checked locally (files, pinned digests), no emulator contacted. summary: tool names, global limits; full (or tool): each tool's limits.",
     limits: 'none.',
   },
   input: z.object({

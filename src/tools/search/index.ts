@@ -1,3 +1,4 @@
+import { ndsListStrings } from './nds-list-strings.js';
 import { ndsSearchPattern } from './nds-search-pattern.js';
 
-export const searchTools = [ndsSearchPattern];
+export const searchTools = [ndsSearchPattern, ndsListStrings];

@@ -7,7 +7,7 @@ import { getRomStore, type RomHandle, type RomStore } from '../../nds/rom-store.
 // "Workspace-relative" in a description marks a path argument: the hostile-path test finds them so.
 export const romArg = z.string().min(1).max(1024).describe('Workspace-relative .nds path.');
 
-export const processorArg = z.enum(PROCESSORS).describe('CPU.');
+export const processorArg = z.enum(PROCESSORS);
 
 /** An optional overlay ID, 0..0xFFFFFFFF: a static disambiguator only (`what` says how it is used;
  * omitted where the field's place says it, as inside a seed). */
