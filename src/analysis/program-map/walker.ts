@@ -236,6 +236,13 @@ export class WalkStopped extends Error {
 }
 
 const unitOf = (mode: ArmMode) => (mode === 'arm' ? 4 : 2);
+/**
+ * The block-index slot of `address` (aligned for its mode) in `comp`. Offsets are floored: a component
+ * whose table puts it at an address unaligned for the mode still gives every aligned address a slot of
+ * its own, never a fractional index.
+ */
+const slotOf = (comp: MapComponent, unit: number, address: number): number =>
+  Math.floor((address - comp.start) / unit);
 /** Literal words remembered per function walk, and spilled-table candidates tried per dispatch. */
 const MAX_CONTEXT_LITERALS = 1024;
 const MAX_TABLE_CANDIDATES = 64;
@@ -488,7 +495,7 @@ export class Walker {
     const unit = unitOf(mode);
     const idx = this.index(comp, mode);
     for (let at = address - unit; at >= comp.start && address - at <= 0x4000; at -= unit) {
-      const id = idx[(at - comp.start) / unit]!;
+      const id = idx[slotOf(comp, unit, at)] ?? 0;
       if (id === 0) continue;
       const b = this.blocks[id - 1]!;
       return b.end === address ? b : null;
@@ -498,8 +505,9 @@ export class Walker {
 
   /** The block starting at `address`, if any. */
   blockAt(comp: MapComponent, mode: ArmMode, address: number): MapBlock | null {
-    const id = this.index(comp, mode)[(address - comp.start) / unitOf(mode)]!;
-    return id > 0 ? this.blocks[id - 1]! : null;
+    const id = this.index(comp, mode)[slotOf(comp, unitOf(mode), address)] ?? 0;
+    const b = id > 0 ? this.blocks[id - 1]! : null;
+    return b !== null && b.start === address ? b : null;
   }
 
   /** The block that owns what `id` ended with before any split. */
@@ -553,7 +561,7 @@ export class Walker {
     const unit = unitOf(mode);
     const idx = this.index(comp, mode);
     for (let at = address - unit; at >= comp.start && address - at <= 0x10000; at -= unit) {
-      const id = idx[(at - comp.start) / unit]!;
+      const id = idx[slotOf(comp, unit, at)] ?? 0;
       if (id === 0) continue;
       const head = this.blocks[id - 1]!;
       if (head.end <= address) return null;
@@ -572,7 +580,7 @@ export class Walker {
         tailVeneer: head.tailVeneer,
       };
       this.blocks.push(tail);
-      idx[(address - comp.start) / unit] = tail.id + 1;
+      idx[slotOf(comp, unit, address)] = tail.id + 1;
       if (tail.call >= 0) this.calls[tail.call]!.block = tail.id;
       head.end = address;
       head.term = 'fallthrough';
@@ -641,7 +649,7 @@ export class Walker {
       tailVeneer: false,
     };
     this.blocks.push(block);
-    idx[(item.address - comp.start) / unit] = block.id + 1;
+    idx[slotOf(comp, unit, item.address)] = block.id + 1;
     const instructions: DecodedInstruction[] = [];
     let at = item.address;
     let window = 8;
@@ -710,7 +718,7 @@ export class Walker {
     if (instructions.length === 0) {
       // Nothing decoded at the start: no block after all.
       this.blocks.pop();
-      idx[(item.address - comp.start) / unit] = 0;
+      idx[slotOf(comp, unit, item.address)] = 0;
       if (block.term !== 'conflict') this.gaps.decodeStops++;
       return null;
     }
