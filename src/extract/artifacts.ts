@@ -1,6 +1,7 @@
 // Where extracted bytes go and what they are called. Every name is derived from the ROM identity and a
-// canonical component, never from caller text (a NitroFS path is recorded in metadata, not used as a
-// file name), so two extractions of the same component always land on the same file.
+// canonical component, never from caller text, so two extractions of the same component always land on
+// the same file. A NitroFS file keeps its own name after its id, reduced to safe characters (the full
+// path is recorded in the sidecar).
 import { createHash } from 'node:crypto';
 import { ReMcpError } from '../core/errors.js';
 import type { NdsRomModel, Overlay } from '../formats/nds/index.js';
@@ -23,6 +24,25 @@ export function romDirSegments(sha256: string): string[] {
 export function overlayFileName(overlay: Overlay, duplicated: boolean): string {
   const base = `overlay_${String(overlay.id).padStart(4, '0')}`;
   return duplicated ? `${base}_t${overlay.tableIndex}.bin` : `${base}.bin`;
+}
+
+/** Characters of a NitroFS name kept in an artifact name. */
+const MAX_NAME_CHARS = 64;
+
+/**
+ * A NitroFS file's artifact name: `file_<id>` (unique in the ROM), then the last segment of its path
+ * with every character but ASCII letters, digits, '.', '-' and '_' made '_', runs of '_' and leading
+ * dots dropped, at most MAX_NAME_CHARS characters; `file_<id>.bin` when nothing is left.
+ */
+export function fileArtifactName(fileId: number, path: string | null): string {
+  const base = `file_${String(fileId).padStart(5, '0')}`;
+  const last = path?.split('/').pop() ?? '';
+  const safe = last
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^[._]+/, '')
+    .slice(0, MAX_NAME_CHARS);
+  return /[A-Za-z0-9]/.test(safe) ? `${base}_${safe}` : `${base}.bin`;
 }
 
 export interface ComponentArtifact {
@@ -75,7 +95,7 @@ export function componentArtifact(model: NdsRomModel, selector: ComponentSelecto
   return {
     ...base,
     dir: ['files'],
-    name: `file_${String(c.fileId).padStart(5, '0')}.bin`,
+    name: fileArtifactName(c.fileId!, c.path ?? null),
     label: c.path ? `file ${c.fileId} (${c.path})` : `file ${c.fileId}`,
   };
 }

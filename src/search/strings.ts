@@ -268,3 +268,115 @@ export function stringText(bytes: Uint8Array, s: FoundString): string {
   if (s.encoding === 'sjis' && sjisAvailable()) return sjisDecoder!.decode(own);
   return latin1.decode(own);
 }
+
+export type TextEncodingName = 'utf-8' | 'utf-16le' | 'utf-16be' | 'shift_jis' | 'windows-1252';
+
+export interface TextView {
+  encoding: TextEncodingName;
+  /** How the encoding was chosen. */
+  by: 'byte order mark' | 'valid utf-8' | 'valid shift_jis' | 'utf-16le pattern' | 'fallback';
+  /** The text; C0 controls other than tab, line feed and carriage return (and DEL) as their Control Pictures. */
+  content: string;
+  /** Characters shown as Control Pictures. */
+  controls: number;
+  /** Bytes at the end that start a character the window cuts (read on from there). */
+  partialTail: number;
+}
+
+const decoderFor = (name: TextEncodingName, fatal: boolean) => {
+  try {
+    return new TextDecoder(name, { fatal, ignoreBOM: false });
+  } catch {
+    return null;
+  }
+};
+
+const tryDecode = (bytes: Uint8Array, name: TextEncodingName, stream: boolean): string | null => {
+  try {
+    return decoderFor(name, true)?.decode(bytes, { stream }) ?? null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Decodes with `name`; null when the bytes are not valid text of it. A character the end of the
+ * window cuts is no error: it is left out and counted (`tail`).
+ */
+function decodeValid(bytes: Uint8Array, name: TextEncodingName): { text: string; tail: number } | null {
+  const whole = tryDecode(bytes, name, false);
+  if (whole !== null) return { text: whole, tail: 0 };
+  // A streaming decoder holds an incomplete last character back instead of failing on it.
+  const held = tryDecode(bytes, name, true);
+  if (held === null) return null;
+  for (let n = 1; n <= 3 && n <= bytes.length; n++)
+    if (tryDecode(bytes.subarray(0, bytes.length - n), name, false) !== null) return { text: held, tail: n };
+  return null;
+}
+
+/**
+ * A window of bytes as text, for reading a file: a byte order mark decides; else valid UTF-8 (ASCII
+ * is), valid Shift-JIS with at least one double-byte character, UTF-16LE when most units are ASCII
+ * characters with a zero high byte; else Windows-1252 (what a TextDecoder calls latin1). Pure.
+ */
+export function textView(bytes: Uint8Array): TextView {
+  let encoding: TextEncodingName = 'windows-1252';
+  let by: TextView['by'] = 'fallback';
+  let body = bytes;
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    encoding = 'utf-8';
+    by = 'byte order mark';
+    body = bytes.subarray(3);
+  } else if (bytes[0] === 0xff && bytes[1] === 0xfe) {
+    encoding = 'utf-16le';
+    by = 'byte order mark';
+    body = bytes.subarray(2);
+  } else if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+    encoding = 'utf-16be';
+    by = 'byte order mark';
+    body = bytes.subarray(2);
+  } else {
+    let units = 0;
+    let asciiUnits = 0;
+    for (let i = 0; i + 1 < bytes.length; i += 2) {
+      units++;
+      if (bytes[i + 1] === 0 && printableByte(bytes[i]!)) asciiUnits++;
+    }
+    if (units >= 2 && asciiUnits * 4 >= units * 3) {
+      encoding = 'utf-16le';
+      by = 'utf-16le pattern';
+    } else if (decodeValid(bytes, 'utf-8') !== null) {
+      encoding = 'utf-8';
+      by = 'valid utf-8';
+    } else if (sjisAvailable() && hasSjisPair(bytes) && decodeValid(bytes, 'shift_jis') !== null) {
+      encoding = 'shift_jis';
+      by = 'valid shift_jis';
+    }
+  }
+  let text: string;
+  let tail = 0;
+  if (encoding === 'windows-1252') text = latin1.decode(body);
+  else {
+    const valid = decodeValid(body, encoding);
+    if (valid !== null) {
+      text = valid.text;
+      tail = valid.tail;
+    } else {
+      // A BOM-marked text with invalid bytes: shown with replacement characters, as marked.
+      const units = encoding.startsWith('utf-16') ? body.length & 1 : 0;
+      text = decoderFor(encoding, false)!.decode(body.subarray(0, body.length - units));
+      tail = units;
+    }
+  }
+  let controls = 0;
+  const content = text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (c) => {
+    controls++;
+    return c === '\u007f' ? '\u2421' : String.fromCharCode(0x2400 + c.charCodeAt(0));
+  });
+  return { encoding, by, content, controls, partialTail: tail };
+}
+
+function hasSjisPair(bytes: Uint8Array): boolean {
+  for (let i = 0; i + 1 < bytes.length; i++) if (sjisLead(bytes[i]!) && sjisTrail(bytes[i + 1]!)) return true;
+  return false;
+}

@@ -18,7 +18,7 @@ import { buildRom } from '../kit/rom-builder.js';
 const words = (...w: number[]) => {
   const b = new Uint8Array(w.length * 4);
   const v = new DataView(b.buffer);
-  w.forEach((x, i) => v.setUint32(i * 4, x >>> 0, true));
+  for (const [i, x] of w.entries()) v.setUint32(i * 4, x >>> 0, true);
   return b;
 };
 const OVERLAY = 0x02300002; // two bytes off ARM alignment

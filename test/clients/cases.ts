@@ -119,7 +119,7 @@ export const CASES: Case[] = [
   {
     family: 'search',
     tool: 'nds_list_strings',
-    args: { rom: 'roms/game.nds', contains: '' },
+    args: { rom: 'roms/game.nds', in: 'arm11' },
     code: 'invalid-argument',
   },
   {

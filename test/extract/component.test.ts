@@ -3,6 +3,7 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ReMcpError } from '../../src/core/errors.js';
+import { fileArtifactName } from '../../src/extract/artifacts.js';
 import { extractComponent } from '../../src/extract/component.js';
 import { RomStore } from '../../src/nds/rom-store.js';
 import type { ComponentSelector } from '../../src/search/scope.js';
@@ -53,7 +54,8 @@ test('each canonical selector writes exactly the stored bytes under the ROM dire
     ],
   ];
   for (const f of layout.files.filter((x) => x.path !== null)) {
-    const name = `components/files/file_${String(f.fileId).padStart(5, '0')}.bin`;
+    const name = `components/files/${fileArtifactName(f.fileId, f.path)}`;
+    assert.ok(name.endsWith(f.path!.split('/').pop()!), `${name} keeps the name of ${f.path}`);
     cases.push([{ kind: 'path', path: f.path! }, f, name, false]);
     cases.push([{ kind: 'file', fileId: f.fileId }, f, name, false]);
   }
@@ -157,5 +159,25 @@ test('a zero-length FAT entry past the physical end (short dumps) extracts as an
     assert.equal((await stat(join(root, r.artifact))).size, 0);
   } finally {
     await rm(root, { recursive: true, force: true });
+  }
+});
+
+test('a NitroFS name in an artifact name: safe characters only, never hidden, never a path', () => {
+  const cases: Array<[string | null, string]> = [
+    ['data/sub/two.txt', 'file_00007_two.txt'],
+    ['a/b/../../etc/passwd', 'file_00007_passwd'],
+    ['dir/..', 'file_00007.bin'],
+    ['dir/.hidden', 'file_00007_hidden'],
+    ['x/\u0000\u001b[31mred\n.txt', 'file_00007_31mred_.txt'],
+    ['x/ポケモン.sdat', 'file_00007_sdat'],
+    ['x/____', 'file_00007.bin'],
+    ['x/a b\\c:d*e?.bin', 'file_00007_a_b_c_d_e_.bin'],
+    [null, 'file_00007.bin'],
+    [`x/${'n'.repeat(300)}.bin`, `file_00007_${'n'.repeat(64)}`],
+  ];
+  for (const [path, want] of cases) {
+    const name = fileArtifactName(7, path);
+    assert.equal(name, want, JSON.stringify(path));
+    assert.match(name, /^file_\d{5}[A-Za-z0-9._-]*$/);
   }
 });

@@ -126,7 +126,7 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
         view: rand() < 0.3 ? 'decoded' : 'stored',
         offset: rand() < 0.8 ? pick(0x1000) : pick(size * 2),
         length: 1 + pick(4096),
-        format: (['hex', 'u8', 'u16', 'u32'] as const)[pick(4)],
+        format: (['hex', 'u8', 'u16', 'u32', 'text'] as const)[pick(5)],
       };
     }
     case 'list_workspace_files':

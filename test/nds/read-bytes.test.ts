@@ -24,6 +24,8 @@ await mkdir(join(root, 'roms'));
 const code = (n: number, seed: number) =>
   Uint8Array.from({ length: n }, (_, i) => (i * seed + (i >> 5)) & 0xff);
 const HELLO = 'Hello, NitroFS! A text file the assistant can read.';
+const UTF8 = 'Grüße, café — 日本';
+const WIDE = 'Menü セーブ';
 const autoload = Uint8Array.from({ length: 64 }, (_, i) => 0xa0 + (i & 15));
 const spec = (compress: boolean) => ({
   arm9: {
@@ -37,6 +39,18 @@ const spec = (compress: boolean) => ({
   files: [
     { path: 'text/hello.txt', data: new TextEncoder().encode(HELLO) },
     { path: 'data/blob.bin', data: code(300, 11) },
+    { path: 'text/utf8.txt', data: new TextEncoder().encode(UTF8) },
+    // "テスト OK" in Shift-JIS.
+    { path: 'text/sjis.txt', data: Uint8Array.from([0x83, 0x65, 0x83, 0x58, 0x83, 0x67, 0x20, 0x4f, 0x4b]) },
+    {
+      path: 'text/wide.txt',
+      data: Uint8Array.from([
+        0xff,
+        0xfe,
+        ...Array.from(WIDE, (c) => [c.charCodeAt(0) & 0xff, c.charCodeAt(0) >> 8]).flat(),
+      ]),
+    },
+    { path: 'text/ctrl.txt', data: Uint8Array.from([0x41, 0x00, 0x1b, 0x42, 0x0a, 0x43, 0x7f]) },
   ],
   arm9Overlays: [
     { id: 0, ramAddress: 0x02100000, data: code(0x800, 5) },
@@ -193,6 +207,47 @@ test('header, tables and an autoload block; typed values little-endian', async (
   const auto = await ok('nds_read_bytes', { rom: 'roms/plain.nds', region: { kind: 'autoload', id: 0 } });
   assert.equal(shown(auto), hexOf(autoload));
   assert.equal(auto.rows[1].runtimeAddress, A(0x01ff8010));
+});
+
+test('a NitroFS file as text: its encoding found and said, controls shown, a cut character left for the next read', async () => {
+  const read = (path: string, more: Record<string, unknown> = {}) =>
+    ok('nds_read_bytes', { rom: 'roms/plain.nds', region: { kind: 'path', path }, format: 'text', ...more });
+  const hello = await read('text/hello.txt');
+  assert.deepEqual(hello.text, { encoding: 'utf-8', content: HELLO });
+  assert.deepEqual(hello.rows, []);
+  assert.equal(hello.returned, HELLO.length);
+  const utf8 = await read('text/utf8.txt');
+  assert.deepEqual(utf8.text, { encoding: 'utf-8', content: UTF8 });
+  const sjis = await read('text/sjis.txt');
+  assert.deepEqual(sjis.text, { encoding: 'shift_jis', content: 'テスト OK' });
+  const wide = await read('text/wide.txt');
+  assert.deepEqual(wide.text, { encoding: 'utf-16le', content: WIDE });
+  assert.ok(wide.notes.some((n: string) => n.includes('byte order mark')));
+  const ctrl = await read('text/ctrl.txt');
+  assert.equal(ctrl.text.content, 'A\u2400\u241bB\nC\u2421');
+  assert.ok(ctrl.notes.some((n: string) => n.startsWith('3 control character(s)')));
+  // "ü" is two bytes in UTF-8: a window ending inside it leaves it for the next read.
+  const cut = UTF8.indexOf('ü') + 1;
+  const first = await read('text/utf8.txt', { length: cut });
+  assert.equal(first.text.content, 'Gr');
+  assert.ok(
+    first.notes.some((n: string) => n.includes(`read on from offset ${cut - 1}`)),
+    JSON.stringify(first.notes),
+  );
+  const rest = await read('text/utf8.txt', { offset: cut - 1 });
+  assert.equal(first.text.content + rest.text.content, UTF8);
+  // The text block carries the content.
+  const raw = await call('nds_read_bytes', {
+    rom: 'roms/plain.nds',
+    region: { kind: 'path', path: 'text/hello.txt' },
+    format: 'text',
+  });
+  assert.ok(
+    raw.content
+      .map((c) => c.text)
+      .join('\n')
+      .includes(HELLO),
+  );
 });
 
 test('hostile regions, offsets and sizes are typed refusals', async () => {

@@ -12,6 +12,7 @@ import {
   scanStrings,
   sjisAvailable,
   stringText,
+  textView,
 } from '../../src/search/strings.js';
 import { rng } from '../kit/rng.js';
 
@@ -200,4 +201,36 @@ test('a long printable buffer costs runs of at most maxBytes, never one unbounde
   assert.equal(longest, 4096);
   // 256 ASCII runs; "AA" (U+4141) is no UTF-16LE character the scan accepts.
   assert.equal(runs, 256);
+});
+
+test('textView: BOMs decide, then valid UTF-8, Shift-JIS with a pair, a UTF-16LE pattern, else Windows-1252', () => {
+  const v = (b: number[] | Uint8Array) => textView(Uint8Array.from(b));
+  assert.deepEqual(
+    [v([0xef, 0xbb, 0xbf, 0x68, 0x69]).encoding, v([0xef, 0xbb, 0xbf, 0x68, 0x69]).content],
+    ['utf-8', 'hi'],
+  );
+  assert.equal(v([0xfe, 0xff, 0x00, 0x41]).content, 'A');
+  assert.equal(v([0xfe, 0xff, 0x00, 0x41]).encoding, 'utf-16be');
+  assert.equal(v(utf16('plain units')).encoding, 'utf-16le');
+  assert.equal(v(utf16('plain units')).by, 'utf-16le pattern');
+  assert.equal(v(enc('just ascii')).encoding, 'utf-8');
+  assert.deepEqual([v([0x83, 0x65, 0x41]).encoding, v([0x83, 0x65, 0x41]).content], ['shift_jis', 'テA']);
+  const latin = v([0xff, 0x41, 0xe9, 0x00]);
+  assert.equal(latin.encoding, 'windows-1252');
+  assert.equal(latin.content, 'ÿAé\u2400');
+  assert.equal(latin.controls, 1);
+  // A cut UTF-8 character at the end is left out and counted.
+  const cut = v([0x61, 0xe6, 0x97]);
+  assert.deepEqual([cut.encoding, cut.content, cut.partialTail], ['utf-8', 'a', 2]);
+});
+
+test('textView on random bytes: never throws, never emits a C0 control, never longer than its input', () => {
+  const rand = rng(0x7e57);
+  for (let i = 0; i < 2000; i++) {
+    const b = Uint8Array.from({ length: Math.floor(rand() * 64) }, () => Math.floor(rand() * 256));
+    const t = textView(b);
+    assert.doesNotMatch(t.content, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/);
+    assert.ok([...t.content].length <= b.length, `${t.encoding}: ${t.content.length} > ${b.length}`);
+    assert.ok(t.partialTail >= 0 && t.partialTail <= 3);
+  }
 });

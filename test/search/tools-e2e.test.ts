@@ -162,7 +162,7 @@ test('extraction accepts canonical selectors only; caller offsets, lengths and d
     rom: 'roms/big.nds',
     component: { kind: 'path', path: 'dir/a.bin' },
   });
-  assert.match(ok.artifact, /^analysis\/generated\/nds\/[0-9a-f]{16}\/components\/files\/file_\d{5}\.bin$/);
+  assert.match(ok.artifact, /^analysis\/generated\/nds\/[0-9a-f]{16}\/components\/files\/file_\d{5}_a\.bin$/);
   const refusals: Array<Record<string, unknown>> = [
     { rom: 'roms/big.nds', component: { kind: 'arm9', offset: 0 } },
     { rom: 'roms/big.nds', component: { kind: 'file', fileId: 1, length: 4 } },

@@ -4,11 +4,13 @@ import { addressOut, formatAddress, limitArg } from '../../core/vocabulary.js';
 import { READ_WINDOW_LIMITS, type ReadRegion, readWindow, TABLES } from '../../extract/read-window.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import { textView } from '../../search/strings.js';
 import { READ_ONLY, romArg } from '../shared/rom.js';
 
 const L = READ_WINDOW_LIMITS;
 const ROW = 16;
-const WIDTHS = { hex: 1, u8: 1, u16: 2, u32: 4 } as const;
+const WIDTHS = { hex: 1, u8: 1, u16: 2, u32: 4, text: 1 } as const;
+const FORMATS = ['hex', 'u8', 'u16', 'u32', 'text'] as const;
 
 // One flat object (not a union of one object per kind): the same choices in a fifth of the bytes the
 // assistant reads in tools/list. Which fields each kind takes is checked by regionOf().
@@ -82,7 +84,7 @@ export const ndsReadBytes = defineTool({
     view: z.enum(['stored', 'decoded']).default('stored'),
     offset: limitArg(L.offset).describe('Into the region.'),
     length: limitArg(L.length),
-    format: z.enum(['hex', 'u8', 'u16', 'u32']).default('hex'),
+    format: z.enum(FORMATS).default('hex'),
   }),
   output: z.object({
     region: z.string(),
@@ -91,7 +93,8 @@ export const ndsReadBytes = defineTool({
     size: z.number().int().describe('Bytes of the region in this view'),
     offset: z.number().int(),
     returned: z.number().int(),
-    format: z.enum(['hex', 'u8', 'u16', 'u32']),
+    format: z.enum(FORMATS),
+    text: z.object({ encoding: z.string(), content: z.string() }).nullable(),
     rows: z.array(
       z.object({
         offset: z.number().int(),
@@ -119,7 +122,19 @@ export const ndsReadBytes = defineTool({
         });
         const width = WIDTHS[args.format];
         const rows = [];
-        for (let i = 0; i < w.bytes.length; i += ROW) {
+        let text: { encoding: string; content: string } | null = null;
+        if (args.format === 'text') {
+          const t = textView(w.bytes);
+          text = { encoding: t.encoding, content: t.content };
+          w.notes.push(`text: ${t.encoding} (${t.by})`);
+          if (t.controls > 0)
+            w.notes.push(`${t.controls} control character(s) shown as Control Pictures (U+2400)`);
+          if (t.partialTail > 0)
+            w.notes.push(
+              `the last ${t.partialTail} byte(s) start a character the window cuts: read on from offset ${w.offset + w.bytes.length - t.partialTail}`,
+            );
+        }
+        for (let i = 0; args.format !== 'text' && i < w.bytes.length; i += ROW) {
           const chunk = w.bytes.subarray(i, i + ROW);
           const o = w.offset + i;
           const values: string[] = [];
@@ -153,6 +168,7 @@ export const ndsReadBytes = defineTool({
             offset: w.offset,
             returned: w.bytes.length,
             format: args.format,
+            text,
             rows,
             notes: w.notes,
           },
