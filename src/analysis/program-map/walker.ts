@@ -269,6 +269,8 @@ export class Walker {
   codeBytes = 0;
   private readonly starts = new Map<number, Int32Array>();
   private readonly queues: MapEntry[][] = [[], [], []];
+  /** Per tier: how far walkTier has taken its queue (a head index, not shift(): queues grow to 10^5). */
+  private readonly queueHeads = [0, 0, 0];
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly helperCache = new Map<string, boolean>();
   private readonly frameCache = new Map<string, boolean>();
@@ -341,8 +343,7 @@ export class Walker {
     if (req.fromComponent !== undefined) evidence.fromComponent = req.fromComponent;
     const known = this.entries.get(key);
     if (known) {
-      if (!known.evidence.some((e) => e.class === evidence.class && e.from === evidence.from))
-        known.evidence.push(evidence);
+      if (!this.hasEvidence(known, evidence)) known.evidence.push(evidence);
       if (tier < known.tier) known.tier = tier;
       if (!req.orphan) known.orphan = false;
       return known.state === 'refused' ? null : known;
@@ -365,19 +366,41 @@ export class Walker {
     return entry;
   }
 
+  /** Per entry with many pieces of evidence: the class and source of each, to keep them distinct in O(1). */
+  private readonly evidenceSeen = new Map<MapEntry, Set<string>>();
+
+  private hasEvidence(e: MapEntry, ev: EntryEvidence): boolean {
+    const list = e.evidence;
+    if (list.length < 16) return list.some((x) => x.class === ev.class && x.from === ev.from);
+    let seen = this.evidenceSeen.get(e);
+    if (!seen) {
+      seen = new Set(list.map((x) => `${x.class}@${x.from}`));
+      this.evidenceSeen.set(e, seen);
+    }
+    const k = `${ev.class}@${ev.from}`;
+    if (seen.has(k)) return true;
+    seen.add(k);
+    return false;
+  }
+
   /** Walks every queued entry of `tier` (and everything they reach) to a fixed point. */
   async walkTier(tier: number): Promise<void> {
     const queue = this.queues[tier]!;
-    while (queue.length > 0) {
-      const entry = queue.shift()!;
+    while (this.queueHeads[tier]! < queue.length) {
+      const entry = queue[this.queueHeads[tier]!++]!;
       if (entry.state !== 'new') continue;
       await this.explore(entry);
     }
+    queue.length = 0;
+    this.queueHeads[tier] = 0;
   }
 
   /** Entries still waiting at tiers up to `tier`. */
   pending(tier: number): boolean {
-    for (let t = 0; t <= tier; t++) if (this.queues[t]!.some((e) => e.state === 'new')) return true;
+    for (let t = 0; t <= tier; t++) {
+      const queue = this.queues[t]!;
+      for (let i = this.queueHeads[t]!; i < queue.length; i++) if (queue[i]!.state === 'new') return true;
+    }
     return false;
   }
 
