@@ -5,9 +5,11 @@
 // from one start.
 import { decodeLinearItems, isLiteralPoolData, type LinearItem, wordAt } from '../arm/literal-pools.js';
 import type { DecodedInstruction, DecodeWindowResult } from '../arm/types.js';
-import { type WordTarget, wordTarget } from '../formats/nds/index.js';
+import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
+import { type Processor, type WordTarget, wordTarget } from '../formats/nds/index.js';
 import { CODE_IMAGE_LIMITS } from '../nds/decoded-images.js';
 import type { RomHandle, RomStore } from '../nds/rom-store.js';
+import { SCAN_START, type StringEncoding, scanStrings, stringText } from '../search/strings.js';
 import { type ResolvedSource, resolveStart, type StartRequest } from './code-source.js';
 
 /** Bounds of one linear window. */
@@ -46,6 +48,44 @@ export interface LinearWindow {
 export interface LiteralWord {
   value: number;
   target: WordTarget | null;
+  /**
+   * The text at that address, when the bytes there are a NUL-terminated string of at least
+   * TEXT_AT.minChars characters (ASCII, Shift-JIS or UTF-16LE) in the window's own code source or in
+   * the one file-backed component that holds the address; cut at TEXT_AT.maxChars ('…' added).
+   */
+  text: string | null;
+}
+
+export const TEXT_AT = { minChars: 3, maxChars: 64, readBytes: 256 } as const;
+const TEXT_ENCODINGS = new Set<StringEncoding>(['ascii', 'sjis', 'utf16le']);
+
+/** The string at runtime address `value`, read from the window's source or the ROM; null when none. */
+function textAt(rom: RomHandle, processor: Processor, src: ResolvedSource, value: number): string | null {
+  let bytes: Uint8Array;
+  const inSpan = value - src.span.start;
+  if (inSpan >= 0 && inSpan < src.span.bytes.length) {
+    bytes = src.span.bytes.subarray(inSpan, inSpan + TEXT_AT.readBytes);
+  } else {
+    const r = resolveRuntimeAddress(rom.model, processor, value);
+    const c = r.candidates[0];
+    if (r.status !== 'resolved' || r.candidates.length !== 1 || !c || c.romOffset === null) return null;
+    bytes = rom.readBytes(c.romOffset, Math.min(TEXT_AT.readBytes, c.range.end - value));
+  }
+  let best: { text: string; chars: number } | null = null;
+  // A run filling the whole read is reported cut (it goes on), not refused as unterminated.
+  const options = {
+    encodings: TEXT_ENCODINGS,
+    minLength: TEXT_AT.minChars,
+    maxBytes: Math.max(1, bytes.length - 1),
+  };
+  scanStrings(bytes, SCAN_START, 1, bytes.length, options, (s) => {
+    if (s.offset !== 0 || !(s.terminated || s.cut)) return;
+    if (best === null || s.chars > best.chars) best = { text: stringText(bytes, s), chars: s.chars };
+  });
+  if (best === null) return null;
+  const { text } = best as { text: string };
+  const chars = [...text];
+  return chars.length > TEXT_AT.maxChars ? `${chars.slice(0, TEXT_AT.maxChars).join('')}…` : text;
 }
 
 /** Decodes the window from the resolved start; the caller holds the ROM (RomStore.withRom). */
@@ -94,7 +134,11 @@ export async function decodeSourceWindow(
     const at = slot - src.span.start;
     if (literalWords.has(slot) || at < 0 || at + 4 > src.span.bytes.length) continue;
     const value = wordAt(src.span.bytes, at);
-    literalWords.set(slot, { value, target: wordTarget(rom.model, req.processor, value) });
+    literalWords.set(slot, {
+      value,
+      target: wordTarget(rom.model, req.processor, value),
+      text: textAt(rom, req.processor, src, value),
+    });
   }
   return { source: src, status, stop, items: r.items, instructions, decodedBytes, literalWords };
 }

@@ -76,3 +76,59 @@ test('the text listing carries the loaded word', async () => {
   assert.ok(withValue, 'the window has a word literal load');
   assert.ok(text.includes(`value=${withValue.pcRelative.value}`), text.slice(0, 2000));
 });
+
+test('a literal load of a string address shows the string, exactly as the bytes there say', async () => {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset);
+  const arm9RomOffset = dv.getUint32(0x20, true);
+  const arm9Ram = dv.getUint32(0x28, true);
+  const size = dv.getUint32(0x2c, true);
+  let texts = 0;
+  for (const f of truth.functions.filter((x) => x.address >= arm9Ram && x.address < arm9Ram + size)) {
+    const r = await ok('nds_disassemble_range', {
+      rom: 'roms/program.nds',
+      processor: 'arm9',
+      mode: f.mode,
+      address: f.address,
+      maxInstructions: 64,
+    });
+    for (const i of r.instructions) {
+      const text = i.pcRelative?.valueText as string | undefined;
+      if (text === undefined) continue;
+      texts++;
+      const at = arm9RomOffset + Number.parseInt(i.pcRelative.value.slice(2), 16) - arm9Ram;
+      const shown = text.endsWith('…') ? text.slice(0, -1) : text;
+      const own = new TextDecoder('latin1').decode(bytes.subarray(at, at + shown.length));
+      if (/^[\x20-\x7e\t\n\r]*$/.test(shown)) {
+        assert.equal(own, shown, `${i.address}: ${i.pcRelative.value}`);
+        if (!text.endsWith('…')) assert.equal(bytes[at + shown.length], 0, `${i.address}: NUL-terminated`);
+      }
+      assert.ok([...shown].length >= 3 && [...shown].length <= 64, text);
+    }
+  }
+  assert.ok(texts >= 10, `${texts} literal loads of strings shown`);
+});
+
+test('nds_list_references shows the same string for the same literal load', async () => {
+  let load: any;
+  for (const f of truth.functions) {
+    const r = await ok('nds_disassemble_range', {
+      rom: 'roms/program.nds',
+      processor: 'arm9',
+      mode: f.mode,
+      address: f.address,
+      maxInstructions: 64,
+    });
+    load = r.instructions.find((i: any) => i.pcRelative?.valueText);
+    if (load) break;
+  }
+  assert.ok(load, 'some load reads a string address');
+  const refs = await ok('nds_list_references', {
+    rom: 'roms/program.nds',
+    processor: 'arm9',
+    mode: load.size === 4 ? 'arm' : 'thumb',
+    address: load.address,
+    maxInstructions: 1,
+  });
+  const ref = refs.references.find((x: any) => x.kind === 'literal-pool');
+  assert.equal(ref.valueText, load.pcRelative.valueText);
+});

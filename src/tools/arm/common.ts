@@ -78,7 +78,12 @@ export function linearItemView(
     const where = valueIn(word);
     return {
       ...view,
-      pcRelative: { ...view.pcRelative, value: hex(word.value), ...(where ? { valueIn: where } : {}) },
+      pcRelative: {
+        ...view.pcRelative,
+        value: hex(word.value),
+        ...(where ? { valueIn: where } : {}),
+        ...(word.text !== null ? { valueText: word.text } : {}),
+      },
     };
   }
   return {

@@ -58,6 +58,10 @@ export const ndsListReferences = defineTool({
           })
           .optional()
           .describe('literal-pool: present when the word names a mapped runtime address: its static owners'),
+        valueText: z
+          .string()
+          .optional()
+          .describe('literal-pool: the string at the word, as in nds_disassemble_range'),
       }),
     ),
   }),
@@ -74,6 +78,7 @@ export const ndsListReferences = defineTool({
         ...view,
         value: hex(word.value),
         ...(target ? { valueTarget: { ...target, address: hex(target.address) } } : {}),
+        ...(word.text !== null ? { valueText: word.text } : {}),
       };
     });
     const counts = new Map<string, number>();

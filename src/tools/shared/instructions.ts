@@ -36,6 +36,10 @@ export const instructionSchema = z.object({
         .describe(
           "Where that word as an address (bit 0 cleared) lies statically: 'main', 'overlay 3 (bss)', ...",
         ),
+      valueText: z
+        .string()
+        .optional()
+        .describe('The NUL-terminated string at that address (ASCII, Shift-JIS or UTF-16LE), cut with …'),
     })
     .optional(),
   readsPc: z.literal(true).optional(),
