@@ -21,6 +21,15 @@ await writeFile(join(root, 'roms/program.nds'), bytes);
 const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
 const { ok } = inProcess(armTools, services);
 const truth = loadProgramTruth('arm9-program');
+/** Up to 64 instructions from a function's entry. */
+const disassemble = (f: { mode: string; address: number }) =>
+  ok('nds_disassemble_range', {
+    rom: 'roms/program.nds',
+    processor: 'arm9',
+    mode: f.mode,
+    address: f.address,
+    maxInstructions: 64,
+  });
 
 test('every word literal load in the program shows the word its slot holds, and where it points', async () => {
   const dv = new DataView(bytes.buffer, bytes.byteOffset);
@@ -31,13 +40,7 @@ test('every word literal load in the program shows the word its slot holds, and 
   const size = dv.getUint32(0x2c, true);
   const inMain = (a: number) => a >= arm9Ram && a + 4 <= arm9Ram + size;
   for (const f of truth.functions.filter((x) => inMain(x.address)).slice(0, 120)) {
-    const r = await ok('nds_disassemble_range', {
-      rom: 'roms/program.nds',
-      processor: 'arm9',
-      mode: f.mode,
-      address: f.address,
-      maxInstructions: 64,
-    });
+    const r = await disassemble(f);
     for (const i of r.instructions) {
       const pc = i.pcRelative;
       if (pc?.kind !== 'literal-pool') continue;
@@ -84,13 +87,7 @@ test('a literal load of a string address shows the string, exactly as the bytes 
   const size = dv.getUint32(0x2c, true);
   let texts = 0;
   for (const f of truth.functions.filter((x) => x.address >= arm9Ram && x.address < arm9Ram + size)) {
-    const r = await ok('nds_disassemble_range', {
-      rom: 'roms/program.nds',
-      processor: 'arm9',
-      mode: f.mode,
-      address: f.address,
-      maxInstructions: 64,
-    });
+    const r = await disassemble(f);
     for (const i of r.instructions) {
       const text = i.pcRelative?.valueText as string | undefined;
       if (text === undefined) continue;
@@ -111,13 +108,7 @@ test('a literal load of a string address shows the string, exactly as the bytes 
 test('nds_list_references shows the same string for the same literal load', async () => {
   let load: any;
   for (const f of truth.functions) {
-    const r = await ok('nds_disassemble_range', {
-      rom: 'roms/program.nds',
-      processor: 'arm9',
-      mode: f.mode,
-      address: f.address,
-      maxInstructions: 64,
-    });
+    const r = await disassemble(f);
     load = r.instructions.find((i: any) => i.pcRelative?.valueText);
     if (load) break;
   }
