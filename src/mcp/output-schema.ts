@@ -179,7 +179,13 @@ export function summarize(schema: Schema, level: number, depth: number): Schema 
     } else if (key === 'additionalProperties' || key === 'propertyNames')
       out[key] = isSchema(value) ? summarize(value, level + 1, depth) : value;
     else if (key === 'items' || key === 'contains')
-      out[key] = isSchema(value) ? summarize(value, level, depth) : value;
+      // Below the summary's last level, a list of enumerated values (reasons, evidence classes) is
+      // summarised to its values' type: the values are in the full schema and in every result.
+      out[key] = isSchema(value)
+        ? Array.isArray(value.enum) && level > depth
+          ? cut(value)
+          : summarize(value, level, depth)
+        : value;
     else if (['anyOf', 'allOf', 'prefixItems'].includes(key) && Array.isArray(value))
       out[key] = value.map((v) => (isSchema(v) ? summarize(v, level, depth) : v));
     else if (key === 'oneOf' && Array.isArray(value)) {

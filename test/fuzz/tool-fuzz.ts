@@ -131,6 +131,22 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
     }
     case 'list_workspace_files':
       return rand() < 0.5 ? {} : { suffix: '.nds', maxEntries: 1 + pick(50) };
+    case 'nds_symbols': {
+      const action = (['list', 'set', 'remove', 'export'] as const)[pick(4)];
+      if (action === 'set')
+        return {
+          rom,
+          action,
+          processor,
+          address,
+          name: `f_${pick(1000)}`,
+          ...(rand() < 0.3 ? { overlayId: pick(4) } : {}),
+        };
+      if (action === 'remove') return { rom, action, processor, address };
+      if (action === 'export')
+        return { rom, action, format: (['csv', 'plain', 'nosgba', 'symbols-txt'] as const)[pick(4)] };
+      return { rom, processor, offset: pick(8) };
+    }
     default:
       return { rom };
   }
@@ -140,7 +156,11 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
  * Writers are slow (every file is fsynced): the bundle is picked 1 time in ~50 and single extraction
  * 1 in ~4 relative to a read-only tool, so a long run stays fast while still reaching every tool.
  */
-const WEIGHTS: Record<string, number> = { nds_extract_analysis_bundle: 0.05, nds_extract_component: 0.25 };
+const WEIGHTS: Record<string, number> = {
+  nds_extract_analysis_bundle: 0.05,
+  nds_extract_component: 0.25,
+  nds_symbols: 0.25,
+};
 
 function pickTool(tools: ToolDefinition[], rand: () => number): ToolDefinition {
   const total = tools.reduce((n, t) => n + (WEIGHTS[t.name] ?? 1), 0);

@@ -37,6 +37,7 @@ export function defaultCalls(
     ['nds_search_pattern', { rom, pattern: { kind: 'ascii', text: 'e' }, scope: { kind: 'whole-rom' } }],
     ['nds_list_strings', { rom }],
     ['nds_extract_component', { rom, component: { kind: 'arm9' } }],
+    ['nds_symbols', { rom }],
     ['nds_extract_analysis_bundle', { rom }],
   ];
 }

@@ -21,6 +21,7 @@ const OTHER_ARGS: Record<string, Record<string, unknown>> = {
   nds_resolve_runtime_address: { processor: 'arm9', address: 0x02000000 },
   nds_resolve_rom_offset: { offset: 0 },
   nds_list_strings: {},
+  nds_symbols: { rom: 'roms/game.nds', action: 'import', format: 'plain', file: 'roms/game.nds' },
   nds_search_pattern: { pattern: { kind: 'ascii', text: 'x' }, scope: { kind: 'whole-rom' } },
   nds_extract_component: { component: { kind: 'arm9' } },
   nds_extract_analysis_bundle: {},

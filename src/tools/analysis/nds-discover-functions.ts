@@ -1,5 +1,6 @@
 // nds_discover_functions: the bounded proven-function call graph of one processor (program entry +
 // direct calls + optionally constant-register calls), with callers and callees per function.
+
 import { z } from 'zod/v4';
 import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import { type CallSite, type Evidence, identityKey } from '../../analysis/functions/discover.js';
@@ -8,6 +9,7 @@ import { TIERS } from '../../analysis/program-map/types.js';
 import { addressOut, formatAddress, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import { nameField, romNames } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
@@ -100,6 +102,7 @@ export const ndsDiscoverFunctions = defineTool({
     functions: z.array(
       z.object({
         identity: identitySchema,
+        name: z.string().optional().describe('Its stored name (nds_symbols)'),
         component: componentKindSchema,
         evidence: evidenceListSchema,
         tier: tierSchema,
@@ -143,6 +146,7 @@ export const ndsDiscoverFunctions = defineTool({
       async (rom) => {
         const p = args.processor;
         const full = args.detail === 'full';
+        const names = await romNames(ctx, rom);
         if (args.scope === 'program') {
           const lowest = args.lowestTier ?? DEFAULT_LOWEST;
           const map = await toolMap(ctx, store, rom, p, chosen, args, mp.map);
@@ -179,6 +183,7 @@ export const ndsDiscoverFunctions = defineTool({
                 });
             return {
               identity: mapIdentityView(p, f),
+              ...nameField('name', names, p, f.address, f.component.overlayId),
               component: f.component.kind,
               evidence: evidenceOf(f),
               tier: f.tier,
@@ -259,6 +264,7 @@ export const ndsDiscoverFunctions = defineTool({
           }));
           return {
             identity: identityView(p, f.identity),
+            ...nameField('name', names, p, f.identity.address, f.identity.overlayId),
             component: f.identity.component as ComponentKind,
             evidence: f.evidence,
             tier: 'proven' as const,

@@ -1,5 +1,6 @@
 // nds_function_at: the proven function(s) whose analysed CFG holds an address, from one bounded
 // discovery; when none, whether that is a complete negative or a coverage gap.
+
 import { z } from 'zod/v4';
 import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
@@ -9,6 +10,7 @@ import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import { nameField, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   componentKindSchema,
@@ -76,6 +78,7 @@ export const ndsFunctionAt = defineTool({
     matches: z.array(
       z.object({
         identity: identitySchema,
+        name: z.string().optional().describe('Its stored name (nds_symbols)'),
         component: componentKindSchema,
         evidence: evidenceListSchema,
         tier: tierSchema,
@@ -116,6 +119,7 @@ export const ndsFunctionAt = defineTool({
       args.rom,
       async (rom) => {
         const p = args.processor;
+        const names = await romNames(ctx, rom);
         if (args.scope === 'program') {
           if (args.overlayId !== undefined && !rom.model.overlays[p].some((o) => o.id === args.overlayId))
             throw new ReMcpError('not-found', `${p} has no overlay ${args.overlayId}`, {
@@ -131,6 +135,7 @@ export const ndsFunctionAt = defineTool({
               const sites = map.callSitesOf(f.fn);
               return {
                 identity: mapIdentityView(p, f.fn),
+                ...nameField('name', names, p, f.fn.address, f.fn.component.overlayId),
                 component: f.fn.component.kind,
                 evidence: evidenceOf(f.fn),
                 tier: f.fn.tier,
@@ -210,6 +215,7 @@ export const ndsFunctionAt = defineTool({
             .map((s) => formatAddress(s.at));
           matches.push({
             identity: identityView(p, f.identity),
+            ...nameField('name', names, p, f.identity.address, f.identity.overlayId),
             component: f.identity.component as ComponentKind,
             evidence: f.evidence,
             tier: 'proven' as const,

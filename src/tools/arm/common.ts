@@ -3,7 +3,8 @@ import { z } from 'zod/v4';
 import type { LiteralWord } from '../../analysis/linear-window.js';
 import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
 import { isLiteralPoolData, type LinearItem, literalSlotOf } from '../../arm/literal-pools.js';
-import { addressArg, addressOut, formatAddress as hex } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress as hex, type Processor } from '../../core/vocabulary.js';
+import type { SymbolTable } from '../../extract/symbol-store.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { copiedBlocks } from '../shared/copied.js';
@@ -15,6 +16,7 @@ import {
   sourceSchema,
   sourceView,
 } from '../shared/instructions.js';
+import { nameField, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.js';
 
 export const startArgs = {
@@ -69,12 +71,18 @@ function valueIn(word: LiteralWord): string | undefined {
 export function linearItemView(
   item: LinearItem,
   words?: ReadonlyMap<number, LiteralWord>,
+  names?: WindowNames,
 ): z.input<typeof instructionSchema> | z.input<typeof literalPoolDataSchema> {
   if (!isLiteralPoolData(item)) {
-    const view = instructionView(item);
+    const named = (address: number | undefined) =>
+      names ? nameField('targetName', names.table, names.processor, address, names.overlayId) : {};
+    const view = { ...instructionView(item), ...named(item.target) };
     const slot = literalSlotOf(item);
     const word = slot === null ? undefined : words?.get(slot);
     if (word === undefined || view.pcRelative === undefined) return view;
+    const valueName = names
+      ? nameField('valueName', names.table, names.processor, (word.value & ~1) >>> 0, names.overlayId)
+      : {};
     const where = valueIn(word);
     return {
       ...view,
@@ -83,6 +91,7 @@ export function linearItemView(
         value: hex(word.value),
         ...(where ? { valueIn: where } : {}),
         ...(word.text !== null ? { valueText: word.text } : {}),
+        ...valueName,
       },
     };
   }
@@ -92,6 +101,13 @@ export function linearItemView(
     value: hex(item.value),
     loadedBy: item.loadedBy.map(hex),
   };
+}
+
+/** The names a window's items are shown with: the ROM's table, on the window's processor and overlay. */
+export interface WindowNames {
+  table: SymbolTable;
+  processor: Processor;
+  overlayId: number | null;
 }
 
 const stopSchema = decodeStopSchema.nullable();
@@ -113,13 +129,20 @@ export const linearWindowOutput = {
 
 /** Opens the ROM and decodes the linear window (nds_disassemble_range, nds_list_references). */
 export async function linearWindow(ctx: ToolContext, args: LinearWindowRequest & { rom: string }) {
-  const w = await withToolRom(ctx, args.rom, async (rom, store) =>
-    decodeLinearWindow(
+  const { w, table } = await withToolRom(ctx, args.rom, async (rom, store) => ({
+    w: await decodeLinearWindow(
       store,
       rom,
       { ...args, copied: await copiedBlocks(ctx, store, rom, args.processor) },
       ctx.signal,
     ),
-  );
-  return { ...w, source: sourceView(args.processor, w.source), stop: w.stop && decodeStopView(w.stop) };
+    table: await romNames(ctx, rom),
+  }));
+  const names: WindowNames = { table, processor: args.processor, overlayId: w.source.span.overlayId };
+  return {
+    ...w,
+    names,
+    source: sourceView(args.processor, w.source),
+    stop: w.stop && decodeStopView(w.stop),
+  };
 }

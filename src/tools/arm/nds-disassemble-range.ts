@@ -43,7 +43,7 @@ export const ndsDisassembleRange = defineTool({
         source: w.source,
         status: w.status,
         stop: w.stop,
-        instructions: w.items.map((item) => linearItemView(item, w.literalWords)),
+        instructions: w.items.map((item) => linearItemView(item, w.literalWords, w.names)),
       },
       text: `${args.processor} ${w.source.component}${w.source.overlayId === null ? '' : ` ${w.source.overlayId}`} ${w.source.mode} ${w.source.start}: ${w.instructions.length} instructions (${w.decodedBytes} bytes), ${refs} references, ${w.status}${stopText}`,
     };

@@ -5,6 +5,7 @@ import { READ_WINDOW_LIMITS, type ReadRegion, readWindow, TABLES } from '../../e
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { textView } from '../../search/strings.js';
+import { kindFieldsProblem } from '../shared/per-kind.js';
 import { READ_ONLY, romArg } from '../shared/rom.js';
 
 const L = READ_WINDOW_LIMITS;
@@ -39,15 +40,8 @@ const FIELDS: Record<(typeof KINDS)[number], readonly string[]> = {
 };
 
 function regionOf(r: z.infer<typeof regionSchema>): ReadRegion {
-  const given = Object.keys(r).filter((k) => k !== 'kind' && r[k as keyof typeof r] !== undefined);
-  const wanted = FIELDS[r.kind];
-  const missing = wanted.filter((f) => !given.includes(f));
-  const extra = given.filter((f) => !wanted.includes(f));
-  if (missing.length > 0 || extra.length > 0)
-    throw new ReMcpError(
-      'invalid-argument',
-      `region kind ${r.kind} takes ${wanted.length === 0 ? 'no other field' : wanted.join(' and ')}${missing.length > 0 ? `; missing ${missing.join(', ')}` : ''}${extra.length > 0 ? `; not for this kind: ${extra.join(', ')}` : ''}`,
-    );
+  const problem = kindFieldsProblem('region kind', r, FIELDS[r.kind]);
+  if (problem !== null) throw new ReMcpError('invalid-argument', problem);
   switch (r.kind) {
     case 'overlay':
       return { kind: 'overlay', processor: r.processor!, id: r.id! };

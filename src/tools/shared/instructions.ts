@@ -23,6 +23,10 @@ export const instructionSchema = z.object({
   flow: z.enum(['branch', 'call', 'return', 'branch-indirect', 'call-indirect']).optional(),
   target: addressOut.optional(),
   targetMode: z.enum(['arm', 'thumb']).optional(),
+  targetName: z
+    .string()
+    .optional()
+    .describe('The stored name of the target (nds_symbols), as name or name+0x10'),
   pcRelative: z
     .object({
       kind: z.enum(['literal-pool', 'pc-relative-address']),
@@ -36,6 +40,7 @@ export const instructionSchema = z.object({
         .describe(
           "Where that word as an address (bit 0 cleared) lies statically: 'main', 'overlay 3 (bss)', ...",
         ),
+      valueName: z.string().optional().describe('The stored name of that address (nds_symbols)'),
       valueText: z
         .string()
         .optional()

@@ -1,0 +1,97 @@
+// Symbol files in and out of the workspace: a caller's file read through the workspace's path policy
+// (bounded, regular files only) and parsed by its format; an export written atomically beside the
+// store under the ROM's directory, its name chosen by the server.
+import { ReMcpError } from '../core/errors.js';
+import { ElfError, parseElfSymbols } from '../formats/symbols/elf.js';
+import { parseSymbolText, writeSymbolText } from '../formats/symbols/text.js';
+import type { ParsedSymbols, RawSymbol, SymbolFormat } from '../formats/symbols/types.js';
+import type { RomHandle } from '../nds/rom-store.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { romDirSegments } from './artifacts.js';
+import type { StoredSymbol } from './symbol-store.js';
+
+export const SYMBOL_FILE_LIMITS = {
+  /** Bytes of a symbol file read for an import. */
+  fileBytes: { max: 64 * 1024 * 1024, unit: 'bytes' },
+} as const;
+
+const EXTENSIONS: Record<Exclude<SymbolFormat, 'elf'>, string> = {
+  nosgba: 'sym',
+  'symbols-txt': 'symbols.txt',
+  plain: 'txt',
+  csv: 'csv',
+};
+
+/** Reads and parses a workspace file of `format`. */
+export async function readSymbolFile(
+  workspace: Workspace,
+  path: string,
+  format: SymbolFormat,
+): Promise<{ path: string; parsed: ParsedSymbols }> {
+  const { resolved, handle } = await workspace.openFile(path);
+  let bytes: Buffer;
+  try {
+    const info = await handle.stat();
+    if (info.size > SYMBOL_FILE_LIMITS.fileBytes.max)
+      throw new ReMcpError(
+        'limit-exceeded',
+        `${resolved.relative} is ${info.size} bytes; a symbol file is read up to ${SYMBOL_FILE_LIMITS.fileBytes.max}`,
+      );
+    bytes = Buffer.alloc(info.size);
+    let at = 0;
+    while (at < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, at, bytes.length - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    bytes = bytes.subarray(0, at);
+  } finally {
+    await handle.close();
+  }
+  if (format === 'elf') {
+    try {
+      return { path: resolved.relative, parsed: parseElfSymbols(new Uint8Array(bytes)) };
+    } catch (error) {
+      if (error instanceof ElfError)
+        throw new ReMcpError('invalid-argument', `${resolved.relative}: ${error.message}`);
+      throw error;
+    }
+  }
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  return { path: resolved.relative, parsed: parseSymbolText(format, text) };
+}
+
+/** Writes the names of `processor` (all when null) in `format`; returns the workspace-relative path. */
+export async function exportSymbols(
+  workspace: Workspace,
+  rom: RomHandle,
+  symbols: readonly StoredSymbol[],
+  format: Exclude<SymbolFormat, 'elf'>,
+  processor: 'arm9' | 'arm7' | null,
+): Promise<{ path: string; count: number; omitted: string[] }> {
+  // no$gba reads a name starting with '.' as a directive: such names cannot be written there.
+  const representable = (s: StoredSymbol) => format !== 'nosgba' || !s.name.startsWith('.');
+  const all = symbols.filter((s) => processor === null || s.processor === processor);
+  const chosen = all.filter(representable);
+  const omitted = all.filter((s) => !representable(s)).map((s) => s.name);
+  const raw: RawSymbol[] = chosen.map((s) => ({
+    address: s.address,
+    name: s.name,
+    mode: s.mode,
+    size: s.size,
+    comment: s.comment,
+    processor: s.processor,
+    overlayId: s.overlayId,
+    line: 0,
+  }));
+  const [area, sha16] = romDirSegments(rom.identity.sha256) as [string, string];
+  const name = `symbols${processor ? `-${processor}` : ''}.${EXTENSIONS[format]}`;
+  const dir = await workspace.outputDir('analysis/generated', [area, sha16]);
+  try {
+    await dir.writeAtomic(name, writeSymbolText(format, raw));
+    await dir.verifyInPlace();
+    return { path: `${dir.relative}/${name}`, count: raw.length, omitted };
+  } finally {
+    await dir.close();
+  }
+}

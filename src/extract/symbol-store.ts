@@ -1,0 +1,348 @@
+// Names per ROM: a symbol store under analysis/generated/nds/<sha16>/symbols.json, keyed by the ROM's
+// SHA-256, written atomically under the ROM directory's lock and read back on every use (so names
+// survive restarts and other servers' writes). Every name is user-asserted: imported from a file the
+// user gave or set by the assistant, never evidence of anything. One name per place (processor,
+// overlay, address); an import that names a place differently, or an address several overlays hold
+// without saying which, is reported as a conflict and never resolved silently.
+import { ReMcpError } from '../core/errors.js';
+import type { Processor } from '../core/vocabulary.js';
+import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
+import { badName, type RawSymbol, SYMBOL_LIMITS, type SymbolMode } from '../formats/symbols/types.js';
+import type { RomHandle } from '../nds/rom-store.js';
+import type { Services } from '../services.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { romDirSegments, sha256Of } from './artifacts.js';
+import { recoverLeftovers, withDirLock } from './promote.js';
+
+export const SYMBOL_STORE_LIMITS = {
+  /** Names kept per ROM. */
+  maxSymbols: { max: SYMBOL_LIMITS.maxSymbols.max, unit: 'symbols per ROM' },
+  /** Bytes of the store file read back. */
+  storeBytes: { max: 64 * 1024 * 1024, unit: 'bytes' },
+  /** Farthest a name reaches past its address when the symbol has no size. */
+  reach: { max: 0x1000, unit: 'bytes' },
+} as const;
+
+const FILE = 'symbols.json';
+const VERSION = 1;
+
+export type SymbolSource = 'user' | 'elf' | 'nosgba' | 'symbols-txt' | 'plain' | 'csv';
+
+export interface StoredSymbol {
+  processor: Processor;
+  address: number;
+  /** The overlay the name belongs to; null outside overlays. */
+  overlayId: number | null;
+  /** Where the address lies statically: main, autoload, overlay, or unmapped (RAM, I/O). */
+  component: string;
+  mode: SymbolMode | null;
+  name: string;
+  size: number | null;
+  comment: string | null;
+  source: SymbolSource;
+}
+
+export interface Conflict {
+  name: string;
+  address: number;
+  processor: Processor;
+  why: string;
+}
+
+const placeKey = (s: { processor: Processor; overlayId: number | null; address: number }) =>
+  `${s.processor}:${s.overlayId ?? '-'}:${s.address}`;
+
+/** The names of one ROM, sorted for lookups. */
+export class SymbolTable {
+  private readonly byProcessor = new Map<string, StoredSymbol[]>();
+
+  constructor(readonly symbols: StoredSymbol[]) {
+    for (const s of symbols) {
+      const list = this.byProcessor.get(s.processor) ?? [];
+      list.push(s);
+      this.byProcessor.set(s.processor, list);
+    }
+    for (const list of this.byProcessor.values()) list.sort((a, b) => a.address - b.address);
+  }
+
+  get size(): number {
+    return this.symbols.length;
+  }
+
+  /**
+   * The name of `address` as `name` or `name+0x10`: the nearest symbol at or below it on that processor,
+   * in the same overlay (or outside overlays when `overlayId` is null; a main-memory name also serves an
+   * overlay's code that calls it), reaching as far as its size or, without one, SYMBOL_STORE_LIMITS.reach.
+   */
+  nameOf(processor: Processor, address: number, overlayId: number | null = null): string | null {
+    const list = this.byProcessor.get(processor);
+    if (!list || list.length === 0) return null;
+    let lo = 0;
+    let hi = list.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.address <= address) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    for (let i = at; i >= 0 && address - list[i]!.address <= SYMBOL_STORE_LIMITS.reach.max; i--) {
+      const s = list[i]!;
+      if (s.overlayId !== null && s.overlayId !== overlayId) continue;
+      const off = address - s.address;
+      const reach = s.size ?? SYMBOL_STORE_LIMITS.reach.max;
+      if (off !== 0 && off >= reach) return null;
+      return off === 0 ? s.name : `${s.name}+0x${off.toString(16)}`;
+    }
+    return null;
+  }
+}
+
+export interface ImportResult {
+  added: number;
+  replaced: number;
+  unchanged: number;
+  conflicts: Conflict[];
+  total: number;
+}
+
+const EMPTY = new SymbolTable([]);
+
+/** One ROM's store: read, change under the lock, write atomically. */
+export class SymbolStore {
+  private cache = new Map<string, { stamp: string; table: SymbolTable }>();
+
+  constructor(private readonly workspace: Workspace) {}
+
+  private async dirs(rom: RomHandle) {
+    const [area, sha16] = romDirSegments(rom.identity.sha256) as [string, string];
+    return { areaDir: await this.workspace.outputDir('analysis/generated', [area]), sha16 };
+  }
+
+  /** The workspace-relative path of the store file. */
+  path(rom: RomHandle): string {
+    const [area, sha16] = romDirSegments(rom.identity.sha256);
+    return `analysis/generated/${area}/${sha16}/${FILE}`;
+  }
+
+  /**
+   * The ROM's names (empty when none were ever stored). Read through the workspace's path policy and
+   * never creating anything: read-only tools call it to show names.
+   */
+  async table(rom: RomHandle): Promise<SymbolTable> {
+    let opened: Awaited<ReturnType<Workspace['openFile']>>;
+    try {
+      opened = await this.workspace.openFile(this.path(rom));
+    } catch (error) {
+      if (error instanceof ReMcpError && error.code === 'not-found') return EMPTY;
+      throw error;
+    }
+    let bytes: Buffer;
+    try {
+      const size = (await opened.handle.stat()).size;
+      if (size > SYMBOL_STORE_LIMITS.storeBytes.max)
+        throw new ReMcpError(
+          'limit-exceeded',
+          `the symbol store is ${size} bytes, over ${SYMBOL_STORE_LIMITS.storeBytes.max}`,
+        );
+      bytes = Buffer.alloc(size);
+      let at = 0;
+      while (at < size) {
+        const { bytesRead } = await opened.handle.read(bytes, at, size - at, at);
+        if (bytesRead === 0) break;
+        at += bytesRead;
+      }
+      bytes = bytes.subarray(0, at);
+    } finally {
+      await opened.handle.close();
+    }
+    const stamp = sha256Of(bytes);
+    const hit = this.cache.get(rom.identity.sha256);
+    if (hit && hit.stamp === stamp) return hit.table;
+    const table = new SymbolTable(decode(bytes, rom.identity.sha256));
+    this.cache.set(rom.identity.sha256, { stamp, table });
+    return table;
+  }
+
+  /** Applies `change` to the ROM's names under its directory lock and writes them back atomically. */
+  async update<T>(rom: RomHandle, change: (symbols: StoredSymbol[]) => T, signal?: AbortSignal): Promise<T> {
+    const { areaDir, sha16 } = await this.dirs(rom);
+    try {
+      return await withDirLock(
+        areaDir,
+        sha16,
+        async () => {
+          await recoverLeftovers(areaDir, sha16);
+          const dir = await areaDir.child(sha16);
+          try {
+            const bytes = await dir.readIfSmall(FILE, SYMBOL_STORE_LIMITS.storeBytes.max);
+            const symbols = bytes === null ? [] : decode(bytes, rom.identity.sha256);
+            const result = change(symbols);
+            if (symbols.length > SYMBOL_STORE_LIMITS.maxSymbols.max)
+              throw new ReMcpError(
+                'limit-exceeded',
+                `a ROM keeps at most ${SYMBOL_STORE_LIMITS.maxSymbols.max} names; this change would make ${symbols.length}`,
+              );
+            await rom.verifyUnchanged(signal);
+            await dir.writeAtomic(FILE, encode(symbols, rom.identity.sha256));
+            await dir.verifyInPlace();
+            this.cache.delete(rom.identity.sha256);
+            return result;
+          } finally {
+            await dir.close();
+          }
+        },
+        signal,
+      );
+    } finally {
+      await areaDir.close();
+    }
+  }
+}
+
+function encode(symbols: StoredSymbol[], sha256: string): string {
+  const sorted = [...symbols].sort(
+    (a, b) =>
+      a.processor.localeCompare(b.processor) ||
+      (a.overlayId ?? -1) - (b.overlayId ?? -1) ||
+      a.address - b.address,
+  );
+  return `${JSON.stringify({ version: VERSION, sourceSha256: sha256, symbols: sorted }, null, 1)}\n`;
+}
+
+function decode(bytes: Buffer, sha256: string): StoredSymbol[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new ReMcpError(
+      'invalid-argument',
+      `the symbol store ${FILE} is not JSON; move it away to start anew`,
+    );
+  }
+  const d = doc as { version?: unknown; sourceSha256?: unknown; symbols?: unknown };
+  if (d?.version !== VERSION || d.sourceSha256 !== sha256 || !Array.isArray(d.symbols))
+    throw new ReMcpError(
+      'invalid-argument',
+      `the symbol store ${FILE} is not a version ${VERSION} store of this ROM`,
+    );
+  const out: StoredSymbol[] = [];
+  for (const s of d.symbols as StoredSymbol[]) {
+    const ok =
+      s !== null &&
+      typeof s === 'object' &&
+      (s.processor === 'arm9' || s.processor === 'arm7') &&
+      Number.isInteger(s.address) &&
+      s.address >= 0 &&
+      s.address <= 0xffffffff &&
+      typeof s.name === 'string' &&
+      badName(s.name) === null;
+    if (!ok) throw new ReMcpError('invalid-argument', `the symbol store ${FILE} holds a malformed entry`);
+    out.push(s);
+  }
+  return out;
+}
+
+/** Where `address` lies statically on `processor`: a component label and the overlay, or a conflict. */
+export function placeOf(
+  rom: RomHandle,
+  processor: Processor,
+  address: number,
+  overlayId: number | null,
+): { component: string; overlayId: number | null } | { why: string } {
+  const r = resolveRuntimeAddress(rom.model, processor, address, overlayId ?? undefined);
+  if (r.status === 'unmapped') {
+    if (overlayId !== null) return { why: `overlay ${overlayId} does not hold this address` };
+    return { component: 'unmapped', overlayId: null };
+  }
+  const overlays = r.candidates.filter((c) => c.component === 'overlay');
+  const others = r.candidates.filter((c) => c.component !== 'overlay');
+  if (overlayId !== null) {
+    if (!overlays.some((c) => c.overlayId === overlayId))
+      return { why: `overlay ${overlayId} does not hold this address` };
+    return { component: 'overlay', overlayId };
+  }
+  if (overlays.length > 1)
+    return {
+      why: `overlays ${overlays.map((c) => c.overlayId).join(', ')} all hold this address: name the overlay`,
+    };
+  if (overlays.length === 1 && others.length === 0)
+    return { component: 'overlay', overlayId: overlays[0]!.overlayId };
+  const c = others[0] ?? overlays[0]!;
+  return { component: c.component, overlayId: c.component === 'overlay' ? c.overlayId : null };
+}
+
+/** Merges parsed symbols into `symbols` (one name per place; conflicts reported, existing names kept unless `replace`). */
+export function mergeSymbols(
+  rom: RomHandle,
+  symbols: StoredSymbol[],
+  incoming: RawSymbol[],
+  defaults: { processor: Processor; source: SymbolSource; replace: boolean },
+): ImportResult {
+  const index = new Map<string, number>();
+  symbols.forEach((s, i) => index.set(placeKey(s), i));
+  const seenInFile = new Map<string, string>();
+  const result: ImportResult = { added: 0, replaced: 0, unchanged: 0, conflicts: [], total: 0 };
+  const conflict = (c: Conflict) => {
+    if (result.conflicts.length < 200) result.conflicts.push(c);
+  };
+  for (const raw of incoming) {
+    const processor = raw.processor ?? defaults.processor;
+    const place = placeOf(rom, processor, raw.address, raw.overlayId);
+    if ('why' in place) {
+      conflict({ name: raw.name, address: raw.address, processor, why: place.why });
+      continue;
+    }
+    const s: StoredSymbol = {
+      processor,
+      address: raw.address,
+      overlayId: place.overlayId,
+      component: place.component,
+      mode: raw.mode,
+      name: raw.name,
+      size: raw.size,
+      comment: raw.comment,
+      source: defaults.source,
+    };
+    const key = placeKey(s);
+    const earlier = seenInFile.get(key);
+    if (earlier !== undefined && earlier !== s.name) {
+      conflict({ name: s.name, address: s.address, processor, why: `the same file names it ${earlier} too` });
+      continue;
+    }
+    seenInFile.set(key, s.name);
+    const at = index.get(key);
+    if (at === undefined) {
+      index.set(key, symbols.length);
+      symbols.push(s);
+      result.added++;
+      continue;
+    }
+    const old = symbols[at]!;
+    if (old.name === s.name && old.mode === s.mode) {
+      result.unchanged++;
+      continue;
+    }
+    if (!defaults.replace) {
+      conflict({
+        name: s.name,
+        address: s.address,
+        processor,
+        why: `already named ${old.name} (replace: true to rename)`,
+      });
+      continue;
+    }
+    symbols[at] = { ...s, comment: s.comment ?? old.comment };
+    result.replaced++;
+  }
+  result.total = symbols.length;
+  return result;
+}
+
+export { placeKey };
+
+/** The server's one symbol store. */
+export function getSymbolStore(services: Services): SymbolStore {
+  return services.lazy('symbols', () => new SymbolStore(services.workspace));
+}

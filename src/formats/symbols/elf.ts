@@ -1,0 +1,155 @@
+// The symbol table of a 32-bit little-endian ARM ELF file (what devkitARM, GCC and decompilation
+// projects link): every defined FUNC, OBJECT and NOTYPE symbol with its address, size and mode. A FUNC
+// with bit 0 set is Thumb; a NOTYPE label takes the mode of the ARM mapping symbol ($a, $t, $d) that
+// covers it in its section; OBJECT is data. Section, file, undefined and mapping symbols are not
+// names. Every offset is checked against the file: a malformed ELF is refused or read in part, never
+// read past its end. Pure.
+import { badName, type ParsedSymbols, type RawSymbol, SYMBOL_LIMITS, type SymbolMode } from './types.js';
+
+export class ElfError extends Error {}
+
+const SHT_SYMTAB = 2;
+const STT_NOTYPE = 0;
+const STT_OBJECT = 1;
+const STT_FUNC = 2;
+const SHN_UNDEF = 0;
+const SHN_LORESERVE = 0xff00;
+const SHN_ABS = 0xfff1;
+
+interface Section {
+  type: number;
+  offset: number;
+  size: number;
+  link: number;
+  entsize: number;
+}
+
+export function parseElfSymbols(bytes: Uint8Array): ParsedSymbols {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const u8 = (o: number) => bytes[o]!;
+  const u16 = (o: number) => dv.getUint16(o, true);
+  const u32 = (o: number) => dv.getUint32(o, true);
+  if (bytes.length < 52 || u32(0) !== 0x464c457f) throw new ElfError('not an ELF file');
+  if (u8(4) !== 1) throw new ElfError('not a 32-bit ELF file');
+  if (u8(5) !== 1) throw new ElfError('not a little-endian ELF file');
+  if (u16(18) !== 40) throw new ElfError(`not an ARM ELF file (machine ${u16(18)})`);
+  const shoff = u32(32);
+  const shentsize = u16(46);
+  const shnum = u16(48);
+  if (shnum === 0 || shoff === 0) throw new ElfError('the ELF file has no section headers');
+  if (shentsize < 40) throw new ElfError('the ELF section header size is too small');
+  if (shoff + shnum * shentsize > bytes.length)
+    throw new ElfError('the ELF section headers run past the file');
+  const sections: Section[] = [];
+  for (let i = 0; i < shnum; i++) {
+    const o = shoff + i * shentsize;
+    sections.push({
+      type: u32(o + 4),
+      offset: u32(o + 16),
+      size: u32(o + 20),
+      link: u32(o + 24),
+      entsize: u32(o + 36),
+    });
+  }
+  const within = (s: Section) => s.offset <= bytes.length && s.size <= bytes.length - s.offset;
+  const out: ParsedSymbols = { symbols: [], skipped: [], cut: 0 };
+  const tables = sections.filter((s) => s.type === SHT_SYMTAB);
+  if (tables.length === 0) throw new ElfError('the ELF file has no symbol table (stripped)');
+  for (const table of tables) {
+    const strings = sections[table.link];
+    if (!within(table) || !strings || !within(strings))
+      throw new ElfError('the ELF symbol table or its string table runs past the file');
+    const nameAt = (n: number): string | null => {
+      if (n >= strings.size) return null;
+      let end = strings.offset + n;
+      const stop = strings.offset + strings.size;
+      while (end < stop && bytes[end] !== 0) end++;
+      if (end >= stop) return null;
+      return new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(strings.offset + n, end));
+    };
+    const size = table.entsize >= 16 ? table.entsize : 16;
+    const count = Math.floor(table.size / size);
+    // Mapping symbols first: per section, where ARM, Thumb and data start.
+    const maps = new Map<number, { at: number; mode: SymbolMode }[]>();
+    const entries: {
+      name: string;
+      value: number;
+      size: number;
+      type: number;
+      shndx: number;
+      index: number;
+    }[] = [];
+    for (let i = 1; i < count; i++) {
+      const o = table.offset + i * size;
+      const info = u8(o + 12);
+      const shndx = u16(o + 14);
+      const name = nameAt(u32(o));
+      if (name === null) {
+        out.skipped.push({ line: i, why: 'name outside the string table' });
+        continue;
+      }
+      const value = u32(o + 4);
+      const type = info & 0xf;
+      const mapping = /^\$([atd])(\.|$)/.exec(name);
+      if (mapping) {
+        const list = maps.get(shndx) ?? [];
+        list.push({ at: value, mode: mapping[1] === 'a' ? 'arm' : mapping[1] === 't' ? 'thumb' : 'data' });
+        maps.set(shndx, list);
+        continue;
+      }
+      if (shndx === SHN_UNDEF || (shndx >= SHN_LORESERVE && shndx !== SHN_ABS)) continue;
+      if (type !== STT_NOTYPE && type !== STT_OBJECT && type !== STT_FUNC) continue;
+      if (name === '') continue;
+      entries.push({ name, value, size: u32(o + 8), type, shndx, index: i });
+    }
+    for (const list of maps.values()) list.sort((a, b) => a.at - b.at);
+    const modeOf = (shndx: number, at: number): SymbolMode | null => {
+      const list = maps.get(shndx);
+      if (!list) return null;
+      let lo = 0;
+      let hi = list.length - 1;
+      let found: SymbolMode | null = null;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid]!.at <= at) {
+          found = list[mid]!.mode;
+          lo = mid + 1;
+        } else hi = mid - 1;
+      }
+      return found;
+    };
+    for (const e of entries) {
+      if (out.symbols.length >= SYMBOL_LIMITS.maxSymbols.max) {
+        out.cut++;
+        continue;
+      }
+      const why = badName(e.name);
+      if (why) {
+        out.skipped.push({ line: e.index, why });
+        continue;
+      }
+      const thumbFunc = e.type === STT_FUNC && (e.value & 1) === 1;
+      const address = e.type === STT_FUNC ? (e.value & ~1) >>> 0 : e.value;
+      const mode: SymbolMode | null =
+        e.type === STT_FUNC
+          ? thumbFunc
+            ? 'thumb'
+            : 'arm'
+          : e.type === STT_OBJECT
+            ? 'data'
+            : modeOf(e.shndx, address);
+      const s: RawSymbol = {
+        address,
+        name: e.name,
+        mode,
+        size: e.size > 0 ? e.size : null,
+        comment: null,
+        processor: null,
+        overlayId: null,
+        line: e.index,
+      };
+      out.symbols.push(s);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,271 @@
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import { addressArg, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
+import { exportSymbols, readSymbolFile, SYMBOL_FILE_LIMITS } from '../../extract/symbol-files.js';
+import {
+  getSymbolStore,
+  mergeSymbols,
+  placeKey,
+  placeOf,
+  type StoredSymbol,
+  SYMBOL_STORE_LIMITS,
+} from '../../extract/symbol-store.js';
+import { badName, SYMBOL_FORMATS, SYMBOL_LIMITS } from '../../formats/symbols/types.js';
+import { defineTool } from '../../mcp/tool.js';
+import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.js';
+
+const PAGE = { limit: { default: 64, min: 1, max: 1000, unit: 'names a page' } } as const;
+const ACTIONS = ['list', 'set', 'remove', 'import', 'export'] as const;
+/** The fields each action takes besides rom, action and processor. */
+const FIELDS: Record<(typeof ACTIONS)[number], readonly string[]> = {
+  list: ['contains', 'offset', 'limit'],
+  set: ['address', 'overlayId', 'name', 'mode', 'comment'],
+  remove: ['address', 'overlayId'],
+  import: ['file', 'format', 'replace'],
+  export: ['format'],
+};
+const REQUIRED: Partial<Record<(typeof ACTIONS)[number], readonly string[]>> = {
+  set: ['address', 'name'],
+  remove: ['address'],
+  import: ['file', 'format'],
+};
+
+const symbolOut = z.object({
+  processor: z.string(),
+  address: z.string(),
+  overlayId: z.number().int().nullable(),
+  component: z.string(),
+  mode: z.string().nullable(),
+  name: z.string(),
+  size: z.number().int().nullable(),
+  comment: z.string().nullable(),
+  source: z.string(),
+});
+const view = (s: StoredSymbol) => ({ ...s, address: hex(s.address) });
+
+export const ndsSymbols = defineTool({
+  name: 'nds_symbols',
+  title: 'Names of a ROM (symbol store)',
+  profiles: ['static'],
+  description: {
+    purpose:
+      'Names per ROM: list, set/rename, remove, import (ELF, no$gba .sym, symbols.txt, plain, CSV), export.',
+    useWhen: 'naming what you found; other tools then show names (name+0x10). User-asserted, never proof.',
+    behaviour: 'one name per address (and overlay); conflicts reported, kept unless replace.',
+    limits: `${SYMBOL_STORE_LIMITS.maxSymbols.max} names; files up to ${SYMBOL_FILE_LIMITS.fileBytes.max / 2 ** 20} MiB; names ${SYMBOL_LIMITS.nameChars.max}, comments ${SYMBOL_LIMITS.commentChars.max} characters.`,
+  },
+  input: z.object({
+    rom: romArg,
+    action: z.enum(ACTIONS).default('list'),
+    processor: processorArg.optional().describe('Default arm9 (export csv: both).'),
+    address: addressArg().optional(),
+    overlayId: overlayIdArg(),
+    name: z.string().min(1).max(SYMBOL_LIMITS.nameChars.max).optional().describe('set: no spaces.'),
+    mode: z.enum(['arm', 'thumb', 'data']).optional(),
+    comment: z.string().max(SYMBOL_LIMITS.commentChars.max).optional().describe('set: one line.'),
+    file: z.string().min(1).max(1024).optional().describe('import: workspace-relative file.'),
+    format: z.enum(SYMBOL_FORMATS).optional(),
+    replace: z.boolean().optional(),
+    contains: z.string().min(1).max(256).optional().describe('list: case-insensitive.'),
+    offset: z.number().int().min(0).max(SYMBOL_STORE_LIMITS.maxSymbols.max).default(0),
+    limit: limitArg(PAGE.limit),
+  }),
+  output: z.object({
+    action: z.enum(ACTIONS),
+    store: z.string(),
+    total: z.number().int(),
+    symbols: z.array(symbolOut),
+    nextOffset: z.number().int().nullable(),
+    changes: z
+      .object({
+        added: z.number().int(),
+        replaced: z.number().int(),
+        removed: z.number().int(),
+        unchanged: z.number().int(),
+        skipped: z.array(z.object({ line: z.number().int(), why: z.string() })),
+        conflicts: z.array(
+          z.object({ name: z.string(), address: z.string(), processor: z.string(), why: z.string() }),
+        ),
+      })
+      .nullable(),
+    exported: z.string().nullable(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  limits: {
+    storeBytes: SYMBOL_STORE_LIMITS.storeBytes,
+    ...SYMBOL_FILE_LIMITS,
+    ...SYMBOL_LIMITS,
+    ...PAGE,
+  },
+  async handler(args, ctx) {
+    const given = (Object.keys(FIELDS) as (typeof ACTIONS)[number][]).flatMap((a) => FIELDS[a]);
+    const extra = [...new Set(given)].filter(
+      (f) =>
+        !FIELDS[args.action].includes(f) &&
+        (args as Record<string, unknown>)[f] !== undefined &&
+        !(f === 'offset' && args.offset === 0) &&
+        !(f === 'limit' && args.limit === PAGE.limit.default),
+    );
+    const missing = (REQUIRED[args.action] ?? []).filter(
+      (f) => (args as Record<string, unknown>)[f] === undefined,
+    );
+    if (extra.length > 0 || missing.length > 0)
+      throw new ReMcpError(
+        'invalid-argument',
+        `action ${args.action} takes ${FIELDS[args.action].join(', ')}${missing.length > 0 ? `; missing ${missing.join(', ')}` : ''}${extra.length > 0 ? `; not for this action: ${extra.join(', ')}` : ''}`,
+      );
+    if (args.name !== undefined && badName(args.name))
+      throw new ReMcpError('invalid-argument', `name refused: ${badName(args.name)}`);
+    if (args.comment !== undefined && /[\u0000-\u001f\u007f-\u009f\u2028-\u202e]/.test(args.comment))
+      throw new ReMcpError('invalid-argument', 'a comment is one line of printable text');
+    // A hostile import path is refused before the ROM is opened.
+    if (args.action === 'import') await ctx.services.workspace.resolveExisting(args.file, 'file');
+    const store = getSymbolStore(ctx.services);
+    const processor = args.processor ?? 'arm9';
+    return withToolRom(ctx, args.rom, async (rom) => {
+      const storePath = store.path(rom);
+      let changes: {
+        added: number;
+        replaced: number;
+        removed: number;
+        unchanged: number;
+        skipped: { line: number; why: string }[];
+        conflicts: { name: string; address: string; processor: string; why: string }[];
+      } | null = null;
+      let exported: string | null = null;
+      let shown: StoredSymbol[] = [];
+      let nextOffset: number | null = null;
+      const none = { added: 0, replaced: 0, removed: 0, unchanged: 0, skipped: [], conflicts: [] };
+      if (args.action === 'set') {
+        const address = args.address!;
+        const overlayId = args.overlayId ?? null;
+        const place = placeOf(rom, processor, address, overlayId);
+        if ('why' in place) throw new ReMcpError('invalid-argument', `${hex(address)}: ${place.why}`);
+        shown = await store.update(
+          rom,
+          (symbols) => {
+            const s: StoredSymbol = {
+              processor,
+              address,
+              overlayId: place.overlayId,
+              component: place.component,
+              mode: args.mode ?? null,
+              name: args.name!,
+              size: null,
+              comment: args.comment ?? null,
+              source: 'user',
+            };
+            const at = symbols.findIndex((x) => placeKey(x) === placeKey(s));
+            if (at < 0) {
+              symbols.push(s);
+              changes = { ...none, added: 1 };
+            } else {
+              const old = symbols[at]!;
+              symbols[at] = {
+                ...old,
+                ...s,
+                mode: args.mode ?? old.mode,
+                comment: args.comment ?? old.comment,
+                size: old.size,
+              };
+              changes = { ...none, replaced: 1 };
+            }
+            return [symbols[at < 0 ? symbols.length - 1 : at]!];
+          },
+          ctx.signal,
+        );
+      } else if (args.action === 'remove') {
+        const key = placeKey({ processor, overlayId: args.overlayId ?? null, address: args.address! });
+        await store.update(
+          rom,
+          (symbols) => {
+            const at = symbols.findIndex((x) => placeKey(x) === key);
+            if (at >= 0) symbols.splice(at, 1);
+            changes = { ...none, removed: at >= 0 ? 1 : 0, unchanged: at >= 0 ? 0 : 1 };
+          },
+          ctx.signal,
+        );
+      } else if (args.action === 'import') {
+        const { parsed } = await readSymbolFile(ctx.services.workspace, args.file!, args.format!);
+        const r = await store.update(
+          rom,
+          (symbols) =>
+            mergeSymbols(rom, symbols, parsed.symbols, {
+              processor,
+              source: args.format!,
+              replace: args.replace === true,
+            }),
+          ctx.signal,
+        );
+        changes = {
+          added: r.added,
+          replaced: r.replaced,
+          removed: 0,
+          unchanged: r.unchanged,
+          skipped: [
+            ...parsed.skipped.slice(0, 200),
+            ...(parsed.cut > 0
+              ? [{ line: 0, why: `${parsed.cut} more past ${SYMBOL_LIMITS.maxSymbols.max}` }]
+              : []),
+          ],
+          conflicts: r.conflicts.map((c) => ({ ...c, address: hex(c.address) })),
+        };
+      }
+      const table = await store.table(rom);
+      if (args.action === 'export') {
+        const format = args.format ?? 'csv';
+        if (format === 'elf')
+          throw new ReMcpError(
+            'invalid-argument',
+            'names are exported as text (nosgba, symbols-txt, plain, csv)',
+          );
+        const e = await exportSymbols(
+          ctx.services.workspace,
+          rom,
+          table.symbols,
+          format,
+          format === 'csv' ? (args.processor ?? null) : processor,
+        );
+        exported = e.path;
+        if (e.omitted.length > 0)
+          changes = {
+            ...none,
+            skipped: e.omitted.slice(0, 200).map((n) => ({
+              line: 0,
+              why: `${n}: not expressible in ${format} (a leading '.' is a directive there)`,
+            })),
+          };
+      }
+      if (args.action === 'list') {
+        const needle = args.contains?.toLowerCase();
+        const all = table.symbols
+          .filter(
+            (s) =>
+              s.processor === processor && (needle === undefined || s.name.toLowerCase().includes(needle)),
+          )
+          .sort((a, b) => a.address - b.address || (a.overlayId ?? -1) - (b.overlayId ?? -1));
+        shown = all.slice(args.offset, args.offset + args.limit);
+        nextOffset = args.offset + shown.length < all.length ? args.offset + shown.length : null;
+      }
+      const c = changes as typeof changes;
+      const summary =
+        args.action === 'list'
+          ? `${shown.length} name(s) from #${args.offset}${nextOffset !== null ? `, next offset ${nextOffset}` : ''}`
+          : args.action === 'export'
+            ? `exported to ${exported}`
+            : `${c?.added ?? 0} added, ${c?.replaced ?? 0} replaced, ${c?.removed ?? 0} removed, ${c?.conflicts.length ?? 0} conflict(s), ${c?.skipped.length ?? 0} line(s) skipped`;
+      return {
+        structured: {
+          action: args.action,
+          store: storePath,
+          total: table.size,
+          symbols: shown.map(view),
+          nextOffset,
+          changes: c,
+          exported,
+        },
+        text: `${summary}; ${table.size} name(s) stored in ${storePath}`,
+      };
+    });
+  },
+});
