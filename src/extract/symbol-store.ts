@@ -109,6 +109,11 @@ export interface ImportResult {
 
 const EMPTY = new SymbolTable([]);
 
+/** What names a ROM's store: its SHA-256. */
+export interface RomIdentity {
+  identity: { sha256: string };
+}
+
 /** One ROM's store: read, change under the lock, write atomically. */
 export class SymbolStore {
   private cache = new Map<string, { stamp: string; table: SymbolTable }>();
@@ -121,7 +126,7 @@ export class SymbolStore {
   }
 
   /** The workspace-relative path of the store file. */
-  path(rom: RomHandle): string {
+  path(rom: RomIdentity): string {
     const [area, sha16] = romDirSegments(rom.identity.sha256);
     return `analysis/generated/${area}/${sha16}/${FILE}`;
   }
@@ -130,7 +135,7 @@ export class SymbolStore {
    * The ROM's names (empty when none were ever stored). Read through the workspace's path policy and
    * never creating anything: read-only tools call it to show names.
    */
-  async table(rom: RomHandle): Promise<SymbolTable> {
+  async table(rom: RomIdentity): Promise<SymbolTable> {
     let opened: Awaited<ReturnType<Workspace['openFile']>>;
     try {
       opened = await this.workspace.openFile(this.path(rom));

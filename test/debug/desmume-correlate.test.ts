@@ -63,10 +63,10 @@ interface Correlation {
 const frame = desmumeMcpFrame('re-mcp-desmume-correlate-', (workspace) =>
   writeOverlayTargetRom(join(workspace, 'ovl.nds')),
 );
-const server = () => frame.server();
+const server = (profile: 'runtime' | 'full' = 'runtime') => frame.server(profile);
 
-async function startedOn(romPath: string): Promise<Harness> {
-  const h = await server();
+async function startedOn(romPath: string, profile: 'runtime' | 'full' = 'runtime'): Promise<Harness> {
+  const h = await server(profile);
   await h.ok('desmume_start', { romPath });
   await h.ok('desmume_executable_ranges_replace', {
     ranges: [{ start: '0x02200000', end: '0x02200180', label: 'overlay RAM', mode: 'arm' }],
@@ -179,6 +179,36 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
       assert.equal(c.live.reason, 'live-byte check skipped');
     }
     assert.equal(overlay(quick.pc, frame.rom.ids.b).functions[0]?.identity.address, hex(s.bWorker));
+  });
+
+  it("shows the stored names of the stop's functions, per overlay", async () => {
+    const h = await startedOn('ovl.nds', 'full');
+    const s = frame.rom.symbols;
+    const ids = frame.rom.ids;
+    // One address, two overlays: each gets its own name; the caller another.
+    for (const [address, overlayId, name] of [
+      [s.aHelper, ids.a, 'a_helper'],
+      [s.bWorker, ids.b, 'b_worker'],
+      [s.aEntry, ids.a, 'a_entry'],
+    ] as const)
+      await h.ok('nds_symbols', { rom: 'ovl.nds', action: 'set', address, overlayId, name, mode: 'arm' });
+    const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(s.aHelper),
+      mode: 'arm',
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const r = await h.call('nds_correlate_stop_context', {});
+    const c = r.structuredContent as unknown as Correlation & {
+      pc: { candidates: Array<{ overlayId: number | null; functions: Array<{ name?: string }> }> };
+    };
+    const named = (id: number) => c.pc.candidates.find((k) => k.overlayId === id)?.functions[0]?.name;
+    assert.equal(named(ids.a), 'a_helper');
+    assert.equal(named(ids.b), 'b_worker');
+    assert.equal((c.caller.candidates[0]?.functions[0] as { name?: string } | undefined)?.name, 'a_entry');
+    const lr = c.backtrace.entries.find((e) => e.source === 'lr');
+    assert.equal((lr?.matches[0] as { name?: string } | undefined)?.name, 'a_entry');
+    // The text block says it too.
+    assert.match(r.content[0]?.text ?? '', /a_helper/);
   });
 
   it('correlates a stop in main ARM code and in a main Thumb function', async () => {

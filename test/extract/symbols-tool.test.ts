@@ -93,6 +93,27 @@ test('the disassembly names call targets; discovery and function_at name functio
     at.matches.some((m: any) => m.name === 'main'),
     JSON.stringify(at.matches.map((m: any) => [m.identity.address, m.name])),
   );
+  // Who calls the busiest function: each caller named by the function holding its call site.
+  const counts = new Map<number, number>();
+  for (const c of truth.callSites) counts.set(c.target, (counts.get(c.target) ?? 0) + 1);
+  const busiest = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+  const x = await w.ok('nds_find_xrefs', {
+    processor: 'arm9',
+    address: busiest,
+    scope: 'program',
+    maxXrefs: 512,
+  });
+  assert.ok(namesAt.get(busiest)!.has(x.target.name), JSON.stringify(x.target));
+  const callers = x.xrefs.filter((r: any) => r.kind === 'direct-call');
+  assert.ok(callers.length > 10);
+  for (const r of callers) {
+    const from = Number.parseInt(r.from.slice(2), 16);
+    const holder = truth.functions.find((f) => f.address <= from && from < f.address + f.size);
+    if (!holder) continue;
+    const [base, off] = r.fromName.split('+');
+    assert.ok(namesAt.get(holder.address)!.has(base), `${r.from}: ${r.fromName} (in ${holder.name})`);
+    assert.equal(Number(off ?? 0), from - holder.address, r.fromName);
+  }
   const found = await w.ok('nds_discover_functions', { processor: 'arm9', scope: 'program', limit: 1024 });
   const named = found.functions.filter((f: any) => f.name !== undefined);
   assert.ok(named.length > 100, `${named.length} named`);

@@ -1,6 +1,7 @@
 // nds_find_xrefs: every deterministic reference to one runtime address in the proven-reachable code
 // of the selected static scope (FIFO from the program entry and coverage seeds; proven calls expand
 // coverage), including references by value (literal words, constant-register calls).
+
 import { z } from 'zod/v4';
 import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import type { Evidence } from '../../analysis/functions/discover.js';
@@ -21,6 +22,7 @@ import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index
 import { defineTool } from '../../mcp/tool.js';
 import type { RomHandle } from '../../nds/rom-store.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import { nameField, romNames } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   componentKindSchema,
@@ -120,6 +122,7 @@ export const ndsFindXrefs = defineTool({
   output: z.object({
     target: z.object({
       address: addressOut,
+      name: z.string().optional().describe('Its stored name (nds_symbols)'),
       romOffset: addressOut.optional(),
       ownership: z
         .string()
@@ -141,6 +144,10 @@ export const ndsFindXrefs = defineTool({
     xrefs: z.array(
       z.object({
         from: addressOut,
+        fromName: z
+          .string()
+          .optional()
+          .describe('The stored name nearest below from (nds_symbols): who uses it'),
         kind: z.enum(KINDS),
         component: componentKindSchema,
         overlayId: z.number().int().nullable(),
@@ -174,8 +181,10 @@ export const ndsFindXrefs = defineTool({
             ? args.address
             : runtimeOfRomOffset(rom, args.processor, args.romOffset!);
         const ownership = resolveRuntimeAddress(rom.model, args.processor, target).status;
+        const names = await romNames(ctx, rom);
         const targetView = {
           address: formatAddress(target),
+          ...nameField('name', names, args.processor, target),
           ...(args.romOffset !== undefined ? { romOffset: formatAddress(args.romOffset) } : {}),
           ownership,
         };
@@ -190,6 +199,7 @@ export const ndsFindXrefs = defineTool({
           const page = paginate(all, args.offset, args.maxXrefs);
           const xrefs = page.items.map((x) => ({
             from: formatAddress(x.from),
+            ...nameField('fromName', names, args.processor, x.from, x.component.overlayId),
             kind: x.kind,
             component: x.component.kind,
             overlayId: x.component.overlayId,
@@ -282,6 +292,7 @@ export const ndsFindXrefs = defineTool({
           .sort((a, b) => a.from - b.from || a.kind.localeCompare(b.kind))
           .map((x) => ({
             from: formatAddress(x.from),
+            ...nameField('fromName', names, args.processor, x.from, x.overlayId),
             kind: x.kind,
             component: x.component as ComponentKind,
             overlayId: x.overlayId,

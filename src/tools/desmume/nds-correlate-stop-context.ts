@@ -1,15 +1,18 @@
 // nds_correlate_stop_context: the stopped owned DeSmuME CPU mapped back to the canonical static model
 // (every candidate kept), with the live bytes deciding which overlay is loaded.
+
 import { z } from 'zod/v4';
 import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
 import { TIERS } from '../../analysis/program-map/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
+import { addressOut, formatAddress as hex, limitArg, type Processor } from '../../core/vocabulary.js';
 import { CORRELATE_LIMITS, type Correlation, correlateStop } from '../../debug/correlate/correlate.js';
 import type { CorrelatedFrame } from '../../debug/correlate/frame.js';
 import { LIVE_WINDOW_BYTES } from '../../debug/correlate/frame.js';
+import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
+import { nameField, romNames } from '../shared/names.js';
 import { cpuOf, debugSession, msLimit, processorInput, RUNTIME, timeoutInput } from './common.js';
 
 const L = CORRELATE_LIMITS;
@@ -20,6 +23,7 @@ const identity = z.object({ address: addressOut, mode, overlayId: z.number().int
 const tier = z.enum(TIERS);
 const functionOut = z.object({
   identity,
+  name: z.string().optional().describe('Its stored name (nds_symbols)'),
   evidence: z.array(z.string()),
   block: z.object({ address: addressOut, end: addressOut, mode }),
   tier,
@@ -66,7 +70,13 @@ const frameOut = z.object({
   ),
 });
 
-function frameView(f: CorrelatedFrame): z.input<typeof frameOut> {
+/** Names the views show: the ROM's table on the stopped processor. */
+interface Names {
+  table: SymbolTable;
+  processor: Processor;
+}
+
+function frameView(f: CorrelatedFrame, names: Names): z.input<typeof frameOut> {
   return {
     address: hex(f.address),
     mode: f.mode,
@@ -82,7 +92,7 @@ function frameView(f: CorrelatedFrame): z.input<typeof frameOut> {
         compared: c.live.compared && { start: hex(c.live.compared.start), length: c.live.compared.length },
         authority: 'observed-runtime' as const,
       },
-      functions: c.functions.map(functionView),
+      functions: c.functions.map((fn) => functionView(fn, names)),
       references: c.references.map((r) => ({
         from: hex(r.from),
         kind: r.kind,
@@ -96,9 +106,11 @@ function frameView(f: CorrelatedFrame): z.input<typeof frameOut> {
 
 function functionView(
   f: CorrelatedFrame['candidates'][number]['functions'][number],
+  names: Names,
 ): z.input<typeof functionOut> {
   return {
     identity: { address: hex(f.identity.address), mode: f.identity.mode, overlayId: f.identity.overlayId },
+    ...nameField('name', names.table, names.processor, f.identity.address, f.identity.overlayId),
     evidence: f.evidence,
     block: { address: hex(f.block.address), end: hex(f.block.end), mode: f.block.mode },
     tier: f.tier,
@@ -106,13 +118,16 @@ function functionView(
   };
 }
 
-function describe(c: Correlation): string {
+function describe(c: Correlation, names: Names): string {
   const frame = (name: string, f: CorrelatedFrame) => {
     if (f.status === 'no-static-component')
       return `${name} ${hex(f.address)} (${f.mode}): in no static component`;
     const parts = f.candidates.map((k) => {
       const who = k.component === 'overlay' ? `overlay ${k.overlayId}` : k.component;
-      const fn = k.functions[0] ? ` fn ${hex(k.functions[0].identity.address)} (${k.functions[0].tier})` : '';
+      const first = k.functions[0];
+      const name =
+        first && names.table.nameOf(names.processor, first.identity.address, first.identity.overlayId);
+      const fn = first ? ` fn ${hex(first.identity.address)}${name ? ` ${name}` : ''} (${first.tier})` : '';
       return `${who} [${k.live.status}]${fn}`;
     });
     return `${name} ${hex(f.address)} (${f.mode ?? 'mode unknown'}): ${parts.join('; ')}`;
@@ -177,6 +192,7 @@ export const ndsCorrelateStopContext = defineTool({
           matches: z.array(
             z.object({
               function: identity,
+              name: z.string().optional().describe('Its stored name (nds_symbols)'),
               functionEvidence: z.array(z.string()),
               evidence: z.enum([
                 'after-proven-call-site',
@@ -251,6 +267,10 @@ export const ndsCorrelateStopContext = defineTool({
           throw new ReMcpError('timeout', `the correlation did not finish within ${args.timeoutMs} ms`);
         throw error;
       }
+      const names: Names = {
+        table: await romNames(ctx, { identity: { sha256: c.rom.sha256 } }),
+        processor: c.processor,
+      };
       return {
         structured: {
           processor: c.processor,
@@ -269,8 +289,8 @@ export const ndsCorrelateStopContext = defineTool({
             sp: hex(c.registers.sp),
             authority: 'observed-runtime' as const,
           },
-          pc: frameView(c.pc),
-          caller: frameView(c.caller),
+          pc: frameView(c.pc, names),
+          caller: frameView(c.caller, names),
           backtrace: {
             ...c.backtrace,
             entries: c.backtrace.entries.map((e) => ({
@@ -279,7 +299,14 @@ export const ndsCorrelateStopContext = defineTool({
               value: hex(e.value),
               address: hex(e.address),
               matches: e.matches.map((m) => ({
-                function: functionView(m.function).identity,
+                function: functionView(m.function, names).identity,
+                ...nameField(
+                  'name',
+                  names.table,
+                  names.processor,
+                  m.function.identity.address,
+                  m.function.identity.overlayId,
+                ),
                 functionEvidence: m.function.evidence,
                 evidence: m.evidence,
                 tier: m.function.tier,
@@ -288,7 +315,7 @@ export const ndsCorrelateStopContext = defineTool({
             })),
           },
         },
-        text: describe(c),
+        text: describe(c, names),
       };
     });
   },

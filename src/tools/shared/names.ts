@@ -2,12 +2,11 @@
 // labels, shown as `name` or `name+0x10`, never evidence.
 
 import type { Processor } from '../../core/vocabulary.js';
-import { getSymbolStore, type SymbolTable } from '../../extract/symbol-store.js';
+import { getSymbolStore, type RomIdentity, type SymbolTable } from '../../extract/symbol-store.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import type { RomHandle } from '../../nds/rom-store.js';
 
 /** The ROM's names (an empty table when it has none). */
-export function romNames(ctx: ToolContext, rom: RomHandle): Promise<SymbolTable> {
+export function romNames(ctx: ToolContext, rom: RomIdentity): Promise<SymbolTable> {
   return getSymbolStore(ctx.services).table(rom);
 }
 
