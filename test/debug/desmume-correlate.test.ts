@@ -209,6 +209,23 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     assert.equal((lr?.matches[0] as { name?: string } | undefined)?.name, 'a_entry');
     // The text block says it too.
     assert.match(r.content[0]?.text ?? '', /a_helper/);
+    // A stop in main code names its pc (overlay names are not claimed for a live stop).
+    await h.ok('nds_symbols', {
+      rom: 'ovl.nds',
+      action: 'set',
+      address: s.copy,
+      name: 'copy_words',
+      mode: 'arm',
+    });
+    const copyBp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+      address: hex(s.copy),
+      mode: 'arm',
+    });
+    const run = await h.ok<{ stop: { pc: string; pcName?: string } }>('desmume_continue', {
+      captureContext: false,
+      expectedBreakpointId: copyBp.breakpoint.id,
+    });
+    assert.deepEqual([run.stop.pc, run.stop.pcName], [hex(s.copy), 'copy_words']);
   });
 
   it('correlates a stop in main ARM code and in a main Thumb function', async () => {

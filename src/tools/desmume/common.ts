@@ -7,8 +7,10 @@ import type { RunOutcome } from '../../debug/control.js';
 import type { Breakpoint, CpuDebugger, StopInfo } from '../../debug/cpu.js';
 import { type ExecRange, LIMITS, type Processor } from '../../debug/policy.js';
 import { DebugSession } from '../../debug/session.js';
-import type { LimitSpec } from '../../mcp/tool.js';
+import type { SymbolTable } from '../../extract/symbol-store.js';
+import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
+import { nameField, romNames } from '../shared/names.js';
 
 export function debugSession(services: Services): DebugSession {
   return services.lazy('desmume.session', () => {
@@ -47,6 +49,12 @@ export const stopOutput = z.object({
   reason: z.enum(['launch-halt', 'breakpoint', 'watchpoint', 'step', 'interrupt', 'signal']),
   signal: z.number().int(),
   pc: addressOut,
+  pcName: z
+    .string()
+    .optional()
+    .describe(
+      'The stored name of pc outside overlays (nds_symbols); a live stop does not say which overlay is loaded',
+    ),
   mode: z.enum(['arm', 'thumb']),
   cpsr: z.string(),
   breakpointId: z.string().nullable(),
@@ -61,12 +69,30 @@ export const stopOutput = z.object({
   at: z.string(),
 });
 
-export function stopView(stop: StopInfo | null): z.input<typeof stopOutput> | null {
+/** The names a live stop is shown with: the running ROM's table on the stopped processor. */
+export interface LiveNames {
+  table: SymbolTable;
+  processor: Processor;
+}
+
+/** The running generation's names for `processor`; null when no generation runs. */
+export async function liveNames(ctx: ToolContext, processor: Processor): Promise<LiveNames | null> {
+  const gen = debugSession(ctx.services).generation;
+  if (gen === null) return null;
+  return { table: await romNames(ctx, gen.rom), processor };
+}
+
+export function stopView(
+  stop: StopInfo | null,
+  names: LiveNames | null = null,
+): z.input<typeof stopOutput> | null {
   if (stop === null) return null;
   return {
     reason: stop.reason,
     signal: stop.signal,
     pc: formatAddress(stop.pc),
+    // Overlay names are left out: which overlay is loaded is not known from the stop alone.
+    ...(names ? nameField('pcName', names.table, names.processor, stop.pc, null) : {}),
     mode: stop.thumb ? 'thumb' : 'arm',
     cpsr: formatAddress(stop.cpsr),
     breakpointId: stop.breakpointId,
@@ -153,12 +179,13 @@ export function runView(
   services: Services,
   processor: Processor,
   outcome: RunOutcome,
+  names: LiveNames | null = null,
 ): z.input<z.ZodObject<typeof runOutput>> {
   return {
     processor,
     generation: generationNumber(services),
     state: outcome.state,
-    stop: stopView(outcome.stop),
+    stop: stopView(outcome.stop, names),
   };
 }
 

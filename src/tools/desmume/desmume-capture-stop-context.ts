@@ -8,6 +8,7 @@ import {
   cpuOf,
   debugSession,
   generationNumber,
+  liveNames,
   processorInput,
   RUNTIME,
   regionsInput,
@@ -45,7 +46,7 @@ export const desmumeCaptureStopContext = defineTool({
         structured: {
           processor: args.processor,
           generation: generationNumber(ctx.services),
-          stop: stopView(cpu.lastStop),
+          stop: stopView(cpu.lastStop, await liveNames(ctx, args.processor)),
           context,
         },
         text: `${args.processor} context at pc ${context.registers.pc} (${context.registers.mode}): ${2 + context.regions.length} windows`,

@@ -11,6 +11,7 @@ import {
   cpuOf,
   debugSession,
   describeStop,
+  liveNames,
   msLimit,
   processorInput,
   RUNTIME,
@@ -90,7 +91,7 @@ export const desmumeContinue = defineTool({
           : '';
       return {
         structured: {
-          ...runView(ctx.services, args.processor, outcome),
+          ...runView(ctx.services, args.processor, outcome, await liveNames(ctx, args.processor)),
           skippedHits: outcome.skippedHits,
           conditionMet: outcome.conditionMet,
           gaveUp: outcome.gaveUp,

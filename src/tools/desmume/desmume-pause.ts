@@ -7,6 +7,7 @@ import {
   cpuOf,
   debugSession,
   describeStop,
+  liveNames,
   msLimit,
   processorInput,
   RUNTIME,
@@ -35,7 +36,7 @@ export const desmumePause = defineTool({
     return debugSession(ctx.services).exclusive(async () => {
       const outcome = await pause(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
       return {
-        structured: haltView(ctx.services, args.processor, outcome),
+        structured: haltView(ctx.services, args.processor, outcome, await liveNames(ctx, args.processor)),
         text: outcome.alreadyStopped
           ? `${args.processor} was already halted`
           : outcome.state === 'running'

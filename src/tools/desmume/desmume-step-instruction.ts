@@ -8,6 +8,7 @@ import {
   cpuOf,
   debugSession,
   describeStop,
+  liveNames,
   msLimit,
   processorInput,
   RUNTIME,
@@ -62,7 +63,7 @@ export const desmumeStepInstruction = defineTool({
       const outcome = await stepInstructions(cpu, args.count, args.stepTimeoutMs, ctx.signal);
       return {
         structured: {
-          ...runView(ctx.services, args.processor, outcome),
+          ...runView(ctx.services, args.processor, outcome, await liveNames(ctx, args.processor)),
           completed: outcome.completed,
           trace: outcome.trace,
           midThumbBlPair: outcome.trace.at(-1)?.midThumbBlPair ?? false,

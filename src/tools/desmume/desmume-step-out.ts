@@ -8,6 +8,7 @@ import {
   cpuOf,
   debugSession,
   describeStop,
+  liveNames,
   processorInput,
   RUNTIME,
   runOutput,
@@ -55,7 +56,7 @@ export const desmumeStepOut = defineTool({
       );
       return {
         structured: {
-          ...runView(ctx.services, args.processor, r),
+          ...runView(ctx.services, args.processor, r, await liveNames(ctx, args.processor)),
           ...returnRunView(r),
           returnAddressSource: args.returnAddress === undefined ? ('lr' as const) : ('caller' as const),
         },

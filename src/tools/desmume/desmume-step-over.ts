@@ -8,6 +8,7 @@ import {
   cpuOf,
   debugSession,
   describeStop,
+  liveNames,
   processorInput,
   RUNTIME,
   runOutput,
@@ -47,7 +48,7 @@ export const desmumeStepOver = defineTool({
       const r = await stepOver(cpu, args.timeoutMs, args.maxDeeperReturns, ctx.signal);
       return {
         structured: {
-          ...runView(ctx.services, args.processor, r),
+          ...runView(ctx.services, args.processor, r, await liveNames(ctx, args.processor)),
           ...returnRunView(r),
           startPc: formatAddress(r.startPc),
           startedMidThumbBlPair: r.startedMidThumbBlPair,

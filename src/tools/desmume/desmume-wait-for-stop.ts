@@ -7,6 +7,7 @@ import {
   cpuOf,
   debugSession,
   describeStop,
+  liveNames,
   msLimit,
   processorInput,
   RUNTIME,
@@ -32,7 +33,7 @@ export const desmumeWaitForStop = defineTool({
     return debugSession(ctx.services).exclusive(async () => {
       const outcome = await waitForStop(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
       return {
-        structured: haltView(ctx.services, args.processor, outcome),
+        structured: haltView(ctx.services, args.processor, outcome, await liveNames(ctx, args.processor)),
         text:
           outcome.state === 'running'
             ? `${args.processor} still running`

@@ -7,7 +7,7 @@ import type { Processor } from '../../debug/policy.js';
 import { type ReturnRunOutcome, STEP_CALL_LIMITS } from '../../debug/step-calls.js';
 import type { LimitSpec } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
-import { msLimit, runOutput, runView } from './common.js';
+import { type LiveNames, msLimit, runOutput, runView } from './common.js';
 
 /** A bounded wait for a halt: the run fields plus whether the target was halted before the call. */
 export const haltOutput = z.object({ ...runOutput, alreadyStopped: z.boolean() });
@@ -16,8 +16,9 @@ export function haltView(
   services: Services,
   processor: Processor,
   outcome: RunOutcome & { alreadyStopped: boolean },
+  names: LiveNames | null = null,
 ) {
-  return { ...runView(services, processor, outcome), alreadyStopped: outcome.alreadyStopped };
+  return { ...runView(services, processor, outcome, names), alreadyStopped: outcome.alreadyStopped };
 }
 
 export const deeperInput = z
