@@ -61,6 +61,9 @@ export interface StringRef {
 
 export interface ListedString {
   component: string;
+  /** The executable's processor and overlay (null for files, and outside overlays). */
+  processor: Processor | null;
+  overlayId: number | null;
   offset: number;
   romOffset: number | null;
   address: number | null;
@@ -97,6 +100,7 @@ export interface StringList {
 interface Source {
   label: string;
   processor: Processor | null;
+  overlayId: number | null;
   size: number;
   /** Bytes [start, end) of the source. */
   read(start: number, end: number): Uint8Array;
@@ -107,6 +111,7 @@ interface Source {
 interface PendingSource {
   label: string;
   processor: Processor | null;
+  overlayId: number | null;
   size: number;
   open(): Promise<Source>;
 }
@@ -118,6 +123,7 @@ function sources(store: RomStore, rom: RomHandle, area: StringArea, signal?: Abo
     out.push({
       label,
       processor,
+      overlayId,
       size,
       async open() {
         const image = await store.decoded.runtimeImage(rom, processor, overlayId, signal);
@@ -135,6 +141,7 @@ function sources(store: RomStore, rom: RomHandle, area: StringArea, signal?: Abo
         return {
           label,
           processor,
+          overlayId,
           size: bytes.length,
           read: (s, e) => bytes.subarray(s, e),
           romOffsetOf: (o) => (image.romOffset === null || image.derived ? null : image.romOffset + o),
@@ -166,11 +173,13 @@ function sources(store: RomStore, rom: RomHandle, area: StringArea, signal?: Abo
       out.push({
         label,
         processor: null,
+        overlayId: null,
         size,
         async open() {
           return {
             label,
             processor: null,
+            overlayId: null,
             size,
             read: (s, e) => rom.readBytes(f.start + s, e - s),
             romOffsetOf: (o) => f.start + o,
@@ -257,6 +266,8 @@ export async function listStrings(
     const chars = [...text];
     return {
       component: src.label,
+      processor: src.processor,
+      overlayId: src.overlayId,
       offset,
       romOffset: src.romOffsetOf(offset),
       address: src.runtimeOf(offset),

@@ -13,6 +13,8 @@ import { Services } from '../../src/services.js';
 import { analysisTools } from '../../src/tools/analysis/index.js';
 import { armTools } from '../../src/tools/arm/index.js';
 import { extractTools } from '../../src/tools/extract/index.js';
+import { ndsStructureTools } from '../../src/tools/nds/index.js';
+import { searchTools } from '../../src/tools/search/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { ARM_KIT_BUILD_DIR, loadProgramTruth } from '../kit/arm/index.js';
 import { inProcess } from '../kit/in-process.js';
@@ -20,7 +22,7 @@ import { makeWorkspace } from '../kit/mcp-harness.js';
 import { programRomBytes } from '../kit/program-rom.js';
 import { buildRom } from '../kit/rom-builder.js';
 
-const TOOLS = [...extractTools, ...armTools, ...analysisTools];
+const TOOLS = [...extractTools, ...armTools, ...analysisTools, ...ndsStructureTools, ...searchTools];
 const truth = loadProgramTruth('arm9-program');
 const hex = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
 const roots: string[] = [];
@@ -236,5 +238,44 @@ test('hostile arguments and files are typed refusals; a damaged store is said, n
     'nds_disassemble_range',
     { processor: 'arm9', mode: 'arm', address: 0x02000000 },
     'invalid-argument',
+  );
+});
+
+test('names beside addresses in the other static tools: resolve, references, search hits, strings', async () => {
+  const t = await workspace();
+  await t.ok('nds_symbols', { action: 'import', file: 'program.elf', format: 'elf' });
+  const fn = truth.functions.find((f) => f.name === 'main')!;
+  const r = await t.ok('nds_resolve_runtime_address', { processor: 'arm9', address: fn.address });
+  assert.equal(r.candidates[0].name, 'main');
+  const off = await t.ok('nds_resolve_rom_offset', { offset: r.candidates[0].romOffset });
+  assert.ok(
+    off.owners.some((o: any) => o.runtimeName === 'main'),
+    JSON.stringify(off.owners),
+  );
+  const refs = await t.ok('nds_list_references', { processor: 'arm9', mode: fn.mode, address: fn.address });
+  const call = refs.references.find((x: any) => x.kind === 'direct-call');
+  assert.ok(call?.toName, JSON.stringify(refs.references.slice(0, 4)));
+  const bytes = truth.bytes.subarray(fn.address - truth.loadAddress, fn.address - truth.loadAddress + 8);
+  const hits = await t.ok('nds_search_pattern', {
+    pattern: {
+      kind: 'byte-signature',
+      signature: Buffer.from(bytes).toString('hex').replace(/../g, '$& ').trim(),
+    },
+    scope: { kind: 'components', components: [{ kind: 'arm9' }] },
+  });
+  assert.ok(
+    hits.matches.some((m: any) => m.owners.some((o: any) => o.runtimeName === 'main')),
+    JSON.stringify(hits.matches),
+  );
+  // A string named by the assistant, and the function that loads it named from the ELF.
+  const s = (await t.ok('nds_list_strings', { in: 'arm9', contains: 'guru meditation' })).strings[0];
+  await t.ok('nds_symbols', { action: 'set', address: s.address, name: 'msg_guru', mode: 'data' });
+  const named = (
+    await t.ok('nds_list_strings', { in: 'arm9', contains: 'guru meditation', references: true })
+  ).strings[0];
+  assert.equal(named.name, 'msg_guru');
+  assert.ok(
+    named.refs.some((x: any) => x.function !== null && typeof x.functionName === 'string'),
+    JSON.stringify(named.refs),
   );
 });

@@ -1,9 +1,11 @@
 // nds_list_references: the proven single-instruction references of one linear window (same window
 // rules as nds_disassemble_range); nothing is followed, no data flow, immediates are not references.
+
 import { z } from 'zod/v4';
 import { referencesOfWindow } from '../../arm/references.js';
 import { addressOut, formatAddress as hex } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
+import { nameField } from '../shared/names.js';
 import { READ_ONLY } from '../shared/rom.js';
 import {
   LINEAR_LIMITS,
@@ -34,6 +36,7 @@ export const ndsListReferences = defineTool({
         from: addressOut,
         kind: z.enum(['direct-branch', 'direct-call', 'literal-pool', 'pc-relative-address']),
         to: addressOut,
+        toName: z.string().optional().describe('The stored name of to (nds_symbols)'),
         targetMode: z.enum(['arm', 'thumb']).optional(),
         condition: z.string().optional(),
         value: addressOut
@@ -71,7 +74,12 @@ export const ndsListReferences = defineTool({
     const w = await linearWindow(ctx, args);
     const references = referencesOfWindow(w.instructions).map((ref) => {
       const word = ref.kind === 'literal-pool' ? w.literalWords.get(ref.to) : undefined;
-      const view = { ...ref, from: hex(ref.from), to: hex(ref.to) };
+      const view = {
+        ...ref,
+        from: hex(ref.from),
+        to: hex(ref.to),
+        ...nameField('toName', w.names.table, w.names.processor, ref.to, w.names.overlayId),
+      };
       if (!word) return view;
       const { target } = word;
       return {

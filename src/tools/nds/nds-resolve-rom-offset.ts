@@ -1,4 +1,5 @@
 // nds_resolve_rom_offset: Resolve a ROM offset.
+
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
 import {
@@ -11,6 +12,7 @@ import {
 } from '../../core/vocabulary.js';
 import { resolveRomOffset } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
+import { nameField, romNames } from '../shared/names.js';
 import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 export const ndsResolveRomOffset = defineTool({
@@ -39,12 +41,14 @@ export const ndsResolveRomOffset = defineTool({
         autoloadIndex: z.number().int().optional(),
         compressed: z.boolean().optional(),
         runtimeAddress: addressOut.nullable().optional(),
+        runtimeName: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
       }),
     ),
   }),
   annotations: READ_ONLY,
   async handler(args, ctx) {
-    return withToolRom(ctx, args.rom, (rom) => {
+    return withToolRom(ctx, args.rom, async (rom) => {
+      const names = await romNames(ctx, rom);
       if (args.offset >= rom.identity.size) {
         throw new ReMcpError(
           'invalid-argument',
@@ -74,6 +78,15 @@ export const ndsResolveRomOffset = defineTool({
             ...(runtimeAddress === undefined
               ? {}
               : { runtimeAddress: formatOptionalAddress(runtimeAddress) }),
+            ...(runtimeAddress !== undefined && runtimeAddress !== null && o.processor !== undefined
+              ? nameField(
+                  'runtimeName',
+                  names,
+                  o.processor,
+                  runtimeAddress,
+                  o.kind === 'overlay' ? (o.overlayId ?? null) : null,
+                )
+              : {}),
           })),
         },
         text: `${hex(args.offset)}: ${summary}`,

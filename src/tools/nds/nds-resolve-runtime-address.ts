@@ -1,4 +1,5 @@
 // nds_resolve_runtime_address: Resolve a runtime address.
+
 import { z } from 'zod/v4';
 import {
   addressArg,
@@ -10,6 +11,7 @@ import {
 } from '../../core/vocabulary.js';
 import { resolveRuntimeAddress } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
+import { nameField, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 export const ndsResolveRuntimeAddress = defineTool({
@@ -44,12 +46,14 @@ export const ndsResolveRuntimeAddress = defineTool({
         romOffset: addressOut.nullable(),
         fileId: z.number().int().nullable(),
         compressed: z.boolean(),
+        name: z.string().optional().describe('The stored name of the address here (nds_symbols)'),
       }),
     ),
   }),
   annotations: READ_ONLY,
   async handler(args, ctx) {
-    return withToolRom(ctx, args.rom, (rom) => {
+    return withToolRom(ctx, args.rom, async (rom) => {
+      const names = await romNames(ctx, rom);
       const r = resolveRuntimeAddress(rom.model, args.processor, args.address, args.overlayId);
       const first = r.candidates[0];
       const where =
@@ -70,6 +74,13 @@ export const ndsResolveRuntimeAddress = defineTool({
             ...c,
             range: formatRange(c.range),
             romOffset: formatOptionalAddress(c.romOffset),
+            ...nameField(
+              'name',
+              names,
+              args.processor,
+              r.address,
+              c.component === 'overlay' ? c.overlayId : null,
+            ),
           })),
         },
         text: `${args.processor} ${hex(r.address)}: ${r.status}${where}${excluded}`,

@@ -3,6 +3,7 @@ import { formatOptionalAddress as at, formatAddress as hex, limitArg } from '../
 import { listStrings, STRING_LIST_LIMITS } from '../../extract/string-list.js';
 import { defineTool } from '../../mcp/tool.js';
 import { STRING_ENCODINGS } from '../../search/strings.js';
+import { nameField, romNames } from '../shared/names.js';
 import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 const L = STRING_LIST_LIMITS;
@@ -38,9 +39,12 @@ export const ndsListStrings = defineTool({
     strings: z.array(
       z.object({
         component: z.string(),
+        processor: z.enum(['arm9', 'arm7']).nullable(),
+        overlayId: z.number().int().nullable(),
         offset: z.number().int().describe('In the component'),
         romOffset: hexOut.nullable(),
         address: hexOut.nullable(),
+        name: z.string().optional().describe('The stored name of address (nds_symbols)'),
         encoding: z.enum(STRING_ENCODINGS),
         chars: z.number().int(),
         bytes: z.number().int(),
@@ -56,6 +60,7 @@ export const ndsListStrings = defineTool({
               tier: z.string(),
               component: z.string(),
               function: z.string().nullable(),
+              functionName: z.string().optional(),
               table: hexOut.nullable(),
               loadedBy: z.array(hexOut),
             }),
@@ -93,10 +98,18 @@ export const ndsListStrings = defineTool({
         onProgress: (progress, total, message) =>
           ctx.progress({ progress, ...(total !== undefined ? { total } : {}), message }),
       });
+      const names = await romNames(ctx, rom);
+      const named = (
+        key: 'name' | 'functionName',
+        p: 'arm9' | 'arm7' | null,
+        a: number | undefined,
+        ov: number | null,
+      ) => (p === null ? {} : nameField(key, names, p, a, ov));
       const strings = r.strings.map((s) => ({
         ...s,
         romOffset: at(s.romOffset),
         address: at(s.address),
+        ...named('name', s.processor, s.address ?? undefined, s.overlayId),
         refs:
           s.refs === null
             ? null
@@ -104,6 +117,7 @@ export const ndsListStrings = defineTool({
                 ...x,
                 from: hex(x.from),
                 function: x.function === null ? null : `${hex(x.function.address)} ${x.function.mode}`,
+                ...named('functionName', s.processor, x.function?.address, s.overlayId),
                 table: at(x.table),
                 loadedBy: x.loadedBy.map(hex),
               })),

@@ -12,6 +12,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
+import { nameField, romNames } from '../shared/names.js';
 import { READ_ONLY, romArg } from '../shared/rom.js';
 import { componentSelectorSchema, patternSchema } from '../shared/search-inputs.js';
 
@@ -30,6 +31,7 @@ const ownerSchema = z.object({
   autoloadIndex: z.number().int().optional(),
   compressed: z.boolean().optional(),
   runtimeAddress: addressOut.nullable().optional(),
+  runtimeName: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
 });
 
 export const ndsSearchPattern = defineTool({
@@ -103,6 +105,7 @@ export const ndsSearchPattern = defineTool({
     return getRomStore(ctx.services).withRom(
       args.rom,
       async (rom) => {
+        const names = await romNames(ctx, rom);
         // Every read goes through the ROM handle withRom opened and proved to be the checked file.
         const result = await searchRom(
           rom.model,
@@ -142,6 +145,15 @@ export const ndsSearchPattern = defineTool({
                 ...(runtimeAddress === undefined
                   ? {}
                   : { runtimeAddress: formatOptionalAddress(runtimeAddress) }),
+                ...(typeof runtimeAddress === 'number' && (o.processor === 'arm9' || o.processor === 'arm7')
+                  ? nameField(
+                      'runtimeName',
+                      names,
+                      o.processor,
+                      runtimeAddress,
+                      o.kind === 'overlay' ? (o.overlayId ?? null) : null,
+                    )
+                  : {}),
               })),
               ...(context ? { context: { ...context, clippedTo: formatRange(context.clippedTo) } } : {}),
             })),
