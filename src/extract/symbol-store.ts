@@ -286,7 +286,7 @@ export function mergeSymbols(
   defaults: { processor: Processor; source: SymbolSource; replace: boolean },
 ): ImportResult {
   const index = new Map<string, number>();
-  symbols.forEach((s, i) => index.set(placeKey(s), i));
+  for (const [i, s] of symbols.entries()) index.set(placeKey(s), i);
   const seenInFile = new Map<string, string>();
   const result: ImportResult = { added: 0, replaced: 0, unchanged: 0, conflicts: [], total: 0 };
   const conflict = (c: Conflict) => {

@@ -16,6 +16,7 @@ import { NO_ROMS, sharedRomPath } from '../kit/shared-data.js';
 
 interface Fn {
   identity: { address: string; mode: string; overlayId: number | null };
+  name?: string;
   evidence: string[];
   block: { address: string; end: string; mode: string };
   authority: string;
@@ -198,13 +199,11 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
     });
     await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
     const r = await h.call('nds_correlate_stop_context', {});
-    const c = r.structuredContent as unknown as Correlation & {
-      pc: { candidates: Array<{ overlayId: number | null; functions: Array<{ name?: string }> }> };
-    };
+    const c = r.structuredContent as unknown as Correlation;
     const named = (id: number) => c.pc.candidates.find((k) => k.overlayId === id)?.functions[0]?.name;
     assert.equal(named(ids.a), 'a_helper');
     assert.equal(named(ids.b), 'b_worker');
-    assert.equal((c.caller.candidates[0]?.functions[0] as { name?: string } | undefined)?.name, 'a_entry');
+    assert.equal(c.caller.candidates[0]?.functions[0]?.name, 'a_entry');
     const lr = c.backtrace.entries.find((e) => e.source === 'lr');
     assert.equal((lr?.matches[0] as { name?: string } | undefined)?.name, 'a_entry');
     // The text block says it too.

@@ -67,7 +67,7 @@ export function parseElfSymbols(bytes: Uint8Array): ParsedSymbols {
       if (end >= stop) return null;
       return new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(strings.offset + n, end));
     };
-    const size = table.entsize >= 16 ? table.entsize : 16;
+    const size = Math.max(table.entsize, 16);
     const count = Math.floor(table.size / size);
     // Mapping symbols first: per section, where ARM, Thumb and data start.
     const maps = new Map<number, { at: number; mode: SymbolMode }[]>();
