@@ -37,7 +37,7 @@ export interface Config {
   outputSchemas: OutputSchemaMode;
   desmume: { launcher: string | null; launcherSha256: string | null };
   ghidra: { home: string | null; timeoutMs: number };
-  retroarch: { host: string; port: number; timeoutMs: number; screenshotDir: string | null };
+  retroarch: { host: string; port: number; timeoutMs: number; screenshotDir: string | null; padPort: number };
 }
 
 /** Every setting: its variable, its mirroring flag and a one-line meaning (printed by `--help`). */
@@ -70,6 +70,11 @@ export const SETTINGS = [
     `per-query timeout (default ${RETROARCH_TIMEOUT.default})`,
   ],
   ['RETROARCH_SCREENSHOT_DIR', '--retroarch-screenshot-dir', 'where RetroArch writes screenshots'],
+  [
+    'RETROARCH_REMOTE_PAD_PORT',
+    '--retroarch-remote-pad-port',
+    "RetroArch's network remote pad base UDP port, player 1 (default 55400)",
+  ],
 ] as const;
 
 export type SettingName = (typeof SETTINGS)[number][0];
@@ -224,6 +229,7 @@ export function loadSettings(env: Record<string, string | undefined>): Omit<Conf
       port: intSetting(env, 'RETROARCH_PORT', { default: 55_355, min: 1, max: 65_535 }),
       timeoutMs: intSetting(env, 'RETROARCH_TIMEOUT_MS', RETROARCH_TIMEOUT),
       screenshotDir: optionalString(env, 'RETROARCH_SCREENSHOT_DIR'),
+      padPort: intSetting(env, 'RETROARCH_REMOTE_PAD_PORT', { default: 55_400, min: 1, max: 65_532 }),
     },
   };
 }

@@ -57,7 +57,16 @@ export const DEFAULT_PROFILE: ProfileName = 'static';
 /** Settings that add their profile to the default selection when set (non-empty). */
 export const PROFILE_TRIGGERS: ReadonlyArray<readonly [ProfileName, readonly string[]]> = [
   ['runtime', ['RE_MCP_DESMUME_LAUNCHER', 'RE_MCP_DESMUME_LAUNCHER_SHA256']],
-  ['retroarch', ['RETROARCH_HOST', 'RETROARCH_PORT', 'RETROARCH_TIMEOUT_MS', 'RETROARCH_SCREENSHOT_DIR']],
+  [
+    'retroarch',
+    [
+      'RETROARCH_HOST',
+      'RETROARCH_PORT',
+      'RETROARCH_TIMEOUT_MS',
+      'RETROARCH_SCREENSHOT_DIR',
+      'RETROARCH_REMOTE_PAD_PORT',
+    ],
+  ],
 ];
 
 /** How the selection in force was chosen, said by server_capabilities and the instructions. */

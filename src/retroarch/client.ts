@@ -10,6 +10,7 @@ import {
   COMMAND_SINCE,
   configQuery,
   formatVersion,
+  type PadButton,
   PRESS_SPACING_MS,
   parseConfig,
   parseReadReply,
@@ -30,6 +31,7 @@ import {
   versionQuery,
 } from './codec.js';
 import { MAX_SCREENSHOT_BYTES, pngSnapshot, readCompletePng, sleep } from './files.js';
+import { RemotePad } from './pad.js';
 import { MAX_SLOT, StateSlots } from './states.js';
 import { RetroArchTransport, type TransportOptions } from './transport.js';
 
@@ -43,6 +45,34 @@ export const MAX_FRAMES = 600;
 
 export interface ClientOptions extends TransportOptions {
   screenshotDir: string | null;
+  /** The network remote pad's base UDP port (player 1; player N at base + N - 1). */
+  padPort?: number;
+}
+
+/** Steps of one input call, and frames they hold in all. */
+export const MAX_INPUT_STEPS = 32;
+export const MAX_INPUT_FRAMES = MAX_FRAMES;
+/** A frame of a running game, for holds timed by the clock (RetroArch runs 60 Hz content in real time). */
+export const FRAME_MS = 1000 / 60;
+export const DEFAULT_PAD_PORT = 55_400;
+
+export interface InputStep {
+  buttons: PadButton[];
+  /** Frames the buttons are held (press). */
+  frames: number;
+}
+
+export interface InputResult {
+  player: number;
+  action: 'press' | 'hold' | 'release';
+  /** frame-exact: paused, held over exactly that many FRAMEADVANCE presses; timed: running, held for the frames' time. */
+  timing: 'frame-exact' | 'timed' | 'none';
+  steps: number;
+  frames: number;
+  /** Buttons left pressed (hold): released by a later release call. */
+  held: PadButton[];
+  port: number;
+  state: Status['state'];
 }
 
 export interface ReadResult {
@@ -59,6 +89,8 @@ export class RetroArchClient {
   private version: { text: string; parsed: Version } | null = null;
   /** Save states and the slot pointer (states.ts). */
   private readonly states = new StateSlots(this);
+  /** The network remote pad (controller input), separate from the command interface. */
+  readonly pad: RemotePad;
   /** Hotkey presses are serialised and spaced: RetroArch edge-detects them per main-loop turn. */
   private pressChain: Promise<void> = Promise.resolve();
   private lastPressAt = 0;
@@ -67,6 +99,7 @@ export class RetroArchClient {
   constructor(options: ClientOptions) {
     this.transport = new RetroArchTransport(options);
     this.screenshotDir = options.screenshotDir;
+    this.pad = new RemotePad(options.host, options.padPort ?? DEFAULT_PAD_PORT);
     // Back after being seen absent: maybe a new process (other version, slot pointer back at its
     // default), so nothing learnt from the old one is trusted.
     this.transport.onReturn(() => {
@@ -77,6 +110,7 @@ export class RetroArchClient {
 
   close(): void {
     this.transport.close();
+    this.pad.close();
   }
 
   get slotPointer(): { value: number; verified: boolean } {
@@ -274,6 +308,17 @@ export class RetroArchClient {
     return this.exclusive(() => this.frameAdvanceNow(frames, signal, progress), signal);
   }
 
+  /** Controller input through the remote pad (see inputNow). */
+  input(
+    player: number,
+    action: InputResult['action'],
+    steps: InputStep[],
+    signal?: AbortSignal,
+    progress?: Progress,
+  ): Promise<InputResult> {
+    return this.exclusive(() => this.inputNow(player, action, steps, signal, progress), signal);
+  }
+
   reset(resumeIfPaused: boolean, signal?: AbortSignal) {
     return this.exclusive(() => this.resetNow(resumeIfPaused, signal), signal);
   }
@@ -321,6 +366,75 @@ export class RetroArchClient {
       throw new ReMcpError('unconfirmed', `PAUSE_TOGGLE was sent but RetroArch still reports ${after.state}`);
     }
     return { state: want, changed: true };
+  }
+
+  /**
+   * press: each step's buttons down, held `frames` frames, released; frame-exact while paused (the
+   * frames are FRAMEADVANCE presses), timed by the clock while running. Whatever happens (an error,
+   * a cancellation) a pressed button is released before the call ends: no button is left stuck.
+   * hold: the buttons down until a release call; release: the buttons up.
+   */
+  private async inputNow(
+    player: number,
+    action: InputResult['action'],
+    steps: InputStep[],
+    signal?: AbortSignal,
+    progress?: Progress,
+  ): Promise<InputResult> {
+    if (steps.length === 0 || steps.length > MAX_INPUT_STEPS)
+      throw new ReMcpError('invalid-argument', `1..${MAX_INPUT_STEPS} steps`);
+    const total = steps.reduce((n, s) => n + s.frames, 0);
+    if (action === 'press' && total > MAX_INPUT_FRAMES)
+      throw new ReMcpError(
+        'invalid-argument',
+        `the steps hold ${total} frames; at most ${MAX_INPUT_FRAMES} a call`,
+      );
+    const before = await this.status(signal);
+    requireContent(before);
+    const port = this.pad.portOf(player);
+    const base = { player, action, steps: steps.length, port };
+    if (action !== 'press') {
+      const buttons = [...new Set(steps.flatMap((s) => s.buttons))];
+      for (const [i, b] of buttons.entries()) await this.pad.send(player, b, action === 'hold', i === 0);
+      return {
+        ...base,
+        timing: 'none',
+        frames: 0,
+        held: action === 'hold' ? buttons : [],
+        state: before.state,
+      };
+    }
+    const paused = before.state === 'paused';
+    let done = 0;
+    let first = true;
+    for (const step of steps) {
+      const down: PadButton[] = [];
+      try {
+        for (const b of step.buttons) {
+          await this.pad.send(player, b, true, first);
+          first = false;
+          down.push(b);
+        }
+        if (paused) {
+          for (let i = 0; i < step.frames; i++) {
+            await this.hotkey('FRAMEADVANCE', signal);
+            progress?.(++done, total);
+          }
+          // A FRAMEADVANCE is only sent here: the paused loop runs the frame at its next turn. The
+          // buttons go up once that frame has run, not before (else it would run with them up).
+          await sleep(SETTLE_MS, signal);
+        } else {
+          await sleep(step.frames * FRAME_MS, signal);
+          done += step.frames;
+          progress?.(done, total);
+        }
+      } finally {
+        // Released without the caller's signal: a cancelled hold must not leave the button down.
+        for (const b of down) await this.pad.send(player, b, false);
+      }
+    }
+    const after = await this.status(signal);
+    return { ...base, timing: paused ? 'frame-exact' : 'timed', frames: total, held: [], state: after.state };
   }
 
   /** N spaced FRAMEADVANCE presses, from the paused state (paused first when running). */

@@ -317,3 +317,48 @@ export function requireContent(s: Status): void {
     throw new ReMcpError('not-running', 'RetroArch has no content loaded (GET_STATUS CONTENTLESS)');
   }
 }
+
+// RetroArch's network remote pad (not the command interface): one UDP port per player, base port +
+// player - 1, each datagram the C struct {int32 port; int32 device; int32 index; int32 id; uint16
+// state} little-endian with its 2 bytes of tail padding (20 bytes; 18-byte datagrams are ignored).
+// A button's state holds until the next datagram for that button.
+
+/** The libretro joypad buttons, in id order (B is 0). */
+export const PAD_BUTTONS = [
+  'b',
+  'y',
+  'select',
+  'start',
+  'up',
+  'down',
+  'left',
+  'right',
+  'a',
+  'x',
+  'l',
+  'r',
+  'l2',
+  'r2',
+  'l3',
+  'r3',
+] as const;
+export type PadButton = (typeof PAD_BUTTONS)[number];
+export const PAD_DATAGRAM_BYTES = 20;
+export const MAX_PLAYERS = 4;
+const RETRO_DEVICE_JOYPAD = 1;
+
+/** The datagram that presses (or releases) `button` of `player` (1-based). */
+export function padDatagram(player: number, button: PadButton, pressed: boolean): Uint8Array {
+  if (!Number.isInteger(player) || player < 1 || player > MAX_PLAYERS)
+    throw new RangeError(`player must be 1..${MAX_PLAYERS}`);
+  const id = PAD_BUTTONS.indexOf(button);
+  if (id < 0) throw new RangeError(`unknown button ${String(button)}`);
+  const out = new Uint8Array(PAD_DATAGRAM_BYTES);
+  const v = new DataView(out.buffer);
+  v.setInt32(0, player - 1, true);
+  v.setInt32(4, RETRO_DEVICE_JOYPAD, true);
+  v.setInt32(8, 0, true);
+  v.setInt32(12, id, true);
+  v.setUint16(16, pressed ? 1 : 0, true);
+  return out;
+}

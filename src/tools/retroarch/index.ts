@@ -2,6 +2,7 @@
 import { retroarchFrameAdvance } from './retroarch-frame-advance.js';
 import { retroarchGetConfig } from './retroarch-get-config.js';
 import { retroarchGetStatus } from './retroarch-get-status.js';
+import { retroarchInput } from './retroarch-input.js';
 import { retroarchLoadStateCurrent } from './retroarch-load-state-current.js';
 import { retroarchLoadStateSlot } from './retroarch-load-state-slot.js';
 import { retroarchMemoryScanNarrow } from './retroarch-memory-scan-narrow.js';
@@ -26,6 +27,7 @@ export const retroarchTools = [
   retroarchPing,
   retroarchGetStatus,
   retroarchGetConfig,
+  retroarchInput,
   retroarchReadMemory,
   retroarchWriteMemory,
   retroarchReadRam,

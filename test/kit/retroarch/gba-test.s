@@ -6,6 +6,9 @@
 @ Layout the tests rely on (keep in sync with test/kit/retroarch/roms.ts):
 @   0x02000000  16 bytes  "RE-MCP GBA TEST\0"
 @   0x02000010  u32 LE    frame counter
+@   0x02000014  u16 LE    KEYINPUT as read in the last frame (a clear bit is a pressed button)
+@   0x02000018  u32 LE    frames in which A was seen pressed
+@   0x0200001C  u32 LE    frames in which any button was seen pressed
 @   0x02000100  2048 B    scratch, filled with byte i = (i * 7 + 3) & 0xFF at boot, then never touched
     .arm
     .section .text
@@ -27,6 +30,11 @@ reset:
     adr     r1, marker
     ldmia   r1, {r2-r5}
     stmia   r0, {r2-r5}
+    @ the input words start at zero
+    mov     r2, #0
+    str     r2, [r0, #20]
+    str     r2, [r0, #24]
+    str     r2, [r0, #28]
     @ scratch pattern
     add     r1, r0, #0x100
     mov     r2, #0
@@ -53,6 +61,20 @@ wait_vblank:
     bne     wait_vblank
     add     r6, r6, #1
     str     r6, [r0, #16]
+    @ input: mirror KEYINPUT, count the frames A (bit 0) and any of the ten buttons are held
+    ldr     r9, =0x04000130
+    ldrh    r10, [r9]
+    strh    r10, [r0, #20]
+    tst     r10, #1
+    ldreq   r11, [r0, #24]
+    addeq   r11, r11, #1
+    streq   r11, [r0, #24]
+    ldr     r9, =0x3ff
+    and     r10, r10, r9
+    cmp     r10, r9
+    ldrne   r11, [r0, #28]
+    addne   r11, r11, #1
+    strne   r11, [r0, #28]
 wait_leave:
     ldrh    r8, [r7]
     cmp     r8, #160

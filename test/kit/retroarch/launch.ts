@@ -16,6 +16,8 @@ export type CoreName = keyof typeof CORES;
 
 export interface RetroArchInstance {
   port: number;
+  /** The network remote pad's UDP port for player 1 (null when not enabled). */
+  padPort: number | null;
   pid: number;
   home: string;
   savestateDir: string;
@@ -80,6 +82,8 @@ export interface LaunchOptions {
   readyTimeoutMs?: number;
   /** UDP command port (default: a free one), e.g. to restart RetroArch on the port of an earlier one. */
   port?: number;
+  /** Enables the network remote pad for player 1 on a free UDP port. */
+  remotePad?: boolean;
 }
 
 export async function launchRetroArch(options: LaunchOptions): Promise<RetroArchInstance> {
@@ -92,6 +96,7 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
   const savestateDir = dir('states');
   const screenshotDir = dir('screenshots');
   const port = options.port ?? (await freeUdpPort());
+  const padPort = options.remotePad ? await freeUdpPort() : null;
   const cfg = join(home, 'retroarch.cfg');
   writeFileSync(
     cfg,
@@ -116,6 +121,13 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
       ['system_directory', dir('system')],
       ['libretro_directory', LIBRETRO_DIR],
       ['libretro_info_path', '/usr/share/libretro/info'],
+      ...(padPort === null
+        ? []
+        : [
+            ['network_remote_enable', 'true'],
+            ['network_remote_enable_user_p1', 'true'],
+            ['network_remote_base_port', String(padPort)],
+          ]),
     ]
       .map(([k, v]) => cfgLine(k!, v!))
       .join(''),
@@ -181,6 +193,7 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
   }
   return {
     port,
+    padPort,
     pid: child.pid!,
     home,
     savestateDir,

@@ -12,6 +12,11 @@ export const GBA = {
   marker: { address: 0x0200_0000, text: 'RE-MCP GBA TEST\0' },
   /** u32 LE, +1 per emulated frame. */
   frameCounter: 0x0200_0010,
+  /** u16 LE: KEYINPUT as read in the last frame (a clear bit is a pressed button: A 0, B 1, SELECT 2, START 3, RIGHT 4, LEFT 5, UP 6, DOWN 7, R 8, L 9). */
+  keyinput: 0x0200_0014,
+  /** u32 LE: frames in which A was seen pressed; frames in which any button was. */
+  framesWithA: 0x0200_0018,
+  framesWithAny: 0x0200_001c,
   /** 2 KiB, byte i = (i * 7 + 3) & 0xFF, never written by the program after boot. */
   scratch: { address: 0x0200_0100, length: 2048, byte: (i: number) => (i * 7 + 3) & 0xff },
   /** Free EWRAM the program never touches. */
