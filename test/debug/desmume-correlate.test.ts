@@ -216,10 +216,11 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
       name: 'copy_words',
       mode: 'arm',
     });
-    const copyBp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
+    const copyBp = await h.ok<{ breakpoint: { id: string; name?: string } }>('desmume_breakpoint_add', {
       address: hex(s.copy),
       mode: 'arm',
     });
+    assert.equal(copyBp.breakpoint.name, 'copy_words');
     const run = await h.ok<{ stop: { pc: string; pcName?: string } }>('desmume_continue', {
       captureContext: false,
       expectedBreakpointId: copyBp.breakpoint.id,

@@ -245,6 +245,22 @@ test('names beside addresses in the other static tools: resolve, references, sea
   const t = await workspace();
   await t.ok('nds_symbols', { action: 'import', file: 'program.elf', format: 'elf' });
   const fn = truth.functions.find((f) => f.name === 'main')!;
+  const proof = await t.ok('nds_analyze_function', {
+    processor: 'arm9',
+    address: fn.address,
+    mode: fn.mode,
+    scope: 'program',
+  });
+  assert.equal(proof.name, 'main');
+  const cfg = await t.ok('nds_analyze_control_flow', {
+    processor: 'arm9',
+    mode: fn.mode,
+    address: fn.address,
+  });
+  const namedCalls = cfg.blocks.flatMap((b: any) => b.calls).filter((c: any) => c.targetName);
+  assert.ok(namedCalls.length > 0, JSON.stringify(cfg.blocks[0]));
+  for (const c of namedCalls)
+    assert.ok(namesAt.get(Number.parseInt(c.target.slice(2), 16))?.has(c.targetName), c.targetName);
   const r = await t.ok('nds_resolve_runtime_address', { processor: 'arm9', address: fn.address });
   assert.equal(r.candidates[0].name, 'main');
   const off = await t.ok('nds_resolve_rom_offset', { offset: r.candidates[0].romOffset });

@@ -1,5 +1,6 @@
 // nds_analyze_function: the proof status of one exact function identity (processor + component +
 // overlay + address + mode) from a focused bounded proof search, then its CFG when proven.
+
 import { z } from 'zod/v4';
 import { resolveStart, spanLookup } from '../../analysis/code-source.js';
 import { CoverageCollector } from '../../analysis/functions/coverage.js';
@@ -12,6 +13,7 @@ import { entryKey } from '../../analysis/program-map/walker.js';
 import { analyzeControlFlow, type CfgResult, type CodeSpan, type SpanLookup } from '../../arm/cfg.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import {
@@ -20,6 +22,7 @@ import {
   cfgStatusSchema,
   cfgTruncationSchema,
 } from '../shared/control-flow.js';
+import { romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
@@ -97,6 +100,7 @@ export const ndsAnalyzeFunction = defineTool({
   }),
   output: z.object({
     identity: identitySchema,
+    name: z.string().nullable(),
     component: componentKindSchema,
     proof: z.object({
       status: z.enum(['proven', 'not-proven-function-entry', 'proof-inconclusive']),
@@ -141,9 +145,10 @@ export const ndsAnalyzeFunction = defineTool({
       args.rom,
       async (rom) => {
         const p = args.processor;
+        const names = await romNames(ctx, rom);
         if (args.scope === 'program') {
           const map = await toolMap(ctx, store, rom, p, evidence, args, mp.map);
-          return programProof(map, args, args.lowestTier ?? DEFAULT_LOWEST, ctx.signal);
+          return programProof(map, { ...args, names }, args.lowestTier ?? DEFAULT_LOWEST, ctx.signal);
         }
         const src = await resolveStart(
           store,
@@ -229,6 +234,7 @@ export const ndsAnalyzeFunction = defineTool({
         return {
           structured: {
             identity: identityView(p, identity),
+            name: names.nameOf(p, identity.address, identity.overlayId),
             component: identity.component as ComponentKind,
             proof: {
               status: proofStatus,
@@ -302,6 +308,8 @@ function mapLookup(set: ComponentSet): SpanLookup {
 }
 
 interface ProgramProofArgs {
+  /** Stored names: the entry's is shown beside its identity. */
+  names: SymbolTable;
   processor: 'arm9' | 'arm7';
   address: number;
   mode: 'arm' | 'thumb';
@@ -389,6 +397,7 @@ async function programProof(map: ProgramMap, args: ProgramProofArgs, lowest: Tie
   return {
     structured: {
       identity,
+      name: args.names.nameOf(p, args.address, comp.overlayId),
       component: comp.kind,
       proof: {
         status,

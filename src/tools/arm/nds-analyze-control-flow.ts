@@ -1,4 +1,5 @@
 // nds_analyze_control_flow: bounded direct-control-flow graph from one start (src/arm/cfg.ts).
+
 import { z } from 'zod/v4';
 import { OPERATION_IMAGE_BYTES, resolveStart, spanLookup } from '../../analysis/code-source.js';
 import { analyzeControlFlow } from '../../arm/cfg.js';
@@ -12,6 +13,7 @@ import {
   cfgTruncationSchema,
 } from '../shared/control-flow.js';
 import { copiedBlocks } from '../shared/copied.js';
+import { nameField, romNames } from '../shared/names.js';
 import { READ_ONLY, withToolRom } from '../shared/rom.js';
 import {
   CODE_IMAGE_LIMIT_TEXT,
@@ -106,6 +108,7 @@ export const ndsAnalyzeControlFlow = defineTool({
         lookup: spanLookup(store, rom, args.processor, ctx.signal, { autoloads: true, copied }),
         signal: ctx.signal,
       });
+      const names = await romNames(ctx, rom);
       // The source span names the autoload block; blocks keep their published shape.
       const blocks = r.blocks.map(({ instructions, address, end, stop, calls, autoloadIndex: _, ...b }) => ({
         ...b,
@@ -116,6 +119,7 @@ export const ndsAnalyzeControlFlow = defineTool({
           ...c,
           at: hex(at),
           ...(target === undefined ? {} : { target: hex(target) }),
+          ...nameField('targetName', names, args.processor, target, src.span.overlayId),
         })),
         ...(args.includeInstructions ? { instructions: instructions.map(instructionView) } : {}),
       }));

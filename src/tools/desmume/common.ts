@@ -106,14 +106,22 @@ export const breakpointOutput = z.object({
   id: z.string(),
   processor: z.enum(['arm9', 'arm7']),
   address: addressOut,
+  name: z.string().optional().describe('The stored name of address outside overlays (nds_symbols)'),
   mode: z.enum(['arm', 'thumb']),
   range: z.string(),
   hits: z.number().int(),
   createdAt: z.string(),
 });
 
-export function breakpointView(bp: Breakpoint): z.input<typeof breakpointOutput> {
-  return { ...bp, address: formatAddress(bp.address) };
+export function breakpointView(
+  bp: Breakpoint,
+  names: LiveNames | null = null,
+): z.input<typeof breakpointOutput> {
+  return {
+    ...bp,
+    address: formatAddress(bp.address),
+    ...(names ? nameField('name', names.table, bp.processor, bp.address, null) : {}),
+  };
 }
 
 export const rangeOutput = z.object({

@@ -9,6 +9,7 @@ import {
   cpuOf,
   debugSession,
   generationNumber,
+  liveNames,
   processorInput,
   RUNTIME,
 } from './common.js';
@@ -44,7 +45,7 @@ export const desmumeBreakpointAdd = defineTool({
       return {
         structured: {
           generation: generationNumber(ctx.services),
-          breakpoint: breakpointView(bp),
+          breakpoint: breakpointView(bp, await liveNames(ctx, args.processor)),
           alreadyPresent: existed,
           active: cpu.breakpoints.size,
         },

@@ -7,6 +7,7 @@ import {
   breakpointView,
   cpuOf,
   generationNumber,
+  liveNames,
   processorInput,
   RUNTIME,
   rangeOutput,
@@ -33,7 +34,8 @@ export const desmumeBreakpointList = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(args, ctx) {
     const cpu = cpuOf(ctx.services, args.processor);
-    const breakpoints = [...cpu.breakpoints.values()].map(breakpointView);
+    const names = await liveNames(ctx, args.processor);
+    const breakpoints = [...cpu.breakpoints.values()].map((bp) => breakpointView(bp, names));
     return {
       structured: {
         generation: generationNumber(ctx.services),

@@ -20,7 +20,8 @@ import {
   sourceSchema,
   sourceView,
 } from '../shared/instructions.js';
-import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
+import { nameField } from '../shared/names.js';
+import { cpuOf, debugSession, generationNumber, liveNames, processorInput, RUNTIME } from './common.js';
 
 interface StaticBytes {
   available: boolean;
@@ -95,6 +96,7 @@ export const desmumeDisassembleLive = defineTool({
         length,
       );
       let differing = 0;
+      const names = await liveNames(ctx, args.processor);
       const instructions = r.instructions.map((ins) => {
         const at = ins.address - start;
         const covered = stat.bytes !== null && at + ins.size <= stat.bytes.length;
@@ -104,6 +106,7 @@ export const desmumeDisassembleLive = defineTool({
         if (differs) differing++;
         return {
           ...instructionView(ins),
+          ...(names ? nameField('targetName', names.table, names.processor, ins.target, null) : {}),
           differsFromStatic: differs,
           staticBytes: before ? Buffer.from(before).toString('hex') : null,
         };

@@ -93,7 +93,7 @@ export const desmumeStatus = defineTool({
               state: eff.state,
               resumedVia: eff.via,
               lastStop: stopView(cpu.lastStop),
-              breakpoints: [...cpu.breakpoints.values()].map(breakpointView),
+              breakpoints: [...cpu.breakpoints.values()].map((bp) => breakpointView(bp)),
               replacedRanges: cpu.ranges.length,
               history: history.map((h) => ({ ...h, pc: formatAddress(h.pc) })),
               historyDropped: cpu.historyDropped,

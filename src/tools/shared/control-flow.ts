@@ -13,6 +13,7 @@ export const cfgTruncationSchema = z.array(
 export const cfgCallSchema = z.object({
   at: addressOut,
   target: addressOut.optional(),
+  targetName: z.string().optional().describe('The stored name of the target (nds_symbols)'),
   targetMode: z.enum(['arm', 'thumb']).optional(),
   condition: z.string().optional(),
 });
