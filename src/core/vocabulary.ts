@@ -47,6 +47,36 @@ export function addressArg(what?: string) {
   return what === undefined ? arg : arg.describe(`${what}.`);
 }
 
+const SIGNED_HEX = /^-?0x[0-9a-f]{1,8}$/i;
+const SIGNED_DECIMAL = /^-?\d{1,10}$/;
+
+/**
+ * The argument schema for a value compared with memory (a scan, a breakpoint condition): an integer,
+ * or a string in the forms every address argument takes ("0x1f", "31"), with an optional minus sign.
+ * Whether it fits the comparison's width and signedness is checked where the width is known.
+ */
+export function valueArg(what?: string) {
+  const arg = z.union([z.number().int(), z.string().max(12)]).transform((v, ctx) => {
+    if (typeof v === 'number') return v;
+    const negative = v.startsWith('-');
+    const body = negative ? v.slice(1) : v;
+    const n = SIGNED_HEX.test(v)
+      ? Number.parseInt(body.slice(2), 16)
+      : SIGNED_DECIMAL.test(v)
+        ? Number.parseInt(body, 10)
+        : null;
+    if (n === null) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'expected an integer, or "0x" + 1..8 hex digits (optionally with -)',
+      });
+      return z.NEVER;
+    }
+    return negative ? -n : n;
+  });
+  return what === undefined ? arg : arg.describe(what);
+}
+
 /** The output schema of an address or offset. */
 export const addressOut = z.string().regex(/^0x[0-9a-f]{8,}$/);
 

@@ -65,6 +65,23 @@ test('mGBA: the frame counter is found in EWRAM by "increased"; refusals', async
     value: c.value,
   });
   assert.ok(eq.page.some((x) => x.address === hex(GBA.frameCounter)));
+  // The value in the "0x…" form every address argument takes: the same step.
+  const eqHex = await mcp.ok<Scan>('retroarch_memory_scan_narrow', {
+    scanId: found.scanId,
+    comparison: 'equal',
+    value: `0x${c.value.toString(16)}`,
+  });
+  assert.deepEqual(eqHex.page, eq.page);
+  assert.equal(
+    (
+      await mcp.fail('retroarch_memory_scan_narrow', {
+        scanId: found.scanId,
+        comparison: 'equal',
+        value: '0xZZ',
+      })
+    ).code,
+    'invalid-argument',
+  );
 
   // Refusals: unknown scan, a value-less "equal", a value out of range, a region RetroArch cuts short.
   assert.equal(

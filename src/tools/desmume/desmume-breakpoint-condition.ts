@@ -2,7 +2,7 @@
 // desmume_continue passes over the hits that do not match instead of returning each one.
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress, valueArg } from '../../core/vocabulary.js';
 import {
   type BreakCondition,
   COMPARE_OPS,
@@ -35,7 +35,7 @@ const conditionInput = z.object({
         size: z.union([z.literal(1), z.literal(2), z.literal(4)]).describe('Bytes, little-endian.'),
         signed: z.boolean().default(false),
         op: opInput,
-        value: z.number().int().describe('In the size and signedness given.'),
+        value: valueArg('In the size and signedness given.'),
       }),
     )
     .max(CONDITION_LIMITS.comparisons.max)

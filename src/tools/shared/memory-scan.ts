@@ -2,7 +2,7 @@
 // (src/scan/memory-scan.ts), two ways of reading memory.
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import { addressOut, formatAddress, valueArg } from '../../core/vocabulary.js';
 import type { ProgressUpdate, ToolContext } from '../../mcp/tool.js';
 import {
   type MemoryScan,
@@ -108,11 +108,7 @@ export async function readWhole(
 export const narrowInputs = {
   scanId: scanIdInput,
   comparison: comparisonInput,
-  value: z
-    .number()
-    .int()
-    .optional()
-    .describe('For equal/not-equal/greater/less; the rest compare with the previous step.'),
+  value: valueArg('For equal/not-equal/greater/less; the rest compare with the previous step.').optional(),
   limit: pageInputs.limit,
 };
 
