@@ -4,7 +4,7 @@
 import { type BreakCondition, conditionHolds } from './conditions.js';
 import type { RunOutcome } from './control.js';
 import { continueUntilStop } from './control.js';
-import type { CpuDebugger } from './cpu.js';
+import type { CpuDebugger, StopInfo } from './cpu.js';
 
 export interface ConditionalOutcome extends RunOutcome {
   /** Breakpoint stops passed over because a condition did not hold or a matching hit was skipped. */
@@ -45,6 +45,19 @@ export async function continueWithConditions(
     if (gaveUp) return { ...outcome, skippedHits, conditionMet: false, gaveUp };
     skippedHits++;
   }
+}
+
+/**
+ * Whether a stop at a conditional breakpoint counts: null when the stop is at no conditional
+ * breakpoint, true when its condition holds and its matching hit is no longer to be skipped (the hit
+ * is counted), false when it should be passed over.
+ */
+export async function conditionalStopCounts(cpu: CpuDebugger, stop: StopInfo): Promise<boolean | null> {
+  const state = stop.breakpointId ? cpu.conditions.get(stop.breakpointId) : undefined;
+  if (!state) return null;
+  if (!(await evaluate(cpu, state.condition))) return false;
+  state.matchedHits++;
+  return state.matchedHits > state.condition.skipHits;
 }
 
 async function evaluate(cpu: CpuDebugger, c: BreakCondition): Promise<boolean> {

@@ -6,6 +6,7 @@
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
 import { type CallSite, callAt, isMidThumbBlPair } from './calls.js';
+import { conditionalStopCounts } from './conditional-run.js';
 import { continueUntilStop, stepInstructions } from './control.js';
 import type { CpuDebugger, StopInfo } from './cpu.js';
 
@@ -20,8 +21,11 @@ export interface ReturnRunOutcome {
   stop: StopInfo | null;
   /** Reached the return address with the stack back at the call's level. */
   returned: boolean;
-  /** Why it ended elsewhere: another breakpoint, the deadline (paused again), cancellation, the limit. */
-  endedBy: 'returned' | 'other-stop' | 'deadline' | 'cancelled' | 'deeper-return-limit';
+  /**
+   * How it ended: at the return, one step (no call at the PC), another breakpoint whose condition (if
+   * any) held, the deadline (paused again), cancellation, the limit.
+   */
+  endedBy: 'returned' | 'stepped' | 'other-stop' | 'deadline' | 'cancelled' | 'deeper-return-limit';
   deeperReturnsPassed: number;
   returnAddress: number;
   returnThumb: boolean;
@@ -63,7 +67,7 @@ export async function stepOver(
       state: 'stopped',
       stop: stepped.stop,
       returned: false,
-      endedBy: 'returned',
+      endedBy: 'stepped',
       deeperReturnsPassed: 0,
       returnAddress: stepped.stop!.pc,
       returnThumb: stepped.stop!.thumb,
@@ -129,6 +133,9 @@ export async function runToReturn(
       }
       const stop = outcome.stop;
       if (stop.pc !== target || stop.breakpointId !== bp.id) {
+        // A conditional breakpoint whose condition does not hold is passed over, as desmume_continue does.
+        if ((await conditionalStopCounts(cpu, stop)) === false && !signal?.aborted && Date.now() < deadline)
+          continue;
         return {
           ...base,
           state: 'stopped',

@@ -66,6 +66,8 @@ describe('step over / step out (real DeSmuME)', () => {
     // A plain instruction is one step.
     const plain = await h.ok<Step>('desmume_step_over', {});
     assert.equal(plain.call, null);
+    // One step, not a return: said so.
+    assert.deepEqual([plain.returned, plain.endedBy], [false, 'stepped']);
 
     // Another breakpoint inside the call ends the step over there, and says so.
     const inner = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
@@ -84,6 +86,16 @@ describe('step over / step out (real DeSmuME)', () => {
     assert.equal(out.returned, true);
     assert.equal(out.stop!.pc, hex(after));
     assert.equal(out.returnMode, 'thumb');
+
+    // The same breakpoint inside the call with a condition that does not hold: the step over passes
+    // it, as desmume_continue would, and reaches the return.
+    await h.ok('desmume_breakpoint_condition', {
+      id: inner.breakpoint.id,
+      condition: { registers: [{ register: 'r0', op: 'eq', value: '0xdeadbeef' }] },
+    });
+    await h.ok('desmume_continue', { captureContext: false, expectedBreakpointId: bp.breakpoint.id });
+    const passed = await h.ok<Step>('desmume_step_over', {});
+    assert.deepEqual([passed.returned, passed.endedBy, passed.stop!.pc], [true, 'returned', hex(after)]);
     await h.ok('desmume_breakpoint_remove', { id: inner.breakpoint.id });
     await h.ok('desmume_breakpoint_remove', { id: bp.breakpoint.id });
 

@@ -36,7 +36,7 @@ export const returnRunLimits: Record<string, LimitSpec> = {
 
 export const returnRunOutput = {
   returned: z.boolean(),
-  endedBy: z.enum(['returned', 'other-stop', 'deadline', 'cancelled', 'deeper-return-limit']),
+  endedBy: z.enum(['returned', 'stepped', 'other-stop', 'deadline', 'cancelled', 'deeper-return-limit']),
   deeperReturnsPassed: z.number().int(),
   returnAddress: addressOut,
   returnMode: z.enum(['arm', 'thumb']),
