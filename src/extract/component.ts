@@ -2,6 +2,7 @@
 // server-chosen name below the ROM's directory, with a sidecar naming the source. Identical content
 // already in place is left alone, so re-extraction is idempotent.
 import { ReMcpError } from '../core/errors.js';
+import { formatAddress } from '../core/vocabulary.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import type { ComponentSelector } from '../search/scope.js';
 import type { OutputDir } from '../workspace/output-dir.js';
@@ -98,7 +99,7 @@ async function writeComponent(
       overlayId: art.overlayId,
       fileId: art.fileId,
       path: art.path,
-      romRange: { start: art.start, end: art.end },
+      romRange: { start: formatAddress(art.start), end: formatAddress(art.end) },
       compressed: art.compressed,
       size,
       sha256,

@@ -1,8 +1,10 @@
 // The single tool-call pipeline shared by the MCP server and `re-mcp call`: input validation, handler
 // execution with progress and cancellation, error mapping, output validation and the output bound.
+
 import type { z } from 'zod/v4';
 import { type ErrorCode, isReMcpError } from '../core/errors.js';
 import { inline } from '../core/text-safety.js';
+import { formatAddress } from '../core/vocabulary.js';
 import type { Services } from '../services.js';
 import { renderToolText } from './render/registry.js';
 import type { ProgressUpdate, ToolDefinition } from './tool.js';
@@ -79,6 +81,34 @@ const BOUNDED_ERROR_CHARS = 256;
  * Error results are bounded too: one over RE_MCP_MAX_OUTPUT_BYTES keeps its code and the start of its
  * message, and loses its details. (Successes over the bound are refused in `invokeTool` itself.)
  */
+/** Detail keys that hold an address or offset: written as every result writes one ("0x0200a1b4"). */
+const ADDRESS_KEYS = new Set([
+  'address',
+  'offset',
+  'romOffset',
+  'start',
+  'end',
+  'target',
+  'pc',
+  'lr',
+  'sp',
+  'slot',
+  'base',
+  'runtimeAddress',
+  'returnAddress',
+]);
+
+/** An error's details with its address-valued fields in the one address form (hex strings). */
+function addressForms(details: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(details))
+    out[k] =
+      ADDRESS_KEYS.has(k) && typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 0xffff_ffff
+        ? formatAddress(v)
+        : v;
+  return out;
+}
+
 function boundErrorResult(result: ToolCallResult, limit: number): ToolCallResult {
   if (!result.isError || Buffer.byteLength(JSON.stringify(result), 'utf8') <= limit) return result;
   const error = (result.structuredContent as { error: ToolError }).error;
@@ -140,7 +170,7 @@ async function invokeUnbounded(
       return errorResult({
         code: error.code,
         message: error.message,
-        ...(error.details ? { details: error.details } : {}),
+        ...(error.details ? { details: addressForms(error.details) } : {}),
       });
     }
     if (options.signal.aborted)

@@ -6,6 +6,7 @@
 // STATE_SLOT_*) are edge-triggered once per main-loop turn, so presses are serialised and spaced.
 import { join } from 'node:path';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { formatAddress } from '../core/vocabulary.js';
 import {
   COMMAND_SINCE,
   configQuery,
@@ -243,7 +244,7 @@ export class RetroArchClient {
         // RetroArch stops at the end of a memory region and says how far it got.
         throw new ReMcpError(
           'short-write',
-          `RetroArch confirmed ${count} of ${piece.bytes.length} bytes at 0x${piece.address.toString(16)}: a short write (${confirmed + count} of ${bytes.length} bytes confirmed in total)`,
+          `RetroArch confirmed ${count} of ${piece.bytes.length} bytes at ${formatAddress(piece.address)}: a short write (${confirmed + count} of ${bytes.length} bytes confirmed in total)`,
           { confirmedBytes: confirmed + count, requested: bytes.length },
         );
       }

@@ -3,6 +3,7 @@
 // No sockets here: src/retroarch/transport.ts moves the bytes. Facts below were observed on a real
 // RetroArch 1.14.0 (see ../shared/reference/emulators.md).
 import { ReMcpError } from '../core/errors.js';
+import { formatAddress } from '../core/vocabulary.js';
 
 /**
  * Hotkey-like commands (FRAMEADVANCE, PAUSE_TOGGLE, STATE_SLOT_*...) are edge-triggered once per main
@@ -231,7 +232,7 @@ export function parseConfig(text: string, name: string): { supported: boolean; v
 
 /** Maps RetroArch's `-1 <reason>` to a typed error carrying its own words. */
 function failure(cmd: string, address: number, reason: string): ReMcpError {
-  const where = `0x${address.toString(16).toUpperCase()}`;
+  const where = formatAddress(address);
   const details = { command: cmd, address: where, retroarchReason: reason || null };
   if (/no memory map/i.test(reason)) {
     return new ReMcpError(

@@ -73,6 +73,9 @@ test('each canonical selector writes exactly the stored bytes under the ROM dire
     const sidecar = JSON.parse(await readFile(join(fx.root, r.sidecar), 'utf8'));
     assert.equal(sidecar.sourceSha256, fx.sha256);
     assert.equal(sidecar.sha256, r.sha256);
+    // Ranges in the one address form, as results give them.
+    const h = (n: number) => `0x${n.toString(16).padStart(8, '0')}`;
+    assert.deepEqual(sidecar.romRange, { start: h(range.start), end: h(range.end) });
   }
   // The compressed overlay is stored compressed: not the runtime image.
   const stored = await readFile(
