@@ -2,7 +2,8 @@
 // from the real compiled ARM code: every step goes through the built server and the shared pipeline.
 // Also the refusals the issue lists, and that closing the server takes its emulator down.
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { armBytesAt } from '../kit/arm/index.js';
@@ -308,6 +309,34 @@ describe('DeSmuME over MCP (real emulator)', () => {
       length: 16,
       clamped: true,
     });
+
+    // The same context saved as evidence: a file under analysis/generated with the launch's identity.
+    const saved = await h.ok<{ path: string; sha256: string; generation: number; pc: string }>(
+      'desmume_capture_runtime_evidence',
+      { regions: [{ label: 'counter', address: hex(s.counterArm), length: 4 }], label: 'at-stop' },
+    );
+    assert.match(
+      saved.path,
+      /^analysis\/generated\/desmume\/[0-9a-f]{16}\/evidence\/g\d+-.*-arm9-at-stop\.json$/,
+    );
+    const fileText = await readFile(join(h.workspace, saved.path), 'utf8');
+    assert.equal(createHash('sha256').update(fileText).digest('hex'), saved.sha256);
+    const doc = JSON.parse(fileText);
+    const status = await h.ok<{ rom: { sha256: string } | null }>('desmume_status', {});
+    assert.equal(doc.generation, saved.generation);
+    assert.equal(doc.rom.sha256, status.rom?.sha256);
+    assert.match(doc.launcherSha256, /^[0-9a-f]{64}$/);
+    assert.equal(doc.context.registers.pc, saved.pc);
+    const live = await h.ok<{ hex: string }>('desmume_read_memory', {
+      address: hex(s.counterArm),
+      length: 4,
+    });
+    assert.equal(doc.context.regions[0].label, 'counter');
+    assert.equal(doc.context.regions[0].hex.replace(/\s/g, ''), live.hex.replace(/\s/g, ''));
+    assert.equal(
+      (await h.fail('desmume_capture_runtime_evidence', { regions: [], label: '../x' })).code,
+      'invalid-argument',
+    );
     await h.ok('desmume_stop', {});
   });
 

@@ -2,6 +2,7 @@ import { desmumeBreakpointAdd } from './desmume-breakpoint-add.js';
 import { desmumeBreakpointCondition } from './desmume-breakpoint-condition.js';
 import { desmumeBreakpointList } from './desmume-breakpoint-list.js';
 import { desmumeBreakpointRemove } from './desmume-breakpoint-remove.js';
+import { desmumeCaptureRuntimeEvidence } from './desmume-capture-runtime-evidence.js';
 import { desmumeCaptureStopContext } from './desmume-capture-stop-context.js';
 import { desmumeContinue } from './desmume-continue.js';
 import { desmumeDisassembleLive } from './desmume-disassemble-live.js';
@@ -44,6 +45,7 @@ export const desmumeTools = [
   desmumePause,
   desmumeWaitForStop,
   desmumeCaptureStopContext,
+  desmumeCaptureRuntimeEvidence,
   desmumeExecutableRangesReplace,
   desmumeMemoryScanStart,
   desmumeMemoryScanNarrow,
