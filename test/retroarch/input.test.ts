@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Harness, startServer } from '../kit/mcp-harness.js';
 import { launchRetroArch, type RetroArchInstance } from '../kit/retroarch/launch.js';
-import { GBA, GBA_ROM } from '../kit/retroarch/roms.js';
+import { GBA, GBA_ROM, NES, NES_ROM } from '../kit/retroarch/roms.js';
 
 type Teardown = { after(fn: () => Promise<void>): void };
 
@@ -25,8 +25,12 @@ const GBA_BITS: Record<string, number> = {
   l: 9,
 };
 
-async function setup(t: Teardown, remotePad = true): Promise<{ ra: RetroArchInstance; mcp: Harness }> {
-  const ra = await launchRetroArch({ core: 'mgba', rom: GBA_ROM, remotePad });
+async function setup(
+  t: Teardown,
+  remotePad = true,
+  core: 'mgba' | 'nestopia' = 'mgba',
+): Promise<{ ra: RetroArchInstance; mcp: Harness }> {
+  const ra = await launchRetroArch({ core, rom: core === 'mgba' ? GBA_ROM : NES_ROM, remotePad });
   t.after(() => ra.stop());
   const mcp = await startServer({
     env: {
@@ -63,6 +67,33 @@ test('every GBA button pressed through the tool is the one the game reads', asyn
     // One more frame after the release: nothing pressed.
     await mcp.ok('retroarch_frame_advance', { frames: 1 });
     assert.equal(await keyinput(mcp), 0x3ff, `${button} released`);
+  }
+});
+
+/** NES controller bits as the kit ROM stores them (a set bit is a pressed button). */
+const NES_BITS: Record<string, number> = {
+  a: 7,
+  b: 6,
+  select: 5,
+  start: 4,
+  up: 3,
+  down: 2,
+  left: 1,
+  right: 0,
+};
+
+test('every NES button pressed through the tool is the one the game reads (Nestopia)', async (t) => {
+  const { mcp } = await setup(t, true, 'nestopia');
+  const pad = async () => {
+    const r = await mcp.ok<{ hex: string }>('retroarch_read_ram', { address: NES.pad, length: 1 });
+    return Buffer.from(r.hex, 'hex')[0]!;
+  };
+  for (const [button, bit] of Object.entries(NES_BITS)) {
+    const r = await mcp.ok<{ timing: string }>('retroarch_input', { buttons: [button], frames: 2 });
+    assert.equal(r.timing, 'frame-exact');
+    assert.equal(await pad(), 1 << bit, button);
+    await mcp.ok('retroarch_frame_advance', { frames: 1 });
+    assert.equal(await pad(), 0, `${button} released`);
   }
 });
 

@@ -80,6 +80,10 @@ const OP = {
   lda_absx: [0xbd, 2],
   sta_absx: [0x9d, 2],
   inc_zp: [0xe6, 1],
+  lda_abs: [0xad, 2],
+  lsr_a: [0x4a],
+  rol_zp: [0x26, 1],
+  dex: [0xca],
   bpl: [0x10, 'rel'],
   bne: [0xd0, 'rel'],
 };
@@ -87,6 +91,8 @@ const OP = {
 // Layout the tests rely on (keep in sync with test/kit/retroarch/roms.ts):
 //   $0300  8 bytes  "RE-MCP-N"         $0010-$0011  frame counter (u16 LE, incremented by NMI)
 //   $0400  256 B    scratch: byte i = i ^ 0x5A at boot, never touched afterwards
+//   $0012  1 byte   controller 1 as read in the last NMI: bit 7 A, 6 B, 5 SELECT, 4 START, 3 UP, 2 DOWN,
+//                   1 LEFT, 0 RIGHT (a set bit is a pressed button)
 const program = [
   ['reset'],
   ['sei'],
@@ -119,9 +125,21 @@ const program = [
   ['jmp_abs', 'forever'],
   ['nmi'],
   ['inc_zp', 0x10],
-  ['bne', 'nmi_done'],
+  ['bne', 'nmi_count'],
   ['inc_zp', 0x11],
-  ['nmi_done'],
+  ['nmi_count'],
+  // controller 1: strobe, then eight reads of $4016 (A first), each bit 0 rotated into $12
+  ['lda_imm', 1],
+  ['sta_abs', 0x4016],
+  ['lda_imm', 0],
+  ['sta_abs', 0x4016],
+  ['ldx_imm', 8],
+  ['pad'],
+  ['lda_abs', 0x4016],
+  ['lsr_a'],
+  ['rol_zp', 0x12],
+  ['dex'],
+  ['bne', 'pad'],
   ['irq'],
   ['rti'],
   ['marker'],

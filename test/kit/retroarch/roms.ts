@@ -29,6 +29,8 @@ export const NES = {
   marker: { address: 0x0300, text: 'RE-MCP-N' },
   /** u16 LE, +1 per NMI (one per frame). */
   frameCounter: 0x0010,
+  /** Controller 1 as read in the last NMI: bit 7 A, 6 B, 5 SELECT, 4 START, 3 UP, 2 DOWN, 1 LEFT, 0 RIGHT. */
+  pad: 0x0012,
   scratch: { address: 0x0400, length: 256, byte: (i: number) => i ^ 0x5a },
   ramSize: 0x800,
 } as const;
