@@ -4,7 +4,7 @@
 // is told apart from a working one (a remote host may filter ICMP: then nothing is known).
 import { createSocket, type Socket } from 'node:dgram';
 import { ReMcpError } from '../core/errors.js';
-import { MAX_PLAYERS, type PadButton, padDatagram } from './codec.js';
+import { MAX_PLAYERS, PAD_DATAGRAM_BYTES, type PadButton, padDatagram } from './codec.js';
 import { sleep } from './files.js';
 
 /** How long a refusal may take to come back after a datagram (loopback answers in microseconds). */
@@ -90,6 +90,31 @@ export class RemotePad {
         `nothing listens on UDP port ${this.portOf(player)} for player ${player}: enable RetroArch's network remote pad (network_remote_enable = "true", network_remote_enable_user_p${player} = "true", network_remote_base_port = "${this.basePort}") or set RETROARCH_REMOTE_PAD_PORT`,
         { port: this.portOf(player), player },
       );
+  }
+
+  /**
+   * Whether something listens on `player`'s pad port, without touching any button: an 18-byte
+   * datagram, which RetroArch's pad ignores. false: refused (the pad is off); null: no refusal came
+   * back, which on loopback means a listener and elsewhere may mean nothing (ICMP can be filtered).
+   */
+  async probe(player = 1): Promise<{ port: number; listening: boolean | null }> {
+    const port = this.portOf(player);
+    const s = this.open(player);
+    try {
+      await s.ready;
+    } catch {
+      this.drop(player);
+      return { port, listening: false };
+    }
+    s.refused = false;
+    const sent = await new Promise<boolean>((resolve) =>
+      s.socket.send(new Uint8Array(PAD_DATAGRAM_BYTES - 2), (error) => resolve(!error)),
+    );
+    if (!sent) return { port, listening: false };
+    await sleep(REFUSAL_WAIT_MS);
+    if (s.refused) return { port, listening: false };
+    const local = this.host === '127.0.0.1' || this.host === 'localhost' || this.host === '::1';
+    return { port, listening: local ? true : null };
   }
 
   private drop(player: number): void {

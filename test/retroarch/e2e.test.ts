@@ -121,6 +121,8 @@ test('mGBA over MCP: every tool, memory map, states, frames, screenshot, concurr
     system: 'game_boy_advance',
     game: 'gba-test',
     crc32: (await mcp.ok<{ crc32: string }>('retroarch_get_status')).crc32,
+    // This RetroArch has no remote pad: its default port refuses.
+    remotePad: { port: 55_400, listening: false },
   });
   assert.deepEqual(await mcp.ok('retroarch_get_config', { name: 'savestate_directory' }), {
     name: 'savestate_directory',

@@ -150,8 +150,16 @@ test('while running a press is timed by the clock, and the game sees it', async 
   assert.equal(await keyinput(mcp), 0x3ff, 'released afterwards');
 });
 
-test('a remote pad that is not enabled is a typed refusal', async (t) => {
+test('a remote pad that is not enabled is a typed refusal; get_status says which it is', async (t) => {
+  const on = await setup(t);
+  const onStatus = await on.mcp.ok<{ remotePad: { port: number; listening: boolean | null } }>(
+    'retroarch_get_status',
+    {},
+  );
+  assert.deepEqual(onStatus.remotePad, { port: on.ra.padPort, listening: true });
   const { mcp } = await setup(t, false);
+  const off = await mcp.ok<{ remotePad: { listening: boolean | null } }>('retroarch_get_status', {});
+  assert.equal(off.remotePad.listening, false);
   const e = await mcp.fail('retroarch_input', { buttons: ['a'] });
   assert.equal(e.code, 'not-configured');
   assert.match(e.message, /network_remote_enable/);

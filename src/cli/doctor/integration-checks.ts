@@ -117,10 +117,16 @@ export async function checkRetroArch(settings: Settings, env: Env): Promise<Chec
   const client = new RetroArchClient({ ...settings.retroarch, readRetries: 0 });
   try {
     const version = await client.getVersion();
-    return ok('retroarch', `RetroArch ${version.text} answers at ${host}:${port}`, explicit, {
+    const pad = await client.pad.probe(1);
+    const padText =
+      pad.listening === false
+        ? `; remote pad off (UDP ${pad.port}: set network_remote_enable and network_remote_enable_user_p1 for retroarch_input)`
+        : `; remote pad on UDP ${pad.port}`;
+    return ok('retroarch', `RetroArch ${version.text} answers at ${host}:${port}${padText}`, explicit, {
       host,
       port,
       version: version.text,
+      remotePad: pad,
     });
   } catch (error) {
     const fix = `start RetroArch with network_cmd_enable = "true" and network_cmd_port = "${port}" in retroarch.cfg${explicit ? '' : ' (optional: only the retroarch_* tools need it)'}`;
