@@ -46,6 +46,11 @@ export interface StartRequest {
    * component holds resolves to its copy's bytes (main's at the copy's source). Default: none.
    */
   copied?: readonly CopiedBlock[] | undefined;
+  /**
+   * For mode auto away from the header entry point: the mode an already established proof gives the
+   * code at an address (a whole-program map's proven tier), or null when none does.
+   */
+  provenMode?: ((address: number, overlayId: number | null) => ArmMode | null) | undefined;
 }
 
 /** The runtime address a ROM offset denotes for `processor`: exactly one, or a refusal. */
@@ -341,15 +346,20 @@ export async function resolveStart(
   }
   let mode: ArmMode;
   if (req.mode === 'auto') {
-    // The only proven seed: the processor's header entry point in its main executable, which is ARM.
+    // Proven: the processor's header entry point in its main executable (ARM), or code a map built
+    // earlier walked at its proven tier.
     const entry = rom.model[req.processor].entryAddress;
-    if (address !== entry || source.span.component !== 'main') {
+    const proven =
+      address === entry && source.span.component === 'main'
+        ? 'arm'
+        : (req.provenMode?.(address, source.span.overlayId) ?? null);
+    if (proven === null) {
       throw new ReMcpError(
         'invalid-argument',
-        `mode auto is only proven at the ${req.processor} header entry point ${hex(entry)}; give arm or thumb`,
+        `mode auto is proven only at the ${req.processor} header entry point ${hex(entry)} and in code a whole-program map (nds_program_map) walked at its proven tier; give arm or thumb`,
       );
     }
-    mode = 'arm';
+    mode = proven;
   } else mode = req.mode;
   const alignment = mode === 'arm' ? 4 : 2;
   if (address % alignment !== 0) {

@@ -3,6 +3,7 @@
 // caller's RomStore operation; a map is kept only once the ROM is verified unchanged after the build.
 // Concurrent requests for one key share one build. The start-up copy detection is kept per ROM and
 // processor too (the ARM tools resolve addresses in copied code with it).
+import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
@@ -12,6 +13,7 @@ import { EVIDENCE_CLASSES, type EvidenceId } from '../evidence/index.js';
 import { buildProgramMap } from './build.js';
 import { loadComponents } from './components.js';
 import { ProgramMap } from './map.js';
+import { ByteClass, TIER_RANK } from './types.js';
 
 /** Bounds of one map: code bytes classified and wall time, with defaults for the tools. */
 export const MAP_LIMITS = {
@@ -67,6 +69,31 @@ export class ProgramMapService {
     this.copies.set(key, found);
     if (this.copies.size > 64) this.copies.delete(this.copies.keys().next().value!);
     return found;
+  }
+
+  /**
+   * The mode the maps already built for this ROM and processor give `address` at their proven tier
+   * (the head or body of walked code); null when none does, or when two disagree. Builds nothing.
+   */
+  provenMode(
+    sha256: string,
+    processor: Processor,
+    address: number,
+    overlayId: number | null,
+  ): ArmMode | null {
+    const modes = new Set<ArmMode>();
+    for (const [key, map] of this.maps) {
+      if (!key.startsWith(`${sha256}:`) || map.built.processor !== processor) continue;
+      for (const c of map.set.holding(address)) {
+        if ((c.overlayId ?? null) !== (overlayId ?? null)) continue;
+        const o = address - c.start;
+        if (c.tier[o] !== TIER_RANK.proven) continue;
+        const cls = c.cls[o];
+        if (cls === ByteClass.armHead || cls === ByteClass.armBody) modes.add('arm');
+        else if (cls === ByteClass.thumbHead || cls === ByteClass.thumbBody) modes.add('thumb');
+      }
+    }
+    return modes.size === 1 ? [...modes][0]! : null;
   }
 
   /** The map for `req` on `rom` (the caller holds the ROM through RomStore.withRom). */

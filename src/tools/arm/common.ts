@@ -1,7 +1,9 @@
 // Shared input and output pieces of the ARM tools.
+
 import { z } from 'zod/v4';
 import type { LiteralWord } from '../../analysis/linear-window.js';
 import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
+import { getProgramMaps } from '../../analysis/program-map/service.js';
 import { isLiteralPoolData, type LinearItem, literalSlotOf } from '../../arm/literal-pools.js';
 import { addressArg, addressOut, formatAddress as hex, type Processor } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
@@ -27,7 +29,7 @@ export const startArgs = {
   overlayId: overlayIdArg('Among overlapping overlays; not a loaded flag.'),
   mode: z
     .enum(['arm', 'thumb', 'auto'])
-    .describe('auto only at the header entry point; arm 4-, thumb 2-aligned.'),
+    .describe('auto: where the mode is proven; arm 4-, thumb 2-aligned.'),
 };
 
 export {
@@ -103,6 +105,13 @@ export function linearItemView(
   };
 }
 
+/** Mode auto's proof beyond the entry point: the whole-program maps this server already built. */
+export function provenModeOf(ctx: ToolContext, sha256: string, processor: Processor) {
+  const maps = getProgramMaps(ctx.services);
+  return (address: number, overlayId: number | null) =>
+    maps.provenMode(sha256, processor, address, overlayId);
+}
+
 /** The names a window's items are shown with: the ROM's table, on the window's processor and overlay. */
 export interface WindowNames {
   table: SymbolTable;
@@ -133,7 +142,11 @@ export async function linearWindow(ctx: ToolContext, args: LinearWindowRequest &
     w: await decodeLinearWindow(
       store,
       rom,
-      { ...args, copied: await copiedBlocks(ctx, store, rom, args.processor) },
+      {
+        ...args,
+        copied: await copiedBlocks(ctx, store, rom, args.processor),
+        provenMode: provenModeOf(ctx, rom.identity.sha256, args.processor),
+      },
       ctx.signal,
     ),
     table: await romNames(ctx, rom),

@@ -21,6 +21,7 @@ import {
   decodeStopView,
   instructionSchema,
   instructionView,
+  provenModeOf,
   sourceSchema,
   sourceView,
   startArgs,
@@ -93,7 +94,17 @@ export const ndsAnalyzeControlFlow = defineTool({
   async handler(args, ctx) {
     return withToolRom(ctx, args.rom, async (rom, store) => {
       const copied = await copiedBlocks(ctx, store, rom, args.processor);
-      const src = await resolveStart(store, rom, { ...args, autoloads: true, copied }, ctx.signal);
+      const src = await resolveStart(
+        store,
+        rom,
+        {
+          ...args,
+          autoloads: true,
+          copied,
+          provenMode: provenModeOf(ctx, rom.identity.sha256, args.processor),
+        },
+        ctx.signal,
+      );
       const r = await analyzeControlFlow({
         processor: args.processor,
         span: src.span,
