@@ -27,9 +27,7 @@ export const startArgs = {
   address: addressArg('Or give romOffset').optional(),
   romOffset: addressArg('Must map to one runtime address').optional(),
   overlayId: overlayIdArg('Among overlapping overlays; not a loaded flag.'),
-  mode: z
-    .enum(['arm', 'thumb', 'auto'])
-    .describe('auto: where the mode is proven; arm 4-, thumb 2-aligned.'),
+  mode: z.enum(['arm', 'thumb', 'auto']).describe('auto: where the mode is proven; arm 4-, thumb 2-aligned.'),
 };
 
 export {
