@@ -261,6 +261,15 @@ test('names beside addresses in the other static tools: resolve, references, sea
   assert.ok(namedCalls.length > 0, JSON.stringify(cfg.blocks[0]));
   for (const c of namedCalls)
     assert.ok(namesAt.get(Number.parseInt(c.target.slice(2), 16))?.has(c.targetName), c.targetName);
+  const rows = await t.ok('nds_read_bytes', {
+    region: { kind: 'arm9' },
+    offset: fn.address - truth.loadAddress,
+    length: 32,
+  });
+  assert.deepEqual(
+    rows.rows.map((row: any) => row.name),
+    ['main', 'main+0x10'],
+  );
   const r = await t.ok('nds_resolve_runtime_address', { processor: 'arm9', address: fn.address });
   assert.equal(r.candidates[0].name, 'main');
   const off = await t.ok('nds_resolve_rom_offset', { offset: r.candidates[0].romOffset });

@@ -5,6 +5,7 @@ import { READ_WINDOW_LIMITS, type ReadRegion, readWindow, TABLES } from '../../e
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { textView } from '../../search/strings.js';
+import { nameField, romNames } from '../shared/names.js';
 import { kindFieldsProblem } from '../shared/per-kind.js';
 import { READ_ONLY, romArg } from '../shared/rom.js';
 
@@ -94,6 +95,7 @@ export const ndsReadBytes = defineTool({
         offset: z.number().int(),
         romOffset: addressOut.nullable(),
         runtimeAddress: addressOut.nullable(),
+        name: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
         hex: z.string(),
         ascii: z.string(),
         values: z.array(z.string()).describe('u8/u16/u32: little-endian, hex'),
@@ -115,6 +117,18 @@ export const ndsReadBytes = defineTool({
           signal: ctx.signal,
         });
         const width = WIDTHS[args.format];
+        const names = await romNames(ctx, rom);
+        // Names belong to a processor's code and data: the executables' regions have one.
+        const r = args.region;
+        const processor =
+          r.kind === 'arm9' || r.kind === 'arm7'
+            ? r.kind
+            : r.kind === 'overlay'
+              ? (r.processor ?? null)
+              : r.kind === 'autoload'
+                ? 'arm9'
+                : null;
+        const overlayId = r.kind === 'overlay' ? (r.id ?? null) : null;
         const rows = [];
         let text: { encoding: string; content: string } | null = null;
         if (args.format === 'text') {
@@ -144,6 +158,9 @@ export const ndsReadBytes = defineTool({
             offset: o,
             romOffset: rom0 === null ? null : formatAddress(rom0),
             runtimeAddress: rt0 === null ? null : formatAddress(rt0),
+            ...(processor !== null && rt0 !== null
+              ? nameField('name', names, processor, rt0, overlayId)
+              : {}),
             hex: Array.from(chunk, (b) => b.toString(16).padStart(2, '0')).join(' '),
             ascii: Array.from(chunk, printable).join(''),
             values,
