@@ -11,8 +11,10 @@
 //
 // Every operation is relative to the open ROM-area directory (see workspace/output-dir.ts), so a
 // directory swapped for a symlink meanwhile is never followed.
+
 import { randomBytes } from 'node:crypto';
 import { ReMcpError } from '../core/errors.js';
+import { pidAlive } from '../core/pid.js';
 import { acquireLock, recoverStaleLock, releaseLock } from '../workspace/dir-lock.js';
 import type { OutputDir } from '../workspace/output-dir.js';
 
@@ -59,16 +61,6 @@ async function assertRealDirOrMissing(parent: OutputDir, name: string): Promise<
     );
   }
   return true;
-}
-
-function pidAlive(pid: number): boolean {
-  if (pid === process.pid) return false; // the caller holds this ROM's lock: ours are stale
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Moves top-level entries that are not bundle files from `from` into `to` (existing ones win). */

@@ -9,12 +9,14 @@
 //   link meanwhile cannot redirect them; a parent moved during the build refuses the publish. An existing final directory is reused only if it verifies afresh;
 //   otherwise the build fails closed with 'publish-collision' and the existing directory is left.
 // verify: the plan again, and the existing build checked file by file and byte by byte.
+
 import { createHash, randomBytes } from 'node:crypto';
 import { type BigIntStats, constants, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { driveSteps, type Steps } from '../core/cooperative.js';
 import { isReMcpError, ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { duplicateJsonKey } from '../core/json-keys.js';
+import { pidAlive } from '../core/pid.js';
 import { withDirLock } from '../extract/promote.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import { sha256File } from '../workspace/hash.js';
@@ -225,18 +227,6 @@ export async function validateManifest(
 const TMP = /^\.([0-9a-f]{16})\.build-(\d+)-[0-9a-f]+\.tmp$/;
 /** Largest evidence file read back: the manifest limit with room for the plan's expansion. */
 const EVIDENCE_MAX = REBUILD_LIMITS.manifestBytes.max * 16;
-
-function pidAlive(pid: number): boolean {
-  // The caller holds this ROM's build lock (in this process and across processes): temp directories
-  // carrying our own pid are leftovers of an earlier failed build, not of a running one.
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Removes temp build directories that dead processes left in `parent` (never a live process's). Every

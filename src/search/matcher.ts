@@ -9,7 +9,7 @@
 // (bytes searched natively, bytes compared in JavaScript) and says where to resume, so the caller can
 // yield to the event loop and check cancellation; `verifyWork` counts JavaScript comparisons so the
 // caller can cap a pathological pattern (thousands of exact bytes verified per candidate).
-import type { CompiledPattern } from './pattern.js';
+import { type CompiledPattern, rarity } from './pattern.js';
 
 /** Receives an absolute match start; returns false to stop the scan. */
 export type HitSink = (offset: number) => boolean;
@@ -26,10 +26,6 @@ const FIND_WINDOW = 1024 * 1024;
 
 const DONE: ScanState = { kind: 'done' };
 const STOPPED: ScanState = { kind: 'stopped' };
-
-function rarity(byte: number): number {
-  return byte === 0x00 ? 0 : byte === 0xff ? 1 : 3;
-}
 
 export class ChunkMatcher {
   readonly length: number;

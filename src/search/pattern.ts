@@ -146,7 +146,7 @@ function encodeUtf16le(text: string): Uint8Array {
 export const MAX_ANCHOR = 6;
 
 /** How rare a byte is likely to be in a ROM: padding bytes (00, FF) are the common ones. */
-function rarity(byte: number): number {
+export function rarity(byte: number): number {
   return byte === 0x00 ? 0 : byte === 0xff ? 1 : 3;
 }
 

@@ -3,6 +3,7 @@
 // without decoding it, and so the decoder and the tests share one definition of "well formed".
 
 import { ReMcpError } from '../../core/errors.js';
+import { u32 } from '../nds/raw/byte-source.js';
 
 /** Smallest and largest header length (footer + 0xFF padding) a coded blob may declare. */
 export const BLZ_MIN_HEADER = 8;
@@ -32,10 +33,6 @@ export interface BlzFooter {
 
 function malformed(message: string, details: Record<string, unknown>): ReMcpError {
   return new ReMcpError('blz-malformed', message, details);
-}
-
-function u32(blob: Uint8Array, at: number): number {
-  return (blob[at]! | (blob[at + 1]! << 8) | (blob[at + 2]! << 16) | (blob[at + 3]! << 24)) >>> 0;
 }
 
 /** Parses and validates the footer; throws ReMcpError('blz-malformed') when it cannot be a BLZ blob. */
