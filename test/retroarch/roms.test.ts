@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { GBA_ROM, NES_ROM } from '../kit/retroarch/roms.js';
+import { DS_INPUT_ARM9, GBA_ROM, NES_ROM } from '../kit/retroarch/roms.js';
 
 test('build-roms.mjs reproduces the committed ROMs byte for byte', (t) => {
   const out = mkdtempSync(join(tmpdir(), 're-mcp-roms-'));
@@ -13,6 +13,10 @@ test('build-roms.mjs reproduces the committed ROMs byte for byte', (t) => {
   execFileSync(process.execPath, [join(import.meta.dirname, '../kit/retroarch/build-roms.mjs'), out]);
   assert.ok(readFileSync(join(out, 'gba-test.gba')).equals(readFileSync(GBA_ROM)), 'gba-test.gba is stale');
   assert.ok(readFileSync(join(out, 'nes-test.nes')).equals(readFileSync(NES_ROM)), 'nes-test.nes is stale');
+  assert.ok(
+    readFileSync(join(out, 'ds-input.arm9.bin')).equals(readFileSync(DS_INPUT_ARM9)),
+    'ds-input.arm9.bin is stale',
+  );
 });
 
 test('GBA ROM: 512 KiB (not multiboot), branch at 0, valid header complement', () => {

@@ -199,6 +199,35 @@ function buildNes() {
   return code.length;
 }
 
+/** The DS input program's ARM9 code (ds-input.s), linked at 0x02000000: tests wrap it in a ROM. */
+function buildDs() {
+  const work = mkdtempSync(join(tmpdir(), 're-mcp-ds-'));
+  try {
+    const elf = join(work, 'ds.elf');
+    const bin = join(work, 'ds.bin');
+    execFileSync('arm-none-eabi-gcc', [
+      '-nostdlib',
+      '-nostartfiles',
+      '-marm',
+      '-mcpu=arm946e-s',
+      '-Wl,-Ttext=0x02000000',
+      '-Wl,--build-id=none',
+      '-o',
+      elf,
+      join(here, 'ds-input.s'),
+    ]);
+    execFileSync('arm-none-eabi-objcopy', ['-O', 'binary', elf, bin]);
+    const code = readFileSync(bin);
+    writeFileSync(join(outDir, 'ds-input.arm9.bin'), code);
+    return code.length;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
 const gba = buildGba();
+const ds = buildDs();
 const nes = buildNes();
-process.stdout.write(`gba-test.gba: ${gba} code bytes; nes-test.nes: ${nes} program bytes\n`);
+process.stdout.write(
+  `gba-test.gba: ${gba} code bytes; nes-test.nes: ${nes} program bytes; ds-input.arm9.bin: ${ds} bytes\n`,
+);

@@ -11,6 +11,7 @@ export const LIBRETRO_DIR = '/usr/lib/x86_64-linux-gnu/libretro';
 export const CORES = {
   mgba: join(LIBRETRO_DIR, 'mgba_libretro.so'),
   nestopia: join(LIBRETRO_DIR, 'nestopia_libretro.so'),
+  desmume: join(LIBRETRO_DIR, 'desmume_libretro.so'),
 } as const;
 export type CoreName = keyof typeof CORES;
 

@@ -7,6 +7,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 export const GBA_ROM = join(here, 'gba-test.gba');
 export const NES_ROM = join(here, 'nes-test.nes');
+/** The DS input program's ARM9 code (ds-input.s), loaded and entered at 0x02000000. */
+export const DS_INPUT_ARM9 = join(here, 'ds-input.arm9.bin');
 
 export const GBA = {
   marker: { address: 0x0200_0000, text: 'RE-MCP GBA TEST\0' },
