@@ -205,3 +205,13 @@ test('bad input arguments are refused before anything is sent', async (t) => {
     assert.equal((await mcp.fail('retroarch_input', args)).code, 'invalid-argument', JSON.stringify(args));
   assert.equal(await keyinput(mcp), 0x3ff);
 });
+
+test('RetroArch dying in the middle of a press is a typed error, not a hang', async (t) => {
+  const { ra, mcp } = await setup(t);
+  const pending = mcp.call('retroarch_input', { buttons: ['a'], frames: 100 });
+  await new Promise((resolve) => setTimeout(resolve, 700));
+  await ra.stop();
+  const r = await pending;
+  assert.equal(r.isError, true);
+  assert.equal((r._meta?.['re-mcp/error'] as { code?: string } | undefined)?.code, 'unreachable');
+});
