@@ -4,6 +4,7 @@
 // retroarch_input, save states work, and the memory tools refuse with the core's reason (it exposes
 // no memory).
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { readPng, rgbAt } from '../kit/png.js';
 import { launchRetroArch } from '../kit/retroarch/launch.js';
 import { DS_INPUT_ARM9 } from '../kit/retroarch/roms.js';
 import { buildRom } from '../kit/rom-builder.js';
+import { NO_ROMS, sharedRomPath } from '../kit/shared-data.js';
 
 const RED: [number, number, number] = [255, 0, 0];
 const BLUE: [number, number, number] = [0, 0, 255];
@@ -77,4 +79,44 @@ test('DS under RetroArch: input changes the screen, states save, memory is refus
   // This core exposes no memory: a typed refusal that says why.
   const memory = await mcp.fail('retroarch_read_memory', { address: '0x02100000', length: 2 });
   assert.equal(memory.code, 'no-memory-map');
+});
+
+test('a real homebrew DS game (basic-first-game) is driven by input, as its screenshots show', {
+  skip: NO_ROMS,
+}, async (t) => {
+  const ra = await launchRetroArch({
+    core: 'desmume',
+    rom: sharedRomPath('basic-first-game.nds'),
+    remotePad: true,
+    readyTimeoutMs: 20_000,
+  });
+  t.after(() => ra.stop());
+  const mcp = await startServer({
+    env: {
+      RE_MCP_PROFILE: 'retroarch',
+      RETROARCH_PORT: String(ra.port),
+      RETROARCH_REMOTE_PAD_PORT: String(ra.padPort),
+      RETROARCH_SCREENSHOT_DIR: ra.screenshotDir,
+    },
+  });
+  t.after(() => mcp.close());
+  await new Promise((r) => setTimeout(r, 2500));
+  /** The decoded pixels' digest: screenshots in one second overwrite each other, so they are spaced. */
+  const screen = async () => {
+    await new Promise((r) => setTimeout(r, 1100));
+    const r = await mcp.call('retroarch_screenshot', {});
+    const image = r.content.find((c) => c.type === 'image');
+    assert.ok(image?.data);
+    return createHash('sha256')
+      .update(readPng(Buffer.from(image.data, 'base64')).pixels)
+      .digest('hex');
+  };
+  const idle = await screen();
+  assert.equal(await screen(), idle, 'without input the screen holds still');
+  await mcp.ok('retroarch_input', { action: 'hold', buttons: ['right'] });
+  await new Promise((r) => setTimeout(r, 800));
+  await mcp.ok('retroarch_input', { action: 'release', buttons: ['right'] });
+  const moved = await screen();
+  assert.notEqual(moved, idle, 'RIGHT changed the picture');
+  assert.equal(await screen(), moved, 'and it holds still again once released');
 });
