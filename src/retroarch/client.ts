@@ -410,6 +410,7 @@ export class RetroArchClient {
     let first = true;
     for (const step of steps) {
       const down: PadButton[] = [];
+      let failure: unknown = null;
       try {
         for (const b of step.buttons) {
           await this.pad.send(player, b, true, first);
@@ -429,10 +430,26 @@ export class RetroArchClient {
           done += step.frames;
           progress?.(done, total);
         }
-      } finally {
-        // Released without the caller's signal: a cancelled hold must not leave the button down.
-        for (const b of down) await this.pad.send(player, b, false);
+      } catch (error) {
+        failure = error;
       }
+      // Released without the caller's signal: a cancelled hold must not leave the button down.
+      // Every button is tried; one that cannot be released is said first (it may still be held).
+      const stuck: PadButton[] = [];
+      for (const b of down) {
+        try {
+          await this.pad.send(player, b, false);
+        } catch {
+          stuck.push(b);
+        }
+      }
+      if (stuck.length > 0)
+        throw new ReMcpError(
+          'unconfirmed',
+          `the release of ${stuck.join(', ')} could not be sent: RetroArch may still hold ${stuck.length === 1 ? 'it' : 'them'} (send action release)`,
+          { player, buttons: stuck },
+        );
+      if (failure !== null) throw failure;
     }
     const after = await this.status(signal);
     return { ...base, timing: paused ? 'frame-exact' : 'timed', frames: total, held: [], state: after.state };

@@ -213,6 +213,19 @@ test('an address two overlays hold is a conflict unless the file names the overl
   );
   await t.fails('nds_symbols', { action: 'set', address: 0x02300020, name: 'x' }, 'invalid-argument');
   await t.ok('nds_symbols', { action: 'set', address: 0x02300020, overlayId: 0, name: 'ov0_x' });
+  // The same name again changes nothing; a removal names its overlay like a set must.
+  const again = await t.ok('nds_symbols', {
+    action: 'set',
+    address: 0x02300020,
+    overlayId: 0,
+    name: 'ov0_x',
+  });
+  assert.deepEqual([again.changes.unchanged, again.changes.replaced], [1, 0]);
+  await t.fails('nds_symbols', { action: 'remove', address: 0x02300020 }, 'invalid-argument');
+  const gone = await t.ok('nds_symbols', { action: 'remove', address: 0x02300020, overlayId: 0 });
+  assert.equal(gone.changes.removed, 1);
+  // An address in main needs no overlay to be removed.
+  assert.equal((await t.ok('nds_symbols', { action: 'remove', address: 0x02000010 })).changes.removed, 1);
 });
 
 test('hostile arguments and files are typed refusals; a damaged store is said, not trusted', async () => {

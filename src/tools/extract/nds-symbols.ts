@@ -159,6 +159,12 @@ export const ndsSymbols = defineTool({
             if (at < 0) {
               symbols.push(s);
               changes = { ...none, added: 1 };
+            } else if (
+              symbols[at]!.name === s.name &&
+              (args.mode === undefined || args.mode === symbols[at]!.mode) &&
+              (args.comment === undefined || args.comment === symbols[at]!.comment)
+            ) {
+              changes = { ...none, unchanged: 1 };
             } else {
               const old = symbols[at]!;
               symbols[at] = {
@@ -175,7 +181,10 @@ export const ndsSymbols = defineTool({
           ctx.signal,
         );
       } else if (args.action === 'remove') {
-        const key = placeKey({ processor, overlayId: args.overlayId ?? null, address: args.address! });
+        // The same place a set names: an address only one overlay holds is that overlay's.
+        const place = placeOf(rom, processor, args.address!, args.overlayId ?? null);
+        if ('why' in place) throw new ReMcpError('invalid-argument', `${hex(args.address!)}: ${place.why}`);
+        const key = placeKey({ processor, overlayId: place.overlayId, address: args.address! });
         await store.update(
           rom,
           (symbols) => {
