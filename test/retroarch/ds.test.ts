@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { loadArmProgram } from '../kit/arm/index.js';
 import { type Harness, startServer } from '../kit/mcp-harness.js';
 import { readPng, rgbAt } from '../kit/png.js';
-import { launchRetroArch } from '../kit/retroarch/launch.js';
+import { launchRetroArch, retroarchEnv } from '../kit/retroarch/launch.js';
 import { DS_INPUT_ARM9 } from '../kit/retroarch/roms.js';
 import { buildRom } from '../kit/rom-builder.js';
 import { NO_ROMS, sharedRomPath } from '../kit/shared-data.js';
@@ -41,14 +41,7 @@ test('DS under RetroArch: input changes the screen, states save, memory is refus
   writeFileSync(path, rom.bytes);
   const ra = await launchRetroArch({ core: 'desmume', rom: path, remotePad: true, readyTimeoutMs: 20_000 });
   t.after(() => ra.stop());
-  const mcp = await startServer({
-    env: {
-      RE_MCP_PROFILE: 'retroarch',
-      RETROARCH_PORT: String(ra.port),
-      RETROARCH_REMOTE_PAD_PORT: String(ra.padPort),
-      RETROARCH_SCREENSHOT_DIR: ra.screenshotDir,
-    },
-  });
+  const mcp = await startServer({ env: retroarchEnv(ra) });
   t.after(() => mcp.close());
   // The program needs a few frames to set up its display.
   await new Promise((r) => setTimeout(r, 1500));
@@ -91,14 +84,7 @@ test('a real homebrew DS game (basic-first-game) is driven by input, as its scre
     readyTimeoutMs: 20_000,
   });
   t.after(() => ra.stop());
-  const mcp = await startServer({
-    env: {
-      RE_MCP_PROFILE: 'retroarch',
-      RETROARCH_PORT: String(ra.port),
-      RETROARCH_REMOTE_PAD_PORT: String(ra.padPort),
-      RETROARCH_SCREENSHOT_DIR: ra.screenshotDir,
-    },
-  });
+  const mcp = await startServer({ env: retroarchEnv(ra) });
   t.after(() => mcp.close());
   await new Promise((r) => setTimeout(r, 2500));
   /** The decoded pixels' digest: screenshots in one second overwrite each other, so they are spaced. */

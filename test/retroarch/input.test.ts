@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type Harness, startServer } from '../kit/mcp-harness.js';
-import { launchRetroArch, type RetroArchInstance } from '../kit/retroarch/launch.js';
+import { launchRetroArch, type RetroArchInstance, retroarchEnv } from '../kit/retroarch/launch.js';
 import { GBA, GBA_ROM, NES, NES_ROM } from '../kit/retroarch/roms.js';
 
 type Teardown = { after(fn: () => Promise<void>): void };
@@ -32,14 +32,7 @@ async function setup(
 ): Promise<{ ra: RetroArchInstance; mcp: Harness }> {
   const ra = await launchRetroArch({ core, rom: core === 'mgba' ? GBA_ROM : NES_ROM, remotePad });
   t.after(() => ra.stop());
-  const mcp = await startServer({
-    env: {
-      RE_MCP_PROFILE: 'retroarch',
-      RETROARCH_PORT: String(ra.port),
-      RETROARCH_TIMEOUT_MS: '1000',
-      ...(ra.padPort !== null ? { RETROARCH_REMOTE_PAD_PORT: String(ra.padPort) } : {}),
-    },
-  });
+  const mcp = await startServer({ env: retroarchEnv(ra) });
   t.after(() => mcp.close());
   // Let the game boot, then pause: every frame from here is one FRAMEADVANCE.
   await new Promise((r) => setTimeout(r, 300));

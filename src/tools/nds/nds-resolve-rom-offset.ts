@@ -6,13 +6,12 @@ import {
   addressArg,
   addressOut,
   addressRangeOut,
-  formatOptionalAddress,
   formatRange,
   formatAddress as hex,
 } from '../../core/vocabulary.js';
 import { resolveRomOffset } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
-import { nameField, romNames } from '../shared/names.js';
+import { ownerRuntime, romNames } from '../shared/names.js';
 import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 export const ndsResolveRomOffset = defineTool({
@@ -75,18 +74,7 @@ export const ndsResolveRomOffset = defineTool({
           owners: owners.map(({ range, runtimeAddress, ...o }) => ({
             ...o,
             range: formatRange(range),
-            ...(runtimeAddress === undefined
-              ? {}
-              : { runtimeAddress: formatOptionalAddress(runtimeAddress) }),
-            ...(runtimeAddress !== undefined && runtimeAddress !== null && o.processor !== undefined
-              ? nameField(
-                  'runtimeName',
-                  names,
-                  o.processor,
-                  runtimeAddress,
-                  o.kind === 'overlay' ? (o.overlayId ?? null) : null,
-                )
-              : {}),
+            ...ownerRuntime(names, o, runtimeAddress),
           })),
         },
         text: `${hex(args.offset)}: ${summary}`,

@@ -3,7 +3,6 @@ import {
   addressArg,
   addressOut,
   addressRangeOut,
-  formatOptionalAddress,
   formatRange,
   formatAddress as hex,
   limitArg,
@@ -12,7 +11,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
-import { nameField, romNames } from '../shared/names.js';
+import { ownerRuntime, romNames } from '../shared/names.js';
 import { READ_ONLY, romArg } from '../shared/rom.js';
 import { componentSelectorSchema, patternSchema } from '../shared/search-inputs.js';
 
@@ -142,18 +141,7 @@ export const ndsSearchPattern = defineTool({
                 ...o,
                 start: hex(start),
                 end: hex(end),
-                ...(runtimeAddress === undefined
-                  ? {}
-                  : { runtimeAddress: formatOptionalAddress(runtimeAddress) }),
-                ...(typeof runtimeAddress === 'number' && (o.processor === 'arm9' || o.processor === 'arm7')
-                  ? nameField(
-                      'runtimeName',
-                      names,
-                      o.processor,
-                      runtimeAddress,
-                      o.kind === 'overlay' ? (o.overlayId ?? null) : null,
-                    )
-                  : {}),
+                ...ownerRuntime(names, o, runtimeAddress),
               })),
               ...(context ? { context: { ...context, clippedTo: formatRange(context.clippedTo) } } : {}),
             })),

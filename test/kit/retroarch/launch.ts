@@ -204,3 +204,14 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
     stop,
   };
 }
+
+/** The server's settings for a launched RetroArch: its command port, pad port and screenshot folder. */
+export function retroarchEnv(ra: RetroArchInstance): Record<string, string> {
+  return {
+    RE_MCP_PROFILE: 'retroarch',
+    RETROARCH_PORT: String(ra.port),
+    RETROARCH_TIMEOUT_MS: '1000',
+    RETROARCH_SCREENSHOT_DIR: ra.screenshotDir,
+    ...(ra.padPort !== null ? { RETROARCH_REMOTE_PAD_PORT: String(ra.padPort) } : {}),
+  };
+}
