@@ -90,6 +90,11 @@ writeFileSync('dist/re-mcp.cjs', bundled.replace(/^#!/, '//'));
 await build({ ...common, entryPoints: ['src/cli/loader.ts'], outfile: 'dist/index.js', format: 'cjs' });
 writeFileSync('dist/package.json', `${JSON.stringify({ type: 'commonjs' })}\n`);
 
+// Graphviz (WebAssembly, @viz-js/viz) for nds_function_graph: one self-contained CommonJS file that
+// src/graph/graphviz.ts loads in a worker from beside the bundle. Copied as published (its own
+// copyright header names what it contains), so the package needs no registry for it either.
+copyFileSync('node_modules/@viz-js/viz/dist/viz.cjs', 'dist/viz.cjs');
+
 // Warm the code cache with a real start: initialize, tools/list, the first calls a session usually
 // makes, run for real on the demo ROM (so the code they run is compiled into the cache, not compiled
 // on a user's first call), then one refused call per family; then stdin closes and the loader writes

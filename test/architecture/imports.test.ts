@@ -16,6 +16,7 @@ const LAYERS: string[][] = [
   ['workspace'],
   ['services'],
   ['formats'],
+  ['graph'],
   ['arm'],
   ['search', 'scan'],
   ['nds'],
@@ -29,6 +30,9 @@ const LAYERS: string[][] = [
 /** Pure: bytes in, data out; no I/O, no protocol, no tools. */
 const PURE = [
   'src/formats/',
+  'src/graph/dot.ts',
+  'src/graph/font.ts',
+  'src/graph/raster.ts',
   'src/arm/',
   'src/search/',
   'src/scan/',

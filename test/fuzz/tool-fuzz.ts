@@ -65,6 +65,15 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
       return { rom, processor, ...start, mode, maxBlocks: 1 + pick(64), maxInstructions: 1 + pick(2048) };
     case 'nds_list_references':
       return { rom, processor, ...start, mode, maxInstructions: 1 + pick(1024) };
+    case 'nds_function_graph':
+      return {
+        rom,
+        processor,
+        address,
+        view: rand() < 0.5 ? 'cfg' : 'calls',
+        depth: 1 + pick(2),
+        maxNodes: 1 + pick(rand() < 0.2 ? 400 : 40),
+      };
     case 'nds_search_pattern': {
       const length = 1 + pick(rand() < 0.1 ? 600 : 8);
       const tokens: string[] = Array.from({ length }, () =>
@@ -154,12 +163,14 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
 
 /**
  * Writers are slow (every file is fsynced): the bundle is picked 1 time in ~50 and single extraction
- * 1 in ~4 relative to a read-only tool, so a long run stays fast while still reaching every tool.
+ * 1 in ~4 relative to a read-only tool (and so are pictures, for their Graphviz worker), so a long run stays fast while still reaching every tool.
  */
 const WEIGHTS: Record<string, number> = {
   nds_extract_analysis_bundle: 0.05,
   nds_extract_component: 0.25,
   nds_symbols: 0.25,
+  // Each picture lays out in a worker of its own (Graphviz loads in it): slow like a writer.
+  nds_function_graph: 0.25,
 };
 
 function pickTool(tools: ToolDefinition[], rand: () => number): ToolDefinition {

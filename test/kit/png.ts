@@ -1,5 +1,5 @@
-// A small PNG reader for tests: 8-bit RGB or RGBA, not interlaced (what RetroArch's screenshots are),
-// decoded to RGBA pixels so a test can check the colour a program painted.
+// A small PNG reader for tests: 8-bit RGB, RGBA or palette (with tRNS), not interlaced (RetroArch's
+// screenshots, re-mcp's pictures), decoded to RGBA pixels so a test can check the colours painted.
 import { inflateSync } from 'node:zlib';
 
 export interface Picture {
@@ -16,6 +16,9 @@ export function readPng(png: Uint8Array): Picture {
   let width = 0;
   let height = 0;
   let channels = 0;
+  let colourType = 0;
+  let palette: Uint8Array | null = null;
+  let alpha: Uint8Array = new Uint8Array(0);
   const idat: Uint8Array[] = [];
   while (at + 8 <= png.length) {
     const length = dv.getUint32(at);
@@ -25,10 +28,13 @@ export function readPng(png: Uint8Array): Picture {
       width = dv.getUint32(at + 8);
       height = dv.getUint32(at + 12);
       const [depth, colour, , , interlace] = data.subarray(8, 13);
-      if (depth !== 8 || (colour !== 2 && colour !== 6) || interlace !== 0)
+      if (depth !== 8 || (colour !== 2 && colour !== 3 && colour !== 6) || interlace !== 0)
         throw new Error(`unsupported PNG (depth ${depth}, colour type ${colour}, interlace ${interlace})`);
-      channels = colour === 2 ? 3 : 4;
-    } else if (type === 'IDAT') idat.push(data);
+      colourType = colour!;
+      channels = colour === 2 ? 3 : colour === 3 ? 1 : 4;
+    } else if (type === 'PLTE') palette = data;
+    else if (type === 'tRNS') alpha = data;
+    else if (type === 'IDAT') idat.push(data);
     else if (type === 'IEND') break;
     at += 12 + length;
   }
@@ -52,6 +58,16 @@ export function readPng(png: Uint8Array): Picture {
     }
   }
   const pixels = new Uint8Array(width * height * 4);
+  if (colourType === 3) {
+    if (palette === null) throw new Error('palette PNG without PLTE');
+    for (let i = 0; i < width * height; i++) {
+      const k = rows[i]!;
+      if (k * 3 + 2 >= palette.length) throw new Error(`palette index ${k} past the palette`);
+      pixels.set(palette.subarray(k * 3, k * 3 + 3), i * 4);
+      pixels[i * 4 + 3] = k < alpha.length ? alpha[k]! : 255;
+    }
+    return { width, height, pixels };
+  }
   for (let i = 0; i < width * height; i++) {
     pixels[i * 4] = rows[i * channels]!;
     pixels[i * 4 + 1] = rows[i * channels + 1]!;

@@ -33,6 +33,7 @@ const OTHER_ARGS: Record<string, Record<string, unknown>> = {
   nds_discover_functions: { processor: 'arm9' },
   nds_analyze_function: { processor: 'arm9', address: 0x02000000, mode: 'arm' },
   nds_function_at: { processor: 'arm9', address: 0x02000000 },
+  nds_function_graph: { processor: 'arm9', address: 0x02000000 },
   desmume_start: {},
   nds_mutation_validate: { rom: 'roms/game.nds', manifest: 'roms/game.nds' },
   nds_mutation_build: { rom: 'roms/game.nds', manifest: 'roms/game.nds' },

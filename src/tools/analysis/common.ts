@@ -112,12 +112,9 @@ export const evidenceArg = z
 export const scopeArg = z
   .enum(['bounded', 'program'])
   .default('bounded')
-  .describe('bounded: a search from the entry point; program: the tiered whole-program map.');
+  .describe('bounded: searched from the entry point; program: the whole-program map.');
 
-export const lowestTierArg = z
-  .enum(TIERS)
-  .optional()
-  .describe('program: lowest tier accepted (default all).');
+export const lowestTierArg = z.enum(TIERS).optional().describe('program: lowest tier (default all).');
 
 /** The evidence classes a call asked for, checked against its scope. */
 export function resolveEvidence(

@@ -4,6 +4,7 @@ import { ndsAnalyzeFunction } from './nds-analyze-function.js';
 import { ndsDiscoverFunctions } from './nds-discover-functions.js';
 import { ndsFindXrefs } from './nds-find-xrefs.js';
 import { ndsFunctionAt } from './nds-function-at.js';
+import { ndsFunctionGraph } from './nds-function-graph.js';
 import { ndsProgramMap } from './nds-program-map.js';
 
 export const analysisTools = [
@@ -12,4 +13,5 @@ export const analysisTools = [
   ndsDiscoverFunctions,
   ndsAnalyzeFunction,
   ndsFunctionAt,
+  ndsFunctionGraph,
 ];

@@ -77,7 +77,7 @@ const L = ANALYZE_FUNCTION_LIMITS;
 
 export const ndsAnalyzeFunction = defineTool({
   name: 'nds_analyze_function',
-  title: 'Prove one function entry and show its CFG',
+  title: 'Prove a function entry, show its CFG',
   profiles: ['static'],
   description: {
     purpose: 'Checks one exact entry against the evidence: proving call sites, CFG if proven.',

@@ -68,7 +68,7 @@ export const ndsDiscoverFunctions = defineTool({
       'Functions, callers and callees: proven from the entry point (bounded), or every tier (program).',
     useWhen: 'the call graph; nds_analyze_function to prove one entry, nds_function_at for an address.',
     behaviour:
-      'bounded: only proof makes an entry, never seeds; program: each function with its tier and evidence. Paged; caller/callee counts (lists with detail full). No function end claimed.',
+      'bounded: only proof makes an entry, never seeds; program: with tier and evidence. Paged; detail full lists callers/callees. No function end claimed.',
     limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({

@@ -105,7 +105,7 @@ export const ndsFindXrefs = defineTool({
     purpose: 'Every reference to an address: instructions, and (program scope) data words and tables.',
     useWhen: 'who calls, jumps to or loads X; nds_list_references for what one window references.',
     behaviour:
-      'bounded: walks from the entry point and seeds (overlays when seeded or called); program: each xref with its tier. literal-pool: the slot is the target, literal-value: its word (or target|1).',
+      'bounded: walks from the entry point and seeds (overlays when seeded or called); program: with tiers. literal-pool: the slot is the target, literal-value: its word (or target|1).',
     limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({

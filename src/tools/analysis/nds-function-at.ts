@@ -57,7 +57,7 @@ export const ndsFunctionAt = defineTool({
   title: 'Function containing an address',
   profiles: ['static'],
   description: {
-    purpose: 'Function(s) whose analysed body holds an address, with their evidence, and what the byte is.',
+    purpose: 'Function(s) whose analysed body holds an address, with evidence, and what the byte is.',
     useWhen: 'which function holds an address; nds_analyze_function when you have the entry.',
     behaviour: 'shared code lists every owner; complete-negative only when nothing is left unanalysed.',
     limits: `${MAX_SEEDS} seeds.`,

@@ -45,8 +45,8 @@ export const ndsProgramMap = defineTool({
       'Classifies every byte of every executable component (main, copied, autoload, overlays) by tier.',
     useWhen: 'before whole-program questions; then the analysis tools with scope "program".',
     behaviour:
-      'proven, then referenced (addresses held in code or data), then heuristic (a sweep of the rest); kept per ROM and evidence set.',
-    limits: 'bytes of code and seconds, not blocks; a map cut short is status truncated.',
+      'tiers: proven, referenced (addresses in code or data), heuristic (a sweep); kept per ROM and evidence set.',
+    limits: 'bytes of code and seconds; cut short: status truncated.',
   },
   input: z.object({
     rom: romArg,

@@ -37,13 +37,13 @@ const CFG_TOOL_LIMITS = { ...CFG_LIMITS, ...CODE_IMAGE_LIMITS };
 
 export const ndsAnalyzeControlFlow = defineTool({
   name: 'nds_analyze_control_flow',
-  title: 'Direct control-flow graph of ARM/Thumb code',
+  title: 'Control-flow graph of ARM/Thumb code',
   profiles: ['static'],
   description: {
     purpose: 'Basic blocks and direct edges from one start.',
     useWhen: 'following branches and loops; nds_disassemble_range for a linear listing.',
     behaviour:
-      'follows direct branches, not calls; indirect jumps and returns end in a null edge; crosses components only when one static source holds the target.',
+      'direct branches, not calls; indirect jumps and returns end in a null edge; crosses components only when one static source holds the target.',
     limits: `${CODE_IMAGE_LIMIT_TEXT}, ${OPERATION_IMAGE_BYTES / (1024 * 1024)} MiB per call.`,
   },
   input: z.object({

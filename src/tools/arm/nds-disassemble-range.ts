@@ -18,7 +18,7 @@ import {
 
 export const ndsDisassembleRange = defineTool({
   name: 'nds_disassemble_range',
-  title: 'Disassemble a bounded ARM/Thumb window',
+  title: 'Disassemble ARM/Thumb code',
   profiles: ['static'],
   description: {
     purpose: 'Linear disassembly from one start (ARM9 ARMv5TE, ARM7 ARMv4T).',

@@ -18,7 +18,7 @@ import {
 
 export const ndsListReferences = defineTool({
   name: 'nds_list_references',
-  title: 'List proven references of an ARM/Thumb window',
+  title: 'Proven references of ARM/Thumb code',
   profiles: ['static'],
   description: {
     purpose: 'Direct branches/calls, literal-pool slots and pc-relative addresses in one linear window.',

@@ -15,9 +15,9 @@ export const listWorkspaceFiles = defineTool({
   profiles: ['static', 'runtime', 'build', 'project'],
   description: {
     purpose: 'The files and directories of the workspace (or one directory of it), with sizes.',
-    useWhen: 'finding the path of a ROM, manifest or artifact to give another tool; suffix ".nds" for ROMs.',
+    useWhen: 'the path of a ROM, manifest or artifact for another tool; suffix ".nds" for ROMs.',
     behaviour:
-      'breadth-first, name order; hidden entries skipped (counted); symlinks listed, not followed; usable false: a path tools refuse.',
+      'breadth-first, name order; hidden skipped (counted); symlinks listed, not followed; usable false: tools refuse it.',
     limits: `${L.maxEntries.max} entries visited, ${L.maxDepth.max} levels, pages of ${PAGE.limit.max}.`,
   },
   input: z.object({

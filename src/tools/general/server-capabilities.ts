@@ -32,10 +32,9 @@ export const serverCapabilities = defineTool({
   title: 'Server capabilities',
   profiles: ['static', 'runtime', 'build', 'project', 'retroarch'],
   description: {
-    purpose: 'Server version, profile, tools, limits in force, integration readiness and security policy.',
+    purpose: 'Version, profile, tools, limits, integration readiness and security policy.',
     useWhen: 'first: what is here, which bounds apply.',
-    behaviour:
-      "integrations checked locally (files, pinned digests), no emulator contacted. summary: tool names, global limits; full (or tool): each tool's limits.",
+    behaviour: "integrations checked locally, no emulator contacted; full (or tool) adds each tool's limits.",
     limits: 'none.',
   },
   input: z.object({

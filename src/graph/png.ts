@@ -1,0 +1,167 @@
+// Encodes an RGBA picture as a PNG file (not interlaced), so a rendered graph can travel as an image in a
+// tool result. A picture of at most 256 distinct colours (a drawing: fills, pens, text) is written with a
+// palette (colour type 3, one byte a pixel, transparency in tRNS when any colour has some), which
+// deflates to a fraction of the RGBA form; any other as 8-bit RGBA (colour type 6), each row with the
+// filter (None, Sub or Up) whose output has the smallest sum of absolute values. Deflated by zlib.
+import { deflateSync } from 'node:zlib';
+
+const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+/** Largest IDAT payload we write in one chunk. */
+const IDAT_CHUNK = 1 << 20;
+
+const CRC_TABLE: Uint32Array = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+/** CRC-32 (the one PNG, zlib and gzip use) of the bytes, continuing from `crc` when given. */
+export function crc32(bytes: Uint8Array, crc = 0): number {
+  let c = ~crc >>> 0;
+  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  return ~c >>> 0;
+}
+
+function chunk(type: string, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + data.length);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, data.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(data, 8);
+  dv.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
+  return out;
+}
+
+/** Row filtering: a filter-type byte then the filtered row, for every row. */
+function filterRows(width: number, height: number, rgba: Uint8Array): Uint8Array {
+  const stride = width * 4;
+  const out = new Uint8Array(height * (stride + 1));
+  const sub = new Uint8Array(stride);
+  const up = new Uint8Array(stride);
+  for (let y = 0; y < height; y++) {
+    const row = y * stride;
+    let sumNone = 0;
+    let sumSub = 0;
+    let sumUp = 0;
+    for (let x = 0; x < stride; x++) {
+      const v = rgba[row + x]!;
+      const s = (v - (x >= 4 ? rgba[row + x - 4]! : 0)) & 0xff;
+      const u = (v - (y > 0 ? rgba[row - stride + x]! : 0)) & 0xff;
+      sub[x] = s;
+      up[x] = u;
+      // Bytes read as signed: small distances either way count as small.
+      sumNone += v < 128 ? v : 256 - v;
+      sumSub += s < 128 ? s : 256 - s;
+      sumUp += u < 128 ? u : 256 - u;
+    }
+    const at = y * (stride + 1);
+    if (sumNone <= sumSub && sumNone <= sumUp) {
+      out[at] = 0;
+      out.set(rgba.subarray(row, row + stride), at + 1);
+    } else if (sumSub <= sumUp) {
+      out[at] = 1;
+      out.set(sub, at + 1);
+    } else {
+      out[at] = 2;
+      out.set(up, at + 1);
+    }
+  }
+  return out;
+}
+
+/**
+ * The picture as palette indices, with its palette (RGBA per entry, in first-seen order), or null when
+ * it has more than 256 colours.
+ */
+function indexed(
+  width: number,
+  height: number,
+  rgba: Uint8Array,
+): { palette: Uint32Array; rows: Uint8Array } | null {
+  const index = new Map<number, number>();
+  const palette = new Uint32Array(256);
+  const rows = new Uint8Array(height * (width + 1));
+  const words = new DataView(rgba.buffer, rgba.byteOffset, rgba.byteLength);
+  let last = -1;
+  let lastIndex = 0;
+  for (let y = 0; y < height; y++) {
+    // Filter None: indices are labels, not magnitudes, so differences of them compress no better.
+    let at = y * (width + 1) + 1;
+    for (let x = 0; x < width; x++, at++) {
+      const c = words.getUint32((y * width + x) * 4);
+      if (c !== last) {
+        let i = index.get(c);
+        if (i === undefined) {
+          if (index.size === 256) return null;
+          i = index.size;
+          index.set(c, i);
+          palette[i] = c;
+        }
+        last = c;
+        lastIndex = i;
+      }
+      rows[at] = lastIndex;
+    }
+  }
+  return { palette: palette.subarray(0, index.size), rows };
+}
+
+/** A PNG file of a width x height picture given as RGBA bytes, row by row from the top. */
+export function encodePng(width: number, height: number, rgba: Uint8Array): Uint8Array {
+  for (const [name, v] of [
+    ['width', width],
+    ['height', height],
+  ] as const) {
+    if (!Number.isSafeInteger(v) || v <= 0 || v > 0x7fffffff)
+      throw new Error(`encodePng: ${name} must be a positive integer, got ${v}`);
+  }
+  if (!(rgba instanceof Uint8Array)) throw new Error('encodePng: rgba must be a Uint8Array');
+  if (rgba.length !== width * height * 4)
+    throw new Error(
+      `encodePng: rgba has ${rgba.length} bytes, expected ${width}*${height}*4 = ${width * height * 4}`,
+    );
+
+  const ihdr = new Uint8Array(13);
+  const dv = new DataView(ihdr.buffer);
+  dv.setUint32(0, width);
+  dv.setUint32(4, height);
+  const pal = indexed(width, height, rgba);
+  ihdr[8] = 8; // bits per channel (or per index)
+  ihdr[9] = pal ? 3 : 6; // palette, or RGBA
+  ihdr[10] = 0; // deflate
+  ihdr[11] = 0; // adaptive filtering
+  ihdr[12] = 0; // not interlaced
+
+  const compressed = deflateSync(pal ? pal.rows : filterRows(width, height, rgba));
+  const parts: Uint8Array[] = [Uint8Array.from(SIGNATURE), chunk('IHDR', ihdr)];
+  if (pal) {
+    const plte = new Uint8Array(pal.palette.length * 3);
+    const alpha = new Uint8Array(pal.palette.length);
+    for (const [i, c] of pal.palette.entries()) {
+      plte[i * 3] = c >>> 24;
+      plte[i * 3 + 1] = (c >>> 16) & 0xff;
+      plte[i * 3 + 2] = (c >>> 8) & 0xff;
+      alpha[i] = c & 0xff;
+    }
+    parts.push(chunk('PLTE', plte));
+    // tRNS lists alpha up to the last entry that is not opaque (absent: all opaque).
+    let n = alpha.length;
+    while (n > 0 && alpha[n - 1] === 255) n--;
+    if (n > 0) parts.push(chunk('tRNS', alpha.subarray(0, n)));
+  }
+  for (let at = 0; at < compressed.length || at === 0; at += IDAT_CHUNK)
+    parts.push(chunk('IDAT', compressed.subarray(at, Math.min(at + IDAT_CHUNK, compressed.length))));
+  parts.push(chunk('IEND', new Uint8Array(0)));
+
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
