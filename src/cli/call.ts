@@ -1,5 +1,8 @@
 // `re-mcp call TOOL '<json>'`: runs one tool through the same pipeline as the server and prints its
-// structured result (or its error) as JSON. Exit code 1 when the result is an error.
+// structured result (or its error) as JSON. Exit code 1 when the result is an error. With
+// --save-images, the images a result carries (a picture, a screenshot) are written atomically under
+// the workspace's output/images/, named by tool and content hash, and their paths printed on stderr.
+import { createHash } from 'node:crypto';
 import type { Config } from '../config/config.js';
 import { profileReport } from '../core/profiles.js';
 import { invokeTool } from '../mcp/invoke.js';
@@ -7,7 +10,12 @@ import { Services } from '../services.js';
 import { ALL_TOOLS, toolsForProfile } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
 
-export async function callTool(config: Config, name: string, json: string | undefined): Promise<number> {
+export async function callTool(
+  config: Config,
+  name: string,
+  json: string | undefined,
+  options: { saveImages?: boolean } = {},
+): Promise<number> {
   let args: unknown = {};
   if (json !== undefined && json.trim() !== '') {
     try {
@@ -50,6 +58,24 @@ export async function callTool(config: Config, name: string, json: string | unde
     });
     process.stdout.write(`${JSON.stringify(result.structuredContent ?? {}, null, 2)}\n`);
     for (const block of result.content) if (block.type === 'text') process.stderr.write(`${block.text}\n`);
+    if (options.saveImages) {
+      const images = result.content.filter((b) => b.type === 'image') as { data: string; mimeType: string }[];
+      if (images.length > 0) {
+        const dir = await services.workspace.outputDir('output', ['images']);
+        try {
+          for (const image of images) {
+            const bytes = Buffer.from(image.data, 'base64');
+            const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+            const ext = image.mimeType === 'image/png' ? 'png' : 'bin';
+            const file = `${def.name}-${hash}.${ext}`;
+            await dir.writeAtomic(file, bytes);
+            process.stderr.write(`image: ${dir.relative}/${file}\n`);
+          }
+        } finally {
+          await dir.close();
+        }
+      }
+    }
     return result.isError ? 1 : 0;
   } finally {
     await services.dispose();

@@ -14,7 +14,8 @@ Usage:
   re-mcp [serve] [flags]              run the stdio MCP server (the default command)
   re-mcp tools [--profile P] [--json] list the tools of a profile (--json: the tools/list definitions,
                                       output schemas as --output-schemas says)
-  re-mcp call TOOL '<json args>'      run one tool and print its structured result (exit 1 on error)
+  re-mcp call TOOL '<json args>'      run one tool and print its structured result (exit 1 on error);
+                                      --save-images writes its images under output/images/
   re-mcp doctor [--json]              check this installation: one line per capability, and the fix
                                       (exit 1 when something required or configured is broken)
   re-mcp config HOST                  print the block that adds this installation to a host, with the
@@ -44,7 +45,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
   const { env, rest } = mergeFlags(process.env, argv);
   const json = rest.includes('--json');
-  const positional = rest.filter((a) => a !== '--json');
+  const saveImages = rest.includes('--save-images');
+  const positional = rest.filter((a) => a !== '--json' && a !== '--save-images');
   const command = positional[0] ?? 'serve';
   if (command === 'tools') {
     // Listing needs no workspace: it describes the server, it touches nothing.
@@ -87,7 +89,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const name = positional[1];
     if (name === undefined) fail("usage: re-mcp call TOOL '<json args>'");
     const { callTool } = await import('./call.js');
-    return callTool(config, name, positional[2]);
+    return callTool(config, name, positional[2], { saveImages });
   }
   fail(`unknown command "${command}" (see re-mcp --help)`);
 }

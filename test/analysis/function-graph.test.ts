@@ -17,7 +17,7 @@ import { analysisTools } from '../../src/tools/analysis/index.js';
 import { extractTools } from '../../src/tools/extract/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { loadProgramTruth } from '../kit/arm/index.js';
-import { makeWorkspace } from '../kit/mcp-harness.js';
+import { makeWorkspace, startServer } from '../kit/mcp-harness.js';
 import { readPng } from '../kit/png.js';
 import { programRomBytes } from '../kit/program-rom.js';
 import { buildRom } from '../kit/rom-builder.js';
@@ -222,4 +222,21 @@ test('an address no function holds is not-found, an unknown ROM too', async () =
   const r = await call('nds_function_graph', { rom: 'roms/fan100.nds', address: '0x02100000' });
   assert.equal(r.isError, true);
   assert.equal(r.structuredContent.error.code, 'not-found');
+});
+
+test('through the built server and a real MCP client: Graphviz is found beside the bundle, the image arrives', async () => {
+  const h = await startServer({ workspace: root });
+  try {
+    const r = (await h.call('nds_function_graph', {
+      rom: 'roms/fan100.nds',
+      processor: 'arm9',
+      address: formatAddress(BASE),
+      view: 'calls',
+      maxNodes: 100,
+    })) as unknown as Result;
+    const { s } = picture(r);
+    assert.equal(s.graph.nodes, 100);
+  } finally {
+    await h.close();
+  }
 });

@@ -6,7 +6,15 @@
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -201,6 +209,28 @@ test('a code cache made for another Node version is ignored, never run', async (
   } finally {
     writeFileSync(cachePath, original);
   }
+});
+
+test('the installed package draws a picture: Graphviz ships beside the bundle, the PNG lands in output/images', async () => {
+  copyFileSync(join(REPO_ROOT, 'examples/demo-workspace/roms/demo.nds'), join(workspace, 'demo.nds'));
+  const r = await run(
+    bin,
+    [
+      'call',
+      'nds_function_graph',
+      '{"rom":"demo.nds","processor":"arm9","address":"0x02000000"}',
+      '--save-images',
+    ],
+    { RE_MCP_WORKSPACE_ROOT: workspace },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const s = JSON.parse(r.stdout) as { graph: { nodes: number }; image: { sha256: string; pngBytes: number } };
+  assert.ok(s.graph.nodes >= 1);
+  const saved = /image: (output\/images\/nds_function_graph-[0-9a-f]{16}\.png)/.exec(r.stderr)?.[1];
+  assert.ok(saved, r.stderr);
+  const png = readFileSync(join(workspace, saved));
+  assert.equal(png.length, s.image.pngBytes);
+  assert.equal(createHash('sha256').update(png).digest('hex'), s.image.sha256);
 });
 
 test('a damaged install (the decoder payload removed) fails the doctor', async () => {
