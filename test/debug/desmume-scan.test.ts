@@ -13,14 +13,22 @@ type Scan = {
   candidates: number;
   before: number;
   bytesRead: number;
-  page: Array<{ address: string; value: number; previous: number }>;
+  page: Array<{ address: string; value: number; previous: number; name?: string }>;
   more: boolean;
 };
 
 describe('memory scan (real DeSmuME)', () => {
   it('finds the counters by "increased" across stops, pages results, refuses while running and after a restart', async () => {
-    const h = await started();
+    // Full profile: the symbol store (nds_symbols) names what the scan finds.
+    const h = await started({}, 'full');
     const s = suite.rom.symbols;
+    await h.ok('nds_symbols', {
+      rom: 'debug.nds',
+      action: 'set',
+      address: hex(s.counterArm),
+      name: 'counter_arm',
+      mode: 'data',
+    });
     const bp = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
       address: hex(s.armIncrement),
       mode: 'arm',
@@ -46,6 +54,18 @@ describe('memory scan (real DeSmuME)', () => {
     assert.ok(last!.candidates <= 8, `${last!.candidates} candidates left`);
     const arm = last!.page.find((c) => c.address === hex(s.counterArm))!;
     assert.equal(arm.value, arm.previous + 1);
+    // The named counter carries its name; the unnamed one after it the nearest name below it (a name set
+    // without a size reaches 4 KiB).
+    assert.equal(arm.name, 'counter_arm');
+    assert.equal(
+      last!.page.find((c) => c.address === hex(s.counterThumb))?.name,
+      `counter_arm+0x${(s.counterThumb - s.counterArm).toString(16)}`,
+    );
+    const read = await h.ok<{ name?: string }>('desmume_read_memory', {
+      address: hex(s.counterArm + 2),
+      length: 2,
+    });
+    assert.equal(read.name, 'counter_arm+0x2');
     // Narrowing read only the candidates, not the region again.
     assert.ok(last!.bytesRead < 4096, `narrow read ${last!.bytesRead} bytes`);
     // equal-to a value: counter_arm's value read through the stub.
@@ -63,6 +83,8 @@ describe('memory scan (real DeSmuME)', () => {
       limit: 1,
     });
     assert.equal(page.page.length, 1);
+    const named = await h.ok<Scan>('desmume_memory_scan_results', { scanId: start.scanId, limit: 64 });
+    assert.equal(named.page.find((c) => c.address === hex(s.counterArm))?.name, 'counter_arm');
     assert.equal(page.more, eq.candidates > 1);
     // Refusals: a comparison without its value, a region outside main RAM, narrowing while running.
     assert.equal(

@@ -10,7 +10,7 @@ import {
   scanLimits,
 } from '../shared/memory-scan.js';
 import { cpuOf, debugSession, processorInput, RUNTIME } from './common.js';
-import { desmumeOwner, desmumeScans, stubReader } from './scan-common.js';
+import { desmumeOwner, desmumeScans, scanNames, stubReader } from './scan-common.js';
 
 export const desmumeMemoryScanNarrow = defineTool({
   name: 'desmume_memory_scan_narrow',
@@ -36,7 +36,7 @@ export const desmumeMemoryScanNarrow = defineTool({
       );
       const cpu = cpuOf(ctx.services, args.processor);
       cpu.requireStopped('scan memory');
-      return narrowScan(ctx, scan, args, stubReader(cpu));
+      return narrowScan(ctx, scan, args, stubReader(cpu), await scanNames(ctx, args.processor));
     });
   },
 });

@@ -9,7 +9,7 @@ import {
   scanView,
 } from '../shared/memory-scan.js';
 import { RUNTIME } from './common.js';
-import { desmumeOwner, desmumeScans } from './scan-common.js';
+import { desmumeOwner, desmumeScans, scanNames } from './scan-common.js';
 
 export const desmumeMemoryScanResults = defineTool({
   name: 'desmume_memory_scan_results',
@@ -28,7 +28,7 @@ export const desmumeMemoryScanResults = defineTool({
   async handler(args, ctx) {
     const owner = desmumeOwner(ctx.services);
     const scan = desmumeScans(ctx.services).get(args.scanId, owner, owner);
-    const view = pageView(scan, args.offset, args.limit);
+    const view = pageView(scan, args.offset, args.limit, await scanNames(ctx, scan.spec.processor ?? 'arm9'));
     return {
       structured: { ...scanView(scan), ...view },
       text:

@@ -56,7 +56,13 @@ export const desmumeMemoryScanStart = defineTool({
       );
       const { scan, dropped } = desmumeScans(ctx.services).add(
         owner,
-        { base: args.address, length: args.length, size: args.size, signed: args.signed },
+        {
+          base: args.address,
+          length: args.length,
+          size: args.size,
+          signed: args.signed,
+          processor: args.processor,
+        },
         bytes,
       );
       return {

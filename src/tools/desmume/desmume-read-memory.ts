@@ -3,7 +3,8 @@ import { z } from 'zod/v4';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { LIMITS } from '../../debug/policy.js';
 import { defineTool } from '../../mcp/tool.js';
-import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
+import { nameField } from '../shared/names.js';
+import { cpuOf, debugSession, generationNumber, liveNames, processorInput, RUNTIME } from './common.js';
 
 export const desmumeReadMemory = defineTool({
   name: 'desmume_read_memory',
@@ -25,6 +26,7 @@ export const desmumeReadMemory = defineTool({
     processor: z.enum(['arm9', 'arm7']),
     generation: z.number().int(),
     address: addressOut,
+    name: z.string().optional().describe("The symbol store's name at the address (user-asserted)"),
     length: z.number().int(),
     hex: z.string(),
   }),
@@ -34,11 +36,13 @@ export const desmumeReadMemory = defineTool({
     return debugSession(ctx.services).exclusive(async () => {
       const bytes = await cpuOf(ctx.services, args.processor).readMemory(args.address, args.length);
       const hex = Buffer.from(bytes).toString('hex');
+      const names = await liveNames(ctx, args.processor);
       return {
         structured: {
           processor: args.processor,
           generation: generationNumber(ctx.services),
           address: formatAddress(args.address),
+          ...(names ? nameField('name', names.table, args.processor, args.address, null) : {}),
           length: bytes.length,
           hex,
         },

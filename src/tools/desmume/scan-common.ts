@@ -4,9 +4,11 @@ import { ReMcpError } from '../../core/errors.js';
 import { formatAddress } from '../../core/vocabulary.js';
 import type { CpuDebugger } from '../../debug/cpu.js';
 import { LIMITS } from '../../debug/policy.js';
+import type { ToolContext } from '../../mcp/tool.js';
 import { ScanStore } from '../../scan/memory-scan.js';
 import type { Services } from '../../services.js';
-import { debugSession } from './common.js';
+import type { CandidateName } from '../shared/memory-scan.js';
+import { debugSession, liveNames } from './common.js';
 
 /** DS main RAM (4 MiB; its mirrors are not scanned separately). */
 export const MAIN_RAM = { start: 0x0200_0000, end: 0x0240_0000 } as const;
@@ -38,4 +40,17 @@ export function stubReader(cpu: CpuDebugger) {
     }
     return out;
   };
+}
+
+/**
+ * Names for candidates from the running ROM's symbol store, on the scanned CPU's view (main RAM holds
+ * no overlay code, so overlay names are never asked); undefined when no generation runs or no names.
+ */
+export async function scanNames(
+  ctx: ToolContext,
+  processor: 'arm9' | 'arm7',
+): Promise<CandidateName | undefined> {
+  const names = await liveNames(ctx, processor);
+  if (names === null || names.table.size === 0) return undefined;
+  return (address) => names.table.nameOf(processor, address, null);
 }

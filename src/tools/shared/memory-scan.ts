@@ -56,7 +56,14 @@ export const scanOutput = {
 
 export const pageOutput = {
   offset: z.number().int(),
-  page: z.array(z.object({ address: addressOut, value: z.number().int(), previous: z.number().int() })),
+  page: z.array(
+    z.object({
+      address: addressOut,
+      value: z.number().int(),
+      previous: z.number().int(),
+      name: z.string().optional().describe("The symbol store's name there (user-asserted)"),
+    }),
+  ),
   more: z.boolean(),
 };
 
@@ -74,10 +81,16 @@ export function scanView(scan: MemoryScan) {
   };
 }
 
-export function pageView(scan: MemoryScan, offset: number, limit: number) {
+/** A name for a candidate's address, when the family has a symbol store for the scanned memory. */
+export type CandidateName = (address: number) => string | null;
+
+export function pageView(scan: MemoryScan, offset: number, limit: number, nameOf?: CandidateName) {
   return {
     offset,
-    page: scan.page(offset, limit).map((c) => ({ ...c, address: formatAddress(c.address) })),
+    page: scan.page(offset, limit).map((c) => {
+      const name = nameOf?.(c.address) ?? null;
+      return { ...c, address: formatAddress(c.address), ...(name === null ? {} : { name }) };
+    }),
     more: offset + limit < scan.candidateCount,
   };
 }
@@ -126,6 +139,7 @@ export async function narrowScan(
   scan: MemoryScan,
   args: { comparison: ScanComparison; value?: number; limit: number },
   read: ReadSpan,
+  nameOf?: CandidateName,
 ) {
   const r = await scan.narrow(args.comparison, args.value ?? null, read, (done, total) =>
     ctx.progress({ progress: done, total, message: 'spans' }),
@@ -136,7 +150,7 @@ export async function narrowScan(
       before: r.before,
       bytesRead: r.bytesRead,
       spans: r.spans,
-      ...pageView(scan, 0, args.limit),
+      ...pageView(scan, 0, args.limit, nameOf),
     },
     text: `${scan.id} step ${scan.steps} (${args.comparison}): ${r.before} -> ${scan.candidateCount} candidates`,
   };

@@ -61,8 +61,11 @@ export function desmumeMcpFrame<R>(prefix: string, writeRom: (workspace: string)
 }
 
 export interface DesmumeMcpSuite extends DesmumeMcpFrame<DebugTargetRom> {
-  /** A server with DeSmuME started on the debug target ROM (`start` adds desmume_start arguments). */
-  started(start?: Record<string, unknown>): Promise<Harness>;
+  /**
+   * A server (profile runtime unless given) with DeSmuME started on the debug target ROM (`start`
+   * adds desmume_start arguments).
+   */
+  started(start?: Record<string, unknown>, profile?: ProfileName): Promise<Harness>;
   /** Reads one little-endian 32-bit word of emulated memory. */
   counter(h: Harness, address: number): Promise<number>;
 }
@@ -78,8 +81,8 @@ export function desmumeMcpSuite(prefix: string): DesmumeMcpSuite {
       return frame.rom;
     },
     server: () => frame.server(),
-    async started(start = {}) {
-      const h = await frame.server();
+    async started(start = {}, profile = 'runtime') {
+      const h = await frame.server(profile);
       await h.ok('desmume_start', { romPath: 'debug.nds', ...start });
       return h;
     },
