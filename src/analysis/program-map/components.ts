@@ -50,8 +50,16 @@ export interface UnavailableComponent {
 }
 
 export type Lookup =
-  | { component: MapComponent }
-  | { unresolved: 'unmapped' | 'bss' | 'ambiguous-code-source' | 'not-decodable' };
+  | { readonly component: MapComponent }
+  | { readonly unresolved: 'unmapped' | 'bss' | 'ambiguous-code-source' | 'not-decodable' };
+
+/** The answers that name no component, made once (lookup runs for every call and branch). */
+const UNRESOLVED = {
+  unmapped: { unresolved: 'unmapped' },
+  bss: { unresolved: 'bss' },
+  'ambiguous-code-source': { unresolved: 'ambiguous-code-source' },
+  'not-decodable': { unresolved: 'not-decodable' },
+} as const satisfies Record<string, Lookup>;
 
 export class ComponentSet {
   readonly list: MapComponent[] = [];
@@ -60,6 +68,8 @@ export class ComponentSet {
   /** Overlay BSS ranges and unreadable components: a target there is not unmapped but has no bytes. */
   private readonly bssRanges: { start: number; end: number }[] = [];
   private sorted: MapComponent[] = [];
+  /** Each component's lookup answer, made once. */
+  private readonly found: { readonly component: MapComponent }[] = [];
   private maxEnd: number[] = [];
 
   constructor(readonly processor: Processor) {
@@ -85,6 +95,7 @@ export class ComponentSet {
       },
     };
     this.list.push(comp);
+    this.found.push({ component: comp });
     if (comp.extentEnd > comp.end) this.bssRanges.push({ start: comp.end, end: comp.extentEnd });
     this.index();
     return comp;
@@ -101,8 +112,8 @@ export class ComponentSet {
     this.maxEnd = this.sorted.map((c) => (m = Math.max(m, c.end)));
   }
 
-  /** Every component whose bytes hold `address`. */
-  holding(address: number): MapComponent[] {
+  /** The number of sorted components starting at or below `address` (the candidates end there). */
+  private below(address: number): number {
     const s = this.sorted;
     let lo = 0;
     let hi = s.length;
@@ -111,26 +122,44 @@ export class ComponentSet {
       if (s[mid]!.start <= address) lo = mid + 1;
       else hi = mid;
     }
+    return lo;
+  }
+
+  /** Every component whose bytes hold `address`. */
+  holding(address: number): MapComponent[] {
+    const s = this.sorted;
     const out: MapComponent[] = [];
-    for (let i = lo - 1; i >= 0 && this.maxEnd[i]! > address; i--) {
+    for (let i = this.below(address) - 1; i >= 0 && this.maxEnd[i]! > address; i--) {
       if (address < s[i]!.end) out.push(s[i]!);
     }
     return out.sort((a, b) => a.index - b.index);
   }
 
+  /** The one component holding `address`; null when none, undefined when several. */
+  private single(address: number): MapComponent | null | undefined {
+    const s = this.sorted;
+    let one: MapComponent | null = null;
+    for (let i = this.below(address) - 1; i >= 0 && this.maxEnd[i]! > address; i--) {
+      if (address >= s[i]!.end) continue;
+      if (one !== null) return undefined;
+      one = s[i]!;
+    }
+    return one;
+  }
+
   /** The one component holding a target reached from code in `from` (see the file comment). */
   lookup(address: number, from?: MapComponent): Lookup {
     if (from && address >= from.start && address < from.extentEnd) {
-      if (address < from.end) return { component: from };
-      return { unresolved: 'bss' };
+      if (address < from.end) return this.found[from.index]!;
+      return UNRESOLVED.bss;
     }
-    const found = this.holding(address);
-    if (found.length === 1) return { component: found[0]! };
-    if (found.length > 1) return { unresolved: 'ambiguous-code-source' };
+    const one = this.single(address);
+    if (one) return this.found[one.index]!;
+    if (one === undefined) return UNRESOLVED['ambiguous-code-source'];
     if (this.unavailable.some((u) => address >= u.start && address < u.end))
-      return { unresolved: 'not-decodable' };
-    if (this.bssRanges.some((r) => address >= r.start && address < r.end)) return { unresolved: 'bss' };
-    return { unresolved: 'unmapped' };
+      return UNRESOLVED['not-decodable'];
+    if (this.bssRanges.some((r) => address >= r.start && address < r.end)) return UNRESOLVED.bss;
+    return UNRESOLVED.unmapped;
   }
 }
 

@@ -117,7 +117,8 @@ export async function probeFunction(
           delta += e.delta;
           if (delta > 0) return { ok: false, why: 'restores a stack frame it did not build' };
         }
-        const verdict = await step(ins);
+        // Most instructions neither transfer control nor load a literal: no verdict to wait for.
+        const verdict = ins.flow === undefined && ins.pcRelative === undefined ? 'go' : await step(ins);
         if (verdict === 'end') {
           next = null;
           break;

@@ -60,7 +60,10 @@ export class RefStore {
 
   add(r: Omit<MapRef, 'extra' | 'conditional'> & { extra?: number; conditional?: boolean }): void {
     const i = this.size++;
-    for (const c of [this.from, this.to, this.meta, this.extra]) c.grow(this.size);
+    this.from.grow(this.size);
+    this.to.grow(this.size);
+    this.meta.grow(this.size);
+    this.extra.grow(this.size);
     this.from.data[i] = r.from >>> 0;
     this.to.data[i] = r.to >>> 0;
     this.meta.data[i] =

@@ -322,11 +322,6 @@ export class Walker {
     return true;
   }
 
-  /** Every reference recorded so far, from index `from` on (they are appended, never reordered). */
-  *refsFrom(from: number): Generator<[number, ReturnType<RefStore['get']>]> {
-    for (let i = from; i < this.refs.size; i++) yield [i, this.refs.get(i)];
-  }
-
   component(index: number): MapComponent {
     return this.set.list[index]!;
   }
