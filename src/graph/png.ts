@@ -4,27 +4,11 @@
 // deflates to a fraction of the RGBA form; any other as 8-bit RGBA (colour type 6), each row with the
 // filter (None, Sub or Up) whose output has the smallest sum of absolute values. Deflated by zlib.
 import { deflateSync } from 'node:zlib';
+import { crc32 } from '../formats/crc32.js';
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Largest IDAT payload we write in one chunk. */
 const IDAT_CHUNK = 1 << 20;
-
-const CRC_TABLE: Uint32Array = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-/** CRC-32 (the one PNG, zlib and gzip use) of the bytes, continuing from `crc` when given. */
-export function crc32(bytes: Uint8Array, crc = 0): number {
-  let c = ~crc >>> 0;
-  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
-  return ~c >>> 0;
-}
 
 function chunk(type: string, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + data.length);

@@ -33,7 +33,7 @@ import { writeRawOverlayTable } from '../formats/nds/raw/overlay-table-write.js'
 import { type ModelComponent, resolveComponent } from '../formats/nds/selectors.js';
 import type { Manifest, ManifestOperation } from './manifest.js';
 
-export const ENGINE = 're-mcp-rebuild/2';
+export const ENGINE = 're-mcp-rebuild/3';
 export const APPEND_ALIGN = 0x200;
 const SECURE_AREA = { start: 0x4000, end: 0x8000 } as const;
 const HEADER_SIZE = 0x200;

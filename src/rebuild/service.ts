@@ -24,6 +24,15 @@ import { alignedBuffer, type OutputDir } from '../workspace/output-dir.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { EVIDENCE_FILES, evidenceTexts, type VerificationRecord, verificationText } from './evidence.js';
 import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';
+import {
+  checkPatches,
+  makePatches,
+  PATCH_FILES,
+  type PatchSet,
+  patchesText,
+  patchFiles,
+  type SourceBytes,
+} from './patches.js';
 import { type LoadedArtifact, type Plan, planRebuild } from './plan.js';
 import { ChunkPool, type ChunkReader, newTally, outputStream } from './stream.js';
 import { verifyBuiltOutput, verifyOutput } from './verify.js';
@@ -200,6 +209,11 @@ function sourceReader(rom: RomHandle): ChunkReader {
   return (into, position) => rom.readChunk(into, position);
 }
 
+/** Synchronous reads of the source ROM (the patch checks read it in 1 MiB pieces). */
+function sourceBytes(rom: RomHandle): SourceBytes {
+  return (offset, length) => rom.readBytes(offset, length);
+}
+
 export async function validateManifest(
   workspace: Workspace,
   rom: RomHandle,
@@ -288,9 +302,26 @@ async function checkBuildDir(
   v: Validated,
   dir: OutputDir,
   signal?: AbortSignal,
-): Promise<VerificationRecord> {
+): Promise<{ record: VerificationRecord; patches: PatchSet }> {
   const r = v.plan.resolved;
-  const expectedNames = [...EVIDENCE_FILES, r.output.romName].sort();
+  // The output is read first: its CRC-32s make the patches, whose files are then expected too.
+  const handle = await openRegular(dir, r.output.romName);
+  let record: VerificationRecord;
+  const crcs = { source: 0, output: 0 };
+  try {
+    record = await verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal, crcs);
+  } finally {
+    await handle.close();
+  }
+  const patches = makePatches(v.plan, crcs, sourceBytes(rom));
+  checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize });
+  const patchBytes = patchFiles(patches);
+  const expectedNames = [
+    ...EVIDENCE_FILES,
+    PATCH_FILES.record,
+    ...Object.keys(patchBytes),
+    r.output.romName,
+  ].sort();
   const names = (await dir.names()).sort();
   if (JSON.stringify(names) !== JSON.stringify(expectedNames)) {
     throw new ReMcpError(
@@ -302,17 +333,16 @@ async function checkBuildDir(
       },
     );
   }
-  const handle = await openRegular(dir, r.output.romName);
-  let record: VerificationRecord;
-  try {
-    record = await verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal);
-  } finally {
-    await handle.close();
-  }
   const texts: Record<string, string> = {
     ...evidenceTexts(v.manifest, v.plan, record.outputSha256),
     'verification.json': verificationText(record),
+    [PATCH_FILES.record]: patchesText(patches, v.plan, record.outputSha256),
   };
+  for (const [name, bytes] of Object.entries(patchBytes)) {
+    const stored = await dir.readIfSmall(name, bytes.length);
+    if (stored === null || !stored.equals(bytes))
+      throw new ReMcpError('verification-failed', `${name} differs from the patch this build produces`);
+  }
   for (const [name, text] of Object.entries(texts)) {
     const stored = await dir.readIfSmall(name, EVIDENCE_MAX);
     if (stored === null)
@@ -320,7 +350,7 @@ async function checkBuildDir(
     if (stored.toString('utf8') !== text)
       throw new ReMcpError('verification-failed', `${name} differs from the evidence this build produces`);
   }
-  return record;
+  return { record, patches };
 }
 
 export interface BuildResult {
@@ -331,6 +361,8 @@ export interface BuildResult {
   outputSize: number;
   reused: boolean;
   verification: VerificationRecord;
+  /** The patch files beside the ROM (workspace-relative), or why IPS could not be written. */
+  patches: { bps: string; ips: string | null; ipsRefused: string | null };
 }
 
 export interface BuildOptions {
@@ -373,25 +405,18 @@ async function buildLocked(
   const buildId = v.plan.resolved.buildId;
   const romName = v.plan.resolved.output.romName;
   await recoverBuildLeftovers(parent);
-  const result = (verification: VerificationRecord, reused: boolean): BuildResult => ({
-    buildId,
-    outputDir: v.outputDir,
-    rom: `${v.outputDir}/${romName}`,
-    outputSha256: verification.outputSha256,
-    outputSize: verification.outputSize,
-    reused,
-    verification,
-  });
+  const result = (verification: VerificationRecord, reused: boolean, patches: PatchSet): BuildResult =>
+    buildResult(v, verification, reused, patches);
   const existing = await parent.kind(buildId);
   if (existing !== null) {
     if (existing !== 'directory') {
       throw new ReMcpError('publish-collision', `${v.outputDir} exists and is not a build directory`);
     }
-    let record: VerificationRecord;
+    let checked: { record: VerificationRecord; patches: PatchSet };
     try {
       const dir = await parent.child(buildId, false);
       try {
-        record = await checkBuildDir(rom, v, dir, options.signal);
+        checked = await checkBuildDir(rom, v, dir, options.signal);
       } finally {
         await dir.close();
       }
@@ -404,7 +429,7 @@ async function buildLocked(
       );
     }
     await parent.verifyInPlace();
-    return result(record, true);
+    return result(checked.record, true, checked.patches);
   }
   const tmpName = `.${buildId}.build-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
   const tmp = await parent.child(tmpName);
@@ -450,6 +475,12 @@ async function buildLocked(
     for (const [name, text] of Object.entries(evidenceTexts(v.manifest, v.plan, record.outputSha256))) {
       await tmp.writeAtomic(name, text);
     }
+    // The distributable patches, each checked by applying it to the source (patches.ts).
+    const crcs = { source: tally.sourceCrc32, output: tally.outputCrc32 };
+    const patches = makePatches(v.plan, crcs, sourceBytes(rom));
+    checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize });
+    for (const [name, bytes] of Object.entries(patchFiles(patches))) await tmp.writeAtomic(name, bytes);
+    await tmp.writeAtomic(PATCH_FILES.record, patchesText(patches, v.plan, record.outputSha256));
     await options.onStep?.('evidence-written');
     await tmp.writeAtomic('verification.json', verificationText(record));
     await tmp.sync();
@@ -480,7 +511,7 @@ async function buildLocked(
     await parent.sync();
     await options.onStep?.('published');
     await parent.verifyInPlace();
-    return result(record, false);
+    return result(record, false, patches);
   } catch (error) {
     await parent.remove(tmpName).catch(() => {});
     throw error;
@@ -505,22 +536,36 @@ export async function verifyBuild(
     throw new ReMcpError('workspace-escape', 'the build directory is not where it should be');
   // Walk down by descriptor without creating anything (output/ exists: the build was just found in it).
   const opened: OutputDir[] = [await workspace.outputDir('output', [])];
-  let record: VerificationRecord;
+  let checked: { record: VerificationRecord; patches: PatchSet };
   try {
     for (const segment of ['nds', rom.identity.sha256.slice(0, 16), v.plan.resolved.buildId]) {
       opened.push(await opened[opened.length - 1]!.child(segment, false));
     }
-    record = await checkBuildDir(rom, v, opened[opened.length - 1]!, signal);
+    checked = await checkBuildDir(rom, v, opened[opened.length - 1]!, signal);
   } finally {
     for (const d of opened) await d.close();
   }
+  return buildResult(v, checked.record, true, checked.patches);
+}
+
+function buildResult(
+  v: Validated,
+  verification: VerificationRecord,
+  reused: boolean,
+  patches: PatchSet,
+): BuildResult {
   return {
     buildId: v.plan.resolved.buildId,
     outputDir: v.outputDir,
     rom: `${v.outputDir}/${v.plan.resolved.output.romName}`,
-    outputSha256: record.outputSha256,
-    outputSize: record.outputSize,
-    reused: true,
-    verification: record,
+    outputSha256: verification.outputSha256,
+    outputSize: verification.outputSize,
+    reused,
+    verification,
+    patches: {
+      bps: `${v.outputDir}/${PATCH_FILES.bps}`,
+      ips: patches.ips ? `${v.outputDir}/${PATCH_FILES.ips}` : null,
+      ipsRefused: patches.ipsRefused,
+    },
   };
 }

@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { fastCrc32 } from './crc.js';
 import type { Piece, Plan } from './plan.js';
 
 export const STREAM_CHUNK = 4 * 1024 * 1024;
@@ -112,10 +113,20 @@ export interface StreamTally {
   outputSha256: string | null;
   outputBytes: number;
   changedPrefixBytes: number;
+  /** CRC-32 of the source bytes read and of the output bytes produced (the BPS patch names both). */
+  sourceCrc32: number;
+  outputCrc32: number;
 }
 
 export function newTally(): StreamTally {
-  return { sourceBytes: 0, outputBytes: 0, outputSha256: null, changedPrefixBytes: 0 };
+  return {
+    sourceBytes: 0,
+    outputBytes: 0,
+    outputSha256: null,
+    changedPrefixBytes: 0,
+    sourceCrc32: 0,
+    outputCrc32: 0,
+  };
 }
 
 /**
@@ -216,6 +227,8 @@ export async function* outputStream(
       next = at + STREAM_CHUNK < size ? produce(at + STREAM_CHUNK) : null;
       if (touched) tally.changedPrefixBytes += attributeChunk(plan, at, out, source);
       tally.sourceBytes += source.length;
+      tally.sourceCrc32 = fastCrc32(source, tally.sourceCrc32);
+      tally.outputCrc32 = fastCrc32(out, tally.outputCrc32);
       outputHash.update(out);
       tally.outputBytes += out.length;
       // A touched chunk was copied: its source buffer is free now; the copy is the writer's.

@@ -16,6 +16,7 @@ import { formatAddress } from '../core/vocabulary.js';
 import { blzDecode } from '../formats/blz/index.js';
 import type { NdsRomModel } from '../formats/nds/index.js';
 import { type ByteSource, parseNdsRom } from '../formats/nds/index.js';
+import { fastCrc32 } from './crc.js';
 import type { VerificationRecord } from './evidence.js';
 import type { Plan } from './plan.js';
 import {
@@ -76,9 +77,13 @@ export async function verifyOutput(
   output: FileHandle,
   readSync: (fd: number, b: Uint8Array, o: number, l: number, p: number) => number,
   signal?: AbortSignal,
+  /** Filled with the CRC-32s of the whole source and output read (the patches name them). */
+  crcs?: { source: number; output: number },
 ): Promise<VerificationRecord> {
   const r = plan.resolved;
   const size = await checkSize(plan, output);
+  let sourceCrc = 0;
+  let outputCrc = 0;
 
   // 1. Byte stream: expected bytes, attribution of prefix changes, zero gaps.
   const hash = createHash('sha256');
@@ -97,6 +102,10 @@ export async function verifyOutput(
     if (bytesRead !== length) fail('the rebuilt ROM could not be read in full');
     const view = got.subarray(0, length);
     hash.update(view);
+    if (crcs) {
+      sourceCrc = fastCrc32(srcView, sourceCrc);
+      outputCrc = fastCrc32(view, outputCrc);
+    }
     if (!Buffer.from(view.buffer, view.byteOffset, length).equals(Buffer.from(want.buffer, 0, length))) {
       for (let i = 0; i < length; i++) {
         if (view[i] !== want[i]) {
@@ -108,6 +117,10 @@ export async function verifyOutput(
       }
     }
     changedPrefixBytes += attributeChunk(plan, at, view, srcView);
+  }
+  if (crcs) {
+    crcs.source = sourceCrc;
+    crcs.output = outputCrc;
   }
   const checks = [...STREAM_CHECKS];
   await checkStructure(plan, sourceModel, output, size, readSync, checks);

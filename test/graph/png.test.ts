@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as zlib from 'node:zlib';
-import { crc32, encodePng } from '../../src/graph/png.js';
+import { crc32 } from '../../src/formats/crc32.js';
+import { encodePng } from '../../src/graph/png.js';
 import { readPng } from '../kit/png.js';
 import { rng } from '../kit/rng.js';
 

@@ -9,8 +9,24 @@ import { test } from 'node:test';
 import { isReMcpError } from '../../src/core/errors.js';
 import { blzDecode } from '../../src/formats/blz/index.js';
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
+import { referenceApplyBps, referenceApplyIps } from '../kit/patch-reference.js';
 import { INVALID_SHARED_ROM, sharedRomNames, sharedRomPath } from '../kit/shared-data.js';
 import { rebuildFixture, sha } from './fixture.js';
+
+/** The distributable patches, applied by the tests' own decoders, give the rebuilt ROM exactly. */
+async function patchesGiveOutput(
+  fx: { root: string; bytes: Uint8Array },
+  r: { patches: { bps: string; ips: string | null; ipsRefused: string | null } },
+  out: Uint8Array,
+) {
+  const bps = new Uint8Array(await readFile(join(fx.root, r.patches.bps)));
+  assert.equal(sha(referenceApplyBps(bps, fx.bytes, 2 ** 30)), sha(out), 'BPS applied gives the output');
+  if (r.patches.ips) {
+    const ips = new Uint8Array(await readFile(join(fx.root, r.patches.ips)));
+    assert.equal(sha(referenceApplyIps(ips, fx.bytes, 2 ** 30)), sha(out), 'IPS applied gives the output');
+  } else assert.match(r.patches.ipsRefused ?? '', /16 MiB/);
+  if (out.length <= 0x1000000) assert.ok(r.patches.ips, 'a ROM within 16 MiB gets an IPS patch');
+}
 
 async function v2Case(romBytes: Uint8Array | undefined) {
   const fx = await rebuildFixture(undefined, romBytes);
@@ -51,6 +67,7 @@ async function v2Case(romBytes: Uint8Array | undefined) {
     const r = await fx.build(m);
     const out = new Uint8Array(await readFile(join(fx.root, r.rom)));
     const rebuilt = parseNdsRom(bufferSource(out));
+    await patchesGiveOutput(fx, r, out);
     // Prefix: only the header and the relocated file's old (zeroed) bytes differ from the source.
     const old = (await fx.validate(m)).plan.resolved.operations[0]?.oldBytes;
     const zeroed = old?.zeroed ? [Number(old.start), Number(old.end)] : [0, 0];
@@ -199,6 +216,7 @@ test('decoded compressed-overlay replacement is BLZ-recompressed; the rebuilt ov
     const r = await fx.build(m);
     const out = new Uint8Array(await readFile(join(fx.root, r.rom)));
     const rebuilt = parseNdsRom(bufferSource(out));
+    await patchesGiveOutput(fx, r, out);
     const n2 = rebuilt.overlays.arm9.find((o) => o.id === 2)!;
     assert.equal(n2.compressed, true);
     assert.ok(n2.file.end - n2.file.start < image2.length, 'stored compressed');

@@ -38,6 +38,7 @@ const OTHER_ARGS: Record<string, Record<string, unknown>> = {
   nds_mutation_validate: { rom: 'roms/game.nds', manifest: 'roms/game.nds' },
   nds_mutation_build: { rom: 'roms/game.nds', manifest: 'roms/game.nds' },
   nds_mutation_verify: { rom: 'roms/game.nds', manifest: 'roms/game.nds' },
+  nds_patch_apply: { rom: 'roms/game.nds', patch: 'roms/game.nds' },
 };
 
 let outside: string;

@@ -26,6 +26,13 @@ export const buildOutput = z.object({
   rebuildSemanticsVerified: z.literal(true),
   changedPrefixBytes: z.number().int(),
   checks: z.array(z.string()),
+  patches: z
+    .object({
+      bps: z.string(),
+      ips: z.string().nullable(),
+      ipsRefused: z.string().nullable().describe('Why there is no IPS patch'),
+    })
+    .describe('Distributable patches from the source to the output, each checked by applying it'),
 });
 
 export function shapeBuild(r: BuildResult): z.input<typeof buildOutput> {
@@ -39,5 +46,6 @@ export function shapeBuild(r: BuildResult): z.input<typeof buildOutput> {
     rebuildSemanticsVerified: r.verification.rebuildSemanticsVerified,
     changedPrefixBytes: r.verification.changedPrefixBytes,
     checks: r.verification.checks,
+    patches: r.patches,
   };
 }

@@ -1,0 +1,331 @@
+// BPS patches (byuu's format, the one ROM hackers share): "BPS1", the source, target and metadata
+// sizes as variable-length numbers, the metadata, a list of actions that build the target front to
+// back, then the CRC-32 of the source, of the target and of the patch itself.
+// Actions: SourceRead (copy the source at the same offset), TargetRead (bytes in the patch),
+// SourceCopy and TargetCopy (copy from a signed-relative cursor in the source or the target written so far).
+//
+// encodeBps writes a patch from what a rebuild changes: the source, with non-overlapping byte ranges
+// laid over it, zero-extended (or cut) to the target size. Unchanged runs are SourceRead, changed
+// ranges TargetRead, and zeros past the source's end one zero byte repeated by a TargetCopy of the
+// byte before it.
+// applyBps decodes any well-formed BPS patch, sequentially: the target comes out front to back
+// through `emit`; TargetCopy reads earlier target bytes through the caller's accessor. Every size,
+// count and offset is checked before it is used; CRCs are checked (patch before, target after).
+import { crc32 } from '../crc32.js';
+
+export class PatchError extends Error {
+  constructor(
+    /** malformed: not a patch of this format; mismatch: a CRC or size says it is not for these bytes. */
+    readonly kind: 'malformed' | 'mismatch',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MAGIC = [0x42, 0x50, 0x53, 0x31]; // "BPS1"
+
+/** A changed byte range of the target. */
+export interface PatchChange {
+  offset: number;
+  bytes: Uint8Array;
+}
+
+export interface BpsInput {
+  sourceSize: number;
+  targetSize: number;
+  sourceCrc32: number;
+  targetCrc32: number;
+  /** Sorted by offset, non-overlapping, inside the target. */
+  changes: readonly PatchChange[];
+  metadata?: string;
+}
+
+/** Appends byte arrays and counts them. */
+class Out {
+  private readonly parts: Uint8Array[] = [];
+  private current: number[] = [];
+  size = 0;
+
+  byte(b: number): void {
+    this.current.push(b & 0xff);
+    this.size++;
+    if (this.current.length >= 4096) this.flush();
+  }
+
+  bytes(b: Uint8Array): void {
+    this.flush();
+    this.parts.push(b);
+    this.size += b.length;
+  }
+
+  /** BPS's number: 7 bits a byte, low first, the last marked by bit 7, each continuation minus one. */
+  number(n: number): void {
+    let data = n;
+    for (;;) {
+      const x = data % 128;
+      data = Math.floor(data / 128);
+      if (data === 0) {
+        this.byte(0x80 | x);
+        return;
+      }
+      this.byte(x);
+      data -= 1;
+    }
+  }
+
+  u32(v: number): void {
+    for (let i = 0; i < 4; i++) this.byte((v >>> (8 * i)) & 0xff);
+  }
+
+  private flush(): void {
+    if (this.current.length > 0) this.parts.push(Uint8Array.from(this.current));
+    this.current = [];
+  }
+
+  done(): Uint8Array {
+    this.flush();
+    const out = new Uint8Array(this.size);
+    let at = 0;
+    for (const p of this.parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  }
+}
+
+const SOURCE_READ = 0;
+const TARGET_READ = 1;
+const SOURCE_COPY = 2;
+const TARGET_COPY = 3;
+
+/** Writes a BPS patch turning the source into the target described by `input`. */
+export function encodeBps(input: BpsInput): Uint8Array {
+  const out = new Out();
+  for (const b of MAGIC) out.byte(b);
+  out.number(input.sourceSize);
+  out.number(input.targetSize);
+  const metadata = new TextEncoder().encode(input.metadata ?? '');
+  out.number(metadata.length);
+  out.bytes(metadata);
+  const action = (command: number, length: number) => out.number((length - 1) * 4 + command);
+  // The target cursor TargetCopy moves from (BPS keeps it between actions).
+  let targetCursor = 0;
+  let at = 0;
+  const gap = (end: number) => {
+    const fromSource = Math.min(end, input.sourceSize) - at;
+    if (fromSource > 0) {
+      action(SOURCE_READ, fromSource);
+      at += fromSource;
+    }
+    if (at >= end) return;
+    // Zeros past the source: one written, the rest copied from the byte before (an overlapping copy).
+    action(TARGET_READ, 1);
+    out.byte(0);
+    at += 1;
+    const rest = end - at;
+    if (rest > 0) {
+      const delta = at - 1 - targetCursor;
+      action(TARGET_COPY, rest);
+      out.number(Math.abs(delta) * 2 + (delta < 0 ? 1 : 0));
+      targetCursor = at - 1 + rest;
+      at += rest;
+    }
+  };
+  for (const c of input.changes) {
+    if (c.offset < at || c.offset + c.bytes.length > input.targetSize)
+      throw new RangeError('BPS changes must be sorted, non-overlapping and inside the target');
+    if (c.bytes.length === 0) continue;
+    gap(c.offset);
+    action(TARGET_READ, c.bytes.length);
+    out.bytes(c.bytes);
+    at += c.bytes.length;
+  }
+  gap(input.targetSize);
+  out.u32(input.sourceCrc32);
+  out.u32(input.targetCrc32);
+  const body = out.done();
+  const full = new Uint8Array(body.length + 4);
+  full.set(body);
+  new DataView(full.buffer).setUint32(body.length, crc32(body), true);
+  return full;
+}
+
+export interface BpsHeader {
+  sourceSize: number;
+  targetSize: number;
+  metadata: string;
+  sourceCrc32: number;
+  targetCrc32: number;
+  /** Where the actions start and end (the three CRCs follow them). */
+  actionsStart: number;
+  actionsEnd: number;
+}
+
+/** Reads a BPS number at `at`; refuses one that runs past `end` or needs more than 8 bytes (about 2^56). */
+function readNumber(p: Uint8Array, at: { i: number }, end: number): number {
+  let data = 0;
+  let shift = 1;
+  for (;;) {
+    if (at.i >= end) throw new PatchError('malformed', 'the BPS patch ends inside a number');
+    const x = p[at.i++]!;
+    data += (x & 0x7f) * shift;
+    if (x & 0x80) break;
+    shift *= 128;
+    data += shift;
+    if (shift > 2 ** 49) throw new PatchError('malformed', 'a BPS number is too large');
+  }
+  return data;
+}
+
+const u32le = (p: Uint8Array, o: number) =>
+  (p[o]! | (p[o + 1]! << 8) | (p[o + 2]! << 16) | (p[o + 3]! << 24)) >>> 0;
+
+/** The header and footer of a BPS patch, after its own CRC is checked. */
+export function readBpsHeader(patch: Uint8Array): BpsHeader {
+  if (patch.length < MAGIC.length + 3 + 12 || !MAGIC.every((b, i) => patch[i] === b))
+    throw new PatchError('malformed', 'not a BPS patch (no BPS1 header)');
+  const end = patch.length - 12;
+  const stored = u32le(patch, patch.length - 4);
+  if (crc32(patch.subarray(0, patch.length - 4)) !== stored)
+    throw new PatchError('mismatch', 'the BPS patch is damaged (its own CRC-32 does not match)');
+  const at = { i: MAGIC.length };
+  const sourceSize = readNumber(patch, at, end);
+  const targetSize = readNumber(patch, at, end);
+  const metadataSize = readNumber(patch, at, end);
+  if (metadataSize > end - at.i) throw new PatchError('malformed', 'the BPS metadata runs past the patch');
+  const metadata = new TextDecoder().decode(patch.subarray(at.i, at.i + metadataSize));
+  at.i += metadataSize;
+  return {
+    sourceSize,
+    targetSize,
+    metadata,
+    sourceCrc32: u32le(patch, end),
+    targetCrc32: u32le(patch, end + 4),
+    actionsStart: at.i,
+    actionsEnd: end,
+  };
+}
+
+export interface BpsApplyIo {
+  /** Source bytes [offset, offset + length) (the caller bounds reads to the source's size). */
+  readSource(offset: number, length: number): Uint8Array;
+  /** Target bytes written before, [offset, offset + length), all earlier than the write cursor. */
+  readTarget(offset: number, length: number): Uint8Array;
+  /** The next target bytes, in order. */
+  emit(bytes: Uint8Array): void;
+}
+
+/** Largest piece a copy action is carried out in (bounded memory per step). */
+const COPY_PIECE = 1 << 20;
+
+/**
+ * Applies `patch` to a source of `sourceSize` bytes whose CRC-32 is `sourceCrc32`: the target comes out
+ * through `io.emit`; returns the header. Refuses (PatchError) a damaged patch, one for another source, an
+ * action past either end, and a target whose CRC-32 is not the patch's. `maxTarget` bounds the target.
+ */
+export function applyBps(
+  patch: Uint8Array,
+  source: { size: number; crc32: number },
+  io: BpsApplyIo,
+  maxTarget: number,
+  /** The CRC-32 function (the same checksum; a caller may pass a faster one). */
+  crc: (bytes: Uint8Array, crc?: number) => number = crc32,
+): BpsHeader {
+  const h = readBpsHeader(patch);
+  if (h.sourceSize !== source.size)
+    throw new PatchError(
+      'mismatch',
+      `the BPS patch is for a ${h.sourceSize}-byte source; this one has ${source.size} bytes`,
+    );
+  if (h.sourceCrc32 !== source.crc32)
+    throw new PatchError('mismatch', 'the BPS patch is for another source (its CRC-32 differs)');
+  if (h.targetSize > maxTarget)
+    throw new PatchError('mismatch', `the BPS target is ${h.targetSize} bytes, more than ${maxTarget}`);
+  const at = { i: h.actionsStart };
+  let out = 0;
+  let sourceCursor = 0;
+  let targetCursor = 0;
+  let targetCrc = 0;
+  const emit = (bytes: Uint8Array) => {
+    targetCrc = crc(bytes, targetCrc);
+    io.emit(bytes);
+    out += bytes.length;
+  };
+  const relative = (cursor: number, limit: number, what: string) => {
+    const n = readNumber(patch, at, h.actionsEnd);
+    const next = cursor + (n % 2 === 1 ? -1 : 1) * Math.floor(n / 2);
+    if (next < 0 || next >= limit) throw new PatchError('malformed', `a BPS ${what} copy starts outside it`);
+    return next;
+  };
+  while (at.i < h.actionsEnd) {
+    const n = readNumber(patch, at, h.actionsEnd);
+    const command = n % 4;
+    const length = Math.floor(n / 4) + 1;
+    if (length > h.targetSize - out)
+      throw new PatchError('malformed', 'a BPS action writes past the end of the target');
+    switch (command) {
+      case SOURCE_READ:
+        if (out + length > h.sourceSize)
+          throw new PatchError('malformed', 'a BPS source read runs past the end of the source');
+        for (let done = 0; done < length; ) {
+          const k = Math.min(COPY_PIECE, length - done);
+          emit(io.readSource(out, k));
+          done += k;
+        }
+        break;
+      case TARGET_READ:
+        if (length > h.actionsEnd - at.i)
+          throw new PatchError('malformed', 'a BPS target read runs past the patch');
+        emit(patch.slice(at.i, at.i + length));
+        at.i += length;
+        break;
+      case SOURCE_COPY: {
+        sourceCursor = relative(sourceCursor, h.sourceSize, 'source');
+        if (sourceCursor + length > h.sourceSize)
+          throw new PatchError('malformed', 'a BPS source copy runs past the end of the source');
+        for (let done = 0; done < length; ) {
+          const k = Math.min(COPY_PIECE, length - done);
+          emit(io.readSource(sourceCursor, k));
+          sourceCursor += k;
+          done += k;
+        }
+        break;
+      }
+      default: {
+        targetCursor = relative(targetCursor, Math.max(1, out), 'target');
+        if (targetCursor >= out)
+          throw new PatchError('malformed', 'a BPS target copy starts at unwritten bytes');
+        const distance = out - targetCursor;
+        if (distance >= Math.min(length, COPY_PIECE)) {
+          // Every piece reads bytes already written.
+          for (let done = 0; done < length; ) {
+            const k = Math.min(COPY_PIECE, length - done, distance);
+            emit(io.readTarget(targetCursor, k).slice());
+            targetCursor += k;
+            done += k;
+          }
+        } else {
+          // An overlapping copy repeats the `distance` bytes before the cursor: a whole number of
+          // repeats a piece, so each piece starts on the pattern's first byte.
+          const tile = new Uint8Array(Math.floor(COPY_PIECE / distance) * distance);
+          tile.set(io.readTarget(targetCursor, distance));
+          for (let filled = distance; filled < tile.length; filled *= 2)
+            tile.copyWithin(filled, 0, Math.min(filled, tile.length - filled));
+          for (let done = 0; done < length; ) {
+            const k = Math.min(tile.length, length - done);
+            emit(tile.subarray(0, k));
+            done += k;
+          }
+          targetCursor += length;
+        }
+      }
+    }
+  }
+  if (out !== h.targetSize)
+    throw new PatchError('malformed', `the BPS actions make ${out} bytes; the header says ${h.targetSize}`);
+  if (targetCrc !== h.targetCrc32)
+    throw new PatchError('mismatch', 'the patched result does not have the CRC-32 the BPS patch names');
+  return h;
+}

@@ -1,0 +1,50 @@
+// nds_patch_apply: a shared BPS or IPS patch applied to a workspace ROM; the result is published under
+// output/patched/ and the source is left as it is (src/rebuild/apply.ts).
+import { z } from 'zod/v4';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { APPLY_LIMITS, applyPatchFile } from '../../rebuild/apply.js';
+import { romArg } from '../shared/rom.js';
+
+const MiB = 1024 * 1024;
+
+export const ndsPatchApply = defineTool({
+  name: 'nds_patch_apply',
+  title: 'Apply a BPS or IPS patch to a ROM',
+  profiles: ['build'],
+  description: {
+    purpose: 'Applies a BPS or IPS patch file to a ROM; writes the result under output/patched/.',
+    useWhen: 'someone shared a patch; nds_mutation_build to make one (it writes patch.bps/.ips).',
+    behaviour:
+      'source untouched; BPS: its source and result CRC-32s must match (else verification-failed); IPS has no checksums.',
+    limits: `patch ${APPLY_LIMITS.patchBytes.max / MiB} MiB, result ${APPLY_LIMITS.targetBytes.max / MiB} MiB, ${APPLY_LIMITS.ipsRecords.max} IPS records.`,
+  },
+  input: z.object({
+    rom: romArg,
+    patch: z.string().min(1).max(1024).describe('Workspace-relative .bps or .ips file.'),
+  }),
+  output: z.object({
+    format: z.enum(['bps', 'ips']),
+    patchSha256: z.string(),
+    output: z.string(),
+    outputSha256: z.string(),
+    outputSize: z.number().int(),
+    checked: z.enum(['source-and-target-crc32', 'none: IPS patches carry no checksums']),
+    metadata: z.string().nullable().describe("The BPS patch's own metadata text"),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: APPLY_LIMITS,
+  async handler(args, ctx) {
+    // The patch path is checked before the ROM is opened (a bad path is refused cheaply).
+    await ctx.services.workspace.resolveExisting(args.patch, 'file');
+    const r = await getRomStore(ctx.services).withRom(
+      args.rom,
+      (rom) => applyPatchFile(ctx.services.workspace, rom, args.patch, ctx.signal),
+      ctx.signal,
+    );
+    return {
+      structured: r,
+      text: `${r.format.toUpperCase()} patch applied: ${r.output} (${r.outputSize} bytes, sha256 ${r.outputSha256}); checked: ${r.checked}`,
+    };
+  },
+});
