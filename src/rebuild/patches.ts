@@ -7,6 +7,7 @@
 // patches.json records what was written, or why IPS was not.
 import { createHash } from 'node:crypto';
 import { ReMcpError } from '../core/errors.js';
+import { crc32, crc32Combine, crc32Zeros } from '../formats/crc32.js';
 import { applyBps, encodeBps, PatchError } from '../formats/patch/bps.js';
 import { applyIpsRecords, encodeIps, ipsTargetSize, readIps } from '../formats/patch/ips.js';
 import { fastCrc32 } from './crc.js';
@@ -29,6 +30,34 @@ function outputByte(plan: Plan, source: SourceBytes, offset: number): number {
   for (const p of plan.pieces)
     if (offset >= p.offset && offset < p.offset + p.bytes.length) return p.bytes[offset - p.offset]!;
   return offset < plan.resolved.source.size ? (source(offset, 1)[0] ?? 0) : 0;
+}
+
+/**
+ * CRC-32 of the planned output without reading it: the output is the source zero-extended to its size
+ * (S') with the pieces laid over it, that is S' XOR D where D is zero except under the pieces (piece XOR
+ * the source bytes there); CRC-32 is affine, so crc(S' XOR D) = crc(S') XOR crc(D) XOR crc(zeros). Reads
+ * only the source bytes under the pieces. The patch check recomputes the CRC from the decoded bytes.
+ */
+export function plannedOutputCrc(plan: Plan, sourceCrc32: number, source: SourceBytes): number {
+  const r = plan.resolved;
+  const size = r.output.size;
+  const grown = Math.max(0, size - r.source.size);
+  const extended = crc32Combine(sourceCrc32, crc32Zeros(grown), grown);
+  let delta = 0;
+  let at = 0;
+  for (const p of plan.pieces) {
+    const gap = p.offset - at;
+    if (gap > 0) delta = crc32Combine(delta, crc32Zeros(gap), gap);
+    const d = p.bytes.slice();
+    if (p.offset < r.source.size) {
+      const under = source(p.offset, Math.min(d.length, r.source.size - p.offset));
+      for (let i = 0; i < under.length; i++) d[i]! ^= under[i]!;
+    }
+    delta = crc32Combine(delta, crc32(d), d.length);
+    at = p.offset + d.length;
+  }
+  if (size > at) delta = crc32Combine(delta, crc32Zeros(size - at), size - at);
+  return (extended ^ delta ^ crc32Zeros(size)) >>> 0;
 }
 
 export function makePatches(

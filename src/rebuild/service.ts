@@ -31,6 +31,7 @@ import {
   type PatchSet,
   patchesText,
   patchFiles,
+  plannedOutputCrc,
   type SourceBytes,
 } from './patches.js';
 import { type LoadedArtifact, type Plan, planRebuild } from './plan.js';
@@ -476,7 +477,10 @@ async function buildLocked(
       await tmp.writeAtomic(name, text);
     }
     // The distributable patches, each checked by applying it to the source (patches.ts).
-    const crcs = { source: tally.sourceCrc32, output: tally.outputCrc32 };
+    const crcs = {
+      source: tally.sourceCrc32,
+      output: plannedOutputCrc(v.plan, tally.sourceCrc32, sourceBytes(rom)),
+    };
     const patches = makePatches(v.plan, crcs, sourceBytes(rom));
     checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize });
     for (const [name, bytes] of Object.entries(patchFiles(patches))) await tmp.writeAtomic(name, bytes);

@@ -113,9 +113,8 @@ export interface StreamTally {
   outputSha256: string | null;
   outputBytes: number;
   changedPrefixBytes: number;
-  /** CRC-32 of the source bytes read and of the output bytes produced (the BPS patch names both). */
+  /** CRC-32 of the source bytes read (the BPS patch names it). */
   sourceCrc32: number;
-  outputCrc32: number;
 }
 
 export function newTally(): StreamTally {
@@ -125,7 +124,6 @@ export function newTally(): StreamTally {
     outputSha256: null,
     changedPrefixBytes: 0,
     sourceCrc32: 0,
-    outputCrc32: 0,
   };
 }
 
@@ -228,7 +226,6 @@ export async function* outputStream(
       if (touched) tally.changedPrefixBytes += attributeChunk(plan, at, out, source);
       tally.sourceBytes += source.length;
       tally.sourceCrc32 = fastCrc32(source, tally.sourceCrc32);
-      tally.outputCrc32 = fastCrc32(out, tally.outputCrc32);
       outputHash.update(out);
       tally.outputBytes += out.length;
       // A touched chunk was copied: its source buffer is free now; the copy is the writer's.
