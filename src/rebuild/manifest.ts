@@ -34,7 +34,8 @@ const hexBytes = z
   .regex(/^([0-9a-fA-F]{2})+$/, 'hex bytes: an even number of hex digits, no spaces')
   .max(REBUILD_LIMITS.patchBytes.max * 2);
 
-const selector = z.discriminatedUnion('kind', [
+/** A canonical component: a main executable, an overlay, a NitroFS file by ID or by path. */
+export const selector = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('arm9') }),
   z.strictObject({ kind: z.literal('arm7') }),
   z.strictObject({

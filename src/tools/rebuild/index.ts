@@ -1,6 +1,13 @@
 import { ndsMutationBuild } from './nds-mutation-build.js';
+import { ndsMutationDraft } from './nds-mutation-draft.js';
 import { ndsMutationValidate } from './nds-mutation-validate.js';
 import { ndsMutationVerify } from './nds-mutation-verify.js';
 import { ndsPatchApply } from './nds-patch-apply.js';
 
-export const rebuildTools = [ndsMutationValidate, ndsMutationBuild, ndsMutationVerify, ndsPatchApply];
+export const rebuildTools = [
+  ndsMutationDraft,
+  ndsMutationValidate,
+  ndsMutationBuild,
+  ndsMutationVerify,
+  ndsPatchApply,
+];

@@ -1,0 +1,172 @@
+// Manifests without hand work: operations in a short form (what to change, not the guards), for which
+// the server reads the guards itself: the bytes an edit replaces, the SHA-256 of each component as
+// stored and of each artifact file, the source ROM's identity. The complete manifest is written
+// atomically under analysis/generated/manifests/<source sha16>/<name>.json and validated like any
+// other (the plan is the answer); nds_mutation_build and nds_mutation_verify take that path unchanged.
+import { createHash } from 'node:crypto';
+import { ReMcpError } from '../core/errors.js';
+import { type ComponentSelector, resolveComponent } from '../formats/nds/selectors.js';
+import type { RomHandle } from '../nds/rom-store.js';
+import { sha256File } from '../workspace/hash.js';
+import type { Workspace } from '../workspace/workspace.js';
+import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';
+import { type Validated, validateManifest } from './service.js';
+
+export type DraftOperation =
+  | { op: 'patch'; id?: string; component: ComponentSelector; offset: number; replacement: string }
+  | { op: 'replace-component'; id?: string; component: ComponentSelector; artifact: string }
+  | { op: 'replace-file'; id?: string; component: ComponentSelector; artifact: string }
+  | { op: 'add-file'; id?: string; path: string; artifact: string }
+  | {
+      op: 'replace-overlay';
+      id?: string;
+      overlay: { processor: 'arm9' | 'arm7'; id: number };
+      artifact: string;
+    };
+
+export const DRAFT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** SHA-256 of a component as stored, read in 4 MiB pieces. */
+async function componentSha256(
+  rom: RomHandle,
+  sel: ComponentSelector,
+  signal?: AbortSignal,
+): Promise<string> {
+  const c = resolveComponent(rom.model, sel);
+  const hash = createHash('sha256');
+  const buffer = new Uint8Array(4 * 1024 * 1024);
+  for (let at = c.rom.start; at < c.rom.end; ) {
+    if (signal?.aborted) throw new ReMcpError('cancelled', 'the draft was cancelled');
+    const n = await rom.readChunk(buffer.subarray(0, Math.min(buffer.length, c.rom.end - at)), at);
+    if (n === 0) throw new ReMcpError('invalid-rom', `${c.label} could not be read in full`);
+    hash.update(buffer.subarray(0, n));
+    at += n;
+  }
+  return hash.digest('hex');
+}
+
+/** The bytes of a component as stored at [offset, offset + length); refused past its end. */
+function componentBytes(rom: RomHandle, sel: ComponentSelector, offset: number, length: number): Uint8Array {
+  const c = resolveComponent(rom.model, sel);
+  const size = c.rom.end - c.rom.start;
+  if (offset < 0 || offset + length > size)
+    throw new ReMcpError(
+      'invalid-argument',
+      `${c.label} is ${size} bytes; ${length} bytes at offset ${offset} do not fit in it`,
+    );
+  return rom.readBytes(c.rom.start + offset, length);
+}
+
+export interface DraftResult {
+  manifest: string;
+  manifestSha256: string;
+  validated: Validated;
+}
+
+export async function draftManifest(
+  workspace: Workspace,
+  rom: RomHandle,
+  name: string,
+  operations: readonly DraftOperation[],
+  signal?: AbortSignal,
+): Promise<DraftResult> {
+  if (!DRAFT_NAME.test(name))
+    throw new ReMcpError('invalid-argument', 'a manifest name is 1..64 of A-Z a-z 0-9 . _ - (no path)');
+  if (operations.length === 0 || operations.length > REBUILD_LIMITS.operations.max)
+    throw new ReMcpError('invalid-argument', `1..${REBUILD_LIMITS.operations.max} operations`);
+  const artifactSha = new Map<string, string>();
+  const artifact = async (path: string) => {
+    let known = artifactSha.get(path);
+    if (known === undefined) {
+      const { handle } = await workspace.openFile(path);
+      try {
+        known = (await sha256File(handle, signal ? { signal } : {})).sha256;
+      } finally {
+        await handle.close();
+      }
+      artifactSha.set(path, known);
+    }
+    return known;
+  };
+  const out: unknown[] = [];
+  for (const [i, op] of operations.entries()) {
+    const id = op.id ?? `${op.op}-${i + 1}`;
+    switch (op.op) {
+      case 'patch': {
+        if (!/^([0-9a-fA-F]{2})+$/.test(op.replacement))
+          throw new ReMcpError('invalid-argument', `operation "${id}": replacement must be hex bytes`);
+        const replacement = op.replacement.toLowerCase();
+        const original = componentBytes(rom, op.component, op.offset, replacement.length / 2);
+        out.push({
+          op: 'patch',
+          id,
+          component: op.component,
+          offset: `0x${op.offset.toString(16)}`,
+          original: Buffer.from(original).toString('hex'),
+          replacement,
+          componentSha256: await componentSha256(rom, op.component, signal),
+        });
+        break;
+      }
+      case 'replace-component':
+      case 'replace-file':
+        out.push({
+          op: op.op,
+          id,
+          component: op.component,
+          artifact: op.artifact,
+          artifactSha256: await artifact(op.artifact),
+          componentSha256: await componentSha256(rom, op.component, signal),
+        });
+        break;
+      case 'add-file':
+        out.push({
+          op: 'add-file',
+          id,
+          path: op.path,
+          artifact: op.artifact,
+          artifactSha256: await artifact(op.artifact),
+        });
+        break;
+      case 'replace-overlay':
+        out.push({
+          op: 'replace-overlay',
+          id,
+          overlay: op.overlay,
+          artifact: op.artifact,
+          artifactSha256: await artifact(op.artifact),
+          componentSha256: await componentSha256(rom, { kind: 'overlay', ...op.overlay }, signal),
+        });
+        break;
+    }
+  }
+  const v1 = operations.every((o) => o.op === 'patch' || o.op === 'replace-component');
+  const manifest = {
+    formatVersion: v1 ? 1 : 2,
+    source: { sha256: rom.identity.sha256, size: rom.identity.size },
+    operations: out,
+  };
+  // The schema is the manifest's own: a draft that does not satisfy it is refused before any write.
+  const checked = manifestSchema.safeParse(manifest);
+  if (!checked.success)
+    throw new ReMcpError(
+      'invalid-argument',
+      `the drafted manifest is not valid: ${checked.error.issues[0]?.message}`,
+    );
+  const text = `${JSON.stringify(checked.data as Manifest, null, 2)}\n`;
+  const sha16 = rom.identity.sha256.slice(0, 16);
+  const dir = await workspace.outputDir('analysis/generated', ['manifests', sha16]);
+  const file = `${name}.json`;
+  try {
+    await dir.writeAtomic(file, text);
+  } finally {
+    await dir.close();
+  }
+  const path = `analysis/generated/manifests/${sha16}/${file}`;
+  const validated = await validateManifest(workspace, rom, path, signal);
+  return {
+    manifest: path,
+    manifestSha256: createHash('sha256').update(text).digest('hex'),
+    validated,
+  };
+}
