@@ -9,7 +9,7 @@
 // cache starts well under half as slowly as the plain module graph (bench/server.ts reports it).
 // Capstone stays external: it is imported lazily on the first decode, with its WASM payload.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { build } from 'esbuild';
@@ -94,6 +94,21 @@ writeFileSync('dist/package.json', `${JSON.stringify({ type: 'commonjs' })}\n`);
 // src/graph/graphviz.ts loads in a worker from beside the bundle. Copied as published (its own
 // copyright header names what it contains), so the package needs no registry for it either.
 copyFileSync('node_modules/@viz-js/viz/dist/viz.cjs', 'dist/viz.cjs');
+
+// armips (WebAssembly, the armips package on npm) for nds_assemble: its ES module and WebAssembly, which
+// src/asm/armips.ts loads in a worker from dist/armips/ (an ES module folder inside the CommonJS dist).
+mkdirSync('dist/armips', { recursive: true });
+copyFileSync('node_modules/armips/index.js', 'dist/armips/index.js');
+copyFileSync('node_modules/armips/armips.wasm', 'dist/armips/armips.wasm');
+const armipsVersion = JSON.parse(readFileSync('node_modules/armips/package.json', 'utf8')).version;
+writeFileSync(
+  'dist/armips/package.json',
+  `${JSON.stringify({ type: 'module', name: 'armips', version: armipsVersion })}\n`,
+);
+writeFileSync(
+  'dist/armips/NOTICE',
+  `armips ${armipsVersion} as published on npm (https://github.com/HailToDodongo/armips_wasm): armips by Kingcom (https://github.com/Kingcom/armips), compiled to WebAssembly by HailToDodongo. MIT License.\n`,
+);
 
 // Warm the code cache with a real start: initialize, tools/list, the first calls a session usually
 // makes, run for real on the demo ROM (so the code they run is compiled into the cache, not compiled

@@ -7,8 +7,8 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { ReMcpError } from '../core/errors.js';
+import { runInWorker } from '../core/worker-run.js';
 
 export interface Layout {
   /** Graphviz's JSON output (-Tjson): bounding box, objects and edges with their drawing operations. */
@@ -61,65 +61,25 @@ export async function layout(
   dot: string,
   options: { svg: boolean; timeoutMs: number; signal?: AbortSignal },
 ): Promise<Layout> {
-  throwIfCancelled(options.signal);
   const started = Date.now();
   const formats = options.svg ? ['json', 'svg'] : ['json'];
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { viz: vizPath(), dot, formats },
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
-    stdout: true,
-    stderr: true,
-  });
-  // Graphviz's messages go to its own arrays; anything else the thread prints is dropped, never the
-  // server's stdout (which carries the protocol only).
-  worker.stdout.resume();
-  worker.stderr.resume();
-  const output = await new Promise<Record<string, string>>((resolve, reject) => {
-    let settled = false;
-    const finish = (error: Error | null, value?: Record<string, string>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      void worker.terminate();
-      if (error) reject(error);
-      else resolve(value!);
-    };
-    const timer = setTimeout(
-      () =>
-        finish(
-          new ReMcpError(
-            'timeout',
-            `the graph layout took longer than ${options.timeoutMs} ms and was stopped`,
-            {
-              timeoutMs: options.timeoutMs,
-            },
-          ),
-        ),
-      options.timeoutMs,
+  const answer = await runInWorker<{ output?: Record<string, string>; error?: string }>(
+    WORKER_SOURCE,
+    { viz: vizPath(), dot, formats },
+    {
+      what: 'the graph layout',
+      timeoutMs: options.timeoutMs,
+      heapMb: WORKER_HEAP_MB,
+      failure: 'internal-error',
+      signal: options.signal,
+    },
+  );
+  if (!answer.output)
+    throw new ReMcpError(
+      'internal-error',
+      `Graphviz refused the graph: ${answer.error ?? 'no reason given'}`,
     );
-    const onAbort = () => finish(new ReMcpError('cancelled', 'the graph layout was cancelled'));
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    worker.on('message', (m: { output?: Record<string, string>; error?: string }) => {
-      if (m.output) finish(null, m.output);
-      else
-        finish(
-          new ReMcpError('internal-error', `Graphviz refused the graph: ${m.error ?? 'no reason given'}`),
-        );
-    });
-    worker.on('error', (e) =>
-      finish(
-        new ReMcpError(
-          'internal-error',
-          `the graph layout stopped: ${e instanceof Error ? e.message : String(e)}`,
-        ),
-      ),
-    );
-    worker.on('exit', (code) =>
-      finish(new ReMcpError('internal-error', `the graph layout ended without an answer (exit ${code})`)),
-    );
-  });
+  const output = answer.output;
   let json: unknown;
   try {
     json = JSON.parse(output.json ?? '');

@@ -1,3 +1,4 @@
+import { ndsAssemble } from './nds-assemble.js';
 import { ndsMutationBuild } from './nds-mutation-build.js';
 import { ndsMutationDraft } from './nds-mutation-draft.js';
 import { ndsMutationValidate } from './nds-mutation-validate.js';
@@ -5,6 +6,7 @@ import { ndsMutationVerify } from './nds-mutation-verify.js';
 import { ndsPatchApply } from './nds-patch-apply.js';
 
 export const rebuildTools = [
+  ndsAssemble,
   ndsMutationDraft,
   ndsMutationValidate,
   ndsMutationBuild,

@@ -1,0 +1,96 @@
+// nds_assemble: ARM or Thumb assembly to bytes at a runtime address, with armips in a bounded worker
+// (src/asm/), decoded back by our own disassembler; nothing is built or written.
+import { z } from 'zod/v4';
+import { decodeWindow } from '../../arm/decoder.js';
+import { ASSEMBLE_TIME, assemble } from '../../asm/armips.js';
+import { ASM_LIMITS, identifiers } from '../../asm/source.js';
+import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { getRomStore } from '../../nds/rom-store.js';
+import { instructionSchema, instructionView } from '../shared/instructions.js';
+import { romNames } from '../shared/names.js';
+import { processorArg } from '../shared/rom.js';
+
+/** Symbol-store names an assembly may use: armips identifiers only. */
+const LABEL = /^[A-Za-z_@][A-Za-z0-9_@.]*$/;
+
+export const ndsAssemble = defineTool({
+  name: 'nds_assemble',
+  title: 'Assemble ARM or Thumb code',
+  profiles: ['build'],
+  description: {
+    purpose:
+      'Assembles ARM/Thumb source (armips) at a runtime address; returns the bytes and their disassembly.',
+    useWhen: 'before a patch: the bytes for nds_mutation_draft; branches and names resolve at the address.',
+    behaviour:
+      'read-only; isolated (in-memory files, own thread); directives that read or write files refused; rom: its stored names become labels.',
+    limits: `${ASM_LIMITS.sourceChars.max} characters, ${ASM_LIMITS.outputBytes.max} bytes out, ${ASSEMBLE_TIME.default / 1000} s, ${ASM_LIMITS.labels.max} names.`,
+  },
+  input: z.object({
+    processor: processorArg,
+    mode: z.enum(['arm', 'thumb']),
+    address: addressArg('Runtime address of the first byte'),
+    source: z
+      .string()
+      .min(1)
+      .max(ASM_LIMITS.sourceChars.max)
+      .describe('armips syntax, one statement a line.'),
+    rom: z.string().min(1).max(1024).optional().describe('Workspace-relative .nds path whose names to use.'),
+  }),
+  output: z.object({
+    address: z.string(),
+    size: z.number().int(),
+    hex: z.string(),
+    instructions: z.array(instructionSchema),
+    labels: z.array(z.string()).describe('Stored names the source used'),
+    messages: z.array(z.string()),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: {
+    ...ASM_LIMITS,
+    millis: { default: ASSEMBLE_TIME.default, max: ASSEMBLE_TIME.max, unit: 'milliseconds of assembly' },
+  },
+  async handler(args, ctx) {
+    const labels = new Map<string, number>();
+    if (args.rom !== undefined) {
+      const wanted = identifiers(args.source);
+      await getRomStore(ctx.services).withRom(
+        args.rom,
+        async (rom) => {
+          const names = await romNames(ctx, rom);
+          for (const s of names.symbols) {
+            if (labels.size >= ASM_LIMITS.labels.max) break;
+            if (
+              s.processor === args.processor &&
+              s.overlayId === null &&
+              wanted.has(s.name) &&
+              LABEL.test(s.name)
+            )
+              labels.set(s.name, s.address);
+          }
+        },
+        ctx.signal,
+      );
+    }
+    const r = await assemble({
+      source: args.source,
+      processor: args.processor,
+      mode: args.mode,
+      address: args.address,
+      labels,
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
+    const decoded = await decodeWindow(r.bytes, args.address, args.mode, args.processor, r.bytes.length);
+    return {
+      structured: {
+        address: formatAddress(args.address),
+        size: r.bytes.length,
+        hex: Buffer.from(r.bytes).toString('hex'),
+        instructions: decoded.instructions.map(instructionView),
+        labels: [...labels.keys()],
+        messages: r.messages,
+      },
+      text: `${r.bytes.length} bytes at ${formatAddress(args.address)} (${args.processor} ${args.mode})${decoded.stop ? `; decoding stopped at ${formatAddress(decoded.stop.address)} (${decoded.stop.reason}): data or an instruction this processor lacks` : ''}`,
+    };
+  },
+});
