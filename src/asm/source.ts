@@ -110,6 +110,9 @@ export function identifiers(source: string): Set<string> {
 
 export const OUTPUT_FILE = 'out.bin';
 
+/** A stored name armips can take as a label. */
+export const ASM_LABEL = /^[A-Za-z_@][A-Za-z0-9_@.]*$/;
+
 /** The whole file armips assembles. */
 export function wrapSource(
   source: string,

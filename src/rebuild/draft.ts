@@ -4,6 +4,7 @@
 // atomically under analysis/generated/manifests/<source sha16>/<name>.json and validated like any
 // other (the plan is the answer); nds_mutation_build and nds_mutation_verify take that path unchanged.
 import { createHash } from 'node:crypto';
+import { assemble } from '../asm/armips.js';
 import { ReMcpError } from '../core/errors.js';
 import { type ComponentSelector, resolveComponent } from '../formats/nds/selectors.js';
 import type { RomHandle } from '../nds/rom-store.js';
@@ -13,7 +14,16 @@ import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';
 import { type Validated, validateManifest } from './service.js';
 
 export type DraftOperation =
-  | { op: 'patch'; id?: string; component: ComponentSelector; offset: number; replacement: string }
+  | {
+      op: 'patch';
+      id?: string;
+      component: ComponentSelector;
+      offset: number;
+      /** Hex bytes, or: */
+      replacement?: string;
+      /** ARM or Thumb source, assembled at the runtime address of the patched byte. */
+      assembly?: { source: string; mode: 'arm' | 'thumb' };
+    }
   | { op: 'replace-component'; id?: string; component: ComponentSelector; artifact: string }
   | { op: 'replace-file'; id?: string; component: ComponentSelector; artifact: string }
   | { op: 'add-file'; id?: string; path: string; artifact: string }
@@ -61,6 +71,51 @@ export interface DraftResult {
   manifest: string;
   manifestSha256: string;
   validated: Validated;
+  /** Each assembled patch: its source, where it was assembled, the bytes and their disassembly. */
+  assembled: {
+    id: string;
+    source: string;
+    processor: 'arm9' | 'arm7';
+    mode: 'arm' | 'thumb';
+    address: number;
+    bytes: Uint8Array;
+  }[];
+}
+
+/**
+ * Where a patch's first byte runs, for assembling it: a main executable or an overlay stored plain
+ * (its stored bytes are its runtime bytes from its load address on); a file, or a compressed component
+ * (stored bytes are not runtime bytes), has no such address.
+ */
+function runtimeOf(
+  rom: RomHandle,
+  sel: ComponentSelector,
+  offset: number,
+): { processor: 'arm9' | 'arm7'; address: number } {
+  const m = rom.model;
+  if (sel.kind === 'arm9' || sel.kind === 'arm7') {
+    const exe = m[sel.kind];
+    if (exe.compressed)
+      throw new ReMcpError(
+        'invalid-argument',
+        `${sel.kind} is compressed: assemble against its runtime image is not possible in place`,
+      );
+    return { processor: sel.kind, address: exe.ramAddress + offset };
+  }
+  if (sel.kind === 'overlay') {
+    const o = m.overlays[sel.processor].find((x) => x.id === sel.id);
+    if (!o) throw new ReMcpError('not-found', `no ${sel.processor} overlay ${sel.id}`);
+    if (o.compressed)
+      throw new ReMcpError(
+        'invalid-argument',
+        `${sel.processor} overlay ${sel.id} is compressed: its stored bytes are not its code`,
+      );
+    return { processor: sel.processor, address: o.ramAddress + offset };
+  }
+  throw new ReMcpError(
+    'invalid-argument',
+    'assembly needs a main executable or an overlay (a file has no runtime address)',
+  );
 }
 
 export async function draftManifest(
@@ -68,8 +123,14 @@ export async function draftManifest(
   rom: RomHandle,
   name: string,
   operations: readonly DraftOperation[],
-  signal?: AbortSignal,
+  options: {
+    signal?: AbortSignal;
+    /** Names a source may use as labels, per processor (the symbol store's). */
+    labels?: (processor: 'arm9' | 'arm7', source: string) => ReadonlyMap<string, number>;
+  } = {},
 ): Promise<DraftResult> {
+  const signal = options.signal;
+  const assembled: DraftResult['assembled'] = [];
   if (!DRAFT_NAME.test(name))
     throw new ReMcpError('invalid-argument', 'a manifest name is 1..64 of A-Z a-z 0-9 . _ - (no path)');
   if (operations.length === 0 || operations.length > REBUILD_LIMITS.operations.max)
@@ -93,9 +154,36 @@ export async function draftManifest(
     const id = op.id ?? `${op.op}-${i + 1}`;
     switch (op.op) {
       case 'patch': {
-        if (!/^([0-9a-fA-F]{2})+$/.test(op.replacement))
-          throw new ReMcpError('invalid-argument', `operation "${id}": replacement must be hex bytes`);
-        const replacement = op.replacement.toLowerCase();
+        let replacement: string;
+        if (op.assembly !== undefined) {
+          const where = runtimeOf(rom, op.component, op.offset);
+          const r = await assemble({
+            source: op.assembly.source,
+            processor: where.processor,
+            mode: op.assembly.mode,
+            address: where.address,
+            labels: options.labels?.(where.processor, op.assembly.source) ?? new Map(),
+            ...(signal ? { signal } : {}),
+          });
+          if (r.bytes.length === 0 || r.bytes.length > REBUILD_LIMITS.patchBytes.max)
+            throw new ReMcpError(
+              'invalid-argument',
+              `operation "${id}": the assembly makes ${r.bytes.length} bytes (1..${REBUILD_LIMITS.patchBytes.max})`,
+            );
+          assembled.push({
+            id,
+            source: op.assembly.source,
+            processor: where.processor,
+            mode: op.assembly.mode,
+            address: where.address,
+            bytes: r.bytes,
+          });
+          replacement = Buffer.from(r.bytes).toString('hex');
+        } else {
+          if (op.replacement === undefined || !/^([0-9a-fA-F]{2})+$/.test(op.replacement))
+            throw new ReMcpError('invalid-argument', `operation "${id}": replacement must be hex bytes`);
+          replacement = op.replacement.toLowerCase();
+        }
         const original = componentBytes(rom, op.component, op.offset, replacement.length / 2);
         out.push({
           op: 'patch',
@@ -168,5 +256,6 @@ export async function draftManifest(
     manifest: path,
     manifestSha256: createHash('sha256').update(text).digest('hex'),
     validated,
+    assembled,
   };
 }

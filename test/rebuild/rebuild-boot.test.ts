@@ -5,6 +5,7 @@
 // real DeSmuME through the server's own debugger tools, run to rebuild_done, and the values are read
 // back from emulated RAM.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -153,4 +154,51 @@ test('v1 and v2 rebuilds boot in the real DeSmuME and the changed values are rea
   assert.equal(value, 0x0badc0de);
   assert.equal(sha(new Uint8Array(await readFile(join(root, 'boot.nds')))), sha(romBytes));
   assert.deepEqual(desmumeProcesses(root).length <= 1, true);
+});
+
+test('"make this function return 1": assembled by nds_mutation_draft, built, verified, booted, observed in RAM', async () => {
+  const h = await startServer({ workspace: root, env: { RE_MCP_PROFILE: 'full' } });
+  harnesses.push(h);
+  // card_read_word returns the word it read from the cartridge; patched, it returns 1, so both results
+  // the program stores from it read 1.
+  const source = 'mov r0, #1\nbx lr';
+  const d = await h.ok<{
+    manifest: string;
+    assembled: { address: string; hex: string; instructions: { mnemonic: string; operands: string }[] }[];
+  }>('nds_mutation_draft', {
+    rom: 'boot.nds',
+    name: 'return-one',
+    operations: [
+      {
+        op: 'patch',
+        id: 'return-one',
+        component: { kind: 'arm9' },
+        offset: hex(sym('card_read_word') - arm9.loadAddress),
+        assembly: source,
+        mode: 'arm',
+      },
+    ],
+  });
+  const [a] = d.assembled;
+  assert.equal(a?.address, hex(sym('card_read_word')));
+  assert.deepEqual(
+    a?.instructions.map((i) => `${i.mnemonic} ${i.operands}`),
+    ['mov r0, #1', 'bx lr'],
+  );
+  // The bytes GNU as makes for the same source.
+  const dir = join(root, 'gnu');
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'r.s'), `.arm\n${source}\n`);
+  execFileSync('arm-none-eabi-as', ['-march=armv5te', '-o', join(dir, 'r.o'), join(dir, 'r.s')]);
+  execFileSync('arm-none-eabi-objcopy', ['-O', 'binary', join(dir, 'r.o'), join(dir, 'r.bin')]);
+  assert.equal(a?.hex, (await readFile(join(dir, 'r.bin'))).toString('hex'));
+  const b = await h.ok<{ rom: string; rebuildSemanticsVerified: boolean }>('nds_mutation_build', {
+    rom: 'boot.nds',
+    manifest: d.manifest,
+  });
+  assert.equal(b.rebuildSemanticsVerified, true);
+  await h.ok('nds_mutation_verify', { rom: 'boot.nds', manifest: d.manifest });
+  const [constant, fileStart, fileWord] = await bootAndRead(h, b.rom);
+  assert.equal(constant, 0x11223344, 'the rest of the program runs as before');
+  assert.deepEqual([fileStart, fileWord], [1, 1]);
 });

@@ -3,16 +3,13 @@
 import { z } from 'zod/v4';
 import { decodeWindow } from '../../arm/decoder.js';
 import { ASSEMBLE_TIME, assemble } from '../../asm/armips.js';
-import { ASM_LIMITS, identifiers } from '../../asm/source.js';
+import { ASM_LABEL, ASM_LIMITS, identifiers } from '../../asm/source.js';
 import { addressArg, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
 import { romNames } from '../shared/names.js';
 import { processorArg } from '../shared/rom.js';
-
-/** Symbol-store names an assembly may use: armips identifiers only. */
-const LABEL = /^[A-Za-z_@][A-Za-z0-9_@.]*$/;
 
 export const ndsAssemble = defineTool({
   name: 'nds_assemble',
@@ -64,7 +61,7 @@ export const ndsAssemble = defineTool({
               s.processor === args.processor &&
               s.overlayId === null &&
               wanted.has(s.name) &&
-              LABEL.test(s.name)
+              ASM_LABEL.test(s.name)
             )
               labels.set(s.name, s.address);
           }

@@ -1,12 +1,16 @@
 // nds_mutation_draft: a complete, validated manifest from short operations; the server reads the
 // guards (replaced bytes, component and artifact SHA-256s) itself (src/rebuild/draft.ts).
 import { z } from 'zod/v4';
+import { decodeWindow } from '../../arm/decoder.js';
+import { ASM_LABEL, ASM_LIMITS, identifiers } from '../../asm/source.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg } from '../../core/vocabulary.js';
+import { addressArg, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { type DraftOperation, draftManifest } from '../../rebuild/draft.js';
 import { REBUILD_LIMITS, selector } from '../../rebuild/manifest.js';
+import { instructionSchema, instructionView } from '../shared/instructions.js';
+import { romNames } from '../shared/names.js';
 import { kindFieldsProblem } from '../shared/per-kind.js';
 import { romArg } from '../shared/rom.js';
 import { REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS } from './common.js';
@@ -14,7 +18,7 @@ import { REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS } from './common.js';
 const OPS = ['patch', 'replace-component', 'replace-file', 'add-file', 'replace-overlay'] as const;
 /** The fields each operation takes besides op and id. */
 const FIELDS: Record<(typeof OPS)[number], readonly string[]> = {
-  patch: ['component', 'offset', 'replacement'],
+  patch: ['component', 'offset'],
   'replace-component': ['component', 'artifact'],
   'replace-file': ['component', 'artifact'],
   'add-file': ['path', 'artifact'],
@@ -33,7 +37,14 @@ const operation = z.strictObject({
     .min(2)
     .max(REBUILD_LIMITS.patchBytes.max * 2)
     .optional()
-    .describe('patch: hex bytes.'),
+    .describe('patch: hex bytes (or assembly).'),
+  assembly: z
+    .string()
+    .min(1)
+    .max(ASM_LIMITS.sourceChars.max)
+    .optional()
+    .describe('patch: ARM/Thumb source (nds_assemble) assembled where the bytes run.'),
+  mode: z.enum(['arm', 'thumb']).optional().describe('With assembly.'),
   path: z.string().min(1).max(1024).optional().describe('add-file: the new NitroFS path.'),
   overlay: z
     .strictObject({ processor: z.enum(['arm9', 'arm7']), id: z.number().int().min(0).max(0xffffffff) })
@@ -48,12 +59,25 @@ const operation = z.strictObject({
 
 function draftOperations(ops: z.output<typeof operation>[]): DraftOperation[] {
   return ops.map((o, i) => {
+    const patch = o.op === 'patch';
     const problem = kindFieldsProblem(
       `operation ${i + 1}:`,
       { ...o, kind: o.op, op: undefined, id: undefined },
       FIELDS[o.op],
+      patch ? ['replacement', 'assembly', 'mode'] : [],
     );
     if (problem) throw new ReMcpError('invalid-argument', problem);
+    if (patch && (o.replacement === undefined) === (o.assembly === undefined))
+      throw new ReMcpError(
+        'invalid-argument',
+        `operation ${i + 1}: a patch takes replacement or assembly (one of them)`,
+      );
+    if (patch && (o.assembly === undefined) !== (o.mode === undefined))
+      throw new ReMcpError('invalid-argument', `operation ${i + 1}: assembly and mode go together`);
+    if (patch && o.assembly !== undefined) {
+      const { assembly, mode, ...rest } = o;
+      return { ...rest, assembly: { source: assembly, mode: mode! } } as DraftOperation;
+    }
     return o as DraftOperation;
   });
 }
@@ -85,6 +109,17 @@ export const ndsMutationDraft = defineTool({
     buildId: z.string(),
     outputDir: z.string().describe('Where nds_mutation_build will publish it'),
     outputSize: z.number().int(),
+    assembled: z
+      .array(
+        z.object({
+          id: z.string(),
+          source: z.string(),
+          address: z.string(),
+          hex: z.string(),
+          instructions: z.array(instructionSchema),
+        }),
+      )
+      .describe('Each assembled patch: its source next to its bytes, decoded back'),
     operations: z.array(
       z.object({
         id: z.string(),
@@ -104,10 +139,43 @@ export const ndsMutationDraft = defineTool({
     const operations = draftOperations(args.operations);
     const r = await getRomStore(ctx.services).withRom(
       args.rom,
-      (rom) => draftManifest(ctx.services.workspace, rom, args.name, operations, ctx.signal),
+      async (rom) => {
+        const names = operations.some((o) => o.op === 'patch' && o.assembly)
+          ? await romNames(ctx, rom)
+          : null;
+        return draftManifest(ctx.services.workspace, rom, args.name, operations, {
+          signal: ctx.signal,
+          labels: (processor, source) => {
+            const wanted = identifiers(source);
+            const out = new Map<string, number>();
+            for (const s of names?.symbols ?? []) {
+              if (out.size >= ASM_LIMITS.labels.max) break;
+              if (
+                s.processor === processor &&
+                s.overlayId === null &&
+                wanted.has(s.name) &&
+                ASM_LABEL.test(s.name)
+              )
+                out.set(s.name, s.address);
+            }
+            return out;
+          },
+        });
+      },
       ctx.signal,
     );
     const p = r.validated.plan.resolved;
+    const assembled = [];
+    for (const a of r.assembled) {
+      const d = await decodeWindow(a.bytes, a.address, a.mode, a.processor, a.bytes.length);
+      assembled.push({
+        id: a.id,
+        source: a.source,
+        address: formatAddress(a.address),
+        hex: Buffer.from(a.bytes).toString('hex'),
+        instructions: d.instructions.map(instructionView),
+      });
+    }
     return {
       structured: {
         manifest: r.manifest,
@@ -116,6 +184,7 @@ export const ndsMutationDraft = defineTool({
         buildId: p.buildId,
         outputDir: r.validated.outputDir,
         outputSize: p.output.size,
+        assembled,
         operations: p.operations.map((o) => ({
           id: o.id,
           op: o.op,
