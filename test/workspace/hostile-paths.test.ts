@@ -39,6 +39,7 @@ const OTHER_ARGS: Record<string, Record<string, unknown>> = {
   nds_mutation_build: { rom: 'roms/game.nds', manifest: 'roms/game.nds' },
   nds_mutation_verify: { rom: 'roms/game.nds', manifest: 'roms/game.nds' },
   nds_patch_apply: { rom: 'roms/game.nds', patch: 'roms/game.nds' },
+  nds_free_space: { processor: 'arm9' },
   nds_assemble: { processor: 'arm9', mode: 'arm', address: 0x02000000, source: 'nop', rom: 'roms/game.nds' },
   nds_mutation_draft: {
     name: 'draft',

@@ -1,4 +1,5 @@
 import { ndsAssemble } from './nds-assemble.js';
+import { ndsFreeSpace } from './nds-free-space.js';
 import { ndsMutationBuild } from './nds-mutation-build.js';
 import { ndsMutationDraft } from './nds-mutation-draft.js';
 import { ndsMutationValidate } from './nds-mutation-validate.js';
@@ -12,4 +13,5 @@ export const rebuildTools = [
   ndsMutationBuild,
   ndsMutationVerify,
   ndsPatchApply,
+  ndsFreeSpace,
 ];
