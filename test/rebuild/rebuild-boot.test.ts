@@ -63,8 +63,15 @@ after(async () => {
   assert.deepEqual(leftovers, [], 'a DeSmuME process outlived the suite');
 });
 
-/** Boots `rom` in DeSmuME, runs to rebuild_done, returns [constant, file start, file word]. */
-async function bootAndRead(h: Harness, rom: string): Promise<[number, number, number]> {
+/**
+ * Boots `rom` in DeSmuME, runs to rebuild_done, returns [constant, file start, file word] (and, in
+ * `thumb`, what the Thumb function returned).
+ */
+async function bootAndRead(
+  h: Harness,
+  rom: string,
+  thumb: { value?: number } = {},
+): Promise<[number, number, number]> {
   await h.ok('desmume_start', { rom });
   const gdb = await h.ok<{ reachable: boolean }>('desmume_wait_for_gdb', {});
   assert.equal(gdb.reachable, true);
@@ -80,9 +87,10 @@ async function bootAndRead(h: Harness, rom: string): Promise<[number, number, nu
   assert.equal(run.stop?.pc, hex(sym('rebuild_done')));
   const mem = await h.ok<{ hex: string }>('desmume_read_memory', {
     address: hex(sym('result_constant')),
-    length: 12,
+    length: 16,
   });
   const b = Buffer.from(mem.hex, 'hex');
+  thumb.value = b.readUInt32LE(12);
   await h.ok('desmume_stop', {});
   return [b.readUInt32LE(0), b.readUInt32LE(4), b.readUInt32LE(8)];
 }
@@ -102,8 +110,10 @@ test('v1 and v2 rebuilds boot in the real DeSmuME and the changed values are rea
   const model = parseNdsRom(bufferSource(romBytes));
   const file = model.files[1]!;
 
-  const source = await bootAndRead(h, 'boot.nds');
+  const thumb: { value?: number } = {};
+  const source = await bootAndRead(h, 'boot.nds', thumb);
   assert.deepEqual(source, [0x11223344, file.start, 0xcafef00d]);
+  assert.equal(thumb.value, 0x2a, 'the Thumb function ran (called from ARM through BLX)');
 
   const v1 = await manifest('v1.json', 1, [
     {
@@ -156,12 +166,14 @@ test('v1 and v2 rebuilds boot in the real DeSmuME and the changed values are rea
   assert.deepEqual(desmumeProcesses(root).length <= 1, true);
 });
 
-test('"make this function return 1": assembled by nds_mutation_draft, built, verified, booted, observed in RAM', async () => {
+test('"make this function return 1": an ARM and a Thumb patch assembled by nds_mutation_draft, built, verified, booted, observed in RAM', async () => {
   const h = await startServer({ workspace: root, env: { RE_MCP_PROFILE: 'full' } });
   harnesses.push(h);
-  // card_read_word returns the word it read from the cartridge; patched, it returns 1, so both results
-  // the program stores from it read 1.
-  const source = 'mov r0, #1\nbx lr';
+  // card_read_word (ARM) returns the word it read from the cartridge; thumb_answer (Thumb) returns
+  // 0x2a. Patched, each returns 1: the values the program stores from them read 1.
+  const arm = 'mov r0, #1\nbx lr';
+  // armips (and GNU as's default, divided syntax) write the flag-setting Thumb move as mov.
+  const thumbSource = 'mov r0, #1\nbx lr';
   const d = await h.ok<{
     manifest: string;
     assembled: { address: string; hex: string; instructions: { mnemonic: string; operands: string }[] }[];
@@ -171,34 +183,52 @@ test('"make this function return 1": assembled by nds_mutation_draft, built, ver
     operations: [
       {
         op: 'patch',
-        id: 'return-one',
+        id: 'arm-return-one',
         component: { kind: 'arm9' },
         offset: hex(sym('card_read_word') - arm9.loadAddress),
-        assembly: source,
+        assembly: arm,
         mode: 'arm',
+      },
+      {
+        op: 'patch',
+        id: 'thumb-return-one',
+        component: { kind: 'arm9' },
+        offset: hex(sym('thumb_answer') - arm9.loadAddress),
+        assembly: thumbSource,
+        mode: 'thumb',
       },
     ],
   });
-  const [a] = d.assembled;
+  const [a, t] = d.assembled;
   assert.equal(a?.address, hex(sym('card_read_word')));
   assert.deepEqual(
     a?.instructions.map((i) => `${i.mnemonic} ${i.operands}`),
     ['mov r0, #1', 'bx lr'],
   );
-  // The bytes GNU as makes for the same source.
+  assert.equal(t?.address, hex(sym('thumb_answer')));
+  assert.deepEqual(
+    t?.instructions.map((i) => `${i.mnemonic} ${i.operands}`),
+    ['movs r0, #1', 'bx lr'],
+  );
+  // The bytes GNU as makes for the same sources.
   const dir = join(root, 'gnu');
   await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'r.s'), `.arm\n${source}\n`);
-  execFileSync('arm-none-eabi-as', ['-march=armv5te', '-o', join(dir, 'r.o'), join(dir, 'r.s')]);
-  execFileSync('arm-none-eabi-objcopy', ['-O', 'binary', join(dir, 'r.o'), join(dir, 'r.bin')]);
-  assert.equal(a?.hex, (await readFile(join(dir, 'r.bin'))).toString('hex'));
+  const gnu = async (mode: 'arm' | 'thumb', source: string) => {
+    await writeFile(join(dir, 'r.s'), `.${mode}\n${source}\n`);
+    execFileSync('arm-none-eabi-as', ['-march=armv5te', '-o', join(dir, 'r.o'), join(dir, 'r.s')]);
+    execFileSync('arm-none-eabi-objcopy', ['-O', 'binary', join(dir, 'r.o'), join(dir, 'r.bin')]);
+    return (await readFile(join(dir, 'r.bin'))).toString('hex');
+  };
+  assert.equal(a?.hex, await gnu('arm', arm));
+  assert.equal(t?.hex, await gnu('thumb', thumbSource));
   const b = await h.ok<{ rom: string; rebuildSemanticsVerified: boolean }>('nds_mutation_build', {
     rom: 'boot.nds',
     manifest: d.manifest,
   });
   assert.equal(b.rebuildSemanticsVerified, true);
   await h.ok('nds_mutation_verify', { rom: 'boot.nds', manifest: d.manifest });
-  const [constant, fileStart, fileWord] = await bootAndRead(h, b.rom);
+  const thumb: { value?: number } = {};
+  const [constant, fileStart, fileWord] = await bootAndRead(h, b.rom, thumb);
   assert.equal(constant, 0x11223344, 'the rest of the program runs as before');
-  assert.deepEqual([fileStart, fileWord], [1, 1]);
+  assert.deepEqual([fileStart, fileWord, thumb.value], [1, 1, 1]);
 });

@@ -4,6 +4,8 @@
 @   the B7 data-read command: first the file's FAT entry (the FAT offset comes from the header copy
 @   the boot leaves at 0x027FFE00), then the file's first block. A v2 rebuild that moves the file and
 @   the FAT changes what this reads.
+@ - result_thumb: what the Thumb function thumb_answer returns (called from ARM through BLX; a patch
+@   of it shows a Thumb code change taking effect).
 @ Then it stops at rebuild_done (a breakpoint target) and spins.
 
         .syntax unified
@@ -38,6 +40,9 @@ _start:
         str     r0, [r1]
         bl      card_read_word
         ldr     r1, =result_file_word
+        str     r0, [r1]
+        blx     thumb_answer
+        ldr     r1, =result_thumb
         str     r0, [r1]
         .global rebuild_done
 rebuild_done:
@@ -85,6 +90,17 @@ card_read_word:
         pop     {r4, r5, pc}
         .ltorg
 
+@ A Thumb function: returns 0x2a (a value no card read gives).
+        .thumb
+        .global thumb_answer
+        .type thumb_answer, %function
+        .thumb_func
+thumb_answer:
+        push    {r4, lr}
+        movs    r0, #0x2a
+        pop     {r4, pc}
+        .arm
+
         .section .rodata
         .align  2
         .global rebuild_constant
@@ -109,4 +125,8 @@ result_file_start:
         .global result_file_word
         .type result_file_word, %object
 result_file_word:
+        .space  4
+        .global result_thumb
+        .type result_thumb, %object
+result_thumb:
         .space  4
