@@ -34,9 +34,7 @@ function armipsPath(): string {
   try {
     return createRequire(import.meta.url).resolve('armips/index.js');
   } catch {
-    throw new ReMcpError('not-configured', 'the assembler (armips) is not installed beside the server', {
-      looked: beside,
-    });
+    throw new ReMcpError('not-configured', 'the assembler (armips) is not installed beside the server');
   }
 }
 

@@ -50,9 +50,7 @@ function vizPath(): string {
   try {
     return createRequire(import.meta.url).resolve('@viz-js/viz');
   } catch {
-    throw new ReMcpError('not-configured', 'Graphviz (@viz-js/viz) is not installed beside the server', {
-      looked: beside,
-    });
+    throw new ReMcpError('not-configured', 'Graphviz (@viz-js/viz) is not installed beside the server');
   }
 }
 

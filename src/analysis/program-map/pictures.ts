@@ -128,12 +128,13 @@ export function functionCfg(map: ProgramMap, fn: MapFunction, nameOf: NameOf, ma
       shape: 'ellipse',
     });
   }
+  const unique = dedupe(edges);
   return {
     graph: {
       title: `cfg ${formatAddress(fn.address)}`,
       direction: 'TB',
       nodes,
-      edges: dedupe(edges),
+      edges: unique,
       legend: [
         [...nameLine(fn, nameOf), formatAddress(fn.address), `${fn.mode},`, fn.tier].join(' '),
         TIERS_LEGEND,
@@ -141,7 +142,7 @@ export function functionCfg(map: ProgramMap, fn: MapFunction, nameOf: NameOf, ma
       ],
     },
     nodes: nodes.length,
-    edges: dedupe(edges).length,
+    edges: unique.length,
     unresolvedCalls,
     beyondDepth: 0,
   };
