@@ -140,12 +140,5 @@ export function encodePng(width: number, height: number, rgba: Uint8Array): Uint
   for (let at = 0; at < compressed.length || at === 0; at += IDAT_CHUNK)
     parts.push(chunk('IDAT', compressed.subarray(at, Math.min(at + IDAT_CHUNK, compressed.length))));
   parts.push(chunk('IEND', new Uint8Array(0)));
-
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return Buffer.concat(parts);
 }

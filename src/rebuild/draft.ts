@@ -136,6 +136,17 @@ export async function draftManifest(
   if (operations.length === 0 || operations.length > REBUILD_LIMITS.operations.max)
     throw new ReMcpError('invalid-argument', `1..${REBUILD_LIMITS.operations.max} operations`);
   const artifactSha = new Map<string, string>();
+  // A component several operations name is hashed once.
+  const componentSha = new Map<string, Promise<string>>();
+  const componentHash = (sel: ComponentSelector) => {
+    const key = JSON.stringify(sel);
+    let known = componentSha.get(key);
+    if (known === undefined) {
+      known = componentSha256(rom, sel, signal);
+      componentSha.set(key, known);
+    }
+    return known;
+  };
   const artifact = async (path: string) => {
     let known = artifactSha.get(path);
     if (known === undefined) {
@@ -192,7 +203,7 @@ export async function draftManifest(
           offset: `0x${op.offset.toString(16)}`,
           original: Buffer.from(original).toString('hex'),
           replacement,
-          componentSha256: await componentSha256(rom, op.component, signal),
+          componentSha256: await componentHash(op.component),
         });
         break;
       }
@@ -204,7 +215,7 @@ export async function draftManifest(
           component: op.component,
           artifact: op.artifact,
           artifactSha256: await artifact(op.artifact),
-          componentSha256: await componentSha256(rom, op.component, signal),
+          componentSha256: await componentHash(op.component),
         });
         break;
       case 'add-file':
@@ -223,7 +234,7 @@ export async function draftManifest(
           overlay: op.overlay,
           artifact: op.artifact,
           artifactSha256: await artifact(op.artifact),
-          componentSha256: await componentSha256(rom, { kind: 'overlay', ...op.overlay }, signal),
+          componentSha256: await componentHash({ kind: 'overlay', ...op.overlay }),
         });
         break;
     }
