@@ -6,7 +6,8 @@
 // inside its own runtime extent stays in that overlay (it is the one loaded while it runs).
 import type { CodeSpan } from '../../arm/cfg.js';
 import { ReMcpError } from '../../core/errors.js';
-import { autoloadImageOffset, type NdsRomModel, type Processor } from '../../formats/nds/index.js';
+import { formatAddress, type Processor } from '../../core/vocabulary.js';
+import { autoloadImageOffset, type NdsRomModel } from '../../formats/nds/index.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { InstructionCache } from './instruction-cache.js';
 import { ByteClass, type ComponentKind, type CopiedBlock, NO_TIER } from './types.js';
@@ -77,11 +78,21 @@ export class ComponentSet {
   }
 
   add(c: Omit<MapComponent, 'index' | 'cls' | 'tier' | 'span' | 'end' | 'memo'>): MapComponent {
+    if (!inAddressSpace(c.start, c.extentEnd - c.start) || !inAddressSpace(c.start, c.bytes.length))
+      throw new ReMcpError(
+        'unsupported',
+        `a ${c.kind} component at ${formatAddress(c.start)} lies beyond the address space the map covers (below ${formatAddress(ADDRESS_LIMIT)})`,
+      );
     const index = this.list.length;
+    // Addresses as small integers (`| 0` is exact below ADDRESS_LIMIT): every block, call and
+    // reference the walk makes from this start then holds its address unboxed.
+    const start = c.start | 0;
     const comp: MapComponent = {
       ...c,
+      start,
+      extentEnd: c.extentEnd | 0,
       index,
-      end: c.start + c.bytes.length,
+      end: (start + c.bytes.length) | 0,
       cls: new Uint8Array(c.bytes.length),
       tier: new Uint8Array(c.bytes.length).fill(NO_TIER),
       memo: this.memo,
@@ -90,7 +101,7 @@ export class ComponentSet {
         overlayId: c.overlayId,
         ...(c.autoloadIndex !== null ? { autoloadIndex: c.autoloadIndex } : {}),
         ...(c.copiedIndex !== null ? { copiedIndex: c.copiedIndex } : {}),
-        start: c.start,
+        start,
         bytes: c.bytes,
       },
     };
@@ -162,6 +173,11 @@ export class ComponentSet {
     return UNRESOLVED.unmapped;
   }
 }
+
+/** Components end below 2^31: every address in one, its end included, is an exact 32-bit signed integer. */
+export const ADDRESS_LIMIT = 0x80000000;
+const inAddressSpace = (start: number, size: number): boolean =>
+  Number.isInteger(start) && start >= 0 && size >= 0 && start + size < ADDRESS_LIMIT;
 
 /** Where code can run: the ARM9 from ITCM, main RAM and shared WRAM; the ARM7 from main RAM and its WRAM. */
 export function executableRegion(processor: Processor, start: number, end: number): boolean {
@@ -235,6 +251,7 @@ export async function loadComponents(
     for (const b of model.autoloads ?? []) {
       const at = autoloadImageOffset(model, b.index);
       if (at === null || b.codeSize <= 0 || at + b.codeSize > main.bytes.length) continue;
+      if (!inAddressSpace(b.ramAddress, b.codeSize)) continue;
       set.add({
         kind: 'autoload',
         overlayId: null,

@@ -100,25 +100,76 @@ export class EdgeStore {
   }
 }
 
-export interface MapBlock {
-  id: number;
-  comp: number;
-  mode: ArmMode;
+const TERMS: readonly Term[] = [
+  'fallthrough',
+  'branch',
+  'conditional',
+  'return',
+  'indirect',
+  'call',
+  'switch',
+  'end',
+  'stop',
+  'conflict',
+];
+const TERM_CODE = new Map(TERMS.map((t, i) => [t, i]));
+
+/**
+ * One basic block of the walk. There are 10^5 of them per MiB of code, so the small facts (term,
+ * mode, tier, the tail-veneer flag, the component) share one integer field and addresses are stored
+ * as small integers (components lie below 2^31: see components.ts).
+ */
+export class MapBlock {
+  /** Bits 0-3 term, 4 thumb, 5-6 tier, 7 tail veneer, 8 and up the component index. */
+  private bits: number;
   start: number;
   /** Exclusive. */
   end: number;
-  tier: number;
-  term: Term;
   /** The first of its successor edges in the walker's EdgeStore, -1 when none. */
-  edges: number;
+  edges = -1;
   /** The call this block ends with (term 'call'), as an index into the walker's calls. */
-  call: number;
+  call = -1;
   /** A compare + conditional branch ending this block bounds the index of a dispatch after it. */
-  guard: SwitchGuard | null;
+  guard: SwitchGuard | null = null;
   /** Edges queued from this block whose target block is not made yet. */
-  pendingOut: number;
+  pendingOut = 0;
+
+  constructor(
+    readonly id: number,
+    comp: number,
+    mode: ArmMode,
+    start: number,
+    end: number,
+    tier: number,
+    term: Term,
+  ) {
+    this.bits = (comp << 8) | (tier << 5) | (mode === 'thumb' ? 16 : 0) | TERM_CODE.get(term)!;
+    this.start = start | 0;
+    this.end = end | 0;
+  }
+
+  get comp(): number {
+    return this.bits >>> 8;
+  }
+  get mode(): ArmMode {
+    return this.bits & 16 ? 'thumb' : 'arm';
+  }
+  get tier(): number {
+    return (this.bits >>> 5) & 3;
+  }
+  get term(): Term {
+    return TERMS[this.bits & 15]!;
+  }
+  set term(t: Term) {
+    this.bits = (this.bits & ~15) | TERM_CODE.get(t)!;
+  }
   /** The block ends with an unconditional branch to a mode-switch veneer (a tail call of it). */
-  tailVeneer: boolean;
+  get tailVeneer(): boolean {
+    return (this.bits & 128) !== 0;
+  }
+  set tailVeneer(v: boolean) {
+    this.bits = v ? this.bits | 128 : this.bits & ~128;
+  }
 }
 
 export type CallKind = 'direct' | 'veneer' | 'register' | 'stub' | 'helper';
@@ -250,6 +301,21 @@ const MAX_TABLE_CANDIDATES = 64;
 const HELPER_PREFIX = 8;
 /** How far a spilled table's cases may lie from their dispatch. */
 const CASE_REACH = 0x20000;
+/**
+ * One piece of evidence, made whole in one literal of its final shape: an object given its optional
+ * fields after creation keeps them outside itself (one more allocation each, 10^5 of them).
+ */
+function evidenceOf(
+  cls: string,
+  tier: Tier,
+  from: number | undefined,
+  fromComponent: number | undefined,
+): EntryEvidence {
+  if (from === undefined)
+    return fromComponent === undefined ? { class: cls, tier } : { class: cls, tier, fromComponent };
+  return fromComponent === undefined ? { class: cls, tier, from } : { class: cls, tier, from, fromComponent };
+}
+
 export const entryKey = (comp: number, mode: ArmMode, address: number) => `${comp}|${mode}|${address}`;
 
 export class Walker {
@@ -333,9 +399,7 @@ export class Walker {
     if (req.address % unit !== 0 || req.address < comp.start || req.address >= comp.end) return null;
     const tier = Math.max(TIER_RANK[req.classTier], TIER_RANK[sourceTier]);
     const key = entryKey(comp.index, req.mode, req.address);
-    const evidence: EntryEvidence = { class: req.class, tier: TIERS[tier]! };
-    if (req.from !== undefined) evidence.from = req.from;
-    if (req.fromComponent !== undefined) evidence.fromComponent = req.fromComponent;
+    const evidence = evidenceOf(req.class, TIERS[tier]!, req.from, req.fromComponent);
     const known = this.entries.get(key);
     if (known) {
       if (!this.hasEvidence(known, evidence)) known.evidence.push(evidence);
@@ -347,7 +411,7 @@ export class Walker {
       key,
       comp: comp.index,
       mode: req.mode,
-      address: req.address,
+      address: req.address | 0,
       evidence: [evidence],
       tier,
       state: 'new',
@@ -583,24 +647,24 @@ export class Walker {
       if (id === 0) continue;
       const head = this.blocks[id - 1]!;
       if (head.end <= address) return null;
-      const tail: MapBlock = {
-        id: this.blocks.length,
-        comp: comp.index,
+      const tail = new MapBlock(
+        this.blocks.length,
+        comp.index,
         mode,
-        start: address,
-        end: head.end,
-        tier: head.tier,
-        term: head.term,
-        edges: head.edges,
-        call: head.call,
-        guard: head.guard,
-        pendingOut: head.pendingOut,
-        tailVeneer: head.tailVeneer,
-      };
+        address,
+        head.end,
+        head.tier,
+        head.term,
+      );
+      tail.edges = head.edges;
+      tail.call = head.call;
+      tail.guard = head.guard;
+      tail.pendingOut = head.pendingOut;
+      tail.tailVeneer = head.tailVeneer;
       this.blocks.push(tail);
       idx[slotOf(comp, unit, address)] = tail.id + 1;
       if (tail.call >= 0) this.calls[tail.call]!.block = tail.id;
-      head.end = address;
+      head.end = address | 0;
       head.term = 'fallthrough';
       head.edges = this.edges.add(-1, tail.id, 'fallthrough');
       head.call = -1;
@@ -652,20 +716,7 @@ export class Walker {
     const unit = unitOf(mode);
     const idx = this.index(comp, mode);
     const tier = ctx.tier;
-    const block: MapBlock = {
-      id: this.blocks.length,
-      comp: comp.index,
-      mode,
-      start: item.address,
-      end: item.address,
-      tier,
-      term: 'end',
-      edges: -1,
-      call: -1,
-      guard: null,
-      pendingOut: 0,
-      tailVeneer: false,
-    };
+    const block = new MapBlock(this.blocks.length, comp.index, mode, item.address, item.address, tier, 'end');
     this.blocks.push(block);
     idx[slotOf(comp, unit, item.address)] = block.id + 1;
     const instructions: DecodedInstruction[] = [];
@@ -713,7 +764,7 @@ export class Walker {
         }
         this.mark(comp, ins.address, ins.size, head, body, tier);
         instructions.push(ins);
-        block.end = ins.address + ins.size;
+        block.end = (ins.address + ins.size) | 0;
         this.references(comp, block, ins, tier, ctx);
         if (ins.flow !== undefined && (await this.flow(ctx, comp, block, instructions, ins))) {
           ended = true;
@@ -918,7 +969,7 @@ export class Walker {
     targetMode: ArmMode | null,
   ): number {
     this.calls.push({
-      at: ins.address,
+      at: ins.address | 0,
       comp: comp.index,
       mode: block.mode,
       tier: block.tier,
