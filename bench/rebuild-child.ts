@@ -4,13 +4,13 @@
 import { readFileSync } from 'node:fs';
 import { RomStore } from '../src/nds/rom-store.js';
 import { buildManifest } from '../src/rebuild/service.js';
-import * as outputDir from '../src/workspace/output-dir.js';
+import * as streamWrite from '../src/workspace/stream-write.js';
 import { Workspace } from '../src/workspace/workspace.js';
 
 const flushMiB = process.env.BENCH_REBUILD_FLUSH_MIB;
 if (flushMiB) {
   // A tree from before the parameter was exported cannot take the variant: refuse rather than mislabel.
-  const writing = (outputDir as { streamWriting?: { earlyFlushBytes: number } }).streamWriting;
+  const writing = (streamWrite as { streamWriting?: { earlyFlushBytes: number } }).streamWriting;
   if (!writing) throw new Error('this tree has no streamWriting parameters');
   writing.earlyFlushBytes = Number(flushMiB) * 1024 * 1024;
 }

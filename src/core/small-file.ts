@@ -33,6 +33,40 @@ function typed(error: unknown, label: string): ReMcpError {
   return new ReMcpError('invalid-argument', `${label} could not be read (${code ?? 'error'})`);
 }
 
+/**
+ * Reads the whole of the open regular file `handle`, of at most `maxBytes`: the size is checked before
+ * the read, and the read stops one byte past the cap, so a file that grew past it meanwhile is refused,
+ * never truncated. `tooLarge` words the refusal of a file already over the cap (default: the label,
+ * its size and the cap). Errors are ReMcpErrors or the file system's own.
+ */
+export async function readOpenFile(
+  handle: FileHandle,
+  options: { maxBytes: number; label: string; tooLarge?: (size: number) => string },
+): Promise<Buffer> {
+  const { maxBytes, label } = options;
+  const info = await handle.stat();
+  if (!info.isFile()) throw new ReMcpError('invalid-argument', `${label} is not a regular file`);
+  if (info.size > maxBytes) {
+    throw new ReMcpError(
+      'limit-exceeded',
+      options.tooLarge?.(info.size) ?? `${label} is ${info.size} bytes; at most ${maxBytes} are read`,
+      { size: info.size, max: maxBytes },
+    );
+  }
+  // One byte more than allowed: a file that grew past the cap since fstat is refused, not truncated.
+  const buffer = Buffer.alloc(Math.min(info.size, maxBytes) + 1);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  if (filled > maxBytes) {
+    throw new ReMcpError('limit-exceeded', `${label} grew past ${maxBytes} bytes while read`);
+  }
+  return buffer.subarray(0, filled);
+}
+
 async function readBounded(path: string, options: SmallFileOptions): Promise<Buffer> {
   let handle: FileHandle;
   try {
@@ -41,33 +75,7 @@ async function readBounded(path: string, options: SmallFileOptions): Promise<Buf
     throw typed(error, options.label);
   }
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new ReMcpError('invalid-argument', `${options.label} is not a regular file`);
-    if (info.size > options.maxBytes) {
-      throw new ReMcpError(
-        'limit-exceeded',
-        `${options.label} is ${info.size} bytes; at most ${options.maxBytes} are read`,
-        {
-          size: info.size,
-          max: options.maxBytes,
-        },
-      );
-    }
-    // One byte more than allowed: a file that grew past the cap since fstat is refused, not truncated.
-    const buffer = Buffer.alloc(Math.min(info.size, options.maxBytes) + 1);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    if (filled > options.maxBytes) {
-      throw new ReMcpError(
-        'limit-exceeded',
-        `${options.label} grew past ${options.maxBytes} bytes while read`,
-      );
-    }
-    return buffer.subarray(0, filled);
+    return await readOpenFile(handle, options);
   } catch (error) {
     throw typed(error, options.label);
   } finally {

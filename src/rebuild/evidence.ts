@@ -3,7 +3,7 @@
 // verify can regenerate each file and compare bytes.
 
 import type { Manifest } from './manifest.js';
-import { canonicalJson, normalizeManifest, type Plan } from './plan.js';
+import { canonicalJson, normalizeManifest, type Plan } from './plan/index.js';
 
 export const EVIDENCE_FILES = [
   'mutation-manifest.json',

@@ -11,7 +11,7 @@ import { crc32, crc32Combine, crc32Zeros } from '../formats/crc32.js';
 import { applyBps, encodeBps, PatchError } from '../formats/patch/bps.js';
 import { applyIpsRecords, encodeIps, ipsTargetSize, readIps } from '../formats/patch/ips.js';
 import { fastCrc32 } from './crc.js';
-import { canonicalJson, type Plan } from './plan.js';
+import { canonicalJson, type Plan } from './plan/index.js';
 
 export const PATCH_FILES = { bps: 'patch.bps', ips: 'patch.ips', record: 'patches.json' } as const;
 

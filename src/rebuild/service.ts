@@ -17,10 +17,12 @@ import { driveSteps, type Steps } from '../core/cooperative.js';
 import { isReMcpError, ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { duplicateJsonKey } from '../core/json-keys.js';
 import { pidAlive } from '../core/pid.js';
+import { readOpenFile } from '../core/small-file.js';
 import { withDirLock } from '../extract/promote.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import { sha256File } from '../workspace/hash.js';
-import { alignedBuffer, type OutputDir } from '../workspace/output-dir.js';
+import type { OutputDir } from '../workspace/output-dir.js';
+import { alignedBuffer } from '../workspace/stream-write.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { EVIDENCE_FILES, evidenceTexts, type VerificationRecord, verificationText } from './evidence.js';
 import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';
@@ -34,7 +36,7 @@ import {
   plannedOutputCrc,
   type SourceBytes,
 } from './patches.js';
-import { type LoadedArtifact, type Plan, planRebuild } from './plan.js';
+import { type LoadedArtifact, type Plan, planRebuild } from './plan/index.js';
 import { ChunkPool, type ChunkReader, newTally, outputStream } from './stream.js';
 import { verifyBuiltOutput, verifyOutput } from './verify.js';
 
@@ -48,24 +50,23 @@ export interface Validated {
 /** Test hook: called at named steps of a build (the crash test pauses there). */
 export type BuildStepHook = (step: string) => void | Promise<void>;
 
-async function readBounded(workspace: Workspace, path: string, max: number, what: string): Promise<Buffer> {
+/** The manifest file's bytes, at most REBUILD_LIMITS.manifestBytes. */
+async function readManifestFile(workspace: Workspace, path: string): Promise<Buffer> {
   const { resolved, handle } = await workspace.openFile(path);
+  const max = REBUILD_LIMITS.manifestBytes.max;
   try {
-    const { size } = await handle.stat();
-    if (size > max) {
-      throw new ReMcpError('limit-exceeded', `${what} ${resolved.relative} is ${size} bytes, over ${max}`, {
-        size,
-        max,
-      });
-    }
-    return await handle.readFile();
+    return await readOpenFile(handle, {
+      maxBytes: max,
+      label: `the manifest ${resolved.relative}`,
+      tooLarge: (size) => `the manifest ${resolved.relative} is ${size} bytes, over ${max}`,
+    });
   } finally {
     await handle.close();
   }
 }
 
 export async function loadManifest(workspace: Workspace, path: string): Promise<Manifest> {
-  const text = await readBounded(workspace, path, REBUILD_LIMITS.manifestBytes.max, 'the manifest');
+  const text = await readManifestFile(workspace, path);
   let json: unknown;
   try {
     json = JSON.parse(text.toString('utf8'));
@@ -439,7 +440,7 @@ async function buildLocked(
     // as it is written (stream.ts). Nothing is read back but tables and planned pieces.
     const tally = newTally();
     // Chunks in page-aligned buffers, written with O_DIRECT where the file system allows it: no copy
-    // into the page cache and no writeback left for the fsync (output-dir.ts DIRECT_ALIGNMENT).
+    // into the page cache and no writeback left for the fsync (stream-write.ts DIRECT_ALIGNMENT).
     const pool = new ChunkPool(alignedBuffer);
     let written = 0;
     await tmp.writeAtomic(

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
 import { fastCrc32 } from './crc.js';
-import type { Piece, Plan } from './plan.js';
+import type { Piece, Plan } from './plan/index.js';
 
 export const STREAM_CHUNK = 4 * 1024 * 1024;
 
@@ -139,7 +139,7 @@ export class ChunkPool {
 
   /**
    * `allocate` makes a new buffer of STREAM_CHUNK bytes or more; the build passes one whose buffers
-   * are aligned for direct writes (workspace/output-dir.ts alignedBuffer).
+   * are aligned for direct writes (workspace/stream-write.ts alignedBuffer).
    */
   constructor(private readonly allocate: (bytes: number) => ArrayBuffer = (n) => new ArrayBuffer(n)) {}
 

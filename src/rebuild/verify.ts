@@ -18,7 +18,7 @@ import type { NdsRomModel } from '../formats/nds/index.js';
 import { type ByteSource, parseNdsRom } from '../formats/nds/index.js';
 import { fastCrc32 } from './crc.js';
 import type { VerificationRecord } from './evidence.js';
-import type { Plan } from './plan.js';
+import type { Plan } from './plan/index.js';
 import {
   attributeChunk,
   type ChunkReader,

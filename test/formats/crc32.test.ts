@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { crc32, crc32Combine, crc32Zeros } from '../../src/formats/crc32.js';
 import { plannedOutputCrc } from '../../src/rebuild/patches.js';
-import type { Plan } from '../../src/rebuild/plan.js';
+import type { Plan } from '../../src/rebuild/plan/index.js';
 import { rng } from '../kit/rng.js';
 
 const bytes = (next: () => number, n: number) =>

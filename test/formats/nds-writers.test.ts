@@ -5,24 +5,23 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
-import { parseRawFat } from '../../src/formats/nds/raw/fat.js';
-import { writeRawFat } from '../../src/formats/nds/raw/fat-write.js';
-import { parseRawFnt } from '../../src/formats/nds/raw/fnt.js';
-import { layoutFntTables, parseFntTables, writeFntTables } from '../../src/formats/nds/raw/fnt-tables.js';
-import { parseRawHeader } from '../../src/formats/nds/raw/header.js';
-import { sealHeaderCrcs, writeRawHeader } from '../../src/formats/nds/raw/header-write.js';
+import { parseRawFat, writeRawFat } from '../../src/formats/nds/raw/fat.js';
+import {
+  layoutFntTables,
+  parseFntTables,
+  parseRawFnt,
+  writeFntTables,
+} from '../../src/formats/nds/raw/fnt.js';
+import { parseRawHeader, sealHeaderCrcs, writeRawHeader } from '../../src/formats/nds/raw/header.js';
 import {
   MODULE_PARAMS_SIZE,
   NITROCODE_FOOTER_SIZE,
   parseRawModuleParams,
   parseRawNitrocodeFooter,
-} from '../../src/formats/nds/raw/module-params.js';
-import {
   writeRawModuleParams,
   writeRawNitrocodeFooter,
-} from '../../src/formats/nds/raw/module-params-write.js';
-import { parseRawOverlayTable } from '../../src/formats/nds/raw/overlay-table.js';
-import { writeRawOverlayTable } from '../../src/formats/nds/raw/overlay-table-write.js';
+} from '../../src/formats/nds/raw/module-params.js';
+import { parseRawOverlayTable, writeRawOverlayTable } from '../../src/formats/nds/raw/overlay-table.js';
 import { resolveComponent } from '../../src/formats/nds/selectors.js';
 import { extractSpec } from '../extract/fixture.js';
 import { buildRom } from '../kit/rom-builder.js';

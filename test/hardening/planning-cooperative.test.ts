@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { isReMcpError } from '../../src/core/errors.js';
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
 import { manifestSchema } from '../../src/rebuild/manifest.js';
-import { planRebuild } from '../../src/rebuild/plan.js';
+import { planRebuild } from '../../src/rebuild/plan/index.js';
 import { validateManifest } from '../../src/rebuild/service.js';
 import { startServer } from '../kit/mcp-harness.js';
 import { type RebuildFixture, rebuildFixture, sha } from '../rebuild/fixture.js';

@@ -6,7 +6,7 @@
 import { isReMcpError } from '../../src/core/errors.js';
 import { RomStore } from '../../src/nds/rom-store.js';
 import { buildManifest } from '../../src/rebuild/service.js';
-import { streamWriting } from '../../src/workspace/output-dir.js';
+import { streamWriting } from '../../src/workspace/stream-write.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 
 const [root, rom, manifest, killAt] = process.argv.slice(2) as [string, string, string, string];

@@ -9,7 +9,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { bufferSource, parseNdsRom } from '../../src/formats/nds/index.js';
-import { streamWriting } from '../../src/workspace/output-dir.js';
+import { streamWriting } from '../../src/workspace/stream-write.js';
 import { REPO_ROOT } from '../kit/mcp-harness.js';
 import { buildRom } from '../kit/rom-builder.js';
 import { type RebuildFixture, rebuildFixture, sha } from './fixture.js';

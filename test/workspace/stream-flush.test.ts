@@ -1,4 +1,4 @@
-// Streamed writes (output-dir.ts writeStream) with early background flushes and direct writes: a flush
+// Streamed writes (stream-write.ts writeStream) with early background flushes and direct writes: a flush
 // runs beside the writes (at most one at a time, never awaited before the next write), the bytes land
 // exactly as with no flush at all, and a failure — a write's or a flush's — stops the stream, is thrown
 // only after everything already started on the file has settled, and leaves no file behind. Chunks in
@@ -16,7 +16,7 @@ import {
   type StreamTarget,
   streamWriting,
   writeStream,
-} from '../../src/workspace/output-dir.js';
+} from '../../src/workspace/stream-write.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { REPO_ROOT } from '../kit/mcp-harness.js';
 
@@ -359,7 +359,7 @@ test('without WebAssembly (node --jitless) aligned buffers are ordinary ones and
   const file = join(base, 'jitless.bin');
   const script = `
     import { open } from 'node:fs/promises';
-    import { alignedBuffer, writeStream } from './src/workspace/output-dir.ts';
+    import { alignedBuffer, writeStream } from './src/workspace/stream-write.ts';
     const chunk = new Uint8Array(alignedBuffer(8192)).fill(5);
     const h = await open(${JSON.stringify(file)}, 'w');
     const d = await open(${JSON.stringify(file)}, 'r+');

@@ -3,7 +3,7 @@
 // without decoding it, and so the decoder and the tests share one definition of "well formed".
 
 import { ReMcpError } from '../../core/errors.js';
-import { u32 } from '../nds/raw/byte-source.js';
+import { u32 } from '../le.js';
 
 /** Smallest and largest header length (footer + 0xFF padding) a coded blob may declare. */
 export const BLZ_MIN_HEADER = 8;

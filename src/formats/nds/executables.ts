@@ -4,6 +4,7 @@
 // reported as invalid and then ignored (never used to locate or decode anything).
 import { isReMcpError } from '../../core/errors.js';
 import { blzDecode } from '../blz/index.js';
+import { u32 } from '../le.js';
 import type {
   AutoloadBlock,
   MainExecutable,
@@ -11,7 +12,7 @@ import type {
   NitrocodeFooterReport,
   Processor,
 } from './model.js';
-import { type ByteSource, invalidRom, u32 } from './raw/byte-source.js';
+import { type ByteSource, invalidRom } from './raw/byte-source.js';
 import type { RawProgramEntry } from './raw/header.js';
 import {
   AUTOLOAD_ENTRY_SIZE,

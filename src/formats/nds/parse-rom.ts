@@ -7,6 +7,8 @@
 // file, table sizes that are not whole records, FNT structure errors, overlays naming missing files or
 // wrapping the address space. Oddities that real ROMs have (bad CRCs, short files, appended data, junk
 // in header 0x88, a footer pointing at garbage, an undefined unit code) are reported, never refused.
+
+import { u16 } from '../le.js';
 import { checkProgram, describeArm9, plainExecutable, secureAreaIssue } from './executables.js';
 import type {
   ByteRange,
@@ -19,7 +21,7 @@ import type {
   Processor,
   SizeReport,
 } from './model.js';
-import { type ByteSource, invalidRom, readExact, u16 } from './raw/byte-source.js';
+import { type ByteSource, invalidRom, readExact } from './raw/byte-source.js';
 import { FAT_ENTRY_SIZE, MAX_FAT_ENTRIES, parseRawFat } from './raw/fat.js';
 import { MAX_PATH_LENGTH, parseRawFnt } from './raw/fnt.js';
 import {

@@ -12,6 +12,7 @@
 // through `emit`; TargetCopy reads earlier target bytes through the caller's accessor. Every size,
 // count and offset is checked before it is used; CRCs are checked (patch before, target after).
 import { crc32 } from '../crc32.js';
+import { u32 } from '../le.js';
 
 export class PatchError extends Error {
   constructor(
@@ -179,15 +180,12 @@ function readNumber(p: Uint8Array, at: { i: number }, end: number): number {
   return data;
 }
 
-const u32le = (p: Uint8Array, o: number) =>
-  (p[o]! | (p[o + 1]! << 8) | (p[o + 2]! << 16) | (p[o + 3]! << 24)) >>> 0;
-
 /** The header and footer of a BPS patch, after its own CRC is checked. */
 export function readBpsHeader(patch: Uint8Array): BpsHeader {
   if (patch.length < MAGIC.length + 3 + 12 || !MAGIC.every((b, i) => patch[i] === b))
     throw new PatchError('malformed', 'not a BPS patch (no BPS1 header)');
   const end = patch.length - 12;
-  const stored = u32le(patch, patch.length - 4);
+  const stored = u32(patch, patch.length - 4);
   if (crc32(patch.subarray(0, patch.length - 4)) !== stored)
     throw new PatchError('mismatch', 'the BPS patch is damaged (its own CRC-32 does not match)');
   const at = { i: MAGIC.length };
@@ -201,8 +199,8 @@ export function readBpsHeader(patch: Uint8Array): BpsHeader {
     sourceSize,
     targetSize,
     metadata,
-    sourceCrc32: u32le(patch, end),
-    targetCrc32: u32le(patch, end + 4),
+    sourceCrc32: u32(patch, end),
+    targetCrc32: u32(patch, end + 4),
     actionsStart: at.i,
     actionsEnd: end,
   };

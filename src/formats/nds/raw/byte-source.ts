@@ -29,14 +29,6 @@ export function readExact(source: ByteSource, offset: number, length: number, fi
   return bytes;
 }
 
-export function u16(bytes: Uint8Array, at: number): number {
-  return bytes[at]! | (bytes[at + 1]! << 8);
-}
-
-export function u32(bytes: Uint8Array, at: number): number {
-  return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
-}
-
 export function invalidRom(field: string, message: string, details: Record<string, unknown> = {}): never {
   throw new ReMcpError('invalid-rom', message, { field, ...details });
 }

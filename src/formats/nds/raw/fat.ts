@@ -1,6 +1,7 @@
 // File allocation table: 8 bytes per file ID (start, end exclusive). Authoritative for physical
-// byte ranges; every entry is kept, whether or not anything names it.
-import { u32 } from './byte-source.js';
+// byte ranges; every entry is kept, whether or not anything names it. The writer is the exact
+// inverse of the reader.
+import { putU32, u32 } from '../../le.js';
 
 export interface RawFatEntry {
   start: number;
@@ -18,4 +19,13 @@ export function parseRawFat(bytes: Uint8Array): RawFatEntry[] {
     entries[i] = { start: u32(bytes, i * FAT_ENTRY_SIZE), end: u32(bytes, i * FAT_ENTRY_SIZE + 4) };
   }
   return entries;
+}
+
+export function writeRawFat(entries: readonly RawFatEntry[]): Uint8Array {
+  const out = new Uint8Array(entries.length * FAT_ENTRY_SIZE);
+  entries.forEach((entry, i) => {
+    putU32(out, i * FAT_ENTRY_SIZE, entry.start);
+    putU32(out, i * FAT_ENTRY_SIZE + 4, entry.end);
+  });
+  return out;
 }

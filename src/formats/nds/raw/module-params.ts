@@ -1,6 +1,8 @@
 // ARM9 module params (nine u32 ending in two magic words) and the 12-byte "nitrocode" footer that
 // follows the ARM9 in the ROM and points at them. Both are parsed as stored; validation is separate.
-import { u32 } from './byte-source.js';
+// The writers are the readers' inverses; they write the magic words as the format defines them (a
+// record whose magic was wrong is not reproduced: the rebuild never writes an invalid record).
+import { putU32, u32 } from '../../le.js';
 
 export const NITROCODE = 0xdec00621;
 export const NITROCODE_SWAPPED = 0x2106c0de;
@@ -61,4 +63,26 @@ export function parseRawAutoloadList(bytes: Uint8Array): RawAutoloadEntry[] {
     entries[i] = { ramAddress: u32(bytes, at), codeSize: u32(bytes, at + 4), bssSize: u32(bytes, at + 8) };
   }
   return entries;
+}
+
+export function writeRawModuleParams(p: RawModuleParams): Uint8Array {
+  const out = new Uint8Array(MODULE_PARAMS_SIZE);
+  putU32(out, 0, p.autoloadListStart);
+  putU32(out, 4, p.autoloadListEnd);
+  putU32(out, 8, p.autoloadDataStart);
+  putU32(out, 12, p.bssStart);
+  putU32(out, 16, p.bssEnd);
+  putU32(out, 20, p.compressedStaticEnd);
+  putU32(out, 24, p.sdkVersion);
+  putU32(out, 28, NITROCODE);
+  putU32(out, 32, NITROCODE_SWAPPED);
+  return out;
+}
+
+export function writeRawNitrocodeFooter(f: RawNitrocodeFooter): Uint8Array {
+  const out = new Uint8Array(NITROCODE_FOOTER_SIZE);
+  putU32(out, 0, NITROCODE);
+  putU32(out, 4, f.moduleParamsOffset);
+  putU32(out, 8, f.overlaySignaturesOffset);
+  return out;
 }

@@ -1,6 +1,7 @@
 // Overlay table: 32 bytes per overlay. The last word packs the compressed size (low 24 bits) with
-// flags (bit 0 compressed, bit 1 verify-hash) in the high byte.
-import { u32 } from './byte-source.js';
+// flags (bit 0 compressed, bit 1 verify-hash) in the high byte. The writer is the exact inverse of
+// the reader (compressed size and flags packed back into the last word).
+import { putU32, u32 } from '../../le.js';
 
 export const OVERLAY_ENTRY_SIZE = 32;
 
@@ -35,4 +36,20 @@ export function parseRawOverlayTable(bytes: Uint8Array): RawOverlayEntry[] {
     };
   }
   return entries;
+}
+
+export function writeRawOverlayTable(entries: readonly RawOverlayEntry[]): Uint8Array {
+  const out = new Uint8Array(entries.length * OVERLAY_ENTRY_SIZE);
+  entries.forEach((e, i) => {
+    const at = i * OVERLAY_ENTRY_SIZE;
+    putU32(out, at, e.id);
+    putU32(out, at + 4, e.ramAddress);
+    putU32(out, at + 8, e.ramSize);
+    putU32(out, at + 12, e.bssSize);
+    putU32(out, at + 16, e.staticInitStart);
+    putU32(out, at + 20, e.staticInitEnd);
+    putU32(out, at + 24, e.fileId);
+    putU32(out, at + 28, ((e.flags & 0xff) << 24) | (e.compressedSize & 0xffffff));
+  });
+  return out;
 }
