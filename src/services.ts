@@ -1,6 +1,8 @@
 // The per-server service container. Domains add their own long-lived services lazily through
-// `lazy()` (keyed by a name the domain owns), so start-up stays cheap and this file stays small:
-// e.g. `services.lazy('roms', () => new RomStore(services.workspace))`.
+// `lazy()`, keyed by a typed key the domain declares once beside its accessor, so start-up stays
+// cheap, this file stays small and a key always yields the type it was declared with:
+// `const ROMS = serviceKey<RomStore>('roms')`, `services.lazy(ROMS, () => new RomStore(...))`.
+// Tools reach a service only through its domain's accessor (e.g. getRomStore(services)).
 import type { Config } from './config/config.js';
 import type { ProfileReport } from './core/profiles.js';
 import type { LimitSpec } from './core/vocabulary.js';
@@ -13,8 +15,21 @@ export interface ListedTool {
   limits?: Record<string, LimitSpec>;
 }
 
+/** The key of one per-server service; `T` is the type of the service it stores. */
+export interface ServiceKey<T> {
+  /** Names the service in diagnostics; keys compare by identity, never by name. */
+  readonly name: string;
+  /** Type-level only: ties the key to the service type (never set). */
+  readonly __service?: T;
+}
+
+/** Declares a service key (once, in the module that owns the service). */
+export function serviceKey<T>(name: string): ServiceKey<T> {
+  return Object.freeze({ name });
+}
+
 export class Services {
-  private readonly singletons = new Map<string, unknown>();
+  private readonly singletons = new Map<ServiceKey<unknown>, unknown>();
   private readonly disposers: Array<() => Promise<void> | void> = [];
   private disposed = false;
   /** The tools this server lists (its profile), set once by the server assembly. */
@@ -27,7 +42,8 @@ export class Services {
     readonly workspace: Workspace,
   ) {}
 
-  lazy<T>(key: string, create: () => T): T {
+  /** The service stored under `key`, created by `create` on first use. */
+  lazy<T>(key: ServiceKey<T>, create: () => T): T {
     if (this.singletons.has(key)) return this.singletons.get(key) as T;
     const value = create();
     this.singletons.set(key, value);

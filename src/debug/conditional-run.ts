@@ -1,4 +1,4 @@
-// desmume_continue with breakpoint conditions: a stop at a conditional breakpoint whose comparisons do
+// A continue with breakpoint conditions: a stop at a conditional breakpoint whose comparisons do
 // not hold (or whose matching hit is still to be skipped) is resumed silently, within a bounded count
 // and the call's deadline, and every pass is counted in the result.
 import { type BreakCondition, conditionHolds } from './conditions.js';

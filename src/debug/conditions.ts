@@ -3,12 +3,12 @@
 // Pure: the caller supplies the registers and a bounded memory reader.
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
-import type { DecodedRegisters } from './rsp/packets.js';
+import type { DecodedRegisters } from './rsp/arm-registers.js';
 
 export const CONDITION_LIMITS = {
   comparisons: { max: 8 },
   skipHits: { default: 0, min: 0, max: 1_000_000 },
-  /** Silent resumes of one desmume_continue while conditions do not hold. */
+  /** Silent resumes of one conditional continue while conditions do not hold. */
   silentResumes: { default: 1_000, min: 0, max: 100_000 },
 } as const;
 

@@ -1,8 +1,11 @@
-// One TCP connection to a DeSmuME GDB stub. The session owns it and every tool shares it (the stub
+// One TCP connection to an emulator's GDB stub. The session owns it and every tool shares it (a stub
 // accepts a single client). The host is fixed to 127.0.0.1; the port comes from the owned process.
-// Ack handling follows this stub: we send `+` for every packet at once (any other byte first makes it
-// resend and swallow that byte), and we never resend on `-`, because a packet that arrives while the
-// target runs is answered `-` yet still executed: a resend would run it twice and desynchronise replies.
+// The link follows the backend's quirks: its largest memory read, and its ack mode. In ack mode we
+// send `+` for every packet at once (a stub may resend, and swallow, whatever byte comes first), and
+// we never resend on `-`, because a stub may answer `-` to a packet that arrives while the target
+// runs yet still execute it: a resend would run it twice and desynchronise replies. In no-ack mode,
+// negotiated with QStartNoAckMode on connecting, neither side acknowledges: a resume is sent, not
+// confirmed, and a corrupt reply leaves its request to time out.
 import { Socket } from 'node:net';
 import { ReMcpError } from '../core/errors.js';
 import { encodePacket, INTERRUPT_BYTE, RspDecoder } from './rsp/codec.js';
@@ -10,9 +13,20 @@ import {
   type AllowedRequest,
   buildRequest,
   isStopReply,
+  parseOkReply,
   parseStopReply,
   type StopReply,
 } from './rsp/packets.js';
+
+/**
+ * The stub's dialect a connection follows (part of a backend's quirks): `ack`, every packet is
+ * acknowledged with `+` (the stub knows no other mode); `no-ack`, QStartNoAckMode is negotiated on
+ * connecting and neither side acknowledges afterwards. `maxMemoryChunk` bounds one `m` packet.
+ */
+export interface LinkQuirks {
+  ackMode: 'ack' | 'no-ack';
+  maxMemoryChunk: number;
+}
 
 export const GDB_HOST = '127.0.0.1';
 /** Stop replies nobody has consumed yet; older ones are dropped (only the latest state matters). */
@@ -40,11 +54,14 @@ export class RspConnection {
   private closedError: ReMcpError | null = null;
   private readonly closeListeners: Array<(error: ReMcpError) => void> = [];
   private busy = false;
+  /** False once no-ack mode is in force. */
+  private acking = true;
   readonly stats: ConnectionStats = { packetsSent: 0, packetsReceived: 0, nacksReceived: 0, badPackets: 0 };
 
   private constructor(
     private readonly socket: Socket,
     readonly port: number,
+    private readonly link: LinkQuirks,
   ) {
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -54,8 +71,25 @@ export class RspConnection {
     );
   }
 
-  /** Connects once; `unreachable` when nothing accepts within the timeout. */
-  static open(port: number, timeoutMs: number): Promise<RspConnection> {
+  /**
+   * Connects once; `unreachable` when nothing accepts within the timeout. In no-ack mode the mode is
+   * negotiated before the connection is returned (within the same timeout again).
+   */
+  static async open(port: number, timeoutMs: number, link: LinkQuirks): Promise<RspConnection> {
+    const conn = await RspConnection.connect(port, timeoutMs, link);
+    if (link.ackMode === 'no-ack') {
+      try {
+        parseOkReply(await conn.request({ op: 'start-no-ack-mode' }, timeoutMs), 'QStartNoAckMode');
+        conn.acking = false;
+      } catch (error) {
+        conn.close();
+        throw error;
+      }
+    }
+    return conn;
+  }
+
+  private static connect(port: number, timeoutMs: number, link: LinkQuirks): Promise<RspConnection> {
     return new Promise((resolve, reject) => {
       const socket = new Socket();
       const timer = setTimeout(() => {
@@ -77,7 +111,7 @@ export class RspConnection {
       socket.connect({ host: GDB_HOST, port }, () => {
         clearTimeout(timer);
         socket.removeAllListeners('error');
-        resolve(new RspConnection(socket, port));
+        resolve(new RspConnection(socket, port, link));
       });
     });
   }
@@ -116,18 +150,25 @@ export class RspConnection {
           this.timeoutError(req.op, timeoutMs),
         );
       });
-      this.send(buildRequest(req));
+      this.send(buildRequest(req, this.link.maxMemoryChunk));
       return await reply;
     } finally {
       this.busy = false;
     }
   }
 
-  /** Sends `c` or `s`: the stub only acknowledges; the stop reply arrives later via `nextStop`. */
+  /**
+   * Sends `c` or `s`: the stub only acknowledges (in no-ack mode, nothing confirms it); the stop reply
+   * arrives later via `nextStop`.
+   */
   async resume(op: 'continue' | 'step', ackTimeoutMs: number): Promise<void> {
     this.assertOpen();
     if (this.busy) throw new ReMcpError('busy', 'another GDB request is in flight on this connection');
     this.stops.length = 0;
+    if (!this.acking) {
+      this.send(buildRequest({ op }));
+      return;
+    }
     const acked = new Promise<void>((resolve, reject) => {
       this.ackWaiter = this.waiter(resolve, reject, ackTimeoutMs, () => this.timeoutError(op, ackTimeoutMs));
     });
@@ -135,7 +176,7 @@ export class RspConnection {
     await acked;
   }
 
-  /** Ctrl-C. The stub answers `S02` if it was running and stays silent if it was already halted. */
+  /** Ctrl-C. A running stub answers with a stop reply (`S02`); a halted one may stay silent. */
   interrupt(): void {
     this.assertOpen();
     this.socket.write(Uint8Array.of(INTERRUPT_BYTE));
@@ -236,10 +277,10 @@ export class RspConnection {
       if (event.type === 'bad-packet') {
         // `-` asks the stub to resend: the one case where a nack is ours to send.
         this.stats.badPackets++;
-        this.socket.write('-');
+        if (this.acking) this.socket.write('-');
         continue;
       }
-      this.socket.write('+');
+      if (this.acking) this.socket.write('+');
       this.stats.packetsReceived++;
       if (isStopReply(event.payload)) this.onStop(parseStopReply(event.payload));
       else {

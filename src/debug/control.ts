@@ -6,7 +6,7 @@ import { formatAddress } from '../core/vocabulary.js';
 import { isMidThumbBlPair } from './calls.js';
 import type { CpuDebugger, StopInfo } from './cpu.js';
 import { clampWindow, LIMITS } from './policy.js';
-import type { DecodedRegisters } from './rsp/packets.js';
+import type { DecodedRegisters } from './rsp/arm-registers.js';
 
 export interface RegisterView {
   r0: string;
@@ -232,7 +232,7 @@ export async function pause(
   const stop = await cpu.awaitStop(timeoutMs, signal, 'pause');
   if (stop) return { state: 'stopped', stop, alreadyStopped: false };
   if (cpu.state === 'unknown') {
-    // A halted stub ignores Ctrl-C silently, so after a reconnect silence means it was already stopped.
+    // A halted stub may ignore Ctrl-C silently, so after a reconnect silence means it was already stopped.
     cpu.state = 'stopped';
     return { state: 'stopped', stop: cpu.lastStop, alreadyStopped: true };
   }

@@ -4,6 +4,7 @@
 
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { type StubProfile, toolName } from './backend.js';
 import type { ConditionState } from './conditions.js';
 import type { RspConnection } from './connection.js';
 import type { CpuImage } from './cpu-image.js';
@@ -16,13 +17,12 @@ import {
   type Processor,
   resolveMode,
 } from './policy.js';
+import { type DecodedRegisters, parseRegisterPacket } from './rsp/arm-registers.js';
 import {
   type BreakpointKind,
-  type DecodedRegisters,
   memoryChunks,
   parseMemoryReply,
   parseOkReply,
-  parseRegisterPacket,
   type StopReply,
   targetGoneError,
 } from './rsp/packets.js';
@@ -82,6 +82,8 @@ export class CpuDebugger {
   private nextBreakpoint = 1;
 
   constructor(
+    /** The backend's names, quirks and features (how this CPU's stub speaks). */
+    readonly profile: StubProfile,
     readonly processor: Processor,
     readonly generation: number,
     readonly port: number,
@@ -127,7 +129,7 @@ export class CpuDebugger {
     if (this.connection === null || this.connection.closed) {
       throw new ReMcpError(
         'unreachable',
-        `no GDB connection to the ${this.processor} stub: call desmume_wait_for_gdb to reconnect`,
+        `no GDB connection to the ${this.processor} stub: call ${this.tool('wait_for_gdb')} to reconnect`,
       );
     }
     return this.connection;
@@ -141,17 +143,27 @@ export class CpuDebugger {
         'target-running',
         via
           ? `cannot ${action}: the emulation was resumed through the ${via} stub and runs; pause or wait on ${via} first`
-          : `cannot ${action}: the ${this.processor} target is running; call desmume_wait_for_stop or desmume_pause first`,
+          : `cannot ${action}: the ${this.processor} target is running; call ${this.tool('wait_for_stop')} or ${this.tool('pause')} first`,
         { processor: this.processor, resumedVia: via },
       );
     }
     if (state === 'unknown') {
       throw new ReMcpError(
         'target-running',
-        `cannot ${action}: the ${this.processor} run state is unknown after a reconnect; call desmume_pause first`,
+        `cannot ${action}: the ${this.processor} run state is unknown after a reconnect; call ${this.tool('pause')} first`,
       );
     }
     return this.requireConnection();
+  }
+
+  /** The backend's tool for `verb` (e.g. `pause`), for messages that say what to call. */
+  tool(verb: string): string {
+    return toolName(this.profile.names, verb);
+  }
+
+  /** Decodes a `g` reply in this stub's register layout. */
+  decodeRegisters(raw: string): DecodedRegisters {
+    return parseRegisterPacket(raw, this.profile.quirks.registerLayout);
   }
 
   /** Runs stub I/O; a closed or timed-out connection is mapped (exited emulator vs dropped stub). */
@@ -170,7 +182,7 @@ export class CpuDebugger {
     const conn = this.requireStopped('read registers');
     return this.guard(async () => {
       const raw = await conn.request({ op: 'read-registers' }, REPLY_TIMEOUT_MS);
-      return { raw, decoded: parseRegisterPacket(raw) };
+      return { raw, decoded: this.decodeRegisters(raw) };
     });
   }
 
@@ -191,7 +203,7 @@ export class CpuDebugger {
     return this.guard(async () => {
       const out = new Uint8Array(length);
       let at = 0;
-      for (const chunk of memoryChunks(address, length)) {
+      for (const chunk of memoryChunks(address, length, this.profile.quirks.maxMemoryChunk)) {
         const reply = await conn.request({ op: 'read-memory', ...chunk }, REPLY_TIMEOUT_MS);
         out.set(parseMemoryReply(reply, chunk.length), at);
         at += chunk.length;
@@ -334,7 +346,7 @@ export class CpuDebugger {
     this.state = 'stopped';
     const conn = this.requireConnection();
     const regs = await this.guard(async () =>
-      parseRegisterPacket(await conn.request({ op: 'read-registers' }, REPLY_TIMEOUT_MS)),
+      this.decodeRegisters(await conn.request({ op: 'read-registers' }, REPLY_TIMEOUT_MS)),
     );
     const pc = regs.r[15]!;
     let reason: StopReason = stop.signal === 2 ? 'interrupt' : stop.signal === 5 ? 'signal' : 'signal';
@@ -349,7 +361,9 @@ export class CpuDebugger {
         reason = 'breakpoint';
       }
     }
-    const watch = cause === 'launch' ? null : matchWatch(this.watchpoints, stop.raw);
+    const order = this.profile.features.watchpoints?.stopAddress;
+    const watch =
+      cause === 'launch' || order === undefined ? null : matchWatch(this.watchpoints, stop.raw, order);
     if (watch) reason = 'watchpoint';
     const info: StopInfo = {
       reason,
@@ -377,7 +391,7 @@ export class CpuDebugger {
     return info;
   }
 
-  /** The launch halt: the stub starts stalled at the entry and answered `?` with `raw` (S02). */
+  /** The launch halt: the stub starts halted at the entry and answered `?` with `raw` (e.g. S02). */
   async recordLaunchHalt(raw: string): Promise<StopInfo> {
     return this.recordStop({ kind: 'signal', signal: Number.parseInt(raw.slice(1, 3), 16), raw }, 'launch');
   }

@@ -1,22 +1,24 @@
-// The debugger session: at most one owned DeSmuME per server, one process generation per launch, and
+// The debugger session: at most one owned emulator per server, one process generation per launch, and
 // per-CPU debuggers that every tool shares. Emulator exit, an explicit stop or a new launch discards
-// all debugger state of the old generation (breakpoints, ranges, stop state, connections).
+// all debugger state of the old generation (breakpoints, ranges, stop state, connections). The
+// emulator itself (how it is verified, launched and found ready, how its stubs speak, how messages
+// name it and its tools) is the backend the session was made with.
 import { ReMcpError } from '../core/errors.js';
 import type { NdsRomModel } from '../formats/nds/model.js';
 import type { RomHandle, RomIdentity, RomStore } from '../nds/rom-store.js';
+import {
+  checkProfile,
+  type EmulatorBackend,
+  type EmulatorProcess,
+  type ExitInfo,
+  toolName,
+  type VerifiedEmulator,
+} from './backend.js';
 import { RspConnection } from './connection.js';
 import { CpuDebugger, type StopInfo } from './cpu.js';
-import { type CopiedRange, type CpuImage, cpuImage } from './cpu-image.js';
-import {
-  assertPortFree,
-  DesmumeProcess,
-  type ExitInfo,
-  type LauncherConfig,
-  pickFreePorts,
-  verifyLauncher,
-} from './desmume/process.js';
+import { type CopiedRange, cpuImage } from './cpu-image.js';
 import type { Processor } from './policy.js';
-import { parseRegisterPacket } from './rsp/packets.js';
+import { pickFreePorts } from './ports.js';
 
 /** The ROM a generation runs: the RomStore's identity and full canonical model (overlays included). */
 export interface DebugRom {
@@ -28,7 +30,7 @@ export interface DebugRom {
 
 export interface Generation {
   number: number;
-  process: DesmumeProcess;
+  process: EmulatorProcess;
   rom: DebugRom;
   launcherSha256: string;
   cpus: Partial<Record<Processor, CpuDebugger>>;
@@ -57,7 +59,6 @@ export interface SessionOptions {
 }
 
 const CONNECT_RETRY_MS = 25;
-const LOAD_POLL_MS = 10;
 /** After a dropped connection, how long to wait for the process to exit before calling it a drop. */
 const EXIT_GRACE_MS = 750;
 
@@ -72,9 +73,19 @@ export class DebugSession {
   private lockHeld = false;
 
   constructor(
-    private readonly launcher: LauncherConfig,
+    readonly backend: EmulatorBackend,
     private readonly options: SessionOptions = {},
-  ) {}
+  ) {
+    checkProfile(backend);
+  }
+
+  private get emulator(): string {
+    return this.backend.names.emulator;
+  }
+
+  private tool(verb: string): string {
+    return toolName(this.backend.names, verb);
+  }
 
   get generation(): Generation | null {
     return this.current;
@@ -102,13 +113,16 @@ export class DebugSession {
       const hint = this.lastExit
         ? ` (generation ${this.lastExit.generation} ended: ${this.lastExit.reason})`
         : '';
-      throw new ReMcpError('not-running', `no owned DeSmuME is running; call desmume_start${hint}`);
+      throw new ReMcpError(
+        'not-running',
+        `no owned ${this.emulator} is running; call ${this.tool('start')}${hint}`,
+      );
     }
     if (!this.current.ready) {
       // The start owns the stub connections until it returns: a second one would compete with it.
       throw new ReMcpError(
         'busy',
-        `DeSmuME generation ${this.current.number} is still starting; retry once desmume_start has returned`,
+        `${this.emulator} generation ${this.current.number} is still starting; retry once ${this.tool('start')} has returned`,
       );
     }
     return this.current;
@@ -131,7 +145,7 @@ export class DebugSession {
     if (this.current !== null || this.starting) {
       throw new ReMcpError(
         'already-running',
-        `an owned DeSmuME is already running (generation ${this.current?.number ?? this.generations + 1}); call desmume_stop first`,
+        `an owned ${this.emulator} is already running (generation ${this.current?.number ?? this.generations + 1}); call ${this.tool('stop')} first`,
       );
     }
     const abort = new AbortController();
@@ -151,7 +165,10 @@ export class DebugSession {
   }
 
   private async launch(opts: StartOptions): Promise<Generation> {
-    const launcher = await verifyLauncher(this.launcher);
+    if (opts.arm7Port !== null && !this.backend.features.arm7Stub) {
+      throw new ReMcpError('unsupported', `${this.emulator} has no ARM7 GDB stub`);
+    }
+    const launcher = await this.backend.verify();
     // The ROM is opened once through the store (a handle proven to be the checked regular file, so a
     // FIFO or symlink swapped in cannot block or redirect us) and kept open until the launch is done.
     const handle = await opts.roms.openRom(opts.rom, opts.signal);
@@ -164,7 +181,7 @@ export class DebugSession {
 
   private async launchOn(
     handle: RomHandle,
-    launcher: Awaited<ReturnType<typeof verifyLauncher>>,
+    launcher: VerifiedEmulator,
     opts: StartOptions,
   ): Promise<Generation> {
     const rom: DebugRom = { path: handle.path, identity: handle.identity, model: handle.model };
@@ -177,13 +194,13 @@ export class DebugSession {
     if (arm7Port !== null && arm7Port === arm9Port) {
       throw new ReMcpError('invalid-argument', 'the ARM9 and ARM7 stubs need different ports');
     }
-    await assertPortFree(arm9Port);
-    if (arm7Port !== null) await assertPortFree(arm7Port);
-    if (opts.signal?.aborted) throw cancelledStart(this.disposed);
-    const process = await DesmumeProcess.launch(launcher.path, {
+    const checkCancelled = () => {
+      if (opts.signal?.aborted) throw cancelledStart(this.disposed);
+    };
+    const process = await this.backend.launch(launcher, {
       romAbsolute: handle.absolute,
-      arm9Port,
-      arm7Port,
+      ports: { arm9: arm9Port, arm7: arm7Port },
+      checkCancelled,
     });
     const number = ++this.generations;
     const gen: Generation = {
@@ -204,6 +221,7 @@ export class DebugSession {
       for (const [processor, port] of ports) {
         const image = cpuImage(rom.model, processor, opts.copies ? await opts.copies(handle, processor) : []);
         const cpu = new CpuDebugger(
+          this.backend,
           processor,
           number,
           port,
@@ -222,7 +240,7 @@ export class DebugSession {
               { op: 'stop-status' },
               Math.max(1, Math.min(2_000, deadline - Date.now())),
             );
-            await this.awaitRomLoaded(conn, image, deadline, opts.signal);
+            await this.backend.awaitReady({ connection: conn, processor, image, deadline, checkCancelled });
             cpu.connection = conn;
             await cpu.recordLaunchHalt(raw);
             break;
@@ -246,42 +264,13 @@ export class DebugSession {
       await this.teardown(gen, 'start failed');
       if (error instanceof ReMcpError && !['unreachable', 'emulator-exited'].includes(error.code))
         throw error;
-      // Started through setpriv (parent-death signal): a launcher the kernel cannot execute shows as
-      // setpriv's own exec failure, exit 127, not a spawn error.
-      const execFailure = /setpriv: failed to execute[^\n]*/.exec(log);
-      if (execFailure !== null && gen.process.exit?.code === 127) {
-        throw new ReMcpError('launch-failed', `cannot start the DeSmuME launcher: ${execFailure[0]}`, {
-          log,
-        });
-      }
+      const explained = this.backend.explainStartFailure(gen.process, log);
+      if (explained !== null) throw explained;
       throw new ReMcpError(
         'launch-failed',
-        `DeSmuME did not bring up its GDB stub: ${error instanceof Error ? error.message : String(error)}`,
+        `${this.emulator} did not bring up its GDB stub: ${error instanceof Error ? error.message : String(error)}`,
         { log },
       );
-    }
-  }
-
-  /**
-   * The stub listens before DeSmuME has loaded the ROM: until then every register reads 0, and a
-   * caller would see the CPU "halted at 0". Ready means the loader has reset the CPU: PC at the
-   * header's entry (direct boot) or at least a stack pointer set (a BIOS boot).
-   */
-  private async awaitRomLoaded(
-    conn: RspConnection,
-    image: CpuImage,
-    deadline: number,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    for (;;) {
-      if (signal?.aborted) throw cancelledStart(this.disposed);
-      const remaining = deadline - Date.now();
-      if (remaining <= 0) throw new ReMcpError('unreachable', 'the emulator did not load the ROM in time');
-      const regs = parseRegisterPacket(
-        await conn.request({ op: 'read-registers' }, Math.min(2_000, remaining)),
-      );
-      if (regs.r[15] === image.entry || regs.r[13] !== 0) return;
-      await new Promise((r) => setTimeout(r, LOAD_POLL_MS));
     }
   }
 
@@ -298,22 +287,20 @@ export class DebugSession {
     for (;;) {
       if (signal?.aborted) throw cancelledStart(this.disposed);
       if (!gen.process.alive) {
-        throw new ReMcpError('emulator-exited', `DeSmuME exited (${describeExit(gen.process.exit)})`, {
-          log: gen.process.logTail(2_048).text,
-        });
+        const exited = `${this.emulator} exited (${describeExit(gen.process.exit)})`;
+        throw new ReMcpError('emulator-exited', exited, { log: gen.process.logTail(2_048).text });
       }
       const remaining = deadline - Date.now();
       if (remaining <= 0) {
-        // DeSmuME runs on without a stub when its bind fails, e.g. on a port whose previous emulator
-        // died with a client attached: say so, since the process itself looks healthy.
+        const hint = this.backend.quirks.silentStubHint;
         throw new ReMcpError(
           failCode,
-          `the ${processor} GDB stub on port ${port} did not answer in time (if that port served an emulator that died with a debugger attached, it may be unusable for a while: use another port)`,
+          `the ${processor} GDB stub on port ${port} did not answer in time${hint === null ? '' : ` (${hint})`}`,
           { log: gen.process.logTail(2_048).text },
         );
       }
       try {
-        const conn = await RspConnection.open(target, Math.min(remaining, 1_000));
+        const conn = await RspConnection.open(target, Math.min(remaining, 1_000), this.backend.quirks);
         conn.onClose(() => this.onConnectionClosed(gen, processor, conn));
         return conn;
       } catch {
@@ -372,7 +359,7 @@ export class DebugSession {
     if (!gen.process.alive) {
       throw new ReMcpError(
         'emulator-exited',
-        `DeSmuME exited (${describeExit(gen.process.exit)}); generation ${gen.number} and its debugger state are gone`,
+        `${this.emulator} exited (${describeExit(gen.process.exit)}); generation ${gen.number} and its debugger state are gone`,
         { generation: gen.number, log: gen.process.logTail(1_024).text },
       );
     }
@@ -380,7 +367,7 @@ export class DebugSession {
     const code = error instanceof ReMcpError ? error.code : 'unreachable';
     throw new ReMcpError(
       code,
-      `${message}; the ${cpu.processor} connection was dropped (run state now ${cpu.state}); call desmume_wait_for_gdb to reconnect`,
+      `${message}; the ${cpu.processor} connection was dropped (run state now ${cpu.state}); call ${this.tool('wait_for_gdb')} to reconnect`,
       { processor: cpu.processor, generation: gen.number },
     );
   }
@@ -401,7 +388,7 @@ export class DebugSession {
     if (this.current === gen) this.current = null;
   }
 
-  /** Close every client socket first, then SIGKILL (SIGTERM is ignored while the CPU is halted). */
+  /** Closes every client socket first, then ends the process (its backend says how). */
   private async teardown(gen: Generation, reason: string): Promise<ExitInfo> {
     gen.endReason ??= reason;
     for (const cpu of Object.values(gen.cpus)) cpu?.connection?.close();
@@ -413,7 +400,7 @@ export class DebugSession {
   async stop(): Promise<{ generation: number; exit: ExitInfo } | null> {
     const gen = this.current;
     if (gen === null) return null;
-    const exit = await this.teardown(gen, 'stopped by desmume_stop');
+    const exit = await this.teardown(gen, `stopped by ${this.tool('stop')}`);
     return { generation: gen.number, exit };
   }
 

@@ -119,7 +119,7 @@ export async function runToReturn(
         if (halted === null) {
           throw new ReMcpError(
             'timeout',
-            'the target did not halt after the step deadline; call desmume_pause',
+            `the target did not halt after the step deadline; call ${cpu.tool('pause')}`,
           );
         }
         return {
@@ -133,7 +133,7 @@ export async function runToReturn(
       }
       const stop = outcome.stop;
       if (stop.pc !== target || stop.breakpointId !== bp.id) {
-        // A conditional breakpoint whose condition does not hold is passed over, as desmume_continue does.
+        // A conditional breakpoint whose condition does not hold is passed over, as continueWithConditions does.
         if ((await conditionalStopCounts(cpu, stop)) === false && !signal?.aborted && Date.now() < deadline)
           continue;
         return {

@@ -1,6 +1,12 @@
-// Pure: the watchpoint record and the stub's watchpoint stop reply (`T06watch:<address>;`, with the
-// address's hex digits in reverse order), matched to the watchpoints set.
+// Pure: the watchpoint record and a stub's watchpoint stop reply (`T05watch:<address>;`, `rwatch`,
+// `awatch`), matched to the watchpoints set. How the stub writes the address is its backend's quirk.
 import type { Processor } from './policy.js';
+
+/**
+ * How a stub writes the address of a watchpoint stop: `hex`, the address in hex as the protocol says;
+ * `reversed-digits`, the address's eight hex digits in reverse order (least significant first).
+ */
+export type WatchAddressOrder = 'hex' | 'reversed-digits';
 
 export type WatchAccess = 'write' | 'read' | 'access';
 export const WATCH_TYPE: Record<WatchAccess, 2 | 3 | 4> = { write: 2, read: 3, access: 4 };
@@ -18,11 +24,17 @@ export interface Watchpoint {
   createdAt: string;
 }
 
-/** `T06watch:00000120;` -> { kind: 'write', address: 0x02100000 }; null for other stop replies. */
-export function parseWatchStop(raw: string): { access: WatchAccess; address: number } | null {
+/**
+ * `T06watch:00000120;` in `reversed-digits` order, or `T05watch:2100000;` in `hex` order ->
+ * { access: 'write', address: 0x02100000 }; null for other stop replies.
+ */
+export function parseWatchStop(
+  raw: string,
+  order: WatchAddressOrder,
+): { access: WatchAccess; address: number } | null {
   const m = /^T[0-9a-fA-F]{2}(watch|rwatch|awatch):([0-9a-fA-F]{1,8});/.exec(raw);
   if (!m) return null;
-  const digits = [...m[2]!.padEnd(8, '0')].reverse().join('');
+  const digits = order === 'reversed-digits' ? [...m[2]!.padEnd(8, '0')].reverse().join('') : m[2]!;
   const access: WatchAccess = m[1] === 'watch' ? 'write' : m[1] === 'rwatch' ? 'read' : 'access';
   return { access, address: Number.parseInt(digits, 16) };
 }
@@ -31,8 +43,9 @@ export function parseWatchStop(raw: string): { access: WatchAccess; address: num
 export function matchWatch(
   watchpoints: ReadonlyMap<string, Watchpoint>,
   raw: string,
+  order: WatchAddressOrder,
 ): { watchpointId: string | null; access: WatchAccess; address: number } | null {
-  const w = parseWatchStop(raw);
+  const w = parseWatchStop(raw, order);
   if (!w) return null;
   const hit =
     [...watchpoints.values()].find(

@@ -1,7 +1,7 @@
-// Data watchpoints through DeSmuME's own GDB stubs (Z2 write, Z3 read, Z4 access), which the real
-// 0.9.11 emulator honours on both CPUs (see docs/debugging.md for the probe): the stub halts
-// at the access and answers `T06watch:<address>;` (rwatch/awatch), the address's hex digits in
-// reverse order. Only data ranges that hold variables are allowed; nothing is emulated by stepping.
+// Data watchpoints through the emulator's own GDB stubs (Z2 write, Z3 read, Z4 access), for a backend
+// that opts into them (see docs/debugging.md for the probe of the real stubs): the stub halts at the
+// access and answers `T..watch:<address>;` (rwatch/awatch), the address written as the backend's
+// quirk says. Only data ranges that hold variables are allowed; nothing is emulated by stepping.
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
 import { type CpuDebugger, REPLY_TIMEOUT_MS } from './cpu.js';
@@ -52,6 +52,9 @@ export async function addWatchpoint(
   access: WatchAccess,
 ): Promise<{ wp: Watchpoint; existed: boolean }> {
   const conn = cpu.requireStopped('change watchpoints');
+  if (!cpu.profile.features.watchpoints) {
+    throw new ReMcpError('unsupported', `the ${cpu.profile.names.emulator} GDB stub has no watchpoints`);
+  }
   if (address % length !== 0) {
     throw new ReMcpError(
       'invalid-argument',

@@ -9,7 +9,7 @@ import type { Processor } from '../core/vocabulary.js';
 import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
 import { badName, type RawSymbol, SYMBOL_LIMITS, type SymbolMode } from '../formats/symbols/types.js';
 import type { RomHandle } from '../nds/rom-store.js';
-import type { Services } from '../services.js';
+import { type Services, serviceKey } from '../services.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { romDirSegments, sha256Of } from './artifacts.js';
 import { recoverLeftovers, withDirLock } from './promote.js';
@@ -347,7 +347,9 @@ export function mergeSymbols(
 
 export { placeKey };
 
+const SYMBOL_STORE = serviceKey<SymbolStore>('symbols');
+
 /** The server's one symbol store. */
 export function getSymbolStore(services: Services): SymbolStore {
-  return services.lazy('symbols', () => new SymbolStore(services.workspace));
+  return services.lazy(SYMBOL_STORE, () => new SymbolStore(services.workspace));
 }

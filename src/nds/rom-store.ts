@@ -12,7 +12,7 @@ import { type FileHandle, stat } from 'node:fs/promises';
 import { isReMcpError, ReMcpError } from '../core/errors.js';
 import type { ByteSource } from '../formats/nds/index.js';
 import { type NdsRomModel, parseNdsRom } from '../formats/nds/index.js';
-import type { Services } from '../services.js';
+import { type Services, serviceKey } from '../services.js';
 import { sha256File } from '../workspace/hash.js';
 import type { ResolvedPath, Workspace } from '../workspace/workspace.js';
 import { DecodedImageCache } from './decoded-images.js';
@@ -269,6 +269,8 @@ export class RomStore {
   }
 }
 
+const ROM_STORE = serviceKey<RomStore>('roms');
+
 export function getRomStore(services: Services): RomStore {
-  return services.lazy('roms', () => new RomStore(services.workspace));
+  return services.lazy(ROM_STORE, () => new RomStore(services.workspace));
 }

@@ -1,13 +1,23 @@
-// The per-server RetroArch client (one UDP socket, created on first use) and the start-up probe.
-import type { Services } from '../services.js';
+// The per-server RetroArch services (the client, one UDP socket created on first use, and the memory
+// scans tied to the loaded content) and the start-up probe.
+import { ScanStore } from '../scan/memory-scan.js';
+import { type Services, serviceKey } from '../services.js';
 import { RetroArchClient } from './client.js';
 
+const RETROARCH_CLIENT = serviceKey<RetroArchClient>('retroarch');
+const RETROARCH_SCANS = serviceKey<ScanStore>('retroarch.scans');
+
 export function retroarchClient(services: Services): RetroArchClient {
-  return services.lazy('retroarch', () => {
+  return services.lazy(RETROARCH_CLIENT, () => {
     const client = new RetroArchClient({ ...services.config.retroarch });
     services.onDispose(() => client.close());
     return client;
   });
+}
+
+/** The per-server store of RetroArch memory scans. */
+export function retroarchScans(services: Services): ScanStore {
+  return services.lazy(RETROARCH_SCANS, () => new ScanStore('retroarch'));
 }
 
 /**

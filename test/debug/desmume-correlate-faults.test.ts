@@ -10,6 +10,8 @@ import { after, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { formatAddress as hex } from '../../src/core/vocabulary.js';
 import { continueUntilStop } from '../../src/debug/control.js';
+import { desmumeBackend } from '../../src/debug/desmume/backend.js';
+import { DEBUG_SESSION } from '../../src/debug/service.js';
 import { DebugSession } from '../../src/debug/session.js';
 import { invokeTool } from '../../src/mcp/invoke.js';
 import { getRomStore } from '../../src/nds/rom-store.js';
@@ -38,17 +40,14 @@ async function stoppedBehindProxy() {
   let stubPort = 0;
   const proxy = await proxyTamperingMemoryReads(() => stubPort, servers);
   const session = services.lazy(
-    'desmume.session',
+    DEBUG_SESSION,
     () =>
-      new DebugSession(
-        { launcher: DESMUME_CLI, launcherSha256: null },
-        {
-          connectPort: (_p, owned) => {
-            stubPort = owned;
-            return proxy.port;
-          },
+      new DebugSession(desmumeBackend({ launcher: DESMUME_CLI, launcherSha256: null }), {
+        connectPort: (_p, owned) => {
+          stubPort = owned;
+          return proxy.port;
         },
-      ),
+      }),
   );
   sessions.push(session);
   await session.start({

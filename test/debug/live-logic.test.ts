@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { callAt, isMidThumbBlPair } from '../../src/debug/calls.js';
 import { compare, conditionHolds, decodeValue, validateCondition } from '../../src/debug/conditions.js';
-import type { DecodedRegisters } from '../../src/debug/rsp/packets.js';
+import { DESMUME_PROFILE } from '../../src/debug/desmume/backend.js';
+import type { DecodedRegisters } from '../../src/debug/rsp/arm-registers.js';
 import { buildRequest } from '../../src/debug/rsp/packets.js';
 import { parseWatchStop, watchRegion } from '../../src/debug/watchpoints.js';
 import { rng } from '../kit/rng.js';
@@ -113,11 +114,17 @@ describe('breakpoint conditions', () => {
 
 describe('watchpoint stop replies and packets', () => {
   it('parses the reversed-address stop replies DeSmuME sends', () => {
-    assert.deepEqual(parseWatchStop('T06watch:00000120;'), { access: 'write', address: 0x02100000 });
-    assert.deepEqual(parseWatchStop('T06rwatch:00080830;'), { access: 'read', address: 0x03808000 });
-    assert.deepEqual(parseWatchStop('T06awatch:40000120;'), { access: 'access', address: 0x02100004 });
-    assert.equal(parseWatchStop('S05'), null);
-    assert.equal(parseWatchStop('T05thread:01;'), null);
+    const order = DESMUME_PROFILE.features.watchpoints!.stopAddress;
+    assert.equal(order, 'reversed-digits');
+    assert.deepEqual(parseWatchStop('T06watch:00000120;', order), { access: 'write', address: 0x02100000 });
+    assert.deepEqual(parseWatchStop('T06rwatch:00080830;', order), { access: 'read', address: 0x03808000 });
+    assert.deepEqual(parseWatchStop('T06awatch:40000120;', order), { access: 'access', address: 0x02100004 });
+    assert.equal(parseWatchStop('S05', order), null);
+    assert.equal(parseWatchStop('T05thread:01;', order), null);
+  });
+  it('parses the plain-hex stop replies of a stub that follows the protocol', () => {
+    assert.deepEqual(parseWatchStop('T05watch:2100000;', 'hex'), { access: 'write', address: 0x02100000 });
+    assert.deepEqual(parseWatchStop('T05awatch:03808000;', 'hex'), { access: 'access', address: 0x03808000 });
   });
   it('never throws on hostile stop replies', () => {
     const next = rng(16);
@@ -127,7 +134,7 @@ describe('watchpoint stop replies and packets', () => {
         { length: Math.floor(next() * 30) },
         () => alphabet[Math.floor(next() * alphabet.length)],
       ).join('');
-      const r = parseWatchStop(s);
+      const r = parseWatchStop(s, i % 2 === 0 ? 'hex' : 'reversed-digits');
       if (r) assert.ok(r.address >= 0 && r.address <= 0xffffffff);
     }
   });

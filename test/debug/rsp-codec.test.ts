@@ -1,15 +1,23 @@
 // The pure RSP codec and the debugger policy: framing, checksums, escapes, bounds, the allowed packet
-// builders and the reply parsers. No emulator here; the live suites check the same code on real stubs.
+// builders, the register layouts and the reply parsers. No emulator here; the live suites check the
+// same code on real stubs (DeSmuME's limits come from its backend's quirks).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { DESMUME_QUIRKS } from '../../src/debug/desmume/backend.js';
 import { clampWindow, resolveMode, validateRanges } from '../../src/debug/policy.js';
+import {
+  ARM_CORE_LAYOUT,
+  ARM_FPA_LAYOUT,
+  layoutFacts,
+  parseRegisterPacket,
+} from '../../src/debug/rsp/arm-registers.js';
 import { checksum, encodePacket, MAX_INBOUND_PAYLOAD, RspDecoder } from '../../src/debug/rsp/codec.js';
 import {
   buildRequest,
+  MEMORY_CHUNK_CEILING,
   memoryChunks,
   parseMemoryReply,
   parseOkReply,
-  parseRegisterPacket,
   parseStopReply,
 } from '../../src/debug/rsp/packets.js';
 import { errorCode } from '../kit/errors.js';
@@ -83,15 +91,27 @@ describe('allowed packets', () => {
     );
     assert.equal(buildRequest({ op: 'continue' }), 'c');
     assert.equal(buildRequest({ op: 'step' }), 's');
+    assert.equal(buildRequest({ op: 'start-no-ack-mode' }), 'QStartNoAckMode');
   });
 
   it('refuses memory packets the stub cannot survive and misaligned breakpoints', () => {
+    const chunk = DESMUME_QUIRKS.maxMemoryChunk;
+    assert.equal(chunk, 0x200);
     assert.equal(
-      errorCode(() => buildRequest({ op: 'read-memory', address: 0, length: 0x201 })),
+      errorCode(() => buildRequest({ op: 'read-memory', address: 0, length: 0x201 }, chunk)),
+      'limit-exceeded',
+    );
+    assert.equal(buildRequest({ op: 'read-memory', address: 0, length: 0x400 }, 0x400), 'm0,400');
+    // Whatever a backend declares, a read's reply must fit the decoder.
+    assert.equal(MEMORY_CHUNK_CEILING * 2, MAX_INBOUND_PAYLOAD);
+    assert.equal(
+      errorCode(() =>
+        buildRequest({ op: 'read-memory', address: 0, length: MEMORY_CHUNK_CEILING + 1 }, 0x10_0000),
+      ),
       'limit-exceeded',
     );
     assert.equal(
-      errorCode(() => buildRequest({ op: 'read-memory', address: 0xffffff00, length: 0x200 })),
+      errorCode(() => buildRequest({ op: 'read-memory', address: 0xffffff00, length: 0x200 }, chunk)),
       'invalid-argument',
     );
     assert.equal(
@@ -105,10 +125,14 @@ describe('allowed packets', () => {
   });
 
   it('chunks reads into stub-safe pieces', () => {
-    const chunks = memoryChunks(0x02000000, 4096);
+    const chunks = memoryChunks(0x02000000, 4096, DESMUME_QUIRKS.maxMemoryChunk);
     assert.equal(chunks.length, 8);
     assert.ok(chunks.every((c) => c.length === 0x200));
-    assert.deepEqual(memoryChunks(0x10, 0x201).at(-1), { address: 0x210, length: 1 });
+    assert.deepEqual(memoryChunks(0x10, 0x201, 0x200).at(-1), { address: 0x210, length: 1 });
+    assert.deepEqual(
+      memoryChunks(0x100, 0x250, 0x100).map((c) => c.length),
+      [0x100, 0x100, 0x50],
+    );
   });
 });
 
@@ -119,13 +143,27 @@ describe('reply parsers', () => {
     const le = (n: number) => Buffer.from(Uint32Array.of(n).buffer).toString('hex');
     const raw = regs.map(le).join('') + '0'.repeat(8 * 24) + '0'.repeat(8) + le(0x3f);
     assert.equal(raw.length, 336);
-    const d = parseRegisterPacket(raw);
+    assert.equal(DESMUME_QUIRKS.registerLayout, ARM_FPA_LAYOUT);
+    const facts = layoutFacts(ARM_FPA_LAYOUT);
+    assert.deepEqual(
+      [facts.count, facts.packetHexLength, facts.pcIndex, facts.cpsrIndex, facts.cpsrOffset],
+      [26, 336, 15, 25, 328],
+    );
+    const d = parseRegisterPacket(raw, ARM_FPA_LAYOUT);
     assert.equal(d.r[15], 0x02000044);
     assert.equal(d.r[13], 0x02380000);
     assert.equal(d.cpsr, 0x3f);
     assert.equal(d.thumb, true);
     assert.equal(
-      errorCode(() => parseRegisterPacket(raw.slice(2))),
+      errorCode(() => parseRegisterPacket(raw.slice(2), ARM_FPA_LAYOUT)),
+      'protocol-error',
+    );
+    // The same registers in the core-only layout: 17 registers, the CPSR right after the PC.
+    const core = regs.map(le).join('') + le(0x1f);
+    assert.equal(layoutFacts(ARM_CORE_LAYOUT).packetHexLength, core.length);
+    assert.deepEqual(parseRegisterPacket(core, ARM_CORE_LAYOUT), { r: regs, cpsr: 0x1f, thumb: false });
+    assert.equal(
+      errorCode(() => parseRegisterPacket(raw, ARM_CORE_LAYOUT)),
       'protocol-error',
     );
   });

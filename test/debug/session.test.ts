@@ -13,8 +13,11 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { ReMcpError } from '../../src/core/errors.js';
 import { continueUntilStop, pause, stepInstructions, waitForStop } from '../../src/debug/control.js';
-import { pickFreePort } from '../../src/debug/desmume/process.js';
+import { desmumeBackend } from '../../src/debug/desmume/backend.js';
+import type { DesmumeProcess } from '../../src/debug/desmume/process.js';
 import { LIMITS, type Processor } from '../../src/debug/policy.js';
+import { pickFreePort } from '../../src/debug/ports.js';
+import { DEBUG_SESSION } from '../../src/debug/service.js';
 import { DebugSession, type SessionOptions } from '../../src/debug/session.js';
 import { RomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
@@ -47,7 +50,7 @@ async function rejects(promise: Promise<unknown>, code: string): Promise<ReMcpEr
 }
 
 function newSession(options?: SessionOptions): DebugSession {
-  const session = new DebugSession({ launcher: DESMUME_CLI, launcherSha256: null }, options);
+  const session = new DebugSession(desmumeBackend({ launcher: DESMUME_CLI, launcherSha256: null }), options);
   sessions.push(session);
   return session;
 }
@@ -186,7 +189,8 @@ describe('DeSmuME session (real emulator)', () => {
   it('repeated connection drops do not accumulate exit listeners on the live emulator', async () => {
     const { session, proxy, gen } = await behindProxy(proxyTo);
     const cpu = session.cpu('arm9');
-    const baseline = gen.process.exitListenerCount;
+    const owned = gen.process as DesmumeProcess;
+    const baseline = owned.exitListenerCount;
     for (let i = 0; i < 3; i++) {
       const pending = continueUntilStop(cpu, 30_000, undefined);
       setTimeout(() => proxy.drop(), 100);
@@ -194,7 +198,7 @@ describe('DeSmuME session (real emulator)', () => {
       await session.reconnect('arm9', 5_000);
       await pause(cpu, 2_000, undefined);
     }
-    assert.equal(gen.process.exitListenerCount, baseline, 'each dropped connection left an exit listener');
+    assert.equal(owned.exitListenerCount, baseline, 'each dropped connection left an exit listener');
   });
 
   it('a continue whose acknowledgement is lost leaves the run state unknown, not stopped', async () => {
@@ -217,7 +221,7 @@ describe('DeSmuME session (real emulator)', () => {
     await rejects(continueUntilStop(session.cpu('arm9'), 5_000, undefined), 'unreachable');
     assert.equal(session.cpu('arm9').state, 'unknown');
     const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: dir }), workspace);
-    services.lazy('desmume.session', () => session);
+    services.lazy(DEBUG_SESSION, () => session);
     const ctx = { services, signal: new AbortController().signal, progress() {} };
     const result = await desmumeProbeGdb.handler({ processor: 'arm9' }, ctx);
     assert.equal(result.structured.state, 'unknown');
@@ -342,7 +346,7 @@ describe('DeSmuME session (real emulator)', () => {
     // A ROM name a shell would act on: with no shell it is only a name.
     const hostile = 'rom $(touch pwned) ; `touch pwned2`.nds';
     await copyFile(join(dir, 'debug.nds'), join(dir, hostile));
-    const session = new DebugSession({ launcher: wrapper, launcherSha256: sha });
+    const session = new DebugSession(desmumeBackend({ launcher: wrapper, launcherSha256: sha }));
     sessions.push(session);
     const gen = await session.start({
       roms: new RomStore(workspace),
@@ -395,7 +399,7 @@ describe('DeSmuME session (real emulator)', () => {
       { mode: 0o755 },
     );
     await copyFile(join(dir, 'debug.nds'), join(dir, 'tampered.nds'));
-    const session = new DebugSession({ launcher: wrapper, launcherSha256: null });
+    const session = new DebugSession(desmumeBackend({ launcher: wrapper, launcherSha256: null }));
     sessions.push(session);
     const error = await rejects(
       session.start({
@@ -442,7 +446,7 @@ describe('DeSmuME session (real emulator)', () => {
   it('a launcher that cannot be executed is a launch failure that leaves no exit hook behind', async () => {
     const broken = join(dir, 'broken.sh');
     await writeFile(broken, '#!/no/such/interpreter\n', { mode: 0o755 });
-    const session = new DebugSession({ launcher: broken, launcherSha256: null });
+    const session = new DebugSession(desmumeBackend({ launcher: broken, launcherSha256: null }));
     sessions.push(session);
     const hooks = process.listenerCount('exit');
     for (let i = 0; i < 3; i++) {

@@ -7,7 +7,7 @@ import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
-import type { Services } from '../../services.js';
+import { type Services, serviceKey } from '../../services.js';
 import { type CopyDetection, detectCopies } from '../evidence/copied-code.js';
 import { EVIDENCE_CLASSES, type EvidenceId } from '../evidence/index.js';
 import { buildProgramMap } from './build.js';
@@ -179,6 +179,8 @@ export class ProgramMapService {
   }
 }
 
+const PROGRAM_MAPS = serviceKey<ProgramMapService>('program-maps');
+
 export function getProgramMaps(services: Services): ProgramMapService {
-  return services.lazy('program-maps', () => new ProgramMapService());
+  return services.lazy(PROGRAM_MAPS, () => new ProgramMapService());
 }

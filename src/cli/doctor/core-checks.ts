@@ -5,6 +5,7 @@ import { decodeWindow } from '../../arm/decoder.js';
 import { blzDecode, blzEncode } from '../../formats/blz/index.js';
 import { bufferSource, type NdsRomModel, parseNdsRom } from '../../formats/nds/index.js';
 import { searchRom } from '../../search/search.js';
+import type { CacheState } from '../loader.js';
 import { type CheckResult, message, notOk, ok } from './check.js';
 import { buildTinyRom, TINY_ROM } from './tiny-rom.js';
 
@@ -23,11 +24,9 @@ export function checkNode(): CheckResult {
   );
 }
 
-/** Set by the entry (src/cli/loader.ts) before the bundle runs; absent when running from source. */
-export type CodeCacheState = 'used' | 'absent' | 'stale' | 'rejected';
-
 export function checkCodeCache(): CheckResult {
-  const state = (globalThis as { __reMcpCodeCache?: CodeCacheState }).__reMcpCodeCache;
+  // Set by the entry (src/cli/loader.ts) before the bundle runs; absent when running from source.
+  const state = (globalThis as { __reMcpCodeCache?: CacheState }).__reMcpCodeCache;
   if (state === undefined)
     return notOk('code-cache', 'missing', 'running from source (no bundle)', 'npm run build', false);
   if (state === 'used') return ok('code-cache', 'the bundle starts from its V8 code cache', false);

@@ -7,9 +7,9 @@ import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
-import { runBounded } from '../../core/bounded-process.js';
 import { isReMcpError } from '../../core/errors.js';
-import { verifyLauncher } from '../../debug/desmume/process.js';
+import type { VerifiedEmulator } from '../../debug/backend.js';
+import { desmumeBackend } from '../../debug/desmume/backend.js';
 import { DebugSession } from '../../debug/session.js';
 import { RomStore } from '../../nds/rom-store.js';
 import { RetroArchClient } from '../../retroarch/client.js';
@@ -22,25 +22,6 @@ type Settings = Omit<Config, 'workspaceRoot'>;
 /** Bound on the headless start (the stubs listen ~0.2 s after a start; a loaded machine is slower). */
 export const DESMUME_START_TIMEOUT_MS = 20_000;
 const set = (env: Env, name: string) => (env[name] ?? '') !== '';
-
-/** `desmume-cli --version` prints e.g. "DeSmuME 0.9.11 svn0 dev+ x64-JIT"; null when it does not. */
-async function launcherVersion(launcher: string, home: string): Promise<string | null> {
-  const run = await runBounded({
-    argv: [launcher, '--version'],
-    cwd: home,
-    env: {
-      PATH: '/usr/local/bin:/usr/bin:/bin',
-      HOME: home,
-      LANG: 'C',
-      SDL_VIDEODRIVER: 'dummy',
-      SDL_AUDIODRIVER: 'dummy',
-    },
-    timeoutMs: 10_000,
-    maxOutputBytes: 4_096,
-  });
-  const line = /DeSmuME[^\r\n]*/.exec(`${run.stdout.tail}\n${run.stderr.tail}`);
-  return line ? line[0].trim() : null;
-}
 
 export async function checkDesmume(settings: Settings, env: Env, rom: Uint8Array): Promise<CheckResult> {
   const explicit = set(env, 'RE_MCP_DESMUME_LAUNCHER') || set(env, 'RE_MCP_DESMUME_LAUNCHER_SHA256');
@@ -55,9 +36,10 @@ export async function checkDesmume(settings: Settings, env: Env, rom: Uint8Array
       false,
     );
   }
-  let launcher: { path: string; sha256: string };
+  const backend = desmumeBackend(settings.desmume);
+  let launcher: VerifiedEmulator;
   try {
-    launcher = await verifyLauncher(settings.desmume);
+    launcher = await backend.verify();
   } catch (error) {
     const pinned = isReMcpError(error) && error.code === 'launch-failed';
     return notOk(
@@ -70,10 +52,10 @@ export async function checkDesmume(settings: Settings, env: Env, rom: Uint8Array
     );
   }
   const dir = await mkdtemp(join(tmpdir(), 're-mcp-doctor-'));
-  const session = new DebugSession(settings.desmume);
+  const session = new DebugSession(backend);
   const facts: Record<string, unknown> = { launcher: launcher.path, sha256: launcher.sha256 };
   try {
-    const version = await launcherVersion(launcher.path, dir);
+    const version = await backend.version(launcher, dir);
     facts.version = version;
     const romPath = join(dir, 'doctor.nds');
     await writeFile(romPath, rom);

@@ -1,4 +1,4 @@
-// nds_correlate_stop_context's service: from the owned, stopped DeSmuME CPU to the canonical static
+// nds_correlate_stop_context's service: from the owned, stopped emulator CPU to the canonical static
 // model of the exact ROM it runs. The ROM is reopened through the RomStore by the generation's own
 // path and must still be the launch-time bytes (full SHA-256), before and after the work. The PC and
 // CPSR mode are taken as the stub reports them (no breakpoint rewind); the caller frame is the LR

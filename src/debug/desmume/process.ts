@@ -5,12 +5,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { access, constants, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { descendants, parentDeathPrefix, signalGroup } from '../../core/containment.js';
 import { ReMcpError } from '../../core/errors.js';
 import { sha256File } from '../../workspace/hash.js';
+import type { EmulatorProcess, ExitInfo } from '../backend.js';
 
 /**
  * Options every launch gets. `--cpu-mode=0` selects the interpreter: the stub checks breakpoints per
@@ -29,12 +30,6 @@ export interface LaunchRequest {
   romAbsolute: string;
   arm9Port: number;
   arm7Port: number | null;
-}
-
-export interface ExitInfo {
-  code: number | null;
-  signal: string | null;
-  at: string;
 }
 
 /** Refuses a launcher that is not configured, missing, not executable or not the pinned one. */
@@ -91,42 +86,6 @@ export function assertPortFree(port: number): Promise<void> {
     });
     server.listen({ port, host: '0.0.0.0', exclusive: true }, () => server.close(() => resolve()));
   });
-}
-
-/** A currently free TCP port from the kernel's ephemeral range. */
-export async function pickFreePort(): Promise<number> {
-  return (await pickFreePorts(1))[0]!;
-}
-
-/**
- * `count` different currently free TCP ports, none of them in `exclude`. Every probe listener stays
- * open until all are chosen: the kernel may hand out a port it has just released again, so picking
- * one at a time could return the same port twice.
- */
-export async function pickFreePorts(count: number, exclude: readonly number[] = []): Promise<number[]> {
-  const held: Server[] = [];
-  const ports: number[] = [];
-  try {
-    // A held excluded port is never handed out again, so this ends within count + exclude.length binds.
-    for (let attempts = 0; ports.length < count && attempts < count + exclude.length + 1; attempts++) {
-      const server = createServer();
-      held.push(server);
-      const port = await new Promise<number>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen({ port: 0, host: '127.0.0.1', exclusive: true }, () => {
-          const address = server.address();
-          resolve(typeof address === 'object' && address !== null ? address.port : 0);
-        });
-      });
-      if (!exclude.includes(port) && !ports.includes(port)) ports.push(port);
-    }
-  } finally {
-    await Promise.all(held.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-  }
-  if (ports.length < count) {
-    throw new ReMcpError('launch-failed', `could not find ${count} different free TCP ports`);
-  }
-  return ports;
 }
 
 /** Bounded tail of the emulator's stdout+stderr (its log is chatty and block-buffered). */
@@ -195,7 +154,7 @@ async function sweepHomes(): Promise<void> {
   }
 }
 
-export class DesmumeProcess {
+export class DesmumeProcess implements EmulatorProcess {
   readonly startedAt = new Date().toISOString();
   private readonly logs = new LogTail();
   private exitInfo: ExitInfo | null = null;

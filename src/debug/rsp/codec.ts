@@ -1,14 +1,15 @@
-// Pure GDB remote-serial-protocol codec, shaped by what DeSmuME 0.9.11's stub actually speaks
-// (see ../shared/reference/emulators.md): ack mode only, no PacketSize, a 2,048-byte stub buffer.
-// Framing is `$payload#cc` with cc the modulo-256 sum of the payload bytes in two hex digits; inside a
-// payload `}` escapes the next byte XOR 0x20, and `*` introduces a run-length repeat. This file never
-// touches a socket: it turns bytes into events and policy-approved requests into bytes.
+// Pure GDB remote-serial-protocol codec. Framing is `$payload#cc` with cc the modulo-256 sum of the
+// payload bytes in two hex digits; inside a payload `}` escapes the next byte XOR 0x20, and `*`
+// introduces a run-length repeat; `+` and `-` between packets acknowledge. A stub's own limits (its
+// largest memory read, its register layout, whether it acknowledges) are its backend's quirks, not
+// this file's. This file never touches a socket: it turns bytes into events and requests into bytes.
 import { ReMcpError } from '../../core/errors.js';
 
-/** Largest payload we accept from the stub. Its own buffer is 2,048 bytes; anything larger is garbage. */
+/**
+ * Largest payload we accept from a stub: the reply to the largest memory read any stub may be asked
+ * for (2,048 bytes, two hex digits each). Anything larger is garbage, reported rather than buffered.
+ */
 export const MAX_INBOUND_PAYLOAD = 4_096;
-/** Largest memory read in one `m` packet: 0x400 already returns garbage and 0x800 crashes the stub. */
-export const MAX_MEMORY_CHUNK = 0x200;
 /** The interrupt request is a bare byte outside any packet. */
 export const INTERRUPT_BYTE = 0x03;
 

@@ -1,9 +1,10 @@
 // The only requests the debugger may send, and parsers for the replies they get. A request is a typed
 // value, never a caller string: there is deliberately no way to build a register write, a memory
-// write or an arbitrary packet here (the security model allows exactly these nine). Watchpoints
-// (Z2/Z3/Z4) are allowed because the real stubs honour them; see src/debug/watchpoints.ts.
+// write or an arbitrary packet here (the security model allows exactly these ten). Watchpoints
+// (Z2/Z3/Z4) are allowed for the stubs that honour them; see src/debug/watchpoints.ts. How large one
+// memory read may be is the stub's limit, which the caller passes (a backend's quirk).
 import { ReMcpError } from '../../core/errors.js';
-import { MAX_MEMORY_CHUNK } from './codec.js';
+import { MAX_INBOUND_PAYLOAD } from './codec.js';
 
 export type BreakpointKind = 'arm' | 'thumb';
 
@@ -16,7 +17,11 @@ export type AllowedRequest =
   | { op: 'insert-watchpoint'; address: number; length: 1 | 2 | 4; type: 2 | 3 | 4 }
   | { op: 'remove-watchpoint'; address: number; length: 1 | 2 | 4; type: 2 | 3 | 4 }
   | { op: 'continue' }
-  | { op: 'step' };
+  | { op: 'step' }
+  | { op: 'start-no-ack-mode' };
+
+/** The largest memory read any stub may be asked for: its reply (two hex digits a byte) must fit the decoder. */
+export const MEMORY_CHUNK_CEILING = MAX_INBOUND_PAYLOAD / 2;
 
 function checkAddress(address: number): void {
   if (!Number.isInteger(address) || address < 0 || address > 0xffff_ffff) {
@@ -29,7 +34,8 @@ function hex(n: number): string {
   return n.toString(16);
 }
 
-export function buildRequest(req: AllowedRequest): string {
+/** The packet of `req`; a memory read is bounded by `maxMemoryChunk`, the stub's largest safe read. */
+export function buildRequest(req: AllowedRequest, maxMemoryChunk: number = MEMORY_CHUNK_CEILING): string {
   switch (req.op) {
     case 'stop-status':
       return '?';
@@ -37,8 +43,15 @@ export function buildRequest(req: AllowedRequest): string {
       return 'g';
     case 'read-memory':
       checkAddress(req.address);
-      if (!Number.isInteger(req.length) || req.length < 1 || req.length > MAX_MEMORY_CHUNK) {
-        throw new ReMcpError('limit-exceeded', `one memory packet reads 1..${MAX_MEMORY_CHUNK} bytes`);
+      if (
+        !Number.isInteger(req.length) ||
+        req.length < 1 ||
+        req.length > Math.min(maxMemoryChunk, MEMORY_CHUNK_CEILING)
+      ) {
+        throw new ReMcpError(
+          'limit-exceeded',
+          `one memory packet reads 1..${Math.min(maxMemoryChunk, MEMORY_CHUNK_CEILING)} bytes`,
+        );
       }
       if (req.address + req.length > 0x1_0000_0000) {
         throw new ReMcpError('invalid-argument', 'the read runs past the end of the address space');
@@ -69,10 +82,12 @@ export function buildRequest(req: AllowedRequest): string {
       return 'c';
     case 'step':
       return 's';
+    case 'start-no-ack-mode':
+      return 'QStartNoAckMode';
   }
 }
 
-/** True for stop replies (`S05`, `T05...`, `W00`, `X09`): the only unsolicited packets this stub sends. */
+/** True for stop replies (`S05`, `T05...`, `W00`, `X09`): the only unsolicited packets a stub sends. */
 export function isStopReply(payload: string): boolean {
   return /^[STWX][0-9a-fA-F]{2}/.test(payload);
 }
@@ -109,37 +124,6 @@ export function targetGoneError(stop: StopReply): ReMcpError | null {
   });
 }
 
-/** The `g` reply: 26 registers in the old FPA layout (r0..r15, f0..f7 of 12 bytes, fps, cpsr). */
-export const REGISTER_PACKET_HEX_LENGTH = 336;
-const CPSR_HEX_OFFSET = 328;
-export const THUMB_BIT = 1 << 5;
-
-export interface DecodedRegisters {
-  r: number[];
-  cpsr: number;
-  thumb: boolean;
-}
-
-function le32(hexText: string, at: number): number {
-  let value = 0;
-  for (let i = 3; i >= 0; i--)
-    value = value * 256 + Number.parseInt(hexText.slice(at + i * 2, at + i * 2 + 2), 16);
-  return value;
-}
-
-export function parseRegisterPacket(payload: string): DecodedRegisters {
-  if (payload.length !== REGISTER_PACKET_HEX_LENGTH || !/^[0-9a-fA-F]+$/.test(payload)) {
-    throw new ReMcpError(
-      'protocol-error',
-      `register packet: expected ${REGISTER_PACKET_HEX_LENGTH} hex digits, got ${payload.length}: ${clip(payload)}`,
-    );
-  }
-  const r: number[] = [];
-  for (let i = 0; i < 16; i++) r.push(le32(payload, i * 8));
-  const cpsr = le32(payload, CPSR_HEX_OFFSET);
-  return { r, cpsr, thumb: (cpsr & THUMB_BIT) !== 0 };
-}
-
 /** An `m` reply: exactly `length` bytes of hex. `Enn` is an error reply; anything else is a protocol fault. */
 export function parseMemoryReply(payload: string, length: number): Uint8Array {
   if (/^E[0-9a-fA-F]{2}$/.test(payload)) {
@@ -163,11 +147,17 @@ export function parseOkReply(payload: string, what: string): void {
   throw new ReMcpError('protocol-error', `${what}: the stub answered ${clip(payload)}`);
 }
 
-/** Splits a read into stub-sized chunks, refusing to wrap past 0xFFFFFFFF. */
-export function memoryChunks(address: number, length: number): Array<{ address: number; length: number }> {
+/** Splits a read into pieces of at most `chunk` bytes (the stub's largest safe read). */
+export function memoryChunks(
+  address: number,
+  length: number,
+  chunk: number,
+): Array<{ address: number; length: number }> {
+  if (!Number.isInteger(chunk) || chunk < 1)
+    throw new Error(`memory chunk must be a positive integer: ${chunk}`);
   const chunks: Array<{ address: number; length: number }> = [];
-  for (let done = 0; done < length; done += MAX_MEMORY_CHUNK) {
-    chunks.push({ address: address + done, length: Math.min(MAX_MEMORY_CHUNK, length - done) });
+  for (let done = 0; done < length; done += chunk) {
+    chunks.push({ address: address + done, length: Math.min(chunk, length - done) });
   }
   return chunks;
 }

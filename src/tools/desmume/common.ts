@@ -1,4 +1,5 @@
-// Shared pieces of the DeSmuME tools: the session singleton, input schemas and output shapes.
+// Shared pieces of the DeSmuME tools: input schemas, output shapes and the views of the session's state
+// (the session itself is the debugger service's: debugSession in src/debug/service.ts).
 
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
@@ -6,19 +7,11 @@ import { addressArg, addressOut, formatAddress, limitArg } from '../../core/voca
 import type { RunOutcome } from '../../debug/control.js';
 import type { Breakpoint, CpuDebugger, StopInfo } from '../../debug/cpu.js';
 import { type ExecRange, LIMITS, type Processor } from '../../debug/policy.js';
-import { DebugSession } from '../../debug/session.js';
+import { debugSession } from '../../debug/service.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
 import { nameField, romNames } from '../shared/names.js';
-
-export function debugSession(services: Services): DebugSession {
-  return services.lazy('desmume.session', () => {
-    const session = new DebugSession(services.config.desmume);
-    services.onDispose(() => session.dispose());
-    return session;
-  });
-}
 
 /** Undescribed: arm7 needing desmume_start arm7: true is said once, by that argument. */
 export const processorInput = z.enum(['arm9', 'arm7']).default('arm9');

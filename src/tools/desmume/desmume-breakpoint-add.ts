@@ -2,12 +2,12 @@
 import { z } from 'zod/v4';
 import { addressArg, formatAddress } from '../../core/vocabulary.js';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
   breakpointOutput,
   breakpointView,
   cpuOf,
-  debugSession,
   generationNumber,
   liveNames,
   processorInput,

@@ -11,8 +11,9 @@ import {
   REGISTER_NAMES,
   validateCondition,
 } from '../../debug/conditions.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
-import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
+import { cpuOf, generationNumber, processorInput, RUNTIME } from './common.js';
 
 const opInput = z.enum(COMPARE_OPS);
 

@@ -1,12 +1,12 @@
 // desmume_breakpoint_remove: Remove a breakpoint.
 import { z } from 'zod/v4';
 import { formatAddress } from '../../core/vocabulary.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
   breakpointOutput,
   breakpointView,
   cpuOf,
-  debugSession,
   generationNumber,
   processorInput,
   RUNTIME,

@@ -4,16 +4,9 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod/v4';
 import { captureContext } from '../../debug/control.js';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
-import {
-  cpuOf,
-  debugSession,
-  generationNumber,
-  processorInput,
-  RUNTIME,
-  regionsInput,
-  stopView,
-} from './common.js';
+import { cpuOf, generationNumber, processorInput, RUNTIME, regionsInput, stopView } from './common.js';
 
 const FORMAT = 're-mcp.desmume-runtime-evidence/1';
 /** Evidence files are named by generation, time, server process and sequence: never overwritten. */

@@ -2,11 +2,11 @@
 import { z } from 'zod/v4';
 import { captureContext } from '../../debug/control.js';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
   contextOutput,
   cpuOf,
-  debugSession,
   generationNumber,
   liveNames,
   processorInput,

@@ -5,11 +5,11 @@ import { continueWithConditions } from '../../debug/conditional-run.js';
 import { CONDITION_LIMITS } from '../../debug/conditions.js';
 import { captureContext, estimateContextBytes } from '../../debug/control.js';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
   contextOutput,
   cpuOf,
-  debugSession,
   describeStop,
   liveNames,
   msLimit,

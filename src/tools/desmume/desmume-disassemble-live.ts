@@ -8,6 +8,7 @@ import { LINEAR_LIMITS } from '../../analysis/linear-window.js';
 import { decodeWindow } from '../../arm/decoder.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { copiedBlocks } from '../shared/copied.js';
@@ -21,7 +22,7 @@ import {
   sourceView,
 } from '../shared/instructions.js';
 import { nameField } from '../shared/names.js';
-import { cpuOf, debugSession, generationNumber, liveNames, processorInput, RUNTIME } from './common.js';
+import { cpuOf, generationNumber, liveNames, processorInput, RUNTIME } from './common.js';
 
 interface StaticBytes {
   available: boolean;

@@ -2,16 +2,9 @@
 import { z } from 'zod/v4';
 import { addressArg } from '../../core/vocabulary.js';
 import { LIMITS, validateRanges } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
-import {
-  cpuOf,
-  debugSession,
-  generationNumber,
-  processorInput,
-  RUNTIME,
-  rangeOutput,
-  rangeView,
-} from './common.js';
+import { cpuOf, generationNumber, processorInput, RUNTIME, rangeOutput, rangeView } from './common.js';
 
 export const desmumeExecutableRangesReplace = defineTool({
   name: 'desmume_executable_ranges_replace',

@@ -1,6 +1,7 @@
 // desmume_memory_scan_narrow: re-reads a scan's candidates on the halted emulator and keeps those
 // whose value satisfies the comparison.
 import { z } from 'zod/v4';
+import { debugSession, desmumeScans } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
   narrowInputs,
@@ -9,8 +10,8 @@ import {
   SCAN_LIMITS_TEXT,
   scanLimits,
 } from '../shared/memory-scan.js';
-import { cpuOf, debugSession, processorInput, RUNTIME } from './common.js';
-import { desmumeOwner, desmumeScans, scanNames, stubReader } from './scan-common.js';
+import { cpuOf, processorInput, RUNTIME } from './common.js';
+import { desmumeOwner, scanNames, stubReader } from './scan-common.js';
 
 export const desmumeMemoryScanNarrow = defineTool({
   name: 'desmume_memory_scan_narrow',

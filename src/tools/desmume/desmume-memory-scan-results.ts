@@ -1,4 +1,5 @@
 // desmume_memory_scan_results: one page of a scan's candidates as of its last step (no emulator I/O).
+import { desmumeScans } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
   pageView,
@@ -9,7 +10,7 @@ import {
   scanView,
 } from '../shared/memory-scan.js';
 import { RUNTIME } from './common.js';
-import { desmumeOwner, desmumeScans, scanNames } from './scan-common.js';
+import { desmumeOwner, scanNames } from './scan-common.js';
 
 export const desmumeMemoryScanResults = defineTool({
   name: 'desmume_memory_scan_results',

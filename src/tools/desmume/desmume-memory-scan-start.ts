@@ -2,6 +2,7 @@
 // memory scan (every size-aligned address a candidate).
 import { z } from 'zod/v4';
 import { addressArg } from '../../core/vocabulary.js';
+import { debugSession, desmumeScans } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import { SCAN_LIMITS } from '../../scan/memory-scan.js';
 import {
@@ -12,8 +13,8 @@ import {
   signedInput,
   sizeInput,
 } from '../shared/memory-scan.js';
-import { cpuOf, debugSession, processorInput, RUNTIME } from './common.js';
-import { checkMainRam, desmumeOwner, desmumeScans, MAIN_RAM, stubReader } from './scan-common.js';
+import { cpuOf, processorInput, RUNTIME } from './common.js';
+import { checkMainRam, desmumeOwner, MAIN_RAM, stubReader } from './scan-common.js';
 
 export const desmumeMemoryScanStart = defineTool({
   name: 'desmume_memory_scan_start',

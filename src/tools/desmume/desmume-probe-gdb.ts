@@ -1,7 +1,8 @@
 // desmume_probe_gdb: Probe the owned GDB stub.
 import { z } from 'zod/v4';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
-import { debugSession, processorInput, RUNTIME } from './common.js';
+import { processorInput, RUNTIME } from './common.js';
 import { probe, probeOutput } from './lifecycle-common.js';
 
 export const desmumeProbeGdb = defineTool({

@@ -2,9 +2,10 @@
 import { z } from 'zod/v4';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import { nameField } from '../shared/names.js';
-import { cpuOf, debugSession, generationNumber, liveNames, processorInput, RUNTIME } from './common.js';
+import { cpuOf, generationNumber, liveNames, processorInput, RUNTIME } from './common.js';
 
 export const desmumeReadMemory = defineTool({
   name: 'desmume_read_memory',

@@ -1,8 +1,9 @@
 // desmume_read_register_packet: Read the register packet.
 import { z } from 'zod/v4';
 import { registerView } from '../../debug/control.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
-import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME, registersOutput } from './common.js';
+import { cpuOf, generationNumber, processorInput, RUNTIME, registersOutput } from './common.js';
 
 export const desmumeReadRegisterPacket = defineTool({
   name: 'desmume_read_register_packet',

@@ -4,11 +4,12 @@ import { ReMcpError } from '../../core/errors.js';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import { printableTitle } from '../../debug/cpu-image.js';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { copiedBlocks } from '../shared/copied.js';
 import { romArg } from '../shared/rom.js';
-import { debugSession, msLimit, RUNTIME, rangeOutput, rangeView, timeoutInput } from './common.js';
+import { msLimit, RUNTIME, rangeOutput, rangeView, timeoutInput } from './common.js';
 
 const portInput = z.number().int().min(1024).max(65_535);
 

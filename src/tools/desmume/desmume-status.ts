@@ -2,17 +2,10 @@
 import { z } from 'zod/v4';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { describeExit } from '../../debug/session.js';
 import { defineTool } from '../../mcp/tool.js';
-import {
-  breakpointOutput,
-  breakpointView,
-  debugSession,
-  RUNTIME,
-  runStateOutput,
-  stopOutput,
-  stopView,
-} from './common.js';
+import { breakpointOutput, breakpointView, RUNTIME, runStateOutput, stopOutput, stopView } from './common.js';
 
 function tailBytes(text: string, maxBytes: number): string {
   if (maxBytes <= 0) return '';

@@ -3,10 +3,10 @@ import { z } from 'zod/v4';
 import { addressOut } from '../../core/vocabulary.js';
 import { stepInstructions } from '../../debug/control.js';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
   cpuOf,
-  debugSession,
   describeStop,
   liveNames,
   msLimit,

@@ -2,11 +2,11 @@
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { debugSession } from '../../debug/service.js';
 import { runToReturn, STEP_CALL_LIMITS } from '../../debug/step-calls.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
   cpuOf,
-  debugSession,
   describeStop,
   liveNames,
   processorInput,

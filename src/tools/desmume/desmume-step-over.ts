@@ -2,11 +2,11 @@
 // second half) runs to its return.
 import { z } from 'zod/v4';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
+import { debugSession } from '../../debug/service.js';
 import { STEP_CALL_LIMITS, stepOver } from '../../debug/step-calls.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
   cpuOf,
-  debugSession,
   describeStop,
   liveNames,
   processorInput,

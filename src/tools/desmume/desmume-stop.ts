@@ -1,8 +1,9 @@
 // desmume_stop: Stop the owned DeSmuME.
 import { z } from 'zod/v4';
+import { debugSession } from '../../debug/service.js';
 import { describeExit } from '../../debug/session.js';
 import { defineTool } from '../../mcp/tool.js';
-import { debugSession, RUNTIME } from './common.js';
+import { RUNTIME } from './common.js';
 
 export const desmumeStop = defineTool({
   name: 'desmume_stop',

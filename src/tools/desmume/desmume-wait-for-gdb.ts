@@ -1,8 +1,9 @@
 // desmume_wait_for_gdb: Wait for the owned GDB stub.
 import { z } from 'zod/v4';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
-import { debugSession, msLimit, processorInput, RUNTIME, timeoutInput } from './common.js';
+import { msLimit, processorInput, RUNTIME, timeoutInput } from './common.js';
 import { probe, probeOutput } from './lifecycle-common.js';
 
 export const desmumeWaitForGdb = defineTool({

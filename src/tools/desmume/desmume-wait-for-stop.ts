@@ -2,17 +2,9 @@
 import { z } from 'zod/v4';
 import { waitForStop } from '../../debug/control.js';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
-import {
-  cpuOf,
-  debugSession,
-  describeStop,
-  liveNames,
-  msLimit,
-  processorInput,
-  RUNTIME,
-  timeoutInput,
-} from './common.js';
+import { cpuOf, describeStop, liveNames, msLimit, processorInput, RUNTIME, timeoutInput } from './common.js';
 import { haltOutput, haltView } from './step-common.js';
 
 export const desmumeWaitForStop = defineTool({

@@ -1,9 +1,10 @@
 // desmume_watchpoint_add: a data watchpoint (write, read or any access) through the stub's Z2/Z3/Z4.
 import { z } from 'zod/v4';
 import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { debugSession } from '../../debug/service.js';
 import { addWatchpoint, WATCH_LIMITS, WATCH_REGIONS } from '../../debug/watchpoints.js';
 import { defineTool } from '../../mcp/tool.js';
-import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
+import { cpuOf, generationNumber, processorInput, RUNTIME } from './common.js';
 import { watchpointOutput, watchpointView } from './watchpoint-common.js';
 
 // The watchable ranges, those both CPUs share said once.

@@ -1,9 +1,10 @@
 // desmume_watchpoint_remove: removes one data watchpoint by id.
 import { z } from 'zod/v4';
 import { formatAddress } from '../../core/vocabulary.js';
+import { debugSession } from '../../debug/service.js';
 import { removeWatchpoint } from '../../debug/watchpoints.js';
 import { defineTool } from '../../mcp/tool.js';
-import { cpuOf, debugSession, generationNumber, processorInput, RUNTIME } from './common.js';
+import { cpuOf, generationNumber, processorInput, RUNTIME } from './common.js';
 import { watchpointOutput, watchpointView } from './watchpoint-common.js';
 
 export const desmumeWatchpointRemove = defineTool({

@@ -1,8 +1,9 @@
 // Pieces shared by the desmume_start, desmume_status, desmume_stop, desmume_probe_gdb, desmume_wait_for_gdb tools.
 import { z } from 'zod/v4';
 import { REPLY_TIMEOUT_MS } from '../../debug/cpu.js';
+import { debugSession } from '../../debug/service.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import { debugSession, runStateOutput } from './common.js';
+import { runStateOutput } from './common.js';
 
 export const probeOutput = z.object({
   processor: z.enum(['arm9', 'arm7']),

@@ -9,11 +9,12 @@ import { addressOut, formatAddress as hex, limitArg, type Processor } from '../.
 import { CORRELATE_LIMITS, type Correlation, correlateStop } from '../../debug/correlate/correlate.js';
 import type { CorrelatedFrame } from '../../debug/correlate/frame.js';
 import { LIVE_WINDOW_BYTES } from '../../debug/correlate/frame.js';
+import { debugSession } from '../../debug/service.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { nameField, romNames } from '../shared/names.js';
-import { cpuOf, debugSession, msLimit, processorInput, RUNTIME, timeoutInput } from './common.js';
+import { cpuOf, msLimit, processorInput, RUNTIME, timeoutInput } from './common.js';
 
 const L = CORRELATE_LIMITS;
 const TIMEOUT = { default: 3_000, min: 100, max: 30_000 };

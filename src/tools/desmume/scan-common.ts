@@ -1,21 +1,18 @@
-// The DeSmuME side of memory scans: the per-server scan store, the owner (one emulator generation:
-// a restart discards every scan) and the main-RAM region a scan may cover.
+// The DeSmuME side of memory scans: the owner (one emulator generation: a restart discards every
+// scan) and the main-RAM region a scan may cover. The scan store is the debugger service's
+// (desmumeScans in src/debug/service.ts).
 import { ReMcpError } from '../../core/errors.js';
 import { formatAddress } from '../../core/vocabulary.js';
 import type { CpuDebugger } from '../../debug/cpu.js';
 import { LIMITS } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import { ScanStore } from '../../scan/memory-scan.js';
 import type { Services } from '../../services.js';
 import type { CandidateName } from '../shared/memory-scan.js';
-import { debugSession, liveNames } from './common.js';
+import { liveNames } from './common.js';
 
 /** DS main RAM (4 MiB; its mirrors are not scanned separately). */
 export const MAIN_RAM = { start: 0x0200_0000, end: 0x0240_0000 } as const;
-
-export function desmumeScans(services: Services): ScanStore {
-  return services.lazy('desmume.scans', () => new ScanStore('desmume'));
-}
 
 export function desmumeOwner(services: Services): string {
   return `DeSmuME generation ${debugSession(services).requireGeneration().number}`;

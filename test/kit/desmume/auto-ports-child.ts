@@ -4,6 +4,7 @@
 // code and the ports the launcher got). argv: workspace dir, launcher, argv file, attempts.
 import { readFile, rm } from 'node:fs/promises';
 import { ReMcpError } from '../../../src/core/errors.js';
+import { desmumeBackend } from '../../../src/debug/desmume/backend.js';
 import { DebugSession } from '../../../src/debug/session.js';
 import { RomStore } from '../../../src/nds/rom-store.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
@@ -12,7 +13,7 @@ const [dir, launcher, argvFile, attempts] = process.argv.slice(2) as [string, st
 const workspace = new Workspace(dir);
 for (let i = 0; i < Number(attempts); i++) {
   await rm(argvFile, { force: true });
-  const session = new DebugSession({ launcher, launcherSha256: null });
+  const session = new DebugSession(desmumeBackend({ launcher, launcherSha256: null }));
   let code = 'started';
   try {
     await session.start({

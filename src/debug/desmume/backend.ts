@@ -1,0 +1,97 @@
+// DeSmuME 0.9.11 as an emulator backend: its launcher (operator configuration, verified and pinned in
+// process.ts), its headless launch with one GDB stub per CPU, the wait until it has loaded the ROM,
+// and the dialect its stubs speak (see ../shared/reference/emulators.md): acknowledgements only (no
+// QStartNoAckMode, no PacketSize), a 2,048-byte packet buffer, GDB's old FPA register layout, and
+// watchpoint stops that give the address's hex digits in reverse order.
+import { runBounded } from '../../core/bounded-process.js';
+import { ReMcpError } from '../../core/errors.js';
+import type { BackendQuirks, EmulatorBackend, ReadyCheck, StubProfile } from '../backend.js';
+import { ARM_FPA_LAYOUT, parseRegisterPacket } from '../rsp/arm-registers.js';
+import { assertPortFree, DesmumeProcess, type LauncherConfig, verifyLauncher } from './process.js';
+
+/** How often the ready wait reads the registers while the ROM is not loaded yet. */
+const LOAD_POLL_MS = 10;
+
+export const DESMUME_QUIRKS: BackendQuirks = {
+  // 0x400 already returns garbage and 0x800 crashes the stub.
+  maxMemoryChunk: 0x200,
+  registerLayout: ARM_FPA_LAYOUT,
+  ackMode: 'ack',
+  // DeSmuME runs on without a stub when its bind fails, e.g. on a port whose previous emulator died
+  // with a client attached: the message says so, since the process itself looks healthy.
+  silentStubHint:
+    'if that port served an emulator that died with a debugger attached, it may be unusable for a while: use another port',
+};
+
+export const DESMUME_PROFILE: StubProfile = {
+  names: { emulator: 'DeSmuME', toolPrefix: 'desmume' },
+  quirks: DESMUME_QUIRKS,
+  features: { arm7Stub: true, watchpoints: { stopAddress: 'reversed-digits' } },
+};
+
+/** `desmume-cli --version` prints e.g. "DeSmuME 0.9.11 svn0 dev+ x64-JIT"; null when it does not. */
+async function launcherVersion(launcher: string, home: string): Promise<string | null> {
+  const run = await runBounded({
+    argv: [launcher, '--version'],
+    cwd: home,
+    env: {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      HOME: home,
+      LANG: 'C',
+      SDL_VIDEODRIVER: 'dummy',
+      SDL_AUDIODRIVER: 'dummy',
+    },
+    timeoutMs: 10_000,
+    maxOutputBytes: 4_096,
+  });
+  const line = /DeSmuME[^\r\n]*/.exec(`${run.stdout.tail}\n${run.stderr.tail}`);
+  return line ? line[0].trim() : null;
+}
+
+/**
+ * The stub listens before DeSmuME has loaded the ROM: until then every register reads 0, and a
+ * caller would see the CPU "halted at 0". Ready means the loader has reset the CPU: PC at the
+ * header's entry (direct boot) or at least a stack pointer set (a BIOS boot).
+ */
+async function awaitRomLoaded(check: ReadyCheck): Promise<void> {
+  for (;;) {
+    check.checkCancelled();
+    const remaining = check.deadline - Date.now();
+    if (remaining <= 0) throw new ReMcpError('unreachable', 'the emulator did not load the ROM in time');
+    const regs = parseRegisterPacket(
+      await check.connection.request({ op: 'read-registers' }, Math.min(2_000, remaining)),
+      DESMUME_QUIRKS.registerLayout,
+    );
+    if (regs.r[15] === check.image.entry || regs.r[13] !== 0) return;
+    await new Promise((r) => setTimeout(r, LOAD_POLL_MS));
+  }
+}
+
+/** The DeSmuME backend over the configured launcher. */
+export function desmumeBackend(config: LauncherConfig): EmulatorBackend {
+  return {
+    ...DESMUME_PROFILE,
+    verify: () => verifyLauncher(config),
+    version: (emulator, scratchDir) => launcherVersion(emulator.path, scratchDir),
+    async launch(emulator, request) {
+      // The stub binds the wildcard address and runs silently without a stub when that fails: a port
+      // already taken is refused here instead.
+      await assertPortFree(request.ports.arm9);
+      if (request.ports.arm7 !== null) await assertPortFree(request.ports.arm7);
+      request.checkCancelled();
+      return DesmumeProcess.launch(emulator.path, {
+        romAbsolute: request.romAbsolute,
+        arm9Port: request.ports.arm9,
+        arm7Port: request.ports.arm7,
+      });
+    },
+    awaitReady: awaitRomLoaded,
+    explainStartFailure(process, log) {
+      // Started through setpriv (parent-death signal): a launcher the kernel cannot execute shows as
+      // setpriv's own exec failure, exit 127, not a spawn error.
+      const execFailure = /setpriv: failed to execute[^\n]*/.exec(log);
+      if (execFailure === null || process.exit?.code !== 127) return null;
+      return new ReMcpError('launch-failed', `cannot start the DeSmuME launcher: ${execFailure[0]}`, { log });
+    },
+  };
+}
