@@ -11,15 +11,10 @@
 // and asks for each in turn.
 
 import type { CodeSpan, SpanLookup } from '../arm/cfg.js';
-import type { ArmMode } from '../arm/types.js';
+import { ARM_MODES, type ArmMode } from '../arm/types.js';
 import { ReMcpError } from '../core/errors.js';
-import { formatAddress as hex } from '../core/vocabulary.js';
-import {
-  autoloadImageOffset,
-  type Processor,
-  resolveRomOffset,
-  resolveRuntimeAddress,
-} from '../formats/nds/index.js';
+import { formatAddress as hex, type Processor } from '../core/vocabulary.js';
+import { autoloadImageOffset, resolveRomOffset, resolveRuntimeAddress } from '../formats/nds/index.js';
 import type { RuntimeImage } from '../nds/decoded-images.js';
 import type { RomHandle, RomStore } from '../nds/rom-store.js';
 import type { CopiedBlock } from './program-map/types.js';
@@ -33,12 +28,15 @@ export interface ResolvedSource {
   mode: ArmMode;
 }
 
+/** The mode a caller asks for at a start: `auto` takes the mode where it is proven. */
+export const START_MODES = [...ARM_MODES, 'auto'] as const;
+
 export interface StartRequest {
   processor: Processor;
   address?: number | undefined;
   romOffset?: number | undefined;
   overlayId?: number | undefined;
-  mode: ArmMode | 'auto';
+  mode: (typeof START_MODES)[number];
   /** Autoload blocks are code sources too (tools whose outputs name them); default: refused. */
   autoloads?: boolean | undefined;
   /**

@@ -5,8 +5,9 @@
 // from one start.
 import { decodeLinearItems, isLiteralPoolData, type LinearItem, wordAt } from '../arm/literal-pools.js';
 import type { DecodedInstruction, DecodeWindowResult } from '../arm/types.js';
+import type { Processor } from '../core/vocabulary.js';
 import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
-import { type Processor, type WordTarget, wordTarget } from '../formats/nds/index.js';
+import { type WordTarget, wordTarget } from '../formats/nds/index.js';
 import { CODE_IMAGE_LIMITS } from '../nds/decoded-images.js';
 import type { RomHandle, RomStore } from '../nds/rom-store.js';
 import { SCAN_START, type StringEncoding, scanStrings, stringText } from '../search/strings.js';
@@ -20,7 +21,8 @@ export const LINEAR_LIMITS = {
 } as const;
 
 /** complete: the requested window decoded; component-end: the code source ended first; decode-stopped: see stop. */
-export type LinearWindowStatus = 'complete' | 'component-end' | 'decode-stopped';
+export const LINEAR_WINDOW_STATUSES = ['complete', 'component-end', 'decode-stopped'] as const;
+export type LinearWindowStatus = (typeof LINEAR_WINDOW_STATUSES)[number];
 
 export interface LinearWindowRequest extends StartRequest {
   maxInstructions: number;

@@ -7,7 +7,7 @@
 // and names the reason.
 
 import { throwIfCancelled } from '../core/errors.js';
-import type { Processor } from '../core/vocabulary.js';
+import type { BoundedStatus, Processor } from '../core/vocabulary.js';
 import { decodeWindow } from './decoder.js';
 import type { ArmMode, DecodedInstruction, DecodeStopReason, DecodeWindowResult } from './types.js';
 
@@ -61,17 +61,20 @@ export interface CfgLimits {
   edges: number;
 }
 
-export type TruncationReason = 'block-limit' | 'instruction-limit' | 'byte-limit' | 'edge-limit';
+export const CFG_TRUNCATIONS = ['block-limit', 'instruction-limit', 'byte-limit', 'edge-limit'] as const;
+export type TruncationReason = (typeof CFG_TRUNCATIONS)[number];
 
-export type BlockEnd =
-  | 'branch'
-  | 'conditional-branch'
-  | 'return'
-  | 'indirect-branch'
-  | 'fallthrough'
-  | 'component-end'
-  | 'decode-stopped'
-  | 'limit';
+export const BLOCK_ENDS = [
+  'branch',
+  'conditional-branch',
+  'return',
+  'indirect-branch',
+  'fallthrough',
+  'component-end',
+  'decode-stopped',
+  'limit',
+] as const;
+export type BlockEnd = (typeof BLOCK_ENDS)[number];
 
 export interface CfgCall {
   at: number;
@@ -97,11 +100,13 @@ export interface CfgBlock {
   instructions: DecodedInstruction[];
 }
 
+export const CFG_EDGE_KINDS = ['branch', 'taken', 'fallthrough'] as const;
+
 export interface CfgEdge {
   from: number;
   /** Target block id; null when the target was not (or could not be) traversed. */
   to: number | null;
-  kind: 'branch' | 'taken' | 'fallthrough';
+  kind: (typeof CFG_EDGE_KINDS)[number];
   target: number;
   targetMode: ArmMode;
   /** Why `to` is null: 'misaligned-target', 'ambiguous-code-source', 'bss', 'unmapped', 'block-limit'... */
@@ -109,7 +114,7 @@ export interface CfgEdge {
 }
 
 export interface CfgResult {
-  status: 'complete' | 'truncated';
+  status: BoundedStatus;
   truncation: TruncationReason[];
   blocks: CfgBlock[];
   edges: CfgEdge[];
@@ -130,7 +135,7 @@ export interface CfgRequest {
 }
 
 // Decode windows grow per block: most blocks end within a few instructions, so a block's first window
-// is small (decoding far past the block end was most of the CFG's cost) and doubles up to the cap.
+// is small (what is decoded past a block's end is wasted) and doubles up to the cap.
 const FIRST_WINDOW = 8;
 const WINDOW = 64;
 

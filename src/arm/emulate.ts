@@ -6,6 +6,7 @@
 // (coprocessor, status-register, exception and Thumb-2 encodings). Pure: memory is the caller's.
 //
 // Bounded by the caller's step limit; one step is one instruction.
+import type { Processor } from '../core/vocabulary.js';
 
 export type Value = number | null;
 
@@ -53,7 +54,7 @@ export type EmuStop =
   | 'unsupported'; // an instruction this interpreter does not model
 
 export interface EmulateOptions {
-  processor: 'arm9' | 'arm7';
+  processor: Processor;
   memory: EmuMemory;
   maxSteps: number;
   /** Checked before each instruction; true stops the run there. */

@@ -3,7 +3,13 @@
 // immediates that merely look like addresses are never references; no register or data flow.
 import type { ArmMode, DecodedInstruction } from './types.js';
 
-export type ReferenceKind = 'direct-branch' | 'direct-call' | 'literal-pool' | 'pc-relative-address';
+export const REFERENCE_KINDS = [
+  'direct-branch',
+  'direct-call',
+  'literal-pool',
+  'pc-relative-address',
+] as const;
+export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
 
 export interface ArmReference {
   /** Address of the referencing instruction. */

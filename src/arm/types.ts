@@ -1,7 +1,8 @@
 // The decoder's public vocabulary. Kept compact on purpose: tools put these objects in front of an
 // assistant that reads every byte, so facts that are usually absent are optional, never `false`.
 
-export type ArmMode = 'arm' | 'thumb';
+export const ARM_MODES = ['arm', 'thumb'] as const;
+export type ArmMode = (typeof ARM_MODES)[number];
 
 /**
  * How an instruction changes control flow, judged from this one instruction:
@@ -10,12 +11,15 @@ export type ArmMode = 'arm' | 'thumb';
  *   LR, BLX Rm, LDR PC, MOV/ADD PC, LDM without SP base...);
  * - `return`: BX LR, MOV PC,LR, POP/LDM SP with PC, LDR PC,[SP],#4, SUBS/MOVS PC,LR (exception return).
  */
-export type FlowKind = 'branch' | 'call' | 'return' | 'branch-indirect' | 'call-indirect';
+export const FLOW_KINDS = ['branch', 'call', 'return', 'branch-indirect', 'call-indirect'] as const;
+export type FlowKind = (typeof FLOW_KINDS)[number];
+
+/** `literal-pool`: the computed address of the loaded slot (its contents are not interpreted);
+ * `pc-relative-address`: the address built by ADR / ADD|SUB Rd, PC, #imm. */
+export const PC_RELATIVE_KINDS = ['literal-pool', 'pc-relative-address'] as const;
 
 export interface PcRelative {
-  /** `literal-pool`: the computed address of the loaded slot (its contents are not interpreted);
-   * `pc-relative-address`: the address built by ADR / ADD|SUB Rd, PC, #imm. */
-  kind: 'literal-pool' | 'pc-relative-address';
+  kind: (typeof PC_RELATIVE_KINDS)[number];
   address: number;
 }
 
@@ -41,7 +45,8 @@ export interface DecodedInstruction {
   writesPc?: true;
 }
 
-export type DecodeStopReason = 'undecodable' | 'architecture' | 'truncated-instruction';
+export const DECODE_STOP_REASONS = ['undecodable', 'architecture', 'truncated-instruction'] as const;
+export type DecodeStopReason = (typeof DECODE_STOP_REASONS)[number];
 
 export interface DecodeWindowResult {
   instructions: DecodedInstruction[];

@@ -7,7 +7,7 @@ import type { Config } from '../config/config.js';
 import { profileReport } from '../core/profiles.js';
 import { invokeTool } from '../mcp/invoke.js';
 import { Services } from '../services.js';
-import { ALL_TOOLS, toolsForProfile } from '../tools/index.js';
+import { loadAllTools, toolsForProfile } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
 
 export async function callTool(
@@ -31,9 +31,10 @@ export async function callTool(
   // not narrow the CLI; an explicit RE_MCP_PROFILE still does.
   const profile = config.profileOrigin.source === 'default' ? (['full'] as const) : config.profile;
   const services = new Services({ ...config, profile: [...profile] }, new Workspace(config.workspaceRoot));
-  const tools = toolsForProfile(profile);
+  const all = await loadAllTools();
+  const tools = toolsForProfile(all, profile);
   services.tools = tools;
-  services.profileReport = profileReport(ALL_TOOLS, profile, config.profileOrigin);
+  services.profileReport = profileReport(all, profile, config.profileOrigin);
   const def = tools.find((t) => t.name === name);
   if (!def) {
     process.stdout.write(

@@ -14,10 +14,10 @@ import {
 } from '../core/profiles.js';
 import { startupMark } from '../core/startup-trace.js';
 import type { LimitSpec } from '../core/vocabulary.js';
-import { type ListedTool, listTools, type ToolSource } from '../mcp/server.js';
+import { listTools, type PublishedTool, type ToolSource } from '../mcp/published.js';
 import type { ToolDefinition } from '../mcp/tool.js';
-import type { ListedTool as ContainerTool } from '../services.js';
-import { FAMILY_LOADERS, type FamilyName } from '../tools/families.js';
+import type { ListedTool } from '../services.js';
+import { FAMILIES, type FamilyName, loadFamily } from '../tools/families.js';
 
 declare const __RE_MCP_CATALOG__: PackedCatalogEntry[] | undefined;
 
@@ -26,7 +26,7 @@ export interface CatalogEntry {
   profiles: readonly ProfileName[];
   limits?: Record<string, LimitSpec>;
   /** As tools/list publishes it by default: output schema summarised (src/mcp/output-schema.ts). */
-  published: ListedTool;
+  published: PublishedTool;
   /** The complete output schema (RE_MCP_OUTPUT_SCHEMAS=full). */
   fullOutputSchema: Record<string, unknown>;
 }
@@ -34,15 +34,13 @@ export interface CatalogEntry {
 /** Derives the catalog from the tool definitions (the build does this once). */
 export async function buildCatalog(): Promise<CatalogEntry[]> {
   const entries: CatalogEntry[] = [];
-  for (const [family, load] of Object.entries(FAMILY_LOADERS) as Array<
-    [FamilyName, () => Promise<readonly ToolDefinition[]>]
-  >) {
-    const defs = await load();
+  for (const family of FAMILIES) {
+    const defs = await family.load();
     const published = listTools(defs);
     const full = listTools(defs, { outputSchemas: 'full' });
     for (const [i, def] of defs.entries()) {
       entries.push({
-        family,
+        family: family.name,
         profiles: def.profiles,
         ...(def.limits ? { limits: def.limits } : {}),
         published: published[i]!,
@@ -109,17 +107,17 @@ export async function profileTools(
   profile: ProfileName | ProfileSelection,
   outputSchemas: OutputSchemaMode = 'summary',
   origin: ProfileOrigin = { source: 'setting', added: [] },
-): Promise<{ source: ToolSource; tools: ContainerTool[]; report: ProfileReport }> {
+): Promise<{ source: ToolSource; tools: ListedTool[]; report: ProfileReport }> {
   const all = await catalog();
   const entries = all.filter((e) => selects(profile, e.profiles));
   const texts = entries.map((e) => publishedText(e, outputSchemas));
   const familyOf = new Map(entries.map((e) => [e.name, e.family]));
   const loading = new Map<FamilyName, Promise<readonly ToolDefinition[]>>();
-  let listed: ListedTool[] | undefined;
+  let listed: PublishedTool[] | undefined;
   let listedJson: string | undefined;
   const source: ToolSource = {
     listed: () => {
-      listed ??= texts.map((text) => JSON.parse(text) as ListedTool);
+      listed ??= texts.map((text) => JSON.parse(text) as PublishedTool);
       return listed;
     },
     listedJson: () => {
@@ -133,7 +131,7 @@ export async function profileTools(
         startupMark(`loading family ${family}`);
         loading.set(
           family,
-          FAMILY_LOADERS[family]().then((defs) => {
+          loadFamily(family).then((defs) => {
             startupMark(`family ${family} loaded`);
             return defs;
           }),

@@ -67,7 +67,7 @@ const wrapped = `(function (exports, require, module, __filename, __dirname) {${
 const sourceDigest = () => digest([sourceBytes]);
 
 // What became of the cache, for `re-mcp doctor` (src/cli/doctor/core-checks.ts reads it).
-type CacheState = 'used' | 'absent' | 'stale' | 'rejected';
+export type CacheState = 'used' | 'absent' | 'stale' | 'rejected';
 
 function readCache(): { payload?: Buffer; state: CacheState } {
   let file: Buffer;

@@ -56,12 +56,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     const outputSchemas = env.RE_MCP_OUTPUT_SCHEMAS || 'summary';
     if (!isOutputSchemaMode(outputSchemas))
       fail(`RE_MCP_OUTPUT_SCHEMAS must be summary or full, got "${outputSchemas}"`);
-    const { toolsForProfile } = await import('../tools/index.js');
-    const tools = toolsForProfile(profile);
+    const { loadAllTools, toolsForProfile } = await import('../tools/index.js');
+    const tools = toolsForProfile(await loadAllTools(), profile);
     if (json) {
       // Exactly what tools/list publishes (name, title, description, schemas, annotations), so a
       // script can read the definitions without speaking MCP.
-      const { listTools } = await import('../mcp/server.js');
+      const { listTools } = await import('../mcp/published.js');
       process.stdout.write(`${JSON.stringify(listTools(tools, { outputSchemas }), null, 2)}\n`);
     } else for (const t of tools) process.stdout.write(`${t.name.padEnd(36)} ${t.description.purpose}\n`);
     return 0;

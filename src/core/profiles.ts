@@ -69,10 +69,12 @@ export const PROFILE_TRIGGERS: ReadonlyArray<readonly [ProfileName, readonly str
   ],
 ];
 
+/** `setting`: RE_MCP_PROFILE chose the selection in force; `default`: it was unset. */
+export const PROFILE_SOURCES = ['setting', 'default'] as const;
+
 /** How the selection in force was chosen, said by server_capabilities and the instructions. */
 export interface ProfileOrigin {
-  /** `setting`: RE_MCP_PROFILE chose it; `default`: it was unset. */
-  source: 'setting' | 'default';
+  source: (typeof PROFILE_SOURCES)[number];
   /** For a default selection: why each profile beyond the default one was added. */
   added: string[];
 }

@@ -1,4 +1,5 @@
-// The words every tool shares, declared once: which processor, how an address is written in and out.
+// The words every tool shares, declared once: which processor, whether bounded work completed, how an
+// address is written in and out.
 //
 // Address convention (the whole server, inputs and outputs alike):
 // - OUT: every runtime address, ROM offset and memory address a tool returns is a string "0x" + at
@@ -9,8 +10,12 @@
 //   string of decimal digits, or a JSON integer. So a value one tool returns goes verbatim into another.
 import { z } from 'zod/v4';
 
-export type Processor = 'arm9' | 'arm7';
-export const PROCESSORS = ['arm9', 'arm7'] as const satisfies readonly Processor[];
+export const PROCESSORS = ['arm9', 'arm7'] as const;
+export type Processor = (typeof PROCESSORS)[number];
+
+/** A bounded piece of work either finished (`complete`) or stopped at a named limit (`truncated`). */
+export const BOUNDED_STATUSES = ['complete', 'truncated'] as const;
+export type BoundedStatus = (typeof BOUNDED_STATUSES)[number];
 
 /** 0x02000800 -> "0x02000800" (lower case, at least 8 digits). */
 export function formatAddress(n: number): string {

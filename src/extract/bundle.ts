@@ -3,7 +3,8 @@
 // dumped: they stay opt-in through single-component extraction.
 import { randomBytes } from 'node:crypto';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
-import type { NdsRomModel, Overlay, Processor } from '../formats/nds/index.js';
+import type { Processor } from '../core/vocabulary.js';
+import type { NdsRomModel, Overlay } from '../formats/nds/index.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import { VERSION } from '../version.js';
 import type { OutputDir } from '../workspace/output-dir.js';

@@ -23,7 +23,8 @@ export type ReadRegion =
   | { kind: 'table'; table: TableName }
   | { kind: 'autoload'; index: number };
 
-export type ReadView = 'stored' | 'decoded';
+export const READ_VIEWS = ['stored', 'decoded'] as const;
+export type ReadView = (typeof READ_VIEWS)[number];
 
 export interface RegionWindow {
   label: string;

@@ -9,7 +9,7 @@ import { EVIDENCE_IDS } from '../analysis/evidence/index.js';
 import { getProgramMaps, MAP_LIMITS } from '../analysis/program-map/service.js';
 import { TIERS, type Tier } from '../analysis/program-map/types.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
-import type { Processor } from '../core/vocabulary.js';
+import type { BoundedStatus, Processor } from '../core/vocabulary.js';
 import { autoloadImageOffset } from '../formats/nds/address-map.js';
 import type { RomHandle, RomStore } from '../nds/rom-store.js';
 import { type FoundString, type StringEncoding, scanPieces, sjisAvailable } from '../search/strings.js';
@@ -31,7 +31,8 @@ export const STRING_LIST_LIMITS = {
   refsPerString: { max: 8, unit: 'references' },
 } as const;
 
-export type StringArea = 'all' | 'arm9' | 'arm7' | 'files';
+export const STRING_AREAS = ['all', 'arm9', 'arm7', 'files'] as const;
+export type StringArea = (typeof STRING_AREAS)[number];
 
 export interface StringListRequest {
   area: StringArea;
@@ -81,7 +82,7 @@ export interface ListedString {
 }
 
 export interface StringList {
-  status: 'complete' | 'truncated';
+  status: BoundedStatus;
   totalBytes: number;
   scannedBytes: number;
   unscanned: { component: string; bytes: number; reason: string }[];

@@ -3,7 +3,7 @@
 // specification's message schemas accept (no unknown top-level keys; ids are strings or integers;
 // params and results are objects whose optional _meta is an object; a progress token is a string or
 // an integer), so a message is judged the same with or without the SDK loaded.
-// test/mcp/jsonrpc-shapes.test.ts checks them against the SDK's own guards on many messages.
+// test/mcp/session.test.ts checks them against the SDK's own guards on many messages.
 
 type Json = Record<string, unknown>;
 

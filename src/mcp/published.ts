@@ -1,9 +1,10 @@
-// What the server publishes: the tools/list definitions derived from the tool definitions (the build
-// does it once, src/cli/catalog.ts), and where a server finds them. The protocol layer that serves
-// them is ./session.ts.
+// What the server publishes: the instructions said once per session, the tools/list definitions
+// derived from the tool definitions (the build does it once, src/cli/catalog.ts), and where a server
+// finds them. The protocol layer that serves them is ./session.ts.
 import { z } from 'zod/v4';
 import type { OutputSchemaMode } from '../config/config.js';
 import { addressOut, addressRangeOut } from '../core/vocabulary.js';
+import type { ListedTool } from '../services.js';
 import { compactSchema } from './json-schema.js';
 import { publishOutputSchema, SUMMARY_DEPTH } from './output-schema.js';
 import { renderDescription, type ToolAnnotations, type ToolDefinition } from './tool.js';
@@ -27,9 +28,8 @@ export const INSTRUCTIONS = [
   '- server_capabilities: readiness, limits; per tool: detail full',
 ].join('\n');
 
-export interface ListedTool {
-  name: string;
-  title: string;
+/** A tool as tools/list publishes it: the container's name and title, with its description and schemas. */
+export interface PublishedTool extends Pick<ListedTool, 'name' | 'title'> {
   description: string;
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
@@ -56,7 +56,7 @@ function wellKnownParts(): Map<string, string> {
 export function listTools(
   tools: readonly ToolDefinition[],
   options: { outputSchemas?: OutputSchemaMode; depth?: number } = {},
-): ListedTool[] {
+): PublishedTool[] {
   const names = wellKnownParts();
   const mode = options.outputSchemas ?? 'summary';
   return tools.map((def) => ({
@@ -95,7 +95,7 @@ export function publishedAnnotations(a: ToolAnnotations): Record<string, boolean
  * on first use) and the definitions themselves, loaded only when a tool is first called.
  */
 export interface ToolSource {
-  listed(): readonly ListedTool[];
+  listed(): readonly PublishedTool[];
   /** The same definitions as one JSON array text, as tools/list sends them to current clients. */
   listedJson(): string;
   load(name: string): Promise<ToolDefinition | undefined>;

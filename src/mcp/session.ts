@@ -11,7 +11,7 @@ import type { Services } from '../services.js';
 import { SERVER_NAME, VERSION } from '../version.js';
 import { errorResult, invokeTool } from './invoke.js';
 import { isRequestId, RawJson } from './jsonrpc.js';
-import { INSTRUCTIONS, type ToolSource } from './server.js';
+import { INSTRUCTIONS, type ToolSource } from './published.js';
 import type { LineStdioTransport } from './stdio-transport.js';
 import { takesPublishedTools, toWireResult, toWireTools } from './wire.js';
 

@@ -3,8 +3,8 @@
 // Decoded images are cached by ROM identity, within a byte budget, and only after the ROM was
 // re-verified, so a cache entry can never hold bytes of a file that changed while it was read.
 import { ReMcpError } from '../core/errors.js';
+import type { Processor } from '../core/vocabulary.js';
 import { blzDecode } from '../formats/blz/index.js';
-import type { Processor } from '../formats/nds/index.js';
 import type { RomHandle } from './rom-handle.js';
 
 export interface RuntimeImage {

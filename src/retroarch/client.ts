@@ -63,11 +63,14 @@ export interface InputStep {
   frames: number;
 }
 
+export const INPUT_ACTIONS = ['press', 'hold', 'release'] as const;
+/** frame-exact: paused, held over exactly that many FRAMEADVANCE presses; timed: running, held for the frames' time. */
+export const INPUT_TIMINGS = ['frame-exact', 'timed', 'none'] as const;
+
 export interface InputResult {
   player: number;
-  action: 'press' | 'hold' | 'release';
-  /** frame-exact: paused, held over exactly that many FRAMEADVANCE presses; timed: running, held for the frames' time. */
-  timing: 'frame-exact' | 'timed' | 'none';
+  action: (typeof INPUT_ACTIONS)[number];
+  timing: (typeof INPUT_TIMINGS)[number];
   steps: number;
   frames: number;
   /** Buttons left pressed (hold): released by a later release call. */

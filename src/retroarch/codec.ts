@@ -84,7 +84,9 @@ export function configQuery(name: string): Query {
   return { datagram: `GET_CONFIG_PARAM ${name}`, key: `GET_CONFIG_PARAM ${name}` };
 }
 
-export type Space = 'memory' | 'ram';
+/** RetroArch's two address spaces: the core's memory map, and the achievements (RAM) address space. */
+export const MEMORY_SPACES = ['memory', 'ram'] as const;
+export type Space = (typeof MEMORY_SPACES)[number];
 const READ_CMD: Record<Space, string> = { memory: 'READ_CORE_MEMORY', ram: 'READ_CORE_RAM' };
 
 /** Lengths are DECIMAL on the wire (a `0x10` length reads zero bytes); addresses are hex. */
@@ -192,8 +194,10 @@ export function replyKey(text: string): string | null {
   }
 }
 
+export const RUN_STATES = ['playing', 'paused', 'contentless'] as const;
+
 export interface Status {
-  state: 'playing' | 'paused' | 'contentless';
+  state: (typeof RUN_STATES)[number];
   system: string | null;
   game: string | null;
   crc32: string | null;

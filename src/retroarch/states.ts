@@ -11,6 +11,10 @@ import { isLoopback, sleep, slotOfStateFile, stateFileName, stateSnapshot } from
 
 export const MAX_SLOT = 99;
 
+/** How a state reached its slot: the current slot, a native *_STATE_SLOT command, or the pointer walked there. */
+export const STATE_METHODS = ['current', 'native', 'walk'] as const;
+type StateMethod = (typeof STATE_METHODS)[number];
+
 /** What the slot logic needs of the client (RetroArchClient provides it; declared here, so no cycle). */
 export interface StateHost {
   readonly transport: { readonly host: string; readonly timeoutMs: number };
@@ -127,7 +131,7 @@ export class StateSlots {
       const dir = await this.stateDir(signal);
       const game = run.status.game;
       const before = dir && game ? await stateSnapshot(dir, game) : null;
-      let method: 'current' | 'native' | 'walk' = 'current';
+      let method: StateMethod = 'current';
       let presses = 0;
       const original = this.slot.value;
       if (opts.slot === undefined) {
@@ -220,7 +224,7 @@ export class StateSlots {
         }
         if (!exists) file = null;
       }
-      let method: 'current' | 'native' | 'walk' = 'current';
+      let method: StateMethod = 'current';
       let presses = 0;
       if (opts.slot === undefined) {
         await this.ra.hotkey('LOAD_STATE', signal);

@@ -9,13 +9,15 @@ export const PATTERN_LIMITS = {
   patternBytes: { min: 1, max: 4096, unit: 'bytes' },
 } as const;
 
+export const ENDIANNESSES = ['little', 'big'] as const;
+
 export type PatternInput =
   | { kind: 'byte-signature'; signature: string }
   | {
       kind: 'integer';
       value: number;
       width: 8 | 16 | 32;
-      endianness: 'little' | 'big';
+      endianness: (typeof ENDIANNESSES)[number];
       signed: boolean;
       alignment?: 1 | 2 | 4;
     }
@@ -141,7 +143,7 @@ function encodeUtf16le(text: string): Uint8Array {
 
 /**
  * Needles longer than this make Buffer.indexOf switch from its memchr-driven linear search to a
- * Boyer-Moore-Horspool loop that measured 5x slower on random data, so the anchor is capped.
+ * Boyer-Moore-Horspool loop, several times slower (CHANGELOG.md, Development), so the anchor is capped.
  */
 export const MAX_ANCHOR = 6;
 

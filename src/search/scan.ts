@@ -17,7 +17,8 @@ export interface Segment {
 /** Fills `into` from absolute `position`; returns the byte count (short only at end of file). */
 export type ChunkReader = (into: Uint8Array, position: number) => Promise<number>;
 
-export type TruncationReason = 'scan-byte-limit' | 'match-count-limit' | 'verification-work-limit';
+export const SCAN_TRUNCATIONS = ['scan-byte-limit', 'match-count-limit', 'verification-work-limit'] as const;
+export type TruncationReason = (typeof SCAN_TRUNCATIONS)[number];
 
 export const SCAN_LIMITS = {
   /**

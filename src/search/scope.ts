@@ -3,7 +3,8 @@
 // of their bytes is scanned once, but a match only counts when one selected component holds its whole
 // span — touching or overlapping components never join into a larger matching domain.
 import { ReMcpError } from '../core/errors.js';
-import type { NdsRomModel, Processor } from '../formats/nds/index.js';
+import type { Processor } from '../core/vocabulary.js';
+import type { NdsRomModel } from '../formats/nds/index.js';
 import { mergeRanges, type Segment } from './scan.js';
 
 export const SCOPE_LIMITS = {

@@ -2,6 +2,7 @@
 // their canonical owners. Pure: the ROM's bytes arrive through injected readers, so the same code runs
 // over a file (the tool) and over a buffer (tests).
 import { ReMcpError } from '../core/errors.js';
+import type { BoundedStatus } from '../core/vocabulary.js';
 import { type NdsRomModel, ownersOfRomRange, type RomOwner } from '../formats/nds/index.js';
 import { type CompiledPattern, compilePattern, type PatternInput } from './pattern.js';
 import { type ChunkReader, scanSegments, type TruncationReason } from './scan.js';
@@ -72,7 +73,7 @@ export interface SearchHit {
 export interface SearchResult {
   pattern: { kind: string; length: number; canonical: string; alignment: number };
   scope: { kind: string; components: string[]; scopeBytes: number };
-  status: 'complete' | 'truncated';
+  status: BoundedStatus;
   truncationReasons: TruncationReason[];
   scannedBytes: number;
   discoveredMatches: number;

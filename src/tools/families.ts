@@ -1,22 +1,37 @@
-// Every tool family, imported on demand. The server publishes its tool list from a catalog made at
-// build time (src/cli/catalog.ts) and imports a family's code only when one of its tools is first
-// called, so start-up builds no tool schemas. Same families, same order as ./index.ts (a test checks).
+// The registry: every tool family, in the order tools/list publishes them, with how to import its
+// definitions. It is written here once; the whole tool list (./index.ts, for the CLI's `tools` and
+// `call` commands and the tests) and the server's catalog with its imports on first call
+// (src/cli/catalog.ts) both derive from it, so start-up builds no tool schemas.
 import type { ToolDefinition } from '../mcp/tool.js';
 
-type Family = () => Promise<readonly ToolDefinition[]>;
-const family = (tools: readonly unknown[]) => tools as readonly ToolDefinition[];
+interface Family {
+  name: string;
+  load: () => Promise<readonly ToolDefinition[]>;
+}
 
-export const FAMILY_LOADERS = {
-  general: async () => family((await import('./general/index.js')).generalTools),
-  project: async () => family((await import('./project/index.js')).projectTools),
-  nds: async () => family((await import('./nds/index.js')).ndsStructureTools),
-  arm: async () => family((await import('./arm/index.js')).armTools),
-  analysis: async () => family((await import('./analysis/index.js')).analysisTools),
-  search: async () => family((await import('./search/index.js')).searchTools),
-  extract: async () => family((await import('./extract/index.js')).extractTools),
-  rebuild: async () => family((await import('./rebuild/index.js')).rebuildTools),
-  desmume: async () => family((await import('./desmume/index.js')).desmumeTools),
-  retroarch: async () => family((await import('./retroarch/index.js')).retroarchTools),
-} satisfies Record<string, Family>;
+const definitions = (tools: readonly unknown[]) => tools as readonly ToolDefinition[];
 
-export type FamilyName = keyof typeof FAMILY_LOADERS;
+export const FAMILIES = [
+  { name: 'general', load: async () => definitions((await import('./general/index.js')).generalTools) },
+  { name: 'project', load: async () => definitions((await import('./project/index.js')).projectTools) },
+  { name: 'nds', load: async () => definitions((await import('./nds/index.js')).ndsStructureTools) },
+  { name: 'arm', load: async () => definitions((await import('./arm/index.js')).armTools) },
+  { name: 'analysis', load: async () => definitions((await import('./analysis/index.js')).analysisTools) },
+  { name: 'search', load: async () => definitions((await import('./search/index.js')).searchTools) },
+  { name: 'extract', load: async () => definitions((await import('./extract/index.js')).extractTools) },
+  { name: 'rebuild', load: async () => definitions((await import('./rebuild/index.js')).rebuildTools) },
+  { name: 'desmume', load: async () => definitions((await import('./desmume/index.js')).desmumeTools) },
+  {
+    name: 'retroarch',
+    load: async () => definitions((await import('./retroarch/index.js')).retroarchTools),
+  },
+] as const satisfies readonly Family[];
+
+export type FamilyName = (typeof FAMILIES)[number]['name'];
+
+/** The definitions of one family; its modules are imported on the first call. */
+export function loadFamily(name: FamilyName): Promise<readonly ToolDefinition[]> {
+  const family = FAMILIES.find((f) => f.name === name);
+  if (!family) throw new Error(`no tool family named ${name}`);
+  return family.load();
+}

@@ -1,32 +1,21 @@
-// The registry of every tool family. Each family folder exports an array of definitions; add one
-// line here per family.
+// Every tool definition, family by family in the registry's order (./families.ts). Loading them
+// imports every family and builds every schema: the CLI's `tools` and `call` commands and the tests
+// do; the server publishes its catalog instead (src/cli/catalog.ts).
 import { type ProfileName, type ProfileSelection, selects } from '../core/profiles.js';
 import type { ToolDefinition } from '../mcp/tool.js';
-import { analysisTools } from './analysis/index.js';
-import { armTools } from './arm/index.js';
-import { desmumeTools } from './desmume/index.js';
-import { extractTools } from './extract/index.js';
-import { generalTools } from './general/index.js';
-import { ndsStructureTools } from './nds/index.js';
-import { projectTools } from './project/index.js';
-import { rebuildTools } from './rebuild/index.js';
-import { retroarchTools } from './retroarch/index.js';
-import { searchTools } from './search/index.js';
+import { FAMILIES } from './families.js';
 
-export const ALL_TOOLS: readonly ToolDefinition[] = [
-  ...generalTools,
-  ...projectTools,
-  ...ndsStructureTools,
-  ...armTools,
-  ...analysisTools,
-  ...searchTools,
-  ...extractTools,
-  ...rebuildTools,
-  ...desmumeTools,
-  ...retroarchTools,
-] as unknown as readonly ToolDefinition[];
+/** Every tool, in tools/list order. */
+export async function loadAllTools(): Promise<ToolDefinition[]> {
+  const tools: ToolDefinition[] = [];
+  for (const family of FAMILIES) tools.push(...(await family.load()));
+  return tools;
+}
 
-/** The tools of one profile, or of several combined (their union). */
-export function toolsForProfile(profile: ProfileName | ProfileSelection): ToolDefinition[] {
-  return ALL_TOOLS.filter((t) => selects(profile, t.profiles));
+/** The tools of one profile, or of several combined (their union), in the order given. */
+export function toolsForProfile(
+  tools: readonly ToolDefinition[],
+  profile: ProfileName | ProfileSelection,
+): ToolDefinition[] {
+  return tools.filter((t) => selects(profile, t.profiles));
 }

@@ -4,11 +4,13 @@ import { readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { listTools } from '../../src/mcp/server.js';
-import { toolsForProfile } from '../../src/tools/index.js';
+import { listTools } from '../../src/mcp/published.js';
+import { loadAllTools, toolsForProfile } from '../../src/tools/index.js';
 import { VERSION } from '../../src/version.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../kit/mcp-harness.js';
 import { INITIALIZE, INITIALIZED, startRawServer } from '../kit/raw-server.js';
+
+const ALL_TOOLS = await loadAllTools();
 
 function cli(args: string[], env: Record<string, string> = {}) {
   return spawnSync(process.execPath, [SERVER_ENTRY, ...args], {
@@ -42,8 +44,8 @@ test('tools --profile project lists exactly the project tools', () => {
 test('tools --json publishes output schemas as RE_MCP_OUTPUT_SCHEMAS / --output-schemas says', () => {
   const args = ['tools', '--profile', 'project', '--json'];
   const summary = JSON.parse(cli(args).stdout);
-  assert.deepEqual(summary, listTools(toolsForProfile('project')));
-  const full = listTools(toolsForProfile('project'), { outputSchemas: 'full' });
+  assert.deepEqual(summary, listTools(toolsForProfile(ALL_TOOLS, 'project')));
+  const full = listTools(toolsForProfile(ALL_TOOLS, 'project'), { outputSchemas: 'full' });
   assert.deepEqual(JSON.parse(cli([...args, '--output-schemas', 'full']).stdout), full);
   assert.deepEqual(JSON.parse(cli(args, { RE_MCP_OUTPUT_SCHEMAS: 'full' }).stdout), full);
   assert.notDeepEqual(summary, full, 'the project profile has an output schema the summary shortens');

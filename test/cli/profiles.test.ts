@@ -5,8 +5,10 @@ import { test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { isReMcpError } from '../../src/core/errors.js';
 import { parseProfileSelection } from '../../src/core/profiles.js';
-import { toolsForProfile } from '../../src/tools/index.js';
+import { loadAllTools, toolsForProfile } from '../../src/tools/index.js';
 import { makeWorkspace, startServer } from '../kit/mcp-harness.js';
+
+const ALL_TOOLS = await loadAllTools();
 
 test('a comma-separated profile setting is the union of its profiles', () => {
   assert.deepEqual(parseProfileSelection('build, static,runtime,static'), ['static', 'runtime', 'build']);
@@ -14,12 +16,14 @@ test('a comma-separated profile setting is the union of its profiles', () => {
   assert.equal(parseProfileSelection('static,bogus'), null);
   assert.equal(parseProfileSelection(',,'), null);
   const union = new Set(
-    ['static', 'runtime', 'build'].flatMap((p) => toolsForProfile(p as 'static').map((t) => t.name)),
+    ['static', 'runtime', 'build'].flatMap((p) =>
+      toolsForProfile(ALL_TOOLS, p as 'static').map((t) => t.name),
+    ),
   );
-  const combined = toolsForProfile(['static', 'runtime', 'build']).map((t) => t.name);
+  const combined = toolsForProfile(ALL_TOOLS, ['static', 'runtime', 'build']).map((t) => t.name);
   assert.deepEqual(new Set(combined), union);
   assert.equal(combined.length, union.size, 'no tool twice');
-  assert.ok(combined.length < toolsForProfile('full').length);
+  assert.ok(combined.length < toolsForProfile(ALL_TOOLS, 'full').length);
 });
 
 test('the server serves a combined profile, and refuses an unknown name in one', async () => {
@@ -32,7 +36,7 @@ test('the server serves a combined profile, and refuses an unknown name in one',
   const h = await startServer({ workspace, env: { RE_MCP_PROFILE: 'static,runtime,build' } });
   try {
     const listed = (await h.client.listTools()).tools.map((t) => t.name);
-    const expected = toolsForProfile(['static', 'runtime', 'build']).map((t) => t.name);
+    const expected = toolsForProfile(ALL_TOOLS, ['static', 'runtime', 'build']).map((t) => t.name);
     assert.deepEqual([...listed].sort(), [...expected].sort());
     assert.ok(
       listed.includes('nds_mutation_build') &&

@@ -10,10 +10,12 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ALL_TOOLS } from '../../src/tools/index.js';
+import { loadAllTools } from '../../src/tools/index.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../kit/mcp-harness.js';
 import { checkWireResult } from '../kit/schema-check.js';
 import { CASES, type Case, prepareWorkspace } from './cases.js';
+
+const ALL_TOOLS = await loadAllTools();
 
 const run = promisify(execFile);
 let workspace: string;

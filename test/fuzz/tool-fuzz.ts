@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { invokeTool } from '../../src/mcp/invoke.js';
 import type { ToolDefinition } from '../../src/mcp/tool.js';
 import { Services } from '../../src/services.js';
-import { toolsForProfile } from '../../src/tools/index.js';
+import { loadAllTools, toolsForProfile } from '../../src/tools/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { fuzzTargets, type Target } from '../formats/nds-fuzz-cases.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
@@ -214,7 +214,7 @@ export async function runToolFuzz(cases: number, seed: number, callsPerRom = 12)
   const root = await makeWorkspace('re-mcp-toolfuzz-');
   await mkdir(join(root, 'roms'));
   const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
-  services.tools = toolsForProfile('static');
+  services.tools = toolsForProfile(await loadAllTools(), 'static');
   const tools = services.tools as ToolDefinition[];
   const targets = fuzzTargets().filter((t) => t.bytes.length <= 4 * 1024 * 1024);
   const rand = rng(seed);

@@ -7,9 +7,11 @@
 import assert from 'node:assert/strict';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { invokeTool } from '../../src/mcp/invoke.js';
-import { listTools } from '../../src/mcp/server.js';
+import { listTools } from '../../src/mcp/published.js';
 import { ERROR_META_KEY, ERROR_META_SCHEMA } from '../../src/mcp/wire.js';
-import { toolsForProfile } from '../../src/tools/index.js';
+import { loadAllTools } from '../../src/tools/index.js';
+
+const ALL_TOOLS = await loadAllTools();
 
 // Formats are not checked (zod emits few, and ajv needs a plugin for them); every other keyword is.
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
@@ -45,9 +47,7 @@ let complete: Map<string, object> | null = null;
 
 /** The complete output schema of every tool of the registry (what RE_MCP_OUTPUT_SCHEMAS=full publishes). */
 function completeSchema(tool: string): object | undefined {
-  complete ??= new Map(
-    listTools(toolsForProfile('full'), { outputSchemas: 'full' }).map((t) => [t.name, t.outputSchema]),
-  );
+  complete ??= new Map(listTools(ALL_TOOLS, { outputSchemas: 'full' }).map((t) => [t.name, t.outputSchema]));
   return complete.get(tool);
 }
 

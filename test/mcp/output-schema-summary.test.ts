@@ -13,12 +13,14 @@ import { z } from 'zod/v4';
 import { loadConfig } from '../../src/config/config.js';
 import { invokeTool } from '../../src/mcp/invoke.js';
 import { jsonTypes, SUMMARY_DEPTH, summarize } from '../../src/mcp/output-schema.js';
-import { INSTRUCTIONS, listTools } from '../../src/mcp/server.js';
+import { INSTRUCTIONS, listTools } from '../../src/mcp/published.js';
 import { defineTool } from '../../src/mcp/tool.js';
 import { Services } from '../../src/services.js';
-import { ALL_TOOLS } from '../../src/tools/index.js';
+import { loadAllTools } from '../../src/tools/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
+
+const ALL_TOOLS = await loadAllTools();
 
 type Schema = Record<string, any>;
 

@@ -7,8 +7,10 @@ import { test } from 'node:test';
 import { z } from 'zod/v4';
 import { compactSchema } from '../../src/mcp/json-schema.js';
 import { publishOutputSchema, shareDefinitions } from '../../src/mcp/output-schema.js';
-import { listTools } from '../../src/mcp/server.js';
-import { ALL_TOOLS } from '../../src/tools/index.js';
+import { listTools } from '../../src/mcp/published.js';
+import { loadAllTools } from '../../src/tools/index.js';
+
+const ALL_TOOLS = await loadAllTools();
 
 type Schema = Record<string, any>;
 

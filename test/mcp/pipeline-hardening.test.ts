@@ -8,7 +8,7 @@ import { ReMcpError } from '../../src/core/errors.js';
 import { invokeTool } from '../../src/mcp/invoke.js';
 import { defineTool, type ProgressUpdate, type ToolContext } from '../../src/mcp/tool.js';
 import { Services } from '../../src/services.js';
-import { toolsForProfile } from '../../src/tools/index.js';
+import { loadAllTools } from '../../src/tools/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 
@@ -73,7 +73,7 @@ test('at the minimum RE_MCP_MAX_OUTPUT_BYTES, server_capabilities itself still f
     RE_MCP_MAX_OUTPUT_BYTES: String(OUTPUT_BYTES.min),
   });
   const s = new Services(config, new Workspace(root));
-  const all = toolsForProfile('full');
+  const all = await loadAllTools();
   s.tools = all;
   const def = all.find((t) => t.name === 'server_capabilities')!;
   const r = await invokeTool(def, {}, s, { signal: new AbortController().signal });

@@ -5,9 +5,11 @@ import assert from 'node:assert/strict';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ALL_TOOLS } from '../../src/tools/index.js';
+import { loadAllTools } from '../../src/tools/index.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 import { INITIALIZED, startRawServer } from '../kit/raw-server.js';
+
+const ALL_TOOLS = await loadAllTools();
 
 async function exchange(version: string) {
   const workspace = await makeWorkspace();

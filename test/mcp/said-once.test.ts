@@ -2,9 +2,11 @@
 // and not again in each tool's definition: tools/list is read by the assistant in every conversation.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { INSTRUCTIONS, listTools, publishedAnnotations } from '../../src/mcp/server.js';
-import { ALL_TOOLS } from '../../src/tools/index.js';
+import { INSTRUCTIONS, listTools, publishedAnnotations } from '../../src/mcp/published.js';
+import { loadAllTools } from '../../src/tools/index.js';
 import { startServer } from '../kit/mcp-harness.js';
+
+const ALL_TOOLS = await loadAllTools();
 
 test('the instructions state the shared conventions, briefly', () => {
   assert.ok(Buffer.byteLength(INSTRUCTIONS) <= 1536, `instructions are ${Buffer.byteLength(INSTRUCTIONS)} B`);

@@ -14,7 +14,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import { isErrorResponse, isNotification, isRequest, isResultResponse } from '../../src/mcp/jsonrpc.js';
-import { INSTRUCTIONS } from '../../src/mcp/server.js';
+import { INSTRUCTIONS } from '../../src/mcp/published.js';
 import { CAPABILITIES, initializeResult, PROTOCOL_VERSIONS } from '../../src/mcp/session.js';
 import { SERVER_NAME, VERSION } from '../../src/version.js';
 import { rng } from '../kit/rng.js';

@@ -8,9 +8,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { listTools } from '../../src/mcp/server.js';
-import { ALL_TOOLS } from '../../src/tools/index.js';
+import { listTools } from '../../src/mcp/published.js';
+import { loadAllTools } from '../../src/tools/index.js';
 import { REPO_ROOT } from '../kit/mcp-harness.js';
+
+const ALL_TOOLS = await loadAllTools();
 
 const BUDGETS = JSON.parse(readFileSync(join(REPO_ROOT, 'test/tools/tool-budgets.json'), 'utf8')) as {
   averageBytesPerTool: number;

@@ -27,6 +27,10 @@ export const EVIDENCE_CLASSES = [
 
 export type EvidenceId = (typeof EVIDENCE_CLASSES)[number]['id'];
 export const EVIDENCE_IDS = EVIDENCE_CLASSES.map((c) => c.id) as [EvidenceId, ...EvidenceId[]];
+/** The two analyses: the bounded search from the entry point and the whole-program map. */
+export const ANALYSIS_SCOPES = ['bounded', 'program'] as const;
+export type AnalysisScope = (typeof ANALYSIS_SCOPES)[number];
+
 /** The specification's original classes: what the bounded searches support, and their default. */
 export const BOUNDED_EVIDENCE_IDS = EVIDENCE_CLASSES.filter((c) => c.bounded).map((c) => c.id) as [
   EvidenceId,

@@ -7,7 +7,8 @@
 import type { CodeSpan } from '../../arm/cfg.js';
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 
-export type ConstantCallVia = 'blx' | 'bx' | 'mov-lr-pc-bx';
+export const CONSTANT_CALL_VIAS = ['blx', 'bx', 'mov-lr-pc-bx'] as const;
+export type ConstantCallVia = (typeof CONSTANT_CALL_VIAS)[number];
 
 export interface ConstantRegisterCall {
   /** Address of the BLX/BX instruction. */

@@ -7,6 +7,7 @@
 // caller's SpanLookup.
 import {
   analyzeControlFlow,
+  CFG_TRUNCATIONS,
   type CfgBlock,
   type CfgLimits,
   type CodeSpan,
@@ -17,11 +18,11 @@ import {
 import { DecodeCache } from '../../arm/decode-cache.js';
 import type { ArmMode } from '../../arm/types.js';
 import { throwIfCancelled } from '../../core/errors.js';
-import type { Processor } from '../../core/vocabulary.js';
+import type { BoundedStatus, Processor } from '../../core/vocabulary.js';
 import { type ConstantCallVia, constantRegisterCalls } from './constant-register.js';
 
-export type Evidence = 'program-entry' | 'direct-call' | 'constant-register-call';
-export const ALL_EVIDENCE: readonly Evidence[] = ['program-entry', 'direct-call', 'constant-register-call'];
+export const ALL_EVIDENCE = ['program-entry', 'direct-call', 'constant-register-call'] as const;
+export type Evidence = (typeof ALL_EVIDENCE)[number];
 
 export interface FunctionIdentity {
   component: string;
@@ -60,19 +61,25 @@ export const STANDARD_FUNCTION_CFG: Readonly<CfgLimits> = {
   edges: 128,
 };
 
-export type DiscoveryTruncation =
-  | TruncationReason
-  | 'component-limit'
-  | 'function-limit'
-  | 'call-site-limit'
-  | 'function-cfg-truncated';
+export const DISCOVERY_TRUNCATIONS = [
+  'component-limit',
+  'function-limit',
+  'call-site-limit',
+  ...CFG_TRUNCATIONS,
+  'function-cfg-truncated',
+] as const;
+export type DiscoveryTruncation = (typeof DISCOVERY_TRUNCATIONS)[number];
+
+/** How a call site proves its callee: a direct BL/BLX, or a constant-register call. */
+export const CALL_SITE_KINDS = ['direct-call', 'constant-register-call'] as const;
+export type CallSiteKind = (typeof CALL_SITE_KINDS)[number];
 
 export interface CallSite {
   /** The calling function (or coverage seed) whose CFG holds the site. */
   caller: FunctionIdentity;
   callerIsSeed: boolean;
   at: number;
-  kind: 'direct-call' | 'constant-register-call';
+  kind: CallSiteKind;
   target: number;
   targetMode: ArmMode;
   condition?: string;
@@ -86,7 +93,7 @@ export interface CallSite {
 }
 
 export interface FunctionCfgSummary {
-  status: 'complete' | 'truncated';
+  status: BoundedStatus;
   truncation: TruncationReason[];
   blocks: {
     component: string;

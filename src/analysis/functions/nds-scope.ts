@@ -6,7 +6,8 @@
 import type { CodeSpan, SpanLookup } from '../../arm/cfg.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { type Processor, resolveRuntimeAddress } from '../../formats/nds/index.js';
+import type { Processor } from '../../core/vocabulary.js';
+import { resolveRuntimeAddress } from '../../formats/nds/index.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { resolveStart, spanLookup } from '../code-source.js';
 import {
@@ -18,8 +19,15 @@ import {
   type Evidence,
 } from './discover.js';
 
-export type Coverage = 'scanned' | 'no-proven-seed' | 'compressed-overlay-not-decodable' | 'out-of-limit';
-export type ScopeStatus = 'complete' | 'partial-coverage' | 'truncated';
+export const COVERAGES = [
+  'scanned',
+  'no-proven-seed',
+  'compressed-overlay-not-decodable',
+  'out-of-limit',
+] as const;
+export type Coverage = (typeof COVERAGES)[number];
+export const SCOPE_STATUSES = ['complete', 'partial-coverage', 'truncated'] as const;
+export type ScopeStatus = (typeof SCOPE_STATUSES)[number];
 
 export interface SeedRequest {
   address: number;

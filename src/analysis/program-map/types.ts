@@ -1,14 +1,14 @@
 // The vocabulary of the whole-program map: evidence tiers, what each byte of an executable component
 // is, and the shapes the map's users read. Pure data.
-import type { ArmMode } from '../../arm/types.js';
+import { ARM_MODES, type ArmMode } from '../../arm/types.js';
 
 /**
  * How strongly a fact is known, best first: `proven` (the program entry and what provably runs from
  * it), `referenced` (a code address the program holds in its code or data, checked to start
  * well-formed code), `heuristic` (a linear sweep's judgement).
  */
-export type Tier = 'proven' | 'referenced' | 'heuristic';
-export const TIERS: readonly Tier[] = ['proven', 'referenced', 'heuristic'];
+export const TIERS = ['proven', 'referenced', 'heuristic'] as const;
+export type Tier = (typeof TIERS)[number];
 export const TIER_RANK: Record<Tier, number> = { proven: 0, referenced: 1, heuristic: 2 };
 /** No tier: the byte is unclassified. */
 export const NO_TIER = 255;
@@ -35,19 +35,7 @@ export const ByteClass = {
 } as const;
 export type ByteClassCode = (typeof ByteClass)[keyof typeof ByteClass];
 
-export type ByteClassName =
-  | 'unknown'
-  | 'arm-code'
-  | 'thumb-code'
-  | 'literal-pool'
-  | 'jump-table'
-  | 'pointer-table'
-  | 'string'
-  | 'padding'
-  | 'copied-source'
-  | 'data';
-
-export const BYTE_CLASS_NAMES: readonly ByteClassName[] = [
+export const BYTE_CLASS_NAMES = [
   'unknown',
   'arm-code',
   'thumb-code',
@@ -58,7 +46,8 @@ export const BYTE_CLASS_NAMES: readonly ByteClassName[] = [
   'padding',
   'copied-source',
   'data',
-];
+] as const;
+export type ByteClassName = (typeof BYTE_CLASS_NAMES)[number];
 
 export function byteClassName(code: number): ByteClassName {
   switch (code) {
@@ -91,7 +80,20 @@ export const isCode = (c: number): boolean => c >= ByteClass.armHead && c <= Byt
 export const headOf = (mode: ArmMode): number => (mode === 'arm' ? ByteClass.armHead : ByteClass.thumbHead);
 export const bodyOf = (mode: ArmMode): number => (mode === 'arm' ? ByteClass.armBody : ByteClass.thumbBody);
 
-export type ComponentKind = 'main' | 'autoload' | 'copied' | 'overlay';
+/** What an executable component is: the processor's main image, an overlay, an ARM9 autoload block,
+ * or a block the start-up code copies to its run address. */
+export const COMPONENT_KINDS = ['main', 'overlay', 'autoload', 'copied'] as const;
+export type ComponentKind = (typeof COMPONENT_KINDS)[number];
+
+/** How a function holds a byte: code of its body, or data its code reads (a literal pool, a jump table). */
+export const HOLDER_VIAS = ['body', 'literal', 'jump-table'] as const;
+
+/** Why a map build stopped early: its code-byte budget or its deadline. */
+export const MAP_TRUNCATIONS = ['code-byte-limit', 'time-limit'] as const;
+export type MapTruncation = (typeof MAP_TRUNCATIONS)[number];
+
+/** The mode of a reference's source: an instruction's, or `data` for a word in a table. */
+export const REF_MODES = [...ARM_MODES, 'data'] as const;
 
 /** Stored bytes copied elsewhere at start-up, as a detector established it. */
 export interface CopiedBlock {

@@ -7,7 +7,7 @@
 import type { CfgBlock, CodeSpan } from '../../arm/cfg.js';
 import { referencesOf } from '../../arm/references.js';
 import type { ArmMode } from '../../arm/types.js';
-import { wordAt } from '../functions/constant-register.js';
+import { type ConstantCallVia, wordAt } from '../functions/constant-register.js';
 
 export type XrefKind =
   | 'direct-branch'
@@ -30,7 +30,7 @@ export interface Xref {
   slot?: number;
   value?: number;
   /** constant-register-call: how the register was consumed. */
-  via?: 'blx' | 'bx' | 'mov-lr-pc-bx';
+  via?: ConstantCallVia;
   condition?: string;
 }
 

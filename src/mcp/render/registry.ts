@@ -10,7 +10,7 @@ type Renderer = (
   structured: Record<string, unknown>,
 ) => string | { text: string; escaped: number };
 
-/** RetroArch reads: the head line and the complete hexdump (the tool's own text shows 256 bytes). */
+/** RetroArch reads: the head line and the complete hexdump, in place of the tool's own summary. */
 const retroarchRead: Renderer = (_summary, s) => {
   const base = Number.parseInt(String(s.address).slice(2), 16);
   const head = `${s.address}: ${s.returned} of ${s.requested} bytes (${s.space})${s.truncated ? ', cut at the end of the region' : ''}`;

@@ -2,17 +2,27 @@
 // (defaults and maxima from the specification), function identities that other tools accept verbatim,
 // and the coverage/status output.
 import { z } from 'zod/v4';
-import { BOUNDED_EVIDENCE_IDS, EVIDENCE_IDS, type EvidenceId } from '../../analysis/evidence/index.js';
+import {
+  ANALYSIS_SCOPES,
+  type AnalysisScope,
+  BOUNDED_EVIDENCE_IDS,
+  EVIDENCE_IDS,
+  type EvidenceId,
+} from '../../analysis/evidence/index.js';
+import { CONSTANT_CALL_VIAS } from '../../analysis/functions/constant-register.js';
 import type { SearchCoverage } from '../../analysis/functions/coverage.js';
 import {
+  CALL_SITE_KINDS,
   type CallSite,
+  DISCOVERY_TRUNCATIONS,
   type FunctionIdentity,
   STANDARD_DISCOVERY,
   STANDARD_FUNCTION_CFG,
 } from '../../analysis/functions/discover.js';
-import type { ComponentCoverage } from '../../analysis/functions/nds-scope.js';
+import { COVERAGES, type ComponentCoverage, SCOPE_STATUSES } from '../../analysis/functions/nds-scope.js';
 import type { MapCoverage } from '../../analysis/program-map/map.js';
-import { TIERS } from '../../analysis/program-map/types.js';
+import { COMPONENT_KINDS, TIERS } from '../../analysis/program-map/types.js';
+import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import {
   addressArg,
@@ -110,7 +120,7 @@ export const evidenceArg = z
   );
 
 export const scopeArg = z
-  .enum(['bounded', 'program'])
+  .enum(ANALYSIS_SCOPES)
   .default('bounded')
   .describe('bounded: searched from the entry point; program: the whole-program map.');
 
@@ -118,7 +128,7 @@ export const lowestTierArg = z.enum(TIERS).optional().describe('program: lowest 
 
 /** The evidence classes a call asked for, checked against its scope. */
 export function resolveEvidence(
-  scope: 'bounded' | 'program',
+  scope: AnalysisScope,
   evidence: readonly EvidenceId[] | undefined,
 ): EvidenceId[] {
   if (scope === 'program') return [...(evidence ?? EVIDENCE)];
@@ -138,7 +148,7 @@ export const tierSchema = z.enum(TIERS);
 
 /** What an answer covered and whether it is definitive, in bytes (both scopes). */
 export const coverageSchema = z.object({
-  scope: z.enum(['bounded', 'program']),
+  scope: z.enum(ANALYSIS_SCOPES),
   lowestTier: tierSchema,
   executableBytes: z.number().int(),
   classifiedBytes: z.number().int(),
@@ -177,7 +187,7 @@ export const seedsArg = z
   .array(
     z.object({
       address: addressArg(),
-      mode: z.enum(['arm', 'thumb']),
+      mode: z.enum(ARM_MODES),
       overlayId: overlayIdArg(),
     }),
   )
@@ -201,15 +211,15 @@ export const mapScopeArgs = { scope: scopeArg, lowestTier: lowestTierArg };
 export const SEEDS_LIMIT = { max: MAX_SEEDS, unit: 'coverage seeds' };
 
 export const evidenceListSchema = z.array(z.enum(EVIDENCE));
-export const componentKindSchema = z.enum(['main', 'overlay', 'autoload', 'copied']);
-export const modeSchema = z.enum(['arm', 'thumb']);
-export const searchStatusSchema = z.enum(['complete', 'partial-coverage', 'truncated']);
+export const componentKindSchema = z.enum(COMPONENT_KINDS);
+export const modeSchema = z.enum(ARM_MODES);
+export const searchStatusSchema = z.enum(SCOPE_STATUSES);
 
 /** A function identity exactly as the ARM tools take it: spread it into their arguments. */
 export const identitySchema = z.object({
   processor: z.enum(PROCESSORS),
   address: addressOut,
-  mode: z.enum(['arm', 'thumb']),
+  mode: modeSchema,
   overlayId: z.number().int().optional(),
 });
 
@@ -227,22 +237,22 @@ export const componentSchema = z.object({
   component: componentKindSchema,
   overlayId: z.number().int().nullable(),
   autoloadIndex: z.number().int().optional(),
-  coverage: z.enum(['scanned', 'no-proven-seed', 'compressed-overlay-not-decodable', 'out-of-limit']),
+  coverage: z.enum(COVERAGES),
 });
 
 export const componentsView = (c: ComponentCoverage[]) => c;
 
 export const callSiteSchema = z.object({
   at: addressOut,
-  kind: z.enum(['direct-call', 'constant-register-call']),
+  kind: z.enum(CALL_SITE_KINDS),
   caller: identitySchema,
   callerIsSeed: z.literal(true).optional(),
   target: addressOut,
-  targetMode: z.enum(['arm', 'thumb']),
+  targetMode: modeSchema,
   callee: identitySchema.optional(),
   unresolved: z.string().optional(),
   condition: z.string().optional(),
-  via: z.enum(['blx', 'bx', 'mov-lr-pc-bx']).optional(),
+  via: z.enum(CONSTANT_CALL_VIAS).optional(),
   definedAt: addressOut.optional(),
   slot: addressOut.optional(),
 });
@@ -265,17 +275,8 @@ export function callSiteView(processor: Processor, s: CallSite): z.input<typeof 
   return out;
 }
 
-export const truncationSchema = z.enum([
-  'component-limit',
-  'function-limit',
-  'call-site-limit',
-  'block-limit',
-  'instruction-limit',
-  'byte-limit',
-  'edge-limit',
-  'function-cfg-truncated',
-  'xref-limit',
-]);
+/** A discovery's truncations, and nds_find_xrefs' own: its result limit. */
+export const truncationSchema = z.enum([...DISCOVERY_TRUNCATIONS, 'xref-limit']);
 
 /** What one discovery found and decoded (nds_discover_functions, nds_analyze_function). */
 export const discoveryTotalsSchema = z.object({

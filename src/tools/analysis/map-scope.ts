@@ -2,15 +2,17 @@
 // through the map service), in the same identity and coverage shapes as the bounded search.
 import { z } from 'zod/v4';
 import type { EvidenceId } from '../../analysis/evidence/index.js';
+import type { CallSiteKind } from '../../analysis/functions/discover.js';
 import type { MapComponent } from '../../analysis/program-map/components.js';
 import type { MapFunction, ProgramMap } from '../../analysis/program-map/map.js';
 import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
 import type { Tier } from '../../analysis/program-map/types.js';
 import type { CallKind } from '../../analysis/program-map/walker.js';
+import type { ArmMode } from '../../arm/types.js';
 import { formatAddress, type Processor } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
-import { type identitySchema, limitArgs } from './common.js';
+import { componentKindSchema, type identitySchema, limitArgs } from './common.js';
 
 /** The map's own bounds, as arguments of the tools that may build it. */
 export const mapLimitArgs = limitArgs(MAP_LIMITS);
@@ -59,7 +61,7 @@ export function mapProgress(ctx: ToolContext) {
 
 /** A map component in the tools' component vocabulary. */
 export const mapComponentSchema = z.object({
-  component: z.enum(['main', 'overlay', 'autoload', 'copied']),
+  component: componentKindSchema,
   overlayId: z.number().int().nullable(),
   autoloadIndex: z.number().int().optional(),
 });
@@ -73,13 +75,13 @@ export function mapComponentView(c: MapComponent): z.input<typeof mapComponentSc
 }
 
 /** A map call's kind as the tools name it: through a constant register (or a stub), or direct. */
-export function mapCallKind(kind: CallKind): 'constant-register-call' | 'direct-call' {
+export function mapCallKind(kind: CallKind): CallSiteKind {
   return kind === 'register' || kind === 'stub' ? 'constant-register-call' : 'direct-call';
 }
 
 export function mapIdentityView(
   processor: Processor,
-  f: { component: MapComponent; address: number; mode: 'arm' | 'thumb' },
+  f: { component: MapComponent; address: number; mode: ArmMode },
 ): z.input<typeof identitySchema> {
   return {
     processor,

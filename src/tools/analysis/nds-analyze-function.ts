@@ -5,17 +5,17 @@ import { z } from 'zod/v4';
 import { resolveStart, spanLookup } from '../../analysis/code-source.js';
 import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import { type Evidence, identityIn, identityKey } from '../../analysis/functions/discover.js';
-import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { type ComponentKind, discoverInRom, SCOPE_STATUSES } from '../../analysis/functions/nds-scope.js';
 import type { ComponentSet } from '../../analysis/program-map/components.js';
 import type { ProgramMap } from '../../analysis/program-map/map.js';
 import { TIER_RANK, TIERS, type Tier } from '../../analysis/program-map/types.js';
 import { entryKey } from '../../analysis/program-map/walker.js';
 import { analyzeControlFlow, type CfgResult, type CodeSpan, type SpanLookup } from '../../arm/cfg.js';
+import { ARM_MODES, type ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import {
   cfgCallSchema,
   cfgEdgeSchema,
@@ -23,7 +23,7 @@ import {
   cfgTruncationSchema,
 } from '../shared/control-flow.js';
 import { romNames } from '../shared/names.js';
-import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import {
   callSiteSchema,
   callSiteView,
@@ -61,6 +61,10 @@ import {
   toolMap,
 } from './map-scope.js';
 
+/** A proven entry; a definitive negative; or neither. */
+const PROOF_STATUSES = ['proven', 'not-proven-function-entry', 'proof-inconclusive'] as const;
+type ProofStatus = (typeof PROOF_STATUSES)[number];
+
 export const ANALYZE_FUNCTION_LIMITS = {
   maxComponents: { default: 32, max: 128, min: 1, unit: 'components considered' },
   maxBlocks: { default: 128, max: 512, min: 1, unit: 'blocks decoded' },
@@ -91,7 +95,7 @@ export const ndsAnalyzeFunction = defineTool({
     rom: romArg,
     processor: processorArg,
     address: addressArg('Entry; must resolve to one code source'),
-    mode: z.enum(['arm', 'thumb']).describe('arm 4-, thumb 2-aligned.'),
+    mode: z.enum(ARM_MODES).describe('arm 4-, thumb 2-aligned.'),
     overlayId: overlayIdArg('Overlay holding the entry; not a loaded flag.'),
     ...mapScopeArgs,
     ...proofScopeArgs,
@@ -103,13 +107,13 @@ export const ndsAnalyzeFunction = defineTool({
     name: z.string().nullable(),
     component: componentKindSchema,
     proof: z.object({
-      status: z.enum(['proven', 'not-proven-function-entry', 'proof-inconclusive']),
+      status: z.enum(PROOF_STATUSES),
       evidence: evidenceListSchema,
       tier: tierSchema.nullable().describe('program scope: the best tier of its evidence; null when none'),
       sites: z.array(callSiteSchema),
     }),
     search: z.object({
-      status: z.enum(['complete', 'partial-coverage', 'truncated', 'stopped-when-proven']),
+      status: z.enum([...SCOPE_STATUSES, 'stopped-when-proven']),
       ...coverageFields,
       totals: discoveryTotalsSchema,
     }),
@@ -138,12 +142,12 @@ export const ndsAnalyzeFunction = defineTool({
   limits: { ...L, seeds: SEEDS_LIMIT, ...MAP_LIMITS },
   async handler(args, ctx) {
     const evidence = resolveEvidence(args.scope, args.evidence);
-    const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);
     const mp = mapProgress(ctx);
-    return store.withRom(
+    return withToolRom(
+      ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const p = args.processor;
         const names = await romNames(ctx, rom);
         if (args.scope === 'program') {
@@ -204,7 +208,7 @@ export const ndsAnalyzeFunction = defineTool({
           ),
         );
         // A negative is definitive only when the search completed and left nothing unanalysed.
-        const proofStatus: 'proven' | 'not-proven-function-entry' | 'proof-inconclusive' = found
+        const proofStatus: ProofStatus = found
           ? 'proven'
           : status === 'complete' && coverage.definitive
             ? 'not-proven-function-entry'
@@ -258,7 +262,6 @@ export const ndsAnalyzeFunction = defineTool({
           text: `${p} ${src.mode} ${formatAddress(src.address)}: ${proofStatus}${found ? ` by ${found.evidence.join(', ')}; CFG ${cfg?.blocks.length} blocks (${cfg?.status})` : ` (search ${status})`}\n${coverageText(coverage)}`,
         };
       },
-      ctx.signal,
       (done, total) => {
         progress.hash(done, total);
         mp.hash(done, total);
@@ -310,9 +313,9 @@ function mapLookup(set: ComponentSet): SpanLookup {
 interface ProgramProofArgs {
   /** Stored names: the entry's is shown beside its identity. */
   names: SymbolTable;
-  processor: 'arm9' | 'arm7';
+  processor: Processor;
   address: number;
-  mode: 'arm' | 'thumb';
+  mode: ArmMode;
   overlayId?: number | undefined;
   maxCfgBlocks: number;
   maxCfgInstructions: number;
@@ -349,7 +352,7 @@ async function programProof(map: ProgramMap, args: ProgramProofArgs, lowest: Tie
   const accepted = entry && entry.state !== 'refused' && TIER_RANK[TIERS[entry.tier]!] <= TIER_RANK[lowest];
   const provenCoverage = map.coverage('proven');
   const coverage = mapCoverageView(map.coverage(lowest));
-  const status: 'proven' | 'not-proven-function-entry' | 'proof-inconclusive' =
+  const status: ProofStatus =
     entry && entry.state !== 'refused' && entry.tier === 0
       ? 'proven'
       : !entry && provenCoverage.definitive

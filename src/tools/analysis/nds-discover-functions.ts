@@ -3,14 +3,25 @@
 
 import { z } from 'zod/v4';
 import { CoverageCollector } from '../../analysis/functions/coverage.js';
-import { type CallSite, type Evidence, identityKey } from '../../analysis/functions/discover.js';
+import {
+  CALL_SITE_KINDS,
+  type CallSite,
+  type Evidence,
+  identityKey,
+} from '../../analysis/functions/discover.js';
 import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { TIERS } from '../../analysis/program-map/types.js';
-import { addressOut, formatAddress, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
+import {
+  addressOut,
+  BOUNDED_STATUSES,
+  formatAddress,
+  limitArg,
+  pageOut,
+  paginate,
+} from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { nameField, romNames } from '../shared/names.js';
-import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import {
   callSiteSchema,
   callSiteView,
@@ -107,7 +118,7 @@ export const ndsDiscoverFunctions = defineTool({
         evidence: evidenceListSchema,
         tier: tierSchema,
         analysed: z.boolean(),
-        cfgStatus: z.enum(['complete', 'truncated']).nullable(),
+        cfgStatus: z.enum(BOUNDED_STATUSES).nullable(),
         blocks: z.number().int(),
         callers: z
           .array(addressOut)
@@ -118,7 +129,7 @@ export const ndsDiscoverFunctions = defineTool({
           .array(
             z.object({
               at: addressOut,
-              kind: z.enum(['direct-call', 'constant-register-call']),
+              kind: z.enum(CALL_SITE_KINDS),
               target: addressOut,
               callee: identitySchema.optional(),
               unresolved: z.string().optional(),
@@ -130,20 +141,18 @@ export const ndsDiscoverFunctions = defineTool({
       }),
     ),
     callSites: z.array(callSiteSchema).nullable().describe('bounded scope, detail full'),
-    seeds: z.array(
-      z.object({ identity: identitySchema, cfgStatus: z.enum(['complete', 'truncated']).nullable() }),
-    ),
+    seeds: z.array(z.object({ identity: identitySchema, cfgStatus: z.enum(BOUNDED_STATUSES).nullable() })),
   }),
   annotations: READ_ONLY,
   limits: { ...L, ...MAP_LIMITS, ...FUNCTION_PAGE },
   async handler(args, ctx) {
     const chosen = resolveEvidence(args.scope, args.evidence);
-    const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);
     const mp = mapProgress(ctx);
-    return store.withRom(
+    return withToolRom(
+      ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const p = args.processor;
         const full = args.detail === 'full';
         const names = await romNames(ctx, rom);
@@ -303,7 +312,6 @@ export const ndsDiscoverFunctions = defineTool({
           text: `${p}: ${result.functions.length} proven functions (${byKind('direct-call')} by direct call, ${byKind('constant-register-call')} by constant-register call), ${result.callSites.length} call sites, listing ${page.items.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; ${status}${result.truncation.length ? ` (${result.truncation.join(', ')})` : ''}${full ? '' : '; detail full lists callers, callees and call sites'}\n${coverageText(coverage)}`,
         };
       },
-      ctx.signal,
       (done, total) => {
         progress.hash(done, total);
         mp.hash(done, total);

@@ -3,15 +3,18 @@
 // coverage), including references by value (literal words, constant-register calls).
 
 import { z } from 'zod/v4';
+import { CONSTANT_CALL_VIAS } from '../../analysis/functions/constant-register.js';
 import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import type { Evidence } from '../../analysis/functions/discover.js';
 import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { REF_KINDS } from '../../analysis/program-map/refs.js';
+import { REF_MODES } from '../../analysis/program-map/types.js';
 import { XrefCollector } from '../../analysis/xrefs/match.js';
 import { ReMcpError } from '../../core/errors.js';
 import {
   addressArg,
   addressOut,
+  type BoundedStatus,
   formatAddress,
   limitArg,
   type Processor,
@@ -21,9 +24,8 @@ import {
 import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import type { RomHandle } from '../../nds/rom-store.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { nameField, romNames } from '../shared/names.js';
-import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import {
   componentKindSchema,
   coverageFields,
@@ -151,12 +153,12 @@ export const ndsFindXrefs = defineTool({
         kind: z.enum(KINDS),
         component: componentKindSchema,
         overlayId: z.number().int().nullable(),
-        mode: z.enum(['arm', 'thumb', 'data']),
+        mode: z.enum(REF_MODES),
         tier: tierSchema,
         targetMode: modeSchema.optional(),
         slot: addressOut.optional(),
         value: addressOut.optional(),
-        via: z.enum(['blx', 'bx', 'mov-lr-pc-bx']).optional(),
+        via: z.enum(CONSTANT_CALL_VIAS).optional(),
         condition: z.string().optional(),
         table: addressOut.optional().describe('A data reference: the first word of its table'),
         loadedBy: z.array(addressOut).optional().describe('Instructions loading that table'),
@@ -170,12 +172,12 @@ export const ndsFindXrefs = defineTool({
       throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');
     }
     const evidence = resolveEvidence(args.scope, args.evidence);
-    const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);
     const mp = mapProgress(ctx);
-    return store.withRom(
+    return withToolRom(
+      ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const target =
           args.address !== undefined
             ? args.address
@@ -195,7 +197,7 @@ export const ndsFindXrefs = defineTool({
           const coverage = mapCoverageView(map.coverage(lowest));
           // Every xref is known here: more than a page is paged, not truncated.
           const truncation: z.infer<typeof truncationSchema>[] = [];
-          const status: 'complete' | 'truncated' = map.built.status !== 'complete' ? 'truncated' : 'complete';
+          const status: BoundedStatus = map.built.status !== 'complete' ? 'truncated' : 'complete';
           const page = paginate(all, args.offset, args.maxXrefs);
           const xrefs = page.items.map((x) => ({
             from: formatAddress(x.from),
@@ -320,7 +322,6 @@ export const ndsFindXrefs = defineTool({
           text: `${args.processor} ${formatAddress(target)}: ${xrefs.length} xref(s); ${finalStatus}${finalTruncation.length ? ` (${finalTruncation.join(', ')})` : ''}${definitive ? ', definitive' : ' - not a definitive negative'}\n${coverageText(coverage)}`,
         };
       },
-      ctx.signal,
       (done, total) => {
         progress.hash(done, total);
         mp.hash(done, total);

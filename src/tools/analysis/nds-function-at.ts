@@ -5,13 +5,12 @@ import { z } from 'zod/v4';
 import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
 import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
-import { BYTE_CLASS_NAMES } from '../../analysis/program-map/types.js';
+import { BYTE_CLASS_NAMES, HOLDER_VIAS } from '../../analysis/program-map/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { nameField, romNames } from '../shared/names.js';
-import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import {
   componentKindSchema,
   coverageFields,
@@ -52,6 +51,10 @@ const L = DISCOVERY_LIMITS;
 /** Callers listed per match; the rest are counted. */
 const CALLERS_SHOWN = 16;
 
+/** A function holds the address; none does and the answer is definitive; or none was found. */
+const REASONS = ['found', 'complete-negative', 'coverage-gap'] as const;
+type Reason = (typeof REASONS)[number];
+
 export const ndsFunctionAt = defineTool({
   name: 'nds_function_at',
   title: 'Function containing an address',
@@ -74,7 +77,7 @@ export const ndsFunctionAt = defineTool({
   }),
   output: z.object({
     address: addressOut,
-    reason: z.enum(['found', 'complete-negative', 'coverage-gap']),
+    reason: z.enum(REASONS),
     matches: z.array(
       z.object({
         identity: identitySchema,
@@ -84,9 +87,7 @@ export const ndsFunctionAt = defineTool({
         tier: tierSchema,
         callers: z.array(addressOut),
         callerCount: z.number().int(),
-        via: z
-          .enum(['body', 'literal', 'jump-table'])
-          .describe('body: code of it; literal/jump-table: data its code reads'),
+        via: z.enum(HOLDER_VIAS).describe('body: code of it; literal/jump-table: data its code reads'),
         block: z.object({ address: addressOut, end: addressOut, mode: modeSchema }).nullable(),
       }),
     ),
@@ -112,12 +113,12 @@ export const ndsFunctionAt = defineTool({
   limits: { ...L, seeds: SEEDS_LIMIT, ...MAP_LIMITS },
   async handler(args, ctx) {
     const evidence = resolveEvidence(args.scope, args.evidence);
-    const store = getRomStore(ctx.services);
     const progress = phasedProgress(ctx);
     const mp = mapProgress(ctx);
-    return store.withRom(
+    return withToolRom(
+      ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const p = args.processor;
         const names = await romNames(ctx, rom);
         if (args.scope === 'program') {
@@ -153,7 +154,7 @@ export const ndsFunctionAt = defineTool({
             }),
           );
           const coverage = mapCoverageView(map.coverage(lowest));
-          const reason: 'found' | 'complete-negative' | 'coverage-gap' =
+          const reason: Reason =
             matches.length > 0 ? 'found' : coverage.definitive ? 'complete-negative' : 'coverage-gap';
           const bytes = holders.map((h) => ({
             ...mapComponentView(h.component),
@@ -225,7 +226,7 @@ export const ndsFunctionAt = defineTool({
             block: { address: formatAddress(block.address), end: formatAddress(block.end), mode: block.mode },
           });
         }
-        const reason: 'found' | 'complete-negative' | 'coverage-gap' =
+        const reason: Reason =
           matches.length > 0
             ? 'found'
             : status === 'complete' && coverage.definitive
@@ -258,7 +259,6 @@ export const ndsFunctionAt = defineTool({
           }\n${coverageText(coverage)}`,
         };
       },
-      ctx.signal,
       (done, total) => {
         progress.hash(done, total);
         mp.hash(done, total);

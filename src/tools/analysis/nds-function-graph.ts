@@ -7,16 +7,16 @@ import { z } from 'zod/v4';
 import { EVIDENCE_IDS } from '../../analysis/evidence/index.js';
 import type { MapFunction, ProgramMap } from '../../analysis/program-map/map.js';
 import { callGraph, functionCfg } from '../../analysis/program-map/pictures.js';
+import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress, limitArg } from '../../core/vocabulary.js';
+import { addressArg, addressOut, BOUNDED_STATUSES, formatAddress, limitArg } from '../../core/vocabulary.js';
 import { toDot } from '../../graph/dot.js';
 import { LAYOUT_TIME, layout } from '../../graph/graphviz.js';
 import { encodePng } from '../../graph/png.js';
 import { fitScale, type GraphvizJson, rasterize } from '../../graph/raster.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { romNames } from '../shared/names.js';
-import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import { tierSchema } from './common.js';
 import { MAP_LIMITS, mapProgress, toolMap } from './map-scope.js';
 
@@ -27,6 +27,8 @@ export const GRAPH_LIMITS = {
 /** The map is built (or reused) with its default bounds: the tool takes no map arguments. */
 const MAP_CODE_BYTES = MAP_LIMITS.maxCodeBytes.default;
 const MAP_SECONDS = MAP_LIMITS.maxSeconds.default;
+/** cfg: the function's blocks; calls: its callers and callees. */
+const VIEWS = ['cfg', 'calls'] as const;
 /** The picture: at most this many pixels and this long a side, at most 1 pixel a Graphviz point. */
 export const PICTURE_LIMITS = { maxPixels: 2_500_000, maxSide: 4096, maxScale: 1 } as const;
 
@@ -45,16 +47,16 @@ export const ndsFunctionGraph = defineTool({
     processor: processorArg,
     address: addressArg('In the function'),
     overlayId: overlayIdArg('Overlay holding it.'),
-    view: z.enum(['cfg', 'calls']).default('cfg'),
+    view: z.enum(VIEWS).default('cfg'),
     depth: limitArg(GRAPH_LIMITS.depth),
     maxNodes: limitArg(GRAPH_LIMITS.maxNodes),
     svg: z.boolean().default(false),
   }),
   output: z.object({
-    view: z.enum(['cfg', 'calls']),
+    view: z.enum(VIEWS),
     function: z.object({
       address: addressOut,
-      mode: z.enum(['arm', 'thumb']),
+      mode: z.enum(ARM_MODES),
       overlayId: z.number().int().nullable(),
       tier: tierSchema,
       name: z.string().nullable().describe('From the symbol store: user-asserted'),
@@ -66,7 +68,7 @@ export const ndsFunctionGraph = defineTool({
       beyondDepth: z.number().int().describe('calls: functions one ring further, not drawn'),
       layoutMillis: z.number().int(),
       mapStatus: z
-        .enum(['complete', 'truncated'])
+        .enum(BOUNDED_STATUSES)
         .describe('truncated: the map stopped early; the graph may lack parts'),
     }),
     image: z.object({
@@ -88,11 +90,11 @@ export const ndsFunctionGraph = defineTool({
     pixels: { default: PICTURE_LIMITS.maxPixels, max: PICTURE_LIMITS.maxPixels, unit: 'pixels per picture' },
   },
   async handler(args, ctx) {
-    const store = getRomStore(ctx.services);
     const mp = mapProgress(ctx);
-    return store.withRom(
+    return withToolRom(
+      ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const map = await toolMap(
           ctx,
           store,
@@ -164,7 +166,6 @@ export const ndsFunctionGraph = defineTool({
           images: [{ type: 'image', data: Buffer.from(png).toString('base64'), mimeType: 'image/png' }],
         };
       },
-      ctx.signal,
       mp.hash,
     );
   },

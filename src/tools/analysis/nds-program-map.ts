@@ -4,12 +4,24 @@
 // "program".
 import { z } from 'zod/v4';
 import { EVIDENCE_CLASSES, EVIDENCE_IDS } from '../../analysis/evidence/index.js';
-import { BYTE_CLASS_NAMES, type ByteClassName, TIERS } from '../../analysis/program-map/types.js';
-import { addressOut, formatAddress, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
-import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
+  BYTE_CLASS_NAMES,
+  type ByteClassName,
+  MAP_TRUNCATIONS,
+  TIERS,
+} from '../../analysis/program-map/types.js';
+import {
+  addressOut,
+  BOUNDED_STATUSES,
+  formatAddress,
+  limitArg,
+  pageOut,
+  paginate,
+} from '../../core/vocabulary.js';
+import { defineTool } from '../../mcp/tool.js';
+import { processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
+import {
+  componentKindSchema,
   coverageSchema,
   coverageText,
   evidenceArg,
@@ -58,14 +70,14 @@ export const ndsProgramMap = defineTool({
     limit: limitArg(GAP_PAGE.limit),
   }),
   output: z.object({
-    status: z.enum(['complete', 'truncated']),
-    truncation: z.array(z.enum(['code-byte-limit', 'time-limit'])),
+    status: z.enum(BOUNDED_STATUSES),
+    truncation: z.array(z.enum(MAP_TRUNCATIONS)),
     millis: z.number().int().describe('Time the map took to build (0: kept from an earlier call)'),
     reused: z.boolean(),
     evidence: z.array(z.object({ id: z.enum(EVIDENCE_IDS), tier: tierSchema, description: z.string() })),
     components: z.array(
       z.object({
-        component: z.enum(['main', 'overlay', 'autoload', 'copied']),
+        component: componentKindSchema,
         overlayId: z.number().int().nullable(),
         autoloadIndex: z.number().int().optional(),
         start: addressOut,
@@ -88,7 +100,7 @@ export const ndsProgramMap = defineTool({
     ),
     unavailable: z.array(
       z.object({
-        component: z.enum(['main', 'overlay', 'autoload', 'copied']),
+        component: componentKindSchema,
         overlayId: z.number().int().nullable(),
         start: addressOut,
         end: addressOut,
@@ -108,7 +120,7 @@ export const ndsProgramMap = defineTool({
       ...pageOut,
       items: z.array(
         z.object({
-          component: z.enum(['main', 'overlay', 'autoload', 'copied']),
+          component: componentKindSchema,
           overlayId: z.number().int().nullable(),
           start: addressOut,
           end: addressOut,
@@ -121,11 +133,11 @@ export const ndsProgramMap = defineTool({
   limits: { ...MAP_LIMITS, ...GAP_PAGE },
   async handler(args, ctx) {
     const evidence = [...(args.evidence ?? EVIDENCE_IDS)];
-    const store = getRomStore(ctx.services);
     const mp = mapProgress(ctx);
-    return store.withRom(
+    return withToolRom(
+      ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const started = Date.now();
         const map = await toolMap(ctx, store, rom, args.processor, evidence, args, mp.map);
         const reused = Date.now() - started < map.built.millis;
@@ -215,7 +227,6 @@ export const ndsProgramMap = defineTool({
           ].join('\n'),
         };
       },
-      ctx.signal,
       mp.hash,
     );
   },

@@ -1,8 +1,14 @@
 // Shared input and output pieces of the ARM tools.
 
 import { z } from 'zod/v4';
+import { START_MODES } from '../../analysis/code-source.js';
 import type { LiteralWord } from '../../analysis/linear-window.js';
-import { decodeLinearWindow, LINEAR_LIMITS, type LinearWindowRequest } from '../../analysis/linear-window.js';
+import {
+  decodeLinearWindow,
+  LINEAR_LIMITS,
+  LINEAR_WINDOW_STATUSES,
+  type LinearWindowRequest,
+} from '../../analysis/linear-window.js';
 import { getProgramMaps } from '../../analysis/program-map/service.js';
 import { isLiteralPoolData, type LinearItem, literalSlotOf } from '../../arm/literal-pools.js';
 import { addressArg, addressOut, formatAddress as hex, type Processor } from '../../core/vocabulary.js';
@@ -27,7 +33,7 @@ export const startArgs = {
   address: addressArg('Or give romOffset').optional(),
   romOffset: addressArg('Must map to one runtime address').optional(),
   overlayId: overlayIdArg('Among overlapping overlays; not a loaded flag.'),
-  mode: z.enum(['arm', 'thumb', 'auto']).describe('auto: where the mode is proven; arm 4-, thumb 2-aligned.'),
+  mode: z.enum(START_MODES).describe('auto: where the mode is proven; arm 4-, thumb 2-aligned.'),
 };
 
 export {
@@ -130,7 +136,7 @@ export const LINEAR_LIMITS_TEXT = CODE_IMAGE_LIMIT_TEXT;
 /** The output fields every linear-window result starts with. */
 export const linearWindowOutput = {
   source: sourceSchema,
-  status: z.enum(['complete', 'component-end', 'decode-stopped']),
+  status: z.enum(LINEAR_WINDOW_STATUSES),
   stop: stopSchema,
 };
 

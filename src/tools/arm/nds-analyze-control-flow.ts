@@ -2,7 +2,8 @@
 
 import { z } from 'zod/v4';
 import { OPERATION_IMAGE_BYTES, resolveStart, spanLookup } from '../../analysis/code-source.js';
-import { analyzeControlFlow } from '../../arm/cfg.js';
+import { analyzeControlFlow, BLOCK_ENDS } from '../../arm/cfg.js';
+import { ARM_MODES } from '../../arm/types.js';
 import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
@@ -69,19 +70,10 @@ export const ndsAnalyzeControlFlow = defineTool({
         id: z.number().int(),
         component: z.string(),
         overlayId: z.number().int().nullable(),
-        mode: z.enum(['arm', 'thumb']),
+        mode: z.enum(ARM_MODES),
         address: addressOut,
         end: addressOut,
-        terminator: z.enum([
-          'branch',
-          'conditional-branch',
-          'return',
-          'indirect-branch',
-          'fallthrough',
-          'component-end',
-          'decode-stopped',
-          'limit',
-        ]),
+        terminator: z.enum(BLOCK_ENDS),
         stop: decodeStopSchema.optional(),
         calls: z.array(cfgCallSchema),
         instructions: z.array(instructionSchema).optional(),

@@ -2,7 +2,8 @@
 // rules as nds_disassemble_range); nothing is followed, no data flow, immediates are not references.
 
 import { z } from 'zod/v4';
-import { referencesOfWindow } from '../../arm/references.js';
+import { REFERENCE_KINDS, referencesOfWindow } from '../../arm/references.js';
+import { ARM_MODES } from '../../arm/types.js';
 import { addressOut, formatAddress as hex } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { nameField } from '../shared/names.js';
@@ -34,10 +35,10 @@ export const ndsListReferences = defineTool({
     references: z.array(
       z.object({
         from: addressOut,
-        kind: z.enum(['direct-branch', 'direct-call', 'literal-pool', 'pc-relative-address']),
+        kind: z.enum(REFERENCE_KINDS),
         to: addressOut,
         toName: z.string().optional().describe('The stored name of to (nds_symbols)'),
-        targetMode: z.enum(['arm', 'thumb']).optional(),
+        targetMode: z.enum(ARM_MODES).optional(),
         condition: z.string().optional(),
         value: addressOut
           .optional()

@@ -2,8 +2,7 @@ import { z } from 'zod/v4';
 import { EXTRACT_LIMITS } from '../../extract/artifacts.js';
 import { buildAnalysisBundle } from '../../extract/bundle.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { romArg } from '../shared/rom.js';
+import { romArg, withToolRom } from '../shared/rom.js';
 
 const MiB = 1024 * 1024;
 
@@ -32,10 +31,11 @@ export const ndsExtractAnalysisBundle = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: EXTRACT_LIMITS,
   async handler(args, ctx) {
-    const r = await getRomStore(ctx.services).withRom(
+    const r = await withToolRom(
+      ctx,
       args.rom,
       (rom) => buildAnalysisBundle(ctx.services.workspace, rom, { signal: ctx.signal }),
-      ctx.signal,
+      null,
     );
     return {
       structured: r,

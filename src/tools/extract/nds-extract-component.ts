@@ -3,8 +3,7 @@ import { addressRangeOut, formatRange } from '../../core/vocabulary.js';
 import { EXTRACT_LIMITS } from '../../extract/artifacts.js';
 import { extractComponent } from '../../extract/component.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
-import { romArg } from '../shared/rom.js';
+import { romArg, withToolRom } from '../shared/rom.js';
 import { componentSelectorSchema } from '../shared/search-inputs.js';
 
 const MiB = 1024 * 1024;
@@ -44,10 +43,11 @@ export const ndsExtractComponent = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: EXTRACT_LIMITS,
   async handler(args, ctx) {
-    const r = await getRomStore(ctx.services).withRom(
+    const r = await withToolRom(
+      ctx,
       args.rom,
       (rom) => extractComponent(ctx.services.workspace, rom, args.component, ctx.signal),
-      ctx.signal,
+      null,
     );
     return {
       structured: { ...r, romRange: formatRange(r.romRange) },

@@ -1,12 +1,15 @@
 import { z } from 'zod/v4';
 import { OUTPUT_BYTES, OUTPUT_SCHEMA_MODES } from '../../config/config.js';
 import { ReMcpError } from '../../core/errors.js';
-import { PROFILE_NAMES, profileLabel } from '../../core/profiles.js';
+import { PROFILE_NAMES, PROFILE_SOURCES, profileLabel } from '../../core/profiles.js';
 import { defineTool } from '../../mcp/tool.js';
 import { VERSION } from '../../version.js';
 import { PATH_LIMITS } from '../../workspace/path-policy.js';
 import { OUTPUT_AREAS } from '../../workspace/workspace.js';
 import { checkIntegrations } from './integrations.js';
+
+/** summary: tool names; full: names, titles and declared limits. */
+const DETAILS = ['summary', 'full'] as const;
 
 const limitSchema = z.object({
   default: z.number().optional(),
@@ -38,21 +41,18 @@ export const serverCapabilities = defineTool({
     limits: 'none.',
   },
   input: z.object({
-    detail: z
-      .enum(['summary', 'full'])
-      .default('summary')
-      .describe("full adds every tool's title and declared limits."),
+    detail: z.enum(DETAILS).default('summary').describe("full adds every tool's title and declared limits."),
     tool: z.string().min(1).max(64).optional().describe("One listed tool's limits (any detail)."),
   }),
   output: z.object({
     version: z.string(),
     profile: z.string().describe('The profile setting in force: one profile, or several joined by commas.'),
     profiles: z.array(z.enum(PROFILE_NAMES)),
-    profileSource: z.enum(['setting', 'default']),
+    profileSource: z.enum(PROFILE_SOURCES),
     /** Tools of other profiles this session does not list, by profile. */
     unlisted: z.array(z.object({ profile: z.enum(PROFILE_NAMES), tools: z.number().int() })),
     profileNote: z.string(),
-    detail: z.enum(['summary', 'full']),
+    detail: z.enum(DETAILS),
     outputSchemas: z.enum(OUTPUT_SCHEMA_MODES),
     workspaceRoot: z.string(),
     toolCount: z.number().int(),

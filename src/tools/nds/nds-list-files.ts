@@ -1,5 +1,12 @@
 import { z } from 'zod/v4';
-import { addressOut, formatAddress as hex, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
+import {
+  addressOut,
+  formatAddress as hex,
+  limitArg,
+  PROCESSORS,
+  pageOut,
+  paginate,
+} from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
@@ -35,7 +42,7 @@ export const ndsListFiles = defineTool({
         start: addressOut,
         end: addressOut,
         size: z.number().int(),
-        overlays: z.array(z.object({ processor: z.enum(['arm9', 'arm7']), id: z.number().int() })).optional(),
+        overlays: z.array(z.object({ processor: z.enum(PROCESSORS), id: z.number().int() })).optional(),
       }),
     ),
   }),

@@ -6,6 +6,7 @@ import {
   formatRange,
   formatAddress as hex,
   limitArg,
+  PROCESSORS,
   pageOut,
   paginate,
 } from '../../core/vocabulary.js';
@@ -19,7 +20,7 @@ const LIST_OVERLAYS_LIMITS = {
 } as const;
 
 const overlaySchema = z.object({
-  processor: z.enum(['arm9', 'arm7']),
+  processor: z.enum(PROCESSORS),
   id: z.number().int(),
   fileId: z.number().int(),
   file: addressRangeOut,
@@ -50,7 +51,7 @@ export const ndsListOverlays = defineTool({
   },
   input: z.object({
     rom: romArg,
-    processor: z.enum(['arm9', 'arm7']).optional().describe('Default both.'),
+    processor: z.enum(PROCESSORS).optional().describe('Default both.'),
     offset: limitArg(LIST_OVERLAYS_LIMITS.offset).describe('Records skipped.'),
     limit: limitArg(LIST_OVERLAYS_LIMITS.limit).describe('Page size.'),
   }),
@@ -62,7 +63,7 @@ export const ndsListOverlays = defineTool({
   limits: LIST_OVERLAYS_LIMITS,
   async handler(args, ctx) {
     return withToolRom(ctx, args.rom, (rom) => {
-      const processors = args.processor ? [args.processor] : (['arm9', 'arm7'] as const);
+      const processors = args.processor ? [args.processor] : PROCESSORS;
       const all: z.input<typeof overlaySchema>[] = [];
       for (const p of processors) {
         const overlaps = overlayOverlaps(rom.model.overlays[p], LIST_OVERLAYS_LIMITS.overlapsListed.max);

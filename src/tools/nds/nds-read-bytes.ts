@@ -1,13 +1,18 @@
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { addressOut, formatAddress, limitArg } from '../../core/vocabulary.js';
-import { READ_WINDOW_LIMITS, type ReadRegion, readWindow, TABLES } from '../../extract/read-window.js';
+import { addressOut, formatAddress, limitArg, PROCESSORS } from '../../core/vocabulary.js';
+import {
+  READ_VIEWS,
+  READ_WINDOW_LIMITS,
+  type ReadRegion,
+  readWindow,
+  TABLES,
+} from '../../extract/read-window.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { textView } from '../../search/strings.js';
 import { nameField, romNames } from '../shared/names.js';
 import { kindFieldsProblem } from '../shared/per-kind.js';
-import { READ_ONLY, romArg } from '../shared/rom.js';
+import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 const L = READ_WINDOW_LIMITS;
 const ROW = 16;
@@ -20,7 +25,7 @@ const KINDS = ['arm9', 'arm7', 'overlay', 'file', 'path', 'header', 'table', 'au
 const regionSchema = z
   .strictObject({
     kind: z.enum(KINDS),
-    processor: z.enum(['arm9', 'arm7']).optional().describe('overlay'),
+    processor: z.enum(PROCESSORS).optional().describe('overlay'),
     id: z.number().int().min(0).max(0xffffffff).optional().describe('overlay id, autoload index'),
     fileId: z.number().int().min(0).max(0xffff).optional().describe('file'),
     path: z.string().min(1).max(1024).optional().describe('path: as nds_list_files says'),
@@ -76,14 +81,14 @@ export const ndsReadBytes = defineTool({
   input: z.object({
     rom: romArg,
     region: regionSchema,
-    view: z.enum(['stored', 'decoded']).default('stored'),
+    view: z.enum(READ_VIEWS).default('stored'),
     offset: limitArg(L.offset).describe('Into the region.'),
     length: limitArg(L.length),
     format: z.enum(FORMATS).default('hex'),
   }),
   output: z.object({
     region: z.string(),
-    view: z.enum(['stored', 'decoded']),
+    view: z.enum(READ_VIEWS),
     compressed: z.boolean(),
     size: z.number().int().describe('Bytes of the region in this view'),
     offset: z.number().int(),
@@ -106,10 +111,10 @@ export const ndsReadBytes = defineTool({
   annotations: READ_ONLY,
   limits: L,
   async handler(args, ctx) {
-    const store = getRomStore(ctx.services);
-    return store.withRom(
+    return withToolRom(
+      ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const w = await readWindow(store, rom, regionOf(args.region), {
           offset: args.offset,
           length: args.length,
@@ -186,7 +191,7 @@ export const ndsReadBytes = defineTool({
           text: `${w.label} (${w.view}, ${w.size} bytes): ${w.bytes.length} bytes from +${formatAddress(w.offset)}${first !== null ? ` (runtime ${formatAddress(first)})` : ''}${w.offset + w.bytes.length < w.size ? `, next offset ${w.offset + w.bytes.length}` : ', to the end'}`,
         };
       },
-      ctx.signal,
+      null,
     );
   },
 });

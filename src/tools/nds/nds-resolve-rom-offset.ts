@@ -8,6 +8,7 @@ import {
   addressRangeOut,
   formatRange,
   formatAddress as hex,
+  PROCESSORS,
 } from '../../core/vocabulary.js';
 import { resolveRomOffset } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
@@ -32,7 +33,7 @@ export const ndsResolveRomOffset = defineTool({
         kind: z.string(),
         range: addressRangeOut,
         field: z.string().optional(),
-        processor: z.enum(['arm9', 'arm7']).optional(),
+        processor: z.enum(PROCESSORS).optional(),
         overlayId: z.number().int().optional(),
         fileId: z.number().int().optional(),
         path: z.string().nullable().optional(),

@@ -8,6 +8,7 @@ import {
   formatOptionalAddress,
   formatRange,
   formatAddress as hex,
+  PROCESSORS,
 } from '../../core/vocabulary.js';
 import { resolveRuntimeAddress } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
@@ -32,7 +33,7 @@ export const ndsResolveRuntimeAddress = defineTool({
     overlayId: overlayIdArg('Filters candidates (main kept); not a loaded flag.'),
   }),
   output: z.object({
-    processor: z.enum(['arm9', 'arm7']),
+    processor: z.enum(PROCESSORS),
     address: addressOut,
     status: z.enum(['resolved', 'ambiguous', 'bss', 'compressed-overlay', 'unmapped']),
     excludedByOverlayId: z.number().int(),

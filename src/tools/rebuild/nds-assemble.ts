@@ -2,14 +2,14 @@
 // (src/asm/), decoded back by our own disassembler; nothing is built or written.
 import { z } from 'zod/v4';
 import { decodeWindow } from '../../arm/decoder.js';
+import { ARM_MODES } from '../../arm/types.js';
 import { ASSEMBLE_TIME, assemble } from '../../asm/armips.js';
 import { ASM_LABEL, ASM_LIMITS, identifiers } from '../../asm/source.js';
 import { addressArg, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
 import { romNames } from '../shared/names.js';
-import { processorArg } from '../shared/rom.js';
+import { processorArg, withToolRom } from '../shared/rom.js';
 
 export const ndsAssemble = defineTool({
   name: 'nds_assemble',
@@ -25,7 +25,7 @@ export const ndsAssemble = defineTool({
   },
   input: z.object({
     processor: processorArg,
-    mode: z.enum(['arm', 'thumb']),
+    mode: z.enum(ARM_MODES),
     address: addressArg('Runtime address of the first byte'),
     source: z
       .string()
@@ -51,7 +51,8 @@ export const ndsAssemble = defineTool({
     const labels = new Map<string, number>();
     if (args.rom !== undefined) {
       const wanted = identifiers(args.source);
-      await getRomStore(ctx.services).withRom(
+      await withToolRom(
+        ctx,
         args.rom,
         async (rom) => {
           const names = await romNames(ctx, rom);
@@ -66,7 +67,7 @@ export const ndsAssemble = defineTool({
               labels.set(s.name, s.address);
           }
         },
-        ctx.signal,
+        null,
       );
     }
     const r = await assemble({

@@ -2,11 +2,16 @@
 import { z } from 'zod/v4';
 import { EVIDENCE_IDS } from '../../analysis/evidence/index.js';
 import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
-import { formatAddress, formatOptionalAddress, limitArg } from '../../core/vocabulary.js';
+import {
+  BOUNDED_STATUSES,
+  formatAddress,
+  formatOptionalAddress,
+  limitArg,
+  PROCESSORS,
+} from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { LARGEST_CARTRIDGE, modelSpace, provenPadding } from '../../rebuild/free-space.js';
-import { processorArg, romArg } from '../shared/rom.js';
+import { processorArg, romArg, withToolRom } from '../shared/rom.js';
 
 const SPACE_LIMITS = {
   bytes: { default: 4, min: 1, max: LARGEST_CARTRIDGE, unit: 'bytes needed' },
@@ -38,7 +43,7 @@ export const ndsFreeSpace = defineTool({
         bytes: z.number().int(),
         fits: z.boolean(),
         proven: z.boolean(),
-        processor: z.enum(['arm9', 'arm7']).nullable(),
+        processor: z.enum(PROCESSORS).nullable(),
         overlayId: z.number().int().nullable(),
         start: z.string().nullable(),
         end: z.string().nullable(),
@@ -46,7 +51,7 @@ export const ndsFreeSpace = defineTool({
         proof: z.string(),
       }),
     ),
-    map: z.object({ status: z.enum(['complete', 'truncated']), definitive: z.boolean() }),
+    map: z.object({ status: z.enum(BOUNDED_STATUSES), definitive: z.boolean() }),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: {
@@ -63,10 +68,10 @@ export const ndsFreeSpace = defineTool({
     },
   },
   async handler(args, ctx) {
-    const store = getRomStore(ctx.services);
-    return store.withRom(
+    return withToolRom(
+      ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const map = await getProgramMaps(ctx.services).map(store, rom, {
           processor: args.processor,
           evidence: EVIDENCE_IDS,
@@ -108,7 +113,7 @@ export const ndsFreeSpace = defineTool({
           text: `${args.bytes} bytes: ${fitting} proven place(s) fit; largest proven padding in ${args.processor} code: ${Math.max(0, ...all.filter((c) => c.kind === 'proven-padding').map((c) => c.bytes))} bytes`,
         };
       },
-      ctx.signal,
+      null,
     );
   },
 });

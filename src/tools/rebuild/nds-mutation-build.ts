@@ -1,6 +1,6 @@
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { buildManifest } from '../../rebuild/service.js';
+import { withToolRom } from '../shared/rom.js';
 import { buildOutput, REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS, rebuildInput, shapeBuild } from './common.js';
 
 export const ndsMutationBuild = defineTool({
@@ -21,7 +21,8 @@ export const ndsMutationBuild = defineTool({
   async handler(args, ctx) {
     // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
     await ctx.services.workspace.resolveExisting(args.manifest, 'file');
-    const r = await getRomStore(ctx.services).withRom(
+    const r = await withToolRom(
+      ctx,
       args.rom,
       (rom) =>
         buildManifest(ctx.services.workspace, rom, args.manifest, {
@@ -33,7 +34,7 @@ export const ndsMutationBuild = defineTool({
             }
           },
         }),
-      ctx.signal,
+      null,
     );
     return {
       structured: shapeBuild(r),

@@ -2,17 +2,17 @@
 // guards (replaced bytes, component and artifact SHA-256s) itself (src/rebuild/draft.ts).
 import { z } from 'zod/v4';
 import { decodeWindow } from '../../arm/decoder.js';
+import { ARM_MODES } from '../../arm/types.js';
 import { ASM_LABEL, ASM_LIMITS, identifiers } from '../../asm/source.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { addressArg, formatAddress, PROCESSORS } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { type DraftOperation, draftManifest } from '../../rebuild/draft.js';
 import { REBUILD_LIMITS, selector } from '../../rebuild/manifest.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
 import { romNames } from '../shared/names.js';
 import { kindFieldsProblem } from '../shared/per-kind.js';
-import { romArg } from '../shared/rom.js';
+import { romArg, withToolRom } from '../shared/rom.js';
 import { REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS } from './common.js';
 
 const OPS = ['patch', 'replace-component', 'replace-file', 'add-file', 'replace-overlay'] as const;
@@ -44,10 +44,10 @@ const operation = z.strictObject({
     .max(ASM_LIMITS.sourceChars.max)
     .optional()
     .describe('patch: ARM/Thumb source (nds_assemble) assembled where the bytes run.'),
-  mode: z.enum(['arm', 'thumb']).optional().describe('With assembly.'),
+  mode: z.enum(ARM_MODES).optional().describe('With assembly.'),
   path: z.string().min(1).max(1024).optional().describe('add-file: the new NitroFS path.'),
   overlay: z
-    .strictObject({ processor: z.enum(['arm9', 'arm7']), id: z.number().int().min(0).max(0xffffffff) })
+    .strictObject({ processor: z.enum(PROCESSORS), id: z.number().int().min(0).max(0xffffffff) })
     .optional(),
   artifact: z
     .string()
@@ -137,7 +137,8 @@ export const ndsMutationDraft = defineTool({
   async handler(args, ctx) {
     // Each operation's fields are checked before the ROM is opened.
     const operations = draftOperations(args.operations);
-    const r = await getRomStore(ctx.services).withRom(
+    const r = await withToolRom(
+      ctx,
       args.rom,
       async (rom) => {
         const names = operations.some((o) => o.op === 'patch' && o.assembly)
@@ -162,7 +163,7 @@ export const ndsMutationDraft = defineTool({
           },
         });
       },
-      ctx.signal,
+      null,
     );
     const p = r.validated.plan.resolved;
     const assembled = [];

@@ -1,9 +1,9 @@
 import { z } from 'zod/v4';
 import { addressOut } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { validateManifest } from '../../rebuild/service.js';
 import { READ_ONLY } from '../shared/annotations.js';
+import { withToolRom } from '../shared/rom.js';
 import { REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS, rebuildInput } from './common.js';
 
 const range = z.object({ start: addressOut, end: addressOut });
@@ -48,11 +48,11 @@ export const ndsMutationValidate = defineTool({
   async handler(args, ctx) {
     // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
     await ctx.services.workspace.resolveExisting(args.manifest, 'file');
-    const store = getRomStore(ctx.services);
-    const v = await store.withRom(
+    const v = await withToolRom(
+      ctx,
       args.rom,
       (rom) => validateManifest(ctx.services.workspace, rom, args.manifest, ctx.signal),
-      ctx.signal,
+      null,
     );
     const r = v.plan.resolved;
     return {

@@ -1,7 +1,7 @@
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { verifyBuild } from '../../rebuild/service.js';
 import { READ_ONLY } from '../shared/annotations.js';
+import { withToolRom } from '../shared/rom.js';
 import { buildOutput, REBUILD_LIMITS_LINE, REBUILD_TOOL_LIMITS, rebuildInput, shapeBuild } from './common.js';
 
 export const ndsMutationVerify = defineTool({
@@ -21,10 +21,11 @@ export const ndsMutationVerify = defineTool({
   async handler(args, ctx) {
     // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
     await ctx.services.workspace.resolveExisting(args.manifest, 'file');
-    const r = await getRomStore(ctx.services).withRom(
+    const r = await withToolRom(
+      ctx,
       args.rom,
       (rom) => verifyBuild(ctx.services.workspace, rom, args.manifest, ctx.signal),
-      ctx.signal,
+      null,
     );
     return {
       structured: shapeBuild(r),

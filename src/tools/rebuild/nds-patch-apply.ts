@@ -2,9 +2,8 @@
 // output/patched/ and the source is left as it is (src/rebuild/apply.ts).
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
 import { APPLY_LIMITS, applyPatchFile } from '../../rebuild/apply.js';
-import { romArg } from '../shared/rom.js';
+import { romArg, withToolRom } from '../shared/rom.js';
 
 const MiB = 1024 * 1024;
 
@@ -37,10 +36,11 @@ export const ndsPatchApply = defineTool({
   async handler(args, ctx) {
     // The patch path is checked before the ROM is opened (a bad path is refused cheaply).
     await ctx.services.workspace.resolveExisting(args.patch, 'file');
-    const r = await getRomStore(ctx.services).withRom(
+    const r = await withToolRom(
+      ctx,
       args.rom,
       (rom) => applyPatchFile(ctx.services.workspace, rom, args.patch, ctx.signal),
-      ctx.signal,
+      null,
     );
     return {
       structured: r,

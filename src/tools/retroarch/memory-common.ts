@@ -3,8 +3,8 @@ import { z } from 'zod/v4';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import { defineTool, type ToolContext, type ToolDescription } from '../../mcp/tool.js';
 import { MAX_READ_BYTES } from '../../retroarch/client.js';
-import type { Space } from '../../retroarch/codec.js';
-import { address, hexdump, PROFILES, retroarch, TIMEOUT_LIMIT, writeInput } from './shared.js';
+import { MEMORY_SPACES, type Space } from '../../retroarch/codec.js';
+import { address, PROFILES, retroarch, TIMEOUT_LIMIT, writeInput } from './shared.js';
 
 export const readInput = z.object({
   address,
@@ -13,7 +13,7 @@ export const readInput = z.object({
 
 export const readOutput = z.object({
   address: addressOut,
-  space: z.enum(['memory', 'ram']),
+  space: z.enum(MEMORY_SPACES),
   requested: z.number().int(),
   returned: z.number().int(),
   truncated: z.boolean(),
@@ -44,7 +44,8 @@ export async function readSpace(space: Space, args: z.output<typeof readInput>, 
       requests: r.requests,
       hex: Buffer.from(r.bytes).toString('hex').toUpperCase(),
     },
-    text: `${head}\n${hexdump(r.bytes, at)}`,
+    // The text block is the read renderer's (src/mcp/render/registry.ts): its head and the full hexdump.
+    text: head,
   };
 }
 

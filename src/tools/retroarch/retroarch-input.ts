@@ -4,6 +4,8 @@ import { ReMcpError } from '../../core/errors.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
   DEFAULT_PAD_PORT,
+  INPUT_ACTIONS,
+  INPUT_TIMINGS,
   MAX_INPUT_FRAMES,
   MAX_INPUT_STEPS,
   PRESS_SPACING_MS,
@@ -24,7 +26,7 @@ export const retroarchInput = defineTool({
     limits: `${MAX_INPUT_STEPS} steps, ${MAX_INPUT_FRAMES} frames a call; players 1-${MAX_PLAYERS}; RETROARCH_TIMEOUT_MS per query.`,
   },
   input: z.object({
-    action: z.enum(['press', 'hold', 'release']).default('press'),
+    action: z.enum(INPUT_ACTIONS).default('press'),
     buttons: buttons.optional().describe('One step: these buttons together.'),
     frames: z.number().int().min(1).max(MAX_INPUT_FRAMES).default(1).describe('press: frames held.'),
     sequence: z
@@ -37,8 +39,8 @@ export const retroarchInput = defineTool({
   }),
   output: z.object({
     player: z.number().int(),
-    action: z.enum(['press', 'hold', 'release']),
-    timing: z.enum(['frame-exact', 'timed', 'none']),
+    action: z.enum(INPUT_ACTIONS),
+    timing: z.enum(INPUT_TIMINGS),
     steps: z.number().int(),
     frames: z.number().int(),
     held: z.array(z.enum(PAD_BUTTONS)),

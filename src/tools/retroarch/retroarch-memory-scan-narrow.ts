@@ -2,6 +2,7 @@
 // comparison.
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
+import { retroarchScans } from '../../retroarch/service.js';
 import {
   narrowInputs,
   narrowOutput,
@@ -9,7 +10,7 @@ import {
   SCAN_LIMITS_TEXT,
   scanLimits,
 } from '../shared/memory-scan.js';
-import { retroarchOwner, retroarchScans, spaceReader } from './scan-common.js';
+import { retroarchOwner, spaceReader } from './scan-common.js';
 import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
 
 export const retroarchMemoryScanNarrow = defineTool({
@@ -29,7 +30,7 @@ export const retroarchMemoryScanNarrow = defineTool({
   limits: { ...scanLimits, timeoutMs: TIMEOUT_LIMIT },
   async handler(args, ctx) {
     const owner = await retroarchOwner(retroarch(ctx), ctx.signal);
-    const store = retroarchScans(ctx);
+    const store = retroarchScans(ctx.services);
     const scan = store.get(args.scanId, owner, owner);
     return narrowScan(ctx, scan, args, spaceReader(ctx, scan.spec.space ?? 'memory'));
   },

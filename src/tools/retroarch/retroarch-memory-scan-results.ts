@@ -1,5 +1,6 @@
 // retroarch_memory_scan_results: one page of a scan's candidates as of its last step.
 import { defineTool } from '../../mcp/tool.js';
+import { retroarchScans } from '../../retroarch/service.js';
 import {
   pageView,
   resultsInput,
@@ -8,7 +9,7 @@ import {
   scanLimits,
   scanView,
 } from '../shared/memory-scan.js';
-import { retroarchOwner, retroarchScans } from './scan-common.js';
+import { retroarchOwner } from './scan-common.js';
 import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
 
 export const retroarchMemoryScanResults = defineTool({
@@ -27,7 +28,7 @@ export const retroarchMemoryScanResults = defineTool({
   limits: { ...scanLimits, timeoutMs: TIMEOUT_LIMIT },
   async handler(args, ctx) {
     const owner = await retroarchOwner(retroarch(ctx), ctx.signal);
-    const store = retroarchScans(ctx);
+    const store = retroarchScans(ctx.services);
     const scan = store.get(args.scanId, owner, owner);
     const view = pageView(scan, args.offset, args.limit);
     return {

@@ -3,13 +3,15 @@
 import { z } from 'zod/v4';
 import { addressArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
+import { MEMORY_SPACES } from '../../retroarch/codec.js';
+import { retroarchScans } from '../../retroarch/service.js';
 import { SCAN_LIMITS } from '../../scan/memory-scan.js';
 import { scanLimits, scanOutput, scanView, signedInput, sizeInput } from '../shared/memory-scan.js';
-import { readRegion, retroarchOwner, retroarchScans } from './scan-common.js';
+import { readRegion, retroarchOwner } from './scan-common.js';
 import { PROFILES, retroarch, TIMEOUT_LIMIT } from './shared.js';
 
 export const spaceInput = z
-  .enum(['memory', 'ram'])
+  .enum(MEMORY_SPACES)
   .default('memory')
   .describe('memory: as retroarch_read_memory; ram: as retroarch_read_ram.');
 
@@ -37,7 +39,7 @@ export const retroarchMemoryScanStart = defineTool({
   async handler(args, ctx) {
     const owner = await retroarchOwner(retroarch(ctx), ctx.signal);
     const bytes = await readRegion(ctx, args.space, args.address, args.length);
-    const { scan, dropped } = retroarchScans(ctx).add(
+    const { scan, dropped } = retroarchScans(ctx.services).add(
       owner,
       { base: args.address, length: args.length, size: args.size, signed: args.signed, space: args.space },
       bytes,

@@ -1,18 +1,13 @@
-// The RetroArch side of memory scans: the per-server scan store, the owner (the loaded content and
-// how often RetroArch came back after being seen absent: a new game or a detected restart discards
-// every scan) and a reader over either address space.
+// The RetroArch side of memory scans: the owner (the loaded content and how often RetroArch came back
+// after being seen absent: a new game or a detected restart discards every scan) and a reader over
+// either address space. The scan store itself is the RetroArch service's (retroarchScans).
 import { ReMcpError } from '../../core/errors.js';
 import { formatAddress } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { MAX_READ_BYTES, type RetroArchClient } from '../../retroarch/client.js';
 import { requireContent, type Space } from '../../retroarch/codec.js';
-import { ScanStore } from '../../scan/memory-scan.js';
 import { readWhole } from '../shared/memory-scan.js';
 import { retroarch } from './shared.js';
-
-export function retroarchScans(ctx: ToolContext): ScanStore {
-  return ctx.services.lazy('retroarch.scans', () => new ScanStore('retroarch'));
-}
 
 /** The content now loaded, as a scan owner; refuses without content. */
 export async function retroarchOwner(client: RetroArchClient, signal?: AbortSignal): Promise<string> {

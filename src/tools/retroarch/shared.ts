@@ -3,9 +3,10 @@
 import { z } from 'zod/v4';
 import { RETROARCH_TIMEOUT } from '../../config/config.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { addressArg } from '../../core/vocabulary.js';
 import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
 import type { RetroArchClient } from '../../retroarch/client.js';
+import { RUN_STATES } from '../../retroarch/codec.js';
 import { retroarchClient } from '../../retroarch/service.js';
 
 export function retroarch(ctx: ToolContext): RetroArchClient {
@@ -41,19 +42,6 @@ export function writeBytes(args: { bytes?: number[] | undefined; hex?: string | 
   return args.bytes ? Uint8Array.from(args.bytes) : Uint8Array.from(Buffer.from(args.hex!, 'hex'));
 }
 
-/** A short hexdump for the text summary (the full data is in the structured `hex`). */
-export function hexdump(bytes: Uint8Array, base: number, max = 256): string {
-  const lines: string[] = [];
-  for (let i = 0; i < Math.min(bytes.length, max); i += 16) {
-    const row = Array.from(bytes.subarray(i, Math.min(i + 16, bytes.length, max)), (b) =>
-      b.toString(16).padStart(2, '0').toUpperCase(),
-    ).join(' ');
-    lines.push(`${formatAddress(base + i)}: ${row}`);
-  }
-  if (bytes.length > max) lines.push(`... ${bytes.length - max} more bytes in the structured "hex" field`);
-  return lines.join('\n');
-}
-
-export const stateEnum = z.enum(['playing', 'paused', 'contentless']);
+export const stateEnum = z.enum(RUN_STATES);
 
 export const resumeIfPaused = z.boolean().default(false).describe('Re-pauses; a few frames run.');

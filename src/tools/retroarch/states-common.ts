@@ -2,6 +2,7 @@
 import { z } from 'zod/v4';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { MAX_SLOT, PRESS_SPACING_MS } from '../../retroarch/client.js';
+import { STATE_METHODS } from '../../retroarch/states.js';
 import { PROFILES, resumeIfPaused, retroarch, TIMEOUT_LIMIT } from './shared.js';
 
 export const slotInput = z.number().int().min(0).max(MAX_SLOT);
@@ -17,7 +18,7 @@ export const STATE_ANNOTATIONS = {
   openWorldHint: false,
 };
 
-export const method = z.enum(['current', 'native', 'walk']);
+export const method = z.enum(STATE_METHODS);
 
 export const slotPointer = z.object({ value: z.number().int(), verified: z.boolean() });
 

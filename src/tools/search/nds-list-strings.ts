@@ -1,6 +1,13 @@
 import { z } from 'zod/v4';
-import { formatOptionalAddress as at, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
-import { listStrings, STRING_LIST_LIMITS } from '../../extract/string-list.js';
+import {
+  formatOptionalAddress as at,
+  BOUNDED_STATUSES,
+  formatAddress as hex,
+  limitArg,
+  PROCESSORS,
+  type Processor,
+} from '../../core/vocabulary.js';
+import { listStrings, STRING_AREAS, STRING_LIST_LIMITS } from '../../extract/string-list.js';
 import { defineTool } from '../../mcp/tool.js';
 import { STRING_ENCODINGS } from '../../search/strings.js';
 import { nameField, romNames } from '../shared/names.js';
@@ -21,7 +28,7 @@ export const ndsListStrings = defineTool({
   },
   input: z.object({
     rom: romArg,
-    in: z.enum(['all', 'arm9', 'arm7', 'files']).default('all'),
+    in: z.enum(STRING_AREAS).default('all'),
     encodings: z.array(z.enum(STRING_ENCODINGS)).min(1).max(3).optional().describe('Default all.'),
     minLength: limitArg(L.minLength),
     contains: z.string().min(1).max(256).optional().describe('Case-insensitive.'),
@@ -30,7 +37,7 @@ export const ndsListStrings = defineTool({
     limit: limitArg(L.limit),
   }),
   output: z.object({
-    status: z.enum(['complete', 'truncated']),
+    status: z.enum(BOUNDED_STATUSES),
     totalBytes: z.number().int(),
     scannedBytes: z.number().int(),
     unscanned: z.array(z.object({ component: z.string(), bytes: z.number().int(), reason: z.string() })),
@@ -39,7 +46,7 @@ export const ndsListStrings = defineTool({
     strings: z.array(
       z.object({
         component: z.string(),
-        processor: z.enum(['arm9', 'arm7']).nullable(),
+        processor: z.enum(PROCESSORS).nullable(),
         overlayId: z.number().int().nullable(),
         offset: z.number().int().describe('In the component'),
         romOffset: hexOut.nullable(),
@@ -101,7 +108,7 @@ export const ndsListStrings = defineTool({
       const names = await romNames(ctx, rom);
       const named = (
         key: 'name' | 'functionName',
-        p: 'arm9' | 'arm7' | null,
+        p: Processor | null,
         a: number | undefined,
         ov: number | null,
       ) => (p === null ? {} : nameField(key, names, p, a, ov));

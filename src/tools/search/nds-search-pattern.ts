@@ -3,16 +3,17 @@ import {
   addressArg,
   addressOut,
   addressRangeOut,
+  BOUNDED_STATUSES,
   formatRange,
   formatAddress as hex,
   limitArg,
 } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
+import { SCAN_TRUNCATIONS } from '../../search/scan.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
 import { ownerRuntime, romNames } from '../shared/names.js';
-import { READ_ONLY, romArg } from '../shared/rom.js';
+import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import { componentSelectorSchema, patternSchema } from '../shared/search-inputs.js';
 
 const L = SEARCH_LIMITS;
@@ -70,8 +71,8 @@ export const ndsSearchPattern = defineTool({
       alignment: z.number().int(),
     }),
     scope: z.object({ kind: z.string(), components: z.array(z.string()), scopeBytes: z.number().int() }),
-    status: z.enum(['complete', 'truncated']),
-    truncationReasons: z.array(z.enum(['scan-byte-limit', 'match-count-limit', 'verification-work-limit'])),
+    status: z.enum(BOUNDED_STATUSES),
+    truncationReasons: z.array(z.enum(SCAN_TRUNCATIONS)),
     scannedBytes: z.number().int(),
     discoveredMatches: z.number().int(),
     offset: z.number().int(),
@@ -101,11 +102,12 @@ export const ndsSearchPattern = defineTool({
   annotations: READ_ONLY,
   limits: { ...L, selectors: SCOPE_LIMITS.selectors },
   async handler(args, ctx) {
-    return getRomStore(ctx.services).withRom(
+    return withToolRom(
+      ctx,
       args.rom,
       async (rom) => {
         const names = await romNames(ctx, rom);
-        // Every read goes through the ROM handle withRom opened and proved to be the checked file.
+        // Every read goes through the ROM handle withToolRom opened and proved to be the checked file.
         const result = await searchRom(
           rom.model,
           {
@@ -153,7 +155,7 @@ export const ndsSearchPattern = defineTool({
             (head.length ? `\n${head.join('\n')}${more}` : ''),
         };
       },
-      ctx.signal,
+      null,
     );
   },
 });

@@ -1,20 +1,20 @@
 // Output shapes of a control-flow graph (src/arm/cfg.ts) shared by nds_analyze_control_flow and the
 // CFG part of nds_analyze_function.
 import { z } from 'zod/v4';
-import { addressOut } from '../../core/vocabulary.js';
+import { CFG_EDGE_KINDS, CFG_TRUNCATIONS } from '../../arm/cfg.js';
+import { ARM_MODES } from '../../arm/types.js';
+import { addressOut, BOUNDED_STATUSES } from '../../core/vocabulary.js';
 
-export const cfgStatusSchema = z.enum(['complete', 'truncated']);
+export const cfgStatusSchema = z.enum(BOUNDED_STATUSES);
 
-export const cfgTruncationSchema = z.array(
-  z.enum(['block-limit', 'instruction-limit', 'byte-limit', 'edge-limit']),
-);
+export const cfgTruncationSchema = z.array(z.enum(CFG_TRUNCATIONS));
 
 /** A call made inside a block: annotated, not followed. */
 export const cfgCallSchema = z.object({
   at: addressOut,
   target: addressOut.optional(),
   targetName: z.string().optional().describe('The stored name of the target (nds_symbols)'),
-  targetMode: z.enum(['arm', 'thumb']).optional(),
+  targetMode: z.enum(ARM_MODES).optional(),
   condition: z.string().optional(),
 });
 
@@ -22,8 +22,8 @@ export const cfgCallSchema = z.object({
 export const cfgEdgeSchema = z.object({
   from: z.number().int(),
   to: z.number().int().nullable(),
-  kind: z.enum(['branch', 'taken', 'fallthrough']),
+  kind: z.enum(CFG_EDGE_KINDS),
   target: addressOut,
-  targetMode: z.enum(['arm', 'thumb']),
+  targetMode: z.enum(ARM_MODES),
   unresolved: z.string().optional(),
 });

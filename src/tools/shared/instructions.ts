@@ -3,9 +3,21 @@
 import { z } from 'zod/v4';
 import type { ResolvedSource } from '../../analysis/code-source.js';
 import { LINEAR_LIMITS } from '../../analysis/linear-window.js';
-import type { DecodedInstruction, DecodeStopReason } from '../../arm/types.js';
-import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
-import type { Processor } from '../../formats/nds/index.js';
+import {
+  ARM_MODES,
+  DECODE_STOP_REASONS,
+  type DecodedInstruction,
+  type DecodeStopReason,
+  FLOW_KINDS,
+  PC_RELATIVE_KINDS,
+} from '../../arm/types.js';
+import {
+  addressOut,
+  formatAddress as hex,
+  limitArg,
+  PROCESSORS,
+  type Processor,
+} from '../../core/vocabulary.js';
 
 /** The bounds of a linear decode window, as arguments. */
 export const linearWindowArgs = {
@@ -20,16 +32,16 @@ export const instructionSchema = z.object({
   mnemonic: z.string(),
   operands: z.string(),
   condition: z.string().optional(),
-  flow: z.enum(['branch', 'call', 'return', 'branch-indirect', 'call-indirect']).optional(),
+  flow: z.enum(FLOW_KINDS).optional(),
   target: addressOut.optional(),
-  targetMode: z.enum(['arm', 'thumb']).optional(),
+  targetMode: z.enum(ARM_MODES).optional(),
   targetName: z
     .string()
     .optional()
     .describe('The stored name of the target (nds_symbols), as name or name+0x10'),
   pcRelative: z
     .object({
-      kind: z.enum(['literal-pool', 'pc-relative-address']),
+      kind: z.enum(PC_RELATIVE_KINDS),
       address: addressOut,
       value: addressOut
         .optional()
@@ -52,10 +64,10 @@ export const instructionSchema = z.object({
 });
 
 export const sourceSchema = z.object({
-  processor: z.enum(['arm9', 'arm7']),
+  processor: z.enum(PROCESSORS),
   component: z.string(),
   overlayId: z.number().int().nullable(),
-  mode: z.enum(['arm', 'thumb']),
+  mode: z.enum(ARM_MODES),
   start: addressOut,
   /** ROM offset of the start; null for decoded (derived) bytes. */
   romOffset: addressOut.nullable(),
@@ -64,7 +76,7 @@ export const sourceSchema = z.object({
 
 /** Why decoding stopped early, and where. */
 export const decodeStopSchema = z.object({
-  reason: z.enum(['undecodable', 'architecture', 'truncated-instruction']),
+  reason: z.enum(DECODE_STOP_REASONS),
   address: addressOut,
 });
 

@@ -4,6 +4,7 @@ import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
 import { addressOut, formatAddress, valueArg } from '../../core/vocabulary.js';
 import type { ProgressUpdate, ToolContext } from '../../mcp/tool.js';
+import { MEMORY_SPACES } from '../../retroarch/codec.js';
 import {
   type MemoryScan,
   type ReadSpan,
@@ -49,7 +50,7 @@ export const scanOutput = {
   length: z.number().int(),
   size: z.number().int(),
   signed: z.boolean(),
-  space: z.enum(['memory', 'ram']).nullable(),
+  space: z.enum(MEMORY_SPACES).nullable(),
   steps: z.number().int(),
   candidates: z.number().int(),
 };

@@ -2,7 +2,7 @@
 import { z } from 'zod/v4';
 import { PROCESSORS } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import { getRomStore, type RomHandle, type RomStore } from '../../nds/rom-store.js';
+import { getRomStore, type HashProgress, type RomHandle, type RomStore } from '../../nds/rom-store.js';
 
 // "Workspace-relative" in a description marks a path argument: the hostile-path test finds them so.
 export const romArg = z.string().min(1).max(1024).describe('Workspace-relative .nds path.');
@@ -25,14 +25,16 @@ export const hashProgress =
     ctx.progress({ progress: done, total, message: 'hashing the ROM' });
 
 /**
- * Runs `work` on the caller's ROM as the static tools do: through the server's ROM store, cancellable
- * by the call's signal, with cold-open hashing reported as progress.
+ * Runs `work` on the caller's ROM as every ROM tool does: through the server's ROM store, cancellable
+ * by the call's signal. `onHash` receives cold-open hashing progress: by default it goes to the
+ * caller's progress token; a tool with phases of its own passes its own; null reports none.
  */
 export function withToolRom<T>(
   ctx: ToolContext,
   rel: string,
   work: (rom: RomHandle, store: RomStore) => Promise<T> | T,
+  onHash: HashProgress | null = hashProgress(ctx),
 ): Promise<T> {
   const store = getRomStore(ctx.services);
-  return store.withRom(rel, (rom) => work(rom, store), ctx.signal, hashProgress(ctx));
+  return store.withRom(rel, (rom) => work(rom, store), ctx.signal, onHash ?? undefined);
 }

@@ -1,7 +1,8 @@
 // Input pieces shared by the search and extraction tools: the canonical component selector (the only
 // way a caller names ROM bytes) and the four pattern kinds.
 import { z } from 'zod/v4';
-import type { PatternInput } from '../../search/pattern.js';
+import { PROCESSORS } from '../../core/vocabulary.js';
+import { ENDIANNESSES, type PatternInput } from '../../search/pattern.js';
 import type { ComponentSelector } from '../../search/scope.js';
 import { kindFieldsProblem } from './per-kind.js';
 
@@ -20,7 +21,7 @@ const SELECTOR_FIELDS: Record<(typeof SELECTOR_KINDS)[number], readonly string[]
 export const componentSelectorSchema = z
   .strictObject({
     kind: z.enum(SELECTOR_KINDS),
-    processor: z.enum(['arm9', 'arm7']).optional(),
+    processor: z.enum(PROCESSORS).optional(),
     id: z.number().int().min(0).max(0xffffffff).optional(),
     fileId: z.number().int().min(0).max(0xffff).optional(),
     path: z.string().min(1).max(1024).optional().describe('As nds_list_files reports it.'),
@@ -64,7 +65,7 @@ export const patternSchema = z
       .union([z.literal(8), z.literal(16), z.literal(32)])
       .optional()
       .describe('Bits.'),
-    endianness: z.enum(['little', 'big']).optional(),
+    endianness: z.enum(ENDIANNESSES).optional(),
     signed: z.boolean().optional(),
     alignment: z
       .union([z.literal(1), z.literal(2), z.literal(4)])
