@@ -251,7 +251,16 @@ export async function loadComponents(
     for (const b of model.autoloads ?? []) {
       const at = autoloadImageOffset(model, b.index);
       if (at === null || b.codeSize <= 0 || at + b.codeSize > main.bytes.length) continue;
-      if (!inAddressSpace(b.ramAddress, b.codeSize)) continue;
+      if (!inAddressSpace(b.ramAddress, b.codeSize)) {
+        set.addUnavailable({
+          kind: 'autoload',
+          overlayId: null,
+          start: b.ramAddress,
+          end: b.ramAddress + b.codeSize,
+          reason: `unsupported: runs at ${formatAddress(b.ramAddress)}, beyond the address space the map covers`,
+        });
+        continue;
+      }
       set.add({
         kind: 'autoload',
         overlayId: null,
