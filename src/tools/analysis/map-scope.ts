@@ -12,7 +12,7 @@ import type { ArmMode } from '../../arm/types.js';
 import { formatAddress, type Processor } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
-import { componentKindSchema, type identitySchema, limitArgs } from './common.js';
+import { componentKindSchema, type identitySchema, limitArgs } from './proof-search.js';
 
 /** The map's own bounds, as arguments of the tools that may build it. */
 export const mapLimitArgs = limitArgs(MAP_LIMITS);

@@ -25,6 +25,17 @@ import {
 import { romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import {
+  DEFAULT_LOWEST,
+  evidenceOf,
+  MAP_LIMITS,
+  mapCallKind,
+  mapComponentsCoverage,
+  mapIdentityView,
+  mapLimitArgs,
+  mapProgress,
+  toolMap,
+} from './map-scope.js';
+import {
   callSiteSchema,
   callSiteView,
   componentKindSchema,
@@ -48,18 +59,7 @@ import {
   SEEDS_LIMIT,
   searchCoverageView,
   tierSchema,
-} from './common.js';
-import {
-  DEFAULT_LOWEST,
-  evidenceOf,
-  MAP_LIMITS,
-  mapCallKind,
-  mapComponentsCoverage,
-  mapIdentityView,
-  mapLimitArgs,
-  mapProgress,
-  toolMap,
-} from './map-scope.js';
+} from './proof-search.js';
 
 /** A proven entry; a definitive negative; or neither. */
 const PROOF_STATUSES = ['proven', 'not-proven-function-entry', 'proof-inconclusive'] as const;

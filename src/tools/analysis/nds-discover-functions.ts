@@ -23,6 +23,17 @@ import { defineTool } from '../../mcp/tool.js';
 import { nameField, romNames } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import {
+  DEFAULT_LOWEST,
+  evidenceOf,
+  MAP_LIMITS,
+  mapCallKind,
+  mapComponentsCoverage,
+  mapIdentityView,
+  mapLimitArgs,
+  mapProgress,
+  toolMap,
+} from './map-scope.js';
+import {
   callSiteSchema,
   callSiteView,
   componentKindSchema,
@@ -45,18 +56,7 @@ import {
   searchCoverageView,
   searchStatusSchema,
   tierSchema,
-} from './common.js';
-import {
-  DEFAULT_LOWEST,
-  evidenceOf,
-  MAP_LIMITS,
-  mapCallKind,
-  mapComponentsCoverage,
-  mapIdentityView,
-  mapLimitArgs,
-  mapProgress,
-  toolMap,
-} from './map-scope.js';
+} from './proof-search.js';
 
 /** Re-exported: the bench and nds_function_at name the discovery bounds by this tool. */
 export { DISCOVERY_LIMITS };

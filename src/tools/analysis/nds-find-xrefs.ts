@@ -27,6 +27,14 @@ import type { RomHandle } from '../../nds/rom-store.js';
 import { nameField, romNames } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import {
+  DEFAULT_LOWEST,
+  MAP_LIMITS,
+  mapComponentsCoverage,
+  mapLimitArgs,
+  mapProgress,
+  toolMap,
+} from './map-scope.js';
+import {
   componentKindSchema,
   coverageFields,
   coverageSchema,
@@ -46,15 +54,7 @@ import {
   searchStatusSchema,
   tierSchema,
   type truncationSchema,
-} from './common.js';
-import {
-  DEFAULT_LOWEST,
-  MAP_LIMITS,
-  mapComponentsCoverage,
-  mapLimitArgs,
-  mapProgress,
-  toolMap,
-} from './map-scope.js';
+} from './proof-search.js';
 
 export const XREF_LIMITS = {
   maxComponents: { default: 32, max: 128, min: 1, unit: 'components' },

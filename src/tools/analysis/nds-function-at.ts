@@ -12,6 +12,17 @@ import { defineTool } from '../../mcp/tool.js';
 import { nameField, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import {
+  DEFAULT_LOWEST,
+  evidenceOf,
+  MAP_LIMITS,
+  mapComponentsCoverage,
+  mapComponentView,
+  mapIdentityView,
+  mapLimitArgs,
+  mapProgress,
+  toolMap,
+} from './map-scope.js';
+import {
   componentKindSchema,
   coverageFields,
   coverageSchema,
@@ -33,18 +44,7 @@ import {
   searchCoverageView,
   searchStatusSchema,
   tierSchema,
-} from './common.js';
-import {
-  DEFAULT_LOWEST,
-  evidenceOf,
-  MAP_LIMITS,
-  mapComponentsCoverage,
-  mapComponentView,
-  mapIdentityView,
-  mapLimitArgs,
-  mapProgress,
-  toolMap,
-} from './map-scope.js';
+} from './proof-search.js';
 
 const L = DISCOVERY_LIMITS;
 

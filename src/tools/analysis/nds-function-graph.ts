@@ -17,8 +17,8 @@ import { fitScale, type GraphvizJson, rasterize } from '../../graph/raster.js';
 import { defineTool } from '../../mcp/tool.js';
 import { romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
-import { tierSchema } from './common.js';
 import { MAP_LIMITS, mapProgress, toolMap } from './map-scope.js';
+import { tierSchema } from './proof-search.js';
 
 export const GRAPH_LIMITS = {
   maxNodes: { default: 200, min: 1, max: 400, unit: 'nodes (blocks or functions)' },

@@ -21,6 +21,14 @@ import {
 import { defineTool } from '../../mcp/tool.js';
 import { processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import {
+  DEFAULT_LOWEST,
+  MAP_LIMITS,
+  mapComponentView,
+  mapLimitArgs,
+  mapProgress,
+  toolMap,
+} from './map-scope.js';
+import {
   componentKindSchema,
   coverageSchema,
   coverageText,
@@ -29,15 +37,7 @@ import {
   lowestTierArg,
   mapCoverageView,
   tierSchema,
-} from './common.js';
-import {
-  DEFAULT_LOWEST,
-  MAP_LIMITS,
-  mapComponentView,
-  mapLimitArgs,
-  mapProgress,
-  toolMap,
-} from './map-scope.js';
+} from './proof-search.js';
 
 export const GAP_PAGE = {
   offset: { default: 0, min: 0, max: 10_000_000, unit: 'gaps skipped' },

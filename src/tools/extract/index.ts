@@ -1,5 +1,5 @@
-import { ndsExtractAnalysisBundle } from './nds-extract-analysis-bundle.js';
-import { ndsExtractComponent } from './nds-extract-component.js';
+// The extraction and symbol tools (profile static), in tools/list order.
+import { ndsExtractAnalysisBundle, ndsExtractComponent } from './extraction.js';
 import { ndsSymbols } from './nds-symbols.js';
 
 export const extractTools = [ndsExtractComponent, ndsExtractAnalysisBundle, ndsSymbols];

@@ -1,5 +1,5 @@
-import { listWorkspaceFiles } from './list-workspace-files.js';
+// The general tools: what the server offers (every profile), the workspace's files and their digests.
 import { serverCapabilities } from './server-capabilities.js';
-import { verifyFileSha256 } from './verify-file-sha256.js';
+import { listWorkspaceFiles, verifyFileSha256 } from './workspace-files.js';
 
 export const generalTools = [serverCapabilities, verifyFileSha256, listWorkspaceFiles];

@@ -3,8 +3,8 @@
 import { z } from 'zod/v4';
 import { BOUNDED_STATUSES, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { LISTING_LIMITS, listWorkspace } from '../../workspace/listing.js';
 import { sha256File } from '../../workspace/hash.js';
+import { LISTING_LIMITS, listWorkspace } from '../../workspace/listing.js';
 
 // list_workspace_files: the bounded, breadth-first listing of the workspace.
 const L = LISTING_LIMITS;

@@ -1,9 +1,8 @@
+// The build tools (profile build): assembly, manifests drafted, validated, built and verified, patches
+// applied and free space found, in tools/list order.
+import { ndsMutationBuild, ndsMutationDraft, ndsMutationValidate, ndsMutationVerify } from './mutations.js';
 import { ndsAssemble } from './nds-assemble.js';
 import { ndsFreeSpace } from './nds-free-space.js';
-import { ndsMutationBuild } from './nds-mutation-build.js';
-import { ndsMutationDraft } from './nds-mutation-draft.js';
-import { ndsMutationValidate } from './nds-mutation-validate.js';
-import { ndsMutationVerify } from './nds-mutation-verify.js';
 import { ndsPatchApply } from './nds-patch-apply.js';
 
 export const rebuildTools = [

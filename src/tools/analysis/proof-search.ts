@@ -1,0 +1,345 @@
+// The terms of the analysis tools' searches, in either scope: what a search takes (evidence, scope
+// and seed arguments, limit tables with the specification's defaults and maxima), how its answer is
+// said (function identities that other tools accept verbatim, call sites, coverage and status) and its
+// progress. The program scope's own pieces are in ./map-scope.ts.
+import { z } from 'zod/v4';
+import {
+  ANALYSIS_SCOPES,
+  type AnalysisScope,
+  BOUNDED_EVIDENCE_IDS,
+  EVIDENCE_IDS,
+  type EvidenceId,
+} from '../../analysis/evidence/index.js';
+import { CONSTANT_CALL_VIAS } from '../../analysis/functions/constant-register.js';
+import type { SearchCoverage } from '../../analysis/functions/coverage.js';
+import {
+  CALL_SITE_KINDS,
+  type CallSite,
+  DISCOVERY_TRUNCATIONS,
+  type FunctionIdentity,
+  STANDARD_DISCOVERY,
+  STANDARD_FUNCTION_CFG,
+} from '../../analysis/functions/discover.js';
+import { COVERAGES, type ComponentCoverage, SCOPE_STATUSES } from '../../analysis/functions/nds-scope.js';
+import type { MapCoverage } from '../../analysis/program-map/map.js';
+import { COMPONENT_KINDS, TIERS } from '../../analysis/program-map/types.js';
+import { ARM_MODES } from '../../arm/types.js';
+import { ReMcpError } from '../../core/errors.js';
+import {
+  addressArg,
+  addressOut,
+  limitArg as coreLimitArg,
+  formatAddress,
+  PROCESSORS,
+  type Processor,
+} from '../../core/vocabulary.js';
+import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
+import { overlayIdArg } from '../shared/rom.js';
+
+export type LimitTable = Record<string, LimitSpec & { default: number; min: number }>;
+
+/** A bounded integer argument from one limit entry: its name, bounds and default say it all. */
+export function limitArg(l: LimitSpec & { default: number; min: number }) {
+  return coreLimitArg(l);
+}
+
+/** One bounded argument per entry of a limit table, named as the table names it (maxBlocks...). */
+export function limitArgs<T extends LimitTable>(table: T): { [K in keyof T]: ReturnType<typeof limitArg> } {
+  return Object.fromEntries(Object.entries(table).map(([name, l]) => [name, limitArg(l)])) as {
+    [K in keyof T]: ReturnType<typeof limitArg>;
+  };
+}
+
+/** Per-function CFG limits (the standard CFG bounds). */
+export const FUNCTION_CFG_LIMITS = {
+  maxFunctionBlocks: {
+    default: STANDARD_FUNCTION_CFG.blocks,
+    max: 256,
+    min: 1,
+    unit: 'basic blocks per function CFG',
+  },
+  maxFunctionInstructions: {
+    default: STANDARD_FUNCTION_CFG.instructions,
+    max: 4096,
+    min: 1,
+    unit: 'instructions per function CFG',
+  },
+  maxFunctionBytes: {
+    default: STANDARD_FUNCTION_CFG.bytes,
+    max: 16384,
+    min: 2,
+    unit: 'decoded bytes per function CFG',
+  },
+  maxFunctionEdges: {
+    default: STANDARD_FUNCTION_CFG.edges,
+    max: 1024,
+    min: 1,
+    unit: 'traversal edges per function CFG',
+  },
+} satisfies LimitTable;
+
+/** The per-function CFG budget at the standard bounds' maxima, for tools that take no per-function limits. */
+export const FUNCTION_CFG_MAX = {
+  blocks: FUNCTION_CFG_LIMITS.maxFunctionBlocks.max,
+  instructions: FUNCTION_CFG_LIMITS.maxFunctionInstructions.max,
+  bytes: FUNCTION_CFG_LIMITS.maxFunctionBytes.max,
+  edges: FUNCTION_CFG_LIMITS.maxFunctionEdges.max,
+};
+
+/** The bounds of one whole discovery (nds_discover_functions, nds_function_at). */
+export const DISCOVERY_LIMITS = {
+  maxComponents: { default: STANDARD_DISCOVERY.components, max: 128, min: 1, unit: 'components considered' },
+  maxFunctions: { default: STANDARD_DISCOVERY.functions, max: 1024, min: 1, unit: 'proven functions' },
+  maxCallSites: { default: STANDARD_DISCOVERY.callSites, max: 8192, min: 1, unit: 'call sites' },
+  maxBlocks: { default: STANDARD_DISCOVERY.blocks, max: 4096, min: 1, unit: 'total basic blocks' },
+  maxInstructions: {
+    default: STANDARD_DISCOVERY.instructions,
+    max: 32768,
+    min: 1,
+    unit: 'total instructions',
+  },
+  maxBytes: { default: STANDARD_DISCOVERY.bytes, max: 262144, min: 2, unit: 'total decoded bytes' },
+  maxEdges: { default: STANDARD_DISCOVERY.edges, max: 16384, min: 1, unit: 'total traversal edges' },
+  ...FUNCTION_CFG_LIMITS,
+} satisfies LimitTable;
+
+/** Every evidence class, from the registry; the bounded search supports the specification's three. */
+export const EVIDENCE = EVIDENCE_IDS;
+export const BOUNDED_EVIDENCE = BOUNDED_EVIDENCE_IDS;
+
+export const evidenceArg = z
+  .array(z.enum(EVIDENCE))
+  .min(1)
+  .max(EVIDENCE.length)
+  .optional()
+  .describe(
+    `Default: bounded ${
+      BOUNDED_EVIDENCE.every((e, i) => EVIDENCE[i] === e)
+        ? `the first ${BOUNDED_EVIDENCE.length}`
+        : BOUNDED_EVIDENCE.join(', ')
+    }; program all.`,
+  );
+
+export const scopeArg = z
+  .enum(ANALYSIS_SCOPES)
+  .default('bounded')
+  .describe('bounded: searched from the entry point; program: the whole-program map.');
+
+export const lowestTierArg = z.enum(TIERS).optional().describe('program: lowest tier (default all).');
+
+/** The evidence classes a call asked for, checked against its scope. */
+export function resolveEvidence(
+  scope: AnalysisScope,
+  evidence: readonly EvidenceId[] | undefined,
+): EvidenceId[] {
+  if (scope === 'program') return [...(evidence ?? EVIDENCE)];
+  const chosen = [...(evidence ?? BOUNDED_EVIDENCE)];
+  const unsupported = chosen.filter((e) => !(BOUNDED_EVIDENCE as readonly string[]).includes(e));
+  if (unsupported.length > 0) {
+    throw new ReMcpError(
+      'invalid-argument',
+      `${unsupported.join(', ')} ${unsupported.length === 1 ? 'needs' : 'need'} the whole-program map: pass scope "program"`,
+      { evidence: unsupported },
+    );
+  }
+  return chosen;
+}
+
+export const tierSchema = z.enum(TIERS);
+
+/** What an answer covered and whether it is definitive, in bytes (both scopes). */
+export const coverageSchema = z.object({
+  scope: z.enum(ANALYSIS_SCOPES),
+  lowestTier: tierSchema,
+  executableBytes: z.number().int(),
+  classifiedBytes: z.number().int(),
+  codeBytes: z.number().int(),
+  unclassifiedBytes: z.number().int(),
+  belowTierBytes: z.number().int(),
+  unavailableBytes: z.number().int(),
+  unresolved: z.object({
+    unmapped: z.number().int(),
+    ambiguous: z.number().int(),
+    runtimeOnly: z.number().int(),
+    indirectCalls: z.number().int(),
+    indirectBranches: z.number().int(),
+  }),
+  definitive: z.boolean().describe('Nothing the answer could miss is left'),
+  notDefinitive: z.array(z.string()),
+});
+export type CoverageView = z.input<typeof coverageSchema>;
+
+export function mapCoverageView(c: MapCoverage): CoverageView {
+  return { scope: 'program', ...c };
+}
+
+export function searchCoverageView(c: SearchCoverage): CoverageView {
+  return { scope: 'bounded', lowestTier: 'proven', belowTierBytes: 0, unavailableBytes: 0, ...c };
+}
+
+/** One line of text for a coverage block. */
+export function coverageText(c: CoverageView): string {
+  const pct = c.executableBytes > 0 ? ((100 * c.classifiedBytes) / c.executableBytes).toFixed(1) : '100.0';
+  return `${c.scope} coverage: ${c.classifiedBytes}/${c.executableBytes} bytes classified (${pct}%) at ${c.lowestTier} and above; ${c.definitive ? 'definitive' : `not definitive: ${c.notDefinitive.join('; ')}`}`;
+}
+
+export const MAX_SEEDS = 64;
+export const seedsArg = z
+  .array(
+    z.object({
+      address: addressArg(),
+      mode: z.enum(ARM_MODES),
+      overlayId: overlayIdArg(),
+    }),
+  )
+  .max(MAX_SEEDS)
+  .default([])
+  .describe('Scanned, never proof.');
+
+export const overlayScopeArg = z
+  .array(z.number().int().min(0).max(0xffffffff))
+  .max(4096)
+  .optional()
+  .describe('Default all (main always).');
+
+/** What every proof search takes besides its target: evidence kinds, coverage seeds, overlays in scope. */
+export const proofScopeArgs = { evidence: evidenceArg, seeds: seedsArg, overlayIds: overlayScopeArg };
+
+/** The whole-program choice every analysis tool takes. */
+export const mapScopeArgs = { scope: scopeArg, lowestTier: lowestTierArg };
+
+/** The declared bound on seeds, next to each tool's limit table. */
+export const SEEDS_LIMIT = { max: MAX_SEEDS, unit: 'coverage seeds' };
+
+export const evidenceListSchema = z.array(z.enum(EVIDENCE));
+export const componentKindSchema = z.enum(COMPONENT_KINDS);
+export const modeSchema = z.enum(ARM_MODES);
+export const searchStatusSchema = z.enum(SCOPE_STATUSES);
+
+/** A function identity exactly as the ARM tools take it: spread it into their arguments. */
+export const identitySchema = z.object({
+  processor: z.enum(PROCESSORS),
+  address: addressOut,
+  mode: modeSchema,
+  overlayId: z.number().int().optional(),
+});
+
+export function identityView(processor: Processor, id: FunctionIdentity): z.input<typeof identitySchema> {
+  const out: z.input<typeof identitySchema> = {
+    processor,
+    address: formatAddress(id.address),
+    mode: id.mode,
+  };
+  if (id.overlayId !== null) out.overlayId = id.overlayId;
+  return out;
+}
+
+export const componentSchema = z.object({
+  component: componentKindSchema,
+  overlayId: z.number().int().nullable(),
+  autoloadIndex: z.number().int().optional(),
+  coverage: z.enum(COVERAGES),
+});
+
+export const componentsView = (c: ComponentCoverage[]) => c;
+
+export const callSiteSchema = z.object({
+  at: addressOut,
+  kind: z.enum(CALL_SITE_KINDS),
+  caller: identitySchema,
+  callerIsSeed: z.literal(true).optional(),
+  target: addressOut,
+  targetMode: modeSchema,
+  callee: identitySchema.optional(),
+  unresolved: z.string().optional(),
+  condition: z.string().optional(),
+  via: z.enum(CONSTANT_CALL_VIAS).optional(),
+  definedAt: addressOut.optional(),
+  slot: addressOut.optional(),
+});
+
+export function callSiteView(processor: Processor, s: CallSite): z.input<typeof callSiteSchema> {
+  const out: z.input<typeof callSiteSchema> = {
+    at: formatAddress(s.at),
+    kind: s.kind,
+    caller: identityView(processor, s.caller),
+    target: formatAddress(s.target),
+    targetMode: s.targetMode,
+  };
+  if (s.callerIsSeed) out.callerIsSeed = true;
+  if (s.callee) out.callee = identityView(processor, s.callee);
+  if (s.unresolved) out.unresolved = s.unresolved;
+  if (s.condition) out.condition = s.condition;
+  if (s.via) out.via = s.via;
+  if (s.definedAt !== undefined) out.definedAt = formatAddress(s.definedAt);
+  if (s.slot !== undefined) out.slot = formatAddress(s.slot);
+  return out;
+}
+
+/** A discovery's truncations, and nds_find_xrefs' own: its result limit. */
+export const truncationSchema = z.enum([...DISCOVERY_TRUNCATIONS, 'xref-limit']);
+
+/** What one discovery found and decoded (nds_discover_functions, nds_analyze_function). */
+export const discoveryTotalsSchema = z.object({
+  functions: z.number().int(),
+  callSites: z.number().int(),
+  blocks: z.number().int(),
+  instructions: z.number().int(),
+  bytes: z.number().int(),
+  edges: z.number().int(),
+});
+
+/** What a search covered: the limits it hit and each component's coverage. */
+export const coverageFields = {
+  truncation: z.array(truncationSchema),
+  components: z.array(componentSchema),
+};
+
+/** The whole-discovery and per-function budgets of nds_discover_functions and nds_function_at. */
+export function discoveryBudgets(args: Record<keyof typeof DISCOVERY_LIMITS, number>) {
+  return {
+    limits: {
+      components: args.maxComponents,
+      functions: args.maxFunctions,
+      callSites: args.maxCallSites,
+      blocks: args.maxBlocks,
+      instructions: args.maxInstructions,
+      bytes: args.maxBytes,
+      edges: args.maxEdges,
+    },
+    local: {
+      blocks: args.maxFunctionBlocks,
+      instructions: args.maxFunctionInstructions,
+      bytes: args.maxFunctionBytes,
+      edges: args.maxFunctionEdges,
+    },
+  };
+}
+
+/**
+ * Progress of one call in two phases, kept monotonic (the pipeline drops a value that does not grow):
+ * the cold-open ROM hash (bytes), then the analysis counted on after it. The analysis phase reports
+ * at most every 50 ms: one notification per analysed function would flood a client.
+ */
+export function phasedProgress(ctx: ToolContext) {
+  let hashed = 0;
+  return {
+    hash(done: number, total: number): void {
+      hashed = total;
+      ctx.progress({ progress: done, total, message: 'hashing the ROM' });
+    },
+    work(what: string) {
+      let last = 0;
+      return (analysed: number, queued: number) => {
+        const now = Date.now();
+        if (now - last < 50) return;
+        last = now;
+        ctx.progress({
+          progress: hashed + analysed,
+          total: hashed + analysed + queued,
+          message: `${what}: ${analysed} analysed`,
+        });
+      };
+    },
+  };
+}

@@ -1,0 +1,188 @@
+// Memory scans ("cheat search") on the halted DeSmuME: desmume_memory_scan_start, _narrow and
+// _results. A scan's owner is one emulator generation (a restart discards every scan) and it covers
+// main RAM only; the scan store is the debugger service's (desmumeScans in src/debug/service.ts).
+
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import type { CpuDebugger } from '../../debug/cpu.js';
+import { LIMITS } from '../../debug/policy.js';
+import { debugSession, desmumeScans } from '../../debug/service.js';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { SCAN_LIMITS } from '../../scan/memory-scan.js';
+import type { Services } from '../../services.js';
+import {
+  type CandidateName,
+  narrowInputs,
+  narrowOutput,
+  narrowScan,
+  pageView,
+  readWhole,
+  resultsInput,
+  resultsOutput,
+  SCAN_LIMITS_TEXT,
+  scanLimits,
+  scanOutput,
+  scanView,
+  signedInput,
+  sizeInput,
+} from '../shared/memory-scan.js';
+import { cpuOf, liveNames, processorInput, RUNTIME } from './session-views.js';
+
+/** DS main RAM (4 MiB; its mirrors are not scanned separately). */
+const MAIN_RAM = { start: 0x0200_0000, end: 0x0240_0000 } as const;
+
+function desmumeOwner(services: Services): string {
+  return `DeSmuME generation ${debugSession(services).requireGeneration().number}`;
+}
+
+function checkMainRam(base: number, length: number): void {
+  if (base < MAIN_RAM.start || base + length > MAIN_RAM.end) {
+    throw new ReMcpError(
+      'invalid-argument',
+      `a DeSmuME scan covers main RAM only (${formatAddress(MAIN_RAM.start)}..${formatAddress(MAIN_RAM.end)}); ${formatAddress(base)}+${length} is outside it`,
+    );
+  }
+}
+
+/** Reads through the stub in the largest piece one read allows (the CPU must be halted). */
+function stubReader(cpu: CpuDebugger) {
+  return async (address: number, length: number): Promise<Uint8Array> => {
+    const out = new Uint8Array(length);
+    for (let at = 0; at < length; at += LIMITS.memoryRead.max) {
+      const n = Math.min(LIMITS.memoryRead.max, length - at);
+      out.set(await cpu.readMemory(address + at, n), at);
+    }
+    return out;
+  };
+}
+
+/**
+ * Names for candidates from the running ROM's symbol store, on the scanned CPU's view (main RAM holds
+ * no overlay code, so overlay names are never asked); undefined when no generation runs or no names.
+ */
+async function scanNames(ctx: ToolContext, processor: 'arm9' | 'arm7'): Promise<CandidateName | undefined> {
+  const names = await liveNames(ctx, processor);
+  if (names === null || names.table.size === 0) return undefined;
+  return (address) => names.table.nameOf(processor, address, null);
+}
+
+// desmume_memory_scan_start: snapshots a main-RAM region of the halted emulator as the first step of a
+// memory scan (every size-aligned address a candidate).
+export const desmumeMemoryScanStart = defineTool({
+  name: 'desmume_memory_scan_start',
+  title: 'Start a memory scan (DeSmuME)',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Starts a "cheat search": snapshots DS main RAM for desmume_memory_scan_narrow.',
+    useWhen: "finding a game's counter, score or health: start, let it change, narrow, repeat.",
+    behaviour: 'CPU halted; each size-aligned address a candidate; scans die with the generation.',
+    limits: `main RAM 0x02000000..0x02400000; pages of ${SCAN_LIMITS.page.max}; ${SCAN_LIMITS.scans.max} scans kept, oldest dropped.`,
+  },
+  input: z.object({
+    processor: processorInput,
+    address: addressArg().default(MAIN_RAM.start),
+    length: z
+      .number()
+      .int()
+      .min(SCAN_LIMITS.regionBytes.min)
+      .max(SCAN_LIMITS.regionBytes.max)
+      .default(MAIN_RAM.end - MAIN_RAM.start),
+    size: sizeInput,
+    signed: signedInput,
+  }),
+  output: z.object({ generation: z.number().int(), ...scanOutput, dropped: z.array(z.string()) }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: scanLimits,
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      checkMainRam(args.address, args.length);
+      const cpu = cpuOf(ctx.services, args.processor);
+      cpu.requireStopped('scan memory');
+      const owner = desmumeOwner(ctx.services);
+      const bytes = await readWhole(
+        stubReader(cpu),
+        args.address,
+        args.length,
+        64 * 1024,
+        ctx.progress,
+        ctx.signal,
+      );
+      const { scan, dropped } = desmumeScans(ctx.services).add(
+        owner,
+        {
+          base: args.address,
+          length: args.length,
+          size: args.size,
+          signed: args.signed,
+          processor: args.processor,
+        },
+        bytes,
+      );
+      return {
+        structured: { generation: cpu.generation, ...scanView(scan), dropped },
+        text: `${scan.id}: ${scan.candidateCount} candidates in ${args.length} bytes of main RAM`,
+      };
+    });
+  },
+});
+
+// desmume_memory_scan_narrow: re-reads a scan's candidates on the halted emulator and keeps those
+// whose value satisfies the comparison.
+export const desmumeMemoryScanNarrow = defineTool({
+  name: 'desmume_memory_scan_narrow',
+  title: 'Narrow a memory scan (DeSmuME)',
+  profiles: RUNTIME,
+  description: {
+    purpose: 'Keeps the scan candidates whose value now passes a comparison.',
+    useWhen: 'after the game value changed (or did not): "increased" after the counter ran.',
+    behaviour:
+      'CPU halted; reads only the candidates; returns the first page; scans of an earlier generation are not-found.',
+    limits: `${SCAN_LIMITS_TEXT}.`,
+  },
+  input: z.object({ processor: processorInput, ...narrowInputs }),
+  output: narrowOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  limits: scanLimits,
+  async handler(args, ctx) {
+    return debugSession(ctx.services).exclusive(async () => {
+      const scan = desmumeScans(ctx.services).get(
+        args.scanId,
+        desmumeOwner(ctx.services),
+        desmumeOwner(ctx.services),
+      );
+      const cpu = cpuOf(ctx.services, args.processor);
+      cpu.requireStopped('scan memory');
+      return narrowScan(ctx, scan, args, stubReader(cpu), await scanNames(ctx, args.processor));
+    });
+  },
+});
+
+// desmume_memory_scan_results: one page of a scan's candidates as of its last step (no emulator I/O).
+export const desmumeMemoryScanResults = defineTool({
+  name: 'desmume_memory_scan_results',
+  title: 'Page through memory-scan candidates (DeSmuME)',
+  profiles: RUNTIME,
+  description: {
+    purpose: "Lists a page of a scan's candidates with their last two values.",
+    useWhen: 'after desmume_memory_scan_narrow, for candidates beyond its first page.',
+    behaviour: 'sends nothing; scans of an earlier generation are not-found.',
+    limits: `${SCAN_LIMITS_TEXT}.`,
+  },
+  input: resultsInput,
+  output: resultsOutput,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  limits: scanLimits,
+  async handler(args, ctx) {
+    const owner = desmumeOwner(ctx.services);
+    const scan = desmumeScans(ctx.services).get(args.scanId, owner, owner);
+    const view = pageView(scan, args.offset, args.limit, await scanNames(ctx, scan.spec.processor ?? 'arm9'));
+    return {
+      structured: { ...scanView(scan), ...view },
+      text:
+        view.page.length === 0
+          ? `${scan.id}: no candidates at offset ${args.offset} (${scan.candidateCount} in all)`
+          : `${scan.id}: candidates ${args.offset}..${args.offset + view.page.length - 1} of ${scan.candidateCount}`,
+    };
+  },
+});

@@ -1,0 +1,180 @@
+// What several topics of the DeSmuME tools share: the processor and wait arguments, the views of the
+// session's state (stops, breakpoints, executable ranges, registers and context windows, the stored
+// names a live stop is shown with) and the CPU of the running generation. The session itself is the
+// debugger service's (debugSession in src/debug/service.ts).
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import { addressArg, addressOut, formatAddress, limitArg } from '../../core/vocabulary.js';
+import type { Breakpoint, CpuDebugger, StopInfo } from '../../debug/cpu.js';
+import { type ExecRange, LIMITS, type Processor } from '../../debug/policy.js';
+import { debugSession } from '../../debug/service.js';
+import type { SymbolTable } from '../../extract/symbol-store.js';
+import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
+import type { Services } from '../../services.js';
+import { nameField, romNames } from '../shared/names.js';
+
+/** Undescribed: arm7 needing desmume_start arm7: true is said once, by that argument. */
+export const processorInput = z.enum(['arm9', 'arm7']).default('arm9');
+
+/** A millisecond wait's argument, derived from its bounds like every limit (limitArg). */
+export function timeoutInput(bounds: { default: number; min: number; max: number }, what?: string) {
+  return limitArg(msLimit(bounds) as LimitSpec & { default: number }, what);
+}
+
+/** A millisecond wait's bounds as the tool's declared limit (what server_capabilities reports). */
+export function msLimit(bounds: { default: number; min: number; max: number }): LimitSpec {
+  return { default: bounds.default, min: bounds.min, max: bounds.max, unit: 'ms' };
+}
+
+export const regionsInput = z
+  .array(
+    z.object({
+      label: z.string().min(1).max(64).describe('Names the region in the result.'),
+      address: addressArg(),
+      length: z.number().int().min(LIMITS.regionBytes.min).max(LIMITS.regionBytes.max),
+    }),
+  )
+  .max(LIMITS.regions.max)
+  .default([])
+  .describe('Extra windows.');
+
+export const stopOutput = z.object({
+  reason: z.enum(['launch-halt', 'breakpoint', 'watchpoint', 'step', 'interrupt', 'signal']),
+  signal: z.number().int(),
+  pc: addressOut,
+  pcName: z
+    .string()
+    .optional()
+    .describe(
+      'The stored name of pc outside overlays (nds_symbols); a live stop does not say which overlay is loaded',
+    ),
+  mode: z.enum(['arm', 'thumb']),
+  cpsr: z.string(),
+  breakpointId: z.string().nullable(),
+  hitCount: z.number().int().nullable(),
+  watch: z
+    .object({
+      watchpointId: z.string().nullable(),
+      access: z.enum(['write', 'read', 'access']),
+      address: z.string(),
+    })
+    .nullable(),
+  at: z.string(),
+});
+
+/** The names a live stop is shown with: the running ROM's table on the stopped processor. */
+export interface LiveNames {
+  table: SymbolTable;
+  processor: Processor;
+}
+
+/** The running generation's names for `processor`; null when no generation runs. */
+export async function liveNames(ctx: ToolContext, processor: Processor): Promise<LiveNames | null> {
+  const gen = debugSession(ctx.services).generation;
+  if (gen === null) return null;
+  return { table: await romNames(ctx, gen.rom), processor };
+}
+
+export function stopView(
+  stop: StopInfo | null,
+  names: LiveNames | null = null,
+): z.input<typeof stopOutput> | null {
+  if (stop === null) return null;
+  return {
+    reason: stop.reason,
+    signal: stop.signal,
+    pc: formatAddress(stop.pc),
+    // Overlay names are left out: which overlay is loaded is not known from the stop alone.
+    ...(names ? nameField('pcName', names.table, names.processor, stop.pc, null) : {}),
+    mode: stop.thumb ? 'thumb' : 'arm',
+    cpsr: formatAddress(stop.cpsr),
+    breakpointId: stop.breakpointId,
+    hitCount: stop.hitCount,
+    watch: stop.watch ? { ...stop.watch, address: formatAddress(stop.watch.address) } : null,
+    at: stop.at,
+  };
+}
+
+export const breakpointOutput = z.object({
+  id: z.string(),
+  processor: z.enum(['arm9', 'arm7']),
+  address: addressOut,
+  name: z.string().optional().describe('The stored name of address outside overlays (nds_symbols)'),
+  mode: z.enum(['arm', 'thumb']),
+  range: z.string(),
+  hits: z.number().int(),
+  createdAt: z.string(),
+});
+
+export function breakpointView(
+  bp: Breakpoint,
+  names: LiveNames | null = null,
+): z.input<typeof breakpointOutput> {
+  return {
+    ...bp,
+    address: formatAddress(bp.address),
+    ...(names ? nameField('name', names.table, bp.processor, bp.address, null) : {}),
+  };
+}
+
+export const rangeOutput = z.object({
+  start: addressOut,
+  end: addressOut,
+  label: z.string(),
+  mode: z.enum(['arm', 'thumb', 'mixed']),
+  source: z.enum(['header', 'copied', 'caller']),
+});
+
+export function rangeView(r: ExecRange): z.input<typeof rangeOutput> {
+  return { ...r, start: formatAddress(r.start), end: formatAddress(r.end) };
+}
+
+const windowOutput = z.object({
+  label: z.string(),
+  address: addressOut,
+  length: z.number().int(),
+  requestedLength: z.number().int(),
+  clamped: z.boolean(),
+  hex: z.string(),
+});
+
+export const registersOutput = z.object({
+  r0: z.string(),
+  r1: z.string(),
+  r2: z.string(),
+  r3: z.string(),
+  r4: z.string(),
+  r5: z.string(),
+  r6: z.string(),
+  r7: z.string(),
+  r8: z.string(),
+  r9: z.string(),
+  r10: z.string(),
+  r11: z.string(),
+  r12: z.string(),
+  sp: z.string(),
+  lr: z.string(),
+  pc: addressOut,
+  cpsr: z.string(),
+  mode: z.enum(['arm', 'thumb']),
+});
+
+export const contextOutput = z.object({
+  registers: registersOutput,
+  pcWindow: windowOutput,
+  spWindow: windowOutput,
+  regions: z.array(windowOutput),
+});
+
+export function cpuOf(services: Services, processor: Processor): CpuDebugger {
+  return debugSession(services).cpu(processor);
+}
+
+/** The generation a result belongs to: lets a caller notice a restart between two calls. */
+export function generationNumber(services: Services): number {
+  const gen = debugSession(services).generation;
+  if (gen === null) throw new ReMcpError('not-running', 'no owned DeSmuME is running; call desmume_start');
+  return gen.number;
+}
+
+export const RUNTIME: ['runtime'] = ['runtime'];

@@ -1,0 +1,163 @@
+// The address tools, one per direction: nds_resolve_runtime_address (every static owner of a RAM
+// address) and nds_resolve_rom_offset (every structure owning one ROM byte, and where it runs).
+import { z } from 'zod/v4';
+import { ReMcpError } from '../../core/errors.js';
+import {
+  addressArg,
+  addressOut,
+  addressRangeOut,
+  formatOptionalAddress,
+  formatRange,
+  formatAddress as hex,
+  PROCESSORS,
+} from '../../core/vocabulary.js';
+import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
+import { defineTool } from '../../mcp/tool.js';
+import { nameField, ownerRuntime, romNames } from '../shared/names.js';
+import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
+
+// nds_resolve_runtime_address: Resolve a runtime address.
+export const ndsResolveRuntimeAddress = defineTool({
+  name: 'nds_resolve_runtime_address',
+  title: 'Resolve a runtime address',
+  profiles: ['static'],
+  description: {
+    purpose: 'Every static owner of a RAM address: main executable, autoload block or overlay.',
+    useWhen: 'where RAM contents come from; nds_resolve_rom_offset for the reverse.',
+    behaviour:
+      'overlapping overlays: status ambiguous, listing all; romOffset null for BSS and decoded bytes.',
+    limits: 'one address per call.',
+  },
+  input: z.object({
+    rom: romArg,
+    processor: processorArg,
+    address: addressArg('Runtime address'),
+    overlayId: overlayIdArg('Filters candidates (main kept); not a loaded flag.'),
+  }),
+  output: z.object({
+    processor: z.enum(PROCESSORS),
+    address: addressOut,
+    status: z.enum(['resolved', 'ambiguous', 'bss', 'compressed-overlay', 'unmapped']),
+    excludedByOverlayId: z.number().int(),
+    candidates: z.array(
+      z.object({
+        component: z.enum(['main', 'autoload', 'overlay', 'dsi-main']),
+        overlayId: z.number().int().nullable(),
+        autoloadIndex: z.number().int().nullable(),
+        region: z.enum(['file-backed', 'initialized-derived', 'bss']),
+        range: addressRangeOut,
+        romOffset: addressOut.nullable(),
+        fileId: z.number().int().nullable(),
+        compressed: z.boolean(),
+        name: z.string().optional().describe('The stored name of the address here (nds_symbols)'),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  async handler(args, ctx) {
+    return withToolRom(ctx, args.rom, async (rom) => {
+      const names = await romNames(ctx, rom);
+      const r = resolveRuntimeAddress(rom.model, args.processor, args.address, args.overlayId);
+      const first = r.candidates[0];
+      const where =
+        r.candidates.length === 1 && first
+          ? ` in ${first.component}${first.overlayId === null ? '' : ` ${first.overlayId}`} (${first.region}${first.romOffset === null ? '' : `, ROM ${hex(first.romOffset)}`})`
+          : r.candidates.length > 1
+            ? `: ${r.candidates.length} candidates`
+            : '';
+      const excluded =
+        r.excludedByOverlayId > 0
+          ? ` (${r.excludedByOverlayId} candidate(s) of other overlays excluded by overlayId ${args.overlayId})`
+          : '';
+      return {
+        structured: {
+          ...r,
+          address: hex(r.address),
+          candidates: r.candidates.map((c) => ({
+            ...c,
+            range: formatRange(c.range),
+            romOffset: formatOptionalAddress(c.romOffset),
+            ...nameField(
+              'name',
+              names,
+              args.processor,
+              r.address,
+              c.component === 'overlay' ? c.overlayId : null,
+            ),
+          })),
+        },
+        text: `${args.processor} ${hex(r.address)}: ${r.status}${where}${excluded}`,
+      };
+    });
+  },
+});
+
+// nds_resolve_rom_offset: Resolve a ROM offset.
+export const ndsResolveRomOffset = defineTool({
+  name: 'nds_resolve_rom_offset',
+  title: 'Resolve a ROM offset',
+  profiles: ['static'],
+  description: {
+    purpose: 'Every structure owning one ROM byte, from header fields to files.',
+    useWhen: 'what a search hit or offset belongs to; nds_resolve_runtime_address for RAM.',
+    behaviour: 'runtime address only where mapped one-to-one; unowned: range is the whole gap.',
+    limits: 'one offset per call, inside the file.',
+  },
+  input: z.object({ rom: romArg, offset: addressArg('ROM offset') }),
+  output: z.object({
+    offset: addressOut,
+    owners: z.array(
+      z.object({
+        kind: z.string(),
+        range: addressRangeOut,
+        field: z.string().optional(),
+        processor: z.enum(PROCESSORS).optional(),
+        overlayId: z.number().int().optional(),
+        fileId: z.number().int().optional(),
+        path: z.string().nullable().optional(),
+        tableIndex: z.number().int().optional(),
+        autoloadIndex: z.number().int().optional(),
+        compressed: z.boolean().optional(),
+        runtimeAddress: addressOut.nullable().optional(),
+        runtimeName: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
+      }),
+    ),
+  }),
+  annotations: READ_ONLY,
+  async handler(args, ctx) {
+    return withToolRom(ctx, args.rom, async (rom) => {
+      const names = await romNames(ctx, rom);
+      if (args.offset >= rom.identity.size) {
+        throw new ReMcpError(
+          'invalid-argument',
+          `offset ${hex(args.offset)} is past the end of the file (${rom.identity.size} bytes)`,
+          {
+            offset: args.offset,
+            size: rom.identity.size,
+          },
+        );
+      }
+      const owners = resolveRomOffset(rom.model, args.offset);
+      const summary = owners
+        .map((o) =>
+          o.kind === 'file'
+            ? `file ${o.fileId}${o.path ? ` ${o.path}` : ''}`
+            : o.field
+              ? `${o.kind}.${o.field}`
+              : o.kind,
+        )
+        .join(', ');
+      return {
+        structured: {
+          offset: hex(args.offset),
+          owners: owners.map(({ range, runtimeAddress, ...o }) => ({
+            ...o,
+            range: formatRange(range),
+            ...ownerRuntime(names, o, runtimeAddress),
+          })),
+        },
+        text: `${hex(args.offset)}: ${summary}`,
+      };
+    });
+  },
+});
