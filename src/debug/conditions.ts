@@ -3,7 +3,7 @@
 // Pure: the caller supplies the registers and a bounded memory reader.
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
-import type { DecodedRegisters } from './rsp/arm-registers.js';
+import { CORE_REGISTERS, type DecodedRegisters } from './rsp/arm-registers.js';
 
 export const CONDITION_LIMITS = {
   comparisons: { max: 8 },
@@ -12,25 +12,8 @@ export const CONDITION_LIMITS = {
   silentResumes: { default: 1_000, min: 0, max: 100_000 },
 } as const;
 
-export const REGISTER_NAMES = [
-  'r0',
-  'r1',
-  'r2',
-  'r3',
-  'r4',
-  'r5',
-  'r6',
-  'r7',
-  'r8',
-  'r9',
-  'r10',
-  'r11',
-  'r12',
-  'sp',
-  'lr',
-  'pc',
-  'cpsr',
-] as const;
+/** What a condition may name: the core registers, then the CPSR. */
+export const REGISTER_NAMES = [...CORE_REGISTERS, 'cpsr'] as const;
 export type RegisterName = (typeof REGISTER_NAMES)[number];
 
 export const COMPARE_OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const;
