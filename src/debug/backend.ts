@@ -3,10 +3,12 @@
 // know of its stubs, as data: the names messages use, the quirks of its remote-serial dialect and
 // the optional features it opts into (absent means unsupported). The session, connections and CPU
 // debuggers are written against this file alone; src/debug/desmume/ is the DeSmuME implementation.
+
 import type { ReMcpError } from '../core/errors.js';
+import type { Processor } from '../core/vocabulary.js';
 import type { LinkQuirks, RspConnection } from './connection.js';
 import type { CpuImage } from './cpu-image.js';
-import type { Processor } from './policy.js';
+
 import { layoutFacts, type RegisterLayout } from './rsp/arm-registers.js';
 import { MEMORY_CHUNK_CEILING } from './rsp/packets.js';
 import type { WatchAddressOrder } from './watch-stop.js';

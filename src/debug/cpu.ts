@@ -3,7 +3,7 @@
 // resuming either one runs both: the session tells each CPU whether its sibling is running.
 
 import { ReMcpError } from '../core/errors.js';
-import { formatAddress } from '../core/vocabulary.js';
+import { formatAddress, type Processor } from '../core/vocabulary.js';
 import { type StubProfile, toolName } from './backend.js';
 import type { ConditionState } from './conditions.js';
 import type { RspConnection } from './connection.js';
@@ -14,7 +14,6 @@ import {
   containingRange,
   type ExecRange,
   LIMITS,
-  type Processor,
   resolveMode,
 } from './policy.js';
 import { type DecodedRegisters, parseRegisterPacket } from './rsp/arm-registers.js';

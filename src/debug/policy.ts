@@ -24,7 +24,6 @@ export const LIMITS = {
 
 export const ADDRESS_SPACE_END = 0x1_0000_0000;
 
-export type { Processor } from '../core/vocabulary.js';
 export type RangeMode = 'arm' | 'thumb' | 'mixed';
 
 export interface ExecRange {

@@ -3,7 +3,9 @@
 // all debugger state of the old generation (breakpoints, ranges, stop state, connections). The
 // emulator itself (how it is verified, launched and found ready, how its stubs speak, how messages
 // name it and its tools) is the backend the session was made with.
+
 import { ReMcpError } from '../core/errors.js';
+import type { Processor } from '../core/vocabulary.js';
 import type { NdsRomModel } from '../formats/nds/model.js';
 import type { RomHandle, RomIdentity, RomStore } from '../nds/rom-store.js';
 import {
@@ -17,7 +19,7 @@ import {
 import { RspConnection } from './connection.js';
 import { CpuDebugger, type StopInfo } from './cpu.js';
 import { type CopiedRange, cpuImage } from './cpu-image.js';
-import type { Processor } from './policy.js';
+
 import { pickFreePorts } from './ports.js';
 
 /** The ROM a generation runs: the RomStore's identity and full canonical model (overlays included). */

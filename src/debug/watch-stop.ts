@@ -1,6 +1,6 @@
 // Pure: the watchpoint record and a stub's watchpoint stop reply (`T05watch:<address>;`, `rwatch`,
 // `awatch`), matched to the watchpoints set. How the stub writes the address is its backend's quirk.
-import type { Processor } from './policy.js';
+import type { Processor } from '../core/vocabulary.js';
 
 /**
  * How a stub writes the address of a watchpoint stop: `hex`, the address in hex as the protocol says;

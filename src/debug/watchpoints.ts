@@ -3,9 +3,9 @@
 // access and answers `T..watch:<address>;` (rwatch/awatch), the address written as the backend's
 // quirk says. Only data ranges that hold variables are allowed; nothing is emulated by stepping.
 import { ReMcpError } from '../core/errors.js';
-import { formatAddress } from '../core/vocabulary.js';
+import { formatAddress, type Processor } from '../core/vocabulary.js';
 import { type CpuDebugger, REPLY_TIMEOUT_MS } from './cpu.js';
-import type { Processor } from './policy.js';
+
 import { WATCH_LIMITS, WATCH_TYPE, type WatchAccess, type Watchpoint } from './watch-stop.js';
 
 export { parseWatchStop, WATCH_LIMITS, type WatchAccess, type Watchpoint } from './watch-stop.js';

@@ -1,6 +1,7 @@
 // The debugger session against the real DeSmuME 0.9.11: faults (killed emulator, busy port, dropped
 // connection), the running-state refusals, ARM7 through its own stub, and generations. A TCP proxy
 // in front of the real stub injects the connection drop; the emulator itself is never mocked.
+
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,16 +13,17 @@ import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { ReMcpError } from '../../src/core/errors.js';
+import type { Processor } from '../../src/core/vocabulary.js';
 import { continueUntilStop, pause, stepInstructions, waitForStop } from '../../src/debug/control.js';
 import { desmumeBackend } from '../../src/debug/desmume/backend.js';
 import type { DesmumeProcess } from '../../src/debug/desmume/process.js';
-import { LIMITS, type Processor } from '../../src/debug/policy.js';
+import { LIMITS } from '../../src/debug/policy.js';
 import { pickFreePort } from '../../src/debug/ports.js';
 import { DEBUG_SESSION } from '../../src/debug/service.js';
 import { DebugSession, type SessionOptions } from '../../src/debug/session.js';
 import { RomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
-import { desmumeProbeGdb } from '../../src/tools/desmume/desmume-probe-gdb.js';
+import { desmumeProbeGdb } from '../../src/tools/desmume/lifecycle.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import {
   DESMUME_CLI,

@@ -23,9 +23,10 @@ import { TIER_RANK, TIERS, type Tier } from '../../analysis/program-map/types.js
 import type { MapBlock } from '../../analysis/program-map/walker.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
+import type { Processor } from '../../core/vocabulary.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import type { CpuDebugger } from '../cpu.js';
-import type { Processor } from '../policy.js';
+
 import type { Generation } from '../session.js';
 import {
   type CandidateFunction,

@@ -12,7 +12,8 @@ import { isLiteralPoolData } from '../../arm/literal-pools.js';
 import { type ArmReference, referencesOfWindow } from '../../arm/references.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { type Processor, resolveRuntimeAddress } from '../../formats/nds/index.js';
+import type { Processor } from '../../core/vocabulary.js';
+import { resolveRuntimeAddress } from '../../formats/nds/index.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 
 export type Authority = 'observed-runtime' | 'static-proven' | 'static-candidate';

@@ -4,7 +4,8 @@
 //   map one-to-one into memory (never for compressed storage, whose runtime bytes are decoded).
 
 import { ReMcpError } from '../../core/errors.js';
-import type { ByteRange, NdsRomModel, Overlay, Processor, RuntimeRange, RuntimeRangeKind } from './model.js';
+import type { Processor } from '../../core/vocabulary.js';
+import type { ByteRange, NdsRomModel, Overlay, RuntimeRange, RuntimeRangeKind } from './model.js';
 import { HEADER_BASE_SIZE, HEADER_FIELD_REGIONS } from './raw/header.js';
 
 export type ResolutionStatus = 'resolved' | 'ambiguous' | 'bss' | 'compressed-overlay' | 'unmapped';

@@ -2,16 +2,12 @@
 // module params it points at, the autoload list, and whether the ARM9 is BLZ-compressed. Everything
 // is validated before it is believed: a footer or params block that is present but inconsistent is
 // reported as invalid and then ignored (never used to locate or decode anything).
+
 import { isReMcpError } from '../../core/errors.js';
+import type { Processor } from '../../core/vocabulary.js';
 import { blzDecode } from '../blz/index.js';
 import { u32 } from '../le.js';
-import type {
-  AutoloadBlock,
-  MainExecutable,
-  ModuleParamsReport,
-  NitrocodeFooterReport,
-  Processor,
-} from './model.js';
+import type { AutoloadBlock, MainExecutable, ModuleParamsReport, NitrocodeFooterReport } from './model.js';
 import { type ByteSource, invalidRom } from './raw/byte-source.js';
 import type { RawProgramEntry } from './raw/header.js';
 import {

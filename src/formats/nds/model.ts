@@ -5,8 +5,6 @@
 import type { Processor } from '../../core/vocabulary.js';
 import type { FntDirectory } from './raw/fnt.js';
 
-export type { Processor };
-
 export interface ByteRange {
   start: number;
   end: number;

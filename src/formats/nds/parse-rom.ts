@@ -8,6 +8,7 @@
 // wrapping the address space. Oddities that real ROMs have (bad CRCs, short files, appended data, junk
 // in header 0x88, a footer pointing at garbage, an undefined unit code) are reported, never refused.
 
+import type { Processor } from '../../core/vocabulary.js';
 import { u16 } from '../le.js';
 import { checkProgram, describeArm9, plainExecutable, secureAreaIssue } from './executables.js';
 import type {
@@ -18,7 +19,6 @@ import type {
   NdsRomModel,
   NitroFile,
   Overlay,
-  Processor,
   SizeReport,
 } from './model.js';
 import { type ByteSource, invalidRom, readExact } from './raw/byte-source.js';

@@ -2,7 +2,8 @@
 // bytes at (main executable, autoloads, overlays, DSi extensions), split by how the bytes arise:
 // file-backed (one-to-one with ROM bytes), initialized-derived (decoded from compressed storage, or an
 // initialized extent longer than its file), and BSS (runtime-only, no source bytes).
-import type { DsiRegion, NdsRomModel, Overlay, Processor, RuntimeRange } from './model.js';
+import type { Processor } from '../../core/vocabulary.js';
+import type { DsiRegion, NdsRomModel, Overlay, RuntimeRange } from './model.js';
 
 type Partial = Omit<RuntimeRange, 'processor'>;
 

@@ -1,8 +1,10 @@
 // Canonical component selectors: the only way a caller names ROM bytes (no offsets, no lengths).
 // Declared in the model because search scopes, extraction, annotations and rebuild manifests all name
 // components the same way. resolveComponent maps one selector to exactly one component of the model.
+
 import { ReMcpError } from '../../core/errors.js';
-import type { ByteRange, NdsRomModel, Processor } from './model.js';
+import type { Processor } from '../../core/vocabulary.js';
+import type { ByteRange, NdsRomModel } from './model.js';
 
 export type ComponentSelector =
   | { kind: 'arm9' }

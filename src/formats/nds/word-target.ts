@@ -2,8 +2,9 @@
 // interworking bit a BX/BLX/POP-PC would read as "Thumb") and the static components that hold the
 // address it names with that bit cleared. Whether the code uses the word as an address is not known
 // here; an owner is reported only when the word does name a mapped runtime address.
+import type { Processor } from '../../core/vocabulary.js';
 import { resolveRuntimeAddress } from './address-map.js';
-import type { NdsRomModel, Processor, RuntimeRangeKind } from './model.js';
+import type { NdsRomModel, RuntimeRangeKind } from './model.js';
 
 export interface WordTarget {
   /** Bit 0 of the word. */

@@ -2,7 +2,7 @@
 // _out), desmume_pause and desmume_wait_for_stop, with the run fields every result of theirs starts with.
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
 import { continueWithConditions } from '../../debug/conditional-run.js';
 import { CONDITION_LIMITS } from '../../debug/conditions.js';
 import {
@@ -14,7 +14,7 @@ import {
   waitForStop,
 } from '../../debug/control.js';
 import type { StopInfo } from '../../debug/cpu.js';
-import { LIMITS, type Processor } from '../../debug/policy.js';
+import { LIMITS } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
 import { type ReturnRunOutcome, runToReturn, STEP_CALL_LIMITS, stepOver } from '../../debug/step-calls.js';
 import { defineTool, type LimitSpec } from '../../mcp/tool.js';

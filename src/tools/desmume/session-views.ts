@@ -4,9 +4,9 @@
 // debugger service's (debugSession in src/debug/service.ts).
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress, limitArg } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress, limitArg, type Processor } from '../../core/vocabulary.js';
 import type { Breakpoint, CpuDebugger, StopInfo } from '../../debug/cpu.js';
-import { type ExecRange, LIMITS, type Processor } from '../../debug/policy.js';
+import { type ExecRange, LIMITS } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
