@@ -11,7 +11,7 @@ import type { ToolDefinition } from '../../src/mcp/tool.js';
 import { Services } from '../../src/services.js';
 import { loadAllTools, toolsForProfile } from '../../src/tools/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
-import { fuzzTargets, type Target } from '../formats/nds-fuzz-cases.js';
+import { fuzzTargets, type Target } from '../formats/nds/fuzz-cases.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 import { rng } from '../kit/rng.js';
 import { fixHeaderCrcs } from '../kit/rom-builder-parts.js';

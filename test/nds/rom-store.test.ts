@@ -12,7 +12,7 @@ import { ReMcpError } from '../../src/core/errors.js';
 import { getRomStore, RomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
 import { type EntryKind, Workspace } from '../../src/workspace/workspace.js';
-import { fullSpec } from '../formats/nds-specs.js';
+import { fullSpec } from '../formats/nds/specs.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 import { invalidProgramRomBytes } from '../kit/program-rom.js';
 import { buildRom } from '../kit/rom-builder.js';

@@ -1,5 +1,5 @@
 @ ARM9 (ARMv5TE) fixture of the code idioms the whole-program map follows, one labelled case each
-@ (ground truth by construction; test/analysis/program-map-idioms.test.ts says what each must give):
+@ (ground truth by construction; test/analysis/program-map/idioms.test.ts says what each must give):
 @ - switches: ARM `ldrls pc, [pc, rN, lsl #2]` and `addls pc, pc, rN, lsl #2` tables, a Thumb table
 @   dispatched by a helper that computes its return from LR (GCC's __gnu_thumb1_case_uqi code);
 @ - calls: `ldr r3, =f; bl call_via_r3` (a `bx r3` stub), `mov lr, pc` + `bx rN` / `ldr pc, [...]`,
