@@ -14,7 +14,13 @@ import type { CodeSpan, SpanLookup } from '../arm/cfg.js';
 import { ARM_MODES, type ArmMode } from '../arm/types.js';
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress as hex, type Processor } from '../core/vocabulary.js';
-import { autoloadImageOffset, resolveRomOffset, resolveRuntimeAddress } from '../formats/nds/index.js';
+import {
+  autoloadImageOffset,
+  type RuntimeComponent,
+  type RuntimeRangeKind,
+  resolveRomOffset,
+  resolveRuntimeAddress,
+} from '../formats/nds/index.js';
 import type { RuntimeImage } from '../nds/decoded-images.js';
 import type { RomHandle, RomStore } from '../nds/rom-store.js';
 import type { CopiedBlock } from './program-map/types.js';
@@ -425,10 +431,10 @@ export function spanLookup(
 
 /** One explicit static candidate of a runtime address (as resolveRuntimeAddress lists it). */
 export interface ExplicitCandidate {
-  component: 'main' | 'autoload' | 'overlay' | 'dsi-main';
+  component: RuntimeComponent;
   overlayId: number | null;
   autoloadIndex: number | null;
-  region: 'file-backed' | 'initialized-derived' | 'bss';
+  region: RuntimeRangeKind;
   range: { start: number; end: number };
 }
 

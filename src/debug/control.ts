@@ -1,10 +1,11 @@
 // Execution control and context capture over one CPU: continue, step, pause, wait, and the atomic
 // stop context. Every wait is bounded; a target still running at the deadline is reported as running.
 
+import type { ArmMode } from '../arm/types.js';
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
 import { isMidThumbBlPair } from './calls.js';
-import type { CpuDebugger, StopInfo } from './cpu.js';
+import type { CpuDebugger, KnownRunState, StopInfo } from './cpu.js';
 import { clampWindow, LIMITS } from './policy.js';
 import type { DecodedRegisters } from './rsp/arm-registers.js';
 
@@ -26,7 +27,7 @@ export interface RegisterView {
   lr: string;
   pc: string;
   cpsr: string;
-  mode: 'arm' | 'thumb';
+  mode: ArmMode;
 }
 
 export function registerView(regs: DecodedRegisters): RegisterView {
@@ -140,7 +141,7 @@ export async function captureContext(
 }
 
 export interface RunOutcome {
-  state: 'stopped' | 'running';
+  state: KnownRunState;
   stop: StopInfo | null;
 }
 
@@ -158,7 +159,7 @@ export async function continueUntilStop(
 export interface StepOutcome extends RunOutcome {
   completed: number;
   /** midThumbBlPair: the step executed a Thumb BL prefix and stopped on its suffix, inside the call. */
-  trace: Array<{ pc: string; mode: 'arm' | 'thumb'; midThumbBlPair: boolean }>;
+  trace: Array<{ pc: string; mode: ArmMode; midThumbBlPair: boolean }>;
 }
 
 export async function stepInstructions(

@@ -30,8 +30,23 @@ import { matchWatch, type WatchAccess, type Watchpoint } from './watch-stop.js';
 /** Bound on one request/reply exchange with a stopped stub (it answers in well under a millisecond). */
 export const REPLY_TIMEOUT_MS = 2_000;
 
-export type RunState = 'stopped' | 'running' | 'unknown';
-export type StopReason = 'launch-halt' | 'breakpoint' | 'watchpoint' | 'step' | 'interrupt' | 'signal';
+/** The run states a run-control result reports: halted, or resumed and not halted yet. */
+export const KNOWN_RUN_STATES = ['stopped', 'running'] as const;
+export type KnownRunState = (typeof KNOWN_RUN_STATES)[number];
+/** A CPU's run state; unknown after a lost resume ack, connection or target (a pause settles it). */
+export const CPU_RUN_STATES = [...KNOWN_RUN_STATES, 'unknown'] as const;
+export type RunState = (typeof CPU_RUN_STATES)[number];
+
+/** Why a CPU halted. */
+export const STOP_REASONS = [
+  'launch-halt',
+  'breakpoint',
+  'watchpoint',
+  'step',
+  'interrupt',
+  'signal',
+] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface Breakpoint {
   id: string;

@@ -1,5 +1,6 @@
 // Pure debugger policy: the limits, executable ranges and breakpoint validation. Kept apart from the
 // session so every refusal can be reasoned about (and tested) without an emulator.
+import { ARM_MODES } from '../arm/types.js';
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
 import type { BreakpointKind } from './rsp/packets.js';
@@ -24,7 +25,13 @@ export const LIMITS = {
 
 export const ADDRESS_SPACE_END = 0x1_0000_0000;
 
-export type RangeMode = 'arm' | 'thumb' | 'mixed';
+/** What an executable range says of its code's instruction set; `mixed` says nothing. */
+export const RANGE_MODES = [...ARM_MODES, 'mixed'] as const;
+export type RangeMode = (typeof RANGE_MODES)[number];
+
+/** Who declared an executable range: the header (main binary), the start-up copies, or the caller. */
+export const RANGE_SOURCES = ['header', 'copied', 'caller'] as const;
+export type RangeSource = (typeof RANGE_SOURCES)[number];
 
 export interface ExecRange {
   start: number;
@@ -34,7 +41,7 @@ export interface ExecRange {
   /** What the caller (or the header) knows about the code there; `mixed` resolves nothing for `auto`. */
   mode: RangeMode;
   /** header: the main binary; copied: code the start-up path copies (proven statically); caller: given. */
-  source: 'header' | 'caller' | 'copied';
+  source: RangeSource;
 }
 
 export function validateRanges(ranges: ReadonlyArray<Omit<ExecRange, 'source'>>): ExecRange[] {

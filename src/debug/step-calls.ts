@@ -16,16 +16,26 @@ export const STEP_CALL_LIMITS = {
   deeperReturns: { default: 1_000, min: 0, max: 100_000 },
 } as const;
 
+/**
+ * How a run to a return ended: at the return, one step (no call at the PC), another breakpoint whose
+ * condition (if any) held, the deadline (paused again), cancellation, the limit.
+ */
+export const RETURN_RUN_ENDINGS = [
+  'returned',
+  'stepped',
+  'other-stop',
+  'deadline',
+  'cancelled',
+  'deeper-return-limit',
+] as const;
+export type ReturnRunEnding = (typeof RETURN_RUN_ENDINGS)[number];
+
 export interface ReturnRunOutcome {
   state: 'stopped';
   stop: StopInfo | null;
   /** Reached the return address with the stack back at the call's level. */
   returned: boolean;
-  /**
-   * How it ended: at the return, one step (no call at the PC), another breakpoint whose condition (if
-   * any) held, the deadline (paused again), cancellation, the limit.
-   */
-  endedBy: 'returned' | 'stepped' | 'other-stop' | 'deadline' | 'cancelled' | 'deeper-return-limit';
+  endedBy: ReturnRunEnding;
   deeperReturnsPassed: number;
   returnAddress: number;
   returnThumb: boolean;

@@ -8,7 +8,9 @@ import type { Processor } from '../core/vocabulary.js';
  */
 export type WatchAddressOrder = 'hex' | 'reversed-digits';
 
-export type WatchAccess = 'write' | 'read' | 'access';
+/** What a watchpoint halts on: a write, a read or any access (the stub's Z2, Z3, Z4). */
+export const WATCH_ACCESSES = ['write', 'read', 'access'] as const;
+export type WatchAccess = (typeof WATCH_ACCESSES)[number];
 export const WATCH_TYPE: Record<WatchAccess, 2 | 3 | 4> = { write: 2, read: 3, access: 4 };
 
 export const WATCH_LIMITS = { perCpu: { max: 8 }, lengths: [1, 2, 4] as const };

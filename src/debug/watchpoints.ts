@@ -8,7 +8,13 @@ import { type CpuDebugger, REPLY_TIMEOUT_MS } from './cpu.js';
 
 import { WATCH_LIMITS, WATCH_TYPE, type WatchAccess, type Watchpoint } from './watch-stop.js';
 
-export { parseWatchStop, WATCH_LIMITS, type WatchAccess, type Watchpoint } from './watch-stop.js';
+export {
+  parseWatchStop,
+  WATCH_ACCESSES,
+  WATCH_LIMITS,
+  type WatchAccess,
+  type Watchpoint,
+} from './watch-stop.js';
 
 import { parseOkReply } from './rsp/packets.js';
 

@@ -19,14 +19,21 @@ export const APPLY_LIMITS = {
   ipsRecords: { default: 1_000_000, max: 1_000_000, unit: 'IPS records' },
 } as const;
 
+/** The patch formats applied, told apart by their headers. */
+export const PATCH_FORMATS = ['bps', 'ips'] as const;
+export type PatchFormat = (typeof PATCH_FORMATS)[number];
+
+/** What applying a patch checked: the BPS source and target CRC-32s, or nothing an IPS patch can say. */
+export const APPLY_CHECKS = ['source-and-target-crc32', 'none: IPS patches carry no checksums'] as const;
+export type ApplyCheck = (typeof APPLY_CHECKS)[number];
+
 export interface ApplyResult {
-  format: 'bps' | 'ips';
+  format: PatchFormat;
   patchSha256: string;
   output: string;
   outputSha256: string;
   outputSize: number;
-  /** What was checked: the BPS source and target CRC-32s, or nothing an IPS patch can say. */
-  checked: 'source-and-target-crc32' | 'none: IPS patches carry no checksums';
+  checked: ApplyCheck;
   metadata: string | null;
 }
 

@@ -10,16 +10,21 @@
 //   that look free may be data the program addresses at run time.
 import type { ProgramMap } from '../analysis/program-map/map.js';
 import { ByteClass, NO_TIER, TIER_RANK } from '../analysis/program-map/types.js';
+import type { Processor } from '../core/vocabulary.js';
 import type { NdsRomModel } from '../formats/nds/index.js';
 
 export const LARGEST_CARTRIDGE = 512 * 1024 * 1024;
 
+/** The kinds of place new bytes can go: a new NitroFS file, an overlay's BSS, padding proven unused. */
+export const SPACE_KINDS = ['nitrofs-add-file', 'overlay-bss', 'proven-padding'] as const;
+export type SpaceKind = (typeof SPACE_KINDS)[number];
+
 export interface SpaceCandidate {
-  kind: 'nitrofs-add-file' | 'overlay-bss' | 'proven-padding';
+  kind: SpaceKind;
   bytes: number;
   /** Whether the bytes are proven unused (the NitroFS append is new space; BSS is not proven). */
   proven: boolean;
-  processor: 'arm9' | 'arm7' | null;
+  processor: Processor | null;
   overlayId: number | null;
   /** Runtime range, where the space has one. */
   start: number | null;

@@ -15,7 +15,13 @@ export const LISTING_LIMITS = {
   maxEntries: { default: 20_000, min: 1, max: 100_000, unit: 'entries visited' },
 } as const;
 
-export type ListedKind = 'file' | 'directory' | 'symlink' | 'other';
+/** What a listed entry is (a symlink is listed as itself, never followed). */
+export const LISTED_KINDS = ['file', 'directory', 'symlink', 'other'] as const;
+export type ListedKind = (typeof LISTED_KINDS)[number];
+
+/** Why a listing stopped short: maxEntries visited, or directories at maxDepth left unlisted. */
+export const LISTING_TRUNCATIONS = ['entry-limit', 'depth-limit'] as const;
+export type ListingTruncation = (typeof LISTING_TRUNCATIONS)[number];
 
 export interface ListedEntry {
   /** Workspace-relative, '/'-separated. */
@@ -39,7 +45,7 @@ export interface Listing {
   hidden: number;
   /** Directories at maxDepth whose contents were not listed. */
   notEntered: number;
-  truncation: Array<'entry-limit' | 'depth-limit'>;
+  truncation: ListingTruncation[];
 }
 
 function usable(path: string): boolean {

@@ -11,6 +11,13 @@ import type { UnresolvedCounts } from '../program-map/map.js';
 import { type CallSite, componentKey } from './discover.js';
 import type { ComponentCoverage } from './nds-scope.js';
 
+/**
+ * The answer to "which function holds this address": one does (found); none, and the analysis left
+ * nothing unanalysed (complete-negative); none found, not definitively (coverage-gap).
+ */
+export const FUNCTION_LOOKUPS = ['found', 'complete-negative', 'coverage-gap'] as const;
+export type FunctionLookup = (typeof FUNCTION_LOOKUPS)[number];
+
 export interface SearchCoverage {
   executableBytes: number;
   classifiedBytes: number;

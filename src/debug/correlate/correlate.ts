@@ -5,7 +5,7 @@
 // (its bit 0 gives the mode it returns to, in user/system mode only); the backtrace lists only LR and stack words that static
 // evidence ties to proven code, each labelled with that evidence.
 
-import { EVIDENCE_IDS } from '../../analysis/evidence/index.js';
+import { type AnalysisScope, EVIDENCE_IDS } from '../../analysis/evidence/index.js';
 import { CoverageCollector } from '../../analysis/functions/coverage.js';
 import {
   ALL_EVIDENCE,
@@ -54,7 +54,7 @@ export interface CorrelateRequest {
   store: RomStore;
   maps: ProgramMapService;
   /** bounded: the standard discovery; program: the whole-program map at tiers down to lowestTier. */
-  analysis: 'bounded' | 'program';
+  analysis: AnalysisScope;
   lowestTier: Tier;
   /** The map's bounds when it must be built (program). */
   mapLimits: { maxCodeBytes: number; maxSeconds: number };
@@ -72,11 +72,13 @@ export interface CorrelateRequest {
  * Why a word is shown in the backtrace: what static evidence ties it to code. `after-call-site` /
  * `inside-function` are the map's weaker tiers (the function says which).
  */
-export type ReturnEvidence =
-  | 'after-proven-call-site'
-  | 'inside-proven-function'
-  | 'after-call-site'
-  | 'inside-function';
+export const RETURN_EVIDENCE = [
+  'after-proven-call-site',
+  'inside-proven-function',
+  'after-call-site',
+  'inside-function',
+] as const;
+export type ReturnEvidence = (typeof RETURN_EVIDENCE)[number];
 
 export interface BacktraceMatch {
   function: CandidateFunction;
@@ -85,8 +87,12 @@ export interface BacktraceMatch {
   callSite: number | null;
 }
 
+/** Where a backtrace word was read: the link register, or a stack slot. */
+export const RETURN_SOURCES = ['lr', 'stack'] as const;
+export type ReturnSource = (typeof RETURN_SOURCES)[number];
+
 export interface BacktraceEntry {
-  source: 'lr' | 'stack';
+  source: ReturnSource;
   /** Stack slot address (stack words only). */
   slot: number | null;
   value: number;
@@ -108,7 +114,7 @@ export interface Correlation {
   discovery: { status: ScopeStatus; truncation: string[]; functions: number };
   /** What the analysis covered, in bytes, and whether a negative is definitive. */
   coverage: {
-    analysis: 'bounded' | 'program';
+    analysis: AnalysisScope;
     lowestTier: Tier;
     executableBytes: number;
     classifiedBytes: number;
@@ -121,8 +127,9 @@ export interface Correlation {
 
 const ADDRESS_SPACE = 0x1_0000_0000;
 
-/** The CPSR's processor mode (bits 4..0). */
-export type CpuMode = 'usr' | 'fiq' | 'irq' | 'svc' | 'abt' | 'und' | 'sys' | 'invalid';
+/** The CPSR's processor mode (bits 4..0); invalid for a value no ARM mode has. */
+export const CPSR_MODES = ['usr', 'fiq', 'irq', 'svc', 'abt', 'und', 'sys', 'invalid'] as const;
+export type CpuMode = (typeof CPSR_MODES)[number];
 const CPU_MODES: Record<number, CpuMode> = {
   16: 'usr',
   17: 'fiq',
@@ -237,7 +244,7 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
       const pcFrame = await correlateFrame(ctx, pc, mode, pcLive);
       const callerFrame = await correlateFrame(ctx, lrAddress >>> 0, lrMode, lrLive);
       const entries: BacktraceEntry[] = [];
-      const returnEntry = (source: 'lr' | 'stack', slot: number | null, value: number) => {
+      const returnEntry = (source: ReturnSource, slot: number | null, value: number) => {
         const address = (value & ~1) >>> 0;
         const m: ArmMode | null =
           source === 'lr' && lrMode === null ? null : (value & 1) === 1 ? 'thumb' : 'arm';

@@ -5,19 +5,42 @@
 // authority: what the stub observed, what discovery proved, or what a static candidate merely says.
 
 import { candidateSource, type ResolvedSource } from '../../analysis/code-source.js';
+import { FUNCTION_LOOKUPS } from '../../analysis/functions/coverage.js';
 import type { DiscoveryResult, FunctionIdentity } from '../../analysis/functions/discover.js';
 import { decodeSourceWindow } from '../../analysis/linear-window.js';
-import type { CopiedBlock } from '../../analysis/program-map/types.js';
+import { type CopiedBlock, TIERS, type Tier } from '../../analysis/program-map/types.js';
 import { isLiteralPoolData } from '../../arm/literal-pools.js';
 import { type ArmReference, referencesOfWindow } from '../../arm/references.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
-import { resolveRuntimeAddress } from '../../formats/nds/index.js';
+import { RUNTIME_COMPONENTS, type RuntimeRangeKind, resolveRuntimeAddress } from '../../formats/nds/index.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 
-export type Authority = 'observed-runtime' | 'static-proven' | 'static-candidate';
-export type LiveStatus = 'live-bytes-match' | 'mismatch' | 'not-checked';
+/** A function's authority: its tier as a static fact (`static-proven`...), in TIERS' order. */
+export const FUNCTION_AUTHORITIES = TIERS.map((t) => `static-${t}` as const);
+export type FunctionAuthority = (typeof FUNCTION_AUTHORITIES)[number];
+export type Authority = 'observed-runtime' | FunctionAuthority | 'static-candidate';
+
+/** Whether live memory holds a candidate's static bytes at the address, or why that was not checked. */
+export const LIVE_STATUSES = ['live-bytes-match', 'mismatch', 'not-checked'] as const;
+export type LiveStatus = (typeof LIVE_STATUSES)[number];
+
+/** Whether any static component holds a frame's address. */
+export const FRAME_STATUSES = ['static-candidates', 'no-static-component'] as const;
+export type FrameStatus = (typeof FRAME_STATUSES)[number];
+
+/** A candidate's component: a runtime range's, or a block the start-up code copies (copied). */
+export const CANDIDATE_COMPONENTS = [...RUNTIME_COMPONENTS, 'copied'] as const;
+export type CandidateComponent = (typeof CANDIDATE_COMPONENTS)[number];
+
+/**
+ * Why a candidate lists the functions it does: a function lookup's answer, or not-code (none asked
+ * for: the candidate is no code the analysis covers, e.g. BSS, a DSi block, autoload bytes that do not
+ * decode).
+ */
+export const FUNCTION_REASONS = [...FUNCTION_LOOKUPS, 'not-code'] as const;
+export type FunctionReason = (typeof FUNCTION_REASONS)[number];
 
 /** Bytes read from the stub around the frame's address (half before, half from it). */
 export const LIVE_WINDOW_BYTES = 64;
@@ -41,7 +64,7 @@ export interface CandidateFunction {
   evidence: string[];
   block: { address: number; end: number; mode: ArmMode };
   /** How strongly the function is known (the bounded search proves only). */
-  tier: 'proven' | 'referenced' | 'heuristic';
+  tier: Tier;
 }
 
 /** Where a frame's functions come from: the bounded discovery, or the whole-program map. */
@@ -56,12 +79,12 @@ export interface FunctionSource {
 }
 
 export interface FrameCandidate {
-  component: 'main' | 'autoload' | 'overlay' | 'dsi-main' | 'copied';
+  component: CandidateComponent;
   overlayId: number | null;
   autoloadIndex: number | null;
   /** Which block the start-up code copies there (component 'copied'). */
   copiedIndex: number | null;
-  region: 'file-backed' | 'initialized-derived' | 'bss';
+  region: RuntimeRangeKind;
   romOffset: number | null;
   compressed: boolean;
   /** The instructions from the address in the frame's mode, decoded from this candidate's bytes. */
@@ -71,7 +94,7 @@ export interface FrameCandidate {
   live: { status: LiveStatus; reason: string | null; compared: { start: number; length: number } | null };
   /** Proven functions of this candidate whose analysed CFG holds the address. */
   functions: CandidateFunction[];
-  functionReason: 'found' | 'complete-negative' | 'coverage-gap' | 'not-code';
+  functionReason: FunctionReason;
   /** Static references of the decoded instructions (literal-pool loads with the word they read). */
   references: Array<ArmReference & { value?: number }>;
   /** References past referenceLimit, not listed. */
@@ -82,7 +105,7 @@ export interface CorrelatedFrame {
   address: number;
   /** Null when nothing observed gives the instruction set (an exception mode's LR). */
   mode: ArmMode | null;
-  status: 'static-candidates' | 'no-static-component';
+  status: FrameStatus;
   candidates: FrameCandidate[];
   /** Candidates the live bytes match, when the check ran for at least one of them. */
   liveMatches: number;

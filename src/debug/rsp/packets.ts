@@ -3,10 +3,12 @@
 // write or an arbitrary packet here (the security model allows exactly these ten). Watchpoints
 // (Z2/Z3/Z4) are allowed for the stubs that honour them; see src/debug/watchpoints.ts. How large one
 // memory read may be is the stub's limit, which the caller passes (a backend's quirk).
+import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import { MAX_INBOUND_PAYLOAD } from './codec.js';
 
-export type BreakpointKind = 'arm' | 'thumb';
+/** A software breakpoint's size, said as the instruction set it patches (4 bytes ARM, 2 Thumb). */
+export type BreakpointKind = ArmMode;
 
 export type AllowedRequest =
   | { op: 'stop-status' }

@@ -8,7 +8,12 @@ import type { Processor } from '../../core/vocabulary.js';
 import type { ByteRange, NdsRomModel, Overlay, RuntimeRange, RuntimeRangeKind } from './model.js';
 import { HEADER_BASE_SIZE, HEADER_FIELD_REGIONS } from './raw/header.js';
 
-export type ResolutionStatus = 'resolved' | 'ambiguous' | 'bss' | 'compressed-overlay' | 'unmapped';
+/** How a mapped runtime address resolves: one plain owner, several, BSS, or a compressed overlay. */
+export const MAPPED_STATUSES = ['resolved', 'ambiguous', 'bss', 'compressed-overlay'] as const;
+export type MappedStatus = (typeof MAPPED_STATUSES)[number];
+/** A runtime address's resolution: a mapped status, or unmapped (no static owner). */
+export const RESOLUTION_STATUSES = [...MAPPED_STATUSES, 'unmapped'] as const;
+export type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
 
 export interface RuntimeCandidate {
   component: RuntimeRange['component'];

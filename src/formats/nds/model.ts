@@ -43,7 +43,9 @@ export interface AutoloadBlock {
   romOffset: number | null;
 }
 
-export type ParamsStatus = 'absent' | 'valid' | 'invalid';
+/** Whether a self-description (module params, nitrocode footer) was found and is sane. */
+export const PARAMS_STATUSES = ['absent', 'valid', 'invalid'] as const;
+export type ParamsStatus = (typeof PARAMS_STATUSES)[number];
 
 export interface ModuleParamsReport {
   status: ParamsStatus;
@@ -134,11 +136,20 @@ export interface SizeReport {
   appended: ByteRange | null;
 }
 
-export type RuntimeRangeKind = 'file-backed' | 'initialized-derived' | 'bss';
+/**
+ * How a runtime range's bytes arise: one-to-one with ROM bytes (file-backed), without a ROM byte of
+ * their own (initialized-derived: decoded, encrypted, or past the stored file), or runtime-only (bss).
+ */
+export const RUNTIME_RANGE_KINDS = ['file-backed', 'initialized-derived', 'bss'] as const;
+export type RuntimeRangeKind = (typeof RUNTIME_RANGE_KINDS)[number];
+
+/** The static components a runtime range belongs to. */
+export const RUNTIME_COMPONENTS = ['main', 'autoload', 'overlay', 'dsi-main'] as const;
+export type RuntimeComponent = (typeof RUNTIME_COMPONENTS)[number];
 
 export interface RuntimeRange {
   processor: Processor;
-  component: 'main' | 'autoload' | 'overlay' | 'dsi-main';
+  component: RuntimeComponent;
   overlayId: number | null;
   autoloadIndex: number | null;
   kind: RuntimeRangeKind;

@@ -3,7 +3,7 @@
 // address it names with that bit cleared. Whether the code uses the word as an address is not known
 // here; an owner is reported only when the word does name a mapped runtime address.
 import type { Processor } from '../../core/vocabulary.js';
-import { resolveRuntimeAddress } from './address-map.js';
+import { type MappedStatus, resolveRuntimeAddress } from './address-map.js';
 import type { NdsRomModel, RuntimeRangeKind } from './model.js';
 
 export interface WordTarget {
@@ -11,7 +11,7 @@ export interface WordTarget {
   modeBit: 0 | 1;
   /** The word with bit 0 cleared. */
   address: number;
-  status: 'resolved' | 'ambiguous' | 'bss' | 'compressed-overlay';
+  status: MappedStatus;
   owners: { component: string; overlayId: number | null; region: RuntimeRangeKind }[];
 }
 

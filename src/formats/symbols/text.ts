@@ -10,6 +10,7 @@ import {
   type ParsedSymbols,
   type RawSymbol,
   SYMBOL_LIMITS,
+  SYMBOL_MODES,
   type SymbolFormat,
   type SymbolMode,
 } from './types.js';
@@ -19,7 +20,7 @@ const hex32 = (t: string): number | null => {
   const m = HEX32.exec(t);
   return m ? Number.parseInt(m[1]!, 16) >>> 0 : null;
 };
-const MODES = new Set(['arm', 'thumb', 'data']);
+const MODES: ReadonlySet<string> = new Set(SYMBOL_MODES);
 
 function collect(
   lines: string[],

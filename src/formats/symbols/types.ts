@@ -4,8 +4,9 @@
 export const SYMBOL_FORMATS = ['elf', 'nosgba', 'symbols-txt', 'plain', 'csv'] as const;
 export type SymbolFormat = (typeof SYMBOL_FORMATS)[number];
 
-/** What kind of place a name marks: code of a mode, data, or not said by the file. */
-export type SymbolMode = 'arm' | 'thumb' | 'data';
+/** What kind of place a name marks: code of a mode or data (null where the file does not say). */
+export const SYMBOL_MODES = ['arm', 'thumb', 'data'] as const;
+export type SymbolMode = (typeof SYMBOL_MODES)[number];
 
 export interface RawSymbol {
   address: number;

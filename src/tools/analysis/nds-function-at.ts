@@ -2,7 +2,11 @@
 // discovery; when none, whether that is a complete negative or a coverage gap.
 
 import { z } from 'zod/v4';
-import { CoverageCollector } from '../../analysis/functions/coverage.js';
+import {
+  CoverageCollector,
+  FUNCTION_LOOKUPS,
+  type FunctionLookup,
+} from '../../analysis/functions/coverage.js';
 import { type Evidence, identityKey } from '../../analysis/functions/discover.js';
 import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
 import { BYTE_CLASS_NAMES, HOLDER_VIAS } from '../../analysis/program-map/types.js';
@@ -51,10 +55,6 @@ const L = DISCOVERY_LIMITS;
 /** Callers listed per match; the rest are counted. */
 const CALLERS_SHOWN = 16;
 
-/** A function holds the address; none does and the answer is definitive; or none was found. */
-const REASONS = ['found', 'complete-negative', 'coverage-gap'] as const;
-type Reason = (typeof REASONS)[number];
-
 export const ndsFunctionAt = defineTool({
   name: 'nds_function_at',
   title: 'Function containing an address',
@@ -77,7 +77,7 @@ export const ndsFunctionAt = defineTool({
   }),
   output: z.object({
     address: addressOut,
-    reason: z.enum(REASONS),
+    reason: z.enum(FUNCTION_LOOKUPS),
     matches: z.array(
       z.object({
         identity: identitySchema,
@@ -154,7 +154,7 @@ export const ndsFunctionAt = defineTool({
             }),
           );
           const coverage = mapCoverageView(map.coverage(lowest));
-          const reason: Reason =
+          const reason: FunctionLookup =
             matches.length > 0 ? 'found' : coverage.definitive ? 'complete-negative' : 'coverage-gap';
           const bytes = holders.map((h) => ({
             ...mapComponentView(h.component),
@@ -226,7 +226,7 @@ export const ndsFunctionAt = defineTool({
             block: { address: formatAddress(block.address), end: formatAddress(block.end), mode: block.mode },
           });
         }
-        const reason: Reason =
+        const reason: FunctionLookup =
           matches.length > 0
             ? 'found'
             : status === 'complete' && coverage.definitive

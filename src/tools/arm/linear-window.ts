@@ -14,6 +14,7 @@ import { REFERENCE_KINDS, referencesOfWindow } from '../../arm/references.js';
 import { ARM_MODES } from '../../arm/types.js';
 import { addressOut, formatAddress as hex, type Processor } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
+import { MAPPED_STATUSES, RUNTIME_RANGE_KINDS } from '../../formats/nds/index.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { copiedBlocks } from '../shared/copied.js';
 import {
@@ -207,12 +208,12 @@ export const ndsListReferences = defineTool({
               .union([z.literal(0), z.literal(1)])
               .describe('Bit 0 of the word (1 = Thumb if used by BX/BLX)'),
             address: addressOut.describe('The word with bit 0 cleared'),
-            status: z.enum(['resolved', 'ambiguous', 'bss', 'compressed-overlay']),
+            status: z.enum(MAPPED_STATUSES),
             owners: z.array(
               z.object({
                 component: z.string(),
                 overlayId: z.number().int().nullable(),
-                region: z.enum(['file-backed', 'initialized-derived', 'bss']),
+                region: z.enum(RUNTIME_RANGE_KINDS),
               }),
             ),
           })

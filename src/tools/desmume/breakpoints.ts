@@ -2,6 +2,7 @@
 // (register and memory comparisons and a hit skip count checked by the server), and
 // desmume_executable_ranges_replace (the extra ranges of the allowlist breakpoints must lie in).
 import { z } from 'zod/v4';
+import { START_MODES } from '../../analysis/code-source.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress, valueArg } from '../../core/vocabulary.js';
 import {
@@ -12,7 +13,7 @@ import {
   REGISTER_NAMES,
   validateCondition,
 } from '../../debug/conditions.js';
-import { LIMITS, validateRanges } from '../../debug/policy.js';
+import { LIMITS, RANGE_MODES, validateRanges } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
@@ -42,7 +43,7 @@ export const desmumeBreakpointAdd = defineTool({
   input: z.object({
     processor: processorInput,
     address: addressArg(),
-    mode: z.enum(['arm', 'thumb', 'auto']).default('auto'),
+    mode: z.enum(START_MODES).default('auto'),
   }),
   output: z.object({
     generation: z.number().int(),
@@ -295,7 +296,7 @@ export const desmumeExecutableRangesReplace = defineTool({
           start: addressArg(),
           end: addressArg('Exclusive'),
           label: z.string().min(1).max(64).describe('E.g. "overlay 3".'),
-          mode: z.enum(['arm', 'thumb', 'mixed']).default('mixed'),
+          mode: z.enum(RANGE_MODES).default('mixed'),
         }),
       )
       .max(LIMITS.ranges.max)

@@ -2,15 +2,40 @@
 // (every candidate kept), with the live bytes deciding which overlay is loaded.
 
 import { z } from 'zod/v4';
+import { ANALYSIS_SCOPES } from '../../analysis/evidence/index.js';
+import { SCOPE_STATUSES } from '../../analysis/functions/nds-scope.js';
 import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
 import { TIERS } from '../../analysis/program-map/types.js';
+import { REFERENCE_KINDS } from '../../arm/references.js';
+import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressOut, formatAddress as hex, limitArg, type Processor } from '../../core/vocabulary.js';
-import { CORRELATE_LIMITS, type Correlation, correlateStop } from '../../debug/correlate/correlate.js';
-import type { CorrelatedFrame } from '../../debug/correlate/frame.js';
-import { LIVE_WINDOW_BYTES } from '../../debug/correlate/frame.js';
+import {
+  addressOut,
+  formatAddress as hex,
+  limitArg,
+  PROCESSORS,
+  type Processor,
+} from '../../core/vocabulary.js';
+import {
+  CORRELATE_LIMITS,
+  type Correlation,
+  CPSR_MODES,
+  correlateStop,
+  RETURN_EVIDENCE,
+  RETURN_SOURCES,
+} from '../../debug/correlate/correlate.js';
+import {
+  CANDIDATE_COMPONENTS,
+  type CorrelatedFrame,
+  FRAME_STATUSES,
+  FUNCTION_AUTHORITIES,
+  FUNCTION_REASONS,
+  LIVE_STATUSES,
+  LIVE_WINDOW_BYTES,
+} from '../../debug/correlate/frame.js';
 import { debugSession } from '../../debug/service.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
+import { RUNTIME_RANGE_KINDS } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { nameField, romNames } from '../shared/names.js';
@@ -19,7 +44,7 @@ import { cpuOf, msLimit, processorInput, RUNTIME, timeoutInput } from './session
 const L = CORRELATE_LIMITS;
 const TIMEOUT = { default: 3_000, min: 100, max: 30_000 };
 
-const mode = z.enum(['arm', 'thumb']);
+const mode = z.enum(ARM_MODES);
 const identity = z.object({ address: addressOut, mode, overlayId: z.number().int().nullable() });
 const tier = z.enum(TIERS);
 const functionOut = z.object({
@@ -28,20 +53,20 @@ const functionOut = z.object({
   evidence: z.array(z.string()),
   block: z.object({ address: addressOut, end: addressOut, mode }),
   tier,
-  authority: z.enum(['static-proven', 'static-referenced', 'static-heuristic']),
+  authority: z.enum(FUNCTION_AUTHORITIES),
 });
 const frameOut = z.object({
   address: addressOut,
   mode: mode.nullable(),
-  status: z.enum(['static-candidates', 'no-static-component']),
+  status: z.enum(FRAME_STATUSES),
   liveMatches: z.number().int(),
   candidates: z.array(
     z.object({
-      component: z.enum(['main', 'autoload', 'overlay', 'dsi-main', 'copied']),
+      component: z.enum(CANDIDATE_COMPONENTS),
       overlayId: z.number().int().nullable(),
       autoloadIndex: z.number().int().nullable(),
       copiedIndex: z.number().int().nullable().describe('A block the start-up code copies here'),
-      region: z.enum(['file-backed', 'initialized-derived', 'bss']),
+      region: z.enum(RUNTIME_RANGE_KINDS),
       romOffset: addressOut.nullable(),
       compressed: z.boolean(),
       authority: z.literal('static-candidate'),
@@ -50,17 +75,17 @@ const frameOut = z.object({
       ),
       staticNote: z.string().nullable(),
       live: z.object({
-        status: z.enum(['live-bytes-match', 'mismatch', 'not-checked']),
+        status: z.enum(LIVE_STATUSES),
         reason: z.string().nullable(),
         compared: z.object({ start: addressOut, length: z.number().int() }).nullable(),
         authority: z.literal('observed-runtime'),
       }),
       functions: z.array(functionOut),
-      functionReason: z.enum(['found', 'complete-negative', 'coverage-gap', 'not-code']),
+      functionReason: z.enum(FUNCTION_REASONS),
       references: z.array(
         z.object({
           from: addressOut,
-          kind: z.enum(['direct-branch', 'direct-call', 'literal-pool', 'pc-relative-address']),
+          kind: z.enum(REFERENCE_KINDS),
           to: addressOut,
           targetMode: mode.optional(),
           value: addressOut.optional(),
@@ -156,7 +181,7 @@ export const ndsCorrelateStopContext = defineTool({
     referenceLimit: limitArg(L.referenceLimit).describe('Per candidate.'),
     liveCheck: z.boolean().default(true),
     analysis: z
-      .enum(['bounded', 'program'])
+      .enum(ANALYSIS_SCOPES)
       .default('bounded')
       .describe(
         'bounded: the standard proven discovery; program: the whole-program map (build it first with nds_program_map on large ROMs: timeoutMs bounds this call)',
@@ -165,14 +190,14 @@ export const ndsCorrelateStopContext = defineTool({
     timeoutMs: timeoutInput(TIMEOUT),
   }),
   output: z.object({
-    processor: z.enum(['arm9', 'arm7']),
+    processor: z.enum(PROCESSORS),
     generation: z.number().int(),
     rom: z.object({ path: z.string(), sha256: z.string() }),
     registers: z.object({
       pc: addressOut,
       cpsr: addressOut,
       mode,
-      cpuMode: z.enum(['usr', 'fiq', 'irq', 'svc', 'abt', 'und', 'sys', 'invalid']),
+      cpuMode: z.enum(CPSR_MODES),
       lr: addressOut,
       sp: addressOut,
       authority: z.literal('observed-runtime'),
@@ -185,7 +210,7 @@ export const ndsCorrelateStopContext = defineTool({
       stackReadNote: z.string().nullable(),
       entries: z.array(
         z.object({
-          source: z.enum(['lr', 'stack']),
+          source: z.enum(RETURN_SOURCES),
           slot: addressOut.nullable(),
           value: addressOut,
           address: addressOut,
@@ -195,12 +220,7 @@ export const ndsCorrelateStopContext = defineTool({
               function: identity,
               name: z.string().optional().describe('Its stored name (nds_symbols)'),
               functionEvidence: z.array(z.string()),
-              evidence: z.enum([
-                'after-proven-call-site',
-                'inside-proven-function',
-                'after-call-site',
-                'inside-function',
-              ]),
+              evidence: z.enum(RETURN_EVIDENCE),
               tier,
               callSite: addressOut.nullable(),
             }),
@@ -209,12 +229,12 @@ export const ndsCorrelateStopContext = defineTool({
       ),
     }),
     discovery: z.object({
-      status: z.enum(['complete', 'partial-coverage', 'truncated']),
+      status: z.enum(SCOPE_STATUSES),
       truncation: z.array(z.string()),
       functions: z.number().int(),
     }),
     coverage: z.object({
-      analysis: z.enum(['bounded', 'program']),
+      analysis: z.enum(ANALYSIS_SCOPES),
       lowestTier: tier,
       executableBytes: z.number().int(),
       classifiedBytes: z.number().int(),

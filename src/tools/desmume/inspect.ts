@@ -4,11 +4,12 @@
 
 import { createHash } from 'node:crypto';
 import { z } from 'zod/v4';
-import { resolveStart } from '../../analysis/code-source.js';
+import { resolveStart, START_MODES } from '../../analysis/code-source.js';
 import { LINEAR_LIMITS } from '../../analysis/linear-window.js';
 import { decodeWindow } from '../../arm/decoder.js';
+import { ARM_MODES, type ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
 import { captureContext, registerView } from '../../debug/control.js';
 import { LIMITS } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
@@ -52,7 +53,7 @@ export const desmumeReadRegisterPacket = defineTool({
   },
   input: z.object({ processor: processorInput }),
   output: z.object({
-    processor: z.enum(['arm9', 'arm7']),
+    processor: z.enum(PROCESSORS),
     generation: z.number().int(),
     raw: z.string(),
     registers: registersOutput,
@@ -88,7 +89,7 @@ export const desmumeReadMemory = defineTool({
     length: z.number().int().min(1).describe(`At most ${LIMITS.memoryRead.max} bytes.`),
   }),
   output: z.object({
-    processor: z.enum(['arm9', 'arm7']),
+    processor: z.enum(PROCESSORS),
     generation: z.number().int(),
     address: addressOut,
     name: z.string().optional().describe("The symbol store's name at the address (user-asserted)"),
@@ -130,7 +131,7 @@ export const desmumeCaptureStopContext = defineTool({
   },
   input: z.object({ processor: processorInput, regions: regionsInput }),
   output: z.object({
-    processor: z.enum(['arm9', 'arm7']),
+    processor: z.enum(PROCESSORS),
     generation: z.number().int(),
     stop: stopOutput.nullable(),
     context: contextOutput,
@@ -188,7 +189,7 @@ export const desmumeCaptureRuntimeEvidence = defineTool({
     sha256: z.string(),
     bytes: z.number().int(),
     generation: z.number().int(),
-    processor: z.enum(['arm9', 'arm7']),
+    processor: z.enum(PROCESSORS),
     pc: z.string(),
     regions: z.number().int(),
   }),
@@ -273,15 +274,15 @@ export const desmumeDisassembleLive = defineTool({
   input: z.object({
     processor: processorInput,
     address: addressArg('Default: the PC').optional(),
-    mode: z.enum(['arm', 'thumb', 'auto']).default('auto'),
+    mode: z.enum(START_MODES).default('auto'),
     ...linearWindowArgs,
   }),
   output: z.object({
-    processor: z.enum(['arm9', 'arm7']),
+    processor: z.enum(PROCESSORS),
     generation: z.number().int(),
     pc: z.string(),
     start: z.string(),
-    mode: z.enum(['arm', 'thumb']),
+    mode: z.enum(ARM_MODES),
     status: z.enum(['complete', 'decode-stopped']),
     stop: decodeStopSchema.nullable(),
     instructions: z.array(
@@ -368,9 +369,9 @@ async function staticBytes(
   ctx: ToolContext,
   romPath: string,
   romSha256: string,
-  processor: 'arm9' | 'arm7',
+  processor: Processor,
   start: number,
-  mode: 'arm' | 'thumb',
+  mode: ArmMode,
   length: number,
 ): Promise<StaticBytes> {
   const store = getRomStore(ctx.services);

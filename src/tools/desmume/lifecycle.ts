@@ -1,9 +1,10 @@
 // The lifecycle of the owned DeSmuME: desmume_start, desmume_status, desmume_stop, and the checks that
 // its GDB stubs answer (desmume_probe_gdb once, desmume_wait_for_gdb until they do).
 import { z } from 'zod/v4';
+import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressOut, formatAddress } from '../../core/vocabulary.js';
-import { REPLY_TIMEOUT_MS } from '../../debug/cpu.js';
+import { addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
+import { CPU_RUN_STATES, REPLY_TIMEOUT_MS } from '../../debug/cpu.js';
 import { printableTitle } from '../../debug/cpu-image.js';
 import { LIMITS } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
@@ -25,14 +26,14 @@ import {
   timeoutInput,
 } from './session-views.js';
 
-const runStateOutput = z.enum(['stopped', 'running', 'unknown']);
+const runStateOutput = z.enum(CPU_RUN_STATES);
 
 /**
  * The stub check desmume_probe_gdb and desmume_wait_for_gdb share: a (re)connection, then a
  * stop-status query only when the target is halted.
  */
 const probeOutput = z.object({
-  processor: z.enum(['arm9', 'arm7']),
+  processor: z.enum(PROCESSORS),
   generation: z.number().int(),
   host: z.string(),
   port: z.number().int(),
@@ -44,7 +45,7 @@ const probeOutput = z.object({
 
 async function probe(
   ctx: ToolContext,
-  processor: 'arm9' | 'arm7',
+  processor: Processor,
   timeoutMs: number,
 ): Promise<z.input<typeof probeOutput>> {
   const session = debugSession(ctx.services);
@@ -174,18 +175,18 @@ function tailBytes(text: string, maxBytes: number): string {
 }
 
 const cpuStatus = z.object({
-  processor: z.enum(['arm9', 'arm7']),
+  processor: z.enum(PROCESSORS),
   port: z.number().int(),
   connected: z.boolean(),
   state: runStateOutput,
-  resumedVia: z.enum(['arm9', 'arm7']).nullable(),
+  resumedVia: z.enum(PROCESSORS).nullable(),
   lastStop: stopOutput.nullable(),
   breakpoints: z.array(breakpointOutput),
   replacedRanges: z.number().int(),
   history: z.array(
     z.object({
       pc: addressOut,
-      mode: z.enum(['arm', 'thumb']),
+      mode: z.enum(ARM_MODES),
       reason: z.string(),
       breakpointId: z.string().nullable(),
       at: z.string(),

@@ -4,7 +4,7 @@
 
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { addressArg, formatAddress, type Processor } from '../../core/vocabulary.js';
 import type { CpuDebugger } from '../../debug/cpu.js';
 import { LIMITS } from '../../debug/policy.js';
 import { debugSession, desmumeScans } from '../../debug/service.js';
@@ -61,7 +61,7 @@ function stubReader(cpu: CpuDebugger) {
  * Names for candidates from the running ROM's symbol store, on the scanned CPU's view (main RAM holds
  * no overlay code, so overlay names are never asked); undefined when no generation runs or no names.
  */
-async function scanNames(ctx: ToolContext, processor: 'arm9' | 'arm7'): Promise<CandidateName | undefined> {
+async function scanNames(ctx: ToolContext, processor: Processor): Promise<CandidateName | undefined> {
   const names = await liveNames(ctx, processor);
   if (names === null || names.table.size === 0) return undefined;
   return (address) => names.table.nameOf(processor, address, null);

@@ -1,9 +1,10 @@
 // Run control of the owned DeSmuME: desmume_continue, the steps (desmume_step_instruction, _over,
 // _out), desmume_pause and desmume_wait_for_stop, with the run fields every result of theirs starts with.
 import { z } from 'zod/v4';
+import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
-import { continueWithConditions } from '../../debug/conditional-run.js';
+import { addressArg, addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
+import { continueWithConditions, GIVE_UP_REASONS } from '../../debug/conditional-run.js';
 import { CONDITION_LIMITS } from '../../debug/conditions.js';
 import {
   captureContext,
@@ -13,10 +14,16 @@ import {
   stepInstructions,
   waitForStop,
 } from '../../debug/control.js';
-import type { StopInfo } from '../../debug/cpu.js';
+import { KNOWN_RUN_STATES, type StopInfo } from '../../debug/cpu.js';
 import { LIMITS } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
-import { type ReturnRunOutcome, runToReturn, STEP_CALL_LIMITS, stepOver } from '../../debug/step-calls.js';
+import {
+  RETURN_RUN_ENDINGS,
+  type ReturnRunOutcome,
+  runToReturn,
+  STEP_CALL_LIMITS,
+  stepOver,
+} from '../../debug/step-calls.js';
 import { defineTool, type LimitSpec } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
 import {
@@ -36,9 +43,9 @@ import {
 
 /** The fields every run-control result (continue, step, pause, wait) starts with. */
 const runOutput = {
-  processor: z.enum(['arm9', 'arm7']),
+  processor: z.enum(PROCESSORS),
   generation: z.number().int(),
-  state: z.enum(['stopped', 'running']),
+  state: z.enum(KNOWN_RUN_STATES),
   stop: stopOutput.nullable(),
 };
 
@@ -96,10 +103,10 @@ const returnRunLimits: Record<string, LimitSpec> = {
 
 const returnRunOutput = {
   returned: z.boolean(),
-  endedBy: z.enum(['returned', 'stepped', 'other-stop', 'deadline', 'cancelled', 'deeper-return-limit']),
+  endedBy: z.enum(RETURN_RUN_ENDINGS),
   deeperReturnsPassed: z.number().int(),
   returnAddress: addressOut,
-  returnMode: z.enum(['arm', 'thumb']),
+  returnMode: z.enum(ARM_MODES),
 };
 
 function returnRunView(r: ReturnRunOutcome) {
@@ -141,7 +148,7 @@ export const desmumeContinue = defineTool({
     ...runOutput,
     skippedHits: z.number().int(),
     conditionMet: z.boolean().nullable(),
-    gaveUp: z.enum(['silent-resume-limit', 'deadline', 'cancelled']).nullable(),
+    gaveUp: z.enum(GIVE_UP_REASONS).nullable(),
     expectedMatched: z.boolean().nullable(),
     context: contextOutput.nullable(),
   }),
@@ -223,7 +230,7 @@ export const desmumeStepInstruction = defineTool({
   output: z.object({
     ...runOutput,
     completed: z.number().int(),
-    trace: z.array(z.object({ pc: addressOut, mode: z.enum(['arm', 'thumb']), midThumbBlPair: z.boolean() })),
+    trace: z.array(z.object({ pc: addressOut, mode: z.enum(ARM_MODES), midThumbBlPair: z.boolean() })),
     midThumbBlPair: z
       .boolean()
       .describe(

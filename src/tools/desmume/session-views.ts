@@ -3,18 +3,27 @@
 // names a live stop is shown with) and the CPU of the running generation. The session itself is the
 // debugger service's (debugSession in src/debug/service.ts).
 import { z } from 'zod/v4';
+import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress, limitArg, type Processor } from '../../core/vocabulary.js';
-import type { Breakpoint, CpuDebugger, StopInfo } from '../../debug/cpu.js';
-import { type ExecRange, LIMITS } from '../../debug/policy.js';
+import {
+  addressArg,
+  addressOut,
+  formatAddress,
+  limitArg,
+  PROCESSORS,
+  type Processor,
+} from '../../core/vocabulary.js';
+import { type Breakpoint, type CpuDebugger, STOP_REASONS, type StopInfo } from '../../debug/cpu.js';
+import { type ExecRange, LIMITS, RANGE_MODES, RANGE_SOURCES } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
+import { WATCH_ACCESSES } from '../../debug/watchpoints.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
 import { nameField, romNames } from '../shared/names.js';
 
 /** Undescribed: arm7 needing desmume_start arm7: true is said once, by that argument. */
-export const processorInput = z.enum(['arm9', 'arm7']).default('arm9');
+export const processorInput = z.enum(PROCESSORS).default('arm9');
 
 /** A millisecond wait's argument, derived from its bounds like every limit (limitArg). */
 export function timeoutInput(bounds: { default: number; min: number; max: number }, what?: string) {
@@ -39,7 +48,7 @@ export const regionsInput = z
   .describe('Extra windows.');
 
 export const stopOutput = z.object({
-  reason: z.enum(['launch-halt', 'breakpoint', 'watchpoint', 'step', 'interrupt', 'signal']),
+  reason: z.enum(STOP_REASONS),
   signal: z.number().int(),
   pc: addressOut,
   pcName: z
@@ -48,14 +57,14 @@ export const stopOutput = z.object({
     .describe(
       'The stored name of pc outside overlays (nds_symbols); a live stop does not say which overlay is loaded',
     ),
-  mode: z.enum(['arm', 'thumb']),
+  mode: z.enum(ARM_MODES),
   cpsr: z.string(),
   breakpointId: z.string().nullable(),
   hitCount: z.number().int().nullable(),
   watch: z
     .object({
       watchpointId: z.string().nullable(),
-      access: z.enum(['write', 'read', 'access']),
+      access: z.enum(WATCH_ACCESSES),
       address: z.string(),
     })
     .nullable(),
@@ -97,10 +106,10 @@ export function stopView(
 
 export const breakpointOutput = z.object({
   id: z.string(),
-  processor: z.enum(['arm9', 'arm7']),
+  processor: z.enum(PROCESSORS),
   address: addressOut,
   name: z.string().optional().describe('The stored name of address outside overlays (nds_symbols)'),
-  mode: z.enum(['arm', 'thumb']),
+  mode: z.enum(ARM_MODES),
   range: z.string(),
   hits: z.number().int(),
   createdAt: z.string(),
@@ -121,8 +130,8 @@ export const rangeOutput = z.object({
   start: addressOut,
   end: addressOut,
   label: z.string(),
-  mode: z.enum(['arm', 'thumb', 'mixed']),
-  source: z.enum(['header', 'copied', 'caller']),
+  mode: z.enum(RANGE_MODES),
+  source: z.enum(RANGE_SOURCES),
 });
 
 export function rangeView(r: ExecRange): z.input<typeof rangeOutput> {
@@ -156,7 +165,7 @@ export const registersOutput = z.object({
   lr: z.string(),
   pc: addressOut,
   cpsr: z.string(),
-  mode: z.enum(['arm', 'thumb']),
+  mode: z.enum(ARM_MODES),
 });
 
 export const contextOutput = z.object({

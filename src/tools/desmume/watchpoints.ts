@@ -1,11 +1,12 @@
 // The data watchpoint tools: desmume_watchpoint_add and desmume_watchpoint_remove, with the
 // watchpoint's output shape.
 import { z } from 'zod/v4';
-import { addressArg, addressOut, formatAddress } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
 import { debugSession } from '../../debug/service.js';
 import {
   addWatchpoint,
   removeWatchpoint,
+  WATCH_ACCESSES,
   WATCH_LIMITS,
   WATCH_REGIONS,
   type Watchpoint,
@@ -16,10 +17,10 @@ import { cpuOf, generationNumber, processorInput, RUNTIME } from './session-view
 /** A watchpoint as the watchpoint tools return it. */
 const watchpointOutput = z.object({
   id: z.string(),
-  processor: z.enum(['arm9', 'arm7']),
+  processor: z.enum(PROCESSORS),
   address: addressOut,
   length: z.number().int(),
-  access: z.enum(['write', 'read', 'access']),
+  access: z.enum(WATCH_ACCESSES),
   region: z.string(),
   hits: z.number().int(),
   createdAt: z.string(),
@@ -35,11 +36,11 @@ type Region = (typeof WATCH_REGIONS)['arm9'][number];
 const same = (a: Region, b: Region) => a.start === b.start && a.end === b.end;
 const listed = (rs: readonly Region[]) =>
   rs.map((r) => `${r.label} ${formatAddress(r.start)}..${formatAddress(r.end)}`).join(', ');
-const only = (p: 'arm9' | 'arm7', q: 'arm9' | 'arm7') =>
+const only = (p: Processor, q: Processor) =>
   WATCH_REGIONS[p].filter((r) => !WATCH_REGIONS[q].some((s) => same(r, s)));
 const ranges = [
   listed(WATCH_REGIONS.arm9.filter((r) => WATCH_REGIONS.arm7.some((s) => same(r, s)))),
-  ...(['arm9', 'arm7'] as const).flatMap((p) => {
+  ...PROCESSORS.flatMap((p) => {
     const extra = only(p, p === 'arm9' ? 'arm7' : 'arm9');
     return extra.length > 0 ? [`${p} also ${listed(extra)}`] : [];
   }),
@@ -60,7 +61,7 @@ export const desmumeWatchpointAdd = defineTool({
     processor: processorInput,
     address: addressArg(),
     length: z.union([z.literal(1), z.literal(2), z.literal(4)]).default(4),
-    access: z.enum(['write', 'read', 'access']).default('write').describe('access: read or write.'),
+    access: z.enum(WATCH_ACCESSES).default('write').describe('access: read or write.'),
   }),
   output: z.object({
     generation: z.number().int(),

@@ -10,7 +10,7 @@ import {
   type StoredSymbol,
   SYMBOL_STORE_LIMITS,
 } from '../../extract/symbol-store.js';
-import { badName, SYMBOL_FORMATS, SYMBOL_LIMITS } from '../../formats/symbols/types.js';
+import { badName, SYMBOL_FORMATS, SYMBOL_LIMITS, SYMBOL_MODES } from '../../formats/symbols/types.js';
 import { defineTool } from '../../mcp/tool.js';
 import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.js';
 
@@ -61,7 +61,7 @@ export const ndsSymbols = defineTool({
     address: addressArg().optional(),
     overlayId: overlayIdArg(),
     name: z.string().min(1).max(SYMBOL_LIMITS.nameChars.max).optional().describe('set: no spaces.'),
-    mode: z.enum(['arm', 'thumb', 'data']).optional(),
+    mode: z.enum(SYMBOL_MODES).optional(),
     comment: z.string().max(SYMBOL_LIMITS.commentChars.max).optional().describe('set: one line.'),
     file: z.string().min(1).max(1024).optional().describe('import: workspace-relative file.'),
     format: z.enum(SYMBOL_FORMATS).optional(),

@@ -4,7 +4,7 @@ import { z } from 'zod/v4';
 import { BOUNDED_STATUSES, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { sha256File } from '../../workspace/hash.js';
-import { LISTING_LIMITS, listWorkspace } from '../../workspace/listing.js';
+import { LISTED_KINDS, LISTING_LIMITS, LISTING_TRUNCATIONS, listWorkspace } from '../../workspace/listing.js';
 
 // list_workspace_files: the bounded, breadth-first listing of the workspace.
 const L = LISTING_LIMITS;
@@ -44,7 +44,7 @@ export const listWorkspaceFiles = defineTool({
   output: z.object({
     under: z.string().describe('"" for the root'),
     status: z.enum(BOUNDED_STATUSES),
-    truncation: z.array(z.enum(['entry-limit', 'depth-limit'])),
+    truncation: z.array(z.enum(LISTING_TRUNCATIONS)),
     totals: z.object({
       files: z.number().int(),
       directories: z.number().int(),
@@ -58,7 +58,7 @@ export const listWorkspaceFiles = defineTool({
     entries: z.array(
       z.object({
         path: z.string(),
-        kind: z.enum(['file', 'directory', 'symlink', 'other']),
+        kind: z.enum(LISTED_KINDS),
         size: z.number().int().nullable(),
         target: z.string().nullable(),
         outside: z.boolean(),

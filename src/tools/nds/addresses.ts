@@ -11,7 +11,13 @@ import {
   formatAddress as hex,
   PROCESSORS,
 } from '../../core/vocabulary.js';
-import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
+import {
+  RESOLUTION_STATUSES,
+  RUNTIME_COMPONENTS,
+  RUNTIME_RANGE_KINDS,
+  resolveRomOffset,
+  resolveRuntimeAddress,
+} from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { nameField, ownerRuntime, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
@@ -37,14 +43,14 @@ export const ndsResolveRuntimeAddress = defineTool({
   output: z.object({
     processor: z.enum(PROCESSORS),
     address: addressOut,
-    status: z.enum(['resolved', 'ambiguous', 'bss', 'compressed-overlay', 'unmapped']),
+    status: z.enum(RESOLUTION_STATUSES),
     excludedByOverlayId: z.number().int(),
     candidates: z.array(
       z.object({
-        component: z.enum(['main', 'autoload', 'overlay', 'dsi-main']),
+        component: z.enum(RUNTIME_COMPONENTS),
         overlayId: z.number().int().nullable(),
         autoloadIndex: z.number().int().nullable(),
-        region: z.enum(['file-backed', 'initialized-derived', 'bss']),
+        region: z.enum(RUNTIME_RANGE_KINDS),
         range: addressRangeOut,
         romOffset: addressOut.nullable(),
         fileId: z.number().int().nullable(),

@@ -7,7 +7,7 @@ import {
   formatRange,
   formatAddress as hex,
 } from '../../core/vocabulary.js';
-import { type NdsRomModel, ROM_LIMITS, type RuntimeRange } from '../../formats/nds/index.js';
+import { type NdsRomModel, PARAMS_STATUSES, ROM_LIMITS, type RuntimeRange } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
@@ -127,7 +127,7 @@ export const ndsInspectRom = defineTool({
       appended: addressRangeOut.nullable(),
     }),
     moduleParams: z.object({
-      status: z.enum(['absent', 'valid', 'invalid']),
+      status: z.enum(PARAMS_STATUSES),
       note: z.string().nullable(),
       offsetInArm9: z.number().int().nullable(),
       bss: addressRangeOut.nullable(),
@@ -139,7 +139,7 @@ export const ndsInspectRom = defineTool({
     }),
     nitrocodeFooter: z
       .object({
-        status: z.enum(['absent', 'valid', 'invalid']),
+        status: z.enum(PARAMS_STATUSES),
         romOffset: addressOut,
         moduleParamsOffset: z.number().int().nullable(),
         overlaySignaturesOffset: z.number().int().nullable(),

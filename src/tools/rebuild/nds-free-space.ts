@@ -10,7 +10,7 @@ import {
   PROCESSORS,
 } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { LARGEST_CARTRIDGE, modelSpace, provenPadding } from '../../rebuild/free-space.js';
+import { LARGEST_CARTRIDGE, modelSpace, provenPadding, SPACE_KINDS } from '../../rebuild/free-space.js';
 import { processorArg, romArg, withToolRom } from '../shared/rom.js';
 
 const SPACE_LIMITS = {
@@ -39,7 +39,7 @@ export const ndsFreeSpace = defineTool({
     needed: z.number().int(),
     candidates: z.array(
       z.object({
-        kind: z.enum(['nitrofs-add-file', 'overlay-bss', 'proven-padding']),
+        kind: z.enum(SPACE_KINDS),
         bytes: z.number().int(),
         fits: z.boolean(),
         proven: z.boolean(),

@@ -2,7 +2,7 @@
 // output/patched/ and the source is left as it is (src/rebuild/apply.ts).
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
-import { APPLY_LIMITS, applyPatchFile } from '../../rebuild/apply.js';
+import { APPLY_CHECKS, APPLY_LIMITS, applyPatchFile, PATCH_FORMATS } from '../../rebuild/apply.js';
 import { romArg, withToolRom } from '../shared/rom.js';
 
 const MiB = 1024 * 1024;
@@ -23,12 +23,12 @@ export const ndsPatchApply = defineTool({
     patch: z.string().min(1).max(1024).describe('Workspace-relative .bps or .ips file.'),
   }),
   output: z.object({
-    format: z.enum(['bps', 'ips']),
+    format: z.enum(PATCH_FORMATS),
     patchSha256: z.string(),
     output: z.string(),
     outputSha256: z.string(),
     outputSize: z.number().int(),
-    checked: z.enum(['source-and-target-crc32', 'none: IPS patches carry no checksums']),
+    checked: z.enum(APPLY_CHECKS),
     metadata: z.string().nullable().describe("The BPS patch's own metadata text"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
