@@ -8,7 +8,6 @@ import type { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import type { LinkQuirks, RspConnection } from './connection.js';
 import type { CpuImage } from './cpu-image.js';
-
 import { layoutFacts, type RegisterLayout } from './rsp/arm-registers.js';
 import { MEMORY_CHUNK_CEILING } from './rsp/packets.js';
 import type { WatchAddressOrder } from './watch-stop.js';

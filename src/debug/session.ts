@@ -19,7 +19,6 @@ import {
 import { RspConnection } from './connection.js';
 import { CpuDebugger, type StopInfo } from './cpu.js';
 import { type CopiedRange, cpuImage } from './cpu-image.js';
-
 import { pickFreePorts } from './ports.js';
 
 /** The ROM a generation runs: the RomStore's identity and full canonical model (overlays included). */

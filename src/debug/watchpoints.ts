@@ -5,7 +5,6 @@
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress, type Processor } from '../core/vocabulary.js';
 import { type CpuDebugger, REPLY_TIMEOUT_MS } from './cpu.js';
-
 import { WATCH_LIMITS, WATCH_TYPE, type WatchAccess, type Watchpoint } from './watch-stop.js';
 
 export {

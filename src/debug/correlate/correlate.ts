@@ -26,7 +26,6 @@ import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import type { CpuDebugger } from '../cpu.js';
-
 import type { Generation } from '../session.js';
 import {
   type CandidateFunction,
