@@ -1,7 +1,8 @@
 // DeSmuME 0.9.11 as an emulator backend: its launcher (operator configuration, verified and pinned in
 // process.ts), its headless launch with one GDB stub per CPU, the wait until it has loaded the ROM,
 // and the dialect its stubs speak: acknowledgements only (no QStartNoAckMode, no PacketSize), a
-// 2,048-byte packet buffer, GDB's old FPA register layout, and watchpoint stops that give the address's hex digits in reverse order.
+// 2,048-byte packet buffer, GDB's old FPA register layout, and watchpoint stops that give the
+// address's hex digits in reverse order.
 import { runBounded } from '../../core/bounded-process.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { BackendQuirks, EmulatorBackend, ReadyCheck, StubProfile } from '../backend.js';
