@@ -73,6 +73,54 @@ export const baseOf = (ins: DecodedInstruction): string =>
     ? ins.mnemonic.slice(0, -ins.condition.length)
     : ins.mnemonic;
 
+/**
+ * The answers below depend on an instruction's text alone and are asked of the same few thousand
+ * texts again and again (each probe and walk of the same code): each is kept per text, bounded.
+ */
+const MEMO_MAX = 1 << 16;
+
+/** `compute` kept per operand text (never undefined); all texts are dropped at MEMO_MAX. */
+function perText<T>(compute: (text: string) => T): (text: string) => T {
+  const kept = new Map<string, T>();
+  return (text) => {
+    let v = kept.get(text);
+    if (v === undefined) {
+      v = compute(text);
+      if (kept.size >= MEMO_MAX) kept.clear();
+      kept.set(text, v);
+    }
+    return v;
+  };
+}
+
+/**
+ * `compute` kept per instruction text: mnemonic, then operands (the condition is part of the
+ * mnemonic; it is checked too, and an instruction whose condition differs is answered afresh).
+ */
+function perInstruction<T>(compute: (ins: DecodedInstruction) => T): (ins: DecodedInstruction) => T {
+  let kept = new Map<string, Map<string, { condition: string | undefined; value: T }>>();
+  let size = 0;
+  return (ins) => {
+    let byOperands = kept.get(ins.mnemonic);
+    const hit = byOperands?.get(ins.operands);
+    if (hit !== undefined && hit.condition === ins.condition) return hit.value;
+    const value = compute(ins);
+    if (hit !== undefined) return value;
+    if (size >= MEMO_MAX) {
+      kept = new Map();
+      size = 0;
+      byOperands = undefined;
+    }
+    if (byOperands === undefined) {
+      byOperands = new Map();
+      kept.set(ins.mnemonic, byOperands);
+    }
+    byOperands.set(ins.operands, { condition: ins.condition, value });
+    size++;
+    return value;
+  };
+}
+
 const REG = /^r([0-9]|1[0-2])$|^(sb|sl|fp|ip)$/;
 const REG_NUMBER: Record<string, number> = { sb: 9, sl: 10, fp: 11, ip: 12, sp: 13, lr: 14, pc: 15 };
 export function regNumber(name: string): number | null {
@@ -84,8 +132,10 @@ export function regNumber(name: string): number | null {
   return REG_NUMBER[n] ?? null;
 }
 
-/** Registers of a `{...}` list (ranges expanded). */
-export function registerList(operands: string): number[] | null {
+/** Registers of a `{...}` list (ranges expanded); the list is shared: never change it. */
+export const registerList: (operands: string) => readonly number[] | null = perText(listOf);
+
+function listOf(operands: string): readonly number[] | null {
   const m = /\{([^}]*)\}/.exec(operands);
   if (!m) return null;
   const out: number[] = [];
@@ -110,17 +160,16 @@ const immediate = (text: string): number | null => {
  * How one instruction moves SP: a byte delta (negative grows the stack), 'unknown' for any other write
  * to SP, null when it leaves SP alone. `returns` when it also pops PC.
  */
-const effects = new WeakMap<DecodedInstruction, { delta: number | 'unknown'; returns: boolean } | null>();
+export type StackEffect = { readonly delta: number | 'unknown'; readonly returns: boolean } | null;
 
-export function stackEffect(ins: DecodedInstruction): { delta: number | 'unknown'; returns: boolean } | null {
+const effectOf = perInstruction(computeStackEffect);
+
+/** The answer is shared between instructions of one text: never change it. */
+export function stackEffect(ins: DecodedInstruction): StackEffect {
   // Only instructions that name SP can move it (PUSH/POP name it implicitly).
   const m = ins.mnemonic;
   if (!ins.operands.includes('sp') && !m.startsWith('push') && !m.startsWith('pop')) return null;
-  const known = effects.get(ins);
-  if (known !== undefined) return known;
-  const e = computeStackEffect(ins);
-  effects.set(ins, e);
-  return e;
+  return effectOf(ins);
 }
 
 function computeStackEffect(ins: DecodedInstruction): { delta: number | 'unknown'; returns: boolean } | null {
@@ -425,6 +474,24 @@ export function lastCompare(
   return undefined;
 }
 
+/** The names of each register: rN, and its alias (sb, sl, fp, ip, sp, lr, pc). */
+const NAMES_OF = Array.from({ length: 16 }, (_, n) => [
+  `r${n}`,
+  ...Object.entries(REG_NUMBER)
+    .filter(([, v]) => v === n)
+    .map(([k]) => k),
+]);
+const NAME_TESTS = NAMES_OF.map((names) =>
+  names.map((name) => new RegExp(`(^|[^a-z0-9])${name}([^a-z0-9]|$)`)),
+);
+/** Bit n: the text names register n; every bit when it holds a register range (it may cover any). */
+const mentionedIn = perText((ops: string): number => {
+  if (/\{[^}]*-[^}]*\}/.test(ops)) return 0xffff;
+  let mask = 0;
+  for (let n = 0; n < 16; n++) if (NAME_TESTS[n]!.some((t) => t.test(ops))) mask |= 1 << n;
+  return mask;
+});
+
 /** Whether any of instructions[from..to) mentions register `n` (by name, or in a register range). */
 export function mentionsRegister(
   instructions: readonly DecodedInstruction[],
@@ -432,17 +499,8 @@ export function mentionsRegister(
   to: number,
   n: number,
 ): boolean {
-  const names = [
-    `r${n}`,
-    ...Object.entries(REG_NUMBER)
-      .filter(([, v]) => v === n)
-      .map(([k]) => k),
-  ];
-  for (let i = from; i < to; i++) {
-    const ops = instructions[i]!.operands;
-    if (/\{[^}]*-[^}]*\}/.test(ops)) return true;
-    for (const name of names) if (new RegExp(`(^|[^a-z0-9])${name}([^a-z0-9]|$)`).test(ops)) return true;
-  }
+  if (!Number.isInteger(n) || n < 0 || n > 15) return false;
+  for (let i = from; i < to; i++) if ((mentionedIn(instructions[i]!.operands) >> n) & 1) return true;
   return false;
 }
 
@@ -498,8 +556,10 @@ export function runSwitch(
   return { targets, tableBytes: [...reads].sort((a, b) => a - b) };
 }
 
-/** Register numbers named in an operand text (ranges in lists expanded). */
-function registersIn(text: string): number[] {
+/** Register numbers named in an operand text (ranges in lists expanded); shared: never change it. */
+const registersIn: (text: string) => readonly number[] = perText(namedIn);
+
+function namedIn(text: string): readonly number[] {
   const out: number[] = [];
   const list = registerList(text);
   if (list) out.push(...list);
@@ -547,11 +607,13 @@ const READS_DEST_TWO_OPERAND = new Set([
  * Saving registers (PUSH/STMDB SP!, a MOV from a high register) does not count: that is what a
  * prologue does with registers it has not written.
  */
-export function valueReads(ins: DecodedInstruction): number {
+export const valueReads: (ins: DecodedInstruction) => number = perInstruction(readsOf);
+
+function readsOf(ins: DecodedInstruction): number {
   const base = baseOf(ins).replace(/s$/, '');
   const ops = ins.operands;
   const regs = (t: string) => registersIn(t).filter((r) => r <= 12);
-  const mask = (rs: number[]) => rs.reduce((m, r) => m | (1 << r), 0);
+  const mask = (rs: readonly number[]) => rs.reduce((m, r) => m | (1 << r), 0);
   if (base === 'push' || base === 'pop' || base === 'stmdb' || base === 'stmfd' || base === 'adr') return 0;
   if (base === 'mov' || base === 'mvn' || base === 'neg') {
     const src = ops.split(',').slice(1).join(',');
@@ -569,10 +631,12 @@ export function valueReads(ins: DecodedInstruction): number {
 }
 
 /** The general registers (r0..r12) an instruction writes, as a bit mask. */
-export function valueWrites(ins: DecodedInstruction): number {
+export const valueWrites: (ins: DecodedInstruction) => number = perInstruction(writesOf);
+
+function writesOf(ins: DecodedInstruction): number {
   const base = baseOf(ins).replace(/s$/, '');
   const ops = ins.operands;
-  const mask = (rs: number[]) => rs.filter((r) => r <= 12).reduce((m, r) => m | (1 << r), 0);
+  const mask = (rs: readonly number[]) => rs.filter((r) => r <= 12).reduce((m, r) => m | (1 << r), 0);
   if (base === 'pop') return mask(registerList(ops) ?? []);
   if (base.startsWith('ldm')) return mask(registerList(ops) ?? []);
   if (base.startsWith('str') || base.startsWith('stm') || base === 'push' || NO_DEST.has(base)) return 0;
