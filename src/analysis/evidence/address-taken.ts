@@ -23,8 +23,9 @@ export const addressTaken = {
     // New references appear while candidates are walked later: the cursor moves over what is seen now.
     const end = w.refs.size;
     for (; from < end; from++) {
+      const kind = w.refs.kindAt(from);
+      if (kind !== 'literal-pool' && kind !== 'pc-relative-address') continue;
       const r = w.refs.get(from);
-      if (r.kind !== 'literal-pool' && r.kind !== 'pc-relative-address') continue;
       const comp = w.component(r.component);
       let value: number;
       if (r.kind === 'literal-pool') {

@@ -129,8 +129,8 @@ export const initArray = {
     // round are examined: every other pair was examined then (a pair depends on its two loads only).
     const before = state.refs;
     for (; state.refs < w.refs.size; state.refs++) {
+      if (w.refs.kindAt(state.refs) !== 'literal-value') continue;
       const r = w.refs.get(state.refs);
-      if (r.kind !== 'literal-value') continue;
       const list = state.loads.get(r.component) ?? [];
       list.push({ at: r.from, value: r.to, tier: r.tier, n: state.refs });
       state.loads.set(r.component, list);

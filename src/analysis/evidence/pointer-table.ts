@@ -11,8 +11,8 @@ import type { EvidenceClass } from './registry.js';
 function loadedAddresses(w: Walker): Set<number> {
   const out = new Set<number>();
   for (let i = 0; i < w.refs.size; i++) {
-    const r = w.refs.get(i);
-    if (r.kind === 'literal-value' || r.kind === 'pc-relative-address') out.add(r.to);
+    const kind = w.refs.kindAt(i);
+    if (kind === 'literal-value' || kind === 'pc-relative-address') out.add(w.refs.toAt(i));
   }
   return out;
 }

@@ -167,9 +167,10 @@ export class ComponentSet {
     const one = this.single(address);
     if (one) return this.found[one.index]!;
     if (one === undefined) return UNRESOLVED['ambiguous-code-source'];
-    if (this.unavailable.some((u) => address >= u.start && address < u.end))
-      return UNRESOLVED['not-decodable'];
-    if (this.bssRanges.some((r) => address >= r.start && address < r.end)) return UNRESOLVED.bss;
+    // (Plain loops: this runs for every data word a detector checks, most of them no address.)
+    for (const u of this.unavailable)
+      if (address >= u.start && address < u.end) return UNRESOLVED['not-decodable'];
+    for (const r of this.bssRanges) if (address >= r.start && address < r.end) return UNRESOLVED.bss;
     return UNRESOLVED.unmapped;
   }
 }

@@ -91,6 +91,16 @@ export class RefStore {
     };
   }
 
+  /** The kind of reference i (what scans over every reference test first, without making a MapRef). */
+  kindAt(i: number): MapRefKind {
+    return REF_KINDS[this.meta.data[i]! & 0xff]!;
+  }
+
+  /** The target of reference i. */
+  toAt(i: number): number {
+    return this.to.data[i]!;
+  }
+
   /** Indices of the references to `target`, in insertion order. */
   to_(target: number): number[] {
     if (!this.order) {
