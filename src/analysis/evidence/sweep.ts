@@ -145,6 +145,8 @@ interface Option {
   prologue: boolean;
   hygienic: boolean;
   veneer: boolean;
+  /** Null until probed; then whether well-formed code starts there. */
+  ok: boolean | null;
   returns: boolean;
 }
 
@@ -166,7 +168,8 @@ function pointerWord(w: Walker, comp: MapComponent, address: number): boolean {
   return w.set.holding(v & ~1).length > 0;
 }
 
-async function option(w: Walker, comp: MapComponent, address: number, mode: ArmMode): Promise<Option | null> {
+/** What the first instructions at `address` in `mode` look like (no probe yet); null when no code starts there. */
+async function look(w: Walker, comp: MapComponent, address: number, mode: ArmMode): Promise<Option | null> {
   if (address % (mode === 'arm' ? 4 : 2) !== 0 || address >= comp.end) return null;
   if (comp.cls[address - comp.start] !== ByteClass.unknown) return null;
   const first =
@@ -179,16 +182,25 @@ async function option(w: Walker, comp: MapComponent, address: number, mode: ArmM
     (pointerWord(w, comp, address) || (mode === 'thumb' && pointerWord(w, comp, address - 2)))
   )
     return null;
-  const p = await probeFunction(w, comp, address, mode, { maxInstructions: 2048 });
-  if (!p.ok) return null;
   return {
     mode,
     address,
     prologue: prologueNear(first),
     hygienic: hygienic(first),
     veneer: veneerShape(first, mode),
-    returns: p.returns,
+    ok: null,
+    returns: false,
   };
+}
+
+/** Probes an option once: whether well-formed code starts there, and whether it returns. */
+async function probed(w: Walker, comp: MapComponent, o: Option): Promise<boolean> {
+  if (o.ok === null) {
+    const p = await probeFunction(w, comp, o.address, o.mode, { maxInstructions: 2048 });
+    o.ok = p.ok;
+    o.returns = p.ok && p.returns;
+  }
+  return o.ok;
 }
 
 async function candidate(ctx: IdleContext, comp: MapComponent, o: number): Promise<boolean> {
@@ -198,21 +210,40 @@ async function candidate(ctx: IdleContext, comp: MapComponent, o: number): Promi
   if (seen.has(key)) return false;
   seen.add(key);
   const after = modeBefore(comp, o);
-  const options: Option[] = [];
+  const looks: Option[] = [];
   for (const mode of ['thumb', 'arm'] as const) {
-    const found = await option(w, comp, comp.start + o, mode);
-    if (found) options.push(found);
+    const found = await look(w, comp, comp.start + o, mode);
+    if (found) looks.push(found);
   }
-  const fit = options.filter((c) => c.veneer || (c.hygienic && (c.prologue || c.mode === after)));
-  const pick =
-    fit.find((c) => c.veneer) ??
-    fit.find((c) => c.prologue && c.mode === after) ??
-    fit.find((c) => c.prologue) ??
-    fit[0];
+  // The pick among the options that are well-formed code, by the first rule that some satisfies: a
+  // veneer; a prologue in the mode of the code before; a prologue; any fit (Thumb before ARM within
+  // a rule). The rules read only the first instructions, so options are probed in that order and the
+  // first that is code is the pick: a later option's probe could not change it.
+  const fits = (c: Option) => c.veneer || (c.hygienic && (c.prologue || c.mode === after));
+  const ranked = [
+    ...looks.filter((c) => fits(c) && c.veneer),
+    ...looks.filter((c) => fits(c) && !c.veneer && c.prologue && c.mode === after),
+    ...looks.filter((c) => fits(c) && !c.veneer && c.prologue && c.mode !== after),
+    ...looks.filter((c) => fits(c) && !c.veneer && !c.prologue),
+  ];
+  let pick: Option | undefined;
+  for (const c of ranked) {
+    if (await probed(w, comp, c)) {
+      pick = c;
+      break;
+    }
+  }
   if (!pick) {
     // Not a function start, but code right after code of its mode that never returns, or that reads
     // registers that code set: an exception landing pad. Walked as code, named no function.
-    const pad = options.find((c) => c.mode === after && !c.prologue && (!c.returns || !c.hygienic));
+    let pad: Option | undefined;
+    for (const c of looks) {
+      if (c.mode !== after || c.prologue) continue;
+      if ((await probed(w, comp, c)) && (!c.returns || !c.hygienic)) {
+        pad = c;
+        break;
+      }
+    }
     if (!pad) return false;
     return ctx.offer({
       component: comp,
