@@ -5,7 +5,7 @@ import type { Steps } from '../../core/cooperative.js';
 import { formatAddress } from '../../core/vocabulary.js';
 import { resolveRomOffset } from '../../formats/nds/index.js';
 import type { ManifestOperation } from '../manifest.js';
-import { componentHash, componentOf, opError, type PlanState, range, sha } from './state.js';
+import { componentHash, componentOf, opError, type PlanState, plannedOn, range, sha } from './state.js';
 
 export type PatchOperation = Extract<ManifestOperation, { op: 'patch' }>;
 
@@ -53,11 +53,7 @@ export function* planPatch(state: PlanState, o: PatchOperation): Steps<void> {
   }
   state.fixed.push({ offset: start, bytes: replacement, owner: o.id });
   state.planned.push({
-    id: o.id,
-    op: o.op,
-    component: c.label,
-    fileId: c.fileId,
-    path: c.path,
+    ...plannedOn(o, c),
     output: range(start, start + replacement.length),
     length: replacement.length,
     replaced: range(start, start + original.length),

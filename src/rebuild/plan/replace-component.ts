@@ -2,7 +2,7 @@
 // size, guarded by the component's current SHA-256.
 import type { Steps } from '../../core/cooperative.js';
 import type { ManifestOperation } from '../manifest.js';
-import { opError, type PlanState, range, wholeReplacement } from './state.js';
+import { opError, type PlanState, plannedOn, range, wholeReplacement } from './state.js';
 
 export type ReplaceComponentOperation = Extract<ManifestOperation, { op: 'replace-component' }>;
 
@@ -18,11 +18,7 @@ export function* planReplaceComponent(state: PlanState, o: ReplaceComponentOpera
   }
   state.fixed.push({ offset: c.rom.start, bytes: a.bytes, owner: o.id });
   state.planned.push({
-    id: o.id,
-    op: o.op,
-    component: c.label,
-    fileId: c.fileId,
-    path: c.path,
+    ...plannedOn(o, c),
     output: range(c.rom.start, c.rom.end),
     length: size,
     replaced: range(c.rom.start, c.rom.end),

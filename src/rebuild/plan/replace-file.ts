@@ -3,7 +3,7 @@
 import type { Steps } from '../../core/cooperative.js';
 import type { ManifestOperation } from '../manifest.js';
 import { zeroOld } from './old-bytes.js';
-import { appendPayload, opError, type PlanState, range, wholeReplacement } from './state.js';
+import { appendPayload, opError, type PlanState, plannedOn, range, wholeReplacement } from './state.js';
 
 export type ReplaceFileOperation = Extract<ManifestOperation, { op: 'replace-file' }>;
 
@@ -18,11 +18,7 @@ export function* planReplaceFile(state: PlanState, o: ReplaceFileOperation): Ste
   }
   appendPayload(state, o.id, c.fileId, a.bytes);
   state.planned.push({
-    id: o.id,
-    op: o.op,
-    component: c.label,
-    fileId: c.fileId,
-    path: c.path,
+    ...plannedOn(o, c),
     output: range(0, 0), // set once the append layout is known
     length: a.bytes.length,
     replaced: null,

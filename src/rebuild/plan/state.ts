@@ -175,6 +175,14 @@ export function* wholeReplacement(
   return { c, a, before };
 }
 
+/** What every planned operation on an existing component starts with: which operation, on what. */
+export function plannedOn(
+  o: { id: string; op: PlannedOperation['op'] },
+  c: Pick<ModelComponent, 'label' | 'fileId' | 'path'>,
+): Pick<PlannedOperation, 'id' | 'op' | 'component' | 'fileId' | 'path'> {
+  return { id: o.id, op: o.op, component: c.label, fileId: c.fileId, path: c.path };
+}
+
 /** Queues `bytes` as file `fileId`'s new payload, appended after the source (the FAT changes). */
 export function appendPayload(state: PlanState, owner: string, fileId: number, bytes: Uint8Array): void {
   state.appended.push({ bytes, owner, fileId });
