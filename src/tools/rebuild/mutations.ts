@@ -7,7 +7,8 @@ import { ARM_MODES } from '../../arm/types.js';
 import { ASM_LABEL, ASM_LIMITS, identifiers } from '../../asm/source.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress, PROCESSORS } from '../../core/vocabulary.js';
-import { defineTool } from '../../mcp/tool.js';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import type { RomHandle } from '../../nds/rom-store.js';
 import { type DraftOperation, draftManifest } from '../../rebuild/draft.js';
 import { REBUILD_LIMITS, selector } from '../../rebuild/manifest.js';
 import { type BuildResult, buildManifest, validateManifest, verifyBuild } from '../../rebuild/service.js';
@@ -131,6 +132,19 @@ function draftOperations(ops: z.output<typeof operation>[]): DraftOperation[] {
     }
     return o as DraftOperation;
   });
+}
+
+/**
+ * A manifest tool's work on its ROM: the manifest path is checked first (a bad path is refused
+ * before the ROM is opened and hashed), and no hashing progress is sent.
+ */
+async function onManifest<T>(
+  ctx: ToolContext,
+  args: { rom: string; manifest: string },
+  work: (rom: RomHandle) => Promise<T>,
+): Promise<T> {
+  await ctx.services.workspace.resolveExisting(args.manifest, 'file');
+  return withToolRom(ctx, args.rom, work, null);
 }
 
 export const ndsMutationDraft = defineTool({
@@ -293,13 +307,8 @@ export const ndsMutationValidate = defineTool({
   annotations: READ_ONLY,
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
-    // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
-    await ctx.services.workspace.resolveExisting(args.manifest, 'file');
-    const v = await withToolRom(
-      ctx,
-      args.rom,
-      (rom) => validateManifest(ctx.services.workspace, rom, args.manifest, ctx.signal),
-      null,
+    const v = await onManifest(ctx, args, (rom) =>
+      validateManifest(ctx.services.workspace, rom, args.manifest, ctx.signal),
     );
     const r = v.plan.resolved;
     return {
@@ -346,22 +355,16 @@ export const ndsMutationBuild = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
-    // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
-    await ctx.services.workspace.resolveExisting(args.manifest, 'file');
-    const r = await withToolRom(
-      ctx,
-      args.rom,
-      (rom) =>
-        buildManifest(ctx.services.workspace, rom, args.manifest, {
-          signal: ctx.signal,
-          onProgress: (done, total) => {
-            // One report per 32 MiB written (and the last), so a 256 MiB ROM sends a handful.
-            if (done === total || done % (32 * 1024 * 1024) === 0) {
-              ctx.progress({ progress: done, total, message: 'writing the rebuilt ROM' });
-            }
-          },
-        }),
-      null,
+    const r = await onManifest(ctx, args, (rom) =>
+      buildManifest(ctx.services.workspace, rom, args.manifest, {
+        signal: ctx.signal,
+        onProgress: (done, total) => {
+          // One report per 32 MiB written (and the last), so a 256 MiB ROM sends a handful.
+          if (done === total || done % (32 * 1024 * 1024) === 0) {
+            ctx.progress({ progress: done, total, message: 'writing the rebuilt ROM' });
+          }
+        },
+      }),
     );
     return {
       structured: shapeBuild(r),
@@ -386,13 +389,8 @@ export const ndsMutationVerify = defineTool({
   annotations: READ_ONLY,
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
-    // The manifest path is checked before the ROM is opened (a bad path is refused cheaply).
-    await ctx.services.workspace.resolveExisting(args.manifest, 'file');
-    const r = await withToolRom(
-      ctx,
-      args.rom,
-      (rom) => verifyBuild(ctx.services.workspace, rom, args.manifest, ctx.signal),
-      null,
+    const r = await onManifest(ctx, args, (rom) =>
+      verifyBuild(ctx.services.workspace, rom, args.manifest, ctx.signal),
     );
     return {
       structured: shapeBuild(r),
