@@ -217,7 +217,7 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
   const startsEntry = new Map<number, string>();
   for (const e of walker.entries.values()) {
     if (e.block < 0) continue;
-    const b = walker.blocks[e.block]!;
+    const b = walker.blocks.get(e.block);
     if (b.start === e.address) startsEntry.set(b.id, e.key);
   }
   const owners = new BlockOwners(walker.blocks.length);
@@ -233,7 +233,7 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
       const id = work.pop()!;
       blocks.push(id);
       owners.add(id, e.key);
-      const b: MapBlock = walker.blocks[id]!;
+      const b: MapBlock = walker.blocks.get(id);
       for (const s of edges.targets(b.edges)) {
         if (seen.has(s)) continue;
         const other = startsEntry.get(s);

@@ -79,9 +79,9 @@ export function functionCfg(map: ProgramMap, fn: MapFunction, nameOf: NameOf, ma
   const nodes: GraphNode[] = [];
   const edges: GraphEdge[] = [];
   let unresolvedCalls = 0;
-  const ordered = [...body.blocks].sort((a, b) => w.blocks[a]!.start - w.blocks[b]!.start);
+  const ordered = [...body.blocks].sort((a, b) => w.blocks.get(a).start - w.blocks.get(b).start);
   for (const id of ordered) {
-    const b = w.blocks[id]!;
+    const b = w.blocks.get(id);
     const call = b.call >= 0 ? w.calls[b.call]! : null;
     if (call?.unresolved) unresolvedCalls++;
     const entry = id === w.entries.get(fn.key)?.block;
@@ -101,7 +101,7 @@ export function functionCfg(map: ProgramMap, fn: MapFunction, nameOf: NameOf, ma
       if (kind === 'taken') conditional = true;
     });
     w.edges.forEach(b.edges, (to, kind) => {
-      const target = w.blocks[to]!;
+      const target = w.blocks.get(to);
       const look = kind === 'fallthrough' && conditional ? EDGE_STYLE['not-taken'] : EDGE_STYLE[kind];
       if (inBody.has(to)) {
         edges.push({
@@ -203,7 +203,7 @@ function callIndex(map: ProgramMap): CallIndex {
     callees(fn) {
       const out: { fn: MapFunction; tier: Tier; tail: boolean }[] = [];
       for (const id of bodyOf(fn)?.blocks ?? []) {
-        const b = w.blocks[id]!;
+        const b = w.blocks.get(id);
         if (b.call < 0) continue;
         const c = w.calls[b.call]!;
         if (c.target === null || c.targetComp === null || c.targetMode === null) continue;
@@ -219,7 +219,7 @@ function callIndex(map: ProgramMap): CallIndex {
     unresolved(fn) {
       let n = 0;
       for (const id of bodyOf(fn)?.blocks ?? []) {
-        const b = w.blocks[id]!;
+        const b = w.blocks.get(id);
         if (b.call >= 0 && w.calls[b.call]!.unresolved) n++;
       }
       return n;

@@ -114,61 +114,141 @@ const TERMS: readonly Term[] = [
 ];
 const TERM_CODE = new Map(TERMS.map((t, i) => [t, i]));
 
-/**
- * One basic block of the walk. There are 10^5 of them per MiB of code, so the small facts (term,
- * mode, tier, the tail-veneer flag, the component) share one integer field and addresses are stored
- * as small integers (components lie below 2^31: see components.ts).
- */
-export class MapBlock {
-  /** Bits 0-3 term, 4 thumb, 5-6 tier, 7 tail veneer, 8 and up the component index. */
-  private bits: number;
-  start: number;
-  /** Exclusive. */
-  end: number;
-  /** The first of its successor edges in the walker's EdgeStore, -1 when none. */
-  edges = -1;
-  /** The call this block ends with (term 'call'), as an index into the walker's calls. */
-  call = -1;
-  /** A compare + conditional branch ending this block bounds the index of a dispatch after it. */
-  guard: SwitchGuard | null = null;
-  /** Edges queued from this block whose target block is not made yet. */
-  pendingOut = 0;
+/** Grows a column to hold `size` entries (by half again: 10^5 blocks per MiB of code). */
+function grown(a: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
+  if (size <= a.length) return a;
+  const next = new Int32Array(Math.max(size, a.length + (a.length >>> 1)));
+  next.set(a);
+  return next;
+}
 
-  constructor(
-    readonly id: number,
-    comp: number,
-    mode: ArmMode,
-    start: number,
-    end: number,
-    tier: number,
-    term: Term,
-  ) {
-    this.bits = (comp << 8) | (tier << 5) | (mode === 'thumb' ? 16 : 0) | TERM_CODE.get(term)!;
-    this.start = start | 0;
-    this.end = end | 0;
+/**
+ * The walk's basic blocks, one column of small integers per field (there are 10^5 of them per MiB of
+ * code: an object each would cost four times the bytes). The small facts (term, mode, tier, the
+ * tail-veneer flag, the component) share one word; addresses are small integers (components lie below
+ * 2^31: see components.ts). `get` hands out a view of one block that reads and writes the columns.
+ */
+export class BlockStore {
+  /** Bits 0-3 term, 4 thumb, 5-6 tier, 7 tail veneer, 8 and up the component index. */
+  bits = new Int32Array(1024);
+  start = new Int32Array(1024);
+  /** Exclusive. */
+  end = new Int32Array(1024);
+  /** The first of its successor edges in the walker's EdgeStore, -1 when none. */
+  edges = new Int32Array(1024);
+  /** The call this block ends with (term 'call'), as an index into the walker's calls; -1 when none. */
+  call = new Int32Array(1024);
+  /** Edges queued from this block whose target block is not made yet. */
+  pendingOut = new Int32Array(1024);
+  /** A compare + conditional branch ending a block bounds the index of a dispatch after it (few blocks). */
+  readonly guards = new Map<number, SwitchGuard>();
+  length = 0;
+
+  /** A new block (no edges, no call); returns its view. */
+  add(comp: number, mode: ArmMode, start: number, end: number, tier: number, term: Term): MapBlock {
+    const id = this.length++;
+    if (id >= this.bits.length) {
+      const n = this.length;
+      this.bits = grown(this.bits, n);
+      this.start = grown(this.start, n);
+      this.end = grown(this.end, n);
+      this.edges = grown(this.edges, n);
+      this.call = grown(this.call, n);
+      this.pendingOut = grown(this.pendingOut, n);
+    }
+    this.bits[id] = (comp << 8) | (tier << 5) | (mode === 'thumb' ? 16 : 0) | TERM_CODE.get(term)!;
+    this.start[id] = start | 0;
+    this.end[id] = end | 0;
+    this.edges[id] = -1;
+    this.call[id] = -1;
+    this.pendingOut[id] = 0;
+    return new MapBlock(this, id);
   }
 
+  /** Forgets the newest block (one that decoded nothing). */
+  pop(): void {
+    this.length--;
+    this.guards.delete(this.length);
+  }
+
+  get(id: number): MapBlock {
+    if (id < 0 || id >= this.length) throw new RangeError(`no block ${id}`);
+    return new MapBlock(this, id);
+  }
+
+  *[Symbol.iterator](): IterableIterator<MapBlock> {
+    for (let id = 0; id < this.length; id++) yield new MapBlock(this, id);
+  }
+}
+
+/** One basic block of the walk: a view of its row in the BlockStore (compare blocks by id). */
+export class MapBlock {
+  constructor(
+    private readonly s: BlockStore,
+    readonly id: number,
+  ) {}
+
+  get start(): number {
+    return this.s.start[this.id]!;
+  }
+  /** Exclusive. */
+  get end(): number {
+    return this.s.end[this.id]!;
+  }
+  set end(v: number) {
+    this.s.end[this.id] = v | 0;
+  }
+  /** The first of its successor edges in the walker's EdgeStore, -1 when none. */
+  get edges(): number {
+    return this.s.edges[this.id]!;
+  }
+  set edges(v: number) {
+    this.s.edges[this.id] = v;
+  }
+  /** The call this block ends with (term 'call'), as an index into the walker's calls. */
+  get call(): number {
+    return this.s.call[this.id]!;
+  }
+  set call(v: number) {
+    this.s.call[this.id] = v;
+  }
+  /** A compare + conditional branch ending this block bounds the index of a dispatch after it. */
+  get guard(): SwitchGuard | null {
+    return this.s.guards.get(this.id) ?? null;
+  }
+  set guard(g: SwitchGuard | null) {
+    if (g === null) this.s.guards.delete(this.id);
+    else this.s.guards.set(this.id, g);
+  }
+  /** Edges queued from this block whose target block is not made yet. */
+  get pendingOut(): number {
+    return this.s.pendingOut[this.id]!;
+  }
+  set pendingOut(v: number) {
+    this.s.pendingOut[this.id] = v;
+  }
   get comp(): number {
-    return this.bits >>> 8;
+    return this.s.bits[this.id]! >>> 8;
   }
   get mode(): ArmMode {
-    return this.bits & 16 ? 'thumb' : 'arm';
+    return this.s.bits[this.id]! & 16 ? 'thumb' : 'arm';
   }
   get tier(): number {
-    return (this.bits >>> 5) & 3;
+    return (this.s.bits[this.id]! >>> 5) & 3;
   }
   get term(): Term {
-    return TERMS[this.bits & 15]!;
+    return TERMS[this.s.bits[this.id]! & 15]!;
   }
   set term(t: Term) {
-    this.bits = (this.bits & ~15) | TERM_CODE.get(t)!;
+    this.s.bits[this.id] = (this.s.bits[this.id]! & ~15) | TERM_CODE.get(t)!;
   }
   /** The block ends with an unconditional branch to a mode-switch veneer (a tail call of it). */
   get tailVeneer(): boolean {
-    return (this.bits & 128) !== 0;
+    return (this.s.bits[this.id]! & 128) !== 0;
   }
   set tailVeneer(v: boolean) {
-    this.bits = v ? this.bits | 128 : this.bits & ~128;
+    const b = this.s.bits[this.id]!;
+    this.s.bits[this.id] = v ? b | 128 : b & ~128;
   }
 }
 
@@ -305,21 +385,31 @@ const CASE_REACH = 0x20000;
  * One piece of evidence, made whole in one literal of its final shape: an object given its optional
  * fields after creation keeps them outside itself (one more allocation each, 10^5 of them).
  */
+const SOURCELESS = new Map<string, EntryEvidence>();
 function evidenceOf(
   cls: string,
   tier: Tier,
   from: number | undefined,
   fromComponent: number | undefined,
 ): EntryEvidence {
-  if (from === undefined)
-    return fromComponent === undefined ? { class: cls, tier } : { class: cls, tier, fromComponent };
+  if (from === undefined) {
+    if (fromComponent !== undefined) return { class: cls, tier, fromComponent };
+    // Without a source, one shared object per class and tier (most entries carry two or three).
+    const k = `${cls}|${tier}`;
+    let shared = SOURCELESS.get(k);
+    if (!shared) {
+      shared = Object.freeze({ class: cls, tier });
+      SOURCELESS.set(k, shared);
+    }
+    return shared;
+  }
   return fromComponent === undefined ? { class: cls, tier, from } : { class: cls, tier, from, fromComponent };
 }
 
 export const entryKey = (comp: number, mode: ArmMode, address: number) => `${comp}|${mode}|${address}`;
 
 export class Walker {
-  readonly blocks: MapBlock[] = [];
+  readonly blocks = new BlockStore();
   readonly edges = new EdgeStore();
   readonly entries = new Map<string, MapEntry>();
   readonly calls: MapCall[] = [];
@@ -525,7 +615,7 @@ export class Walker {
       if (e.returns !== false) {
         w.call.continuation = 'walked';
         w.ctx.work.push(w.item);
-        this.blocks[this.owner(w.item.from)]!.pendingOut++;
+        this.blocks.get(this.owner(w.item.from)).pendingOut++;
       } else w.call.continuation = 'none';
     }
   }
@@ -535,7 +625,7 @@ export class Walker {
     const seen = new Set<number>([block]);
     const work = [block];
     while (work.length > 0) {
-      const b = this.blocks[work.pop()!]!;
+      const b = this.blocks.get(work.pop()!);
       if (b.pendingOut > 0) return true;
       switch (b.term) {
         case 'return':
@@ -579,7 +669,7 @@ export class Walker {
     for (let at = address - unit; at >= comp.start && address - at <= 0x4000; at -= unit) {
       const id = idx[slotOf(comp, unit, at)] ?? 0;
       if (id === 0) continue;
-      const b = this.blocks[id - 1]!;
+      const b = this.blocks.get(id - 1);
       return b.end === address ? b : null;
     }
     return null;
@@ -588,7 +678,7 @@ export class Walker {
   /** The block starting at `address`, if any. */
   blockAt(comp: MapComponent, mode: ArmMode, address: number): MapBlock | null {
     const id = this.index(comp, mode)[slotOf(comp, unitOf(mode), address)] ?? 0;
-    const b = id > 0 ? this.blocks[id - 1]! : null;
+    const b = id > 0 ? this.blocks.get(id - 1) : null;
     return b !== null && b.start === address ? b : null;
   }
 
@@ -601,13 +691,13 @@ export class Walker {
 
   private link(from: number, to: number, kind: EdgeKind | null): void {
     if (from < 0 || kind === null) return;
-    const f = this.blocks[this.owner(from)]!;
+    const f = this.blocks.get(this.owner(from));
     f.edges = this.edges.add(f.edges, to, kind);
   }
 
   /** Processes one pending item; returns an entry to walk first (depth first) when a call needs it. */
   private async step(ctx: Context, item: Pending): Promise<MapEntry | null> {
-    if (item.from >= 0) this.blocks[this.owner(item.from)]!.pendingOut--;
+    if (item.from >= 0) this.blocks.get(this.owner(item.from)).pendingOut--;
     this.current = item;
     const isEntry = item.kind === null && !item.stub;
     const comp = this.component(item.comp);
@@ -645,23 +735,14 @@ export class Walker {
     for (let at = address - unit; at >= comp.start && address - at <= 0x10000; at -= unit) {
       const id = idx[slotOf(comp, unit, at)] ?? 0;
       if (id === 0) continue;
-      const head = this.blocks[id - 1]!;
+      const head = this.blocks.get(id - 1);
       if (head.end <= address) return null;
-      const tail = new MapBlock(
-        this.blocks.length,
-        comp.index,
-        mode,
-        address,
-        head.end,
-        head.tier,
-        head.term,
-      );
+      const tail = this.blocks.add(comp.index, mode, address, head.end, head.tier, head.term);
       tail.edges = head.edges;
       tail.call = head.call;
       tail.guard = head.guard;
       tail.pendingOut = head.pendingOut;
       tail.tailVeneer = head.tailVeneer;
-      this.blocks.push(tail);
       idx[slotOf(comp, unit, address)] = tail.id + 1;
       if (tail.call >= 0) this.calls[tail.call]!.block = tail.id;
       head.end = address | 0;
@@ -716,8 +797,7 @@ export class Walker {
     const unit = unitOf(mode);
     const idx = this.index(comp, mode);
     const tier = ctx.tier;
-    const block = new MapBlock(this.blocks.length, comp.index, mode, item.address, item.address, tier, 'end');
-    this.blocks.push(block);
+    const block = this.blocks.add(comp.index, mode, item.address, item.address, tier, 'end');
     idx[slotOf(comp, unit, item.address)] = block.id + 1;
     const instructions: DecodedInstruction[] = [];
     let at = item.address;
@@ -1112,7 +1192,7 @@ export class Walker {
       item.address !== block.start
     )
       return null;
-    const pred = this.blocks[this.owner(item.from)]!;
+    const pred = this.blocks.get(this.owner(item.from));
     if (!pred.guard || pred.term !== 'conditional') return null;
     const max = guardMax(pred.guard, item.kind === 'taken');
     return max === null ? null : { guard: { register: pred.guard.register, max }, start: block.start };
@@ -1270,7 +1350,7 @@ export class Walker {
   /** Joins the heuristic switch cases to their dispatch blocks (before function bodies are made). */
   materializeLateEdges(): void {
     for (const e of this.lateEdges.splice(0)) {
-      const from = this.blocks[this.owner(e.from)]!;
+      const from = this.blocks.get(this.owner(e.from));
       from.pendingOut = Math.max(0, from.pendingOut - 1);
       const to = this.blockAt(this.component(e.comp), e.mode, e.address);
       if (to) this.link(from.id, to.id, 'switch');
