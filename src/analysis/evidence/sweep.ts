@@ -366,6 +366,7 @@ export const sweep = {
   },
   async onFinish(ctx) {
     const w = ctx.walker;
+    tried.delete(w);
     for (const comp of w.set.list) {
       const cls = comp.cls;
       let o = 0;

@@ -8,7 +8,7 @@ import type { EvidenceClass, IdleCandidate, IdleContext } from '../evidence/regi
 import type { ComponentSet, MapComponent } from './components.js';
 import { probeFunction } from './probe.js';
 import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
-import { entryKey, type MapBlock, type MapEntry, Walker, WalkStopped } from './walker.js';
+import { entryKey, type MapEntry, Walker, WalkStopped } from './walker.js';
 
 export interface MapBuildRequest {
   set: ComponentSet;
@@ -101,6 +101,7 @@ export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
     truncation.push(error.reason);
   }
   walker.materializeLateEdges();
+  walker.releaseWalkState();
   const { bodies, owners } = functionBodies(walker);
   return {
     processor: req.processor,
@@ -223,44 +224,51 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
   const owners = new BlockOwners(walker.blocks.length);
   const bodies = new Map<string, FunctionBody>();
   const edges = walker.edges;
+  // Which body last reached each block (one number per block instead of a set per body).
+  const reachedBy = new Int32Array(walker.blocks.length).fill(-1);
+  let body = -1;
+  const work: number[] = [];
   for (const e of walker.entries.values()) {
     if (e.block < 0 || e.state === 'refused') continue;
-    const seen = new Set<number>([e.block]);
-    const work = [e.block];
+    body++;
+    reachedBy[e.block] = body;
+    work.push(e.block);
     const blocks: number[] = [];
-    const tails = new Set<string>();
+    const tails: string[] = [];
     while (work.length > 0) {
       const id = work.pop()!;
       blocks.push(id);
       owners.add(id, e.key);
-      const b: MapBlock = walker.blocks.get(id);
-      for (const s of edges.targets(b.edges)) {
-        if (seen.has(s)) continue;
+      for (let x = walker.blocks.edgesOf(id); x >= 0; x = edges.nextOf(x)) {
+        const s = edges.toOf(x);
+        if (reachedBy[s] === body) continue;
         const other = startsEntry.get(s);
         if (other !== undefined && other !== e.key) {
-          tails.add(other);
+          if (!tails.includes(other)) tails.push(other);
           continue;
         }
-        seen.add(s);
+        reachedBy[s] = body;
         work.push(s);
       }
     }
     blocks.sort((a, b) => a - b);
     // A copy of exactly its length: the pushed-to list carries spare capacity (10^5 bodies).
-    bodies.set(e.key, { entry: e, blocks: blocks.slice(), tailCalls: [...tails], secondaryOf: null });
+    bodies.set(e.key, { entry: e, blocks: blocks.slice(), tailCalls: tails, secondaryOf: null });
   }
   // Secondary entries: entered from another function's body by anything but a tail branch. Only
   // the predecessors of entry blocks are needed.
   const entryBlocks = new Set<number>();
   for (const body of bodies.values()) entryBlocks.add(body.entry.block);
   const preds = new Map<number, { from: number; kind: string }[]>();
-  for (const b of walker.blocks) {
-    edges.forEach(b.edges, (to, kind) => {
-      if (!entryBlocks.has(to)) return;
+  for (let id = 0; id < walker.blocks.length; id++) {
+    for (let x = walker.blocks.edgesOf(id); x >= 0; x = edges.nextOf(x)) {
+      const to = edges.toOf(x);
+      if (!entryBlocks.has(to)) continue;
+      const kind = edges.kindOf(x);
       const list = preds.get(to);
-      if (list) list.push({ from: b.id, kind });
-      else preds.set(to, [{ from: b.id, kind }]);
-    });
+      if (list) list.push({ from: id, kind });
+      else preds.set(to, [{ from: id, kind }]);
+    }
   }
   for (const body of bodies.values()) {
     const e = body.entry;

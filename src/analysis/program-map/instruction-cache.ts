@@ -96,6 +96,12 @@ export class InstructionCache {
     return { instructions, stop: null };
   }
 
+  /** Forgets every instruction (the cache refills on use). */
+  clear(): void {
+    this.owners.fill(-1);
+    this.values.fill(undefined);
+  }
+
   private put(owner: number, address: number, value: DecodedInstruction | Refusal): void {
     const i = this.slot(owner, address);
     this.owners[i] = owner;

@@ -233,7 +233,8 @@ export class ProgramMap {
       else if (c.unresolved !== null) unresolved.runtimeOnly++;
       else if ((c.kind === 'register' || c.kind === 'stub') && c.target === null) unresolved.indirectCalls++;
     }
-    for (const b of w.blocks) if (b.term === 'indirect' && b.tier <= max) unresolved.indirectBranches++;
+    for (let id = 0; id < w.blocks.length; id++)
+      if (w.blocks.termOf(id) === 'indirect' && w.blocks.tierOf(id) <= max) unresolved.indirectBranches++;
     const truncated = this.built.status !== 'complete';
     const notDefinitive: string[] = [];
     if (unclassified > 0) notDefinitive.push(`${unclassified} executable bytes unclassified`);

@@ -87,6 +87,21 @@ export class EdgeStore {
     return head;
   }
 
+  /** The edge after `e` in its list, -1 at the end (with toOf: a walk over a list without allocating). */
+  nextOf(e: number): number {
+    return this.next[e]!;
+  }
+
+  /** The kind of edge `e`. */
+  kindOf(e: number): EdgeKind {
+    return EDGE_KINDS[this.kind[e]!]!;
+  }
+
+  /** The target block of edge `e`. */
+  toOf(e: number): number {
+    return this.to[e]!;
+  }
+
   /** The successors of a list, in order. */
   targets(head: number): number[] {
     const out: number[] = [];
@@ -163,6 +178,19 @@ export class BlockStore {
     this.call[id] = -1;
     this.pendingOut[id] = 0;
     return new MapBlock(this, id);
+  }
+
+  /** The first successor edge of block `id` in the walker's EdgeStore, -1 when none. */
+  edgesOf(id: number): number {
+    return this.edges[id]!;
+  }
+
+  /** How block `id` ends and the tier of its code (for scans over every block without views). */
+  termOf(id: number): Term {
+    return TERMS[this.bits[id]! & 15]!;
+  }
+  tierOf(id: number): number {
+    return (this.bits[id]! >>> 5) & 3;
   }
 
   /** Forgets the newest block (one that decoded nothing). */
@@ -1346,6 +1374,19 @@ export class Walker {
 
   /** Switch edges resolved heuristically, joined once their blocks exist (materializeLateEdges). */
   private readonly lateEdges: { from: number; comp: number; mode: ArmMode; address: number }[] = [];
+
+  /**
+   * Drops what only the walk needs (its caches, the switch guards, the split chain): called once the
+   * walk and its late edges are done, so the finished map does not carry them.
+   */
+  releaseWalkState(): void {
+    this.helperCache.clear();
+    this.frameCache.clear();
+    this.evidenceSeen.clear();
+    this.splitInto.clear();
+    this.blocks.guards.clear();
+    this.set.memo.clear();
+  }
 
   /** Joins the heuristic switch cases to their dispatch blocks (before function bodies are made). */
   materializeLateEdges(): void {
