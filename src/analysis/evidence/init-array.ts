@@ -116,6 +116,10 @@ export const initArray = {
   description:
     'constructor tables: [S, E) loaded as two literals by code that calls through a register; overlay static initializers',
   bounded: false,
+  /** Its state is for the walk only. */
+  async onFinish(ctx) {
+    done.delete(ctx.walker);
+  },
   async onIdle(ctx) {
     const w = ctx.walker;
     let state = done.get(w);

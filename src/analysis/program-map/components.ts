@@ -9,7 +9,6 @@ import { ReMcpError } from '../../core/errors.js';
 import { formatAddress, type Processor } from '../../core/vocabulary.js';
 import { autoloadImageOffset, type NdsRomModel } from '../../formats/nds/index.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
-import { InstructionCache } from './instruction-cache.js';
 import { ByteClass, type ComponentKind, type CopiedBlock, NO_TIER } from './types.js';
 
 export interface MapComponent {
@@ -34,8 +33,6 @@ export interface MapComponent {
   tier: Uint8Array;
   /** The CFG layer's view of the same bytes. */
   span: CodeSpan;
-  /** The map's recent instructions (one cache per component set). */
-  memo: InstructionCache;
   copied: CopiedBlock | null;
   /** An overlay's static-initializer table range from its table record (runtime addresses). */
   staticInit: { start: number; end: number } | null;
@@ -64,7 +61,6 @@ const UNRESOLVED = {
 
 export class ComponentSet {
   readonly list: MapComponent[] = [];
-  readonly memo: InstructionCache;
   readonly unavailable: UnavailableComponent[] = [];
   /** Overlay BSS ranges and unreadable components: a target there is not unmapped but has no bytes. */
   private readonly bssRanges: { start: number; end: number }[] = [];
@@ -73,11 +69,9 @@ export class ComponentSet {
   private readonly found: { readonly component: MapComponent }[] = [];
   private maxEnd: number[] = [];
 
-  constructor(readonly processor: Processor) {
-    this.memo = new InstructionCache(processor);
-  }
+  constructor(readonly processor: Processor) {}
 
-  add(c: Omit<MapComponent, 'index' | 'cls' | 'tier' | 'span' | 'end' | 'memo'>): MapComponent {
+  add(c: Omit<MapComponent, 'index' | 'cls' | 'tier' | 'span' | 'end'>): MapComponent {
     if (!inAddressSpace(c.start, c.extentEnd - c.start) || !inAddressSpace(c.start, c.bytes.length))
       throw new ReMcpError(
         'unsupported',
@@ -95,7 +89,6 @@ export class ComponentSet {
       end: (start + c.bytes.length) | 0,
       cls: new Uint8Array(c.bytes.length),
       tier: new Uint8Array(c.bytes.length).fill(NO_TIER),
-      memo: this.memo,
       span: {
         component: c.kind,
         overlayId: c.overlayId,

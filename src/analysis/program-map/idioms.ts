@@ -7,16 +7,23 @@
 //   then `mov pc, rN`) or through a helper that computes its return address from LR (GCC's
 //   __gnu_thumb1_case_*), bounded by the guarding compare: each case index is run in the
 //   interpreter on the static bytes, and where it lands is an edge of the function.
+import { decodeRange, decodeRangeSync } from '../../arm/decoder.js';
 import { emulate, emuState } from '../../arm/emulate.js';
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from '../../arm/types.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import { ByteClass } from './types.js';
 
+/** Where a span of up to `max` instructions from `address` may end in `comp` (its bytes' offsets). */
+function spanOf(comp: MapComponent, address: number, max: number): [number, number] {
+  const o = address - comp.start;
+  return [o, Math.min(comp.bytes.length, o + 4 * max)];
+}
+
 /**
  * The instructions from `address` of `comp`, up to `max`, as decodeWindow gives them (each distinct
- * encoding costs Capstone once per process, and the map keeps a fixed-size cache of recent
- * instructions, not every instruction ever decoded).
+ * encoding costs Capstone once per process; an instruction object is made per decode and not kept:
+ * keeping recent ones saved no time and held old-generation garbage).
  */
 export function decodeSpan(
   comp: MapComponent,
@@ -25,8 +32,8 @@ export function decodeSpan(
   processor: Processor,
   max: number,
 ): Promise<DecodeWindowResult> {
-  if (comp.memo.processor !== processor) throw new Error('instructions of another processor');
-  return comp.memo.run(comp, address, mode, max);
+  const [o, cut] = spanOf(comp, address, max);
+  return decodeRange(comp.bytes, o, cut, address, mode, processor, max);
 }
 
 /** decodeSpan without waiting: null when an encoding on the way needs Capstone first. */
@@ -37,8 +44,8 @@ export function decodeSpanSync(
   processor: Processor,
   max: number,
 ): DecodeWindowResult | null {
-  if (comp.memo.processor !== processor) throw new Error('instructions of another processor');
-  return comp.memo.runSync(comp, address, mode, max);
+  const [o, cut] = spanOf(comp, address, max);
+  return decodeRangeSync(comp.bytes, o, cut, address, mode, processor, max);
 }
 
 /** Decodes straight from `address` in `comp`, up to `max` instructions (fewer at a refusal or the end). */

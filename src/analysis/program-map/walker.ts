@@ -1385,7 +1385,6 @@ export class Walker {
     this.evidenceSeen.clear();
     this.splitInto.clear();
     this.blocks.guards.clear();
-    this.set.memo.clear();
   }
 
   /** Joins the heuristic switch cases to their dispatch blocks (before function bodies are made). */
