@@ -180,36 +180,37 @@ async function offer(
  */
 export class BlockOwners {
   private readonly first: Int32Array;
-  private readonly more = new Map<number, string[]>();
+  private readonly more = new Map<number, number[]>();
+  /** Body index -> entry key. */
   private readonly keys: string[] = [];
-  private readonly ids = new Map<string, number>();
 
   constructor(blocks: number) {
     this.first = new Int32Array(blocks).fill(-1);
   }
 
-  add(block: number, key: string): void {
-    let id = this.ids.get(key);
-    if (id === undefined) {
-      id = this.keys.length;
-      this.keys.push(key);
-      this.ids.set(key, id);
-    }
+  /** Names the next body (its index is the count of bodies named before). */
+  body(key: string): number {
+    this.keys.push(key);
+    return this.keys.length - 1;
+  }
+
+  add(block: number, body: number): void {
     if (this.first[block]! < 0) {
-      this.first[block] = id;
+      this.first[block] = body;
       return;
     }
     const list = this.more.get(block);
-    if (list) list.push(key);
-    else this.more.set(block, [key]);
+    if (list) list.push(body);
+    else this.more.set(block, [body]);
   }
 
   /** The entry keys of the bodies holding `block`, in the order they were added. */
   of(block: number): string[] {
     const f = this.first[block] ?? -1;
     if (f < 0) return [];
-    const rest = this.more.get(block);
-    return rest ? [this.keys[f]!, ...rest] : [this.keys[f]!];
+    const out = [this.keys[f]!];
+    for (const b of this.more.get(block) ?? []) out.push(this.keys[b]!);
+    return out;
   }
 }
 
@@ -226,11 +227,10 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
   const edges = walker.edges;
   // Which body last reached each block (one number per block instead of a set per body).
   const reachedBy = new Int32Array(walker.blocks.length).fill(-1);
-  let body = -1;
   const work: number[] = [];
   for (const e of walker.entries.values()) {
     if (e.block < 0 || e.state === 'refused') continue;
-    body++;
+    const body = owners.body(e.key);
     reachedBy[e.block] = body;
     work.push(e.block);
     const blocks: number[] = [];
@@ -238,7 +238,7 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
     while (work.length > 0) {
       const id = work.pop()!;
       blocks.push(id);
-      owners.add(id, e.key);
+      owners.add(id, body);
       for (let x = walker.blocks.edgesOf(id); x >= 0; x = edges.nextOf(x)) {
         const s = edges.toOf(x);
         if (reachedBy[s] === body) continue;

@@ -18,7 +18,7 @@ import {
   TIERS,
   type Tier,
 } from './types.js';
-import type { MapBlock, MapCall } from './walker.js';
+import { entryKey, type MapBlock, type MapCall } from './walker.js';
 
 export interface MapFunction {
   key: string;
@@ -107,18 +107,19 @@ export class ProgramMap {
     readonly sha256: string,
   ) {
     const w = built.walker;
-    for (const [i, c] of w.calls.entries()) {
+    // Keyed by the entry's own key string where there is an entry (one string per function, not one per call).
+    const called = (key: string, i: number) => {
+      const list = this.callers.get(key);
+      if (list) list.push(i);
+      else this.callers.set(w.entries.get(key)?.key ?? key, [i]);
+    };
+    for (let i = 0; i < w.calls.length; i++) {
+      const c = w.calls[i]!;
       if (c.target === null || c.targetComp === null || c.targetMode === null) continue;
-      const key = `${c.targetComp}|${c.targetMode}|${c.target}`;
-      const list = this.callers.get(key) ?? [];
-      list.push(i);
-      this.callers.set(key, list);
+      called(entryKey(c.targetComp, c.targetMode, c.target), i);
       if (c.via !== null && c.viaMode !== null && c.kind === 'veneer') {
         const via = w.set.lookup(c.via, w.component(c.comp));
-        if ('component' in via) {
-          const vkey = `${via.component.index}|${c.viaMode}|${c.via}`;
-          this.callers.set(vkey, [...(this.callers.get(vkey) ?? []), i]);
-        }
+        if ('component' in via) called(entryKey(via.component.index, c.viaMode, c.via), i);
       }
     }
     const secondary = new Map<string, number[]>();
