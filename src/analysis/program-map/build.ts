@@ -23,18 +23,52 @@ export interface MapBuildRequest {
   onProgress?: ((codeBytes: number) => void) | undefined;
 }
 
-export interface FunctionBody {
-  entry: MapEntry;
-  /** Block ids of the body. */
-  blocks: number[];
-  /** Entries this one branches into (tail calls). */
-  tailCalls: string[];
+/** No tail calls (most bodies): one shared list. */
+const NO_TAIL_CALLS: readonly string[] = Object.freeze([]);
+
+/** Every body's block ids, one run per body in one integer column (10^5 bodies per 4 MiB of code). */
+class BodyBlocks {
+  ids = new Int32Array(4096);
+  size = 0;
+  append(list: number[]): number {
+    const at = this.size;
+    if (at + list.length > this.ids.length) {
+      const next = new Int32Array(Math.max(at + list.length, this.ids.length * 2));
+      next.set(this.ids.subarray(0, at));
+      this.ids = next;
+    }
+    for (let i = 0; i < list.length; i++) this.ids[at + i] = list[i]!;
+    this.size += list.length;
+    return at;
+  }
+  /** Drops the spare capacity once every body is in. */
+  trim(): void {
+    this.ids = this.ids.slice(0, this.size);
+  }
+}
+
+export class FunctionBody {
   /**
    * The function whose straight-line code runs into this entry (by fall-through or a conditional
    * branch, not a tail branch): this entry is a second way into that function, not a function of its
    * own (an assembler label a BL also calls). Null for a function.
    */
-  secondaryOf: string | null;
+  secondaryOf: string | null = null;
+
+  constructor(
+    readonly entry: MapEntry,
+    private readonly store: BodyBlocks,
+    private readonly first: number,
+    /** How many blocks the body has. */
+    readonly blockCount: number,
+    /** Entries this one branches into (tail calls). */
+    readonly tailCalls: readonly string[],
+  ) {}
+
+  /** Block ids of the body, ascending (a new list each time). */
+  get blocks(): number[] {
+    return Array.from(this.store.ids.subarray(this.first, this.first + this.blockCount));
+  }
 }
 
 export interface BuiltMap {
@@ -228,6 +262,7 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
   // Which body last reached each block (one number per block instead of a set per body).
   const reachedBy = new Int32Array(walker.blocks.length).fill(-1);
   const work: number[] = [];
+  const store = new BodyBlocks();
   for (const e of walker.entries.values()) {
     if (e.block < 0 || e.state === 'refused') continue;
     const body = owners.body(e.key);
@@ -252,9 +287,13 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
       }
     }
     blocks.sort((a, b) => a - b);
-    // A copy of exactly its length: the pushed-to list carries spare capacity (10^5 bodies).
-    bodies.set(e.key, { entry: e, blocks: blocks.slice(), tailCalls: tails, secondaryOf: null });
+    const first = store.append(blocks);
+    bodies.set(
+      e.key,
+      new FunctionBody(e, store, first, blocks.length, tails.length > 0 ? tails : NO_TAIL_CALLS),
+    );
   }
+  store.trim();
   // Secondary entries: entered from another function's body by anything but a tail branch. Only
   // the predecessors of entry blocks are needed.
   const entryBlocks = new Set<number>();

@@ -31,9 +31,9 @@ export interface MapFunction {
   callers: number;
   /** Blocks of its body and the entries it tail-branches to. */
   blocks: number;
-  tailCalls: string[];
+  tailCalls: readonly string[];
   /** Other ways into its body (labels BL also calls). */
-  secondaryEntries: number[];
+  secondaryEntries: readonly number[];
   returns: boolean | null;
 }
 
@@ -94,6 +94,9 @@ export interface MapHolder {
   functions: { fn: MapFunction; via: 'body' | 'literal' | 'jump-table'; block: MapBlock | null }[];
 }
 
+/** Most functions have no second entry: one shared list. */
+const NO_SECONDARY_ENTRIES: readonly number[] = Object.freeze([]);
+
 const rankOf = (t: number) => (t === NO_TIER ? NO_TIER : t);
 
 export class ProgramMap {
@@ -124,8 +127,10 @@ export class ProgramMap {
     }
     const secondary = new Map<string, number[]>();
     for (const b of built.bodies.values()) {
-      if (b.secondaryOf)
-        secondary.set(b.secondaryOf, [...(secondary.get(b.secondaryOf) ?? []), b.entry.address]);
+      if (!b.secondaryOf) continue;
+      const list = secondary.get(b.secondaryOf);
+      if (list) list.push(b.entry.address);
+      else secondary.set(b.secondaryOf, [b.entry.address]);
     }
     this.functions = [];
     for (const b of built.bodies.values()) {
@@ -139,9 +144,9 @@ export class ProgramMap {
         tier: TIERS[e.tier]!,
         evidence: e.evidence,
         callers: this.callers.get(e.key)?.length ?? 0,
-        blocks: b.blocks.length,
+        blocks: b.blockCount,
         tailCalls: b.tailCalls,
-        secondaryEntries: secondary.get(e.key) ?? [],
+        secondaryEntries: secondary.get(e.key) ?? NO_SECONDARY_ENTRIES,
         returns: e.returns,
       };
       this.functions.push(fn);
