@@ -388,8 +388,10 @@ export class ProgramMap {
   /** Approximate bytes held (for the cache's bound). */
   bytes(): number {
     const w = this.built.walker;
-    let n = w.refs.bytes() + w.blocks.length * 160 + w.entries.size * 200 + w.calls.length * 120;
-    for (const c of this.set.list) n += c.cls.length * 2;
+    // Blocks: six integer columns, an owner and a body slot each; an entry with its key, evidence,
+    // body and function record; a call object; per component byte its class, tier and block-start slot.
+    let n = w.refs.bytes() + w.blocks.length * 32 + w.entries.size * 250 + w.calls.length * 170;
+    for (const c of this.set.list) n += c.cls.length * 4;
     return n;
   }
 }

@@ -185,6 +185,11 @@ export class BlockStore {
     return this.edges[id]!;
   }
 
+  /** The mode of block `id`. */
+  modeOf(id: number): ArmMode {
+    return this.bits[id]! & 16 ? 'thumb' : 'arm';
+  }
+
   /** How block `id` ends and the tier of its code (for scans over every block without views). */
   termOf(id: number): Term {
     return TERMS[this.bits[id]! & 15]!;
@@ -680,12 +685,16 @@ export class Walker {
     return false;
   }
 
-  private index(comp: MapComponent, mode: ArmMode): Int32Array {
-    const key = comp.index * 2 + (mode === 'arm' ? 0 : 1);
-    let idx = this.starts.get(key);
+  /**
+   * The component's block starts: block id + 1 per halfword slot (0: none). One index serves both
+   * modes: a byte is the head of code of one mode only, so blocks of the two modes never share a
+   * start; readers check the mode of what they find.
+   */
+  private index(comp: MapComponent): Int32Array {
+    let idx = this.starts.get(comp.index);
     if (!idx) {
-      idx = new Int32Array(Math.ceil(comp.bytes.length / unitOf(mode)));
-      this.starts.set(key, idx);
+      idx = new Int32Array(Math.ceil(comp.bytes.length / 2));
+      this.starts.set(comp.index, idx);
     }
     return idx;
   }
@@ -693,10 +702,10 @@ export class Walker {
   /** The block of `mode` code ending exactly at `address` (the nearest block start below it), if any. */
   blockEndingAt(comp: MapComponent, mode: ArmMode, address: number): MapBlock | null {
     const unit = unitOf(mode);
-    const idx = this.index(comp, mode);
+    const idx = this.index(comp);
     for (let at = address - unit; at >= comp.start && address - at <= 0x4000; at -= unit) {
-      const id = idx[slotOf(comp, unit, at)] ?? 0;
-      if (id === 0) continue;
+      const id = idx[slotOf(comp, 2, at)] ?? 0;
+      if (id === 0 || this.blocks.modeOf(id - 1) !== mode) continue;
       const b = this.blocks.get(id - 1);
       return b.end === address ? b : null;
     }
@@ -705,9 +714,10 @@ export class Walker {
 
   /** The block starting at `address`, if any. */
   blockAt(comp: MapComponent, mode: ArmMode, address: number): MapBlock | null {
-    const id = this.index(comp, mode)[slotOf(comp, unitOf(mode), address)] ?? 0;
-    const b = id > 0 ? this.blocks.get(id - 1) : null;
-    return b !== null && b.start === address ? b : null;
+    const id = this.index(comp)[slotOf(comp, 2, address)] ?? 0;
+    if (id === 0 || this.blocks.modeOf(id - 1) !== mode) return null;
+    const b = this.blocks.get(id - 1);
+    return b.start === address ? b : null;
   }
 
   /** The block that owns what `id` ended with before any split. */
@@ -759,10 +769,10 @@ export class Walker {
 
   private split(comp: MapComponent, mode: ArmMode, address: number): MapBlock | null {
     const unit = unitOf(mode);
-    const idx = this.index(comp, mode);
+    const idx = this.index(comp);
     for (let at = address - unit; at >= comp.start && address - at <= 0x10000; at -= unit) {
-      const id = idx[slotOf(comp, unit, at)] ?? 0;
-      if (id === 0) continue;
+      const id = idx[slotOf(comp, 2, at)] ?? 0;
+      if (id === 0 || this.blocks.modeOf(id - 1) !== mode) continue;
       const head = this.blocks.get(id - 1);
       if (head.end <= address) return null;
       const tail = this.blocks.add(comp.index, mode, address, head.end, head.tier, head.term);
@@ -771,7 +781,7 @@ export class Walker {
       tail.guard = head.guard;
       tail.pendingOut = head.pendingOut;
       tail.tailVeneer = head.tailVeneer;
-      idx[slotOf(comp, unit, address)] = tail.id + 1;
+      idx[slotOf(comp, 2, address)] = tail.id + 1;
       if (tail.call >= 0) this.calls[tail.call]!.block = tail.id;
       head.end = address | 0;
       head.term = 'fallthrough';
@@ -822,11 +832,10 @@ export class Walker {
     item: Pending,
   ): Promise<{ block: MapBlock; instructions: DecodedInstruction[] } | null> {
     const mode = item.mode;
-    const unit = unitOf(mode);
-    const idx = this.index(comp, mode);
+    const idx = this.index(comp);
     const tier = ctx.tier;
     const block = this.blocks.add(comp.index, mode, item.address, item.address, tier, 'end');
-    idx[slotOf(comp, unit, item.address)] = block.id + 1;
+    idx[slotOf(comp, 2, item.address)] = block.id + 1;
     const instructions: DecodedInstruction[] = [];
     let at = item.address;
     let window = 8;
@@ -895,7 +904,7 @@ export class Walker {
     if (instructions.length === 0) {
       // Nothing decoded at the start: no block after all.
       this.blocks.pop();
-      idx[slotOf(comp, unit, item.address)] = 0;
+      idx[slotOf(comp, 2, item.address)] = 0;
       if (block.term !== 'conflict') this.gaps.decodeStops++;
       return null;
     }
