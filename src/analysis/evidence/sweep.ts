@@ -261,7 +261,13 @@ async function candidate(ctx: IdleContext, comp: MapComponent, o: number): Promi
   let orphan = false;
   if (!pick.prologue && !pick.veneer) {
     const before = w.blockEndingAt(comp, pick.mode, pick.address);
-    if (before && before.term === 'call' && w.calls[before.call]?.continuation === 'none') orphan = true;
+    if (
+      before &&
+      before.term === 'call' &&
+      before.call >= 0 &&
+      w.calls.get(before.call).continuation === 'none'
+    )
+      orphan = true;
     // Code with no prologue that never returns either: an exception landing pad.
     if (!pick.returns) orphan = true;
   }

@@ -4,6 +4,7 @@
 // accepted tier. Every answer is a lookup: the work was done when the map was built.
 import type { ArmMode } from '../../arm/types.js';
 import type { BuiltMap } from './build.js';
+import type { MapCall } from './call-store.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import { type MapRef, type MapRefKind, REF_KINDS } from './refs.js';
 import {
@@ -18,7 +19,7 @@ import {
   TIERS,
   type Tier,
 } from './types.js';
-import { entryKey, type MapBlock, type MapCall } from './walker.js';
+import { entryKey, type MapBlock } from './walker.js';
 
 export interface MapFunction {
   key: string;
@@ -117,7 +118,7 @@ export class ProgramMap {
       else this.callers.set(w.entries.get(key)?.key ?? key, [i]);
     };
     for (let i = 0; i < w.calls.length; i++) {
-      const c = w.calls[i]!;
+      const c = w.calls.get(i);
       if (c.target === null || c.targetComp === null || c.targetMode === null) continue;
       called(entryKey(c.targetComp, c.targetMode, c.target), i);
       if (c.via !== null && c.viaMode !== null && c.kind === 'veneer') {
@@ -172,7 +173,7 @@ export class ProgramMap {
 
   /** The call instructions naming a function. */
   callSitesOf(fn: MapFunction): MapCall[] {
-    return (this.callers.get(fn.key) ?? []).map((i) => this.built.walker.calls[i]!);
+    return (this.callers.get(fn.key) ?? []).map((i) => this.built.walker.calls.get(i));
   }
 
   /** Byte counts of one component, by class and by the tier that classified them. */

@@ -6,9 +6,10 @@
 import { ReMcpError } from '../../core/errors.js';
 import { formatAddress } from '../../core/vocabulary.js';
 import type { Graph, GraphEdge, GraphNode, LineStyle } from '../../graph/dot.js';
+import type { MapCall } from './call-store.js';
 import type { MapFunction, ProgramMap } from './map.js';
 import { TIERS, type Tier } from './types.js';
-import type { EdgeKind, MapBlock, MapCall } from './walker.js';
+import type { EdgeKind, MapBlock } from './walker.js';
 
 /** The fill of each tier (and of code no function holds). */
 export const TIER_FILL: Record<Tier | 'none', string> = {
@@ -82,7 +83,7 @@ export function functionCfg(map: ProgramMap, fn: MapFunction, nameOf: NameOf, ma
   const ordered = [...body.blocks].sort((a, b) => w.blocks.get(a).start - w.blocks.get(b).start);
   for (const id of ordered) {
     const b = w.blocks.get(id);
-    const call = b.call >= 0 ? w.calls[b.call]! : null;
+    const call = b.call >= 0 ? w.calls.get(b.call) : null;
     if (call?.unresolved) unresolvedCalls++;
     const entry = id === w.entries.get(fn.key)?.block;
     const lines = [...(entry ? nameLine(fn, nameOf) : []), formatAddress(b.start)];
@@ -205,7 +206,7 @@ function callIndex(map: ProgramMap): CallIndex {
       for (const id of bodyOf(fn)?.blocks ?? []) {
         const b = w.blocks.get(id);
         if (b.call < 0) continue;
-        const c = w.calls[b.call]!;
+        const c = w.calls.get(b.call);
         if (c.target === null || c.targetComp === null || c.targetMode === null) continue;
         const callee = map.functionOf(`${c.targetComp}|${c.targetMode}|${c.target}`);
         if (callee) out.push({ fn: callee, tier: TIERS[c.tier] ?? 'heuristic', tail: false });
@@ -220,7 +221,7 @@ function callIndex(map: ProgramMap): CallIndex {
       let n = 0;
       for (const id of bodyOf(fn)?.blocks ?? []) {
         const b = w.blocks.get(id);
-        if (b.call >= 0 && w.calls[b.call]!.unresolved) n++;
+        if (b.call >= 0 && w.calls.get(b.call).unresolved) n++;
       }
       return n;
     },

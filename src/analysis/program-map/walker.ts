@@ -6,10 +6,12 @@
 // the idioms of idioms.ts decide what a BL or an indirect branch really is. Evidence classes see every
 // block (hooks) and name the function entries; the walk only follows what they name.
 // Pure: code comes from the components; bounded by the caller's budget (bytes of code, deadline).
+
 import { literalSlotOf } from '../../arm/literal-pools.js';
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import { throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
+import { type CallKind, CallStore, type MapCall } from './call-store.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import {
   baseOf,
@@ -285,33 +287,6 @@ export class MapBlock {
   }
 }
 
-export type CallKind = 'direct' | 'veneer' | 'register' | 'stub' | 'helper';
-
-export interface MapCall {
-  at: number;
-  comp: number;
-  mode: ArmMode;
-  tier: number;
-  kind: CallKind;
-  /** The effective callee (after a veneer; the constant value of a register call), when known. */
-  target: number | null;
-  targetMode: ArmMode | null;
-  targetComp: number | null;
-  /** The veneer, stub or helper the BL names, and its mode. */
-  via: number | null;
-  viaMode: ArmMode | null;
-  register: string | null;
-  /** Where the register's value was defined, and the literal slot it was loaded from. */
-  definedAt: number | null;
-  slot: number | null;
-  conditional: boolean;
-  /** Why the target has no component (unmapped, bss, ambiguous-code-source, ...), or null. */
-  unresolved: string | null;
-  block: number;
-  /** Whether the code after the call was walked: the callee may return ('walked'), never returns ('none'). */
-  continuation: 'pending' | 'walked' | 'none';
-}
-
 export interface MapEntry {
   key: string;
   comp: number;
@@ -445,7 +420,7 @@ export class Walker {
   readonly blocks = new BlockStore();
   readonly edges = new EdgeStore();
   readonly entries = new Map<string, MapEntry>();
-  readonly calls: MapCall[] = [];
+  readonly calls = new CallStore();
   readonly refs = new RefStore();
   /** Counters of what the walk met but could not follow. */
   readonly gaps = {
@@ -668,7 +643,7 @@ export class Walker {
         case 'conflict':
           return true;
         case 'call': {
-          const c = this.calls[b.call]!;
+          const c = this.calls.get(b.call);
           if (c.continuation === 'pending') return true;
           break;
         }
@@ -782,7 +757,7 @@ export class Walker {
       tail.pendingOut = head.pendingOut;
       tail.tailVeneer = head.tailVeneer;
       idx[slotOf(comp, 2, address)] = tail.id + 1;
-      if (tail.call >= 0) this.calls[tail.call]!.block = tail.id;
+      if (tail.call >= 0) this.calls.get(tail.call).block = tail.id;
       head.end = address | 0;
       head.term = 'fallthrough';
       head.edges = this.edges.add(-1, tail.id, 'fallthrough');
@@ -1014,7 +989,7 @@ export class Walker {
       case 'call-indirect':
         block.term = 'call';
         block.call = this.newCall(comp, block, ins, 'register', null, null);
-        this.calls[block.call]!.register = ins.operands.trim();
+        this.calls.get(block.call).register = ins.operands.trim();
         return true;
       case 'branch':
         if (ins.condition) {
@@ -1085,7 +1060,7 @@ export class Walker {
     target: number | null,
     targetMode: ArmMode | null,
   ): number {
-    this.calls.push({
+    return this.calls.add({
       at: ins.address | 0,
       comp: comp.index,
       mode: block.mode,
@@ -1093,18 +1068,9 @@ export class Walker {
       kind,
       target,
       targetMode,
-      targetComp: null,
-      via: null,
-      viaMode: null,
-      register: null,
-      definedAt: null,
-      slot: null,
       conditional: ins.condition !== undefined,
-      unresolved: null,
       block: block.id,
-      continuation: 'pending',
     });
-    return this.calls.length - 1;
   }
 
   private async indirectBranch(
@@ -1129,7 +1095,7 @@ export class Walker {
     ) {
       block.term = 'call';
       block.call = this.newCall(comp, block, ins, 'register', null, null);
-      const c = this.calls[block.call]!;
+      const c = this.calls.get(block.call);
       c.register = base === 'bx' || base === 'mov' ? (ins.operands.split(',').pop() ?? '').trim() : null;
       return true;
     }
@@ -1413,7 +1379,7 @@ export class Walker {
     block: MapBlock,
     instructions: DecodedInstruction[],
   ): Promise<MapEntry | null> {
-    const call = block.call >= 0 ? this.calls[block.call]! : null;
+    const call = block.call >= 0 ? this.calls.get(block.call) : null;
     let noContinuation = false;
     if (call) noContinuation = await this.resolveCall(ctx, comp, block, instructions, call);
     const tier = TIERS[ctx.tier]!;

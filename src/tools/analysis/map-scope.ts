@@ -3,11 +3,11 @@
 import { z } from 'zod/v4';
 import type { EvidenceId } from '../../analysis/evidence/index.js';
 import type { CallSiteKind } from '../../analysis/functions/discover.js';
+import type { CallKind } from '../../analysis/program-map/call-store.js';
 import type { MapComponent } from '../../analysis/program-map/components.js';
 import type { MapFunction, ProgramMap } from '../../analysis/program-map/map.js';
 import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
 import type { Tier } from '../../analysis/program-map/types.js';
-import type { CallKind } from '../../analysis/program-map/walker.js';
 import type { ArmMode } from '../../arm/types.js';
 import { formatAddress, type Processor } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';

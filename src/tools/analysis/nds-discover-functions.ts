@@ -163,17 +163,18 @@ export const ndsDiscoverFunctions = defineTool({
           const page = paginate(accepted, args.offset, args.limit);
           const w = map.built.walker;
           const callsIn = new Map<number, number[]>();
-          for (const [i, c] of w.calls.entries()) {
-            const list = callsIn.get(c.block) ?? [];
+          for (let i = 0; i < w.calls.length; i++) {
+            const block = w.calls.get(i).block;
+            const list = callsIn.get(block) ?? [];
             list.push(i);
-            callsIn.set(c.block, list);
+            callsIn.set(block, list);
           }
           const functions = page.items.map((f) => {
             const sites = map.callSitesOf(f);
             const body = map.built.bodies.get(f.key)!;
             const calls = body.blocks
               .flatMap((b) => callsIn.get(b) ?? [])
-              .map((i) => w.calls[i]!)
+              .map((i) => w.calls.get(i))
               .filter((c) => c.target !== null && c.kind !== 'helper');
             const callees = !full
               ? null

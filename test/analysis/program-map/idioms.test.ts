@@ -73,13 +73,13 @@ test('Thumb table after a BL to a helper that computes its return from LR', () =
   assert.equal(cls('thumb_switch_table'), 'jump-table');
   // The helper is a routine the BL proves; the call has no fall-through (the table follows it).
   assert.equal(fn('case_helper_uqi')?.tier, 'proven');
-  const call = map.built.walker.calls.find((c) => c.kind === 'helper');
+  const call = [...map.built.walker.calls].find((c) => c.kind === 'helper');
   assert.ok(call);
   assert.equal(call.continuation, 'pending');
 });
 
 test('ldr r3, =f; bl call_via_r3: a call of f through the stub, which is walked but no function', () => {
-  const stub = map.built.walker.calls.find((c) => c.at === at('site_stub_call'))!;
+  const stub = [...map.built.walker.calls].find((c) => c.at === at('site_stub_call'))!;
   assert.equal(stub.kind, 'stub');
   assert.equal(stub.target, at('stub_target'));
   assert.equal(stub.via, at('call_via_r3'));
@@ -101,7 +101,7 @@ test('MOV LR, PC before BX / LDR PC and BLX Rn are calls: the code after each is
 
 test('a Thumb BL into code that restores the caller frame is a branch inside the function, no call', () => {
   inBody('long_branch_fn', ['long_branch_rest']);
-  assert.ok(!map.built.walker.calls.some((c) => c.at === at('site_long_branch')));
+  assert.ok(![...map.built.walker.calls].some((c) => c.at === at('site_long_branch')));
   assert.ok(
     map
       .xrefs(at('long_branch_rest'), 'proven')
@@ -117,7 +117,7 @@ test('a tail branch to a known entry is a tail call, not a merge of the two bodi
 });
 
 test('a Thumb-to-ARM veneer: the BL calls the ARM function through it', () => {
-  const call = map.built.walker.calls.find((c) => c.at === at('site_veneer_call'))!;
+  const call = [...map.built.walker.calls].find((c) => c.at === at('site_veneer_call'))!;
   assert.equal(call.kind, 'veneer');
   assert.equal(call.target, at('veneer_arm_target'));
   assert.equal(call.targetMode, 'arm');

@@ -64,7 +64,7 @@ test('functions of two overlays at one address are two identities, each called f
     [s.aEntry, 0],
     [s.bEntry, 1],
   ] as const) {
-    const call = w.calls.find(
+    const call = [...w.calls].find(
       (c) =>
         c.target === s.aHelper && w.component(c.comp).overlayId === id && c.at > entry && c.at < entry + 16,
     );
@@ -79,7 +79,7 @@ test('functions of two overlays at one address are two identities, each called f
 
 test('a call into a range several overlays share is ambiguous: counted, never resolved', async () => {
   const map = await mapOf('roms/ambiguous.nds');
-  const call = map.built.walker.calls.find((c) => c.at === 0x02000000)!;
+  const call = [...map.built.walker.calls].find((c) => c.at === 0x02000000)!;
   assert.ok(call);
   assert.equal(call.unresolved, 'ambiguous-code-source');
   assert.equal(call.targetComp, null);

@@ -1,0 +1,250 @@
+// The walk's call sites, one column per field (a 4 MiB program has about 10^5 of them: an object each
+// cost three times the bytes). `get` hands out a view of one call that reads and writes the columns;
+// views compare by `id`, never by identity. Addresses and values are kept exactly (64-bit floats, NaN
+// for none); the small facts share one integer word; register and unresolved texts are interned.
+import type { ArmMode } from '../../arm/types.js';
+
+export type CallKind = 'direct' | 'veneer' | 'register' | 'stub' | 'helper';
+export type Continuation = 'pending' | 'walked' | 'none';
+
+const KINDS: readonly CallKind[] = ['direct', 'veneer', 'register', 'stub', 'helper'];
+const CONTINUATIONS: readonly Continuation[] = ['pending', 'walked', 'none'];
+/** A mode or none, as two bits. */
+const MODES: readonly (ArmMode | null)[] = [null, 'arm', 'thumb'];
+const modeCode = (m: ArmMode | null) => (m === null ? 0 : m === 'arm' ? 1 : 2);
+
+// The bits word: 0 mode (thumb), 1-2 tier, 3-5 kind, 6-7 targetMode, 8-9 viaMode, 10 conditional,
+// 11-12 continuation.
+const TIER_SHIFT = 1;
+const KIND_SHIFT = 3;
+const TARGET_MODE_SHIFT = 6;
+const VIA_MODE_SHIFT = 8;
+const CONDITIONAL = 1 << 10;
+const CONTINUATION_SHIFT = 11;
+
+/** What a new call starts with. */
+export interface NewCall {
+  at: number;
+  comp: number;
+  mode: ArmMode;
+  tier: number;
+  kind: CallKind;
+  target: number | null;
+  targetMode: ArmMode | null;
+  conditional: boolean;
+  block: number;
+}
+
+function grownInt(a: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
+  if (size <= a.length) return a;
+  const next = new Int32Array(Math.max(size, a.length + (a.length >>> 1)));
+  next.set(a);
+  return next;
+}
+
+function grownFloat(a: Float64Array<ArrayBuffer>, size: number): Float64Array<ArrayBuffer> {
+  if (size <= a.length) return a;
+  const next = new Float64Array(Math.max(size, a.length + (a.length >>> 1)));
+  next.set(a);
+  return next;
+}
+
+/** Interned texts: 0 is none, n is texts[n - 1]. */
+class Texts {
+  private readonly list: string[] = [];
+  private readonly codes = new Map<string, number>();
+  code(text: string | null): number {
+    if (text === null) return 0;
+    let c = this.codes.get(text);
+    if (c === undefined) {
+      this.list.push(text);
+      c = this.list.length;
+      this.codes.set(text, c);
+    }
+    return c;
+  }
+  text(code: number): string | null {
+    return code === 0 ? null : this.list[code - 1]!;
+  }
+}
+
+export class CallStore {
+  at = new Int32Array(256);
+  comp = new Int32Array(256);
+  /** -1: none. */
+  targetComp = new Int32Array(256);
+  block = new Int32Array(256);
+  bits = new Int32Array(256);
+  register = new Int32Array(256);
+  unresolved = new Int32Array(256);
+  /** NaN: none. */
+  target = new Float64Array(256);
+  via = new Float64Array(256);
+  definedAt = new Float64Array(256);
+  slot = new Float64Array(256);
+  readonly texts = new Texts();
+  length = 0;
+
+  /** A new call (no via, register, definition, slot or unresolved reason; its continuation pending). */
+  add(c: NewCall): number {
+    const id = this.length++;
+    if (id >= this.at.length) {
+      const n = this.length;
+      this.at = grownInt(this.at, n);
+      this.comp = grownInt(this.comp, n);
+      this.targetComp = grownInt(this.targetComp, n);
+      this.block = grownInt(this.block, n);
+      this.bits = grownInt(this.bits, n);
+      this.register = grownInt(this.register, n);
+      this.unresolved = grownInt(this.unresolved, n);
+      this.target = grownFloat(this.target, n);
+      this.via = grownFloat(this.via, n);
+      this.definedAt = grownFloat(this.definedAt, n);
+      this.slot = grownFloat(this.slot, n);
+    }
+    this.at[id] = c.at;
+    this.comp[id] = c.comp;
+    this.targetComp[id] = -1;
+    this.block[id] = c.block;
+    this.bits[id] =
+      (c.mode === 'thumb' ? 1 : 0) |
+      (c.tier << TIER_SHIFT) |
+      (KINDS.indexOf(c.kind) << KIND_SHIFT) |
+      (modeCode(c.targetMode) << TARGET_MODE_SHIFT) |
+      (c.conditional ? CONDITIONAL : 0);
+    this.register[id] = 0;
+    this.unresolved[id] = 0;
+    this.target[id] = c.target ?? Number.NaN;
+    this.via[id] = Number.NaN;
+    this.definedAt[id] = Number.NaN;
+    this.slot[id] = Number.NaN;
+    return id;
+  }
+
+  /** Forgets the newest call (one that turned out to be no call). */
+  pop(): void {
+    this.length--;
+  }
+
+  get(id: number): MapCall {
+    if (id < 0 || id >= this.length) throw new RangeError(`no call ${id}`);
+    return new MapCall(this, id);
+  }
+
+  *[Symbol.iterator](): IterableIterator<MapCall> {
+    for (let id = 0; id < this.length; id++) yield new MapCall(this, id);
+  }
+
+  /** Sets or clears bits `mask` << shift to `value`. */
+  setField(id: number, shift: number, mask: number, value: number): void {
+    this.bits[id] = (this.bits[id]! & ~(mask << shift)) | ((value & mask) << shift);
+  }
+  field(id: number, shift: number, mask: number): number {
+    return (this.bits[id]! >>> shift) & mask;
+  }
+}
+
+const orNull = (v: number) => (Number.isNaN(v) ? null : v);
+const orNaN = (v: number | null) => (v === null ? Number.NaN : v);
+
+/** One call site of the walk: a view of its row in the CallStore. */
+export class MapCall {
+  constructor(
+    private readonly s: CallStore,
+    readonly id: number,
+  ) {}
+
+  get at(): number {
+    return this.s.at[this.id]!;
+  }
+  get comp(): number {
+    return this.s.comp[this.id]!;
+  }
+  get mode(): ArmMode {
+    return this.s.bits[this.id]! & 1 ? 'thumb' : 'arm';
+  }
+  get tier(): number {
+    return this.s.field(this.id, TIER_SHIFT, 3);
+  }
+  get kind(): CallKind {
+    return KINDS[this.s.field(this.id, KIND_SHIFT, 7)]!;
+  }
+  set kind(k: CallKind) {
+    this.s.setField(this.id, KIND_SHIFT, 7, KINDS.indexOf(k));
+  }
+  /** The effective callee (after a veneer; the constant value of a register call), when known. */
+  get target(): number | null {
+    return orNull(this.s.target[this.id]!);
+  }
+  set target(v: number | null) {
+    this.s.target[this.id] = orNaN(v);
+  }
+  get targetMode(): ArmMode | null {
+    return MODES[this.s.field(this.id, TARGET_MODE_SHIFT, 3)]!;
+  }
+  set targetMode(m: ArmMode | null) {
+    this.s.setField(this.id, TARGET_MODE_SHIFT, 3, modeCode(m));
+  }
+  get targetComp(): number | null {
+    const c = this.s.targetComp[this.id]!;
+    return c < 0 ? null : c;
+  }
+  set targetComp(c: number | null) {
+    this.s.targetComp[this.id] = c ?? -1;
+  }
+  /** The veneer, stub or helper the BL names, and its mode. */
+  get via(): number | null {
+    return orNull(this.s.via[this.id]!);
+  }
+  set via(v: number | null) {
+    this.s.via[this.id] = orNaN(v);
+  }
+  get viaMode(): ArmMode | null {
+    return MODES[this.s.field(this.id, VIA_MODE_SHIFT, 3)]!;
+  }
+  set viaMode(m: ArmMode | null) {
+    this.s.setField(this.id, VIA_MODE_SHIFT, 3, modeCode(m));
+  }
+  get register(): string | null {
+    return this.s.texts.text(this.s.register[this.id]!);
+  }
+  set register(r: string | null) {
+    this.s.register[this.id] = this.s.texts.code(r);
+  }
+  /** Where the register's value was defined, and the literal slot it was loaded from. */
+  get definedAt(): number | null {
+    return orNull(this.s.definedAt[this.id]!);
+  }
+  set definedAt(v: number | null) {
+    this.s.definedAt[this.id] = orNaN(v);
+  }
+  get slot(): number | null {
+    return orNull(this.s.slot[this.id]!);
+  }
+  set slot(v: number | null) {
+    this.s.slot[this.id] = orNaN(v);
+  }
+  get conditional(): boolean {
+    return (this.s.bits[this.id]! & CONDITIONAL) !== 0;
+  }
+  /** Why the target has no component (unmapped, bss, ambiguous-code-source, ...), or null. */
+  get unresolved(): string | null {
+    return this.s.texts.text(this.s.unresolved[this.id]!);
+  }
+  set unresolved(u: string | null) {
+    this.s.unresolved[this.id] = this.s.texts.code(u);
+  }
+  get block(): number {
+    return this.s.block[this.id]!;
+  }
+  set block(b: number) {
+    this.s.block[this.id] = b;
+  }
+  /** Whether the code after the call was walked: the callee may return ('walked'), never returns ('none'). */
+  get continuation(): Continuation {
+    return CONTINUATIONS[this.s.field(this.id, CONTINUATION_SHIFT, 3)]!;
+  }
+  set continuation(c: Continuation) {
+    this.s.setField(this.id, CONTINUATION_SHIFT, 3, CONTINUATIONS.indexOf(c));
+  }
+}
