@@ -6,6 +6,7 @@ import type { ArmMode } from '../../arm/types.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { EvidenceClass, IdleCandidate, IdleContext } from '../evidence/registry.js';
 import type { ComponentSet, MapComponent } from './components.js';
+import type { MapFunction } from './function-record.js';
 import { probeFunction } from './probe.js';
 import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
 import { entryKey, type MapEntry, Walker, WalkStopped } from './walker.js';
@@ -54,6 +55,10 @@ export class FunctionBody {
    * own (an assembler label a BL also calls). Null for a function.
    */
   secondaryOf: string | null = null;
+  /** The calls naming this entry (indices into the walker's calls), set by the ProgramMap. */
+  callSites: number[] | null = null;
+  /** The function record of this entry, set by the ProgramMap (null for a second entry or no function). */
+  fn: MapFunction | null = null;
 
   constructor(
     readonly entry: MapEntry,

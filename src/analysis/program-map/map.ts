@@ -6,13 +6,13 @@ import type { ArmMode } from '../../arm/types.js';
 import type { BuiltMap } from './build.js';
 import type { MapCall } from './call-store.js';
 import type { ComponentSet, MapComponent } from './components.js';
+import type { MapFunction } from './function-record.js';
 import { type MapRef, type MapRefKind, REF_KINDS } from './refs.js';
 import {
   BYTE_CLASS_NAMES,
   ByteClass,
   type ByteClassName,
   byteClassName,
-  type EntryEvidence,
   isCode,
   NO_TIER,
   TIER_RANK,
@@ -21,22 +21,7 @@ import {
 } from './types.js';
 import { entryKey, type MapBlock } from './walker.js';
 
-export interface MapFunction {
-  key: string;
-  component: MapComponent;
-  address: number;
-  mode: ArmMode;
-  tier: Tier;
-  evidence: EntryEvidence[];
-  /** Call instructions that name this entry (direct, through a veneer, or by constant register). */
-  callers: number;
-  /** Blocks of its body and the entries it tail-branches to. */
-  blocks: number;
-  tailCalls: readonly string[];
-  /** Other ways into its body (labels BL also calls). */
-  secondaryEntries: readonly number[];
-  returns: boolean | null;
-}
+export type { MapFunction } from './function-record.js';
 
 export interface UnresolvedCounts {
   /** Calls whose target lies in no component (code the map cannot see). */
@@ -102,8 +87,6 @@ const rankOf = (t: number) => (t === NO_TIER ? NO_TIER : t);
 
 export class ProgramMap {
   readonly functions: MapFunction[];
-  private readonly byKey = new Map<string, MapFunction>();
-  private readonly callers = new Map<string, number[]>();
 
   constructor(
     readonly built: BuiltMap,
@@ -111,11 +94,16 @@ export class ProgramMap {
     readonly sha256: string,
   ) {
     const w = built.walker;
-    // Keyed by the entry's own key string where there is an entry (one string per function, not one per call).
+    // Each function's call sites and record sit on its body (no map of their own).
+    for (const b of built.bodies.values()) {
+      b.callSites = null;
+      b.fn = null;
+    }
     const called = (key: string, i: number) => {
-      const list = this.callers.get(key);
-      if (list) list.push(i);
-      else this.callers.set(w.entries.get(key)?.key ?? key, [i]);
+      const b = built.bodies.get(key);
+      if (!b) return;
+      if (b.callSites) b.callSites.push(i);
+      else b.callSites = [i];
     };
     for (let i = 0; i < w.calls.length; i++) {
       const c = w.calls.get(i);
@@ -144,14 +132,14 @@ export class ProgramMap {
         mode: e.mode,
         tier: TIERS[e.tier]!,
         evidence: e.evidence,
-        callers: this.callers.get(e.key)?.length ?? 0,
+        callers: b.callSites?.length ?? 0,
         blocks: b.blockCount,
         tailCalls: b.tailCalls,
         secondaryEntries: secondary.get(e.key) ?? NO_SECONDARY_ENTRIES,
         returns: e.returns,
       };
       this.functions.push(fn);
-      this.byKey.set(e.key, fn);
+      b.fn = fn;
     }
     this.functions.sort(
       (a, b) =>
@@ -165,15 +153,15 @@ export class ProgramMap {
 
   /** The function of an entry key, following a secondary entry to its host. */
   functionOf(key: string): MapFunction | null {
-    const f = this.byKey.get(key);
-    if (f) return f;
-    const host = this.built.bodies.get(key)?.secondaryOf;
-    return host ? (this.byKey.get(host) ?? null) : null;
+    const b = this.built.bodies.get(key);
+    if (b?.fn) return b.fn;
+    const host = b?.secondaryOf;
+    return host ? (this.built.bodies.get(host)?.fn ?? null) : null;
   }
 
   /** The call instructions naming a function. */
   callSitesOf(fn: MapFunction): MapCall[] {
-    return (this.callers.get(fn.key) ?? []).map((i) => this.built.walker.calls.get(i));
+    return (this.built.bodies.get(fn.key)?.callSites ?? []).map((i) => this.built.walker.calls.get(i));
   }
 
   /** Byte counts of one component, by class and by the tier that classified them. */

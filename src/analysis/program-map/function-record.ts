@@ -1,0 +1,22 @@
+// One function of a whole-program map as its questions answer it: where it is, how it is known (its
+// evidence and tier), how many calls name it, and the shape of its body.
+import type { ArmMode } from '../../arm/types.js';
+import type { MapComponent } from './components.js';
+import type { EntryEvidence, Tier } from './types.js';
+
+export interface MapFunction {
+  key: string;
+  component: MapComponent;
+  address: number;
+  mode: ArmMode;
+  tier: Tier;
+  evidence: EntryEvidence[];
+  /** Call instructions that name this entry (direct, through a veneer, or by constant register). */
+  callers: number;
+  /** Blocks of its body and the entries it tail-branches to. */
+  blocks: number;
+  tailCalls: readonly string[];
+  /** Other ways into its body (labels BL also calls). */
+  secondaryEntries: readonly number[];
+  returns: boolean | null;
+}
