@@ -3,6 +3,7 @@
 // views compare by `id`, never by identity. Addresses and values are kept exactly (64-bit floats, NaN
 // for none); the small facts share one integer word; register and unresolved texts are interned.
 import type { ArmMode } from '../../arm/types.js';
+import { Float64Column, Int32Column } from './columns.js';
 
 export type CallKind = 'direct' | 'veneer' | 'register' | 'stub' | 'helper';
 export type Continuation = 'pending' | 'walked' | 'none';
@@ -35,20 +36,6 @@ export interface NewCall {
   block: number;
 }
 
-function grownInt(a: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer> {
-  if (size <= a.length) return a;
-  const next = new Int32Array(Math.max(size, a.length + (a.length >>> 1)));
-  next.set(a);
-  return next;
-}
-
-function grownFloat(a: Float64Array<ArrayBuffer>, size: number): Float64Array<ArrayBuffer> {
-  if (size <= a.length) return a;
-  const next = new Float64Array(Math.max(size, a.length + (a.length >>> 1)));
-  next.set(a);
-  return next;
-}
-
 /** Interned texts: 0 is none, n is texts[n - 1]. */
 class Texts {
   private readonly list: string[] = [];
@@ -69,55 +56,55 @@ class Texts {
 }
 
 export class CallStore {
-  at = new Int32Array(256);
-  comp = new Int32Array(256);
+  readonly at = new Int32Column();
+  readonly comp = new Int32Column();
   /** -1: none. */
-  targetComp = new Int32Array(256);
-  block = new Int32Array(256);
-  bits = new Int32Array(256);
-  register = new Int32Array(256);
-  unresolved = new Int32Array(256);
+  readonly targetComp = new Int32Column();
+  readonly block = new Int32Column();
+  readonly bits = new Int32Column();
+  readonly register = new Int32Column();
+  readonly unresolved = new Int32Column();
   /** NaN: none. */
-  target = new Float64Array(256);
-  via = new Float64Array(256);
-  definedAt = new Float64Array(256);
-  slot = new Float64Array(256);
+  readonly target = new Float64Column();
+  readonly via = new Float64Column();
+  readonly definedAt = new Float64Column();
+  readonly slot = new Float64Column();
   readonly texts = new Texts();
   length = 0;
 
   /** A new call (no via, register, definition, slot or unresolved reason; its continuation pending). */
   add(c: NewCall): number {
     const id = this.length++;
-    if (id >= this.at.length) {
-      const n = this.length;
-      this.at = grownInt(this.at, n);
-      this.comp = grownInt(this.comp, n);
-      this.targetComp = grownInt(this.targetComp, n);
-      this.block = grownInt(this.block, n);
-      this.bits = grownInt(this.bits, n);
-      this.register = grownInt(this.register, n);
-      this.unresolved = grownInt(this.unresolved, n);
-      this.target = grownFloat(this.target, n);
-      this.via = grownFloat(this.via, n);
-      this.definedAt = grownFloat(this.definedAt, n);
-      this.slot = grownFloat(this.slot, n);
-    }
-    this.at[id] = c.at;
-    this.comp[id] = c.comp;
-    this.targetComp[id] = -1;
-    this.block[id] = c.block;
-    this.bits[id] =
+    const n = this.length;
+    this.at.ensure(n);
+    this.comp.ensure(n);
+    this.targetComp.ensure(n);
+    this.block.ensure(n);
+    this.bits.ensure(n);
+    this.register.ensure(n);
+    this.unresolved.ensure(n);
+    this.target.ensure(n);
+    this.via.ensure(n);
+    this.definedAt.ensure(n);
+    this.slot.ensure(n);
+    this.at.set(id, c.at);
+    this.comp.set(id, c.comp);
+    this.targetComp.set(id, -1);
+    this.block.set(id, c.block);
+    this.bits.set(
+      id,
       (c.mode === 'thumb' ? 1 : 0) |
-      (c.tier << TIER_SHIFT) |
-      (KINDS.indexOf(c.kind) << KIND_SHIFT) |
-      (modeCode(c.targetMode) << TARGET_MODE_SHIFT) |
-      (c.conditional ? CONDITIONAL : 0);
-    this.register[id] = 0;
-    this.unresolved[id] = 0;
-    this.target[id] = c.target ?? Number.NaN;
-    this.via[id] = Number.NaN;
-    this.definedAt[id] = Number.NaN;
-    this.slot[id] = Number.NaN;
+        (c.tier << TIER_SHIFT) |
+        (KINDS.indexOf(c.kind) << KIND_SHIFT) |
+        (modeCode(c.targetMode) << TARGET_MODE_SHIFT) |
+        (c.conditional ? CONDITIONAL : 0),
+    );
+    this.register.set(id, 0);
+    this.unresolved.set(id, 0);
+    this.target.set(id, c.target ?? Number.NaN);
+    this.via.set(id, Number.NaN);
+    this.definedAt.set(id, Number.NaN);
+    this.slot.set(id, Number.NaN);
     return id;
   }
 
@@ -137,10 +124,10 @@ export class CallStore {
 
   /** Sets or clears bits `mask` << shift to `value`. */
   setField(id: number, shift: number, mask: number, value: number): void {
-    this.bits[id] = (this.bits[id]! & ~(mask << shift)) | ((value & mask) << shift);
+    this.bits.set(id, (this.bits.get(id) & ~(mask << shift)) | ((value & mask) << shift));
   }
   field(id: number, shift: number, mask: number): number {
-    return (this.bits[id]! >>> shift) & mask;
+    return (this.bits.get(id) >>> shift) & mask;
   }
 }
 
@@ -155,13 +142,13 @@ export class MapCall {
   ) {}
 
   get at(): number {
-    return this.s.at[this.id]!;
+    return this.s.at.get(this.id);
   }
   get comp(): number {
-    return this.s.comp[this.id]!;
+    return this.s.comp.get(this.id);
   }
   get mode(): ArmMode {
-    return this.s.bits[this.id]! & 1 ? 'thumb' : 'arm';
+    return this.s.bits.get(this.id) & 1 ? 'thumb' : 'arm';
   }
   get tier(): number {
     return this.s.field(this.id, TIER_SHIFT, 3);
@@ -174,10 +161,10 @@ export class MapCall {
   }
   /** The effective callee (after a veneer; the constant value of a register call), when known. */
   get target(): number | null {
-    return orNull(this.s.target[this.id]!);
+    return orNull(this.s.target.get(this.id));
   }
   set target(v: number | null) {
-    this.s.target[this.id] = orNaN(v);
+    this.s.target.set(this.id, orNaN(v));
   }
   get targetMode(): ArmMode | null {
     return MODES[this.s.field(this.id, TARGET_MODE_SHIFT, 3)]!;
@@ -186,18 +173,18 @@ export class MapCall {
     this.s.setField(this.id, TARGET_MODE_SHIFT, 3, modeCode(m));
   }
   get targetComp(): number | null {
-    const c = this.s.targetComp[this.id]!;
+    const c = this.s.targetComp.get(this.id);
     return c < 0 ? null : c;
   }
   set targetComp(c: number | null) {
-    this.s.targetComp[this.id] = c ?? -1;
+    this.s.targetComp.set(this.id, c ?? -1);
   }
   /** The veneer, stub or helper the BL names, and its mode. */
   get via(): number | null {
-    return orNull(this.s.via[this.id]!);
+    return orNull(this.s.via.get(this.id));
   }
   set via(v: number | null) {
-    this.s.via[this.id] = orNaN(v);
+    this.s.via.set(this.id, orNaN(v));
   }
   get viaMode(): ArmMode | null {
     return MODES[this.s.field(this.id, VIA_MODE_SHIFT, 3)]!;
@@ -206,39 +193,39 @@ export class MapCall {
     this.s.setField(this.id, VIA_MODE_SHIFT, 3, modeCode(m));
   }
   get register(): string | null {
-    return this.s.texts.text(this.s.register[this.id]!);
+    return this.s.texts.text(this.s.register.get(this.id));
   }
   set register(r: string | null) {
-    this.s.register[this.id] = this.s.texts.code(r);
+    this.s.register.set(this.id, this.s.texts.code(r));
   }
   /** Where the register's value was defined, and the literal slot it was loaded from. */
   get definedAt(): number | null {
-    return orNull(this.s.definedAt[this.id]!);
+    return orNull(this.s.definedAt.get(this.id));
   }
   set definedAt(v: number | null) {
-    this.s.definedAt[this.id] = orNaN(v);
+    this.s.definedAt.set(this.id, orNaN(v));
   }
   get slot(): number | null {
-    return orNull(this.s.slot[this.id]!);
+    return orNull(this.s.slot.get(this.id));
   }
   set slot(v: number | null) {
-    this.s.slot[this.id] = orNaN(v);
+    this.s.slot.set(this.id, orNaN(v));
   }
   get conditional(): boolean {
-    return (this.s.bits[this.id]! & CONDITIONAL) !== 0;
+    return (this.s.bits.get(this.id) & CONDITIONAL) !== 0;
   }
   /** Why the target has no component (unmapped, bss, ambiguous-code-source, ...), or null. */
   get unresolved(): string | null {
-    return this.s.texts.text(this.s.unresolved[this.id]!);
+    return this.s.texts.text(this.s.unresolved.get(this.id));
   }
   set unresolved(u: string | null) {
-    this.s.unresolved[this.id] = this.s.texts.code(u);
+    this.s.unresolved.set(this.id, this.s.texts.code(u));
   }
   get block(): number {
-    return this.s.block[this.id]!;
+    return this.s.block.get(this.id);
   }
   set block(b: number) {
-    this.s.block[this.id] = b;
+    this.s.block.set(this.id, b);
   }
   /** Whether the code after the call was walked: the callee may return ('walked'), never returns ('none'). */
   get continuation(): Continuation {

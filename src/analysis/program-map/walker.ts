@@ -12,6 +12,7 @@ import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import { throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import { type CallKind, CallStore, type MapCall } from './call-store.js';
+import { Int32Column, Uint8Column } from './columns.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import {
   baseOf,
@@ -54,66 +55,59 @@ export type EdgeKind = 'branch' | 'taken' | 'fallthrough' | 'return' | 'switch';
 const EDGE_KINDS: readonly EdgeKind[] = ['branch', 'taken', 'fallthrough', 'return', 'switch'];
 
 /**
- * Every block's successor edges in three growable typed arrays (a list per block, in the order the
+ * Every block's successor edges in three growable columns (a list per block, in the order the
  * edges were made): a few bytes an edge instead of two small arrays a block.
  */
 export class EdgeStore {
-  private to = new Int32Array(1024);
-  private kind = new Uint8Array(1024);
-  private next = new Int32Array(1024);
+  private readonly to = new Int32Column();
+  private readonly kind = new Uint8Column();
+  private readonly next = new Int32Column();
   size = 0;
 
   /** Appends `to` to the list starting at `head` (-1: empty) unless it is there; returns the head. */
   add(head: number, to: number, kind: EdgeKind): number {
     let last = -1;
-    for (let e = head; e >= 0; e = this.next[e]!) {
-      if (this.to[e] === to) return head;
+    for (let e = head; e >= 0; e = this.next.get(e)) {
+      if (this.to.get(e) === to) return head;
       last = e;
     }
-    if (this.size === this.to.length) {
-      const grow = <T extends Int32Array | Uint8Array>(a: T): T => {
-        const b = new (a.constructor as new (n: number) => T)(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.to = grow(this.to);
-      this.kind = grow(this.kind);
-      this.next = grow(this.next);
-    }
     const e = this.size++;
-    this.to[e] = to;
-    this.kind[e] = EDGE_KINDS.indexOf(kind);
-    this.next[e] = -1;
+    this.to.ensure(this.size);
+    this.kind.ensure(this.size);
+    this.next.ensure(this.size);
+    this.to.set(e, to);
+    this.kind.set(e, EDGE_KINDS.indexOf(kind));
+    this.next.set(e, -1);
     if (last < 0) return e;
-    this.next[last] = e;
+    this.next.set(last, e);
     return head;
   }
 
   /** The edge after `e` in its list, -1 at the end (with toOf: a walk over a list without allocating). */
   nextOf(e: number): number {
-    return this.next[e]!;
+    return this.next.get(e);
   }
 
   /** The kind of edge `e`. */
   kindOf(e: number): EdgeKind {
-    return EDGE_KINDS[this.kind[e]!]!;
+    return EDGE_KINDS[this.kind.get(e)]!;
   }
 
   /** The target block of edge `e`. */
   toOf(e: number): number {
-    return this.to[e]!;
+    return this.to.get(e);
   }
 
   /** The successors of a list, in order. */
   targets(head: number): number[] {
     const out: number[] = [];
-    for (let e = head; e >= 0; e = this.next[e]!) out.push(this.to[e]!);
+    for (let e = head; e >= 0; e = this.next.get(e)) out.push(this.to.get(e));
     return out;
   }
 
   /** Each edge of a list: its target and kind. */
   forEach(head: number, visit: (to: number, kind: EdgeKind) => void): void {
-    for (let e = head; e >= 0; e = this.next[e]!) visit(this.to[e]!, EDGE_KINDS[this.kind[e]!]!);
+    for (let e = head; e >= 0; e = this.next.get(e)) visit(this.to.get(e), EDGE_KINDS[this.kind.get(e)]!);
   }
 }
 
@@ -147,19 +141,33 @@ function grown(a: Int32Array<ArrayBuffer>, size: number): Int32Array<ArrayBuffer
  */
 export class BlockStore {
   /** Bits 0-3 term, 4 thumb, 5-6 tier, 7 tail veneer, 8 and up the component index. */
-  bits = new Int32Array(1024);
-  start = new Int32Array(1024);
+  bits: Int32Array<ArrayBuffer>;
+  start: Int32Array<ArrayBuffer>;
   /** Exclusive. */
-  end = new Int32Array(1024);
+  end: Int32Array<ArrayBuffer>;
   /** The first of its successor edges in the walker's EdgeStore, -1 when none. */
-  edges = new Int32Array(1024);
+  edges: Int32Array<ArrayBuffer>;
   /** The call this block ends with (term 'call'), as an index into the walker's calls; -1 when none. */
-  call = new Int32Array(1024);
+  call: Int32Array<ArrayBuffer>;
   /** Edges queued from this block whose target block is not made yet. */
-  pendingOut = new Int32Array(1024);
+  pendingOut: Int32Array<ArrayBuffer>;
   /** A compare + conditional branch ending a block bounds the index of a dispatch after it (few blocks). */
   readonly guards = new Map<number, SwitchGuard>();
   length = 0;
+
+  /**
+   * `capacity`: the rows to make room for at once. Room no block uses costs address space, not
+   * memory (the pages are never touched), and a store that never grows leaves no old copies behind.
+   */
+  constructor(capacity: number) {
+    const n = Math.max(1024, capacity);
+    this.bits = new Int32Array(n);
+    this.start = new Int32Array(n);
+    this.end = new Int32Array(n);
+    this.edges = new Int32Array(n);
+    this.call = new Int32Array(n);
+    this.pendingOut = new Int32Array(n);
+  }
 
   /** A new block (no edges, no call); returns its view. */
   add(comp: number, mode: ArmMode, start: number, end: number, tier: number, term: Term): MapBlock {
@@ -417,7 +425,8 @@ function evidenceOf(
 export const entryKey = (comp: number, mode: ArmMode, address: number) => `${comp}|${mode}|${address}`;
 
 export class Walker {
-  readonly blocks = new BlockStore();
+  /** Room for a block per 8 bytes of code at first (the kit's programs have one per 11). */
+  readonly blocks: BlockStore;
   readonly edges = new EdgeStore();
   readonly entries = new Map<string, MapEntry>();
   readonly calls = new CallStore();
@@ -452,7 +461,11 @@ export class Walker {
     readonly entryPoint: number | null,
     readonly hooks: WalkHooks,
     readonly budget: WalkBudget,
-  ) {}
+  ) {
+    let bytes = 0;
+    for (const c of set.list) bytes += c.bytes.length;
+    this.blocks = new BlockStore(Math.ceil(bytes / 8));
+  }
 
   /**
    * Classifies bytes a detector established (vector slots, table words) when they are still
