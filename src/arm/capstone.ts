@@ -209,6 +209,24 @@ export class CapstoneEngine {
     return { consumed: offset, failed: false };
   }
 
+  /**
+   * The instruction in `bytes` at `address`, where `bytes` are one instruction's by the length rule (4
+   * bytes in ARM; 2, or 4 after a 32-bit prefix halfword, in Thumb; never an IT halfword): what run()
+   * with a budget of one instruction visits, or null where run() fails. Capstone sees the same bytes.
+   */
+  first(mode: ArmMode, bytes: Uint8Array, address: number): RawInstruction | null {
+    const { cs } = this;
+    const insn = this.insns[mode];
+    cs.writeArrayToMemory(bytes, this.code);
+    cs.setValue(this.codePtr, this.code, 'i32');
+    cs.setValue(this.sizePtr, bytes.length, 'i32');
+    cs.setValue(this.addressPtr, address | 0, 'i32');
+    cs.setValue(this.addressPtr + 4, 0, 'i32');
+    if (!cs._cs_disasm_iter(this.handles[mode], this.codePtr, this.sizePtr, this.addressPtr, insn))
+      return null;
+    return this.read(insn, address);
+  }
+
   private read(insn: number, address: number): RawInstruction {
     const { cs } = this;
     const detail = cs.getValue(insn + INSN_DETAIL, 'i32');
@@ -286,16 +304,23 @@ export class CapstoneEngine {
 }
 
 let enginePromise: Promise<CapstoneEngine> | undefined;
+let loadedEngine: CapstoneEngine | undefined;
 
 /** The shared engine, created on first use (Capstone's WASM costs tens of ms to instantiate). */
 export function capstoneEngine(): Promise<CapstoneEngine> {
   enginePromise ??= (async () => {
     const module = await import('@alexaltea/capstone-js');
     const factory = (module.default ?? module) as unknown as typeof module.default;
-    return new CapstoneEngine(await factory());
+    loadedEngine = new CapstoneEngine(await factory());
+    return loadedEngine;
   })();
   enginePromise.catch(() => {
     enginePromise = undefined;
   });
   return enginePromise;
+}
+
+/** The shared engine once capstoneEngine() has made it, without waiting; undefined before. */
+export function capstoneEngineIfLoaded(): CapstoneEngine | undefined {
+  return loadedEngine;
 }

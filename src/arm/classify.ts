@@ -42,6 +42,8 @@ const LATER_GROUPS = new Set(
 );
 
 const COPROCESSOR = /^(cdp|ldc|stc|mcr|mrc|mcrr|mrrc)/;
+// First letters of the COPROCESSOR prefixes: other mnemonics skip the expression.
+const COPROCESSOR_FIRST = new Set(['c', 'l', 's', 'm']);
 
 /** The mnemonic without its condition suffix (Capstone prints UAL: the condition comes last). */
 export function baseMnemonic(raw: Pick<RawInstruction, 'mnemonic' | 'condition'>): string {
@@ -59,9 +61,19 @@ export function missingArchitecture(
   processor: Processor,
   bytes?: Uint8Array,
 ): string | null {
+  return architectureGap(raw, baseMnemonic(raw), mode, processor, bytes);
+}
+
+/** missingArchitecture with the base mnemonic `base` of `raw`. */
+function architectureGap(
+  raw: RawInstruction,
+  base: string,
+  mode: ArmMode,
+  processor: Processor,
+  bytes?: Uint8Array,
+): string | null {
   for (const group of raw.groups) if (LATER_GROUPS.has(group)) return group;
-  const base = baseMnemonic(raw);
-  if (COPROCESSOR.test(base)) {
+  if (COPROCESSOR_FIRST.has(base[0]) && COPROCESSOR.test(base)) {
     // The DS has no coprocessor but CP15 (ARM946E-S system control, ARM9 only) and CP14 (debug
     // comms), both reached only through MCR/MRC. Anything else raises Undefined Instruction on the
     // chip, whatever a disassembler calls it (FPA 'ldf', Maverick 'cfldr', generic 'cdp'...).
@@ -88,11 +100,35 @@ export function missingArchitecture(
   return 'armv6+';
 }
 
+const PC_WRITEBACK = /\[pc\b[^\]]*\]!/;
+
 /**
  * Encodings Capstone accepts although fixed (should-be-one / should-be-zero) bits are wrong, which
  * makes them UNPREDICTABLE: reported as undecodable rather than given a confident meaning.
  */
 export function violatesFixedBits(raw: RawInstruction, mode: ArmMode, bytes: Uint8Array): boolean {
+  return wrongFixedBits(raw, baseMnemonic(raw), mode, bytes);
+}
+
+/**
+ * Why an instruction Capstone decoded is no instruction of `processor`: 'undecodable' for UDF (permanently
+ * undefined) and wrong fixed bits (UNPREDICTABLE), 'architecture' for a later architecture's; null when
+ * it is one. `bytes` are the instruction's own.
+ */
+export function refusalOf(
+  raw: RawInstruction,
+  mode: ArmMode,
+  processor: Processor,
+  bytes: Uint8Array,
+): 'architecture' | 'undecodable' | null {
+  const base = baseMnemonic(raw);
+  if (base === 'udf' || wrongFixedBits(raw, base, mode, bytes)) return 'undecodable';
+  if (architectureGap(raw, base, mode, processor, bytes) !== null) return 'architecture';
+  return null;
+}
+
+/** violatesFixedBits with the base mnemonic `base` of `raw`. */
+function wrongFixedBits(raw: RawInstruction, base: string, mode: ArmMode, bytes: Uint8Array): boolean {
   if (mode === 'thumb') {
     // BX/BLX Rm (010001 11 H Rm SBZ): bits 2..0 should be zero.
     if (bytes.length !== 2) return false;
@@ -102,10 +138,10 @@ export function violatesFixedBits(raw: RawInstruction, mode: ArmMode, bytes: Uin
   if (bytes.length !== 4) return false;
   const w = (bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (bytes[3] << 24)) >>> 0;
   // Writeback into PC as the base register is UNPREDICTABLE.
-  if (raw.opStr.includes('[pc') && /\[pc\b[^\]]*\]!/.test(raw.opStr)) return true;
+  if (raw.opStr.includes('[pc') && PC_WRITEBACK.test(raw.opStr)) return true;
   const sbz = (shift: number): boolean => ((w >>> shift) & 0xf) !== 0;
   const sbo = (shift: number): boolean => ((w >>> shift) & 0xf) !== 0xf;
-  switch (baseMnemonic(raw)) {
+  switch (base) {
     case 'mrs': // Rn field SBO, bits 11..0 SBZ
       return sbo(16) || (w & 0xfff) !== 0;
     case 'msr': // bits 15..12 SBO; register form: bits 11..4 SBZ
@@ -143,9 +179,11 @@ export function violatesFixedBits(raw: RawInstruction, mode: ArmMode, bytes: Uin
   }
 }
 
+const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
 const hex = (bytes: Uint8Array): string => {
   let out = '';
-  for (const b of bytes) out += (b < 16 ? '0' : '') + b.toString(16);
+  for (let i = 0; i < bytes.length; i++) out += HEX_BYTE[bytes[i]!];
   return out;
 };
 
@@ -190,11 +228,11 @@ function isReturn(raw: RawInstruction): boolean {
 
 function flowOf(
   raw: RawInstruction,
+  base: string,
   mode: ArmMode,
 ): Pick<DecodedInstruction, 'flow' | 'target' | 'targetMode'> {
   const call = raw.groups.includes('call');
   const [first] = raw.operands;
-  const base = baseMnemonic(raw);
   if (DIRECT.has(base) && raw.operands.length === 1 && first.type === 'imm') {
     const switches = base === 'blx';
     const targetMode: ArmMode = switches ? (mode === 'arm' ? 'thumb' : 'arm') : mode;
@@ -207,10 +245,9 @@ function flowOf(
   return { flow };
 }
 
-function pcRelativeOf(raw: RawInstruction, mode: ArmMode): PcRelative | undefined {
+function pcRelativeOf(raw: RawInstruction, m: string, mode: ArmMode): PcRelative | undefined {
   const ops = raw.operands;
-  // Without the condition suffix: a conditional ADR/ADD/SUB builds the same address when it executes.
-  const m = baseMnemonic(raw);
+  // `m` is without the condition suffix: a conditional ADR/ADD/SUB builds the same address when it executes.
   // LDR-family literal load: [PC, #imm] with no index register. The slot address is the fact; the
   // word stored there is not interpreted.
   if (m.startsWith('ldr')) {
@@ -245,8 +282,12 @@ const CPSR_FIELDS: Record<string, string> = {
  * - Thumb ADR: the address it builds (Capstone prints the offset from Align(PC, 4));
  * - the status register is CPSR on ARMv4T/v5TE (Capstone names it with ARMv7-A's APSR).
  */
-function operandText(raw: RawInstruction, mode: ArmMode, pcRelative: PcRelative | undefined): string {
-  const base = baseMnemonic(raw);
+function operandText(
+  raw: RawInstruction,
+  base: string,
+  mode: ArmMode,
+  pcRelative: PcRelative | undefined,
+): string {
   if (mode === 'thumb' && base === 'adr' && pcRelative) {
     return `${raw.opStr.split(',')[0]}, #0x${pcRelative.address.toString(16)}`;
   }
@@ -260,17 +301,18 @@ function operandText(raw: RawInstruction, mode: ArmMode, pcRelative: PcRelative 
 
 /** Turns Capstone's facts into the compact public form. `bytes` are this instruction's bytes. */
 export function classify(raw: RawInstruction, mode: ArmMode, bytes: Uint8Array): DecodedInstruction {
-  const pcRelative = pcRelativeOf(raw, mode);
+  const base = baseMnemonic(raw);
+  const pcRelative = pcRelativeOf(raw, base, mode);
   const out: DecodedInstruction = {
     address: raw.address,
     size: raw.size,
     bytes: hex(bytes),
     mnemonic: raw.mnemonic,
-    operands: operandText(raw, mode, pcRelative),
+    operands: operandText(raw, base, mode, pcRelative),
   };
   if (raw.condition) out.condition = raw.condition;
   const pcWrite = writesPc(raw);
-  if (pcWrite) Object.assign(out, flowOf(raw, mode));
+  if (pcWrite) Object.assign(out, flowOf(raw, base, mode));
   if (pcRelative) out.pcRelative = pcRelative;
   if (pcRelative || readsPc(raw)) out.readsPc = true;
   if (pcWrite) out.writesPc = true;

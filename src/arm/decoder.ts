@@ -3,8 +3,8 @@
 // starts without paying for its WASM.
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
-import { capstoneEngine, type RawInstruction } from './capstone.js';
-import { baseMnemonic, classify, missingArchitecture, violatesFixedBits } from './classify.js';
+import { type CapstoneEngine, capstoneEngine, capstoneEngineIfLoaded, firstThumbIt } from './capstone.js';
+import { classify, refusalOf } from './classify.js';
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';
 
 /** Hard ceiling per call, far above every tool limit: keeps a single call's work bounded. */
@@ -53,8 +53,10 @@ export async function decodeRange(
   for (;;) {
     const r = scan(bytes, offset, end, address - start, mode, processor, max, instructions);
     if (typeof r !== 'number') return r;
-    // An encoding not seen yet at `r`: Capstone, then on.
-    await learn(bytes, r, address - start + r, mode, processor);
+    // An encoding not seen yet at `r`: Capstone, then on. Once the engine is loaded, learning does
+    // not wait.
+    const engine = capstoneEngineIfLoaded() ?? (await capstoneEngine());
+    learn(engine, bytes, r, address - start + r, mode, processor);
     offset = r;
   }
 }
@@ -121,17 +123,18 @@ function scan(
 }
 
 /** Decodes the encoding at bytes[offset] (at `at`, all its bytes present) with Capstone and keeps its template. */
-async function learn(
+function learn(
+  engine: CapstoneEngine,
   bytes: Uint8Array,
   offset: number,
   at: number,
   mode: ArmMode,
   processor: Processor,
-): Promise<void> {
+): void {
   const templates = templatesFor(processor);
   const half = bytes[offset]! | (bytes[offset + 1]! << 8);
   const size = mode === 'arm' || isThumb32Prefix(half) ? 4 : 2;
-  const t = await decodeOne(bytes.subarray(offset, offset + size), at, mode, processor);
+  const t = decodeOne(engine, bytes.subarray(offset, offset + size), at, mode, processor);
   if (size === 2) {
     templates.thumb16[half | ((at & 2) << 15)] = t;
     return;
@@ -216,18 +219,6 @@ function checkWindow(
   }
 }
 
-/** UDF is permanently undefined, and wrong fixed bits are UNPREDICTABLE: not instructions. */
-function refusalOf(
-  raw: RawInstruction,
-  mode: ArmMode,
-  processor: Processor,
-  own: Uint8Array,
-): 'architecture' | 'undecodable' | null {
-  if (baseMnemonic(raw) === 'udf' || violatesFixedBits(raw, mode, own)) return 'undecodable';
-  if (missingArchitecture(raw, mode, processor, own) !== null) return 'architecture';
-  return null;
-}
-
 const word = (b: Uint8Array, o: number): number =>
   b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24);
 
@@ -278,45 +269,63 @@ function templatesFor(processor: Processor): TemplateTables {
   return t;
 }
 
-async function decodeOne(
+/**
+ * The template of the encoding `own` (one instruction's bytes by the length rule) at `at`: the answer of
+ * decodeWindowDirect(own, at, mode, processor, 1), taken from one engine.first().
+ */
+function decodeOne(
+  engine: CapstoneEngine,
   own: Uint8Array,
   at: number,
   mode: ArmMode,
   processor: Processor,
-): Promise<Template> {
-  const r = await decodeWindowDirect(own, at, mode, processor, 1);
-  const ins = r.instructions[0];
-  if (!ins) {
-    const reason = r.stop?.reason;
-    // Full bytes were given, so a truncation cannot happen here; Capstone's refusal is the answer.
-    return {
-      base: at,
-      size: own.length,
-      refusal: reason === 'architecture' ? 'architecture' : 'undecodable',
-      ins: null,
-      textAddress: null,
-      portable: true,
-    };
-  }
+): Template {
+  checkWindow(own, at, mode, processor, 1);
+  // A Thumb IT halfword (refused before Capstone, as in run()) or Capstone's refusal: full bytes were
+  // given, so a truncation cannot happen here.
+  if (mode === 'thumb' && firstThumbIt(own, 0, own.length) === 0)
+    return refused(at, own.length, 'architecture');
+  const raw = engine.first(mode, own, at);
+  if (raw === null) return refused(at, own.length, 'undecodable');
+  const bytes = raw.size === own.length ? own : own.subarray(0, raw.size);
+  const refusal = refusalOf(raw, mode, processor, bytes);
+  if (refusal !== null) return refused(at, own.length, refusal);
+  const ins = classify(raw, mode, bytes);
   // Capstone's own immediates, but classify() prints the Thumb ADR address always in hexadecimal.
-  const adr = mode === 'thumb' && ins.pcRelative?.kind === 'pc-relative-address';
+  const { target, pcRelative, operands } = ins;
+  const adr = mode === 'thumb' && pcRelative?.kind === 'pc-relative-address';
   const textAddress: TextAddress | null =
-    ins.target !== undefined && ins.operands.endsWith(immediate(ins.target))
-      ? { field: 'target', form: 'capstone' }
-      : ins.pcRelative !== undefined &&
-          ins.operands.endsWith(
-            adr ? `#0x${ins.pcRelative.address.toString(16)}` : immediate(ins.pcRelative.address),
-          )
-        ? { field: 'pc-relative', form: adr ? 'hex' : 'capstone' }
+    target !== undefined && operands.endsWith(immediate(target))
+      ? TARGET_TEXT
+      : pcRelative !== undefined &&
+          operands.endsWith(adr ? `#0x${pcRelative.address.toString(16)}` : immediate(pcRelative.address))
+        ? adr
+          ? PC_RELATIVE_HEX_TEXT
+          : PC_RELATIVE_TEXT
         : null;
   // Any other hexadecimal number in the text is checked to be no address: a portable answer may not
   // print the address it was decoded at in a form the derivation does not rewrite.
-  const rest = textAddress === null ? ins.operands : ins.operands.slice(0, ins.operands.lastIndexOf('#'));
-  const mentions = [ins.target, ins.pcRelative?.address].some(
-    (v) => v !== undefined && rest.includes(v.toString(16)) && v > 0xffff,
-  );
+  const rest = textAddress === null ? operands : operands.slice(0, operands.lastIndexOf('#'));
+  const mentions =
+    (target !== undefined && target > 0xffff && rest.includes(target.toString(16))) ||
+    (pcRelative !== undefined &&
+      pcRelative.address > 0xffff &&
+      rest.includes(pcRelative.address.toString(16)));
   return { base: at, size: ins.size, refusal: null, ins, textAddress, portable: !mentions };
 }
+
+const TARGET_TEXT: TextAddress = { field: 'target', form: 'capstone' };
+const PC_RELATIVE_TEXT: TextAddress = { field: 'pc-relative', form: 'capstone' };
+const PC_RELATIVE_HEX_TEXT: TextAddress = { field: 'pc-relative', form: 'hex' };
+
+const refused = (at: number, size: number, refusal: 'architecture' | 'undecodable'): Template => ({
+  base: at,
+  size,
+  refusal,
+  ins: null,
+  textAddress: null,
+  portable: true,
+});
 
 /** An immediate as Capstone prints one: decimal up to 9, hexadecimal above. */
 const immediate = (value: number): string => (value > 9 ? `#0x${value.toString(16)}` : `#${value}`);
