@@ -38,6 +38,8 @@ export async function decodeWindow(
  * decodeWindow over bytes[start, end) (bytes[start] at `address`) without a view of them: for callers
  * that decode many short runs of one large buffer and have checked the arguments themselves
  * (`start` <= `end` <= bytes.length, `address` aligned for `mode`, `max` within MAX_WINDOW_INSTRUCTIONS).
+ * `untilFlow`: stop after the first instruction that writes PC (a caller that ends a basic block
+ * there makes no instructions it will not look at).
  */
 export async function decodeRange(
   bytes: Uint8Array,
@@ -47,11 +49,12 @@ export async function decodeRange(
   mode: ArmMode,
   processor: Processor,
   max: number,
+  untilFlow = false,
 ): Promise<DecodeWindowResult> {
   const instructions: DecodedInstruction[] = [];
   let offset = start;
   for (;;) {
-    const r = scan(bytes, offset, end, address - start, mode, processor, max, instructions);
+    const r = scan(bytes, offset, end, address - start, mode, processor, max, instructions, untilFlow);
     if (typeof r !== 'number') return r;
     // An encoding not seen yet at `r`: Capstone, then on. Once the engine is loaded, learning does
     // not wait.
@@ -73,15 +76,16 @@ export function decodeRangeSync(
   mode: ArmMode,
   processor: Processor,
   max: number,
+  untilFlow = false,
 ): DecodeWindowResult | null {
-  const r = scan(bytes, start, end, address - start, mode, processor, max, []);
+  const r = scan(bytes, start, end, address - start, mode, processor, max, [], untilFlow);
   return typeof r === 'number' ? null : r;
 }
 
 /**
- * Decodes from bytes[offset] (at address base + offset) until `max` instructions in `out`, `end`, or
- * a refusal: the result; or the offset of an encoding without a template (instructions before it
- * are in `out`).
+ * Decodes from bytes[offset] (at address base + offset) until `max` instructions in `out`, `end`, a
+ * refusal or (`untilFlow`) the first instruction that writes PC, included: the result; or the offset
+ * of an encoding without a template (instructions before it are in `out`).
  */
 function scan(
   bytes: Uint8Array,
@@ -92,6 +96,7 @@ function scan(
   processor: Processor,
   max: number,
   out: DecodedInstruction[],
+  untilFlow: boolean,
 ): DecodeWindowResult | number {
   const templates = templatesFor(processor);
   while (out.length < max && offset < end) {
@@ -118,6 +123,7 @@ function scan(
     if (t.refusal !== null) return { instructions: out, stop: { reason: t.refusal, address: at } };
     out.push(instantiate(t, at));
     offset += t.size;
+    if (untilFlow && t.ins!.flow !== undefined) break;
   }
   return { instructions: out, stop: null };
 }

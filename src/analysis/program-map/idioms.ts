@@ -21,7 +21,8 @@ function spanOf(comp: MapComponent, address: number, max: number): [number, numb
 }
 
 /**
- * The instructions from `address` of `comp`, up to `max`, as decodeWindow gives them (each distinct
+ * The instructions from `address` of `comp`, up to `max` (or to the first PC write, `untilFlow`), as
+ * decodeWindow gives them (each distinct
  * encoding costs Capstone once per process; an instruction object is made per decode and not kept:
  * keeping recent ones saved no time and held old-generation garbage).
  */
@@ -31,9 +32,10 @@ export function decodeSpan(
   mode: ArmMode,
   processor: Processor,
   max: number,
+  untilFlow = false,
 ): Promise<DecodeWindowResult> {
   const [o, cut] = spanOf(comp, address, max);
-  return decodeRange(comp.bytes, o, cut, address, mode, processor, max);
+  return decodeRange(comp.bytes, o, cut, address, mode, processor, max, untilFlow);
 }
 
 /** decodeSpan without waiting: null when an encoding on the way needs Capstone first. */
@@ -43,9 +45,10 @@ export function decodeSpanSync(
   mode: ArmMode,
   processor: Processor,
   max: number,
+  untilFlow = false,
 ): DecodeWindowResult | null {
   const [o, cut] = spanOf(comp, address, max);
-  return decodeRangeSync(comp.bytes, o, cut, address, mode, processor, max);
+  return decodeRangeSync(comp.bytes, o, cut, address, mode, processor, max, untilFlow);
 }
 
 /** Decodes straight from `address` in `comp`, up to `max` instructions (fewer at a refusal or the end). */

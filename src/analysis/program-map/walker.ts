@@ -847,8 +847,8 @@ export class Walker {
         break;
       }
       const r =
-        decodeSpanSync(comp, at, mode, this.processor, window) ??
-        (await decodeSpan(comp, at, mode, this.processor, window));
+        decodeSpanSync(comp, at, mode, this.processor, window, true) ??
+        (await decodeSpan(comp, at, mode, this.processor, window, true));
       window = Math.min(64, window * 2);
       let ended = false;
       for (const ins of r.instructions) {
