@@ -35,6 +35,15 @@ export async function decodeWindow(
 }
 
 /**
+ * Starts loading Capstone without waiting for it, for a caller about to decode after other work (the
+ * WebAssembly compiles meanwhile). A failure here is not reported: the first decode that needs the
+ * engine loads it again and reports its own.
+ */
+export function prepareDecoder(): void {
+  capstoneEngine().catch(() => undefined);
+}
+
+/**
  * decodeWindow over bytes[start, end) (bytes[start] at `address`) without a view of them: for callers
  * that decode many short runs of one large buffer and have checked the arguments themselves
  * (`start` <= `end` <= bytes.length, `address` aligned for `mode`, `max` within MAX_WINDOW_INSTRUCTIONS).

@@ -3,6 +3,7 @@
 // caller's RomStore operation; a map is kept only once the ROM is verified unchanged after the build.
 // Concurrent requests for one key share one build. The start-up copy detection is kept per ROM and
 // processor too (the ARM tools resolve addresses in copied code with it).
+import { prepareDecoder } from '../../arm/decoder.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
@@ -147,6 +148,8 @@ export class ProgramMapService {
   }
 
   private async build(store: RomStore, rom: RomHandle, req: MapRequest, ids: string[]): Promise<ProgramMap> {
+    // Capstone compiles while the copies are detected and the components loaded.
+    prepareDecoder();
     const enabled = new Set(ids);
     const copies = enabled.has('copied-code')
       ? (await this.copied(store, rom, req.processor, req.signal)).copies
