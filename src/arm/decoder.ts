@@ -371,20 +371,22 @@ function copy(
   pcRelative: DecodedInstruction['pcRelative'],
   operands: string,
 ): DecodedInstruction {
+  // Every field present (absent ones undefined): one shape for every instruction the templates make,
+  // so code reading them stays monomorphic. JSON and the output schemas treat undefined as absent.
   const out: DecodedInstruction = {
     address,
     size: src.size,
     bytes: src.bytes,
     mnemonic: src.mnemonic,
     operands,
+    condition: src.condition,
+    flow: src.flow,
+    target,
+    targetMode: src.targetMode,
+    pcRelative: pcRelative === undefined ? undefined : { kind: pcRelative.kind, address: pcRelative.address },
+    readsPc: src.readsPc,
+    writesPc: src.writesPc,
   };
-  if (src.condition !== undefined) out.condition = src.condition;
-  if (src.flow !== undefined) out.flow = src.flow;
-  if (target !== undefined) out.target = target;
-  if (src.targetMode !== undefined) out.targetMode = src.targetMode;
-  if (pcRelative !== undefined) out.pcRelative = { kind: pcRelative.kind, address: pcRelative.address };
-  if (src.readsPc) out.readsPc = true;
-  if (src.writesPc) out.writesPc = true;
   return out;
 }
 

@@ -11,6 +11,20 @@ import { Services } from '../../src/services.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 
+test('a key whose value is undefined is absent, as in the JSON a client receives', () => {
+  const rows = [
+    { id: 0, path: 'a.bin', note: undefined, at: { start: '0x0', end: undefined } },
+    { id: 1, path: 'b.bin', note: undefined, at: { start: '0x4', end: undefined } },
+  ];
+  const withUndefined = renderStructured({ files: rows, one: { k: 1, gone: undefined } } as never);
+  const withoutKeys = renderStructured({
+    files: rows.map(({ id, path, at }) => ({ id, path, at: { start: at.start } })),
+    one: { k: 1 },
+  });
+  assert.equal(withUndefined, withoutKeys);
+  assert.doesNotMatch(withUndefined, /undefined|note|end/);
+});
+
 test('scalars, tables, listings and hexdumps', () => {
   const text = renderStructured({
     rom: 'roms/a.nds',

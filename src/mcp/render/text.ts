@@ -214,6 +214,21 @@ function renderRecord(record: Record_, indent: string, lines: string[]): void {
   }
 }
 
+/**
+ * The value as JSON carries it to a client: a key whose value is undefined is absent (an array's
+ * undefined element is null). Records that spell out every optional field then render as the JSON reads.
+ */
+function asJson(value: unknown): Json {
+  if (value === undefined) return null;
+  if (Array.isArray(value)) return value.map(asJson);
+  if (value !== null && typeof value === 'object') {
+    const out: Record_ = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = asJson(v);
+    return out;
+  }
+  return value as Json;
+}
+
 /** The generic rendering of a structured result: one fact per line, tables and dumps indented. */
 export function renderStructured(structured: Record<string, unknown>): string {
   return renderStructuredCounted(structured).text;
@@ -226,6 +241,6 @@ export function renderStructuredCounted(structured: Record<string, unknown>): {
 } {
   const lines: string[] = [];
   escapedCount = 0;
-  renderRecord(structured as Record_, '', lines);
+  renderRecord(asJson(structured) as Record_, '', lines);
   return { text: lines.join('\n'), escaped: escapedCount };
 }
