@@ -397,11 +397,12 @@ const MAX_TABLE_CANDIDATES = 64;
 const HELPER_PREFIX = 8;
 /** How far a spilled table's cases may lie from their dispatch. */
 const CASE_REACH = 0x20000;
+/** Evidence without a source (class and tier only), one frozen object per class and tier. */
+const SOURCELESS = new Map<string, EntryEvidence>();
 /**
  * One piece of evidence, made whole in one literal of its final shape: an object given its optional
  * fields after creation keeps them outside itself (one more allocation each, 10^5 of them).
  */
-const SOURCELESS = new Map<string, EntryEvidence>();
 function evidenceOf(
   cls: string,
   tier: Tier,
