@@ -9,7 +9,7 @@ import type { ComponentSet, MapComponent } from './components.js';
 import type { MapFunction } from './function-record.js';
 import { probeFunction } from './probe.js';
 import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
-import { entryKey, type MapEntry, Walker, WalkStopped } from './walker.js';
+import { type EmitRequest, entryKey, type MapEntry, Walker, WalkStopped } from './walker.js';
 
 export interface MapBuildRequest {
   set: ComponentSet;
@@ -179,20 +179,21 @@ async function offer(
 ): Promise<boolean> {
   const comp: MapComponent = c.component;
   const key = entryKey(comp.index, c.mode, c.address);
-  const request = {
+  // Made only for a candidate that gets this far (most offers are refused again before it is needed).
+  const request = (): EmitRequest => ({
     component: comp,
     address: c.address,
     mode: c.mode as ArmMode,
     class: cls.id,
     classTier: cls.tier,
-    ...(c.from !== undefined ? { from: c.from } : {}),
-    ...(c.fromComponent !== undefined ? { fromComponent: c.fromComponent } : {}),
-    ...(c.orphan ? { orphan: true } : {}),
-  };
+    from: c.from,
+    fromComponent: c.fromComponent,
+    orphan: c.orphan === true,
+  });
   const known = walker.entries.get(key);
   if (known) {
     const before = known.evidence.length;
-    walker.addEntry(request, c.sourceTier);
+    walker.addEntry(request(), c.sourceTier);
     return known.evidence.length > before;
   }
   // A refusal that depends on what was known then is retried once per later phase.
@@ -210,7 +211,7 @@ async function offer(
     joinsKnown: c.orphan === true,
   });
   if (!p.ok) return refuse(p.why);
-  return walker.addEntry(request, c.sourceTier as Tier) !== null;
+  return walker.addEntry(request(), c.sourceTier as Tier) !== null;
 }
 
 /**
