@@ -22,9 +22,9 @@ function spanOf(comp: MapComponent, address: number, max: number): [number, numb
 
 /**
  * The instructions from `address` of `comp`, up to `max` (or to the first PC write, `untilFlow`), as
- * decodeWindow gives them (each distinct
- * encoding costs Capstone once per process; an instruction object is made per decode and not kept:
- * keeping recent ones saved no time and held old-generation garbage).
+ * decodeWindow gives them. Each distinct encoding costs Capstone once per process; an instruction
+ * object is made per decode and not kept (keeping recent ones saved no time and held old-generation
+ * garbage).
  */
 export function decodeSpan(
   comp: MapComponent,
