@@ -3,7 +3,7 @@
 // views compare by `id`, never by identity. Addresses and values are kept exactly (64-bit floats, NaN
 // for none); the small facts share one integer word; register and unresolved texts are interned.
 import type { ArmMode } from '../../arm/types.js';
-import { Float64Column, Int32Column } from './columns.js';
+import { Column } from './columns.js';
 
 export type CallKind = 'direct' | 'veneer' | 'register' | 'stub' | 'helper';
 export type Continuation = 'pending' | 'walked' | 'none';
@@ -56,19 +56,19 @@ class Texts {
 }
 
 export class CallStore {
-  readonly at = new Int32Column();
-  readonly comp = new Int32Column();
+  readonly at = new Column(Int32Array);
+  readonly comp = new Column(Int32Array);
   /** -1: none. */
-  readonly targetComp = new Int32Column();
-  readonly block = new Int32Column();
-  readonly bits = new Int32Column();
-  readonly register = new Int32Column();
-  readonly unresolved = new Int32Column();
+  readonly targetComp = new Column(Int32Array);
+  readonly block = new Column(Int32Array);
+  readonly bits = new Column(Int32Array);
+  readonly register = new Column(Int32Array);
+  readonly unresolved = new Column(Int32Array);
   /** NaN: none. */
-  readonly target = new Float64Column();
-  readonly via = new Float64Column();
-  readonly definedAt = new Float64Column();
-  readonly slot = new Float64Column();
+  readonly target = new Column(Float64Array);
+  readonly via = new Column(Float64Array);
+  readonly definedAt = new Column(Float64Array);
+  readonly slot = new Column(Float64Array);
   readonly texts = new Texts();
   length = 0;
 

@@ -13,14 +13,15 @@ type Page =
   | Float64Array<ArrayBuffer>
   | Uint8Array<ArrayBuffer>;
 
-abstract class Column<P extends Page> {
-  protected readonly pages: P[] = [];
+/** A column whose pages are typed arrays made by `Page` (Int32Array, Uint32Array, Float64Array, Uint8Array). */
+export class Column {
+  private readonly pages: Page[] = [];
 
-  protected abstract page(): P;
+  constructor(private readonly Page: new (length: number) => Page) {}
 
   /** Makes rows 0..size-1 exist (new rows hold 0). */
   ensure(size: number): void {
-    while (this.pages.length * PAGE < size) this.pages.push(this.page());
+    while (this.pages.length * PAGE < size) this.pages.push(new this.Page(PAGE));
   }
 
   get(i: number): number {
@@ -36,29 +37,5 @@ abstract class Column<P extends Page> {
     let n = 0;
     for (const p of this.pages) n += p.byteLength;
     return n;
-  }
-}
-
-export class Int32Column extends Column<Int32Array<ArrayBuffer>> {
-  protected page() {
-    return new Int32Array(PAGE);
-  }
-}
-
-export class Uint32Column extends Column<Uint32Array<ArrayBuffer>> {
-  protected page() {
-    return new Uint32Array(PAGE);
-  }
-}
-
-export class Float64Column extends Column<Float64Array<ArrayBuffer>> {
-  protected page() {
-    return new Float64Array(PAGE);
-  }
-}
-
-export class Uint8Column extends Column<Uint8Array<ArrayBuffer>> {
-  protected page() {
-    return new Uint8Array(PAGE);
   }
 }

@@ -3,7 +3,7 @@
 // slot of a literal-value reference, the table start of a table entry). Sorted by target once the map
 // is complete, so "who references X" is a binary search.
 import type { ArmMode } from '../../arm/types.js';
-import { Uint32Column } from './columns.js';
+import { Column } from './columns.js';
 import { TIERS, type Tier } from './types.js';
 
 export const REF_KINDS = [
@@ -38,11 +38,11 @@ export interface MapRef {
 }
 
 export class RefStore {
-  private readonly from = new Uint32Column();
-  private readonly to = new Uint32Column();
+  private readonly from = new Column(Uint32Array);
+  private readonly to = new Column(Uint32Array);
   /** kind | mode << 8 | tier << 10 | conditional << 12 | component << 16 */
-  private readonly meta = new Uint32Column();
-  private readonly extra = new Uint32Column();
+  private readonly meta = new Column(Uint32Array);
+  private readonly extra = new Column(Uint32Array);
   size = 0;
   private order: Uint32Array | null = null;
 

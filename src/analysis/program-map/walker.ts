@@ -12,7 +12,7 @@ import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import { throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import { type CallKind, CallStore, type MapCall } from './call-store.js';
-import { Int32Column, Uint8Column } from './columns.js';
+import { Column } from './columns.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import {
   baseOf,
@@ -59,9 +59,9 @@ const EDGE_KINDS: readonly EdgeKind[] = ['branch', 'taken', 'fallthrough', 'retu
  * edges were made): a few bytes an edge instead of two small arrays a block.
  */
 export class EdgeStore {
-  private readonly to = new Int32Column();
-  private readonly kind = new Uint8Column();
-  private readonly next = new Int32Column();
+  private readonly to = new Column(Int32Array);
+  private readonly kind = new Column(Uint8Array);
+  private readonly next = new Column(Int32Array);
   size = 0;
 
   /** Appends `to` to the list starting at `head` (-1: empty) unless it is there; returns the head. */
