@@ -67,6 +67,9 @@ async function linear(bin: string, base: number) {
   return { ms: performance.now() - started, instructions, peakMiB: peakMiB() };
 }
 
-const out =
-  what === 'map' ? await map(a!, b!, (c ?? 'arm9') as 'arm9') : await linear(a!, Number(b ?? 0x02000000));
-process.stdout.write(`${JSON.stringify(out)}\n`);
+// (No top-level await: the bench bundles this file as CommonJS, as the server is.)
+void (async () => {
+  const out =
+    what === 'map' ? await map(a!, b!, (c ?? 'arm9') as 'arm9') : await linear(a!, Number(b ?? 0x02000000));
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+})();

@@ -32,18 +32,21 @@ const EVIDENCE_SETS: Record<string, EvidenceId[]> = {
 };
 
 async function childBundle(): Promise<string> {
-  // Inside the repository so the bundle finds Capstone in node_modules.
+  // Inside the repository so the bundle finds Capstone in node_modules. One CommonJS file with
+  // Capstone external and lazy imports as require() calls, as scripts/bundle.mjs builds the server:
+  // the map loads Capstone the way the server does.
   const dir = join(repo, 'node_modules', '.cache', 're-mcp-bench');
   mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, 'program-map-child.mjs');
+  const outfile = join(dir, 'program-map-child.cjs');
   await build({
     entryPoints: [join(import.meta.dirname, 'program-map-child.ts')],
     bundle: true,
     platform: 'node',
-    format: 'esm',
+    format: 'cjs',
     target: 'node20',
     outfile,
     external: ['@alexaltea/capstone-js'],
+    supported: { 'dynamic-import': false },
     logLevel: 'warning',
   });
   return outfile;
