@@ -44,6 +44,14 @@ export function prepareDecoder(): void {
 }
 
 /**
+ * Loads Capstone (once per process; a failure is reported and the next call tries again). Once it has
+ * resolved, decodeRangeNow answers without waiting.
+ */
+export async function loadDecoder(): Promise<void> {
+  await capstoneEngine();
+}
+
+/**
  * decodeWindow over bytes[start, end) (bytes[start] at `address`) without a view of them: for callers
  * that decode many short runs of one large buffer and have checked the arguments themselves
  * (`start` <= `end` <= bytes.length, `address` aligned for `mode`, `max` within MAX_WINDOW_INSTRUCTIONS).
@@ -60,24 +68,15 @@ export async function decodeRange(
   max: number,
   untilFlow = false,
 ): Promise<DecodeWindowResult> {
-  const instructions: DecodedInstruction[] = [];
-  let offset = start;
-  for (;;) {
-    const r = scan(bytes, offset, end, address - start, mode, processor, max, instructions, untilFlow);
-    if (typeof r !== 'number') return r;
-    // An encoding not seen yet at `r`: Capstone, then on. Once the engine is loaded, learning does
-    // not wait.
-    const engine = capstoneEngineIfLoaded() ?? (await capstoneEngine());
-    learn(engine, bytes, r, address - start + r, mode, processor);
-    offset = r;
-  }
+  const engine = capstoneEngineIfLoaded() ?? (await capstoneEngine());
+  return decodeWith(engine, bytes, start, end, address, mode, processor, max, untilFlow);
 }
 
 /**
- * decodeRange without waiting: the answer when every encoding on the way has been seen before (the
- * usual case once a program has been walked a little), null when one needs Capstone first.
+ * decodeRange without waiting, for a caller that has awaited loadDecoder (a whole-program walk decodes
+ * 10^5 short runs: none of them needs to wait). An encoding not seen yet is learned on the spot.
  */
-export function decodeRangeSync(
+export function decodeRangeNow(
   bytes: Uint8Array,
   start: number,
   end: number,
@@ -86,9 +85,33 @@ export function decodeRangeSync(
   processor: Processor,
   max: number,
   untilFlow = false,
-): DecodeWindowResult | null {
-  const r = scan(bytes, start, end, address - start, mode, processor, max, [], untilFlow);
-  return typeof r === 'number' ? null : r;
+): DecodeWindowResult {
+  const engine = capstoneEngineIfLoaded();
+  if (engine === undefined)
+    throw new ReMcpError('internal-error', 'the ARM decoder is not loaded yet (loadDecoder first)');
+  return decodeWith(engine, bytes, start, end, address, mode, processor, max, untilFlow);
+}
+
+function decodeWith(
+  engine: CapstoneEngine,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+  untilFlow: boolean,
+): DecodeWindowResult {
+  const instructions: DecodedInstruction[] = [];
+  let offset = start;
+  for (;;) {
+    const r = scan(bytes, offset, end, address - start, mode, processor, max, instructions, untilFlow);
+    if (typeof r !== 'number') return r;
+    // An encoding not seen yet at `r`: Capstone once, then on from it.
+    learn(engine, bytes, r, address - start + r, mode, processor);
+    offset = r;
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
 // from its table record is one too. The table words are classified `pointer-table`.
 import type { Processor } from '../../core/vocabulary.js';
 import type { MapComponent } from '../program-map/components.js';
-import { baseOf, decodeAt, decodeAtSync, regNumber } from '../program-map/idioms.js';
+import { baseOf, decodeAt, regNumber } from '../program-map/idioms.js';
 import { ByteClass, headOf, type Tier } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass, IdleContext } from './registry.js';
@@ -18,19 +18,16 @@ const RELATE_REACH = 64;
  * relates (CMP S, E as a loop bound; SUB n, E, S as a count): a table walked from S to E. Two
  * unrelated addresses loaded near an indirect call (a table base and some other object) are not.
  */
-async function bounds(comp: MapComponent, processor: Processor, a: number, b: number): Promise<boolean> {
+function bounds(comp: MapComponent, processor: Processor, a: number, b: number): boolean {
   const mode = comp.cls[a - comp.start] === headOf('arm') ? ('arm' as const) : ('thumb' as const);
-  const load = async (at: number) =>
-    (decodeAtSync(comp, at, mode, processor, 1) ?? (await decodeAt(comp, at, mode, processor, 1)))[0];
-  const [la, lb] = [await load(a), await load(b)];
+  const load = (at: number) => decodeAt(comp, at, mode, processor, 1)[0];
+  const [la, lb] = [load(a), load(b)];
   if (!la || !lb) return false;
   const ra = regNumber(la.operands.split(',')[0] ?? '');
   const rb = regNumber(lb.operands.split(',')[0] ?? '');
   if (ra === null || rb === null || ra === rb) return false;
   const from = Math.max(a, b);
-  const run =
-    decodeAtSync(comp, from, mode, processor, RELATE_REACH / 2) ??
-    (await decodeAt(comp, from, mode, processor, RELATE_REACH / 2));
+  const run = decodeAt(comp, from, mode, processor, RELATE_REACH / 2);
   for (const ins of run.slice(1)) {
     const base = baseOf(ins);
     if (base !== 'cmp' && base !== 'sub' && base !== 'subs' && base !== 'rsb' && base !== 'rsbs') continue;
@@ -169,7 +166,7 @@ export const initArray = {
           const span = e.value - s.value;
           if (span === 0 || span > 4096 || span % 4 !== 0 || s.value % 4 !== 0) continue;
           if (!indirectCallsNear(ci, list[i]!.at)) continue;
-          if (!(await bounds(w.component(ci), w.processor, s.at, e.at))) continue;
+          if (!bounds(w.component(ci), w.processor, s.at, e.at)) continue;
           const key = `${ci}:${s.value}:${e.value}`;
           if (seen.has(key)) continue;
           seen.add(key);

@@ -8,14 +8,7 @@
 // a heuristic judgement, labelled so.
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { MapComponent } from '../program-map/components.js';
-import {
-  baseOf,
-  decodeAt,
-  decodeAtSync,
-  registerList,
-  valueReads,
-  valueWrites,
-} from '../program-map/idioms.js';
+import { baseOf, decodeAt, registerList, valueReads, valueWrites } from '../program-map/idioms.js';
 import { probeFunction } from '../program-map/probe.js';
 import { ByteClass, isCode } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
@@ -169,12 +162,11 @@ function pointerWord(w: Walker, comp: MapComponent, address: number): boolean {
 }
 
 /** What the first instructions at `address` in `mode` look like (no probe yet); null when no code starts there. */
-async function look(w: Walker, comp: MapComponent, address: number, mode: ArmMode): Promise<Option | null> {
+function look(w: Walker, comp: MapComponent, address: number, mode: ArmMode): Option | null {
   if (address % (mode === 'arm' ? 4 : 2) !== 0 || address >= comp.end) return null;
   if (comp.cls[address - comp.start] !== ByteClass.unknown) return null;
-  const first =
-    decodeAtSync(comp, address, mode, w.processor, 24) ??
-    (await decodeAt(comp, address, mode, w.processor, 24));
+  // Every rule below reads no further than the first PC write.
+  const first = decodeAt(comp, address, mode, w.processor, 24, true);
   if (first.length === 0) return null;
   // A pool word (or either half of one, for Thumb) reads as code but is a pointer into the program.
   if (
@@ -194,9 +186,9 @@ async function look(w: Walker, comp: MapComponent, address: number, mode: ArmMod
 }
 
 /** Probes an option once: whether well-formed code starts there, and whether it returns. */
-async function probed(w: Walker, comp: MapComponent, o: Option): Promise<boolean> {
+function probed(w: Walker, comp: MapComponent, o: Option): boolean {
   if (o.ok === null) {
-    const p = await probeFunction(w, comp, o.address, o.mode, { maxInstructions: 2048 });
+    const p = probeFunction(w, comp, o.address, o.mode, { maxInstructions: 2048 });
     o.ok = p.ok;
     o.returns = p.ok && p.returns;
   }
@@ -212,7 +204,7 @@ async function candidate(ctx: IdleContext, comp: MapComponent, o: number): Promi
   const after = modeBefore(comp, o);
   const looks: Option[] = [];
   for (const mode of ['thumb', 'arm'] as const) {
-    const found = await look(w, comp, comp.start + o, mode);
+    const found = look(w, comp, comp.start + o, mode);
     if (found) looks.push(found);
   }
   // The pick among the options that are well-formed code, by the first rule that some satisfies: a
@@ -228,7 +220,7 @@ async function candidate(ctx: IdleContext, comp: MapComponent, o: number): Promi
   ];
   let pick: Option | undefined;
   for (const c of ranked) {
-    if (await probed(w, comp, c)) {
+    if (probed(w, comp, c)) {
       pick = c;
       break;
     }
@@ -239,7 +231,7 @@ async function candidate(ctx: IdleContext, comp: MapComponent, o: number): Promi
     let pad: Option | undefined;
     for (const c of looks) {
       if (c.mode !== after || c.prologue) continue;
-      if ((await probed(w, comp, c)) && (!c.returns || !c.hygienic)) {
+      if (probed(w, comp, c) && (!c.returns || !c.hygienic)) {
         pad = c;
         break;
       }
@@ -286,21 +278,13 @@ async function candidate(ctx: IdleContext, comp: MapComponent, o: number): Promi
  * Where the function holding the prologue at `o` starts: the earliest of the few instructions before
  * it (within the gap, from `floor`) that run straight into it and read only argument registers.
  */
-async function startBefore(
-  w: Walker,
-  comp: MapComponent,
-  o: number,
-  floor: number,
-  mode: ArmMode,
-): Promise<number> {
+function startBefore(w: Walker, comp: MapComponent, o: number, floor: number, mode: ArmMode): number {
   const unit = mode === 'arm' ? 4 : 2;
   let best = o;
   for (let back = 1; back <= 4; back++) {
     const s = o - back * unit;
     if (s < floor) break;
-    const run =
-      decodeAtSync(comp, comp.start + s, mode, w.processor, back + 1) ??
-      (await decodeAt(comp, comp.start + s, mode, w.processor, back + 1));
+    const run = decodeAt(comp, comp.start + s, mode, w.processor, back + 1);
     if (run.length < back + 1 || run[back]!.address !== comp.start + o) break;
     if (run.slice(0, back).some((i) => i.flow !== undefined)) break;
     // Never over alignment no-ops (MOV R8, R8 / MOV R0, R0): they end the code before.
@@ -357,7 +341,7 @@ export const sweep = {
           if (next < 0) break;
           const mode: ArmMode =
             comp.bytes[next + 1] === 0xb5 && (comp.start + next) % 2 === 0 ? 'thumb' : 'arm';
-          p = await startBefore(w, comp, next, p + 1, mode);
+          p = startBefore(w, comp, next, p + 1, mode);
         }
         if (accepted) {
           found++;

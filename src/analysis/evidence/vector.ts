@@ -7,7 +7,7 @@
 //   The store and both constants are established by running the block in the interpreter.
 import { emulate, emuState } from '../../arm/emulate.js';
 import type { MapComponent } from '../program-map/components.js';
-import { baseOf, decodeAt, decodeAtSync } from '../program-map/idioms.js';
+import { baseOf, decodeAt } from '../program-map/idioms.js';
 import type { Tier } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass } from './registry.js';
@@ -133,8 +133,7 @@ async function vectorTable(
   base: number,
 ): Promise<number> {
   const w = ctx.walker;
-  const slots =
-    decodeAtSync(comp, base, 'arm', w.processor, 8) ?? (await decodeAt(comp, base, 'arm', w.processor, 8));
+  const slots = decodeAt(comp, base, 'arm', w.processor, 8);
   if (slots.length < 8) return 0;
   const targets: { address: number; thumb: boolean; from: number }[] = [];
   for (const s of slots) {

@@ -2,6 +2,7 @@
 // then referenced, then heuristic), each tier's idle detectors rerun until they find nothing new;
 // then the function bodies (blocks reachable from each entry without entering another entry: a
 // branch into another entry is a tail call), and what every byte is. Pure: the components come in.
+import { loadDecoder } from '../../arm/decoder.js';
 import type { ArmMode } from '../../arm/types.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { EvidenceClass, IdleCandidate, IdleContext } from '../evidence/registry.js';
@@ -97,6 +98,8 @@ const MAX_PROBE_INSTRUCTIONS = 4096;
 
 export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
   const started = Date.now();
+  // Every decode of the walk, the probes and the detectors answers without waiting from here on.
+  await loadDecoder();
   const enabled = new Set(req.classes.map((c) => c.id));
   const blockHooks = req.classes.filter((c) => c.onBlock);
   const walker = new Walker(
@@ -177,6 +180,9 @@ async function offer(
   refusals: Map<string, number>,
   phase: number,
 ): Promise<boolean> {
+  // Detectors offer thousands of candidates, each probed: they pause with the walk (cancellation, deadline).
+  const pause = walker.checkpoint();
+  if (pause) await pause;
   const comp: MapComponent = c.component;
   const key = entryKey(comp.index, c.mode, c.address);
   // Made only for a candidate that gets this far (most offers are refused again before it is needed).
@@ -206,7 +212,7 @@ async function offer(
   if (c.address < comp.start || c.address >= comp.end) return refuse('outside its component');
   if (comp.cls[c.address - comp.start] !== ByteClass.unknown)
     return refuse('not the start of unclassified bytes');
-  const p = await probeFunction(walker, comp, c.address, c.mode, {
+  const p = probeFunction(walker, comp, c.address, c.mode, {
     maxInstructions: MAX_PROBE_INSTRUCTIONS,
     joinsKnown: c.orphan === true,
   });

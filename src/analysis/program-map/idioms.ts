@@ -7,7 +7,7 @@
 //   then `mov pc, rN`) or through a helper that computes its return address from LR (GCC's
 //   __gnu_thumb1_case_*), bounded by the guarding compare: each case index is run in the
 //   interpreter on the static bytes, and where it lands is an edge of the function.
-import { decodeRange, decodeRangeSync } from '../../arm/decoder.js';
+import { decodeRangeNow } from '../../arm/decoder.js';
 import { emulate, emuState } from '../../arm/emulate.js';
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from '../../arm/types.js';
 import type { Processor } from '../../core/vocabulary.js';
@@ -22,9 +22,9 @@ function spanOf(comp: MapComponent, address: number, max: number): [number, numb
 
 /**
  * The instructions from `address` of `comp`, up to `max` (or to the first PC write, `untilFlow`), as
- * decodeWindow gives them. Each distinct encoding costs Capstone once per process; an instruction
- * object is made per decode and not kept (keeping recent ones saved no time and held old-generation
- * garbage).
+ * decodeWindow gives them, without waiting: the map's builder has loaded the decoder (loadDecoder)
+ * before it walks. Each distinct encoding costs Capstone once per process; an instruction object is
+ * made per decode and not kept (keeping recent ones saved no time and held old-generation garbage).
  */
 export function decodeSpan(
   comp: MapComponent,
@@ -33,49 +33,27 @@ export function decodeSpan(
   processor: Processor,
   max: number,
   untilFlow = false,
-): Promise<DecodeWindowResult> {
+): DecodeWindowResult {
   const [o, cut] = spanOf(comp, address, max);
-  return decodeRange(comp.bytes, o, cut, address, mode, processor, max, untilFlow);
+  return decodeRangeNow(comp.bytes, o, cut, address, mode, processor, max, untilFlow);
 }
 
-/** decodeSpan without waiting: null when an encoding on the way needs Capstone first. */
-export function decodeSpanSync(
+/**
+ * Decodes straight from `address` in `comp`, up to `max` instructions (fewer at a refusal or the end;
+ * none outside the component or at an address unaligned for the mode). `untilFlow`: up to the first PC
+ * write, included.
+ */
+export function decodeAt(
   comp: MapComponent,
   address: number,
   mode: ArmMode,
   processor: Processor,
   max: number,
   untilFlow = false,
-): DecodeWindowResult | null {
-  const [o, cut] = spanOf(comp, address, max);
-  return decodeRangeSync(comp.bytes, o, cut, address, mode, processor, max, untilFlow);
-}
-
-/** Decodes straight from `address` in `comp`, up to `max` instructions (fewer at a refusal or the end). */
-export async function decodeAt(
-  comp: MapComponent,
-  address: number,
-  mode: ArmMode,
-  processor: Processor,
-  max: number,
-): Promise<DecodedInstruction[]> {
-  return (
-    decodeAtSync(comp, address, mode, processor, max) ??
-    (await decodeSpan(comp, address, mode, processor, max)).instructions
-  );
-}
-
-/** decodeAt without waiting: null when an encoding on the way needs Capstone first. */
-export function decodeAtSync(
-  comp: MapComponent,
-  address: number,
-  mode: ArmMode,
-  processor: Processor,
-  max: number,
-): DecodedInstruction[] | null {
+): DecodedInstruction[] {
   const unit = mode === 'arm' ? 4 : 2;
   if (address < comp.start || address >= comp.end || address % unit !== 0) return [];
-  return decodeSpanSync(comp, address, mode, processor, max)?.instructions ?? null;
+  return decodeSpan(comp, address, mode, processor, max, untilFlow).instructions;
 }
 
 export const baseOf = (ins: DecodedInstruction): string =>
@@ -225,15 +203,9 @@ const FOREIGN_FRAME_OFFSET = 32;
  * assumed to keep SP, bounded) raises SP above its value on entry. Such code is the rest of a
  * function that a long-branch BL jumps into, not a function entry.
  */
-export async function restoresForeignFrame(
-  comp: MapComponent,
-  address: number,
-  processor: Processor,
-): Promise<boolean> {
+export function restoresForeignFrame(comp: MapComponent, address: number, processor: Processor): boolean {
   // A function entry builds its frame first: code that starts by saving LR is no continuation.
-  const [first] =
-    decodeAtSync(comp, address, 'thumb', processor, 1) ??
-    (await decodeAt(comp, address, 'thumb', processor, 1));
+  const [first] = decodeAt(comp, address, 'thumb', processor, 1);
   if (first && baseOf(first) === 'push' && registerList(first.operands)?.includes(14)) return false;
   const seen = new Set<number>();
   const work: { at: number; delta: number }[] = [{ at: address, delta: 0 }];
@@ -243,8 +215,7 @@ export async function restoresForeignFrame(
     if (seen.has(at) || at < comp.start || at >= comp.end) continue;
     seen.add(at);
     let delta = start;
-    const run =
-      decodeAtSync(comp, at, 'thumb', processor, 24) ?? (await decodeAt(comp, at, 'thumb', processor, 24));
+    const run = decodeAt(comp, at, 'thumb', processor, 24);
     for (const ins of run) {
       if (--budget <= 0) break;
       // Code another path already went through (paths are followed once, whatever their SP).
@@ -268,9 +239,7 @@ export async function restoresForeignFrame(
       // A BL may itself be a long branch: its target continues this path's frame. A target that
       // saves LR first is a function (see above): it cannot restore this frame, and is not followed.
       if (ins.flow === 'call' && ins.target !== undefined && ins.targetMode === 'thumb') {
-        const [callee] =
-          decodeAtSync(comp, ins.target, 'thumb', processor, 1) ??
-          (await decodeAt(comp, ins.target, 'thumb', processor, 1));
+        const [callee] = decodeAt(comp, ins.target, 'thumb', processor, 1);
         if (!(callee && baseOf(callee) === 'push' && registerList(callee.operands)?.includes(14)))
           work.push({ at: ins.target, delta });
       }
@@ -280,14 +249,13 @@ export async function restoresForeignFrame(
 }
 
 /** `bx rN` (N a general register): the whole body of a call-through-register stub. */
-export async function stubRegister(
+export function stubRegister(
   comp: MapComponent,
   address: number,
   mode: ArmMode,
   processor: Processor,
-): Promise<string | null> {
-  const [first] =
-    decodeAtSync(comp, address, mode, processor, 1) ?? (await decodeAt(comp, address, mode, processor, 1));
+): string | null {
+  const [first] = decodeAt(comp, address, mode, processor, 1);
   if (!first || baseOf(first) !== 'bx' || first.condition) return null;
   const reg = first.operands.trim();
   return REG.test(reg) ? reg : null;
@@ -303,27 +271,24 @@ export interface Landing {
  * `b f`, `ldr pc, [pc, #k]` or `ldr ip, [pc, #k]; bx ip`; or those ARM forms directly. Null when the
  * code is anything else. LR is untouched on the way, so a call of the veneer is a call of f.
  */
-export async function veneerLanding(
+export function veneerLanding(
   set: ComponentSet,
   comp: MapComponent,
   address: number,
   mode: ArmMode,
   processor: Processor,
-): Promise<Landing | null> {
+): Landing | null {
   let at = address;
   let where = comp;
   if (mode === 'thumb') {
-    const [first] =
-      decodeAtSync(comp, address, 'thumb', processor, 1) ??
-      (await decodeAt(comp, address, 'thumb', processor, 1));
+    const [first] = decodeAt(comp, address, 'thumb', processor, 1);
     if (!first || baseOf(first) !== 'bx' || first.operands.trim() !== 'pc' || first.condition) return null;
     at = (address + 4) & ~3;
     const found = set.lookup(at, comp);
     if (!('component' in found)) return null;
     where = found.component;
   }
-  const [a, b] =
-    decodeAtSync(where, at, 'arm', processor, 2) ?? (await decodeAt(where, at, 'arm', processor, 2));
+  const [a, b] = decodeAt(where, at, 'arm', processor, 2);
   if (!a || a.condition) return null;
   const word = (slot: number): number | null => {
     const o = slot - where.start;

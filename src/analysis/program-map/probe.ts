@@ -6,7 +6,7 @@
 // a branch into a known function entry or a call that never returns. Nothing is marked.
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { MapComponent } from './components.js';
-import { baseOf, decodeAt, decodeAtSync, stackEffect } from './idioms.js';
+import { baseOf, stackEffect } from './idioms.js';
 import { ByteClass, headOf, isCode } from './types.js';
 import { entryKey, type Walker } from './walker.js';
 
@@ -44,14 +44,13 @@ function pastPadding(c: MapComponent, at: number, m: ArmMode): number {
   return at;
 }
 
-export async function probeFunction(
+export function probeFunction(
   walker: Walker,
   comp: MapComponent,
   address: number,
   mode: ArmMode,
   options: ProbeOptions,
-): Promise<ProbeResult> {
-  const processor = walker.processor;
+): ProbeResult {
   const seen = new Set<number>();
   const paths: { comp: MapComponent; at: number; mode: ArmMode; delta: number; joined: boolean }[] = [
     { comp, at: address, mode, delta: 0, joined: false },
@@ -97,7 +96,7 @@ export async function probeFunction(
         return { ok: false, why: 'runs into data or code of the other mode' };
       }
       if (seen.has(at * 2 + (m === 'arm' ? 0 : 1))) break;
-      const run = decodeAtSync(here, at, m, processor, 16) ?? (await decodeAt(here, at, m, processor, 16));
+      const run = walker.probeRun(here, at, m);
       if (run.length === 0) return { ok: false, why: 'not an instruction of the processor' };
       let next: number | null = null;
       for (const ins of run) {
@@ -117,8 +116,8 @@ export async function probeFunction(
           delta += e.delta;
           if (delta > 0) return { ok: false, why: 'restores a stack frame it did not build' };
         }
-        // Most instructions neither transfer control nor load a literal: no verdict to wait for.
-        const verdict = ins.flow === undefined && ins.pcRelative === undefined ? 'go' : await step(ins);
+        // Most instructions neither transfer control nor load a literal: nothing to judge.
+        const verdict = ins.flow === undefined && ins.pcRelative === undefined ? 'go' : step(ins);
         if (verdict === 'end') {
           next = null;
           break;
@@ -133,7 +132,7 @@ export async function probeFunction(
     }
     continue;
 
-    async function step(ins: DecodedInstruction): Promise<'go' | 'end' | string> {
+    function step(ins: DecodedInstruction): 'go' | 'end' | string {
       if (ins.pcRelative?.kind === 'literal-pool') {
         const slot = ins.pcRelative.address;
         if (slot < here.start || slot + 4 > here.end) return 'loads a literal outside its component';
@@ -167,13 +166,12 @@ export async function probeFunction(
             m === 'thumb' &&
             ins.targetMode === 'thumb' &&
             baseOf(ins) === 'bl' &&
-            (await walker.longBranchTarget(c, ins.target!))
+            walker.longBranchTarget(c, ins.target!)
           ) {
             paths.push({ comp: c, at: ins.target!, mode: 'thumb', delta, joined: true });
             return 'end';
           }
-          if (await walker.dispatchHelper(c, ins.target!, ins.targetMode!, ins.address + ins.size, m))
-            return 'end';
+          if (walker.dispatchHelper(c, ins.target!, ins.targetMode!, ins.address + ins.size, m)) return 'end';
           return 'go';
         }
         case 'call-indirect':

@@ -8,7 +8,7 @@
 // Pure: code comes from the components; bounded by the caller's budget (bytes of code, deadline).
 
 import { literalSlotOf } from '../../arm/literal-pools.js';
-import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
+import type { ArmMode, DecodedInstruction, DecodeWindowResult } from '../../arm/types.js';
 import { throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import { type CallKind, CallStore, type MapCall } from './call-store.js';
@@ -18,9 +18,7 @@ import {
   baseOf,
   blockValue,
   decodeAt,
-  decodeAtSync,
   decodeSpan,
-  decodeSpanSync,
   guardMax,
   guardOf,
   isDispatchHelper,
@@ -383,6 +381,11 @@ export class WalkStopped extends Error {
 }
 
 const unitOf = (mode: ArmMode) => (mode === 'arm' ? 4 : 2);
+/** Instructions of probe runs kept for the walk at most (a few MB). */
+const PROBE_RUNS_MAX = 1 << 15;
+/** A place of code as one number: component, address (below 2^31), mode. */
+const runKey = (comp: MapComponent, mode: ArmMode, address: number): number =>
+  comp.index * 0x1_0000_0000 + address * 2 + (mode === 'thumb' ? 1 : 0);
 /**
  * The block-index slot of `address` (aligned for its mode) in `comp`. Offsets are floored: a component
  * whose table puts it at an address unaligned for the mode still gives every aligned address a slot of
@@ -454,6 +457,13 @@ export class Walker {
   private readonly splitInto = new Map<number, number>();
   /** The item being processed (its predecessor bounds a dispatch in the new block). */
   private current: Pending | null = null;
+  /**
+   * Runs the probes decoded (see probeRun), by place, until the walk decodes a block there: a
+   * candidate that passes its probe is walked next, over the same code. Bounded by PROBE_RUNS_MAX
+   * instructions (all dropped past it: a dropped run is decoded again, never changed).
+   */
+  private probeRuns = new Map<number, DecodeWindowResult>();
+  private probeRunInstructions = 0;
 
   constructor(
     readonly set: ComponentSet,
@@ -575,16 +585,25 @@ export class Walker {
     return false;
   }
 
-  private async tick(): Promise<void> {
-    if ((++this.ticks & 63) !== 0) return;
+  /**
+   * The walk's and the detectors' checkpoint, every 64 calls: cancellation and the deadline are checked
+   * (WalkStopped, or the cancellation error), and past 15 ms since the last yield, progress is reported
+   * and a promise returned that lets the event loop run (a cancellation arrives that way). Undefined
+   * when there is nothing to wait for: the caller awaits only then (most calls cost a counter).
+   */
+  checkpoint(): Promise<void> | undefined {
+    if ((++this.ticks & 63) !== 0) return undefined;
     throwIfCancelled(this.budget.signal);
     const now = Date.now();
     if (now > this.budget.deadline) throw new WalkStopped('time-limit');
-    if (now - this.lastYield > 15) {
-      this.budget.onProgress?.(this.codeBytes);
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      this.lastYield = Date.now();
-    }
+    if (now - this.lastYield <= 15) return undefined;
+    this.budget.onProgress?.(this.codeBytes);
+    return new Promise<void>((resolve) => {
+      setImmediate(() => {
+        this.lastYield = Date.now();
+        resolve();
+      });
+    });
   }
 
   private async explore(first: MapEntry): Promise<void> {
@@ -609,7 +628,8 @@ export class Walker {
     };
     if (!start(first)) return;
     while (stack.length > 0) {
-      await this.tick();
+      const pause = this.checkpoint();
+      if (pause) await pause;
       const ctx = stack[stack.length - 1]!;
       const item = ctx.work.shift();
       if (!item) {
@@ -617,7 +637,7 @@ export class Walker {
         this.finish(ctx.entry);
         continue;
       }
-      const callee = await this.step(ctx, item);
+      const callee = this.step(ctx, item);
       if (callee) start(callee);
     }
   }
@@ -722,8 +742,39 @@ export class Walker {
     f.edges = this.edges.add(f.edges, to, kind);
   }
 
+  /**
+   * The code from `address` in `mode` up to its first PC write (at most 64 instructions), as a probe
+   * reads it: kept for the walk that follows an accepted probe (decodeBlock takes it). None outside
+   * the component or at an address unaligned for the mode.
+   */
+  probeRun(comp: MapComponent, address: number, mode: ArmMode): readonly DecodedInstruction[] {
+    if (address < comp.start || address >= comp.end || address % unitOf(mode) !== 0) return [];
+    const key = runKey(comp, mode, address);
+    const kept = this.probeRuns.get(key);
+    if (kept) return kept.instructions;
+    const r = decodeSpan(comp, address, mode, this.processor, 64, true);
+    if (this.probeRunInstructions + r.instructions.length > PROBE_RUNS_MAX) {
+      this.probeRuns = new Map();
+      this.probeRunInstructions = 0;
+    }
+    this.probeRuns.set(key, r);
+    this.probeRunInstructions += r.instructions.length;
+    return r.instructions;
+  }
+
+  /** The probe's run at `address`, forgotten once taken (a block is decoded once). */
+  private takeRun(comp: MapComponent, address: number, mode: ArmMode): DecodeWindowResult | undefined {
+    if (this.probeRuns.size === 0) return undefined;
+    const key = runKey(comp, mode, address);
+    const r = this.probeRuns.get(key);
+    if (r === undefined) return undefined;
+    this.probeRuns.delete(key);
+    this.probeRunInstructions -= r.instructions.length;
+    return r;
+  }
+
   /** Processes one pending item; returns an entry to walk first (depth first) when a call needs it. */
-  private async step(ctx: Context, item: Pending): Promise<MapEntry | null> {
+  private step(ctx: Context, item: Pending): MapEntry | null {
     if (item.from >= 0) this.blocks.get(this.owner(item.from)).pendingOut--;
     this.current = item;
     const isEntry = item.kind === null && !item.stub;
@@ -748,7 +799,7 @@ export class Walker {
       this.gaps.conflicts++;
       return null;
     }
-    const decoded = await this.decodeBlock(ctx, comp, item);
+    const decoded = this.decodeBlock(ctx, comp, item);
     if (!decoded) return null;
     const { block, instructions } = decoded;
     if (isEntry && ctx.entry.block < 0) ctx.entry.block = block.id;
@@ -815,11 +866,11 @@ export class Walker {
     return true;
   }
 
-  private async decodeBlock(
+  private decodeBlock(
     ctx: Context,
     comp: MapComponent,
     item: Pending,
-  ): Promise<{ block: MapBlock; instructions: DecodedInstruction[] } | null> {
+  ): { block: MapBlock; instructions: DecodedInstruction[] } | null {
     const mode = item.mode;
     const idx = this.index(comp);
     const tier = ctx.tier;
@@ -847,9 +898,7 @@ export class Walker {
         }
         break;
       }
-      const r =
-        decodeSpanSync(comp, at, mode, this.processor, window, true) ??
-        (await decodeSpan(comp, at, mode, this.processor, window, true));
+      const r = this.takeRun(comp, at, mode) ?? decodeSpan(comp, at, mode, this.processor, window, true);
       window = Math.min(64, window * 2);
       let ended = false;
       for (const ins of r.instructions) {
@@ -872,7 +921,7 @@ export class Walker {
         instructions.push(ins);
         block.end = (ins.address + ins.size) | 0;
         this.references(comp, block, ins, tier, ctx);
-        if (ins.flow !== undefined && (await this.flow(ctx, comp, block, instructions, ins))) {
+        if (ins.flow !== undefined && this.flow(ctx, comp, block, instructions, ins)) {
           ended = true;
           break;
         }
@@ -985,13 +1034,13 @@ export class Walker {
   }
 
   /** Applies one control-flow instruction; true when it ends the block. */
-  private async flow(
+  private flow(
     ctx: Context,
     comp: MapComponent,
     block: MapBlock,
     instructions: DecodedInstruction[],
     ins: DecodedInstruction,
-  ): Promise<boolean> {
+  ): boolean {
     const mode = block.mode;
     const next = ins.address + ins.size;
     const i = instructions.length - 1;
@@ -1020,7 +1069,7 @@ export class Walker {
           if (next < comp.end) this.edge(ctx, block, comp, mode, next, 'fallthrough');
         } else {
           block.term = 'branch';
-          block.tailVeneer = await this.veneerTarget(comp, ins.target!, ins.targetMode!);
+          block.tailVeneer = this.veneerTarget(comp, ins.target!, ins.targetMode!);
           this.edge(ctx, block, comp, ins.targetMode!, ins.target!, 'branch');
         }
         return true;
@@ -1034,15 +1083,13 @@ export class Walker {
   }
 
   /** Whether the instruction at `address` saves LR on the stack: a function's first act. */
-  private async prologueAt(comp: MapComponent, address: number, mode: ArmMode): Promise<boolean> {
+  private prologueAt(comp: MapComponent, address: number, mode: ArmMode): boolean {
     if (
       comp.cls[address - comp.start] !== ByteClass.unknown &&
       comp.cls[address - comp.start] !== headOf(mode)
     )
       return false;
-    const [ins] =
-      decodeAtSync(comp, address, mode, this.processor, 1) ??
-      (await decodeAt(comp, address, mode, this.processor, 1));
+    const [ins] = decodeAt(comp, address, mode, this.processor, 1);
     if (!ins || ins.condition) return false;
     const base = baseOf(ins);
     if (base !== 'push' && !((base === 'stmdb' || base === 'stmfd') && ins.operands.startsWith('sp!')))
@@ -1051,7 +1098,7 @@ export class Walker {
   }
 
   /** Whether `target` is a mode-switch veneer (its first bytes have the shape, and veneerLanding agrees). */
-  private async veneerTarget(comp: MapComponent, target: number, mode: ArmMode): Promise<boolean> {
+  private veneerTarget(comp: MapComponent, target: number, mode: ArmMode): boolean {
     const found = this.set.lookup(target, comp);
     if (!('component' in found)) return false;
     const c = found.component;
@@ -1063,7 +1110,7 @@ export class Walker {
       mode === 'thumb'
         ? (word & 0xffff) === 0x4778
         : (word & 0xfffff000) >>> 0 === 0xe59fc000 || word === 0xe51ff004;
-    return shaped && (await veneerLanding(this.set, c, target, mode, this.processor)) !== null;
+    return shaped && veneerLanding(this.set, c, target, mode, this.processor) !== null;
   }
 
   private newCall(
@@ -1087,13 +1134,13 @@ export class Walker {
     });
   }
 
-  private async indirectBranch(
+  private indirectBranch(
     ctx: Context,
     comp: MapComponent,
     block: MapBlock,
     instructions: DecodedInstruction[],
     ins: DecodedInstruction,
-  ): Promise<boolean> {
+  ): boolean {
     const mode = block.mode;
     const i = instructions.length - 1;
     const base = baseOf(ins);
@@ -1151,7 +1198,7 @@ export class Walker {
       }
     }
     // A switch dispatch bounded by a compare: in this block (ARM LDRLS/ADDLS PC) or before it.
-    if (await this.trySwitch(ctx, comp, block, instructions, ins, null)) return true;
+    if (this.trySwitch(ctx, comp, block, instructions, ins, null)) return true;
     // BX Rn whose value the block itself computes (an address built from PC): a branch there, in
     // the mode its bit 0 names (a mode switch inside one routine).
     if (base === 'bx' && !ins.condition) {
@@ -1215,14 +1262,14 @@ export class Walker {
     return max === null ? null : { guard: { register: pred.guard.register, max }, start: block.start };
   }
 
-  private async trySwitch(
+  private trySwitch(
     ctx: Context,
     comp: MapComponent,
     block: MapBlock,
     instructions: DecodedInstruction[],
     ins: DecodedInstruction,
     helper: { start: number; end: number } | null,
-  ): Promise<boolean> {
+  ): boolean {
     const g = this.guardFor(block, instructions, ins);
     if (!g) return false;
     const r = runSwitch(
@@ -1387,15 +1434,15 @@ export class Walker {
   }
 
   /** After decoding: resolve the block's call, show the block to the evidence classes, continue. */
-  private async finishBlock(
+  private finishBlock(
     ctx: Context,
     comp: MapComponent,
     block: MapBlock,
     instructions: DecodedInstruction[],
-  ): Promise<MapEntry | null> {
+  ): MapEntry | null {
     const call = block.call >= 0 ? this.calls.get(block.call) : null;
     let noContinuation = false;
-    if (call) noContinuation = await this.resolveCall(ctx, comp, block, instructions, call);
+    if (call) noContinuation = this.resolveCall(ctx, comp, block, instructions, call);
     const tier = TIERS[ctx.tier]!;
     const view: BlockView = {
       walker: this,
@@ -1446,10 +1493,7 @@ export class Walker {
       from: block.id,
       kind: 'return',
     };
-    if (
-      block.end >= comp.end ||
-      (!call.conditional && (await this.prologueAt(comp, block.end, block.mode)))
-    ) {
+    if (block.end >= comp.end || (!call.conditional && this.prologueAt(comp, block.end, block.mode))) {
       // Past the end, or a function's prologue right after the call: whatever was called does not
       // come back here (code never runs on into another function's frame set-up).
       call.continuation = 'none';
@@ -1486,13 +1530,13 @@ export class Walker {
    * Classifies the call ending `block` (long branch, stub, helper, veneer, register) and resolves its
    * effective target. True when no code follows the call (a switch helper, a long branch).
    */
-  private async resolveCall(
+  private resolveCall(
     ctx: Context,
     comp: MapComponent,
     block: MapBlock,
     instructions: DecodedInstruction[],
     call: MapCall,
-  ): Promise<boolean> {
+  ): boolean {
     const ins = instructions[instructions.length - 1]!;
     if (call.kind === 'register') {
       this.gaps.indirectCalls++;
@@ -1509,7 +1553,7 @@ export class Walker {
     const ret = ins.address + ins.size;
     // A Thumb BL into code that restores a frame it never built: a long branch inside this function.
     if (block.mode === 'thumb' && mode === 'thumb' && baseOf(ins) === 'bl') {
-      if (await this.longBranchTarget(target, call.target!)) {
+      if (this.longBranchTarget(target, call.target!)) {
         block.term = 'branch';
         block.call = -1;
         this.calls.pop();
@@ -1525,7 +1569,7 @@ export class Walker {
         return true;
       }
     }
-    const stub = await stubRegister(target, call.target!, mode, this.processor);
+    const stub = stubRegister(target, call.target!, mode, this.processor);
     if (stub) {
       call.kind = 'stub';
       call.via = call.target;
@@ -1538,22 +1582,20 @@ export class Walker {
       this.constantTarget(comp, instructions, instructions.length - 1, call);
       return false;
     }
-    if (await this.dispatchHelper(target, call.target!, mode, ret, block.mode)) {
+    if (this.dispatchHelper(target, call.target!, mode, ret, block.mode)) {
       call.kind = 'helper';
       call.targetComp = target.index;
-      const body =
-        decodeAtSync(target, call.target!, mode, this.processor, 24) ??
-        (await decodeAt(target, call.target!, mode, this.processor, 24));
+      const body = decodeAt(target, call.target!, mode, this.processor, 24);
       const end = body.findIndex((b) => b.writesPc && !b.condition);
       const range = {
         start: call.target!,
         end: end >= 0 ? body[end]!.address + body[end]!.size : call.target! + 2,
       };
-      if (!(await this.trySwitch(ctx, comp, block, instructions, ins, range))) this.gaps.unresolvedSwitches++;
+      if (!this.trySwitch(ctx, comp, block, instructions, ins, range)) this.gaps.unresolvedSwitches++;
       block.term = block.term === 'switch' ? 'switch' : 'call';
       return true;
     }
-    const landing = await veneerLanding(this.set, target, call.target!, mode, this.processor);
+    const landing = veneerLanding(this.set, target, call.target!, mode, this.processor);
     if (landing) {
       const to = this.set.lookup(landing.address, target);
       call.kind = 'veneer';
@@ -1570,24 +1612,18 @@ export class Walker {
   }
 
   /** Whether a Thumb BL to `address` is a long branch (its target restores a foreign frame); memoised. */
-  async longBranchTarget(comp: MapComponent, address: number): Promise<boolean> {
+  longBranchTarget(comp: MapComponent, address: number): boolean {
     const key = `${comp.index}:${address}`;
     let foreign = this.frameCache.get(key);
     if (foreign === undefined) {
-      foreign = await restoresForeignFrame(comp, address, this.processor);
+      foreign = restoresForeignFrame(comp, address, this.processor);
       this.frameCache.set(key, foreign);
     }
     return foreign;
   }
 
   /** Whether the routine at `address` is a switch dispatch helper (for a call returning to `ret`); memoised. */
-  async dispatchHelper(
-    comp: MapComponent,
-    address: number,
-    mode: ArmMode,
-    ret: number,
-    retMode: ArmMode,
-  ): Promise<boolean> {
+  dispatchHelper(comp: MapComponent, address: number, mode: ArmMode, ret: number, retMode: ArmMode): boolean {
     // A helper computes its return from LR whoever calls it; a function returns to LR: one answer per routine.
     const key = `${comp.index}:${mode}:${address}`;
     let helper = this.helperCache.get(key);
@@ -1595,10 +1631,8 @@ export class Walker {
       // Only a routine that reads LR as a value before its first branch can compute a return address
       // from it; the run that shows where it goes is for those.
       helper =
-        readsLrEarly(
-          decodeAtSync(comp, address, mode, this.processor, HELPER_PREFIX) ??
-            (await decodeAt(comp, address, mode, this.processor, HELPER_PREFIX)),
-        ) && isDispatchHelper(this.set, comp, address, mode, ret, retMode, this.processor);
+        readsLrEarly(decodeAt(comp, address, mode, this.processor, HELPER_PREFIX)) &&
+        isDispatchHelper(this.set, comp, address, mode, ret, retMode, this.processor);
       this.helperCache.set(key, helper);
     }
     return helper;
