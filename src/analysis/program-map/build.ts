@@ -10,7 +10,7 @@ import type { ComponentSet, MapComponent } from './components.js';
 import type { MapFunction } from './function-record.js';
 import { probeFunction } from './probe.js';
 import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
-import { type EmitRequest, entryKey, type MapEntry, Walker, WalkStopped } from './walker.js';
+import { type EmitRequest, type MapEntry, placeKey, Walker, WalkStopped } from './walker.js';
 
 export interface MapBuildRequest {
   set: ComponentSet;
@@ -114,7 +114,8 @@ export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
     { codeBytes: req.codeBytes, deadline: req.deadline, signal: req.signal, onProgress: req.onProgress },
   );
   const refusals = new Map<string, number>();
-  const refused = new Map<string, number>();
+  /** Per component, by placeKey: the phase a candidate was refused in (Infinity: for good). */
+  const refused: Map<number, number>[] = req.set.list.map(() => new Map());
   let phase = 0;
   const settle = async () => {
     for (let t = 0; t <= phase; t++) await walker.walkTier(t);
@@ -176,7 +177,7 @@ async function offer(
   walker: Walker,
   cls: EvidenceClass,
   c: IdleCandidate,
-  refused: Map<string, number>,
+  refused: Map<number, number>[],
   refusals: Map<string, number>,
   phase: number,
 ): Promise<boolean> {
@@ -184,7 +185,6 @@ async function offer(
   const pause = walker.checkpoint();
   if (pause) await pause;
   const comp: MapComponent = c.component;
-  const key = entryKey(comp.index, c.mode, c.address);
   // Made only for a candidate that gets this far (most offers are refused again before it is needed).
   const request = (): EmitRequest => ({
     component: comp,
@@ -196,19 +196,21 @@ async function offer(
     fromComponent: c.fromComponent,
     orphan: c.orphan === true,
   });
-  const known = walker.entries.get(key);
+  const known = walker.entryAt(comp.index, c.mode, c.address);
   if (known) {
     const before = known.evidence.length;
     walker.addEntry(request(), c.sourceTier);
     return known.evidence.length > before;
   }
   // A refusal that depends on what was known then is retried once per later phase.
+  const place = placeKey(c.mode, c.address);
+  const refusedHere = refused[comp.index]!;
   const refuse = (why: string) => {
-    refused.set(key, PERMANENT.has(why) ? Number.POSITIVE_INFINITY : phase);
+    refusedHere.set(place, PERMANENT.has(why) ? Number.POSITIVE_INFINITY : phase);
     refusals.set(why, (refusals.get(why) ?? 0) + 1);
     return false;
   };
-  if ((refused.get(key) ?? -1) >= phase) return false;
+  if ((refusedHere.get(place) ?? -1) >= phase) return false;
   if (c.address < comp.start || c.address >= comp.end) return refuse('outside its component');
   if (comp.cls[c.address - comp.start] !== ByteClass.unknown)
     return refuse('not the start of unclassified bytes');

@@ -197,6 +197,9 @@ function computeStackEffect(ins: DecodedInstruction): { delta: number | 'unknown
  * would lie below it (AAPCS passes four in registers; 12-argument calls are not what GCC long-branches).
  */
 const FOREIGN_FRAME_OFFSET = 32;
+/** Instructions of one path restoresForeignFrame follows from where it starts, and per decode. */
+const PATH_RUN = 24;
+const PATH_CHUNK = 6;
 
 /**
  * Whether the Thumb code at `address` restores a frame it never built: some path from it (calls
@@ -215,34 +218,44 @@ export function restoresForeignFrame(comp: MapComponent, address: number, proces
     if (seen.has(at) || at < comp.start || at >= comp.end) continue;
     seen.add(at);
     let delta = start;
-    const run = decodeAt(comp, at, 'thumb', processor, 24);
-    for (const ins of run) {
-      if (--budget <= 0) break;
-      // Code another path already went through (paths are followed once, whatever their SP).
-      if (ins.address !== at && seen.has(ins.address)) break;
-      seen.add(ins.address);
-      const e = stackEffect(ins);
-      if (e) {
-        if (e.delta === 'unknown') break;
-        delta += e.delta;
-        if (delta > 0) return true;
-        if (e.returns) break;
+    // Up to PATH_RUN instructions from `at`, decoded a few at a time (most paths end in a few).
+    let next = at;
+    let left = PATH_RUN;
+    path: while (left > 0) {
+      const run = decodeAt(comp, next, 'thumb', processor, Math.min(PATH_CHUNK, left));
+      for (const ins of run) {
+        if (--budget <= 0) break path;
+        // Code another path already went through (paths are followed once, whatever their SP).
+        if (ins.address !== at && seen.has(ins.address)) break path;
+        seen.add(ins.address);
+        const e = stackEffect(ins);
+        if (e) {
+          if (e.delta === 'unknown') break path;
+          delta += e.delta;
+          if (delta > 0) return true;
+          if (e.returns) break path;
+        }
+        // With no frame of its own, code reading deep into the stack reads its caller's frame.
+        const deep = ins.operands.includes('[sp, #') ? /\[sp, #(0x[0-9a-f]+|\d+)\]/.exec(ins.operands) : null;
+        if (deep && delta >= 0 && Number(deep[1]) >= FOREIGN_FRAME_OFFSET) return true;
+        if (ins.flow === 'return' || ins.flow === 'branch-indirect') break path;
+        if (ins.flow === 'branch') {
+          if (ins.target !== undefined && ins.targetMode === 'thumb') work.push({ at: ins.target, delta });
+          if (!ins.condition) break path;
+        }
+        // A BL may itself be a long branch: its target continues this path's frame. A target that
+        // saves LR first is a function (see above): it cannot restore this frame, and is not followed.
+        if (ins.flow === 'call' && ins.target !== undefined && ins.targetMode === 'thumb') {
+          const [callee] = decodeAt(comp, ins.target, 'thumb', processor, 1);
+          if (!(callee && baseOf(callee) === 'push' && registerList(callee.operands)?.includes(14)))
+            work.push({ at: ins.target, delta });
+        }
       }
-      // With no frame of its own, code reading deep into the stack reads its caller's frame.
-      const deep = /\[sp, #(0x[0-9a-f]+|\d+)\]/.exec(ins.operands);
-      if (deep && delta >= 0 && Number(deep[1]) >= FOREIGN_FRAME_OFFSET) return true;
-      if (ins.flow === 'return' || ins.flow === 'branch-indirect') break;
-      if (ins.flow === 'branch') {
-        if (ins.target !== undefined && ins.targetMode === 'thumb') work.push({ at: ins.target, delta });
-        if (!ins.condition) break;
-      }
-      // A BL may itself be a long branch: its target continues this path's frame. A target that
-      // saves LR first is a function (see above): it cannot restore this frame, and is not followed.
-      if (ins.flow === 'call' && ins.target !== undefined && ins.targetMode === 'thumb') {
-        const [callee] = decodeAt(comp, ins.target, 'thumb', processor, 1);
-        if (!(callee && baseOf(callee) === 'push' && registerList(callee.operands)?.includes(14)))
-          work.push({ at: ins.target, delta });
-      }
+      // A short run: a refusal or the component's end.
+      if (run.length < Math.min(PATH_CHUNK, left)) break;
+      left -= run.length;
+      const last = run[run.length - 1]!;
+      next = last.address + last.size;
     }
   }
   return false;

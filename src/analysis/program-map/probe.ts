@@ -8,7 +8,7 @@ import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { MapComponent } from './components.js';
 import { baseOf, stackEffect } from './idioms.js';
 import { ByteClass, headOf, isCode } from './types.js';
-import { entryKey, type Walker } from './walker.js';
+import type { Walker } from './walker.js';
 
 export interface ProbeOptions {
   /** Instructions examined at most; a candidate that needs more is refused (not shown well-formed). */
@@ -63,7 +63,7 @@ export function probeFunction(
     if (a % unitOf(m) !== 0) return 'misaligned branch target';
     const cls = classAt(c, a);
     if (cls === ByteClass.unknown) return null;
-    if (cls === headOf(m) && walker.entries.has(entryKey(c.index, m, a))) return null;
+    if (cls === headOf(m) && walker.entryAt(c.index, m, a) !== undefined) return null;
     if (cls === headOf(m)) return null; // into known code: checked when the path gets there
     return 'branches into data or code of the other mode';
   };
@@ -76,11 +76,12 @@ export function probeFunction(
       if (at < here.start || at >= here.end) return { ok: false, why: 'runs off its component' };
       const cls = classAt(here, at);
       if (cls !== ByteClass.unknown) {
-        if (cls === headOf(m) && walker.entries.has(entryKey(here.index, m, at))) {
+        const known = cls === headOf(m) ? walker.entryAt(here.index, m, at) : undefined;
+        if (known !== undefined) {
           // Reached a known function: a tail branch is fine, running into it from straight-line code is not.
           if (at !== address && !path.joined)
             return { ok: false, why: 'falls through into a known function' };
-          if (walker.entries.get(entryKey(here.index, m, at))!.returns !== false) returns = true;
+          if (known.returns !== false) returns = true;
           break;
         }
         // A branch onto a label of known code (a block start) is how assembler routines share a tail.
@@ -149,7 +150,7 @@ export function probeFunction(
           const c = found.component;
           const why = targetOk(c, ins.target!, ins.targetMode!);
           if (why) return `calls a place that ${why.replace('branches into', 'is')}`;
-          const callee = walker.entries.get(entryKey(c.index, ins.targetMode!, ins.target!));
+          const callee = walker.entryAt(c.index, ins.targetMode!, ins.target!);
           if (callee?.returns === false && !ins.condition) return 'end';
           // A known function, or data the map established (a literal pool), right after the call: the
           // callee does not come back.
@@ -157,7 +158,7 @@ export function probeFunction(
           const after = pastPadding(here, ins.address + ins.size, m);
           if (!ins.condition && after < here.end) {
             const next = classAt(here, after);
-            if (next === headOf(m) && walker.entries.has(entryKey(here.index, m, after))) return 'end';
+            if (next === headOf(m) && walker.entryAt(here.index, m, after) !== undefined) return 'end';
             if (next !== ByteClass.unknown && !isCode(next)) return 'end';
           }
           // The walk's call idioms: a long branch continues the frame elsewhere; a dispatch helper

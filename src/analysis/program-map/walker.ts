@@ -383,9 +383,6 @@ export class WalkStopped extends Error {
 const unitOf = (mode: ArmMode) => (mode === 'arm' ? 4 : 2);
 /** Instructions of probe runs kept for the walk at most (a few MB). */
 const PROBE_RUNS_MAX = 1 << 15;
-/** A place of code as one number: component, address (below 2^31), mode. */
-const runKey = (comp: MapComponent, mode: ArmMode, address: number): number =>
-  comp.index * 0x1_0000_0000 + address * 2 + (mode === 'thumb' ? 1 : 0);
 /**
  * The block-index slot of `address` (aligned for its mode) in `comp`. Offsets are floored: a component
  * whose table puts it at an address unaligned for the mode still gives every aligned address a slot of
@@ -426,13 +423,36 @@ function evidenceOf(
   return fromComponent === undefined ? { class: cls, tier, from } : { class: cls, tier, from, fromComponent };
 }
 
+/** Yes/no answers per component and placeKey. */
+class PlaceMemo {
+  private byComp: (Map<number, boolean> | undefined)[] = [];
+  get(comp: number, key: number): boolean | undefined {
+    return this.byComp[comp]?.get(key);
+  }
+  set(comp: number, key: number, value: boolean): void {
+    let m = this.byComp[comp];
+    if (m === undefined) {
+      m = new Map();
+      this.byComp[comp] = m;
+    }
+    m.set(key, value);
+  }
+  clear(): void {
+    this.byComp = [];
+  }
+}
+
 export const entryKey = (comp: number, mode: ArmMode, address: number) => `${comp}|${mode}|${address}`;
+/** A place of code inside one component as a small integer (below 2^30 for DS addresses): address and mode. */
+export const placeKey = (mode: ArmMode, address: number): number => address * 2 + (mode === 'thumb' ? 1 : 0);
 
 export class Walker {
   /** Room for a block per 8 bytes of code at first (the kit's programs have one per 11). */
   readonly blocks: BlockStore;
   readonly edges = new EdgeStore();
   readonly entries = new Map<string, MapEntry>();
+  /** The same entries per component, by placeKey (the walk's lookups make no key text). */
+  private readonly places: Map<number, MapEntry>[] = [];
   readonly calls = new CallStore();
   readonly refs = new RefStore();
   /** Counters of what the walk met but could not follow. */
@@ -449,8 +469,9 @@ export class Walker {
   /** Per tier: how far walkTier has taken its queue (a head index, not shift(): queues grow to 10^5). */
   private readonly queueHeads = [0, 0, 0];
   private readonly waiters = new Map<string, Waiter[]>();
-  private readonly helperCache = new Map<string, boolean>();
-  private readonly frameCache = new Map<string, boolean>();
+  /** Per component by placeKey: whether the routine there is a dispatch helper / restores a foreign frame. */
+  private readonly helperCache = new PlaceMemo();
+  private readonly frameCache = new PlaceMemo();
   private lastYield = Date.now();
   private ticks = 0;
   /** Split blocks: a block's id -> the tail that now owns its end (and its outgoing edges). */
@@ -458,11 +479,11 @@ export class Walker {
   /** The item being processed (its predecessor bounds a dispatch in the new block). */
   private current: Pending | null = null;
   /**
-   * Runs the probes decoded (see probeRun), by place, until the walk decodes a block there: a
+   * Runs the probes decoded (see probeRun), per component by placeKey, until the walk decodes a block there: a
    * candidate that passes its probe is walked next, over the same code. Bounded by PROBE_RUNS_MAX
    * instructions (all dropped past it: a dropped run is decoded again, never changed).
    */
-  private probeRuns = new Map<number, DecodeWindowResult>();
+  private probeRuns: (Map<number, DecodeWindowResult> | undefined)[] = [];
   private probeRunInstructions = 0;
 
   constructor(
@@ -514,21 +535,33 @@ export class Walker {
     return this.set.list[index]!;
   }
 
+  /** The entry of `mode` code at `address` in component `comp`, if any (a lookup that makes no key text). */
+  entryAt(comp: number, mode: ArmMode, address: number): MapEntry | undefined {
+    return this.places[comp]?.get(placeKey(mode, address));
+  }
+
   /** Adds a function entry (or evidence to a known one). Returns the entry, or null when refused. */
   addEntry(req: EmitRequest, sourceTier: Tier): MapEntry | null {
     const comp = req.component;
     const unit = unitOf(req.mode);
     if (req.address % unit !== 0 || req.address < comp.start || req.address >= comp.end) return null;
     const tier = Math.max(TIER_RANK[req.classTier], TIER_RANK[sourceTier]);
-    const key = entryKey(comp.index, req.mode, req.address);
-    const evidence = evidenceOf(req.class, TIERS[tier]!, req.from, req.fromComponent);
-    const known = this.entries.get(key);
+    let places = this.places[comp.index];
+    if (places === undefined) {
+      places = new Map();
+      this.places[comp.index] = places;
+    }
+    const place = placeKey(req.mode, req.address);
+    const known = places.get(place);
     if (known) {
-      if (!this.hasEvidence(known, evidence)) known.evidence.push(evidence);
+      if (!this.hasEvidence(known, req.class, req.from))
+        known.evidence.push(evidenceOf(req.class, TIERS[tier]!, req.from, req.fromComponent));
       if (tier < known.tier) known.tier = tier;
       if (!req.orphan) known.orphan = false;
       return known.state === 'refused' ? null : known;
     }
+    const key = entryKey(comp.index, req.mode, req.address);
+    const evidence = evidenceOf(req.class, TIERS[tier]!, req.from, req.fromComponent);
     const entry: MapEntry = {
       key,
       comp: comp.index,
@@ -543,6 +576,7 @@ export class Walker {
       orphan: req.orphan === true,
     };
     this.entries.set(key, entry);
+    places.set(place, entry);
     this.queues[tier]!.push(entry);
     return entry;
   }
@@ -550,15 +584,18 @@ export class Walker {
   /** Per entry with many pieces of evidence: the class and source of each, to keep them distinct in O(1). */
   private readonly evidenceSeen = new Map<MapEntry, Set<string>>();
 
-  private hasEvidence(e: MapEntry, ev: EntryEvidence): boolean {
+  private hasEvidence(e: MapEntry, cls: string, from: number | undefined): boolean {
     const list = e.evidence;
-    if (list.length < 16) return list.some((x) => x.class === ev.class && x.from === ev.from);
+    if (list.length < 16) {
+      for (let i = 0; i < list.length; i++) if (list[i]!.class === cls && list[i]!.from === from) return true;
+      return false;
+    }
     let seen = this.evidenceSeen.get(e);
     if (!seen) {
       seen = new Set(list.map((x) => `${x.class}@${x.from}`));
       this.evidenceSeen.set(e, seen);
     }
-    const k = `${ev.class}@${ev.from}`;
+    const k = `${cls}@${from}`;
     if (seen.has(k)) return true;
     seen.add(k);
     return false;
@@ -749,26 +786,33 @@ export class Walker {
    */
   probeRun(comp: MapComponent, address: number, mode: ArmMode): readonly DecodedInstruction[] {
     if (address < comp.start || address >= comp.end || address % unitOf(mode) !== 0) return [];
-    const key = runKey(comp, mode, address);
-    const kept = this.probeRuns.get(key);
+    const key = placeKey(mode, address);
+    let runs = this.probeRuns[comp.index];
+    const kept = runs?.get(key);
     if (kept) return kept.instructions;
     const r = decodeSpan(comp, address, mode, this.processor, 64, true);
     if (this.probeRunInstructions + r.instructions.length > PROBE_RUNS_MAX) {
-      this.probeRuns = new Map();
+      this.probeRuns = [];
       this.probeRunInstructions = 0;
+      runs = undefined;
     }
-    this.probeRuns.set(key, r);
+    if (runs === undefined) {
+      runs = new Map();
+      this.probeRuns[comp.index] = runs;
+    }
+    runs.set(key, r);
     this.probeRunInstructions += r.instructions.length;
     return r.instructions;
   }
 
   /** The probe's run at `address`, forgotten once taken (a block is decoded once). */
   private takeRun(comp: MapComponent, address: number, mode: ArmMode): DecodeWindowResult | undefined {
-    if (this.probeRuns.size === 0) return undefined;
-    const key = runKey(comp, mode, address);
-    const r = this.probeRuns.get(key);
+    const runs = this.probeRuns[comp.index];
+    if (runs === undefined || runs.size === 0) return undefined;
+    const key = placeKey(mode, address);
+    const r = runs.get(key);
     if (r === undefined) return undefined;
-    this.probeRuns.delete(key);
+    runs.delete(key);
     this.probeRunInstructions -= r.instructions.length;
     return r;
   }
@@ -1421,6 +1465,8 @@ export class Walker {
     this.evidenceSeen.clear();
     this.splitInto.clear();
     this.blocks.guards.clear();
+    this.probeRuns = [];
+    this.probeRunInstructions = 0;
   }
 
   /** Joins the heuristic switch cases to their dispatch blocks (before function bodies are made). */
@@ -1454,7 +1500,20 @@ export class Walker {
       tier,
       processor: this.processor,
       emit: (req) => {
-        this.addEntry({ ...req, fromComponent: comp.index }, tier);
+        // One literal of EmitRequest's shape (a spread makes an object of another shape per caller).
+        this.addEntry(
+          {
+            component: req.component,
+            address: req.address,
+            mode: req.mode,
+            class: req.class,
+            classTier: req.classTier,
+            from: req.from,
+            fromComponent: comp.index,
+            orphan: req.orphan,
+          },
+          tier,
+        );
       },
     };
     this.hooks.onBlock(view);
@@ -1501,7 +1560,7 @@ export class Walker {
     }
     const callee =
       call.target !== null && call.targetComp !== null
-        ? this.entries.get(entryKey(call.targetComp, call.targetMode!, call.target))
+        ? this.entryAt(call.targetComp, call.targetMode!, call.target)
         : undefined;
     // A conditional call may not happen: the code after it runs either way.
     if (
@@ -1613,11 +1672,11 @@ export class Walker {
 
   /** Whether a Thumb BL to `address` is a long branch (its target restores a foreign frame); memoised. */
   longBranchTarget(comp: MapComponent, address: number): boolean {
-    const key = `${comp.index}:${address}`;
-    let foreign = this.frameCache.get(key);
+    const key = placeKey('thumb', address);
+    let foreign = this.frameCache.get(comp.index, key);
     if (foreign === undefined) {
       foreign = restoresForeignFrame(comp, address, this.processor);
-      this.frameCache.set(key, foreign);
+      this.frameCache.set(comp.index, key, foreign);
     }
     return foreign;
   }
@@ -1625,15 +1684,15 @@ export class Walker {
   /** Whether the routine at `address` is a switch dispatch helper (for a call returning to `ret`); memoised. */
   dispatchHelper(comp: MapComponent, address: number, mode: ArmMode, ret: number, retMode: ArmMode): boolean {
     // A helper computes its return from LR whoever calls it; a function returns to LR: one answer per routine.
-    const key = `${comp.index}:${mode}:${address}`;
-    let helper = this.helperCache.get(key);
+    const key = placeKey(mode, address);
+    let helper = this.helperCache.get(comp.index, key);
     if (helper === undefined) {
       // Only a routine that reads LR as a value before its first branch can compute a return address
-      // from it; the run that shows where it goes is for those.
+      // from it; the run that shows where it goes is for those (readsLrEarly reads up to that branch).
       helper =
-        readsLrEarly(decodeAt(comp, address, mode, this.processor, HELPER_PREFIX)) &&
+        readsLrEarly(decodeAt(comp, address, mode, this.processor, HELPER_PREFIX, true)) &&
         isDispatchHelper(this.set, comp, address, mode, ret, retMode, this.processor);
-      this.helperCache.set(key, helper);
+      this.helperCache.set(comp.index, key, helper);
     }
     return helper;
   }
