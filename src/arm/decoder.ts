@@ -172,14 +172,134 @@ function learn(
   const templates = templatesFor(processor);
   const half = bytes[offset]! | (bytes[offset + 1]! << 8);
   const size = mode === 'arm' || isThumb32Prefix(half) ? 4 : 2;
-  const t = decodeOne(engine, bytes.subarray(offset, offset + size), at, mode, processor);
+  const enc = size === 2 ? half : word(bytes, offset) >>> 0;
+  const family = branchFamily(enc, mode, size);
+  const t =
+    (family !== null ? fromFamily(templates, family, enc, at, mode, size) : null) ??
+    decodeOne(engine, bytes.subarray(offset, offset + size), at, mode, processor);
+  if (family !== null && t.base === at) keepFamily(templates, family, t, enc, mode, size);
   if (size === 2) {
     templates.thumb16[half | ((at & 2) << 15)] = t;
     return;
   }
   const table = mode === 'arm' ? templates.arm : templates.thumb32[(at & 2) >>> 1]!;
   if (table.size >= MAX_TEMPLATES) table.clear();
-  table.set(word(bytes, offset), t);
+  table.set(enc | 0, t);
+}
+
+// Branch families. The direct branches (ARM B/BL/BLX label, Thumb B/Bcc, the Thumb BL/BLX pair) are
+// a third of the distinct encodings of real code (every call site has its own offset), and all
+// encodings of one family differ only in the offset: the same mnemonic, condition, flow and target
+// mode, and operand text that is the target alone. One member of a family learned from Capstone (and
+// checked to be exactly that: its target is the one computed here, its text the target alone) gives
+// every other member's answer; a member whose target would wrap around the address space, or is
+// printed in decimal (below 10), is learned from Capstone. The derivation is checked against Capstone
+// over whole families in the tests.
+
+interface BranchFamily {
+  /** The bits every member shares (with the mode and size: the family). */
+  key: number;
+  /** The target at `at` (a plain number: may lie outside 0..2^32 when it would wrap). */
+  target(at: number): number;
+}
+
+const signed = (v: number, bits: number): number => (v << (32 - bits)) >> (32 - bits);
+
+/** The branch family of an encoding, or null when it is none. */
+function branchFamily(enc: number, mode: ArmMode, size: number): BranchFamily | null {
+  if (mode === 'arm') {
+    if (((enc >>> 25) & 7) !== 0b101) return null;
+    const off = signed(enc & 0xffffff, 24) * 4;
+    // BLX label (condition 1111): the H bit adds a halfword.
+    const h = enc >>> 28 === 0xf ? ((enc >>> 24) & 1) * 2 : 0;
+    return { key: enc >>> 24, target: (at) => at + 8 + off + h };
+  }
+  if (size === 2) {
+    if (enc >>> 11 === 0b11100) {
+      const off = signed(enc & 0x7ff, 11) * 2;
+      return { key: 0x100 | (enc >>> 11), target: (at) => at + 4 + off };
+    }
+    const cond = (enc >>> 8) & 0xf;
+    if (enc >>> 12 === 0b1101 && cond < 0xe) {
+      const off = signed(enc & 0xff, 8) * 2;
+      return { key: enc >>> 8, target: (at) => at + 4 + off };
+    }
+    return null;
+  }
+  // The ARMv4T/v5 pair: prefix 11110 (offset bits 22..12), suffix 11111 (BL) or 11101 (BLX, whose
+  // target is word-aligned; an odd BLX suffix is left to Capstone).
+  const first = enc & 0xffff;
+  const second = enc >>> 16;
+  const suffix = second >>> 11;
+  if (first >>> 11 !== 0b11110 || (suffix !== 0b11111 && suffix !== 0b11101)) return null;
+  if (suffix === 0b11101 && (second & 1) !== 0) return null;
+  const off = signed(first & 0x7ff, 11) * 4096 + (second & 0x7ff) * 2;
+  return suffix === 0b11111
+    ? { key: 0x1f, target: (at) => at + 4 + off }
+    : { key: 0x1d, target: (at) => Math.floor((at + 4 + off) / 4) * 4 };
+}
+
+const familyKey = (mode: ArmMode, size: number, key: number): number =>
+  (mode === 'arm' ? 0 : size === 2 ? 0x1000 : 0x2000) | key;
+
+/** A target the family answers for: no wrap-around, printed in hexadecimal (see immediate()). */
+const familyTarget = (t: number): boolean => t > 9 && t <= 0xffffffff;
+
+/** Keeps a template Capstone gave for a family member when it is exactly what the family says. */
+function keepFamily(
+  tables: TemplateTables,
+  family: BranchFamily,
+  t: Template,
+  enc: number,
+  mode: ArmMode,
+  size: number,
+): void {
+  const k = familyKey(mode, size, family.key);
+  if (tables.families.has(k) || t.refusal !== null || t.ins === null) return;
+  const target = family.target(t.base);
+  const ins = t.ins;
+  if (
+    !familyTarget(target) ||
+    ins.target !== target ||
+    ins.pcRelative !== undefined ||
+    t.textAddress !== TARGET_TEXT ||
+    ins.operands !== immediate(target) ||
+    !t.portable ||
+    ins.bytes !== encodingHex(enc, size)
+  )
+    return;
+  tables.families.set(k, t);
+}
+
+/** The template of family member `enc` at `at`, from its family's learned member; null when there is none. */
+function fromFamily(
+  tables: TemplateTables,
+  family: BranchFamily,
+  enc: number,
+  at: number,
+  mode: ArmMode,
+  size: number,
+): Template | null {
+  const known = tables.families.get(familyKey(mode, size, family.key));
+  if (known === undefined) return null;
+  const target = family.target(at);
+  if (!familyTarget(target)) return null;
+  const src = known.ins!;
+  return {
+    base: at,
+    size: known.size,
+    refusal: null,
+    ins: { ...copy(src, at, target, undefined, immediate(target)), bytes: encodingHex(enc, size) },
+    textAddress: TARGET_TEXT,
+    portable: true,
+  };
+}
+
+/** An encoding's bytes as lowercase hex in memory order (a 32-bit Thumb pair is two halfwords). */
+function encodingHex(enc: number, size: number): string {
+  let out = '';
+  for (let i = 0; i < size; i++) out += ((enc >>> (8 * i)) & 0xff).toString(16).padStart(2, '0');
+  return out;
 }
 
 /** The same answer as decodeWindow, straight from Capstone (no templates): the reference in tests. */
@@ -294,6 +414,8 @@ interface TemplateTables {
   thumb16: Template[];
   /** By word, per address bit 1. */
   thumb32: [Map<number, Template>, Map<number, Template>];
+  /** One learned member of each branch family (see branchFamily), by familyKey. */
+  families: Map<number, Template>;
 }
 
 const tables: Partial<Record<Processor, TemplateTables>> = {};
@@ -301,7 +423,12 @@ const tables: Partial<Record<Processor, TemplateTables>> = {};
 function templatesFor(processor: Processor): TemplateTables {
   let t = tables[processor];
   if (!t) {
-    t = { arm: new Map(), thumb16: new Array<Template>(0x20000), thumb32: [new Map(), new Map()] };
+    t = {
+      arm: new Map(),
+      thumb16: new Array<Template>(0x20000),
+      thumb32: [new Map(), new Map()],
+      families: new Map(),
+    };
     tables[processor] = t;
   }
   return t;
