@@ -309,10 +309,20 @@ let loadedEngine: CapstoneEngine | undefined;
 /** The shared engine, created on first use (Capstone's WASM costs tens of ms to instantiate). */
 export function capstoneEngine(): Promise<CapstoneEngine> {
   enginePromise ??= (async () => {
-    const module = await import('@alexaltea/capstone-js');
-    const factory = (module.default ?? module) as unknown as typeof module.default;
-    loadedEngine = new CapstoneEngine(await factory());
-    return loadedEngine;
+    // WebAssembly compiles in V8's background threads and resolves through a V8 task. In a process
+    // with no libuv handle open (the CLI, a script), that task runs after the event loop has emptied,
+    // inside Node's final drain of V8's tasks, and the caller's first yield after it (setImmediate)
+    // then waits for every background compile job to finish: 30-100 ms. A timer held open while
+    // Capstone loads keeps the loop running, so the continuation runs inside it.
+    const keepLoopOpen = setInterval(() => {}, 1 << 30);
+    try {
+      const module = await import('@alexaltea/capstone-js');
+      const factory = (module.default ?? module) as unknown as typeof module.default;
+      loadedEngine = new CapstoneEngine(await factory());
+      return loadedEngine;
+    } finally {
+      clearInterval(keepLoopOpen);
+    }
   })();
   enginePromise.catch(() => {
     enginePromise = undefined;
