@@ -228,12 +228,19 @@ async function offer(
  */
 export class BlockOwners {
   private readonly first: Int32Array;
-  private readonly more = new Map<number, number[]>();
+  /**
+   * The rare other owners: per block the newest of a chain through `extraBody` / `extraNext` (-1 when
+   * none), newest first. Numbers in arrays, not a list object per shared block.
+   */
+  private readonly moreHead: Int32Array;
+  private readonly extraBody: number[] = [];
+  private readonly extraNext: number[] = [];
   /** Body index -> entry key. */
   private readonly keys: string[] = [];
 
   constructor(blocks: number) {
     this.first = new Int32Array(blocks).fill(-1);
+    this.moreHead = new Int32Array(blocks).fill(-1);
   }
 
   /** Names the next body (its index is the count of bodies named before). */
@@ -247,9 +254,9 @@ export class BlockOwners {
       this.first[block] = body;
       return;
     }
-    const list = this.more.get(block);
-    if (list) list.push(body);
-    else this.more.set(block, [body]);
+    this.extraBody.push(body);
+    this.extraNext.push(this.moreHead[block]!);
+    this.moreHead[block] = this.extraBody.length - 1;
   }
 
   /** The entry keys of the bodies holding `block`, in the order they were added. */
@@ -257,7 +264,14 @@ export class BlockOwners {
     const f = this.first[block] ?? -1;
     if (f < 0) return [];
     const out = [this.keys[f]!];
-    for (const b of this.more.get(block) ?? []) out.push(this.keys[b]!);
+    const at = out.length;
+    for (let x = this.moreHead[block]!; x >= 0; x = this.extraNext[x]!)
+      out.push(this.keys[this.extraBody[x]!]!);
+    // The chain is newest first: the others in the order they were added.
+    if (out.length > at + 1) {
+      const rest = out.splice(at).reverse();
+      out.push(...rest);
+    }
     return out;
   }
 }

@@ -114,6 +114,8 @@ export class ProgramMap {
         if ('component' in via) called(entryKey(via.component.index, c.viaMode, c.via), i);
       }
     }
+    // Lists of the exact size (pushing leaves room for 16 more in each).
+    for (const b of built.bodies.values()) if (b.callSites) b.callSites = b.callSites.slice();
     const secondary = new Map<string, number[]>();
     for (const b of built.bodies.values()) {
       if (!b.secondaryOf) continue;

@@ -381,8 +381,8 @@ export class WalkStopped extends Error {
 }
 
 const unitOf = (mode: ArmMode) => (mode === 'arm' ? 4 : 2);
-/** Instructions of probe runs kept for the walk at most (a few MB). */
-const PROBE_RUNS_MAX = 1 << 15;
+/** Instructions of probe runs kept for the walk at most (about a MB; 4x as many took 5% more runs, on 4 MiB). */
+const PROBE_RUNS_MAX = 1 << 13;
 /**
  * The block-index slot of `address` (aligned for its mode) in `comp`. Offsets are floored: a component
  * whose table puts it at an address unaligned for the mode still gives every aligned address a slot of
@@ -554,8 +554,13 @@ export class Walker {
     const place = placeKey(req.mode, req.address);
     const known = places.get(place);
     if (known) {
-      if (!this.hasEvidence(known, req.class, req.from))
-        known.evidence.push(evidenceOf(req.class, TIERS[tier]!, req.from, req.fromComponent));
+      if (!this.hasEvidence(known, req.class, req.from)) {
+        const ev = evidenceOf(req.class, TIERS[tier]!, req.from, req.fromComponent);
+        // Short lists are remade at their exact size (a push leaves room for 16 more, and most
+        // entries have two or three); long ones grow in place.
+        if (known.evidence.length < 16) known.evidence = known.evidence.concat(ev);
+        else known.evidence.push(ev);
+      }
       if (tier < known.tier) known.tier = tier;
       if (!req.orphan) known.orphan = false;
       return known.state === 'refused' ? null : known;
