@@ -136,15 +136,18 @@ export const initArray = {
       list.push({ at: r.from, value: r.to, tier: r.tier, n: state.refs });
       state.loads.set(r.component, list);
     }
-    // Calls through a register or a stub, by component, in address order.
+    // Calls through a register or a stub, by component, in address order (only for a round with new
+    // loads: with none, no pair is examined).
     const indirect = new Map<number, number[]>();
-    for (const c of w.calls) {
-      if (c.kind !== 'register' && c.kind !== 'stub') continue;
-      const list = indirect.get(c.comp) ?? [];
-      list.push(c.at);
-      indirect.set(c.comp, list);
+    if (state.refs !== before) {
+      for (const c of w.calls) {
+        if (c.kind !== 'register' && c.kind !== 'stub') continue;
+        const list = indirect.get(c.comp) ?? [];
+        list.push(c.at);
+        indirect.set(c.comp, list);
+      }
+      for (const list of indirect.values()) list.sort((a, b) => a - b);
     }
-    for (const list of indirect.values()) list.sort((a, b) => a - b);
     const indirectCallsNear = (comp: number, at: number): boolean => {
       const list = indirect.get(comp);
       if (!list) return false;
