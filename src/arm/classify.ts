@@ -181,7 +181,8 @@ function wrongFixedBits(raw: RawInstruction, base: string, mode: ArmMode, bytes:
 
 const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
-const hex = (bytes: Uint8Array): string => {
+/** Bytes as lowercase hex in memory order (DecodedInstruction.bytes). */
+export const hex = (bytes: Uint8Array): string => {
   let out = '';
   for (let i = 0; i < bytes.length; i++) out += HEX_BYTE[bytes[i]!];
   return out;

@@ -4,7 +4,7 @@
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import { type CapstoneEngine, capstoneEngine, capstoneEngineIfLoaded, firstThumbIt } from './capstone.js';
-import { classify, refusalOf } from './classify.js';
+import { classify, hex, refusalOf } from './classify.js';
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';
 
 /** Hard ceiling per call, far above every tool limit: keeps a single call's work bounded. */
@@ -174,10 +174,11 @@ function learn(
   const size = mode === 'arm' || isThumb32Prefix(half) ? 4 : 2;
   const enc = size === 2 ? half : word(bytes, offset) >>> 0;
   const family = branchFamily(enc, mode, size);
+  const text = family !== null ? hex(bytes.subarray(offset, offset + size)) : '';
   const t =
-    (family !== null ? fromFamily(templates, family, enc, at, mode, size) : null) ??
+    (family !== null ? fromFamily(templates, family, text, at, mode, size) : null) ??
     decodeOne(engine, bytes.subarray(offset, offset + size), at, mode, processor);
-  if (family !== null && t.base === at) keepFamily(templates, family, t, enc, mode, size);
+  if (family !== null && t.base === at) keepFamily(templates, family, t, text, mode, size);
   if (size === 2) {
     templates.thumb16[half | ((at & 2) << 15)] = t;
     return;
@@ -250,7 +251,7 @@ function keepFamily(
   tables: TemplateTables,
   family: BranchFamily,
   t: Template,
-  enc: number,
+  bytesText: string,
   mode: ArmMode,
   size: number,
 ): void {
@@ -265,17 +266,17 @@ function keepFamily(
     t.textAddress !== TARGET_TEXT ||
     ins.operands !== immediate(target) ||
     !t.portable ||
-    ins.bytes !== encodingHex(enc, size)
+    ins.bytes !== bytesText
   )
     return;
   tables.families.set(k, t);
 }
 
-/** The template of family member `enc` at `at`, from its family's learned member; null when there is none. */
+/** The template at `at` of the family member whose bytes are `bytesText`, from its family's learned member; null when there is none. */
 function fromFamily(
   tables: TemplateTables,
   family: BranchFamily,
-  enc: number,
+  bytesText: string,
   at: number,
   mode: ArmMode,
   size: number,
@@ -289,17 +290,10 @@ function fromFamily(
     base: at,
     size: known.size,
     refusal: null,
-    ins: { ...copy(src, at, target, undefined, immediate(target)), bytes: encodingHex(enc, size) },
+    ins: { ...copy(src, at, target, undefined, immediate(target)), bytes: bytesText },
     textAddress: TARGET_TEXT,
     portable: true,
   };
-}
-
-/** An encoding's bytes as lowercase hex in memory order (a 32-bit Thumb pair is two halfwords). */
-function encodingHex(enc: number, size: number): string {
-  let out = '';
-  for (let i = 0; i < size; i++) out += ((enc >>> (8 * i)) & 0xff).toString(16).padStart(2, '0');
-  return out;
 }
 
 /** The same answer as decodeWindow, straight from Capstone (no templates): the reference in tests. */

@@ -263,16 +263,11 @@ export class BlockOwners {
   of(block: number): string[] {
     const f = this.first[block] ?? -1;
     if (f < 0) return [];
-    const out = [this.keys[f]!];
-    const at = out.length;
+    const others: string[] = [];
     for (let x = this.moreHead[block]!; x >= 0; x = this.extraNext[x]!)
-      out.push(this.keys[this.extraBody[x]!]!);
-    // The chain is newest first: the others in the order they were added.
-    if (out.length > at + 1) {
-      const rest = out.splice(at).reverse();
-      out.push(...rest);
-    }
-    return out;
+      others.push(this.keys[this.extraBody[x]!]!);
+    // The chain is newest first.
+    return [this.keys[f]!, ...others.reverse()];
   }
 }
 
