@@ -174,11 +174,14 @@ function learn(
   const size = mode === 'arm' || isThumb32Prefix(half) ? 4 : 2;
   const enc = size === 2 ? half : word(bytes, offset) >>> 0;
   const family = branchFamily(enc, mode, size);
-  const text = family !== null ? hex(bytes.subarray(offset, offset + size)) : '';
+  const operandFamily = family === null && mode === 'thumb' && size === 2 ? thumbOperandFamily(half) : null;
+  const text = family !== null || operandFamily !== null ? hex(bytes.subarray(offset, offset + size)) : '';
   const t =
     (family !== null ? fromFamily(templates, family, text, at, mode, size) : null) ??
+    (operandFamily !== null ? fromOperandFamily(templates, operandFamily, text, at) : null) ??
     decodeOne(engine, bytes.subarray(offset, offset + size), at, mode, processor);
   if (family !== null && t.base === at) keepFamily(templates, family, t, text, mode, size);
+  if (operandFamily !== null && t.base === at) keepOperandFamily(templates, operandFamily, t, text);
   if (size === 2) {
     templates.thumb16[half | ((at & 2) << 15)] = t;
     return;
@@ -292,6 +295,116 @@ function fromFamily(
     refusal: null,
     ins: { ...copy(src, at, target, undefined, immediate(target)), bytes: bytesText },
     textAddress: TARGET_TEXT,
+    portable: true,
+  };
+}
+
+// Operand families. Most other 16-bit Thumb encodings a program meets for the first time are low-register
+// loads, stores, moves, compares and arithmetic: within one family (the same format and opcode bits)
+// members differ only in register numbers and an immediate, which Capstone prints by a fixed rule, and
+// nothing in them depends on the address (no PC, no flow). One member learned from Capstone, kept only
+// when its text is exactly the family's text for it and it carries no address, gives every other
+// member's answer: the same mnemonic and facts, the family's operand text and its own bytes. Forms
+// whose text breaks the pattern (LSL #0 is MOVS, LSR/ASR #0 shift by 32) are families of their own.
+// Checked against Capstone for every member of every family, met first in any order, in the tests.
+
+interface OperandFamily {
+  /** The format and opcode bits every member shares. */
+  key: number;
+  /** Capstone's operand text for this member. */
+  operands: string;
+}
+
+const r = (n: number): string => `r${n & 7}`;
+/** `[rN]` or `[rN, #off]`, as Capstone prints a base and an immediate offset. */
+const offsetText = (base: string, off: number): string =>
+  off === 0 ? `[${base}]` : `[${base}, ${immediate(off)}]`;
+
+/** The operand family of a 16-bit Thumb encoding, or null when it is none (see above). */
+function thumbOperandFamily(h: number): OperandFamily | null {
+  const top5 = h >>> 11;
+  // Shift by immediate: LSL/LSR/ASR Rd, Rm, #imm5 (LSL #0 prints as MOVS Rd, Rm; LSR/ASR #0 mean 32).
+  if (top5 <= 0b00010) {
+    const imm = (h >>> 6) & 31;
+    if (top5 === 0 && imm === 0) return { key: 0x10, operands: `${r(h)}, ${r(h >>> 3)}` };
+    return { key: 0x11 + top5, operands: `${r(h)}, ${r(h >>> 3)}, ${immediate(imm === 0 ? 32 : imm)}` };
+  }
+  // ADD/SUB Rd, Rn, Rm and ADD/SUB Rd, Rn, #imm3.
+  if (top5 === 0b00011) {
+    const op = (h >>> 9) & 3;
+    const last = op < 2 ? r(h >>> 6) : immediate((h >>> 6) & 7);
+    return { key: 0x20 + op, operands: `${r(h)}, ${r(h >>> 3)}, ${last}` };
+  }
+  // MOV/CMP/ADD/SUB Rd, #imm8.
+  if (h >>> 13 === 0b001)
+    return { key: 0x30 + (top5 & 3), operands: `${r(h >>> 8)}, ${immediate(h & 0xff)}` };
+  // Data processing on low registers (NEG prints as RSBS Rd, Rm, #0; MUL as MULS Rd, Rm, Rd).
+  if (h >>> 10 === 0b010000) {
+    const op = (h >>> 6) & 15;
+    const tail = op === 9 ? ', #0' : op === 13 ? `, ${r(h)}` : '';
+    return { key: 0x40 + op, operands: `${r(h)}, ${r(h >>> 3)}${tail}` };
+  }
+  // Loads and stores with a register offset.
+  if (h >>> 12 === 0b0101)
+    return { key: 0x50 + ((h >>> 9) & 7), operands: `${r(h)}, [${r(h >>> 3)}, ${r(h >>> 6)}]` };
+  // Loads and stores with an immediate offset: words (imm5 * 4), bytes (imm5), halfwords (imm5 * 2).
+  if (h >>> 13 === 0b011) {
+    const scale = h & 0x1000 ? 1 : 4;
+    return {
+      key: 0x60 + (top5 & 3),
+      operands: `${r(h)}, ${offsetText(r(h >>> 3), ((h >>> 6) & 31) * scale)}`,
+    };
+  }
+  if (h >>> 12 === 0b1000)
+    return { key: 0x70 + (top5 & 1), operands: `${r(h)}, ${offsetText(r(h >>> 3), ((h >>> 6) & 31) * 2)}` };
+  // SP-relative loads and stores, ADD Rd, SP, #imm8 * 4, and ADD/SUB SP, #imm7 * 4.
+  if (h >>> 12 === 0b1001)
+    return { key: 0x80 + (top5 & 1), operands: `${r(h >>> 8)}, ${offsetText('sp', (h & 0xff) * 4)}` };
+  if (top5 === 0b10101) return { key: 0x90, operands: `${r(h >>> 8)}, sp, ${immediate((h & 0xff) * 4)}` };
+  if (h >>> 8 === 0b10110000)
+    return { key: 0xa0 + ((h >>> 7) & 1), operands: `sp, ${immediate((h & 0x7f) * 4)}` };
+  return null;
+}
+
+/** Keeps a template Capstone gave for an operand family member when it is exactly what the family says. */
+function keepOperandFamily(
+  tables: TemplateTables,
+  family: OperandFamily,
+  t: Template,
+  bytesText: string,
+): void {
+  if (tables.operandFamilies.has(family.key) || t.refusal !== null || t.ins === null) return;
+  const ins = t.ins;
+  if (
+    ins.operands !== family.operands ||
+    ins.bytes !== bytesText ||
+    ins.target !== undefined ||
+    ins.pcRelative !== undefined ||
+    ins.flow !== undefined ||
+    ins.readsPc === true ||
+    ins.writesPc === true ||
+    t.textAddress !== null ||
+    !t.portable
+  )
+    return;
+  tables.operandFamilies.set(family.key, t);
+}
+
+/** The template at `at` of the operand family member whose bytes are `bytesText`; null when its family has no learned member. */
+function fromOperandFamily(
+  tables: TemplateTables,
+  family: OperandFamily,
+  bytesText: string,
+  at: number,
+): Template | null {
+  const known = tables.operandFamilies.get(family.key);
+  if (known === undefined) return null;
+  return {
+    base: at,
+    size: 2,
+    refusal: null,
+    ins: { ...copy(known.ins!, at, undefined, undefined, family.operands), bytes: bytesText },
+    textAddress: null,
     portable: true,
   };
 }
@@ -410,6 +523,8 @@ interface TemplateTables {
   thumb32: [Map<number, Template>, Map<number, Template>];
   /** One learned member of each branch family (see branchFamily), by familyKey. */
   families: Map<number, Template>;
+  /** One learned member of each 16-bit Thumb operand family (see thumbOperandFamily), by its key. */
+  operandFamilies: Map<number, Template>;
 }
 
 const tables: Partial<Record<Processor, TemplateTables>> = {};
@@ -422,6 +537,7 @@ function templatesFor(processor: Processor): TemplateTables {
       thumb16: new Array<Template>(0x20000),
       thumb32: [new Map(), new Map()],
       families: new Map(),
+      operandFamilies: new Map(),
     };
     tables[processor] = t;
   }
