@@ -1,17 +1,21 @@
 // One measured run of the program-map bench in a fresh process (bundled like the server, so no
-// loader overhead and a cold JIT, Capstone and cache): `map <root> <rom> <processor>` builds the
-// whole-program map and answers warm xref queries; `linear <bin> <base>` decodes the same bytes
-// linearly, Thumb then ARM. Prints one JSON line: times in ms, the process's peak RSS.
+// loader overhead and a cold JIT, Capstone and cache; the helper threads lowered first, as the CLI's
+// main() does): `map <root> <rom> <processor>` builds the whole-program map and answers warm xref
+// queries; `linear <bin> <base>` decodes the same bytes linearly, Thumb then ARM. Prints one JSON
+// line: times in ms, the process's peak RSS.
 import { readFileSync } from 'node:fs';
 import { EVIDENCE_IDS } from '../src/analysis/evidence/index.js';
 import { getProgramMaps } from '../src/analysis/program-map/service.js';
 import { decodeWindow } from '../src/arm/decoder.js';
+import { lowerHelperThreads } from '../src/cli/helper-threads.js';
 import { loadConfig } from '../src/config/config.js';
 import { getRomStore } from '../src/nds/rom-store.js';
 import { Services } from '../src/services.js';
 import { Workspace } from '../src/workspace/workspace.js';
 
 const [what, a, b, c] = process.argv.slice(2);
+// As the server's and the CLI's main() does first.
+lowerHelperThreads();
 const peakMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 async function map(root: string, rom: string, processor: 'arm9' | 'arm7') {

@@ -6,6 +6,7 @@ import { isReMcpError } from '../core/errors.js';
 import { PROFILE_NAMES, PROFILE_SUMMARIES, profileSelectionOf } from '../core/profiles.js';
 import { startupMark } from '../core/startup-trace.js';
 import { VERSION } from '../version.js';
+import { lowerHelperThreads } from './helper-threads.js';
 import { HOSTS } from './host-config.js';
 
 const USAGE = `re-mcp ${VERSION}: a safety-first MCP server for ROM reverse engineering
@@ -35,6 +36,8 @@ function fail(message: string): never {
 
 export async function main(argv: readonly string[]): Promise<number> {
   startupMark('main');
+  // Before any work: V8's workers must not crowd out the thread that answers (see helper-threads.ts).
+  lowerHelperThreads();
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stderr.write(USAGE);
     return 0;
