@@ -32,16 +32,31 @@ const NO_TAIL_CALLS: readonly string[] = Object.freeze([]);
 class BodyBlocks {
   ids = new Int32Array(4096);
   size = 0;
-  append(list: number[]): number {
+  /** Appends `list` (its first `length` ids) and returns where the run starts. */
+  append(list: Int32Array, length: number): number {
     const at = this.size;
-    if (at + list.length > this.ids.length) {
-      const next = new Int32Array(Math.max(at + list.length, this.ids.length * 2));
+    if (at + length > this.ids.length) {
+      const next = new Int32Array(Math.max(at + length, this.ids.length * 2));
       next.set(this.ids.subarray(0, at));
       this.ids = next;
     }
-    for (let i = 0; i < list.length; i++) this.ids[at + i] = list[i]!;
-    this.size += list.length;
+    this.ids.set(list.subarray(0, length), at);
+    this.size += length;
     return at;
+  }
+
+  /** Whether the ascending run [first, first + count) holds `id` (binary search). */
+  holds(first: number, count: number, id: number): boolean {
+    let lo = first;
+    let hi = first + count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const v = this.ids[mid]!;
+      if (v === id) return true;
+      if (v < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
   }
   /** Drops the spare capacity once every body is in. */
   trim(): void {
@@ -74,6 +89,11 @@ export class FunctionBody {
   /** Block ids of the body, ascending (a new list each time). */
   get blocks(): number[] {
     return Array.from(this.store.ids.subarray(this.first, this.first + this.blockCount));
+  }
+
+  /** Whether the body holds block `id` (no list made). */
+  holds(id: number): boolean {
+    return this.store.holds(this.first, this.blockCount, id);
   }
 }
 
@@ -286,16 +306,18 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
   const reachedBy = new Int32Array(walker.blocks.length).fill(-1);
   const work: number[] = [];
   const store = new BodyBlocks();
+  // One body's blocks, reused for every body (a body holds each block once: at most every block).
+  const blocks = new Int32Array(walker.blocks.length);
   for (const e of walker.entries.values()) {
     if (e.block < 0 || e.state === 'refused') continue;
     const body = owners.body(e.key);
     reachedBy[e.block] = body;
     work.push(e.block);
-    const blocks: number[] = [];
+    let count = 0;
     const tails: string[] = [];
     while (work.length > 0) {
       const id = work.pop()!;
-      blocks.push(id);
+      blocks[count++] = id;
       owners.add(id, body);
       for (let x = walker.blocks.edgesOf(id); x >= 0; x = edges.nextOf(x)) {
         const s = edges.toOf(x);
@@ -309,12 +331,9 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
         work.push(s);
       }
     }
-    blocks.sort((a, b) => a - b);
-    const first = store.append(blocks);
-    bodies.set(
-      e.key,
-      new FunctionBody(e, store, first, blocks.length, tails.length > 0 ? tails : NO_TAIL_CALLS),
-    );
+    blocks.subarray(0, count).sort();
+    const first = store.append(blocks, count);
+    bodies.set(e.key, new FunctionBody(e, store, first, count, tails.length > 0 ? tails : NO_TAIL_CALLS));
   }
   store.trim();
   // Secondary entries: entered from another function's body by anything but a tail branch. Only
@@ -336,9 +355,8 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
     const e = body.entry;
     const list = preds.get(e.block);
     if (!list) continue;
-    const own = new Set(body.blocks);
     for (const p of list) {
-      if (p.kind === 'branch' || own.has(p.from)) continue;
+      if (p.kind === 'branch' || body.holds(p.from)) continue;
       const host = owners.of(p.from).find((k) => k !== e.key && !bodies.get(k)?.entry.orphan);
       if (host) {
         body.secondaryOf = host;
