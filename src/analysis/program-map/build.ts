@@ -293,21 +293,27 @@ export class BlockOwners {
 
 /** Each entry's body: blocks reached by intra-function edges, stopping at other entries (tail calls). */
 function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; owners: BlockOwners } {
-  const startsEntry = new Map<number, string>();
+  const blockCount = walker.blocks.length;
+  // Per block: the entry that starts it, as an index into entryKeys (-1: none; the last entry wins).
+  // Numbers in arrays rather than maps keyed by block: the map's tables would be garbage at the end.
+  const startsEntry = new Int32Array(blockCount).fill(-1);
+  const entryKeys: string[] = [];
   for (const e of walker.entries.values()) {
     if (e.block < 0) continue;
     const b = walker.blocks.get(e.block);
-    if (b.start === e.address) startsEntry.set(b.id, e.key);
+    if (b.start !== e.address) continue;
+    startsEntry[b.id] = entryKeys.length;
+    entryKeys.push(e.key);
   }
-  const owners = new BlockOwners(walker.blocks.length);
+  const owners = new BlockOwners(blockCount);
   const bodies = new Map<string, FunctionBody>();
   const edges = walker.edges;
   // Which body last reached each block (one number per block instead of a set per body).
-  const reachedBy = new Int32Array(walker.blocks.length).fill(-1);
+  const reachedBy = new Int32Array(blockCount).fill(-1);
   const work: number[] = [];
   const store = new BodyBlocks();
   // One body's blocks, reused for every body (a body holds each block once: at most every block).
-  const blocks = new Int32Array(walker.blocks.length);
+  const blocks = new Int32Array(blockCount);
   for (const e of walker.entries.values()) {
     if (e.block < 0 || e.state === 'refused') continue;
     const body = owners.body(e.key);
@@ -322,7 +328,7 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
       for (let x = walker.blocks.edgesOf(id); x >= 0; x = edges.nextOf(x)) {
         const s = edges.toOf(x);
         if (reachedBy[s] === body) continue;
-        const other = startsEntry.get(s);
+        const other = startsEntry[s]! >= 0 ? entryKeys[startsEntry[s]!]! : undefined;
         if (other !== undefined && other !== e.key) {
           if (!tails.includes(other)) tails.push(other);
           continue;
@@ -336,28 +342,33 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
     bodies.set(e.key, new FunctionBody(e, store, first, count, tails.length > 0 ? tails : NO_TAIL_CALLS));
   }
   store.trim();
-  // Secondary entries: entered from another function's body by anything but a tail branch. Only
-  // the predecessors of entry blocks are needed.
-  const entryBlocks = new Set<number>();
-  for (const body of bodies.values()) entryBlocks.add(body.entry.block);
-  const preds = new Map<number, { from: number; kind: string }[]>();
-  for (let id = 0; id < walker.blocks.length; id++) {
-    for (let x = walker.blocks.edgesOf(id); x >= 0; x = edges.nextOf(x)) {
-      const to = edges.toOf(x);
-      if (!entryBlocks.has(to)) continue;
-      const kind = edges.kindOf(x);
-      const list = preds.get(to);
-      if (list) list.push({ from: id, kind });
-      else preds.set(to, [{ from: id, kind }]);
+  // Secondary entries: entered from another function's body by anything but a tail branch. Only the
+  // predecessors of entry blocks by such edges are needed, in block then edge order: counted, then laid
+  // out per entry block in one column (from[start[b] .. start[b + 1])).
+  const isEntryBlock = new Uint8Array(blockCount);
+  for (const body of bodies.values()) isEntryBlock[body.entry.block] = 1;
+  const start = new Int32Array(blockCount + 1);
+  const eachPred = (visit: (to: number, from: number) => void) => {
+    for (let id = 0; id < blockCount; id++) {
+      for (let x = walker.blocks.edgesOf(id); x >= 0; x = edges.nextOf(x)) {
+        const to = edges.toOf(x);
+        if (isEntryBlock[to] === 1 && edges.kindOf(x) !== 'branch') visit(to, id);
+      }
     }
-  }
+  };
+  eachPred((to) => start[to + 1]!++);
+  for (let b = 0; b < blockCount; b++) start[b + 1]! += start[b]!;
+  const from = new Int32Array(start[blockCount]!);
+  const filled = start.slice(0, blockCount);
+  eachPred((to, id) => {
+    from[filled[to]!++] = id;
+  });
   for (const body of bodies.values()) {
     const e = body.entry;
-    const list = preds.get(e.block);
-    if (!list) continue;
-    for (const p of list) {
-      if (p.kind === 'branch' || body.holds(p.from)) continue;
-      const host = owners.of(p.from).find((k) => k !== e.key && !bodies.get(k)?.entry.orphan);
+    for (let i = start[e.block]!; i < start[e.block + 1]!; i++) {
+      const p = from[i]!;
+      if (body.holds(p)) continue;
+      const host = owners.of(p).find((k) => k !== e.key && !bodies.get(k)?.entry.orphan);
       if (host) {
         body.secondaryOf = host;
         break;
