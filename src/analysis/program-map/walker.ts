@@ -149,7 +149,7 @@ export class BlockStore {
   call: Int32Array<ArrayBuffer>;
   /** Edges queued from this block whose target block is not made yet. */
   pendingOut: Int32Array<ArrayBuffer>;
-  /** A compare + conditional branch ending a block bounds the index of a dispatch after it (few blocks). */
+  /** An unsigned compare + conditional branch ending a block bounds the index of a dispatch after it. */
   readonly guards = new Map<number, SwitchGuard>();
   length = 0;
 
@@ -1108,9 +1108,11 @@ export class Walker {
           block.term = 'conditional';
           const cmp = lastCompare(instructions, i);
           const guard = guardOf(cmp, ins.condition);
+          // Kept only when it bounds one of the two paths (an unsigned compare): no other is ever read.
           if (
             guard &&
             cmp &&
+            (guardMax(guard, true) !== null || guardMax(guard, false) !== null) &&
             !mentionsRegister(instructions, instructions.indexOf(cmp) + 1, i, guard.register)
           )
             block.guard = guard;
