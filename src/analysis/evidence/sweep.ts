@@ -19,7 +19,8 @@ const MIN_STRING = 4;
 /** Candidate starts tried per gap (the start, then after padding inside it). */
 const TRIES_PER_GAP = 16;
 
-const tried = new WeakMap<Walker, Set<string>>();
+/** Per walker and component, a bit per byte offset: the candidate starts tried (each at most once). */
+const tried = new WeakMap<Walker, (Uint8Array | undefined)[]>();
 
 /** The end of a NUL-terminated printable string starting at `o` (NULs to the next word included), or -1. */
 function stringAt(comp: MapComponent, o: number, e: number): number {
@@ -197,10 +198,15 @@ function probed(w: Walker, comp: MapComponent, o: Option): boolean {
 
 async function candidate(ctx: IdleContext, comp: MapComponent, o: number): Promise<boolean> {
   const w = ctx.walker;
-  const seen = tried.get(w)!;
-  const key = `${comp.index}:${o}`;
-  if (seen.has(key)) return false;
-  seen.add(key);
+  const perComp = tried.get(w)!;
+  let seen = perComp[comp.index];
+  if (seen === undefined) {
+    seen = new Uint8Array((comp.bytes.length + 7) >>> 3);
+    perComp[comp.index] = seen;
+  }
+  const bit = 1 << (o & 7);
+  if ((seen[o >>> 3]! & bit) !== 0) return false;
+  seen[o >>> 3] = seen[o >>> 3]! | bit;
   const after = modeBefore(comp, o);
   const looks: Option[] = [];
   for (const mode of ['thumb', 'arm'] as const) {
@@ -303,7 +309,7 @@ export const sweep = {
   bounded: false,
   async onIdle(ctx) {
     const w = ctx.walker;
-    if (!tried.has(w)) tried.set(w, new Set());
+    if (!tried.has(w)) tried.set(w, []);
     let found = 0;
     for (const comp of w.set.list) {
       const cls = comp.cls;
