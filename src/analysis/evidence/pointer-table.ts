@@ -17,6 +17,40 @@ function loadedAddresses(w: Walker): Set<number> {
   return out;
 }
 
+/**
+ * Per walker and component, the offsets of the words a table could hold, found by the first round:
+ * aligned, nonzero, bytes of one class that is unknown or data, and a value inside a component (with
+ * bit 0 for Thumb; word-aligned for ARM). Later rounds read only these: bytes only ever gain a class,
+ * so a word left out then cannot qualify later, and the components (what a value lies inside) never
+ * change. Each round still checks every listed word's class and offers it as the first round did.
+ */
+const candidatesOf = new WeakMap<Walker, Int32Array[]>();
+
+function tableWords(w: Walker): Int32Array[] {
+  const known = candidatesOf.get(w);
+  if (known) return known;
+  const out: Int32Array[] = [];
+  for (const comp of w.set.list) {
+    const b = comp.bytes;
+    const found: number[] = [];
+    for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
+      const c = comp.cls[o]!;
+      if (c !== ByteClass.unknown && c !== ByteClass.data) continue;
+      if (comp.cls[o + 1] !== c || comp.cls[o + 2] !== c || comp.cls[o + 3] !== c) continue;
+      const value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+      if (value === 0) continue;
+      const thumb = (value & 1) === 1;
+      const address = thumb ? value - 1 : value;
+      if (!thumb && address % 4 !== 0) continue;
+      if (!('component' in w.set.lookup(address))) continue;
+      found.push(o);
+    }
+    out.push(Int32Array.from(found));
+  }
+  candidatesOf.set(w, out);
+  return out;
+}
+
 export const pointerTable = {
   id: 'pointer-table',
   tier: 'referenced',
@@ -26,18 +60,20 @@ export const pointerTable = {
   async onIdle(ctx) {
     const w = ctx.walker;
     let found = 0;
-    const loaded = loadedAddresses(w);
+    // Made on the first accepted word of a round (most rounds accept none).
+    let loaded: Set<number> | null = null;
+    const words = tableWords(w);
     for (const comp of w.set.list) {
       const b = comp.bytes;
-      for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
+      const list = words[comp.index]!;
+      for (let k = 0; k < list.length; k++) {
+        const o = list[k]!;
         const c = comp.cls[o]!;
         if (c !== ByteClass.unknown && c !== ByteClass.data) continue;
         if (comp.cls[o + 1] !== c || comp.cls[o + 2] !== c || comp.cls[o + 3] !== c) continue;
         const value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
-        if (value === 0) continue;
         const thumb = (value & 1) === 1;
         const address = thumb ? value - 1 : value;
-        if (!thumb && address % 4 !== 0) continue;
         const target = w.set.lookup(address);
         if (!('component' in target)) continue;
         const from = comp.start + o;
@@ -54,6 +90,7 @@ export const pointerTable = {
         ) {
           comp.cls.fill(ByteClass.pointerTable, o, o + 4);
           comp.tier.fill(sourceTier === 'heuristic' ? 2 : 1, o, o + 4);
+          loaded ??= loadedAddresses(w);
           // The table is the run of table words this one ends (the code loads its first word's address).
           let first = o;
           while (
@@ -78,6 +115,7 @@ export const pointerTable = {
     return found;
   },
   async onFinish(ctx) {
+    candidatesOf.delete(ctx.walker);
     // Words of data (not code, not a literal a load already names) that point into a component: a
     // string or object used through a table is found by value. A run of such words is one table; the
     // code that loads its first word's address is what uses it.
