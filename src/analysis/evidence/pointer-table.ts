@@ -7,6 +7,21 @@ import { ByteClass, type Tier } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass } from './registry.js';
 
+/** The little-endian word at offset `o`. */
+const wordAt = (b: Uint8Array, o: number): number =>
+  (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+
+/** Whether the four bytes at `o` share one class that a table word may have (unknown or data). */
+function dataWord(cls: Uint8Array, o: number): boolean {
+  const c = cls[o]!;
+  return (
+    (c === ByteClass.unknown || c === ByteClass.data) &&
+    cls[o + 1] === c &&
+    cls[o + 2] === c &&
+    cls[o + 3] === c
+  );
+}
+
 /** The addresses analysed code materialises (literals naming them, ADR): a table starts at each. */
 function loadedAddresses(w: Walker): Set<number> {
   const out = new Set<number>();
@@ -34,10 +49,8 @@ function tableWords(w: Walker): Int32Array[] {
     const b = comp.bytes;
     const found: number[] = [];
     for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
-      const c = comp.cls[o]!;
-      if (c !== ByteClass.unknown && c !== ByteClass.data) continue;
-      if (comp.cls[o + 1] !== c || comp.cls[o + 2] !== c || comp.cls[o + 3] !== c) continue;
-      const value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+      if (!dataWord(comp.cls, o)) continue;
+      const value = wordAt(b, o);
       if (value === 0) continue;
       const thumb = (value & 1) === 1;
       const address = thumb ? value - 1 : value;
@@ -68,10 +81,9 @@ export const pointerTable = {
       const list = words[comp.index]!;
       for (let k = 0; k < list.length; k++) {
         const o = list[k]!;
+        if (!dataWord(comp.cls, o)) continue;
         const c = comp.cls[o]!;
-        if (c !== ByteClass.unknown && c !== ByteClass.data) continue;
-        if (comp.cls[o + 1] !== c || comp.cls[o + 2] !== c || comp.cls[o + 3] !== c) continue;
-        const value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+        const value = wordAt(b, o);
         const thumb = (value & 1) === 1;
         const address = thumb ? value - 1 : value;
         const target = w.set.lookup(address);
@@ -126,7 +138,7 @@ export const pointerTable = {
       let runStart = -1;
       for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
         const c = comp.cls[o]!;
-        const value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+        const value = wordAt(b, o);
         const data = c === ByteClass.unknown || c === ByteClass.data || c === ByteClass.pointerTable;
         const pointer = data && value !== 0 && w.set.holding(value & ~1).length > 0;
         if (!pointer) {
