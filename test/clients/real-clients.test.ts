@@ -12,6 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadAllTools } from '../../src/tools/index.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../kit/mcp-harness.js';
+import { pythonWithMcp } from '../kit/python-sdk.js';
 import { checkWireResult } from '../kit/schema-check.js';
 import { CASES, type Case, prepareWorkspace } from './cases.js';
 
@@ -133,11 +134,7 @@ test('MCP Inspector CLI: tools/list, a success and an error per family, object a
 });
 
 test('Python SDK client: every tool errors intact, every family succeeds, progress and cancellation', async () => {
-  const python = process.env.RE_MCP_PYTHON ?? join(REPO_ROOT, '.ci', 'venv', 'bin', 'python');
-  assert.ok(
-    existsSync(python),
-    `${python} is missing: .ci/run creates it (python3 -m venv .ci/venv; pip install mcp)`,
-  );
+  const python = await pythonWithMcp();
   const casesFile = join(workspace, 'cases.json');
   await writeFile(casesFile, JSON.stringify(CASES));
   const { stdout } = await run(
