@@ -3,7 +3,7 @@
 // a cancellation is seen while a hash or a BLZ encode is under way. (Run to the end at once, a
 // generator is just a loop over next(); the BLZ encoder's synchronous entry does that.)
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { throwIfCancelled } from './errors.js';
+import { ReMcpError, throwIfCancelled } from './errors.js';
 
 /** A computation that yields between bounded pieces of work; its return value is the result. */
 export type Steps<T> = Generator<void, T, void>;
@@ -13,20 +13,28 @@ export const COOPERATIVE_SLICE_MS = 10;
 
 /**
  * Runs the steps, giving the event loop a turn at least every `sliceMs` (default
- * COOPERATIVE_SLICE_MS, at most 1000) and checking `signal` at each turn.
+ * COOPERATIVE_SLICE_MS, at most 1000) and checking `signal` at each turn. With `deadline`, steps still
+ * running `deadline.ms` after the start end in a `timeout` naming `deadline.what`.
  */
 export async function driveSteps<T>(
   steps: Steps<T>,
-  options: { signal?: AbortSignal; sliceMs?: number } = {},
+  options: { signal?: AbortSignal; sliceMs?: number; deadline?: { ms: number; what: string } } = {},
 ): Promise<T> {
   const slice = Math.min(Math.max(options.sliceMs ?? COOPERATIVE_SLICE_MS, 1), 1000);
   throwIfCancelled(options.signal);
   let since = performance.now();
+  const deadline = options.deadline ? since + options.deadline.ms : Number.POSITIVE_INFINITY;
   try {
     for (;;) {
       const r = steps.next();
       if (r.done) return r.value;
-      if (performance.now() - since >= slice) {
+      const now = performance.now();
+      if (now >= deadline)
+        throw new ReMcpError(
+          'timeout',
+          `${options.deadline!.what} took longer than ${options.deadline!.ms} ms and was stopped`,
+        );
+      if (now - since >= slice) {
         await nextTurn();
         throwIfCancelled(options.signal);
         since = performance.now();
@@ -34,5 +42,13 @@ export async function driveSteps<T>(
     }
   } finally {
     steps.return(undefined as T);
+  }
+}
+
+/** Runs the steps to the end at once (no turns): what a synchronous caller of a generator core needs. */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
   }
 }

@@ -1,9 +1,10 @@
 // Symbol files in and out of the workspace: a caller's file read through the workspace's path policy
 // (bounded, regular files only) and parsed by its format; an export written atomically beside the
 // store under the ROM's directory, its name chosen by the server.
+import { driveSteps } from '../core/cooperative.js';
 import { ReMcpError } from '../core/errors.js';
-import { ElfError, parseElfSymbols } from '../formats/symbols/elf.js';
-import { parseSymbolText, writeSymbolText } from '../formats/symbols/text.js';
+import { ElfError, elfSymbolSteps } from '../formats/symbols/elf.js';
+import { symbolTextSteps, writeSymbolText } from '../formats/symbols/text.js';
 import type { ParsedSymbols, RawSymbol, SymbolFormat } from '../formats/symbols/types.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import type { Workspace } from '../workspace/workspace.js';
@@ -13,6 +14,8 @@ import type { StoredSymbol } from './symbol-store.js';
 export const SYMBOL_FILE_LIMITS = {
   /** Bytes of a symbol file read for an import. */
   fileBytes: { max: 64 * 1024 * 1024, unit: 'bytes' },
+  /** Time the parse of one file may take (it runs in slices: the server answers meanwhile). */
+  parseMs: { max: 30_000, unit: 'milliseconds' },
 } as const;
 
 const EXTENSIONS: Record<Exclude<SymbolFormat, 'elf'>, string> = {
@@ -22,11 +25,12 @@ const EXTENSIONS: Record<Exclude<SymbolFormat, 'elf'>, string> = {
   csv: 'csv',
 };
 
-/** Reads and parses a workspace file of `format`. */
+/** Reads and parses a workspace file of `format`, in slices, within SYMBOL_FILE_LIMITS.parseMs. */
 export async function readSymbolFile(
   workspace: Workspace,
   path: string,
   format: SymbolFormat,
+  signal?: AbortSignal,
 ): Promise<{ path: string; parsed: ParsedSymbols }> {
   const { resolved, handle } = await workspace.openFile(path);
   let bytes: Buffer;
@@ -48,9 +52,16 @@ export async function readSymbolFile(
   } finally {
     await handle.close();
   }
+  const drive = {
+    ...(signal ? { signal } : {}),
+    deadline: { ms: SYMBOL_FILE_LIMITS.parseMs.max, what: `reading the symbols of ${resolved.relative}` },
+  };
   if (format === 'elf') {
     try {
-      return { path: resolved.relative, parsed: parseElfSymbols(new Uint8Array(bytes)) };
+      return {
+        path: resolved.relative,
+        parsed: await driveSteps(elfSymbolSteps(new Uint8Array(bytes)), drive),
+      };
     } catch (error) {
       if (error instanceof ElfError)
         throw new ReMcpError('invalid-argument', `${resolved.relative}: ${error.message}`);
@@ -58,7 +69,7 @@ export async function readSymbolFile(
     }
   }
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-  return { path: resolved.relative, parsed: parseSymbolText(format, text) };
+  return { path: resolved.relative, parsed: await driveSteps(symbolTextSteps(format, text), drive) };
 }
 
 /** Writes the names of `processor` (all when null) in `format`; returns the workspace-relative path. */

@@ -3,8 +3,20 @@
 // with bit 0 set is Thumb; a NOTYPE label takes the mode of the ARM mapping symbol ($a, $t, $d) that
 // covers it in its section; OBJECT is data. Section, file, undefined and mapping symbols are not
 // names. Every offset is checked against the file: a malformed ELF is refused or read in part, never
-// read past its end. Pure.
-import { badName, type ParsedSymbols, type RawSymbol, SYMBOL_LIMITS, type SymbolMode } from './types.js';
+// read past its end. The work is bounded by the file: a name is looked for in at most
+// NAME_BYTES_MAX + 1 bytes of the string table (a longer one is skipped unread), only the first symbol
+// table is read (an ELF file has one), symbols past SYMBOL_LIMITS.maxSymbols are counted without their
+// names being decoded, and the steps yield every STEP_SYMBOLS symbols so a caller can keep its event
+// loop answering (driveSteps). Pure.
+import { runSteps, type Steps } from '../../core/cooperative.js';
+import {
+  badName,
+  type ParsedSymbols,
+  type RawSymbol,
+  SYMBOL_LIMITS,
+  type SymbolMode,
+  skip,
+} from './types.js';
 
 export class ElfError extends Error {}
 
@@ -24,7 +36,21 @@ interface Section {
   entsize: number;
 }
 
+/** Bytes of the longest name read: SYMBOL_LIMITS.nameChars characters of UTF-8 at 4 bytes each. */
+export const NAME_BYTES_MAX = SYMBOL_LIMITS.nameChars.max * 4;
+/** Symbols examined between two yields. */
+const STEP_SYMBOLS = 4096;
+
+const DOLLAR = 0x24;
+const DOT = 0x2e;
+const MAPPING_MODES: Readonly<Record<number, SymbolMode>> = { 97: 'arm', 116: 'thumb', 100: 'data' };
+
 export function parseElfSymbols(bytes: Uint8Array): ParsedSymbols {
+  return runSteps(elfSymbolSteps(bytes));
+}
+
+/** parseElfSymbols in steps (see the file comment). */
+export function* elfSymbolSteps(bytes: Uint8Array): Steps<ParsedSymbols> {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const u8 = (o: number) => bytes[o]!;
   const u16 = (o: number) => dv.getUint16(o, true);
@@ -52,104 +78,112 @@ export function parseElfSymbols(bytes: Uint8Array): ParsedSymbols {
     });
   }
   const within = (s: Section) => s.offset <= bytes.length && s.size <= bytes.length - s.offset;
-  const out: ParsedSymbols = { symbols: [], skipped: [], cut: 0 };
+  const out: ParsedSymbols = { symbols: [], skipped: [], skippedMore: 0, cut: 0 };
   const tables = sections.filter((s) => s.type === SHT_SYMTAB);
   if (tables.length === 0) throw new ElfError('the ELF file has no symbol table (stripped)');
-  for (const table of tables) {
-    const strings = sections[table.link];
-    if (!within(table) || !strings || !within(strings))
-      throw new ElfError('the ELF symbol table or its string table runs past the file');
-    const nameAt = (n: number): string | null => {
-      if (n >= strings.size) return null;
-      let end = strings.offset + n;
-      const stop = strings.offset + strings.size;
-      while (end < stop && bytes[end] !== 0) end++;
-      if (end >= stop) return null;
-      return new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(strings.offset + n, end));
-    };
-    const size = Math.max(table.entsize, 16);
-    const count = Math.floor(table.size / size);
-    // Mapping symbols first: per section, where ARM, Thumb and data start.
-    const maps = new Map<number, { at: number; mode: SymbolMode }[]>();
-    const entries: {
-      name: string;
-      value: number;
-      size: number;
-      type: number;
-      shndx: number;
-      index: number;
-    }[] = [];
-    for (let i = 1; i < count; i++) {
-      const o = table.offset + i * size;
-      const info = u8(o + 12);
-      const shndx = u16(o + 14);
-      const name = nameAt(u32(o));
-      if (name === null) {
-        out.skipped.push({ line: i, why: 'name outside the string table' });
-        continue;
-      }
-      const value = u32(o + 4);
-      const type = info & 0xf;
-      const mapping = /^\$([atd])(\.|$)/.exec(name);
-      if (mapping) {
-        const list = maps.get(shndx) ?? [];
-        list.push({ at: value, mode: mapping[1] === 'a' ? 'arm' : mapping[1] === 't' ? 'thumb' : 'data' });
-        maps.set(shndx, list);
-        continue;
-      }
-      if (shndx === SHN_UNDEF || (shndx >= SHN_LORESERVE && shndx !== SHN_ABS)) continue;
-      if (type !== STT_NOTYPE && type !== STT_OBJECT && type !== STT_FUNC) continue;
-      if (name === '') continue;
-      entries.push({ name, value, size: u32(o + 8), type, shndx, index: i });
+  const table = tables[0]!;
+  if (tables.length > 1)
+    skip(out, 0, `${tables.length - 1} more symbol table(s) not read (an ELF file has one)`);
+  const strings = sections[table.link];
+  if (!within(table) || !strings || !within(strings))
+    throw new ElfError('the ELF symbol table or its string table runs past the file');
+  const strStart = strings.offset;
+  const strEnd = strings.offset + strings.size;
+  const decoder = new TextDecoder('utf-8', { fatal: false });
+  /** Where the name at `n` ends (its NUL), or why it cannot be read. */
+  const nameEnd = (n: number): number | string => {
+    if (n >= strings.size) return 'name outside the string table';
+    const from = strStart + n;
+    const stop = Math.min(strEnd, from + NAME_BYTES_MAX + 1);
+    const at = bytes.subarray(from, stop).indexOf(0);
+    if (at >= 0) return from + at;
+    return stop === strEnd
+      ? 'name outside the string table'
+      : `name longer than ${SYMBOL_LIMITS.nameChars.max} characters`;
+  };
+  const size = Math.max(table.entsize, 16);
+  const count = Math.floor(table.size / size);
+  // Mapping symbols: per section, where ARM, Thumb and data start.
+  const maps = new Map<number, { at: number; mode: SymbolMode }[]>();
+  const kept: { name: string; value: number; size: number; type: number; shndx: number; index: number }[] =
+    [];
+  for (let i = 1; i < count; i++) {
+    if (i % STEP_SYMBOLS === 0) yield;
+    const o = table.offset + i * size;
+    const info = u8(o + 12);
+    const shndx = u16(o + 14);
+    const nameAt = u32(o);
+    const end = nameEnd(nameAt);
+    if (typeof end === 'string') {
+      skip(out, i, end);
+      continue;
     }
-    for (const list of maps.values()) list.sort((a, b) => a.at - b.at);
-    const modeOf = (shndx: number, at: number): SymbolMode | null => {
-      const list = maps.get(shndx);
-      if (!list) return null;
-      let lo = 0;
-      let hi = list.length - 1;
-      let found: SymbolMode | null = null;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (list[mid]!.at <= at) {
-          found = list[mid]!.mode;
-          lo = mid + 1;
-        } else hi = mid - 1;
-      }
-      return found;
-    };
-    for (const e of entries) {
-      if (out.symbols.length >= SYMBOL_LIMITS.maxSymbols.max) {
-        out.cut++;
-        continue;
-      }
-      const why = badName(e.name);
-      if (why) {
-        out.skipped.push({ line: e.index, why });
-        continue;
-      }
-      const thumbFunc = e.type === STT_FUNC && (e.value & 1) === 1;
-      const address = e.type === STT_FUNC ? (e.value & ~1) >>> 0 : e.value;
-      const mode: SymbolMode | null =
-        e.type === STT_FUNC
-          ? thumbFunc
-            ? 'thumb'
-            : 'arm'
-          : e.type === STT_OBJECT
-            ? 'data'
-            : modeOf(e.shndx, address);
-      const s: RawSymbol = {
-        address,
-        name: e.name,
-        mode,
-        size: e.size > 0 ? e.size : null,
-        comment: null,
-        processor: null,
-        overlayId: null,
-        line: e.index,
-      };
-      out.symbols.push(s);
+    const from = strStart + nameAt;
+    const value = u32(o + 4);
+    const type = info & 0xf;
+    // $a, $t, $d, or one of them followed by '.' and anything.
+    const mapping = end - from >= 2 && bytes[from] === DOLLAR ? MAPPING_MODES[bytes[from + 1]!] : undefined;
+    if (mapping && (end === from + 2 || bytes[from + 2] === DOT)) {
+      const list = maps.get(shndx) ?? [];
+      list.push({ at: value, mode: mapping });
+      maps.set(shndx, list);
+      continue;
     }
+    if (shndx === SHN_UNDEF || (shndx >= SHN_LORESERVE && shndx !== SHN_ABS)) continue;
+    if (type !== STT_NOTYPE && type !== STT_OBJECT && type !== STT_FUNC) continue;
+    if (end === from) continue;
+    if (kept.length >= SYMBOL_LIMITS.maxSymbols.max) {
+      out.cut++;
+      continue;
+    }
+    const name = decoder.decode(bytes.subarray(from, end));
+    const why = badName(name);
+    if (why) {
+      skip(out, i, why);
+      continue;
+    }
+    kept.push({ name, value, size: u32(o + 8), type, shndx, index: i });
+  }
+  yield;
+  for (const list of maps.values()) list.sort((a, b) => a.at - b.at);
+  const modeOf = (shndx: number, at: number): SymbolMode | null => {
+    const list = maps.get(shndx);
+    if (!list) return null;
+    let lo = 0;
+    let hi = list.length - 1;
+    let found: SymbolMode | null = null;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.at <= at) {
+        found = list[mid]!.mode;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  };
+  for (const [k, e] of kept.entries()) {
+    if (k % STEP_SYMBOLS === 0) yield;
+    const thumbFunc = e.type === STT_FUNC && (e.value & 1) === 1;
+    const address = e.type === STT_FUNC ? (e.value & ~1) >>> 0 : e.value;
+    const mode: SymbolMode | null =
+      e.type === STT_FUNC
+        ? thumbFunc
+          ? 'thumb'
+          : 'arm'
+        : e.type === STT_OBJECT
+          ? 'data'
+          : modeOf(e.shndx, address);
+    const s: RawSymbol = {
+      address,
+      name: e.name,
+      mode,
+      size: e.size > 0 ? e.size : null,
+      comment: null,
+      processor: null,
+      overlayId: null,
+      line: e.index,
+    };
+    out.symbols.push(s);
   }
   return out;
 }

@@ -3,8 +3,11 @@
 // comment), a decompilation project's `symbols.txt` (`name kind:function(arm,size=0x20)
 // addr:0x02000000`, `kind:data(...)`), a plain `address name [arm|thumb|data]` list (address in hex,
 // 0x optional; `#` and `;` comments) and CSV (`address,name,mode,processor,overlay,size,comment`, the
-// form Ghidra and IDA scripts import; a first line starting `address,` is its header). Every line is checked on its own: a bad line is reported with
-// its number and skipped, never guessed. Pure.
+// form Ghidra and IDA scripts import; a first line starting `address,` is its header). Every line is
+// checked on its own: a bad line is reported with its number and skipped, never guessed. The work is
+// bounded by the text: lines are found one at a time (never split into one array), a line longer than
+// SYMBOL_LIMITS.lineChars is skipped unread, and the steps yield every STEP_LINES lines. Pure.
+import { runSteps, type Steps } from '../../core/cooperative.js';
 import {
   badName,
   type ParsedSymbols,
@@ -13,7 +16,11 @@ import {
   SYMBOL_MODES,
   type SymbolFormat,
   type SymbolMode,
+  skip,
 } from './types.js';
+
+/** Lines read between two yields. */
+const STEP_LINES = 4096;
 
 const HEX32 = /^(?:0x)?([0-9a-f]{1,8})$/i;
 const hex32 = (t: string): number | null => {
@@ -22,33 +29,53 @@ const hex32 = (t: string): number | null => {
 };
 const MODES: ReadonlySet<string> = new Set(SYMBOL_MODES);
 
-function collect(
-  lines: string[],
+/**
+ * Calls `each` with every line of `text` (CR before the newline removed) and its 1-based number; a line
+ * longer than SYMBOL_LIMITS.lineChars is reported to `tooLong` instead. Yields every STEP_LINES lines.
+ */
+function* eachLine(
+  text: string,
+  each: (line: string, n: number) => void,
+  tooLong: (n: number) => void,
+): Steps<void> {
+  for (let start = 0, n = 1; start <= text.length; n++) {
+    if (n % STEP_LINES === 0) yield;
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (end - start > SYMBOL_LIMITS.lineChars.max) tooLong(n);
+    else each(text.slice(start, text.charCodeAt(end - 1) === 13 && end > start ? end - 1 : end), n);
+    start = end + 1;
+  }
+}
+
+function* collect(
+  text: string,
   parse: (line: string, n: number) => RawSymbol | string | null,
-): ParsedSymbols {
-  const out: ParsedSymbols = { symbols: [], skipped: [], cut: 0 };
-  lines.forEach((raw, i) => {
-    const r = parse(raw.replace(/\r$/, ''), i + 1);
-    if (r === null) return;
-    if (typeof r === 'string') {
-      out.skipped.push({ line: i + 1, why: r });
-      return;
-    }
-    const why = badName(r.name);
-    if (why) {
-      out.skipped.push({ line: i + 1, why });
-      return;
-    }
-    if (r.comment !== null && r.comment.length > SYMBOL_LIMITS.commentChars.max) {
-      out.skipped.push({
-        line: i + 1,
-        why: `comment longer than ${SYMBOL_LIMITS.commentChars.max} characters`,
-      });
-      return;
-    }
-    if (out.symbols.length >= SYMBOL_LIMITS.maxSymbols.max) out.cut++;
-    else out.symbols.push(r);
-  });
+): Steps<ParsedSymbols> {
+  const out: ParsedSymbols = { symbols: [], skipped: [], skippedMore: 0, cut: 0 };
+  yield* eachLine(
+    text,
+    (line, n) => {
+      const r = parse(line, n);
+      if (r === null) return;
+      if (typeof r === 'string') {
+        skip(out, n, r);
+        return;
+      }
+      const why = badName(r.name);
+      if (why) {
+        skip(out, n, why);
+        return;
+      }
+      if (r.comment !== null && r.comment.length > SYMBOL_LIMITS.commentChars.max) {
+        skip(out, n, `comment longer than ${SYMBOL_LIMITS.commentChars.max} characters`);
+        return;
+      }
+      if (out.symbols.length >= SYMBOL_LIMITS.maxSymbols.max) out.cut++;
+      else out.symbols.push(r);
+    },
+    (n) => skip(out, n, `line longer than ${SYMBOL_LIMITS.lineChars.max} characters`),
+  );
   return out;
 }
 
@@ -64,36 +91,47 @@ const symbol = (address: number, name: string, n: number, more: Partial<RawSymbo
   ...more,
 });
 
-function parseNosgba(text: string): ParsedSymbols {
-  // Mode directives apply to a name at the same address.
-  const modes = new Map<number, SymbolMode>();
-  const named: RawSymbol[] = [];
-  const parsed = collect(text.split('\n'), (line, n) => {
-    const body = line.replace(/;.*$/, '').trim();
-    if (body === '') return null;
-    const m = /^([0-9a-f]{8})\s+(\S+)$/i.exec(body);
+const NOSGBA_LINE = /^([0-9a-f]{8})\s+(\S+)$/i;
+const NOSGBA_DATA = /^\.(byt|wrd|dbl|asc):[0-9a-f]+$/i;
+
+function* parseNosgba(text: string): Steps<ParsedSymbols> {
+  const body = (line: string) => NOSGBA_LINE.exec(line.replace(/;.*$/, '').trim());
+  const parsed = yield* collect(text, (line, n) => {
+    const trimmed = line.replace(/;.*$/, '').trim();
+    if (trimmed === '') return null;
+    const m = NOSGBA_LINE.exec(trimmed);
     if (!m) return 'expected "XXXXXXXX name"';
-    const address = Number.parseInt(m[1]!, 16) >>> 0;
     const name = m[2]!;
-    if (name === '.arm' || name === '.thumb') {
-      modes.set(address, name === '.arm' ? 'arm' : 'thumb');
-      return null;
-    }
-    if (/^\.(byt|wrd|dbl|asc):[0-9a-f]+$/i.test(name)) {
-      modes.set(address, 'data');
-      return null;
-    }
+    if (name === '.arm' || name === '.thumb' || NOSGBA_DATA.test(name)) return null;
     if (name.startsWith('.')) return `unknown directive ${name}`;
-    const s = symbol(address, name, n);
-    named.push(s);
-    return s;
+    return symbol(Number.parseInt(m[1]!, 16) >>> 0, name, n);
   });
-  for (const s of named) s.mode = modes.get(s.address) ?? null;
+  // Mode directives apply to a name at the same address: a second pass keeps only those (at most one
+  // per name kept, whatever the file holds).
+  const named = new Map<number, RawSymbol[]>();
+  for (const s of parsed.symbols) {
+    const at = named.get(s.address);
+    if (at) at.push(s);
+    else named.set(s.address, [s]);
+  }
+  yield* eachLine(
+    text,
+    (line) => {
+      const m = body(line);
+      if (!m) return;
+      const name = m[2]!;
+      const mode: SymbolMode | null =
+        name === '.arm' ? 'arm' : name === '.thumb' ? 'thumb' : NOSGBA_DATA.test(name) ? 'data' : null;
+      if (mode === null) return;
+      for (const s of named.get(Number.parseInt(m[1]!, 16) >>> 0) ?? []) s.mode = mode;
+    },
+    () => {},
+  );
   return parsed;
 }
 
-function parseSymbolsTxt(text: string): ParsedSymbols {
-  return collect(text.split('\n'), (line, n) => {
+function parseSymbolsTxt(text: string): Steps<ParsedSymbols> {
+  return collect(text, (line, n) => {
     const body = line.replace(/\/\/.*$/, '').trim();
     if (body === '') return null;
     const [name, ...fields] = body.split(/\s+/);
@@ -112,8 +150,8 @@ function parseSymbolsTxt(text: string): ParsedSymbols {
   });
 }
 
-function parsePlain(text: string): ParsedSymbols {
-  return collect(text.split('\n'), (line, n) => {
+function parsePlain(text: string): Steps<ParsedSymbols> {
+  return collect(text, (line, n) => {
     const body = line.replace(/[#;].*$/, '').trim();
     if (body === '') return null;
     const parts = body.split(/\s+/);
@@ -165,8 +203,8 @@ function csvFields(line: string): string[] | null {
 
 const CSV_HEADER = 'address,name,mode,processor,overlay,size,comment';
 
-function parseCsv(text: string): ParsedSymbols {
-  return collect(text.split('\n'), (line, n) => {
+function parseCsv(text: string): Steps<ParsedSymbols> {
+  return collect(text, (line, n) => {
     if (line.trim() === '' || (n === 1 && /^"?address"?,/i.test(line.trim()))) return null;
     const f = csvFields(line);
     if (f === null || f.length < 2 || f.length > 7)
@@ -193,6 +231,11 @@ function parseCsv(text: string): ParsedSymbols {
 
 /** Parses a text symbol file of `format` (the ELF form is parseElfSymbols). */
 export function parseSymbolText(format: Exclude<SymbolFormat, 'elf'>, text: string): ParsedSymbols {
+  return runSteps(symbolTextSteps(format, text));
+}
+
+/** parseSymbolText in steps (see the file comment). */
+export function symbolTextSteps(format: Exclude<SymbolFormat, 'elf'>, text: string): Steps<ParsedSymbols> {
   switch (format) {
     case 'nosgba':
       return parseNosgba(text);

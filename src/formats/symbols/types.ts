@@ -30,9 +30,18 @@ export interface SkippedEntry {
 
 export interface ParsedSymbols {
   symbols: RawSymbol[];
+  /** The first SYMBOL_LIMITS.skippedKept skipped entries, in file order. */
   skipped: SkippedEntry[];
+  /** Skipped entries past those, counted. */
+  skippedMore: number;
   /** Entries past `maxSymbols`, not read. */
   cut: number;
+}
+
+/** Records a skipped entry (the first SYMBOL_LIMITS.skippedKept are kept, the rest counted). */
+export function skip(out: ParsedSymbols, line: number, why: string): void {
+  if (out.skipped.length < SYMBOL_LIMITS.skippedKept.max) out.skipped.push({ line, why });
+  else out.skippedMore++;
 }
 
 export const SYMBOL_LIMITS = {
@@ -41,6 +50,10 @@ export const SYMBOL_LIMITS = {
   /** Characters of a name; longer names are skipped, never cut. */
   nameChars: { max: 256, unit: 'characters' },
   commentChars: { max: 1024, unit: 'characters' },
+  /** Characters of one line of a text format; a longer line is skipped unread. */
+  lineChars: { max: 8192, unit: 'characters' },
+  /** Skipped entries reported one by one (the rest are counted). */
+  skippedKept: { max: 1000, unit: 'entries' },
 } as const;
 
 /**

@@ -195,7 +195,7 @@ export const ndsSymbols = defineTool({
           ctx.signal,
         );
       } else if (args.action === 'import') {
-        const { parsed } = await readSymbolFile(ctx.services.workspace, args.file!, args.format!);
+        const { parsed } = await readSymbolFile(ctx.services.workspace, args.file!, args.format!, ctx.signal);
         const r = await store.update(
           rom,
           (symbols) =>
@@ -213,6 +213,9 @@ export const ndsSymbols = defineTool({
           unchanged: r.unchanged,
           skipped: [
             ...parsed.skipped.slice(0, 200),
+            ...(parsed.skipped.length > 200 || parsed.skippedMore > 0
+              ? [{ line: 0, why: `${parsed.skipped.length - 200 + parsed.skippedMore} more line(s) skipped` }]
+              : []),
             ...(parsed.cut > 0
               ? [{ line: 0, why: `${parsed.cut} more past ${SYMBOL_LIMITS.maxSymbols.max}` }]
               : []),
