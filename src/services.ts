@@ -4,6 +4,7 @@
 // `const ROMS = serviceKey<RomStore>('roms')`, `services.lazy(ROMS, () => new RomStore(...))`.
 // Tools reach a service only through its domain's accessor (e.g. getRomStore(services)).
 import type { Config } from './config/config.js';
+import { MemoryBudget } from './core/memory-budget.js';
 import type { ProfileReport } from './core/profiles.js';
 import type { LimitSpec } from './core/vocabulary.js';
 import type { Workspace } from './workspace/workspace.js';
@@ -40,6 +41,8 @@ export class Services {
   constructor(
     readonly config: Config,
     readonly workspace: Workspace,
+    /** The one memory budget every call's large buffers are reserved from (core/memory-budget.ts). */
+    readonly memory: MemoryBudget = new MemoryBudget(),
   ) {}
 
   /** The service stored under `key`, created by `create` on first use. */

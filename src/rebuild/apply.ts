@@ -4,11 +4,19 @@
 // (sizes and CRC-32s): both are checked, and a patch for another source, a damaged one or one whose
 // result is not what it names is refused. An IPS patch carries no checksum: it is only checked to be
 // well formed and in bounds, and the result says so.
+// Bounded under concurrency: the patch file and the result being put together are reserved from the
+// server's memory budget before they are allocated (a call that does not fit waits, then is refused
+// busy); the actions run in slices (the server answers meanwhile) within APPLY_LIMITS.applyMs; and
+// output/patched/ holds at most APPLY_LIMITS.patchedBytes, results being written included, so a
+// 40-byte patch that makes 512 MiB cannot fill the disk by being applied many times over.
 import { createHash } from 'node:crypto';
+import { lstat } from 'node:fs/promises';
+import { driveSteps } from '../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import type { MemoryBudget, Reservation } from '../core/memory-budget.js';
 import { readSmallFile } from '../core/small-file.js';
-import { applyBps, PatchError, readBpsHeader } from '../formats/patch/bps.js';
-import { applyIpsRecords, ipsTargetSize, readIps } from '../formats/patch/ips.js';
+import { applyBpsSteps, PatchError, readBpsHeader } from '../formats/patch/bps.js';
+import { applyIpsSteps, ipsTargetSize, readIps } from '../formats/patch/ips.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { fastCrc32 } from './crc.js';
@@ -17,7 +25,20 @@ export const APPLY_LIMITS = {
   patchBytes: { default: 256 * 1024 * 1024, max: 256 * 1024 * 1024, unit: 'bytes of patch file' },
   targetBytes: { default: 512 * 1024 * 1024, max: 512 * 1024 * 1024, unit: 'bytes of patched ROM' },
   ipsRecords: { default: 1_000_000, max: 1_000_000, unit: 'IPS records' },
+  /** Time the actions of one patch may take (in slices). */
+  applyMs: { default: 120_000, max: 120_000, unit: 'milliseconds' },
+  /** Bytes output/patched/ may hold, results being written included. */
+  patchedBytes: { default: 4 * 1024 ** 3, max: 4 * 1024 ** 3, unit: 'bytes under output/patched/' },
 } as const;
+
+/** Memory one IPS record read takes at most (its object and its view of the patch). */
+const IPS_RECORD_BYTES = 160;
+/** Names listed per directory when output/patched/ is measured (more counts as over the quota). */
+const QUOTA_NAMES = 4096;
+/** A result being written (OutputDir.writeAtomic's temp name): counted as pending, not on disk. */
+const TEMP = /^\..*\.tmp$/;
+/** Result bytes this server is writing under output/patched/ now (beside what is on disk). */
+let patchedPending = 0;
 
 /** The patch formats applied, told apart by their headers. */
 export const PATCH_FORMATS = ['bps', 'ips'] as const;
@@ -66,105 +87,205 @@ export async function applyPatchFile(
   workspace: Workspace,
   rom: RomHandle,
   patchPath: string,
+  memory: MemoryBudget,
   signal?: AbortSignal,
 ): Promise<ApplyResult> {
   const file = await workspace.resolveExisting(patchPath, 'file');
-  const patch = new Uint8Array(
-    await readSmallFile(file.absolute, {
-      maxBytes: APPLY_LIMITS.patchBytes.max,
-      label: `the patch ${file.relative}`,
-      deadlineMs: 30_000,
-      ...(signal ? { signal } : {}),
-    }),
-  );
-  const head = new TextDecoder().decode(patch.subarray(0, 5));
-  const source = { size: rom.identity.size };
-  let target: Uint8Array;
-  let format: ApplyResult['format'];
-  let metadata: string | null = null;
-  if (head.startsWith('BPS1')) {
-    format = 'bps';
-    let header: ReturnType<typeof readBpsHeader>;
-    try {
-      header = readBpsHeader(patch);
-    } catch (error) {
-      refused(error);
-    }
-    if (header.targetSize > APPLY_LIMITS.targetBytes.max)
-      throw new ReMcpError('limit-exceeded', `the BPS result would be ${header.targetSize} bytes`, {
-        size: header.targetSize,
-      });
-    // Checked before the source is read for its CRC-32 (applyBps checks both again).
-    if (header.sourceSize !== source.size)
-      throw new ReMcpError(
-        'verification-failed',
-        `the BPS patch is for a ${header.sourceSize}-byte source; ${rom.path} has ${source.size} bytes`,
-      );
-    const crc = await sourceCrc(rom, signal);
-    // The target is put together in memory (bounded by targetBytes): copies may reach anywhere behind.
-    target = new Uint8Array(header.targetSize);
-    let written = 0;
-    const out = target;
-    try {
-      applyBps(
-        patch,
-        { size: source.size, crc32: crc },
-        {
-          readSource: (offset, length) => rom.readBytes(offset, length),
-          readTarget: (offset, length) => out.subarray(offset, offset + length),
-          emit: (bytes) => {
-            out.set(bytes, written);
-            written += bytes.length;
-          },
-        },
-        APPLY_LIMITS.targetBytes.max,
-        fastCrc32,
-      );
-    } catch (error) {
-      refused(error);
-    }
-    metadata = header.metadata || null;
-  } else if (head === 'PATCH') {
-    format = 'ips';
-    let records: ReturnType<typeof readIps>;
-    try {
-      records = readIps(patch, APPLY_LIMITS.ipsRecords.max);
-    } catch (error) {
-      refused(error);
-    }
-    const size = ipsTargetSize(records, source.size);
-    if (size > APPLY_LIMITS.targetBytes.max)
-      throw new ReMcpError('limit-exceeded', `the IPS result would be ${size} bytes`, { size });
-    target = new Uint8Array(size);
-    for (let at = 0; at < Math.min(size, source.size); ) {
-      throwIfCancelled(signal);
-      const n = await rom.readChunk(
-        target.subarray(at, Math.min(size, source.size, at + 4 * 1024 * 1024)),
-        at,
-      );
-      if (n === 0) break;
-      at += n;
-    }
-    applyIpsRecords(records, target);
-  } else {
-    throw new ReMcpError('invalid-argument', `${file.relative} is neither a BPS nor an IPS patch`);
-  }
-  throwIfCancelled(signal);
-  const patchSha256 = sha(patch);
-  const dir = await workspace.outputDir('output', ['patched', rom.identity.sha256.slice(0, 16)]);
-  const name = `${patchSha256.slice(0, 16)}.nds`;
+  // The patch's size as it is now (readSmallFile refuses one over the cap, or grown past it).
+  const size = Math.min((await lstat(file.absolute)).size, APPLY_LIMITS.patchBytes.max);
+  const held = await memory.reserve(size, `reading the patch ${file.relative}`, signal ? { signal } : {});
   try {
-    await dir.writeAtomic(name, target);
+    const patch = new Uint8Array(
+      await readSmallFile(file.absolute, {
+        maxBytes: APPLY_LIMITS.patchBytes.max,
+        label: `the patch ${file.relative}`,
+        deadlineMs: 30_000,
+        ...(signal ? { signal } : {}),
+      }),
+    );
+    return await applyRead(workspace, rom, file.relative, patch, memory, signal);
   } finally {
-    await dir.close();
+    held.release();
   }
-  return {
-    format,
-    patchSha256,
-    output: `output/patched/${rom.identity.sha256.slice(0, 16)}/${name}`,
-    outputSha256: sha(target),
-    outputSize: target.length,
-    checked: format === 'bps' ? 'source-and-target-crc32' : 'none: IPS patches carry no checksums',
-    metadata,
-  };
+}
+
+async function applyRead(
+  workspace: Workspace,
+  rom: RomHandle,
+  patchName: string,
+  patch: Uint8Array,
+  memory: MemoryBudget,
+  signal: AbortSignal | undefined,
+): Promise<ApplyResult> {
+  const held: Reservation[] = [];
+  try {
+    const head = new TextDecoder().decode(patch.subarray(0, 5));
+    const source = { size: rom.identity.size };
+    const wait = signal ? { signal } : {};
+    const drive = {
+      ...wait,
+      deadline: { ms: APPLY_LIMITS.applyMs.max, what: `applying ${patchName}` },
+    };
+    let format: ApplyResult['format'];
+    let metadata: string | null = null;
+    let targetSize: number;
+    let build: (target: Uint8Array) => Promise<void>;
+    if (head.startsWith('BPS1')) {
+      format = 'bps';
+      let header: ReturnType<typeof readBpsHeader>;
+      try {
+        header = readBpsHeader(patch);
+      } catch (error) {
+        refused(error);
+      }
+      if (header.targetSize > APPLY_LIMITS.targetBytes.max)
+        throw new ReMcpError('limit-exceeded', `the BPS result would be ${header.targetSize} bytes`, {
+          size: header.targetSize,
+        });
+      // Checked before the source is read for its CRC-32 (applyBps checks both again).
+      if (header.sourceSize !== source.size)
+        throw new ReMcpError(
+          'verification-failed',
+          `the BPS patch is for a ${header.sourceSize}-byte source; ${rom.path} has ${source.size} bytes`,
+        );
+      targetSize = header.targetSize;
+      metadata = header.metadata || null;
+      build = async (out) => {
+        const crc = await sourceCrc(rom, signal);
+        let written = 0;
+        try {
+          // The target is put together in memory (bounded by targetBytes): copies may reach anywhere behind.
+          await driveSteps(
+            applyBpsSteps(
+              patch,
+              { size: source.size, crc32: crc },
+              {
+                readSource: (offset, length) => rom.readBytes(offset, length),
+                readTarget: (offset, length) => out.subarray(offset, offset + length),
+                emit: (bytes) => {
+                  out.set(bytes, written);
+                  written += bytes.length;
+                },
+              },
+              APPLY_LIMITS.targetBytes.max,
+              fastCrc32,
+            ),
+            drive,
+          );
+        } catch (error) {
+          refused(error);
+        }
+      };
+    } else if (head === 'PATCH') {
+      format = 'ips';
+      // The records read are objects: reserved at their most (a record takes at least 6 patch bytes).
+      held.push(
+        await memory.reserve(
+          Math.min(APPLY_LIMITS.ipsRecords.max, Math.floor(patch.length / 6)) * IPS_RECORD_BYTES,
+          `the records of ${patchName}`,
+          wait,
+        ),
+      );
+      let records: ReturnType<typeof readIps>;
+      try {
+        records = readIps(patch, APPLY_LIMITS.ipsRecords.max);
+      } catch (error) {
+        refused(error);
+      }
+      targetSize = ipsTargetSize(records, source.size);
+      if (targetSize > APPLY_LIMITS.targetBytes.max)
+        throw new ReMcpError('limit-exceeded', `the IPS result would be ${targetSize} bytes`, {
+          size: targetSize,
+        });
+      build = async (target) => {
+        for (let at = 0; at < Math.min(target.length, source.size); ) {
+          throwIfCancelled(signal);
+          const n = await rom.readChunk(
+            target.subarray(at, Math.min(target.length, source.size, at + 4 * 1024 * 1024)),
+            at,
+          );
+          if (n === 0) break;
+          at += n;
+        }
+        await driveSteps(applyIpsSteps(records, target), drive);
+      };
+    } else {
+      throw new ReMcpError('invalid-argument', `${patchName} is neither a BPS nor an IPS patch`);
+    }
+    held.push(await memory.reserve(targetSize, `the result of ${patchName}`, wait));
+    const target = new Uint8Array(targetSize);
+    await build(target);
+    throwIfCancelled(signal);
+    const patchSha256 = sha(patch);
+    const name = `${patchSha256.slice(0, 16)}.nds`;
+    const sha16 = rom.identity.sha256.slice(0, 16);
+    const patched = await workspace.outputDir('output', ['patched']);
+    try {
+      // The quota check and the pending count are one synchronous step after the measure, so two
+      // calls of this server cannot both pass on the same free space.
+      const used = await patchedUsage(patched, { dir: sha16, name });
+      if (used + patchedPending + target.length > APPLY_LIMITS.patchedBytes.max)
+        throw new ReMcpError(
+          'limit-exceeded',
+          `output/patched/ holds ${used} bytes${patchedPending > 0 ? ` (${patchedPending} more being written)` : ''}; this ${target.length}-byte result would pass its quota of ${APPLY_LIMITS.patchedBytes.max} bytes: remove results you no longer need from output/patched/`,
+          { used, pending: patchedPending, size: target.length, quota: APPLY_LIMITS.patchedBytes.max },
+        );
+      patchedPending += target.length;
+      try {
+        const dir = await patched.child(sha16);
+        try {
+          await dir.writeAtomic(name, target);
+        } finally {
+          await dir.close();
+        }
+      } finally {
+        patchedPending -= target.length;
+      }
+    } finally {
+      await patched.close();
+    }
+    return {
+      format,
+      patchSha256,
+      output: `output/patched/${sha16}/${name}`,
+      outputSha256: sha(target),
+      outputSize: target.length,
+      checked: format === 'bps' ? 'source-and-target-crc32' : 'none: IPS patches carry no checksums',
+      metadata,
+    };
+  } finally {
+    for (const r of held) r.release();
+  }
+}
+
+/**
+ * Bytes of the regular files in output/patched/ and its directories, less the file `replaced` (the
+ * result about to be written over, when it exists). A directory of more than QUOTA_NAMES names is
+ * refused: the quota cannot be measured there.
+ */
+async function patchedUsage(
+  patched: Awaited<ReturnType<Workspace['outputDir']>>,
+  replaced: { dir: string; name: string },
+): Promise<number> {
+  const tooMany = () =>
+    new ReMcpError(
+      'limit-exceeded',
+      `output/patched/ holds more than ${QUOTA_NAMES} entries in one directory; remove results you no longer need`,
+    );
+  const top = await patched.fileSizes(QUOTA_NAMES);
+  if (top.more) throw tooMany();
+  let used = [...top.sizes.values()].reduce((a, b) => a + b, 0);
+  for (const name of await patched.names()) {
+    if ((await patched.kind(name)) !== 'directory') continue;
+    const child = await patched.child(name, false);
+    try {
+      const inner = await child.fileSizes(QUOTA_NAMES);
+      if (inner.more) throw tooMany();
+      for (const [file, size] of inner.sizes)
+        if (!(name === replaced.dir && file === replaced.name) && !TEMP.test(file)) used += size;
+    } finally {
+      await child.close();
+    }
+  }
+  return used;
 }

@@ -185,6 +185,20 @@ export class OutputDir {
     }
   }
 
+  /**
+   * The sizes of the regular files here (links and other kinds left out, never followed), for at most
+   * `max` names; `more` says names were left out.
+   */
+  async fileSizes(max: number): Promise<{ sizes: Map<string, number>; more: boolean }> {
+    const names = await this.names();
+    const sizes = new Map<string, number>();
+    for (const name of names.slice(0, max)) {
+      const info = await this.op(name, (path) => lstat(path)).catch(() => null);
+      if (info?.isFile()) sizes.set(name, info.size);
+    }
+    return { sizes, more: names.length > max };
+  }
+
   private async selfPath(): Promise<string> {
     await this.verifyInPlace();
     return join(this.root, ...(this.relative ? this.relative.split('/') : []));

@@ -11,6 +11,7 @@
 // applyBps decodes any well-formed BPS patch, sequentially: the target comes out front to back
 // through `emit`; TargetCopy reads earlier target bytes through the caller's accessor. Every size,
 // count and offset is checked before it is used; CRCs are checked (patch before, target after).
+import { runSteps, type Steps } from '../../core/cooperative.js';
 import { crc32 } from '../crc32.js';
 import { u32 } from '../le.js';
 
@@ -211,12 +212,17 @@ export interface BpsApplyIo {
   readSource(offset: number, length: number): Uint8Array;
   /** Target bytes written before, [offset, offset + length), all earlier than the write cursor. */
   readTarget(offset: number, length: number): Uint8Array;
-  /** The next target bytes, in order. */
+  /** The next target bytes, in order; `bytes` may be a reused buffer: copy what is kept. */
   emit(bytes: Uint8Array): void;
 }
 
 /** Largest piece a copy action is carried out in (bounded memory per step). */
 const COPY_PIECE = 1 << 20;
+/** Emits shorter than this are gathered into one buffer of STAGE_BYTES before they go out. */
+const SMALL_EMIT = 512;
+const STAGE_BYTES = 64 * 1024;
+/** Actions carried out between two yields of applyBpsSteps (and at most COPY_PIECE bytes each). */
+const STEP_ACTIONS = 8192;
 
 /**
  * Applies `patch` to a source of `sourceSize` bytes whose CRC-32 is `sourceCrc32`: the target comes out
@@ -231,6 +237,21 @@ export function applyBps(
   /** The CRC-32 function (the same checksum; a caller may pass a faster one). */
   crc: (bytes: Uint8Array, crc?: number) => number = crc32,
 ): BpsHeader {
+  return runSteps(applyBpsSteps(patch, source, io, maxTarget, crc));
+}
+
+/**
+ * applyBps in steps: yields after every STEP_ACTIONS actions and every copy piece, so a caller can
+ * keep its event loop answering (driveSteps) while a patch of millions of tiny actions is applied.
+ * Short emits are gathered (a 1-byte action costs no CRC call and no emit of its own).
+ */
+export function* applyBpsSteps(
+  patch: Uint8Array,
+  source: { size: number; crc32: number },
+  io: BpsApplyIo,
+  maxTarget: number,
+  crc: (bytes: Uint8Array, crc?: number) => number = crc32,
+): Steps<BpsHeader> {
   const h = readBpsHeader(patch);
   if (h.sourceSize !== source.size)
     throw new PatchError(
@@ -246,11 +267,33 @@ export function applyBps(
   let sourceCursor = 0;
   let targetCursor = 0;
   let targetCrc = 0;
-  const emit = (bytes: Uint8Array) => {
+  const stage = new Uint8Array(STAGE_BYTES);
+  let staged = 0;
+  const flush = () => {
+    if (staged === 0) return;
+    const bytes = stage.subarray(0, staged);
     targetCrc = crc(bytes, targetCrc);
     io.emit(bytes);
+    staged = 0;
+  };
+  // `out` counts staged bytes too; what io has received is out - staged.
+  const emit = (bytes: Uint8Array) => {
+    if (bytes.length < SMALL_EMIT) {
+      if (staged + bytes.length > STAGE_BYTES) flush();
+      stage.set(bytes, staged);
+      staged += bytes.length;
+    } else {
+      flush();
+      targetCrc = crc(bytes, targetCrc);
+      io.emit(bytes);
+    }
     out += bytes.length;
   };
+  const readTarget = (offset: number, length: number) => {
+    flush();
+    return io.readTarget(offset, length);
+  };
+  let actions = 0;
   const relative = (cursor: number, limit: number, what: string) => {
     const n = readNumber(patch, at, h.actionsEnd);
     const next = cursor + (n % 2 === 1 ? -1 : 1) * Math.floor(n / 2);
@@ -258,6 +301,7 @@ export function applyBps(
     return next;
   };
   while (at.i < h.actionsEnd) {
+    if (++actions % STEP_ACTIONS === 0) yield;
     const n = readNumber(patch, at, h.actionsEnd);
     const command = n % 4;
     const length = Math.floor(n / 4) + 1;
@@ -271,12 +315,13 @@ export function applyBps(
           const k = Math.min(COPY_PIECE, length - done);
           emit(io.readSource(out, k));
           done += k;
+          if (k === COPY_PIECE) yield;
         }
         break;
       case TARGET_READ:
         if (length > h.actionsEnd - at.i)
           throw new PatchError('malformed', 'a BPS target read runs past the patch');
-        emit(patch.slice(at.i, at.i + length));
+        emit(patch.subarray(at.i, at.i + length));
         at.i += length;
         break;
       case SOURCE_COPY: {
@@ -288,6 +333,7 @@ export function applyBps(
           emit(io.readSource(sourceCursor, k));
           sourceCursor += k;
           done += k;
+          if (k === COPY_PIECE) yield;
         }
         break;
       }
@@ -300,27 +346,30 @@ export function applyBps(
           // Every piece reads bytes already written.
           for (let done = 0; done < length; ) {
             const k = Math.min(COPY_PIECE, length - done, distance);
-            emit(io.readTarget(targetCursor, k).slice());
+            emit(readTarget(targetCursor, k).slice());
             targetCursor += k;
             done += k;
+            if (k === COPY_PIECE) yield;
           }
         } else {
           // An overlapping copy repeats the `distance` bytes before the cursor: a whole number of
           // repeats a piece, so each piece starts on the pattern's first byte.
           const tile = new Uint8Array(Math.floor(COPY_PIECE / distance) * distance);
-          tile.set(io.readTarget(targetCursor, distance));
+          tile.set(readTarget(targetCursor, distance));
           for (let filled = distance; filled < tile.length; filled *= 2)
             tile.copyWithin(filled, 0, Math.min(filled, tile.length - filled));
           for (let done = 0; done < length; ) {
             const k = Math.min(tile.length, length - done);
             emit(tile.subarray(0, k));
             done += k;
+            if (k === tile.length) yield;
           }
           targetCursor += length;
         }
       }
     }
   }
+  flush();
   if (out !== h.targetSize)
     throw new PatchError('malformed', `the BPS actions make ${out} bytes; the header says ${h.targetSize}`);
   if (targetCrc !== h.targetCrc32)

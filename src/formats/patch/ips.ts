@@ -4,6 +4,7 @@
 // only the first 16 MiB, and a record may not start at 0x454F46 (those bytes read as "EOF").
 // No checksums: an IPS patch cannot say which source it is for; applyIps checks only that it is
 // well formed and that what it writes stays in bounds.
+import { runSteps, type Steps } from '../../core/cooperative.js';
 import { type PatchChange, PatchError } from './bps.js';
 
 const HEADER = [0x50, 0x41, 0x54, 0x43, 0x48]; // "PATCH"
@@ -159,8 +160,18 @@ export function ipsTargetSize(
  * bytes there already copied in, zeros past the source). A record reaching past it is cut.
  */
 export function applyIpsRecords(r: { records: IpsRecord[] }, target: Uint8Array, base = 0): void {
+  runSteps(applyIpsSteps(r, target, base));
+}
+
+/** Records applied between two yields of applyIpsSteps (each writes at most 64 KiB). */
+const STEP_RECORDS = 2048;
+
+/** applyIpsRecords in steps, yielding every STEP_RECORDS records (for driveSteps). */
+export function* applyIpsSteps(r: { records: IpsRecord[] }, target: Uint8Array, base = 0): Steps<void> {
   const end = base + target.length;
+  let n = 0;
   for (const rec of r.records) {
+    if (++n % STEP_RECORDS === 0) yield;
     const recEnd = rec.offset + ('bytes' in rec ? rec.bytes.length : rec.count);
     if (recEnd <= base || rec.offset >= end) continue;
     const from = Math.max(rec.offset, base);

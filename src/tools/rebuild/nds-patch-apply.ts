@@ -39,7 +39,7 @@ export const ndsPatchApply = defineTool({
     const r = await withToolRom(
       ctx,
       args.rom,
-      (rom) => applyPatchFile(ctx.services.workspace, rom, args.patch, ctx.signal),
+      (rom) => applyPatchFile(ctx.services.workspace, rom, args.patch, ctx.services.memory, ctx.signal),
       null,
     );
     return {
