@@ -7,25 +7,72 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import type { MemoryBudget } from '../core/memory-budget.js';
 import { runInWorker } from '../core/worker-run.js';
-import { ASM_LIMITS, checkSource, OUTPUT_FILE, wrapSource } from './source.js';
+import { ASM_LIMITS, checkSource, INPUT_FILE, OUTPUT_FILE, wrapSource } from './source.js';
 
 /** Time one assembly may take, in milliseconds. */
 export const ASSEMBLE_TIME = { default: 5_000, max: 5_000 } as const;
 const WORKER_HEAP_MB = 128;
 
-// Runs inside the worker: loads armips (an ES module) and assembles; the output file and the messages
-// come back, or the failure.
+// Runs inside the worker: loads armips (an ES module), gives it the one source file, and assembles.
+// Its in-memory file system is narrowed first (it lives outside the worker's heap cap): only the
+// source can be opened for reading and only the output file for writing (besides the standard
+// streams the runtime opens itself; any other path is absent),
+// and nothing is written or sought past maxBytes, so a directive that slipped through or a huge
+// area costs a refused write (reported as overflow: armips itself goes on), never memory. The output file and the messages come back, or the
+// failure.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const messages = [];
-import(workerData.armips).then((m) => m.assemble(workerData.source, {
-  log: (t) => { if (messages.length < 64) messages.push(String(t)); },
-  error: (t) => { if (messages.length < 64) messages.push(String(t)); },
-})).then((files) => {
-  const out = files[workerData.output];
-  parentPort.postMessage({ output: out ? Array.from(out) : null, size: out ? out.length : 0, messages });
-}, (e) => parentPort.postMessage({ failed: String(e && e.message ? e.message : e), messages }));
+const note = (t) => { if (messages.length < 64) messages.push(String(t)); };
+const ENOENT = 44, EFBIG = 22, EINVAL = 28;
+let overflow = false;
+const base = (path) => String(path).replace(/^(\\.?\\/)+/, '');
+import(workerData.armips).then(async (m) => {
+  const mod = await m.default({
+    argv: ['', '', workerData.input],
+    log: note,
+    error: note,
+    preRun: (mod) => {
+      const FS = mod.FS;
+      FS.writeFile(workerData.input, new TextEncoder().encode(workerData.source));
+      const open = FS.open;
+      FS.open = (path, flags, mode) => {
+        const name = base(path);
+        const writing = typeof flags === 'number' ? (flags & 3) !== 0 : /[wa+]/.test(String(flags));
+        const std = name === 'dev/stdin' || name === 'dev/stdout' || name === 'dev/stderr';
+        if (std || name === workerData.output || (name === workerData.input && !writing))
+          return open.call(FS, path, flags, mode);
+        throw new FS.ErrnoError(ENOENT);
+      };
+      const write = FS.write;
+      FS.write = (stream, buffer, offset, length, position, canOwn) => {
+        const at = typeof position === 'number' ? position : stream.position;
+        if (at + length > workerData.maxBytes) {
+          overflow = true;
+          throw new FS.ErrnoError(EFBIG);
+        }
+        return write.call(FS, stream, buffer, offset, length, position, canOwn);
+      };
+      const llseek = FS.llseek;
+      FS.llseek = (stream, offset, whence) => {
+        const to = llseek.call(FS, stream, offset, whence);
+        if (to > workerData.maxBytes) {
+          overflow = true;
+          throw new FS.ErrnoError(EINVAL);
+        }
+        return to;
+      };
+    },
+  });
+  let out = null;
+  try { out = mod.FS.readFile(workerData.output, {}); } catch {}
+  parentPort.postMessage({ output: out ? Array.from(out) : null, size: out ? out.length : 0, overflow, messages });
+}).catch((e) => parentPort.postMessage({
+  failed: e && e.message ? String(e.message) : e && e.errno !== undefined ? 'file system error ' + e.errno : String(e),
+  messages,
+}));
 `;
 
 function armipsPath(): string {
@@ -54,6 +101,57 @@ export interface AssembleRequest {
   /** Names the source may use, with their addresses (the symbol store's). */
   labels: ReadonlyMap<string, number>;
   signal?: AbortSignal;
+  /** The server's memory budget: the worker's memory is reserved from it while it runs. */
+  memory?: MemoryBudget;
+}
+
+/** What one assembly's worker may hold: its heap cap, armips' fixed 16 MiB memory, the thread itself. */
+export const ASSEMBLY_MEMORY_BYTES = (WORKER_HEAP_MB + 64) * 1024 * 1024;
+
+interface WorkerAnswer {
+  output: number[] | null;
+  size: number;
+  messages: string[];
+  /** A write or seek past the output bound was refused (armips does not notice: its output is short). */
+  overflow?: boolean;
+  failed?: string;
+}
+
+/**
+ * armips on `wrapped` (a whole file, as wrapSource makes it) in a worker of its own, its file system
+ * narrowed (WORKER_SOURCE). assemble checks the caller's source first; this layer holds whatever a
+ * source that passed that check could still ask of the file system.
+ */
+export async function runArmips(
+  wrapped: string,
+  options: { signal?: AbortSignal | undefined; memory?: MemoryBudget | undefined } = {},
+): Promise<WorkerAnswer> {
+  const held = await options.memory?.reserve(
+    ASSEMBLY_MEMORY_BYTES,
+    'an assembly',
+    options.signal ? { signal: options.signal } : {},
+  );
+  try {
+    return await runInWorker<WorkerAnswer>(
+      WORKER_SOURCE,
+      {
+        armips: pathToFileURL(armipsPath()).href,
+        source: wrapped,
+        input: INPUT_FILE,
+        output: OUTPUT_FILE,
+        maxBytes: ASM_LIMITS.outputBytes.max,
+      },
+      {
+        what: 'the assembly',
+        timeoutMs: ASSEMBLE_TIME.default,
+        heapMb: WORKER_HEAP_MB,
+        failure: 'limit-exceeded',
+        signal: options.signal,
+      },
+    );
+  } finally {
+    held?.release();
+  }
 }
 
 export async function assemble(req: AssembleRequest): Promise<Assembled> {
@@ -63,26 +161,16 @@ export async function assemble(req: AssembleRequest): Promise<Assembled> {
   const wrapped = wrapSource(req.source, req);
   // Lines before the caller's first one in the wrapped file (for armips' line numbers).
   const before = wrapped.split('\n').indexOf(req.mode === 'arm' ? '.arm' : '.thumb') + 1;
-  const answer = await runInWorker<{
-    output: number[] | null;
-    size: number;
-    messages: string[];
-    failed?: string;
-  }>(
-    WORKER_SOURCE,
-    { armips: pathToFileURL(armipsPath()).href, source: wrapped, output: OUTPUT_FILE },
-    {
-      what: 'the assembly',
-      timeoutMs: ASSEMBLE_TIME.default,
-      heapMb: WORKER_HEAP_MB,
-      failure: 'limit-exceeded',
-      signal: req.signal,
-    },
-  );
-  // armips names the wrapped file asm.s: its line numbers become the caller's.
+  const answer = await runArmips(wrapped, { signal: req.signal, memory: req.memory });
+  // armips names the wrapped file by INPUT_FILE: its line numbers become the caller's.
   const messages = answer.messages.map((m) =>
     m.replace(/asm\.s\((\d+)\)/g, (_, n: string) => `line ${Number(n) - before}`),
   );
+  if (answer.overflow)
+    throw new ReMcpError(
+      'limit-exceeded',
+      `the assembly writes past ${ASM_LIMITS.outputBytes.max} bytes of output (refused while it ran)`,
+    );
   if (answer.failed !== undefined || answer.output === null) {
     const errors = messages.filter((m) => !/^Aborting\.?$/.test(m.trim()));
     throw new ReMcpError(

@@ -3,9 +3,11 @@
 // stored and of each artifact file, the source ROM's identity. The complete manifest is written
 // atomically under analysis/generated/manifests/<source sha16>/<name>.json and validated like any
 // other (the plan is the answer); nds_mutation_build and nds_mutation_verify take that path unchanged.
+
 import { createHash } from 'node:crypto';
 import { assemble } from '../asm/armips.js';
 import { ReMcpError } from '../core/errors.js';
+import type { MemoryBudget } from '../core/memory-budget.js';
 import { type ComponentSelector, resolveComponent } from '../formats/nds/selectors.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import { sha256File } from '../workspace/hash.js';
@@ -125,6 +127,8 @@ export async function draftManifest(
   operations: readonly DraftOperation[],
   options: {
     signal?: AbortSignal;
+    /** The server's memory budget, which each assembly reserves its worker from. */
+    memory?: MemoryBudget;
     /** Names a source may use as labels, per processor (the symbol store's). */
     labels?: (processor: 'arm9' | 'arm7', source: string) => ReadonlyMap<string, number>;
   } = {},
@@ -175,6 +179,7 @@ export async function draftManifest(
             address: where.address,
             labels: options.labels?.(where.processor, op.assembly.source) ?? new Map(),
             ...(signal ? { signal } : {}),
+            ...(options.memory ? { memory: options.memory } : {}),
           });
           if (r.bytes.length === 0 || r.bytes.length > REBUILD_LIMITS.patchBytes.max)
             throw new ReMcpError(

@@ -211,6 +211,7 @@ export const ndsMutationDraft = defineTool({
           : null;
         return draftManifest(ctx.services.workspace, rom, args.name, operations, {
           signal: ctx.signal,
+          memory: ctx.services.memory,
           labels: (processor, source) => {
             const wanted = identifiers(source);
             const out = new Map<string, number>();

@@ -77,6 +77,7 @@ export const ndsAssemble = defineTool({
       address: args.address,
       labels,
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      memory: ctx.services.memory,
     });
     const decoded = await decodeWindow(r.bytes, args.address, args.mode, args.processor, r.bytes.length);
     return {
