@@ -3,6 +3,7 @@ import { Console } from 'node:console';
 import { z } from 'zod/v4';
 import type { Config } from '../config/config.js';
 import { startupMark } from '../core/startup-trace.js';
+import { escapeUnsafe } from '../core/text-safety.js';
 import { McpSession } from '../mcp/session.js';
 import { LineStdioTransport } from '../mcp/stdio-transport.js';
 import { Services } from '../services.js';
@@ -69,7 +70,8 @@ export async function serve(config: Config): Promise<void> {
   services.tools = tools;
   services.profileReport = report;
   startupMark('catalog read');
-  const log = (line: string) => process.stderr.write(`${line}\n`);
+  // What others said (a RetroArch's reply, a stack trace with their text) reaches a terminal escaped.
+  const log = (line: string) => process.stderr.write(`${escapeUnsafe(line, true).text}\n`);
   const transport = new LineStdioTransport();
   const server = new McpSession(source, services, transport, log, report.note);
   let closing = false;
@@ -116,10 +118,8 @@ export async function serve(config: Config): Promise<void> {
     // A log-only background probe: it never delays tools/list, and an absent RetroArch is just a note.
     setTimeout(() => {
       import('../retroarch/service.js')
-        .then(({ probeRetroArch }) => probeRetroArch(services, (line) => process.stderr.write(`${line}\n`)))
-        .catch((error: unknown) =>
-          process.stderr.write(`re-mcp: RetroArch probe failed: ${String(error)}\n`),
-        );
+        .then(({ probeRetroArch }) => probeRetroArch(services, log))
+        .catch((error: unknown) => log(`re-mcp: RetroArch probe failed: ${String(error)}`));
     }, 50).unref();
   }
 }

@@ -13,7 +13,7 @@ import { errorResult, invokeTool } from './invoke.js';
 import { isRequestId, RawJson } from './jsonrpc.js';
 import { INSTRUCTIONS, type ToolSource } from './published.js';
 import type { LineStdioTransport } from './stdio-transport.js';
-import { takesPublishedTools, toWireResult, toWireTools } from './wire.js';
+import { takesPublishedTools, toWireResult, toWireTools, wireText } from './wire.js';
 
 /** Newest first: what the SDK's server negotiates by default (its SUPPORTED_PROTOCOL_VERSIONS). */
 export const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
@@ -156,7 +156,7 @@ export class McpSession {
           return answer({
             error: {
               code: known ? error.code : INTERNAL_ERROR,
-              message: error instanceof Error ? error.message : 'Internal error',
+              message: error instanceof Error ? wireText(error.message, false) : 'Internal error',
             },
           });
         },
@@ -277,7 +277,11 @@ export class McpSession {
           const notification = {
             jsonrpc: '2.0',
             method: 'notifications/progress',
-            params: { progressToken: token, ...update },
+            params: {
+              progressToken: token,
+              ...update,
+              ...(update.message !== undefined ? { message: wireText(update.message, false) } : {}),
+            },
           };
           this.transport.send(notification as unknown as JSONRPCMessage).catch(() => {});
         }

@@ -7,10 +7,17 @@
 // code. The stable code stays machine-readable in `_meta["re-mcp/error"]` ({code, message, details?})
 // and human-readable as the text block's first token, "[code] message".
 //
+// Text: every string a person reads that leaves the server (text blocks, error messages, progress
+// messages) has its control, bidi and invisible characters escaped here, at the boundary (wireText),
+// whatever layer made it: an armips message, a RetroArch reason or a launch log cannot carry a raw
+// ESC or U+202E to the host. Escaping is idempotent (an escape is plain ASCII), so text a renderer
+// escaped already is unchanged. Structured data (structuredContent, error details) keeps raw strings.
+//
 // Protocol versions: outputSchema, structuredContent and tool `title` exist from 2025-06-18; tool
 // annotations from 2025-03-26 (whose annotations carry the tool's title). Older clients get neither
 // (the text block carries the data).
 import { ERROR_CODES } from '../core/errors.js';
+import { escapeUnsafe, inline } from '../core/text-safety.js';
 import type { ToolCallResult, ToolError } from './invoke.js';
 
 /** The fields of a listed tool that depend on the protocol version (the rest pass through). */
@@ -42,20 +49,32 @@ function atLeast(version: string | undefined, since: string): boolean {
   return version === undefined || version >= since;
 }
 
+/** Text for the wire: unsafe characters escaped, line breaks kept where the text is laid out in lines. */
+export function wireText(text: string, lines = true): string {
+  return escapeUnsafe(text, lines).text;
+}
+
+/** The result's text blocks through wireText (images and other blocks as they are). */
+function safeContent(content: ToolCallResult['content']): ToolCallResult['content'] {
+  return content.map((block) => (block.type === 'text' ? { ...block, text: wireText(block.text) } : block));
+}
+
 export function toWireResult(result: ToolCallResult, version: string | undefined): ToolCallResult {
   if (result.isError) {
     const error = (result.structuredContent as { error?: ToolError } | undefined)?.error;
     const { structuredContent: _dropped, ...rest } = result;
-    if (!error) return rest;
-    const details = error.details ? `\ndetails: ${JSON.stringify(error.details)}` : '';
+    if (!error) return { ...rest, content: safeContent(rest.content) };
+    const message = inline(error.message);
+    const details = error.details ? `\ndetails: ${inline(JSON.stringify(error.details))}` : '';
     return {
       ...rest,
-      content: [{ type: 'text', text: `[${error.code}] ${error.message}${details}` }],
-      _meta: { [ERROR_META_KEY]: error },
+      content: [{ type: 'text', text: `[${error.code}] ${message}${details}` }],
+      _meta: { [ERROR_META_KEY]: { ...error, message } },
     };
   }
-  if (atLeast(version, STRUCTURED_SINCE)) return result;
-  const { structuredContent: _dropped, ...rest } = result;
+  const safe = { ...result, content: safeContent(result.content) };
+  if (atLeast(version, STRUCTURED_SINCE)) return safe;
+  const { structuredContent: _dropped, ...rest } = safe;
   return rest;
 }
 
