@@ -3,7 +3,8 @@
 // releases them when it is done. A call whose reservation does not fit waits, in arrival order, until
 // enough is released; one that waits past its bound is refused `busy`, one that could never fit is
 // refused `limit-exceeded`, and a cancelled wait ends `cancelled`. So the admitted calls together never
-// hold more than the budget, whatever their mix. Pure bookkeeping: no I/O.
+// hold more than the budget, whatever their mix. The same bookkeeping counts other scarce things (the
+// graph layouts that may run at once); `unit` names what is counted in its refusals. Pure: no I/O.
 import { ReMcpError, throwIfCancelled } from './errors.js';
 
 export const MEMORY_BUDGET_LIMITS = {
@@ -28,7 +29,13 @@ export class MemoryBudget {
   private used = 0;
   private readonly queue: Waiter[] = [];
 
-  constructor(readonly totalBytes: number = MEMORY_BUDGET_LIMITS.budgetBytes.max) {}
+  constructor(
+    readonly totalBytes: number = MEMORY_BUDGET_LIMITS.budgetBytes.max,
+    /** What is counted, as refusals name it. */
+    private readonly unit = 'bytes of memory',
+    /** Whose budget it is, as refusals name it. */
+    private readonly owner = "the server's budget for all calls together",
+  ) {}
 
   /** Bytes reserved now. */
   get reserved(): number {
@@ -49,7 +56,7 @@ export class MemoryBudget {
     if (need > this.totalBytes)
       throw new ReMcpError(
         'limit-exceeded',
-        `${what} needs ${need} bytes of memory; the server's budget for all calls together is ${this.totalBytes}`,
+        `${what} needs ${need} ${this.unit}; ${this.owner} is ${this.totalBytes}`,
         { bytes: need, budget: this.totalBytes },
       );
     if (this.queue.length === 0 && this.used + need <= this.totalBytes) return this.grant(need);
@@ -78,7 +85,7 @@ export class MemoryBudget {
           leave(
             new ReMcpError(
               'busy',
-              `${what} waited ${waitMs} ms for ${need} bytes of memory that other calls hold (${this.used} of ${this.totalBytes} reserved); try again when they finish`,
+              `${what} waited ${waitMs} ms for ${need} ${this.unit} that other calls hold (${this.used} of ${this.totalBytes} reserved); try again when they finish`,
               { bytes: need, reserved: this.used, budget: this.totalBytes },
             ),
           ),

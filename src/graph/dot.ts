@@ -1,7 +1,9 @@
 // A graph to draw, and its Graphviz DOT text. The analyses build the graph (nodes with a few label
 // lines, edges with a kind's colour and style); this file only writes it out. Every string that came
 // from a ROM or a user (a symbol name) is made safe here: quotes and backslashes escaped, control and
-// invisible characters written out as \xNN, so a name can neither break the DOT text nor the picture.
+// invisible characters written out as \xNN, and '&' written as the entity &amp; (Graphviz decodes
+// entities such as &#27; or &#10; in every label: a name spelling one would put the character it names
+// into the layout and the SVG), so a name can neither break the DOT text nor the picture.
 import { inline } from '../core/text-safety.js';
 
 export type LineStyle = 'solid' | 'dashed' | 'dotted' | 'bold';
@@ -45,7 +47,7 @@ const MAX_LEGEND_LINE = 100;
 export function dotString(text: string, max = MAX_LABEL_LINE): string {
   let line = inline(text);
   if (line.length > max) line = `${line.slice(0, max - 3)}...`;
-  return `"${line.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+  return `"${line.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/&/g, '&amp;')}"`;
 }
 
 /** Lines as one DOT label: each line escaped, joined by DOT's left-justified line break. */

@@ -114,7 +114,12 @@ export const ndsFunctionGraph = defineTool({
             : callGraph(map, fn, nameOf, args.depth, args.maxNodes);
         const dot = toDot(picture.graph);
         ctx.progress({ progress: 1, total: 3, message: 'laying the graph out' });
-        const laid = await layout(dot, { svg: args.svg, timeoutMs: LAYOUT_TIME.default, signal: ctx.signal });
+        const laid = await layout(dot, {
+          svg: args.svg,
+          timeoutMs: LAYOUT_TIME.default,
+          signal: ctx.signal,
+          memory: ctx.services.memory,
+        });
         ctx.progress({ progress: 2, total: 3, message: 'drawing the picture' });
         const json = laid.json as GraphvizJson;
         const scale = fitScale(json, PICTURE_LIMITS);
