@@ -9,7 +9,7 @@ import { ReMcpError, throwIfCancelled } from './errors.js';
 
 export const MEMORY_BUDGET_LIMITS = {
   /** Bytes the budgeted buffers of all calls may hold at once. */
-  budgetBytes: { max: 1280 * 1024 * 1024, unit: 'bytes' },
+  budgetBytes: { max: 1024 * 1024 * 1024, unit: 'bytes' },
   /** How long a call waits for its reservation before it is refused busy. */
   waitMs: { default: 60_000, max: 600_000, unit: 'milliseconds' },
 } as const;

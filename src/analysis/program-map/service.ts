@@ -2,10 +2,13 @@
 // size, the processor and the evidence classes, so later questions are lookups. Built inside the
 // caller's RomStore operation; a map is kept only once the ROM is verified unchanged after the build.
 // Concurrent requests for one key share one build. The start-up copy detection is kept per ROM and
-// processor too (the ARM tools resolve addresses in copied code with it).
+// processor too (the ARM tools resolve addresses in copied code with it). A build reserves what it
+// holds at its peak from the server's memory budget first (the kept maps are bounded apart, by
+// MAX_MAPS and MAX_MAP_BYTES), so concurrent builds of large programs wait their turn.
 import { prepareDecoder } from '../../arm/decoder.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
+import type { MemoryBudget } from '../../core/memory-budget.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { type Services, serviceKey } from '../../services.js';
@@ -30,6 +33,13 @@ export const MAP_LIMITS = {
 /** Maps kept at once, and their estimated bytes. */
 const MAX_MAPS = 6;
 const MAX_MAP_BYTES = 512 * 1024 * 1024;
+/**
+ * What a build holds at its peak beyond the kept map, reserved from the server's memory budget before
+ * it starts: a fixed part (the decoder's tables, the walk's working sets) and a part per byte of code
+ * (measured: a 4 MiB build peaks about 190 MB above the process it runs in).
+ */
+const BUILD_FIXED_BYTES = 32 * 1024 * 1024;
+const BUILD_BYTES_PER_CODE_BYTE = 48;
 
 export interface MapRequest {
   processor: Processor;
@@ -46,6 +56,8 @@ interface Building {
 }
 
 export class ProgramMapService {
+  constructor(private readonly memory: MemoryBudget | null = null) {}
+
   private readonly maps = new Map<string, ProgramMap>();
   private readonly building = new Map<string, Building>();
   private readonly copies = new Map<string, CopyDetection>();
@@ -155,18 +167,32 @@ export class ProgramMapService {
       ? (await this.copied(store, rom, req.processor, req.signal)).copies
       : [];
     const set = await loadComponents(store, rom, req.processor, copies, req.signal);
-    const built = await buildProgramMap({
-      set,
-      processor: req.processor,
-      entry: rom.model[req.processor].entryAddress,
-      classes: EVIDENCE_CLASSES.filter((c) => enabled.has(c.id)),
-      codeBytes: req.maxCodeBytes,
-      deadline: Date.now() + req.maxSeconds * 1000,
-      signal: req.signal,
-      onProgress: req.onProgress,
-    });
-    await rom.verifyUnchanged(req.signal);
-    return new ProgramMap(built, set, rom.identity.sha256);
+    const code = Math.min(
+      req.maxCodeBytes,
+      set.list.reduce((n, c) => n + c.cls.length, 0),
+    );
+    const held = await this.memory?.reserve(
+      Math.min(this.memory.totalBytes, BUILD_FIXED_BYTES + BUILD_BYTES_PER_CODE_BYTE * code),
+      `the ${req.processor} program map`,
+      req.signal ? { signal: req.signal } : {},
+    );
+    try {
+      const built = await buildProgramMap({
+        set,
+        processor: req.processor,
+        entry: rom.model[req.processor].entryAddress,
+        classes: EVIDENCE_CLASSES.filter((c) => enabled.has(c.id)),
+        codeBytes: req.maxCodeBytes,
+        // The time spent waiting for memory is not the build's.
+        deadline: Date.now() + req.maxSeconds * 1000,
+        signal: req.signal,
+        onProgress: req.onProgress,
+      });
+      await rom.verifyUnchanged(req.signal);
+      return new ProgramMap(built, set, rom.identity.sha256);
+    } finally {
+      held?.release();
+    }
   }
 
   private keep(key: string, map: ProgramMap): void {
@@ -185,5 +211,5 @@ export class ProgramMapService {
 const PROGRAM_MAPS = serviceKey<ProgramMapService>('program-maps');
 
 export function getProgramMaps(services: Services): ProgramMapService {
-  return services.lazy(PROGRAM_MAPS, () => new ProgramMapService());
+  return services.lazy(PROGRAM_MAPS, () => new ProgramMapService(services.memory));
 }

@@ -2,7 +2,7 @@
 // verify_file_sha256 (one file's digest, compared with an expected one).
 import { z } from 'zod/v4';
 import { BOUNDED_STATUSES, limitArg, pageOut, paginate } from '../../core/vocabulary.js';
-import { defineTool } from '../../mcp/tool.js';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { sha256File } from '../../workspace/hash.js';
 import { LISTED_KINDS, LISTING_LIMITS, LISTING_TRUNCATIONS, listWorkspace } from '../../workspace/listing.js';
 
@@ -69,31 +69,60 @@ export const listWorkspaceFiles = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { ...L, ...PAGE },
   async handler(args, ctx) {
-    const listing = await listWorkspace(ctx.services.workspace, {
-      ...(args.under !== undefined ? { under: args.under } : {}),
-      ...(args.suffix !== undefined ? { suffix: args.suffix } : {}),
-      maxDepth: args.maxDepth,
-      maxEntries: args.maxEntries,
-      signal: ctx.signal,
-      onProgress: (visited) => ctx.progress({ progress: visited, message: 'listing' }),
-    });
-    const page = paginate(listing.entries, args.offset, args.limit);
-    const status = listing.truncation.length > 0 ? ('truncated' as const) : ('complete' as const);
-    const { totals } = listing;
-    const where = listing.under === '' ? 'the workspace' : listing.under;
-    return {
-      structured: {
-        under: listing.under,
-        status,
-        truncation: listing.truncation,
-        totals: { ...totals, hidden: listing.hidden, notEntered: listing.notEntered },
-        page: { total: page.total, offset: page.offset, nextOffset: page.nextOffset },
-        entries: page.items,
+    // The entries visited are held until the page is cut: reserved from the server's memory budget.
+    const held = await ctx.services.memory.reserve(
+      args.maxEntries * LISTED_ENTRY_BYTES,
+      'a workspace listing',
+      {
+        signal: ctx.signal,
       },
-      text: `${where}: ${totals.files} files (${totals.bytes} bytes), ${totals.directories} directories, ${totals.symlinks} symlinks${listing.hidden > 0 ? `, ${listing.hidden} hidden skipped` : ''}; ${args.suffix !== undefined ? `${page.total} ending ${args.suffix}, ` : ''}listing ${page.items.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; ${status}${listing.truncation.length > 0 ? ` (${listing.truncation.join(', ')})` : ''}`,
-    };
+    );
+    try {
+      return await listPage(args, ctx);
+    } finally {
+      held.release();
+    }
   },
 });
+
+/** Memory one listed entry takes at most (its record, its path, its share of the page's rendering). */
+const LISTED_ENTRY_BYTES = 512;
+
+async function listPage(
+  args: {
+    under?: string | undefined;
+    suffix?: string | undefined;
+    maxDepth: number;
+    maxEntries: number;
+    offset: number;
+    limit: number;
+  },
+  ctx: ToolContext,
+) {
+  const listing = await listWorkspace(ctx.services.workspace, {
+    ...(args.under !== undefined ? { under: args.under } : {}),
+    ...(args.suffix !== undefined ? { suffix: args.suffix } : {}),
+    maxDepth: args.maxDepth,
+    maxEntries: args.maxEntries,
+    signal: ctx.signal,
+    onProgress: (visited) => ctx.progress({ progress: visited, message: 'listing' }),
+  });
+  const page = paginate(listing.entries, args.offset, args.limit);
+  const status = listing.truncation.length > 0 ? ('truncated' as const) : ('complete' as const);
+  const { totals } = listing;
+  const where = listing.under === '' ? 'the workspace' : listing.under;
+  return {
+    structured: {
+      under: listing.under,
+      status,
+      truncation: listing.truncation,
+      totals: { ...totals, hidden: listing.hidden, notEntered: listing.notEntered },
+      page: { total: page.total, offset: page.offset, nextOffset: page.nextOffset },
+      entries: page.items,
+    },
+    text: `${where}: ${totals.files} files (${totals.bytes} bytes), ${totals.directories} directories, ${totals.symlinks} symlinks${listing.hidden > 0 ? `, ${listing.hidden} hidden skipped` : ''}; ${args.suffix !== undefined ? `${page.total} ending ${args.suffix}, ` : ''}listing ${page.items.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; ${status}${listing.truncation.length > 0 ? ` (${listing.truncation.join(', ')})` : ''}`,
+  };
+}
 
 // verify_file_sha256: a workspace file's SHA-256, streamed.
 export const verifyFileSha256 = defineTool({
