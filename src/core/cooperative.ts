@@ -2,6 +2,7 @@
 // (driveSteps): the caller's event loop gets a turn after every time slice, so pings are answered and
 // a cancellation is seen while a hash or a BLZ encode is under way. (Run to the end at once, a
 // generator is just a loop over next(); the BLZ encoder's synchronous entry does that.)
+import { createHash } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ReMcpError, throwIfCancelled } from './errors.js';
 
@@ -51,4 +52,14 @@ export function runSteps<T>(steps: Steps<T>): T {
     const r = steps.next();
     if (r.done) return r.value;
   }
+}
+
+/** SHA-256 (hex) of bytes in memory, a yield after every MiB. */
+export function* sha256Steps(bytes: Uint8Array): Steps<string> {
+  const h = createHash('sha256');
+  for (let at = 0; at < bytes.length; at += 1 << 20) {
+    h.update(bytes.subarray(at, Math.min(bytes.length, at + (1 << 20))));
+    yield;
+  }
+  return h.digest('hex');
 }

@@ -9,9 +9,8 @@
 // busy); the actions run in slices (the server answers meanwhile) within APPLY_LIMITS.applyMs; and
 // output/patched/ holds at most APPLY_LIMITS.patchedBytes, results being written included, so a
 // 40-byte patch that makes 512 MiB cannot fill the disk by being applied many times over.
-import { createHash } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
-import { driveSteps } from '../core/cooperative.js';
+import { driveSteps, sha256Steps } from '../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import type { MemoryBudget, Reservation } from '../core/memory-budget.js';
 import { readSmallFile } from '../core/small-file.js';
@@ -57,8 +56,6 @@ export interface ApplyResult {
   checked: ApplyCheck;
   metadata: string | null;
 }
-
-const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 function refused(error: unknown): never {
   if (error instanceof PatchError)
@@ -216,7 +213,7 @@ async function applyRead(
     const target = new Uint8Array(targetSize);
     await build(target);
     throwIfCancelled(signal);
-    const patchSha256 = sha(patch);
+    const patchSha256 = await driveSteps(sha256Steps(patch), wait);
     const name = `${patchSha256.slice(0, 16)}.nds`;
     const sha16 = rom.identity.sha256.slice(0, 16);
     const patched = await workspace.outputDir('output', ['patched']);
@@ -244,11 +241,12 @@ async function applyRead(
     } finally {
       await patched.close();
     }
+    const outputSha256 = await driveSteps(sha256Steps(target), wait);
     return {
       format,
       patchSha256,
       output: `output/patched/${sha16}/${name}`,
-      outputSha256: sha(target),
+      outputSha256,
       outputSize: target.length,
       checked: format === 'bps' ? 'source-and-target-crc32' : 'none: IPS patches carry no checksums',
       metadata,

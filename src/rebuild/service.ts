@@ -10,10 +10,10 @@
 //   otherwise the build fails closed with 'publish-collision' and the existing directory is left.
 // verify: the plan again, and the existing build checked file by file and byte by byte.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type BigIntStats, constants, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
-import { driveSteps, type Steps } from '../core/cooperative.js';
+import { driveSteps, sha256Steps } from '../core/cooperative.js';
 import { isReMcpError, ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { duplicateJsonKey } from '../core/json-keys.js';
 import { pidAlive } from '../core/pid.js';
@@ -101,16 +101,6 @@ async function readExactly(handle: FileHandle, size: number, what: string): Prom
     done += bytesRead;
   }
   return bytes;
-}
-
-/** SHA-256 of bytes in memory, a yield after every MiB. */
-function* sha256Steps(bytes: Uint8Array): Steps<string> {
-  const h = createHash('sha256');
-  for (let at = 0; at < bytes.length; at += 1 << 20) {
-    h.update(bytes.subarray(at, Math.min(bytes.length, at + (1 << 20))));
-    yield;
-  }
-  return h.digest('hex');
 }
 
 /**

@@ -11,56 +11,9 @@ import { test } from 'node:test';
 import { NAME_BYTES_MAX, parseElfSymbols } from '../../src/formats/symbols/elf.js';
 import { parseSymbolText } from '../../src/formats/symbols/text.js';
 import { SYMBOL_LIMITS } from '../../src/formats/symbols/types.js';
+import { elf, noTerminator, oneLongName } from '../kit/hostile-elf.js';
 import { makeWorkspace, startServer } from '../kit/mcp-harness.js';
 import { programRomBytes } from '../kit/program-rom.js';
-
-interface ElfSymbolSpec {
-  /** Offset of the name in the string table. */
-  name: number;
-  value: number;
-  /** STT_FUNC by default. */
-  type?: number;
-  shndx?: number;
-}
-
-/**
- * A 32-bit little-endian ARM ELF with `tables` SHT_SYMTAB sections (all over the same entries) and
- * one string table of `strtab` bytes.
- */
-function elf(symbols: readonly ElfSymbolSpec[], strtab: Uint8Array, tables = 1): Uint8Array {
-  const symtabOffset = 52;
-  const symtabSize = (symbols.length + 1) * 16;
-  const strtabOffset = symtabOffset + symtabSize;
-  const shoff = (strtabOffset + strtab.length + 3) & ~3;
-  const shnum = 2 + tables; // null, strtab, symtab x tables
-  const out = new Uint8Array(shoff + shnum * 40);
-  const dv = new DataView(out.buffer);
-  out.set([0x7f, 0x45, 0x4c, 0x46, 1, 1, 1]);
-  dv.setUint16(16, 2, true); // ET_EXEC
-  dv.setUint16(18, 40, true); // EM_ARM
-  dv.setUint32(32, shoff, true);
-  dv.setUint16(46, 40, true);
-  dv.setUint16(48, shnum, true);
-  for (const [i, s] of symbols.entries()) {
-    const o = symtabOffset + (i + 1) * 16;
-    dv.setUint32(o, s.name, true);
-    dv.setUint32(o + 4, s.value, true);
-    out[o + 12] = s.type ?? 2;
-    dv.setUint16(o + 14, s.shndx ?? 1, true);
-  }
-  out.set(strtab, strtabOffset);
-  const section = (i: number, type: number, offset: number, size: number, link: number, entsize: number) => {
-    const o = shoff + i * 40;
-    dv.setUint32(o + 4, type, true);
-    dv.setUint32(o + 16, offset, true);
-    dv.setUint32(o + 20, size, true);
-    dv.setUint32(o + 24, link, true);
-    dv.setUint32(o + 36, entsize, true);
-  };
-  section(1, 3, strtabOffset, strtab.length, 0, 0);
-  for (let t = 0; t < tables; t++) section(2 + t, 2, symtabOffset, symtabSize, 1, 16);
-  return out;
-}
 
 /** Heap growth across `fn`, after a collection when the test runs with --expose-gc (else unmeasured). */
 function heapGrowth(fn: () => void): number {
@@ -70,29 +23,6 @@ function heapGrowth(fn: () => void): number {
   fn();
   const after = process.memoryUsage().heapUsed;
   return Math.max(0, after - before);
-}
-
-/** 2,000 symbols whose names all start in one 4 MB string (NUL only at its end). */
-function oneLongName(): Uint8Array {
-  const strtab = new Uint8Array(4 * 1024 * 1024 + 2).fill(0x41);
-  strtab[0] = 0;
-  strtab[strtab.length - 1] = 0;
-  return elf(
-    Array.from({ length: 2000 }, (_, i) => ({ name: 1 + (i % 7), value: 0x02000000 + i * 4 })),
-    strtab,
-  );
-}
-
-/** 16,000 symbols into a 4.2 MB string table with no NUL at all. */
-function noTerminator(): Uint8Array {
-  const strtab = new Uint8Array(4_200_000).fill(0x42);
-  return elf(
-    Array.from({ length: 16_000 }, (_, i) => ({
-      name: (i * 263) % strtab.length,
-      value: 0x02000000 + i * 4,
-    })),
-    strtab,
-  );
 }
 
 test('ELF names pointing at one 4 MB string are skipped as too long, unread, in little memory', () => {

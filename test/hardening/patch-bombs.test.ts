@@ -10,15 +10,14 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { MemoryBudget } from '../../src/core/memory-budget.js';
-import { crc32 } from '../../src/formats/crc32.js';
-import { encodeBps } from '../../src/formats/patch/bps.js';
 import { APPLY_LIMITS } from '../../src/rebuild/apply.js';
 import { Services } from '../../src/services.js';
 import { rebuildTools } from '../../src/tools/rebuild/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { inProcess } from '../kit/in-process.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
-import { bpsNumber, referenceApplyBps, referenceApplyIps, sealBps } from '../kit/patch-reference.js';
+import { oneByteActions, zeroBomb } from '../kit/patch-bombs.js';
+import { referenceApplyBps, referenceApplyIps } from '../kit/patch-reference.js';
 import { buildRom } from '../kit/rom-builder.js';
 
 const MiB = 1024 * 1024;
@@ -53,35 +52,6 @@ async function setup(budget: number) {
     peak: () => peak,
     ...inProcess(rebuildTools, services, { rom: 'roms/game.nds' }),
   };
-}
-
-/** A BPS patch of a few dozen bytes whose result is the source followed by zeros, `size` bytes in all. */
-function zeroBomb(source: Uint8Array, size: number, salt: number): Uint8Array {
-  const target = new Uint8Array(size);
-  target.set(source);
-  return encodeBps({
-    sourceSize: source.length,
-    targetSize: size,
-    sourceCrc32: crc32(source),
-    targetCrc32: crc32(target),
-    changes: [],
-    metadata: `bomb ${salt}`, // distinct patches: distinct result names
-  });
-}
-
-/** A BPS patch that makes `target` from `source` with one 1-byte TargetRead action per byte. */
-function oneByteActions(source: Uint8Array, target: Uint8Array): Uint8Array {
-  const head = [0x42, 0x50, 0x53, 0x31, ...bpsNumber(source.length), ...bpsNumber(target.length), 0x80];
-  const body = new Uint8Array(head.length + target.length * 2 + 8);
-  body.set(head);
-  for (let i = 0; i < target.length; i++) {
-    body[head.length + 2 * i] = 0x81; // TargetRead of length 1
-    body[head.length + 2 * i + 1] = target[i]!;
-  }
-  const dv = new DataView(body.buffer);
-  dv.setUint32(body.length - 8, crc32(source), true);
-  dv.setUint32(body.length - 4, crc32(target), true);
-  return sealBps(body);
 }
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
