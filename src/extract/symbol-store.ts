@@ -4,6 +4,10 @@
 // user gave or set by the assistant, never evidence of anything. One name per place (processor,
 // overlay, address); an import that names a place differently, or an address several overlays hold
 // without saying which, is reported as a conflict and never resolved silently.
+// A store of 200,000 names is read, changed and written in slices (the server answers meanwhile): the
+// file is laid out one name a line (encodeSteps), read back a line at a time (decodeSteps; a store in
+// another valid layout, as older versions wrote it, is read whole once), and a change is a generator.
+import { driveSteps, type Steps, sha256Steps } from '../core/cooperative.js';
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
@@ -11,7 +15,7 @@ import { badName, type RawSymbol, SYMBOL_LIMITS, type SymbolMode } from '../form
 import type { RomHandle } from '../nds/rom-store.js';
 import { type Services, serviceKey } from '../services.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { romDirSegments, sha256Of } from './artifacts.js';
+import { romDirSegments } from './artifacts.js';
 import { recoverLeftovers, withDirLock } from './promote.js';
 
 export const SYMBOL_STORE_LIMITS = {
@@ -162,16 +166,23 @@ export class SymbolStore {
     } finally {
       await opened.handle.close();
     }
-    const stamp = sha256Of(bytes);
+    const stamp = await driveSteps(sha256Steps(bytes));
     const hit = this.cache.get(rom.identity.sha256);
     if (hit && hit.stamp === stamp) return hit.table;
-    const table = new SymbolTable(decode(bytes, rom.identity.sha256));
+    const table = new SymbolTable(await driveSteps(decodeSteps(bytes, rom.identity.sha256)));
     this.cache.set(rom.identity.sha256, { stamp, table });
     return table;
   }
 
-  /** Applies `change` to the ROM's names under its directory lock and writes them back atomically. */
-  async update<T>(rom: RomHandle, change: (symbols: StoredSymbol[]) => T, signal?: AbortSignal): Promise<T> {
+  /**
+   * Applies `change` (steps over the names, changing them in place) to the ROM's names under its
+   * directory lock and writes them back atomically.
+   */
+  async update<T>(
+    rom: RomHandle,
+    change: (symbols: StoredSymbol[]) => Steps<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const { areaDir, sha16 } = await this.dirs(rom);
     try {
       return await withDirLock(
@@ -182,17 +193,23 @@ export class SymbolStore {
           const dir = await areaDir.child(sha16);
           try {
             const bytes = await dir.readIfSmall(FILE, SYMBOL_STORE_LIMITS.storeBytes.max);
-            const symbols = bytes === null ? [] : decode(bytes, rom.identity.sha256);
-            const result = change(symbols);
+            const drive = signal ? { signal } : {};
+            const symbols =
+              bytes === null ? [] : await driveSteps(decodeSteps(bytes, rom.identity.sha256), drive);
+            const result = await driveSteps(change(symbols), drive);
             if (symbols.length > SYMBOL_STORE_LIMITS.maxSymbols.max)
               throw new ReMcpError(
                 'limit-exceeded',
                 `a ROM keeps at most ${SYMBOL_STORE_LIMITS.maxSymbols.max} names; this change would make ${symbols.length}`,
               );
             await rom.verifyUnchanged(signal);
-            await dir.writeAtomic(FILE, encode(symbols, rom.identity.sha256));
-            await dir.verifyInPlace();
+            const text = Buffer.from(await driveSteps(encodeSteps(symbols, rom.identity.sha256), drive));
             this.cache.delete(rom.identity.sha256);
+            await dir.writeAtomic(FILE, text);
+            await dir.verifyInPlace();
+            // What was written is what the next read finds: kept, so it is not decoded again.
+            const stamp = await driveSteps(sha256Steps(text), drive);
+            this.cache.set(rom.identity.sha256, { stamp, table: new SymbolTable(symbols) });
             return result;
           } finally {
             await dir.close();
@@ -206,20 +223,85 @@ export class SymbolStore {
   }
 }
 
-function encode(symbols: StoredSymbol[], sha256: string): string {
+/** Names between two yields of the steps below. */
+const STEP_NAMES = 4096;
+
+const header = (sha256: string) => `{"version":${VERSION},"sourceSha256":"${sha256}","symbols":[`;
+
+/**
+ * The store's JSON: a header line, one name a line (sorted by processor, overlay and address), and a
+ * closing line, so it can be read back a line at a time.
+ */
+function* encodeSteps(symbols: StoredSymbol[], sha256: string): Steps<string> {
   const sorted = [...symbols].sort(
     (a, b) =>
-      a.processor.localeCompare(b.processor) ||
+      (a.processor === b.processor ? 0 : a.processor < b.processor ? -1 : 1) ||
       (a.overlayId ?? -1) - (b.overlayId ?? -1) ||
       a.address - b.address,
   );
-  return `${JSON.stringify({ version: VERSION, sourceSha256: sha256, symbols: sorted }, null, 1)}\n`;
+  yield;
+  const lines: string[] = [header(sha256)];
+  for (const [i, s] of sorted.entries()) {
+    if (i % STEP_NAMES === 0) yield;
+    lines.push(`${JSON.stringify(s)}${i < sorted.length - 1 ? ',' : ''}`);
+  }
+  lines.push(']}', '');
+  return lines.join('\n');
 }
 
-function decode(bytes: Buffer, sha256: string): StoredSymbol[] {
+const malformed = () =>
+  new ReMcpError('invalid-argument', `the symbol store ${FILE} holds a malformed entry`);
+
+function checked(s: StoredSymbol): StoredSymbol {
+  const ok =
+    s !== null &&
+    typeof s === 'object' &&
+    (s.processor === 'arm9' || s.processor === 'arm7') &&
+    Number.isInteger(s.address) &&
+    s.address >= 0 &&
+    s.address <= 0xffffffff &&
+    typeof s.name === 'string' &&
+    badName(s.name) === null;
+  if (!ok) throw malformed();
+  return s;
+}
+
+/** The names of a store file: a line at a time in encodeSteps' layout, whole in any other. */
+function* decodeSteps(bytes: Buffer, sha256: string): Steps<StoredSymbol[]> {
+  const text = bytes.toString('utf8');
+  const first = text.indexOf('\n');
+  if (first >= 0 && text.slice(0, first) === header(sha256)) {
+    const out: StoredSymbol[] = [];
+    let ended = -1;
+    for (let start = first + 1, n = 0; start < text.length && ended < 0; n++) {
+      if (n % STEP_NAMES === 0) yield;
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      const line = text.slice(start, end);
+      start = end + 1;
+      if (line === ']}') {
+        ended = start;
+        continue;
+      }
+      let s: StoredSymbol;
+      try {
+        s = JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as StoredSymbol;
+      } catch {
+        // Not the line layout after all (a store edited by hand): read whole below.
+        out.length = 0;
+        break;
+      }
+      out.push(checked(s));
+    }
+    if (ended >= 0 && text.slice(ended).trim() === '') return out;
+  }
+  return decodeWhole(text, sha256);
+}
+
+function decodeWhole(text: string, sha256: string): StoredSymbol[] {
   let doc: unknown;
   try {
-    doc = JSON.parse(bytes.toString('utf8'));
+    doc = JSON.parse(text);
   } catch {
     throw new ReMcpError(
       'invalid-argument',
@@ -232,21 +314,7 @@ function decode(bytes: Buffer, sha256: string): StoredSymbol[] {
       'invalid-argument',
       `the symbol store ${FILE} is not a version ${VERSION} store of this ROM`,
     );
-  const out: StoredSymbol[] = [];
-  for (const s of d.symbols as StoredSymbol[]) {
-    const ok =
-      s !== null &&
-      typeof s === 'object' &&
-      (s.processor === 'arm9' || s.processor === 'arm7') &&
-      Number.isInteger(s.address) &&
-      s.address >= 0 &&
-      s.address <= 0xffffffff &&
-      typeof s.name === 'string' &&
-      badName(s.name) === null;
-    if (!ok) throw new ReMcpError('invalid-argument', `the symbol store ${FILE} holds a malformed entry`);
-    out.push(s);
-  }
-  return out;
+  return (d.symbols as StoredSymbol[]).map(checked);
 }
 
 /** Where `address` lies statically on `processor`: a component label and the overlay, or a conflict. */
@@ -278,21 +346,28 @@ export function placeOf(
   return { component: c.component, overlayId: c.component === 'overlay' ? c.overlayId : null };
 }
 
-/** Merges parsed symbols into `symbols` (one name per place; conflicts reported, existing names kept unless `replace`). */
-export function mergeSymbols(
+/**
+ * Merges parsed symbols into `symbols` (one name per place; conflicts reported, existing names kept
+ * unless `replace`), in steps.
+ */
+export function* mergeSymbols(
   rom: RomHandle,
   symbols: StoredSymbol[],
   incoming: RawSymbol[],
   defaults: { processor: Processor; source: SymbolSource; replace: boolean },
-): ImportResult {
+): Steps<ImportResult> {
   const index = new Map<string, number>();
-  for (const [i, s] of symbols.entries()) index.set(placeKey(s), i);
+  for (const [i, s] of symbols.entries()) {
+    if (i % STEP_NAMES === 0) yield;
+    index.set(placeKey(s), i);
+  }
   const seenInFile = new Map<string, string>();
   const result: ImportResult = { added: 0, replaced: 0, unchanged: 0, conflicts: [], total: 0 };
   const conflict = (c: Conflict) => {
     if (result.conflicts.length < 200) result.conflicts.push(c);
   };
-  for (const raw of incoming) {
+  for (const [i, raw] of incoming.entries()) {
+    if (i % STEP_NAMES === 0) yield;
     const processor = raw.processor ?? defaults.processor;
     const place = placeOf(rom, processor, raw.address, raw.overlayId);
     if ('why' in place) {

@@ -143,7 +143,7 @@ export const ndsSymbols = defineTool({
         if ('why' in place) throw new ReMcpError('invalid-argument', `${hex(address)}: ${place.why}`);
         shown = await store.update(
           rom,
-          (symbols) => {
+          function* (symbols) {
             const s: StoredSymbol = {
               processor,
               address,
@@ -187,7 +187,7 @@ export const ndsSymbols = defineTool({
         const key = placeKey({ processor, overlayId: place.overlayId, address: args.address! });
         await store.update(
           rom,
-          (symbols) => {
+          function* (symbols) {
             const at = symbols.findIndex((x) => placeKey(x) === key);
             if (at >= 0) symbols.splice(at, 1);
             changes = { ...none, removed: at >= 0 ? 1 : 0, unchanged: at >= 0 ? 0 : 1 };
