@@ -46,6 +46,24 @@ export async function driveSteps<T>(
   }
 }
 
+/**
+ * A pause for a loop that cannot be written as steps (an async builder): call the returned function
+ * often; it returns a promise of the next event-loop turn once `sliceMs` have passed since the last
+ * turn it gave, and undefined otherwise. It reads the clock every `every` calls (a power of two: 256
+ * for a tight loop, 1 between long pieces of work).
+ */
+export function turnTaker(sliceMs = COOPERATIVE_SLICE_MS, every = 256): () => Promise<void> | undefined {
+  let since = performance.now();
+  let calls = 0;
+  const mask = every - 1;
+  return () => {
+    if ((++calls & mask) !== 0 || performance.now() - since < sliceMs) return undefined;
+    return nextTurn().then(() => {
+      since = performance.now();
+    });
+  };
+}
+
 /** Runs the steps to the end at once (no turns): what a synchronous caller of a generator core needs. */
 export function runSteps<T>(steps: Steps<T>): T {
   for (;;) {

@@ -4,6 +4,7 @@
 // branch into another entry is a tail call), and what every byte is. Pure: the components come in.
 import { loadDecoder } from '../../arm/decoder.js';
 import type { ArmMode } from '../../arm/types.js';
+import { turnTaker } from '../../core/cooperative.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { EvidenceClass, IdleCandidate, IdleContext } from '../evidence/registry.js';
 import type { ComponentSet, MapComponent } from './components.js';
@@ -147,25 +148,41 @@ export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
     settle,
   });
   const truncation: BuiltMap['truncation'] = [];
+  // Between two detectors' passes (each up to a hundred milliseconds on 12 MiB) the event loop gets a
+  // turn when one is due.
+  const between = turnTaker(undefined, 1);
+  const turn = async () => {
+    const pause = between();
+    if (pause) await pause;
+  };
   try {
     for (phase = 0; phase < TIERS.length; phase++) {
       const idle = req.classes.filter((c) => c.onIdle && TIER_RANK[c.tier] <= phase);
       // Each round either makes a new entry or ends the phase: bounded by the entries there can be.
       for (;;) {
         let found = 0;
-        for (const cls of idle) found += await cls.onIdle!(ctxFor(cls));
+        for (const cls of idle) {
+          await turn();
+          found += await cls.onIdle!(ctxFor(cls));
+        }
         await settle();
         if (found === 0 && !walker.pending(phase)) break;
       }
     }
-    for (const cls of req.classes) if (cls.onFinish) await cls.onFinish(ctxFor(cls));
+    for (const cls of req.classes) {
+      if (!cls.onFinish) continue;
+      await turn();
+      await cls.onFinish(ctxFor(cls));
+    }
   } catch (error) {
     if (!(error instanceof WalkStopped)) throw error;
     truncation.push(error.reason);
   }
+  await turn();
   walker.materializeLateEdges();
   walker.releaseWalkState();
-  const { bodies, owners } = functionBodies(walker);
+  await turn();
+  const { bodies, owners } = await functionBodies(walker);
   return {
     processor: req.processor,
     walker,
@@ -292,13 +309,19 @@ export class BlockOwners {
 }
 
 /** Each entry's body: blocks reached by intra-function edges, stopping at other entries (tail calls). */
-function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; owners: BlockOwners } {
+async function functionBodies(
+  walker: Walker,
+): Promise<{ bodies: Map<string, FunctionBody>; owners: BlockOwners }> {
+  // A whole program's bodies take a second of work on 12 MiB: the event loop gets its turns meanwhile.
+  const turn = turnTaker();
   const blockCount = walker.blocks.length;
   // Per block: the entry that starts it, as an index into entryKeys (-1: none; the last entry wins).
   // Numbers in arrays rather than maps keyed by block: the map's tables would be garbage at the end.
   const startsEntry = new Int32Array(blockCount).fill(-1);
   const entryKeys: string[] = [];
   for (const e of walker.entries.values()) {
+    const pause = turn();
+    if (pause) await pause;
     if (e.block < 0) continue;
     const b = walker.blocks.get(e.block);
     if (b.start !== e.address) continue;
@@ -316,6 +339,8 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
   const blocks = new Int32Array(blockCount);
   for (const e of walker.entries.values()) {
     if (e.block < 0 || e.state === 'refused') continue;
+    const pause = turn();
+    if (pause) await pause;
     const body = owners.body(e.key);
     reachedBy[e.block] = body;
     work.push(e.block);
@@ -348,22 +373,26 @@ function functionBodies(walker: Walker): { bodies: Map<string, FunctionBody>; ow
   const isEntryBlock = new Uint8Array(blockCount);
   for (const body of bodies.values()) isEntryBlock[body.entry.block] = 1;
   const start = new Int32Array(blockCount + 1);
-  const eachPred = (visit: (to: number, from: number) => void) => {
+  const eachPred = async (visit: (to: number, from: number) => void) => {
     for (let id = 0; id < blockCount; id++) {
+      const pause = turn();
+      if (pause) await pause;
       for (let x = walker.blocks.edgesOf(id); x >= 0; x = edges.nextOf(x)) {
         const to = edges.toOf(x);
         if (isEntryBlock[to] === 1 && edges.kindOf(x) !== 'branch') visit(to, id);
       }
     }
   };
-  eachPred((to) => start[to + 1]!++);
+  await eachPred((to) => start[to + 1]!++);
   for (let b = 0; b < blockCount; b++) start[b + 1]! += start[b]!;
   const from = new Int32Array(start[blockCount]!);
   const filled = start.slice(0, blockCount);
-  eachPred((to, id) => {
+  await eachPred((to, id) => {
     from[filled[to]!++] = id;
   });
   for (const body of bodies.values()) {
+    const pause = turn();
+    if (pause) await pause;
     const e = body.entry;
     for (let i = start[e.block]!; i < start[e.block + 1]!; i++) {
       const p = from[i]!;

@@ -189,7 +189,7 @@ export class ProgramMapService {
         onProgress: req.onProgress,
       });
       await rom.verifyUnchanged(req.signal);
-      return new ProgramMap(built, set, rom.identity.sha256);
+      return await ProgramMap.of(built, set, rom.identity.sha256);
     } finally {
       held?.release();
     }
