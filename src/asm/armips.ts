@@ -163,15 +163,27 @@ export async function assemble(req: AssembleRequest): Promise<Assembled> {
   const before = wrapped.split('\n').indexOf(req.mode === 'arm' ? '.arm' : '.thumb') + 1;
   const answer = await runArmips(wrapped, { signal: req.signal, memory: req.memory });
   // armips names the wrapped file by INPUT_FILE: its line numbers become the caller's.
+  // A line of the server's own preamble (a symbol-store label armips refused) is named as such.
   const messages = answer.messages.map((m) =>
-    m.replace(/asm\.s\((\d+)\)/g, (_, n: string) => `line ${Number(n) - before}`),
+    m.replace(/asm\.s\((\d+)\)/g, (_, n: string) =>
+      Number(n) > before ? `line ${Number(n) - before}` : 'the preamble (the labels defined for the source)',
+    ),
   );
   if (answer.overflow)
     throw new ReMcpError(
       'limit-exceeded',
       `the assembly writes past ${ASM_LIMITS.outputBytes.max} bytes of output (refused while it ran)`,
     );
-  if (answer.failed !== undefined || answer.output === null) {
+  // A trap inside armips (its fixed memory exhausted, a runaway recursion) is the assembler's limit,
+  // not a fault of the source's syntax.
+  if (
+    answer.failed !== undefined &&
+    /^(RuntimeError|Aborted|RangeError)|\b(OOM|unreachable|out of bounds|call stack)\b/i.test(answer.failed)
+  )
+    throw new ReMcpError('limit-exceeded', `armips stopped inside its sandbox: ${answer.failed}`, {
+      messages: messages.slice(0, 16),
+    });
+  if (answer.failed !== undefined || !answer.output) {
     const errors = messages.filter((m) => !/^Aborting\.?$/.test(m.trim()));
     throw new ReMcpError(
       'invalid-argument',

@@ -4,6 +4,7 @@
 // the workspace's output/images/, named by tool and content hash, and their paths printed on stderr.
 import { createHash } from 'node:crypto';
 import type { Config } from '../config/config.js';
+import { isReMcpError } from '../core/errors.js';
 import { profileReport } from '../core/profiles.js';
 import { invokeTool } from '../mcp/invoke.js';
 import { Services } from '../services.js';
@@ -57,26 +58,38 @@ export async function callTool(
         process.stderr.write(`progress ${p.progress}${p.total ? `/${p.total}` : ''} ${p.message ?? ''}\n`),
       log: (line) => process.stderr.write(`${line}\n`),
     });
-    process.stdout.write(`${JSON.stringify(result.structuredContent ?? {}, null, 2)}\n`);
-    for (const block of result.content) if (block.type === 'text') process.stderr.write(`${block.text}\n`);
+    // Images are saved before anything is printed: a refused save (output/images/ swapped for a link)
+    // is the call's answer, never a success printed and then an exit status that contradicts it.
+    const saved: string[] = [];
     if (options.saveImages) {
       const images = result.content.filter((b) => b.type === 'image') as { data: string; mimeType: string }[];
       if (images.length > 0) {
-        const dir = await services.workspace.outputDir('output', ['images']);
         try {
-          for (const image of images) {
-            const bytes = Buffer.from(image.data, 'base64');
-            const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
-            const ext = image.mimeType === 'image/png' ? 'png' : 'bin';
-            const file = `${def.name}-${hash}.${ext}`;
-            await dir.writeAtomic(file, bytes);
-            process.stderr.write(`image: ${dir.relative}/${file}\n`);
+          const dir = await services.workspace.outputDir('output', ['images']);
+          try {
+            for (const image of images) {
+              const bytes = Buffer.from(image.data, 'base64');
+              const hash = createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+              const ext = image.mimeType === 'image/png' ? 'png' : 'bin';
+              const file = `${def.name}-${hash}.${ext}`;
+              await dir.writeAtomic(file, bytes);
+              saved.push(`${dir.relative}/${file}`);
+            }
+          } finally {
+            await dir.close();
           }
-        } finally {
-          await dir.close();
+        } catch (error) {
+          if (!isReMcpError(error)) throw error;
+          process.stdout.write(
+            `${JSON.stringify({ error: { code: error.code, message: `the images were not saved: ${error.message}` } })}\n`,
+          );
+          return 1;
         }
       }
     }
+    process.stdout.write(`${JSON.stringify(result.structuredContent ?? {}, null, 2)}\n`);
+    for (const block of result.content) if (block.type === 'text') process.stderr.write(`${block.text}\n`);
+    for (const path of saved) process.stderr.write(`image: ${path}\n`);
     return result.isError ? 1 : 0;
   } finally {
     await services.dispose();

@@ -3,13 +3,15 @@
 // releases them when it is done. A call whose reservation does not fit waits, in arrival order, until
 // enough is released; one that waits past its bound is refused `busy`, one that could never fit is
 // refused `limit-exceeded`, and a cancelled wait ends `cancelled`. So the admitted calls together never
-// hold more than the budget, whatever their mix. The same bookkeeping counts other scarce things (the
+// hold more than the budget, whatever their mix. Caches hold their share too (hold: taken only when it
+// fits at once), and give it back under pressure: a reservation that does not fit asks the registered
+// reclaimers (onPressure) to release what they can before it waits. The same bookkeeping counts other scarce things (the
 // graph layouts that may run at once); `unit` names what is counted in its refusals. Pure: no I/O.
 import { ReMcpError, throwIfCancelled } from './errors.js';
 
 export const MEMORY_BUDGET_LIMITS = {
   /** Bytes the budgeted buffers of all calls may hold at once. */
-  budgetBytes: { max: 1024 * 1024 * 1024, unit: 'bytes' },
+  budgetBytes: { max: 768 * 1024 * 1024, unit: 'bytes' },
   /** How long a call waits for its reservation before it is refused busy. */
   waitMs: { default: 60_000, max: 600_000, unit: 'milliseconds' },
 } as const;
@@ -28,6 +30,7 @@ interface Waiter {
 export class MemoryBudget {
   private used = 0;
   private readonly queue: Waiter[] = [];
+  private readonly reclaimers: Array<(bytes: number) => void> = [];
 
   constructor(
     readonly totalBytes: number = MEMORY_BUDGET_LIMITS.budgetBytes.max,
@@ -59,6 +62,7 @@ export class MemoryBudget {
         `${what} needs ${need} ${this.unit}; ${this.owner} is ${this.totalBytes}`,
         { bytes: need, budget: this.totalBytes },
       );
+    if (this.queue.length === 0 && this.used + need > this.totalBytes) this.reclaim(need);
     if (this.queue.length === 0 && this.used + need <= this.totalBytes) return this.grant(need);
     const waitMs = Math.min(
       options.waitMs ?? MEMORY_BUDGET_LIMITS.waitMs.default,
@@ -99,6 +103,28 @@ export class MemoryBudget {
       options.signal?.addEventListener('abort', onAbort, { once: true });
       this.queue.push(waiter);
     });
+  }
+
+  /**
+   * Takes `bytes` for a cache at once, or returns null when they do not fit now (nothing is waited for
+   * or reclaimed: a cache makes room by dropping what it holds).
+   */
+  hold(bytes: number): Reservation | null {
+    const need = Math.max(0, Math.ceil(bytes));
+    return this.queue.length === 0 && this.used + need <= this.totalBytes ? this.grant(need) : null;
+  }
+
+  /** Registers a cache that releases held bytes (synchronously) when asked for `bytes` of room. */
+  onPressure(reclaim: (bytes: number) => void): void {
+    this.reclaimers.push(reclaim);
+  }
+
+  /** Asks the caches for room until `need` more bytes fit (or none has more to give). */
+  private reclaim(need: number): void {
+    for (const r of this.reclaimers) {
+      if (this.used + need <= this.totalBytes) break;
+      r(this.used + need - this.totalBytes);
+    }
   }
 
   /** Runs `fn` holding `bytes`, released when it settles. */

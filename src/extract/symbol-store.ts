@@ -324,6 +324,10 @@ export function placeOf(
   address: number,
   overlayId: number | null,
 ): { component: string; overlayId: number | null } | { why: string } {
+  // A file's line naming an overlay the ROM does not have is that line's problem (a conflict), never
+  // the whole import's.
+  if (overlayId !== null && !rom.model.overlays[processor].some((o) => o.id === overlayId))
+    return { why: `${processor} has no overlay with ID ${overlayId}` };
   const r = resolveRuntimeAddress(rom.model, processor, address, overlayId ?? undefined);
   if (r.status === 'unmapped') {
     if (overlayId !== null) return { why: `overlay ${overlayId} does not hold this address` };

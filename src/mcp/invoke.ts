@@ -92,7 +92,6 @@ const ADDRESS_KEYS = new Set([
   'pc',
   'lr',
   'sp',
-  'slot',
   'base',
   'runtimeAddress',
   'returnAddress',

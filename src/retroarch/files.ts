@@ -2,9 +2,10 @@
 // PNGs) watched through cheap (mtime, size) snapshots, and a cancellable sleep. Only used when
 // RetroArch runs on this machine.
 import { lstat, readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, isAbsolute, join, normalize } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
 import { readSmallFile } from '../core/small-file.js';
+import { escapeUnsafe } from '../core/text-safety.js';
 
 export const MAX_SCREENSHOT_BYTES = 8 * 1024 * 1024;
 
@@ -24,6 +25,22 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+
+/** A directory RetroArch names that the state checks may read: absolute, printable, not /proc, /sys or /dev. */
+export function plainDirectory(path: string): boolean {
+  return (
+    isAbsolute(path) &&
+    path.length <= 4096 &&
+    escapeUnsafe(path).escaped === 0 &&
+    !/^\/(proc|sys|dev)(\/|$)/.test(normalize(path))
+  );
+}
+
+/** The game's name as a state file's stem: one printable path segment, or null (no state checks). */
+export function plainGame(game: string | null | undefined): string | null {
+  if (!game || game.length > 255 || game === '.' || game === '..') return null;
+  return /[/\\]/.test(game) || escapeUnsafe(game).escaped > 0 ? null : game;
+}
 
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);

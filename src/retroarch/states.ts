@@ -7,7 +7,15 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
 import { PRESS_SPACING_MS, requireContent, type Status, slotCommand } from './codec.js';
-import { isLoopback, sleep, slotOfStateFile, stateFileName, stateSnapshot } from './files.js';
+import {
+  isLoopback,
+  plainDirectory,
+  plainGame,
+  sleep,
+  slotOfStateFile,
+  stateFileName,
+  stateSnapshot,
+} from './files.js';
 
 export const MAX_SLOT = 99;
 
@@ -40,11 +48,15 @@ export class StateSlots {
     this.slot = { value: 0, verified: false };
   }
 
-  /** Where state files land, when RetroArch runs on this machine and the directory is readable. */
+  /**
+   * Where state files land, when RetroArch runs on this machine and the directory is readable. What
+   * RetroArch answers is taken only as a plain absolute directory (no control characters, not a
+   * kernel file system); anything else leaves the state files unchecked.
+   */
   private async stateDir(signal?: AbortSignal): Promise<string | null> {
     if (!isLoopback(this.ra.transport.host)) return null;
     const cfg = await this.ra.getConfig('savestate_directory', signal).catch(() => null);
-    if (!cfg?.supported || !cfg.value) return null;
+    if (!cfg?.supported || !cfg.value || !plainDirectory(cfg.value)) return null;
     try {
       return (await stat(cfg.value)).isDirectory() ? cfg.value : null;
     } catch {
@@ -129,7 +141,7 @@ export class StateSlots {
     const run = await this.ensureRunning('SAVE_STATE', opts.resumeIfPaused, signal);
     try {
       const dir = await this.stateDir(signal);
-      const game = run.status.game;
+      const game = plainGame(run.status.game);
       const before = dir && game ? await stateSnapshot(dir, game) : null;
       let method: StateMethod = 'current';
       let presses = 0;
@@ -209,7 +221,7 @@ export class StateSlots {
     try {
       const target = opts.slot ?? this.slot.value;
       const dir = await this.stateDir(signal);
-      const game = run.status.game;
+      const game = plainGame(run.status.game);
       let file: string | null = null;
       if (dir && game) {
         file = join(dir, stateFileName(game, target));

@@ -8,7 +8,7 @@
 import { prepareDecoder } from '../../arm/decoder.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
-import type { MemoryBudget } from '../../core/memory-budget.js';
+import type { MemoryBudget, Reservation } from '../../core/memory-budget.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { type Services, serviceKey } from '../../services.js';
@@ -34,6 +34,13 @@ export const MAP_LIMITS = {
 const MAX_MAPS = 6;
 const MAX_MAP_BYTES = 512 * 1024 * 1024;
 /**
+ * What a kept map holds against what ProgramMap.bytes() counts of it (its columns and records; the
+ * rest is the components' bytes and V8's object overhead). Measured: a 12 MiB program's map 176 MiB
+ * counted, 304 MiB held on the heap after a collection (4 MiB: 59 and 108).
+ */
+const KEPT_PER_COUNTED = 1.75;
+const keptBytes = (map: ProgramMap) => Math.ceil(map.bytes() * KEPT_PER_COUNTED);
+/**
  * What a build holds at its peak beyond the kept map, reserved from the server's memory budget before
  * it starts: a fixed part (the decoder's tables, the walk's working sets) and a part per byte of code
  * (measured: a 4 MiB build peaks about 190 MB above the process it runs in).
@@ -56,7 +63,20 @@ interface Building {
 }
 
 export class ProgramMapService {
-  constructor(private readonly memory: MemoryBudget | null = null) {}
+  /** The kept maps' shares of the server's memory budget, by key. */
+  private readonly held = new Map<string, Reservation>();
+
+  constructor(private readonly memory: MemoryBudget | null = null) {
+    // A call that needs memory the kept maps hold makes them go, oldest first.
+    memory?.onPressure((bytes) => {
+      let freed = 0;
+      for (const key of [...this.maps.keys()]) {
+        if (freed >= bytes) break;
+        freed += this.held.get(key)?.bytes ?? 0;
+        this.drop(key);
+      }
+    });
+  }
 
   private readonly maps = new Map<string, ProgramMap>();
   private readonly building = new Map<string, Building>();
@@ -195,16 +215,34 @@ export class ProgramMapService {
     }
   }
 
+  /**
+   * Keeps `map` for later questions when its share of the memory budget can be had (older maps go to
+   * make room), within MAX_MAPS and MAX_MAP_BYTES; a map there is no room for is not kept.
+   */
   private keep(key: string, map: ProgramMap): void {
-    this.maps.delete(key);
+    this.drop(key);
+    const bytes = keptBytes(map);
+    let share = this.memory ? this.memory.hold(bytes) : null;
+    while (this.memory && share === null && this.maps.size > 0) {
+      this.drop(this.maps.keys().next().value!);
+      share = this.memory.hold(bytes);
+    }
+    if (this.memory && share === null) return;
     this.maps.set(key, map);
+    if (share) this.held.set(key, share);
     let total = 0;
-    for (const m of this.maps.values()) total += m.bytes();
+    for (const m of this.maps.values()) total += keptBytes(m);
     for (const [k, m] of this.maps) {
       if ((this.maps.size <= MAX_MAPS && total <= MAX_MAP_BYTES) || this.maps.size <= 1) break;
-      this.maps.delete(k);
-      total -= m.bytes();
+      total -= keptBytes(m);
+      this.drop(k);
     }
+  }
+
+  private drop(key: string): void {
+    this.maps.delete(key);
+    this.held.get(key)?.release();
+    this.held.delete(key);
   }
 }
 
