@@ -3,6 +3,9 @@
 // (argument validation, handler, typed-error mapping). Each case is one tool call on one mutated ROM;
 // several calls share a ROM so the file write is amortised. A case passes when it ends as a success
 // or a typed error other than internal-error, within 10 s. Figures are returned for the long run.
+// Besides the static tools, the build profile's user-file surfaces are fuzzed too: symbol imports of
+// hostile ELF and text files (mutated each ROM), assemblies of hostile sources (directive-hiding shapes
+// with random tails) and patches (a mutated small BPS or IPS).
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config/config.js';
@@ -12,7 +15,9 @@ import { Services } from '../../src/services.js';
 import { loadAllTools, toolsForProfile } from '../../src/tools/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { fuzzTargets, type Target } from '../formats/nds/fuzz-cases.js';
+import { noTerminator, oneLongName } from '../kit/hostile-elf.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
+import { zeroBomb } from '../kit/patch-bombs.js';
 import { rng } from '../kit/rng.js';
 import { fixHeaderCrcs } from '../kit/rom-builder-parts.js';
 
@@ -152,13 +157,93 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
           ...(rand() < 0.3 ? { overlayId: pick(4) } : {}),
         };
       if (action === 'remove') return { rom, action, processor, address };
+      if (rand() < 0.4) {
+        const [file, format] = SYMBOL_FILES[pick(SYMBOL_FILES.length)]!;
+        return { rom, action: 'import', processor, file, format, ...(rand() < 0.3 ? { replace: true } : {}) };
+      }
       if (action === 'export')
         return { rom, action, format: (['csv', 'plain', 'nosgba', 'symbols-txt'] as const)[pick(4)] };
       return { rom, processor, offset: pick(8) };
     }
+    case 'nds_assemble': {
+      const shape = ASSEMBLY_SHAPES[pick(ASSEMBLY_SHAPES.length)]!;
+      const tail = Array.from({ length: pick(24) }, () => String.fromCharCode(pick(128))).join('');
+      return { processor, mode: rand() < 0.5 ? 'arm' : 'thumb', address, source: `${shape}${tail}` };
+    }
+    case 'nds_patch_apply':
+      return { rom, patch: PATCH_FILES[pick(PATCH_FILES.length)]! };
     default:
       return { rom };
   }
+}
+
+/** Symbol files written beside the ROMs (the mutated ones are written anew with each ROM). */
+const SYMBOL_FILES = [
+  ['sym/long-name.elf', 'elf'],
+  ['sym/no-nul.elf', 'elf'],
+  ['sym/mutated.elf', 'elf'],
+  ['sym/mutated.csv', 'csv'],
+  ['sym/mutated.txt', 'plain'],
+  ['sym/mutated.sym', 'nosgba'],
+] as const;
+const PATCH_FILES = ['patch/mutated.bps', 'patch/mutated.ips', 'patch/bomb.bps'] as const;
+/** Sources that hid directives from the old checker, and others at the assembler's bounds. */
+const ASSEMBLY_SHAPES = [
+  '.ascii "/*" :: .incbin "x" :: .ascii "*/"',
+  '.ascii "\\";" :: .incbin "x"',
+  '.macro m,a\na "x"\n.endmacro\nm .incbin',
+  '.byte \'"\' :: .include "x" :: .byte \'"\'',
+  '.area 0x4000000,0x41\n.endarea',
+  '.fill 0x10000,0',
+  `.word ${'('.repeat(5000)}1${')'.repeat(5000)}`,
+  'mov r0, #1\nbx lr',
+  'movs r0, #1',
+  '/* open comment',
+  '.ascii "open string',
+];
+
+/** Flips a few bytes of `bytes` (a copy). */
+function flipped(bytes: Uint8Array, rand: () => number): Uint8Array {
+  const out = bytes.slice();
+  for (let i = 1 + Math.floor(rand() * 6); i > 0 && out.length > 0; i--)
+    out[Math.floor(rand() * out.length)] = Math.floor(rand() * 256);
+  return out;
+}
+
+/** The hostile user files of one ROM's round: symbol files and patches, mutated from valid ones. */
+async function writeUserFiles(
+  root: string,
+  rom: Uint8Array,
+  rand: () => number,
+  first: boolean,
+): Promise<void> {
+  if (first) {
+    await mkdir(join(root, 'sym'), { recursive: true });
+    await mkdir(join(root, 'patch'), { recursive: true });
+    await writeFile(join(root, 'sym/long-name.elf'), oneLongName());
+    await writeFile(join(root, 'sym/no-nul.elf'), noTerminator());
+  }
+  const lines = Array.from(
+    { length: 40 },
+    (_, i) => `0x${(0x02000000 + i * 16).toString(16)} f_${i} arm`,
+  ).join('\n');
+  await writeFile(join(root, 'sym/mutated.elf'), flipped(oneLongName().subarray(0, 4096), rand));
+  await writeFile(
+    join(root, 'sym/mutated.csv'),
+    flipped(new TextEncoder().encode(lines.replace(/ /g, ',')), rand),
+  );
+  await writeFile(join(root, 'sym/mutated.txt'), flipped(new TextEncoder().encode(lines), rand));
+  await writeFile(
+    join(root, 'sym/mutated.sym'),
+    flipped(new TextEncoder().encode(lines.replace(/0x/g, '')), rand),
+  );
+  const bomb = zeroBomb(rom, rom.length + 4096, 0);
+  await writeFile(join(root, 'patch/bomb.bps'), bomb);
+  await writeFile(join(root, 'patch/mutated.bps'), flipped(bomb, rand));
+  const ips = new Uint8Array([
+    0x50, 0x41, 0x54, 0x43, 0x48, 0, 0, 0x10, 0, 4, 1, 2, 3, 4, 0, 0, 0x20, 0, 0, 0, 9, 7, 0x45, 0x4f, 0x46,
+  ]);
+  await writeFile(join(root, 'patch/mutated.ips'), flipped(ips, rand));
 }
 
 /**
@@ -171,6 +256,9 @@ const WEIGHTS: Record<string, number> = {
   nds_symbols: 0.25,
   // Each picture lays out in a worker of its own (Graphviz loads in it): slow like a writer.
   nds_function_graph: 0.25,
+  // Each assembly runs armips in a worker of its own; each patch writes its result.
+  nds_assemble: 0.25,
+  nds_patch_apply: 0.25,
 };
 
 function pickTool(tools: ToolDefinition[], rand: () => number): ToolDefinition {
@@ -214,7 +302,11 @@ export async function runToolFuzz(cases: number, seed: number, callsPerRom = 12)
   const root = await makeWorkspace('re-mcp-toolfuzz-');
   await mkdir(join(root, 'roms'));
   const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
-  services.tools = toolsForProfile(await loadAllTools(), 'static');
+  const all = await loadAllTools();
+  services.tools = [
+    ...toolsForProfile(all, 'static'),
+    ...all.filter((t) => t.name === 'nds_assemble' || t.name === 'nds_patch_apply'),
+  ];
   const tools = services.tools as ToolDefinition[];
   const targets = fuzzTargets().filter((t) => t.bytes.length <= 4 * 1024 * 1024);
   const rand = rng(seed);
@@ -237,6 +329,7 @@ export async function runToolFuzz(cases: number, seed: number, callsPerRom = 12)
       const bytes = mutate(target, rand);
       const rom = `roms/f${figures.roms % 4}.nds`;
       await writeFile(join(root, rom), bytes);
+      await writeUserFiles(root, bytes, rand, figures.roms === 0);
       figures.roms++;
       for (let k = 0; k < callsPerRom && figures.cases < cases; k++) {
         const tool = pickTool(tools, rand);
@@ -268,8 +361,9 @@ export async function runToolFuzz(cases: number, seed: number, callsPerRom = 12)
       }
       if (figures.roms % 256 === 0) {
         figures.peakRssBytes = Math.max(figures.peakRssBytes, process.memoryUsage().rss);
-        // Extraction output of thousands of distinct ROMs: cleared so the disk does not fill.
+        // Extraction output and patched ROMs of thousands of distinct ROMs: cleared so the disk does not fill.
         await rm(join(root, 'analysis'), { recursive: true, force: true });
+        await rm(join(root, 'output'), { recursive: true, force: true });
       }
     }
     figures.peakRssBytes = Math.max(figures.peakRssBytes, process.memoryUsage().rss);
