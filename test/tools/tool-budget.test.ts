@@ -43,9 +43,10 @@ test('every published tool definition is within its byte budget', () => {
   );
 });
 
-/** The ways a maximum may be written: 65536, 65,536, 64 KiB, 16 MiB, 15 s. */
+/** The ways a maximum may be written: 65536, 65,536, 64 KiB, 16 MiB, 4 GiB, 15 s. */
 function forms(n: number): string[] {
   const out = [String(n), n.toLocaleString('en-US')];
+  if (n >= 2 ** 30 && n % 2 ** 30 === 0) out.push(`${n / 2 ** 30} GiB`);
   if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) out.push(`${n / (1024 * 1024)} MiB`);
   if (n >= 1024 && n % 1024 === 0) out.push(`${n / 1024} KiB`);
   if (n >= 1000 && n % 1000 === 0) out.push(`${n / 1000} s`);

@@ -52,7 +52,7 @@ export const ndsSymbols = defineTool({
       'Names per ROM: list, set/rename, remove, import (ELF, no$gba .sym, symbols.txt, plain, CSV), export.',
     useWhen: 'naming what you found; other tools then show names (name+0x10). User-asserted, never proof.',
     behaviour: 'one name per address (and overlay); conflicts reported, kept unless replace.',
-    limits: `${SYMBOL_STORE_LIMITS.maxSymbols.max} names; files up to ${SYMBOL_FILE_LIMITS.fileBytes.max / 2 ** 20} MiB; names ${SYMBOL_LIMITS.nameChars.max}, comments ${SYMBOL_LIMITS.commentChars.max} characters.`,
+    limits: `${SYMBOL_STORE_LIMITS.maxSymbols.max} names; files up to ${SYMBOL_FILE_LIMITS.fileBytes.max / 2 ** 20} MiB, read in ${SYMBOL_FILE_LIMITS.parseMs.max / 1000} s; names ${SYMBOL_LIMITS.nameChars.max}, comments ${SYMBOL_LIMITS.commentChars.max}, lines ${SYMBOL_LIMITS.lineChars.max} characters.`,
   },
   input: z.object({
     rom: romArg,

@@ -16,7 +16,7 @@ export const ndsPatchApply = defineTool({
     useWhen: 'someone shared a patch; nds_mutation_build to make one (it writes patch.bps/.ips).',
     behaviour:
       'source untouched; BPS: its source and result CRC-32s must match (else verification-failed); IPS has no checksums.',
-    limits: `patch ${APPLY_LIMITS.patchBytes.max / MiB} MiB, result ${APPLY_LIMITS.targetBytes.max / MiB} MiB, ${APPLY_LIMITS.ipsRecords.max} IPS records.`,
+    limits: `patch ${APPLY_LIMITS.patchBytes.max / MiB} MiB, result ${APPLY_LIMITS.targetBytes.max / MiB} MiB, ${APPLY_LIMITS.ipsRecords.max} IPS records, applied in ${APPLY_LIMITS.applyMs.max / 1000} s; output/patched/ holds ${APPLY_LIMITS.patchedBytes.max / 2 ** 30} GiB.`,
   },
   input: z.object({
     rom: romArg,
