@@ -2,7 +2,7 @@
 // of this Node and this entry, the validated workspace, and every other re-mcp setting given (by
 // environment or flag). Stdout carries only the block, ready to paste; where it goes is on stderr.
 import { realpathSync } from 'node:fs';
-import { SETTINGS, validateWorkspaceRoot } from '../config/config.js';
+import { defaultLauncher, SETTINGS, validateWorkspaceRoot } from '../config/config.js';
 import { ReMcpError } from '../core/errors.js';
 
 export const HOSTS = ['claude-code', 'claude-desktop', 'cursor', 'vscode'] as const;
@@ -85,5 +85,11 @@ export function printHostConfig(host: string | undefined, env: Record<string, st
   const { text, where } = snippet(host, launchFor(env, entry));
   process.stdout.write(text);
   process.stderr.write(`re-mcp: ${where}\n`);
+  // The block lists the default profile; an emulator installed here is one flag away.
+  const launcher = defaultLauncher();
+  if (env.RE_MCP_PROFILE === undefined && env.RE_MCP_DESMUME_LAUNCHER === undefined && launcher !== null)
+    process.stderr.write(
+      `re-mcp: DeSmuME is installed here (${launcher}), but this block lists the static tools only: add --profile static,runtime for the DeSmuME tools (or --profile full for every tool) and run this again\n`,
+    );
   return 0;
 }

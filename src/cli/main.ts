@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The re-mcp command line: serve (default) | tools | call | doctor | config | demo. Flags mirror the environment
+// The re-mcp command line: serve (default) | tools | call | doctor | config | retroarch | demo. Flags mirror the environment
 // variables (see `re-mcp --help`).
 import { isOutputSchemaMode, loadConfig, mergeFlags, SETTINGS } from '../config/config.js';
 import { isReMcpError } from '../core/errors.js';
@@ -21,6 +21,10 @@ Usage:
                                       (exit 1 when something required or configured is broken)
   re-mcp config HOST                  print the block that adds this installation to a host, with the
                                       workspace and settings given (HOST: ${HOSTS.join(', ')})
+  re-mcp retroarch [--headless] [--core NAME --rom PATH] [--write FILE]
+                                      the RetroArch settings re-mcp needs on this machine (network
+                                      commands, remote pad, screenshots, the core and info directories
+                                      found here; --headless: no display), and the launch line
   re-mcp demo                         drive the server over MCP on a bundled demo workspace
 
 Profiles: ${PROFILE_NAMES.map((p) => `${p} (${PROFILE_SUMMARIES[p]})`).join('; ')}
@@ -77,6 +81,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   if (command === 'config') {
     const { printHostConfig } = await import('./host-config.js');
     return printHostConfig(positional[1], env);
+  }
+  if (command === 'retroarch') {
+    const { printRetroArchSetup } = await import('./retroarch-setup.js');
+    return printRetroArchSetup(positional.slice(1), env);
   }
   if (command === 'demo') {
     const { runDemo } = await import('./demo.js');

@@ -175,7 +175,8 @@ function safeRealpath(path: string): string | null {
   }
 }
 
-function defaultLauncher(): string | null {
+/** The DeSmuME launcher used when RE_MCP_DESMUME_LAUNCHER is unset: Debian's, when installed. */
+export function defaultLauncher(): string | null {
   const candidate = '/usr/games/desmume-cli';
   try {
     return statSync(candidate).isFile() ? candidate : null;

@@ -119,3 +119,23 @@ test('refusals: an unknown host, no workspace, the home directory', async () => 
   assert.match(home.stderr, /home directory/);
   assert.equal(home.stdout, '');
 });
+
+test('with DeSmuME installed and no profile given, the hint says how to list its tools', async (t) => {
+  assert.ok(existsSync('/usr/games/desmume-cli'), 'DeSmuME is installed on test machines (.ci/run)');
+  const ws = await makeWorkspace();
+  t.after(() => rm(ws, { recursive: true, force: true }));
+  const plain = config(['cursor', '--workspace-root', ws]);
+  assert.equal(plain.status, 0, plain.stderr);
+  assert.match(
+    plain.stderr,
+    /DeSmuME is installed here \(\/usr\/games\/desmume-cli\).*--profile static,runtime/,
+  );
+  const chosen = config(['cursor', '--workspace-root', ws, '--profile', 'static,runtime']);
+  assert.equal(chosen.status, 0, chosen.stderr);
+  assert.doesNotMatch(chosen.stderr, /DeSmuME is installed here/);
+  assert.equal(
+    (JSON.parse(chosen.stdout) as { mcpServers: Record<string, Server> }).mcpServers['re-mcp']!.env
+      .RE_MCP_PROFILE,
+    'static,runtime',
+  );
+});

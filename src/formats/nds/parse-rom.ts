@@ -8,6 +8,7 @@
 // wrapping the address space. Oddities that real ROMs have (bad CRCs, short files, appended data, junk
 // in header 0x88, a footer pointing at garbage, an undefined unit code) are reported, never refused.
 
+import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import { u16 } from '../le.js';
 import { checkProgram, describeArm9, plainExecutable, secureAreaIssue } from './executables.js';
@@ -49,7 +50,26 @@ const ADDRESS_SPACE = 0x1_0000_0000;
 /** Banner sizes by banner version (GBATEK "DS Cartridge Icon/Title"). */
 const BANNER_SIZES: Record<number, number> = { 1: 0x840, 2: 0x940, 3: 0xa40, 259: 0x23c0 };
 
+/**
+ * The model of an NDS image. A file refused as invalid-rom that starts with an ARM branch where an NDS
+ * header has its game title (a GBA-slot image, or a flash-cart build such as a SuperCard `.sc.nds` with
+ * its loader in front) says so in the refusal.
+ */
 export function parseNdsRom(source: ByteSource): NdsRomModel {
+  try {
+    return parseNds(source);
+  } catch (error) {
+    if (!(error instanceof ReMcpError) || error.code !== 'invalid-rom' || source.size < 4) throw error;
+    if (source.read(0, 4)[3] !== 0xea) throw error;
+    throw new ReMcpError(
+      'invalid-rom',
+      `${error.message} (the file starts with an ARM branch where an NDS header has its game title: it looks like a GBA-slot image or a flash-cart build, e.g. a SuperCard .sc.nds, not an NDS image; use the plain .nds it was made from)`,
+      { ...error.details, cartImage: true },
+    );
+  }
+}
+
+function parseNds(source: ByteSource): NdsRomModel {
   if (source.size < HEADER_BASE_SIZE) {
     invalidRom('fileSize', `the file is ${source.size} bytes, smaller than an NDS header`);
   }

@@ -2,6 +2,7 @@
 import { z } from 'zod/v4';
 import { EVIDENCE_IDS } from '../../analysis/evidence/index.js';
 import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
+import { TIERS } from '../../analysis/program-map/types.js';
 import {
   BOUNDED_STATUSES,
   formatAddress,
@@ -51,7 +52,11 @@ export const ndsFreeSpace = defineTool({
         proof: z.string(),
       }),
     ),
-    map: z.object({ status: z.enum(BOUNDED_STATUSES), definitive: z.boolean() }),
+    map: z
+      .object({ status: z.enum(BOUNDED_STATUSES), tier: z.enum(TIERS), definitive: z.boolean() })
+      .describe(
+        'The map at the proven tier (the only one a place may be proven free at); nds_program_map reports its default tier',
+      ),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: {
@@ -108,9 +113,9 @@ export const ndsFreeSpace = defineTool({
               romOffset: formatOptionalAddress(c.romOffset),
               proof: c.proof,
             })),
-            map: { status: map.built.status, definitive: coverage.definitive },
+            map: { status: map.built.status, tier: 'proven' as const, definitive: coverage.definitive },
           },
-          text: `${args.bytes} bytes: ${fitting} proven place(s) fit; largest proven padding in ${args.processor} code: ${Math.max(0, ...all.filter((c) => c.kind === 'proven-padding').map((c) => c.bytes))} bytes`,
+          text: `${args.bytes} bytes: ${fitting} proven place(s) fit; largest proven padding in ${args.processor} code: ${Math.max(0, ...all.filter((c) => c.kind === 'proven-padding').map((c) => c.bytes))} bytes; the map is ${coverage.definitive ? '' : 'not '}definitive at the proven tier`,
         };
       },
       null,

@@ -139,15 +139,26 @@ test('dslua-pack.nds: 239,072 appended bytes are reported, not refused', { skip:
   );
 });
 
-test('the supercard-patched image is refused with invalid-rom naming the bad field', {
+test('the supercard-patched image is refused with invalid-rom naming the bad field, and what the file is', {
   skip: NO_ROMS,
 }, () => {
   const bytes = new Uint8Array(readFileSync(sharedRomPath(INVALID_SHARED_ROM)));
-  // Independently: its ARM9 ROM offset word points far beyond the file.
+  // Independently: its ARM9 ROM offset word points far beyond the file, and it starts with a branch.
   assert.ok(le32(bytes, 0x20) > bytes.length);
+  assert.equal(bytes[3], 0xea);
   assert.throws(
     () => parseNdsRom(bufferSource(bytes)),
     (e: unknown) =>
-      e instanceof ReMcpError && e.code === 'invalid-rom' && e.details?.field === 'arm9RomOffset',
+      e instanceof ReMcpError &&
+      e.code === 'invalid-rom' &&
+      e.details?.field === 'arm9RomOffset' &&
+      /flash-cart build, e\.g\. a SuperCard \.sc\.nds/.test(e.message),
+  );
+  // A refused file that does not start with a branch gets no such hint.
+  const other = bytes.slice();
+  other.set([0x54, 0x45, 0x53, 0x54]);
+  assert.throws(
+    () => parseNdsRom(bufferSource(other)),
+    (e: unknown) => e instanceof ReMcpError && e.code === 'invalid-rom' && !/flash-cart/.test(e.message),
   );
 });

@@ -17,8 +17,14 @@ export type CoreName = keyof typeof CORES;
 
 export interface RetroArchInstance {
   port: number;
-  /** The network remote pad's UDP port for player 1 (null when not enabled). */
-  padPort: number | null;
+  /**
+   * The network remote pad's UDP port for player 1: where RetroArch listens when the pad is enabled;
+   * otherwise a port chosen free just now where nothing listens (never the machine's default 55400,
+   * where a user's own RetroArch may).
+   */
+  padPort: number;
+  /** Whether RetroArch listens on padPort. */
+  remotePad: boolean;
   pid: number;
   home: string;
   savestateDir: string;
@@ -97,7 +103,7 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
   const savestateDir = dir('states');
   const screenshotDir = dir('screenshots');
   const port = options.port ?? (await freeUdpPort());
-  const padPort = options.remotePad ? await freeUdpPort() : null;
+  const padPort = await freeUdpPort();
   const cfg = join(home, 'retroarch.cfg');
   writeFileSync(
     cfg,
@@ -122,7 +128,7 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
       ['system_directory', dir('system')],
       ['libretro_directory', LIBRETRO_DIR],
       ['libretro_info_path', '/usr/share/libretro/info'],
-      ...(padPort === null
+      ...(!options.remotePad
         ? []
         : [
             ['network_remote_enable', 'true'],
@@ -195,6 +201,7 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
   return {
     port,
     padPort,
+    remotePad: options.remotePad === true,
     pid: child.pid!,
     home,
     savestateDir,
@@ -212,6 +219,6 @@ export function retroarchEnv(ra: RetroArchInstance): Record<string, string> {
     RETROARCH_PORT: String(ra.port),
     RETROARCH_TIMEOUT_MS: '1000',
     RETROARCH_SCREENSHOT_DIR: ra.screenshotDir,
-    ...(ra.padPort !== null ? { RETROARCH_REMOTE_PAD_PORT: String(ra.padPort) } : {}),
+    RETROARCH_REMOTE_PAD_PORT: String(ra.padPort),
   };
 }

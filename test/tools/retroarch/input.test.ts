@@ -4,6 +4,7 @@
 // and release, a timed press while running; a pad that is not enabled is a typed refusal, and a
 // cancelled hold leaves no button down.
 import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
 import { test } from 'node:test';
 import { type Harness, startServer } from '../../kit/mcp-harness.js';
 import { launchRetroArch, type RetroArchInstance, retroarchEnv } from '../../kit/retroarch/launch.js';
@@ -143,16 +144,46 @@ test('while running a press is timed by the clock, and the game sees it', async 
   assert.equal(await keyinput(mcp), 0x3ff, 'released afterwards');
 });
 
+/**
+ * A user's RetroArch as the tests meet it: UDP sockets on the default command (55355) and pad (55400)
+ * ports that answer every datagram. Taken when free (when a real one holds them, it is the neighbour).
+ */
+async function defaultPortNeighbour(t: Teardown): Promise<void> {
+  for (const port of [55_355, 55_400]) {
+    const socket = dgram.createSocket('udp4');
+    const bound = await new Promise<boolean>((resolve) => {
+      socket.once('error', () => resolve(false));
+      socket.bind(port, '127.0.0.1', () => resolve(true));
+    });
+    if (!bound) {
+      socket.close();
+      continue;
+    }
+    socket.on('message', (_m, from) =>
+      socket.send('GET_STATUS PLAYING game_boy,other,0\n', from.port, from.address),
+    );
+    t.after(() => new Promise<void>((resolve) => socket.close(() => resolve())));
+  }
+}
+
 test('a remote pad that is not enabled is a typed refusal; get_status says which it is', async (t) => {
+  // With something answering on the machine's default ports, as a user's own RetroArch would: the
+  // tests' RetroArch and server use the ports chosen for them, so nothing here changes.
+  await defaultPortNeighbour(t);
   const on = await setup(t);
   const onStatus = await on.mcp.ok<{ remotePad: { port: number; listening: boolean | null } }>(
     'retroarch_get_status',
     {},
   );
   assert.deepEqual(onStatus.remotePad, { port: on.ra.padPort, listening: true });
-  const { mcp } = await setup(t, false);
-  const off = await mcp.ok<{ remotePad: { listening: boolean | null } }>('retroarch_get_status', {});
-  assert.equal(off.remotePad.listening, false);
+  const { ra: offRa, mcp } = await setup(t, false);
+  const off = await mcp.ok<{ remotePad: { port: number; listening: boolean | null } }>(
+    'retroarch_get_status',
+    {},
+  );
+  // Proven on a port chosen free just now, never on the default a neighbour holds.
+  assert.deepEqual(off.remotePad, { port: offRa.padPort, listening: false });
+  assert.notEqual(offRa.padPort, 55_400);
   const e = await mcp.fail('retroarch_input', { buttons: ['a'] });
   assert.equal(e.code, 'not-configured');
   assert.match(e.message, /network_remote_enable/);

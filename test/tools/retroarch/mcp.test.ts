@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { type Harness, startServer } from '../../kit/mcp-harness.js';
-import { freeUdpPort, launchRetroArch, type RetroArchInstance } from '../../kit/retroarch/launch.js';
+import {
+  freeUdpPort,
+  launchRetroArch,
+  type RetroArchInstance,
+  retroarchEnv,
+} from '../../kit/retroarch/launch.js';
 import { GBA, GBA_ROM, NES, NES_ROM } from '../../kit/retroarch/roms.js';
 
 const RETROARCH_TOOLS = [
@@ -37,14 +42,7 @@ async function setup(
 ): Promise<{ ra: RetroArchInstance; mcp: Harness }> {
   const ra = await launchRetroArch({ core, rom: core === 'mgba' ? GBA_ROM : NES_ROM });
   t.after(() => ra.stop());
-  const mcp = await startServer({
-    env: {
-      RE_MCP_PROFILE: 'retroarch',
-      RETROARCH_PORT: String(ra.port),
-      RETROARCH_TIMEOUT_MS: '1000',
-      RETROARCH_SCREENSHOT_DIR: ra.screenshotDir,
-    },
-  });
+  const mcp = await startServer({ env: retroarchEnv(ra) });
   t.after(() => mcp.close());
   return { ra, mcp };
 }
@@ -121,8 +119,8 @@ test('mGBA over MCP: every tool, memory map, states, frames, screenshot, concurr
     system: 'game_boy_advance',
     game: 'gba-test',
     crc32: (await mcp.ok<{ crc32: string }>('retroarch_get_status')).crc32,
-    // This RetroArch has no remote pad: its default port refuses.
-    remotePad: { port: 55_400, listening: false },
+    // This RetroArch has no remote pad: the port chosen for it (free, never the default) refuses.
+    remotePad: { port: ra.padPort, listening: false },
   });
   assert.deepEqual(await mcp.ok('retroarch_get_config', { name: 'savestate_directory' }), {
     name: 'savestate_directory',
