@@ -55,6 +55,20 @@ function coresIn(dir: string): string[] {
   }
 }
 
+/** What runs RetroArch without a display or sound (the test kit's RetroArch runs with these too). */
+export const HEADLESS_SETTINGS: ReadonlyArray<readonly [string, string]> = [
+  ['video_driver', 'null'],
+  ['audio_driver', 'null'],
+  ['audio_enable', 'false'],
+  ['input_driver', 'null'],
+  ['input_joypad_driver', 'null'],
+  ['menu_driver', 'rgui'],
+  // The null video driver runs unthrottled without it.
+  ['vrr_runloop_enable', 'true'],
+  ['quit_press_twice', 'false'],
+  ['config_save_on_exit', 'false'],
+];
+
 export interface RetroArchSetup {
   config: string;
   /** The launch line, when a core and ROM were given. */
@@ -77,7 +91,7 @@ export function retroarchSetup(
   const notes: string[] = [];
   const port = env.RETROARCH_PORT ?? '55355';
   const padPort = env.RETROARCH_REMOTE_PAD_PORT ?? '55400';
-  const lines: Array<[string, string]> = [
+  const lines: Array<readonly [string, string]> = [
     ['network_cmd_enable', 'true'],
     ['network_cmd_port', port],
     ['network_remote_enable', 'true'],
@@ -107,19 +121,7 @@ export function retroarchSetup(
     notes.push(
       'no libretro info directory found (Debian: apt-get install libretro-core-info): without it RetroArch names a system by its core and refuses DS save states',
     );
-  if (options.headless)
-    lines.push(
-      ['video_driver', 'null'],
-      ['audio_driver', 'null'],
-      ['audio_enable', 'false'],
-      ['input_driver', 'null'],
-      ['input_joypad_driver', 'null'],
-      ['menu_driver', 'rgui'],
-      // The null video driver runs unthrottled without it.
-      ['vrr_runloop_enable', 'true'],
-      ['quit_press_twice', 'false'],
-      ['config_save_on_exit', 'false'],
-    );
+  if (options.headless) lines.push(...HEADLESS_SETTINGS);
   let launch: string | null = null;
   if (options.core !== undefined || options.rom !== undefined) {
     if (options.core === undefined || options.rom === undefined)

@@ -1,12 +1,13 @@
 // One memory budget for the whole server: every call that holds a large buffer (a patched ROM being
-// put together, the patch file it reads, an assembler worker) reserves its bytes here first and
-// releases them when it is done. A call whose reservation does not fit waits, in arrival order, until
-// enough is released; one that waits past its bound is refused `busy`, one that could never fit is
-// refused `limit-exceeded`, and a cancelled wait ends `cancelled`. So the admitted calls together never
-// hold more than the budget, whatever their mix. Caches hold their share too (hold: taken only when it
-// fits at once), and give it back under pressure: a reservation that does not fit asks the registered
-// reclaimers (onPressure) to release what they can before it waits. The same bookkeeping counts other scarce things (the
-// graph layouts that may run at once); `unit` names what is counted in its refusals. Pure: no I/O.
+// put together and the patch it is made from, an assembler or Graphviz worker, a program map's build, a
+// workspace listing) reserves its bytes here first and releases them when it is done. A call whose
+// reservation does not fit waits, in arrival order, until enough is released; one that waits past its
+// bound is refused `busy`, one that could never fit is refused `limit-exceeded`, and a cancelled wait
+// ends `cancelled`. So the admitted calls together never hold more than the budget, whatever their
+// mix. Caches hold their share too (hold: taken only when it fits at once) and give it back under
+// pressure: a reservation that does not fit asks the registered reclaimers (onPressure) for room before
+// it waits. The same bookkeeping counts other scarce things (the graph layouts that may run at once);
+// `unit` names what is counted in its refusals. Pure: no I/O.
 import { ReMcpError, throwIfCancelled } from './errors.js';
 
 export const MEMORY_BUDGET_LIMITS = {

@@ -88,8 +88,15 @@ export async function applyPatchFile(
   signal?: AbortSignal,
 ): Promise<ApplyResult> {
   const file = await workspace.resolveExisting(patchPath, 'file');
-  // The patch's size as it is now (readSmallFile refuses one over the cap, or grown past it).
-  const size = Math.min((await lstat(file.absolute)).size, APPLY_LIMITS.patchBytes.max);
+  // The patch's size as it is now (readSmallFile refuses one over the cap, or grown past it, and gives
+  // the typed error for a file gone meanwhile).
+  const size = Math.min(
+    await lstat(file.absolute).then(
+      (s) => s.size,
+      () => 0,
+    ),
+    APPLY_LIMITS.patchBytes.max,
+  );
   const held = await memory.reserve(size, `reading the patch ${file.relative}`, signal ? { signal } : {});
   try {
     const patch = new Uint8Array(

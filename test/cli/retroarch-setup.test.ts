@@ -24,7 +24,10 @@ const cli = (args: string[], env: Record<string, string>) =>
   });
 
 test('the settings name this machine’s core and info directories and the configured ports', () => {
-  const s = retroarchSetup({ RETROARCH_PORT: '56001', RETROARCH_REMOTE_PAD_PORT: '56010' }, { headless: true });
+  const s = retroarchSetup(
+    { RETROARCH_PORT: '56001', RETROARCH_REMOTE_PAD_PORT: '56010' },
+    { headless: true },
+  );
   assert.match(s.config, /^network_cmd_port = "56001"$/m);
   assert.match(s.config, /^network_remote_base_port = "56010"$/m);
   assert.match(s.config, /^video_driver = "null"$/m);
@@ -33,7 +36,10 @@ test('the settings name this machine’s core and info directories and the confi
   const info = /^libretro_info_path = "([^"]+)"$/m.exec(s.config)?.[1];
   assert.ok(info && existsSync(join(info, 'desmume_libretro.info')), s.config);
   assert.doesNotMatch(retroarchSetup({}, { headless: false }).config, /video_driver/);
-  assert.throws(() => retroarchSetup({}, { headless: true, core: 'no-such-core', rom: '/x' }), /no core no-such-core here/);
+  assert.throws(
+    () => retroarchSetup({}, { headless: true, core: 'no-such-core', rom: '/x' }),
+    /no core no-such-core here/,
+  );
 });
 
 test('a new user’s RetroArch from re-mcp retroarch: DS screenshot, state saved and loaded', async (t) => {

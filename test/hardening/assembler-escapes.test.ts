@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { ASSEMBLY_MEMORY_BYTES, assemble, runArmips } from '../../src/asm/armips.js';
 import { ASM_LIMITS, checkSource } from '../../src/asm/source.js';
 import { ReMcpError } from '../../src/core/errors.js';
-import { MemoryBudget } from '../../src/core/memory-budget.js';
+import { peakTrackedBudget } from '../kit/memory.js';
 
 const refusedBy = (source: string): string => {
   try {
@@ -125,14 +125,7 @@ test('below the checker: writes and seeks past the output bound are refused and 
 });
 
 test('concurrent assemblies hold no more of the memory budget than it has', async () => {
-  const memory = new MemoryBudget(2 * ASSEMBLY_MEMORY_BYTES);
-  let peak = 0;
-  const reserve = memory.reserve.bind(memory);
-  memory.reserve = async (...args) => {
-    const r = await reserve(...args);
-    peak = Math.max(peak, memory.reserved);
-    return r;
-  };
+  const { memory, peak } = peakTrackedBudget(2 * ASSEMBLY_MEMORY_BYTES);
   const results = await Promise.all(
     Array.from({ length: 6 }, (_, i) =>
       assemble({
@@ -149,6 +142,6 @@ test('concurrent assemblies hold no more of the memory budget than it has', asyn
     results.map((r) => r.bytes[0]),
     [0, 1, 2, 3, 4, 5],
   );
-  assert.equal(peak, 2 * ASSEMBLY_MEMORY_BYTES);
+  assert.equal(peak(), 2 * ASSEMBLY_MEMORY_BYTES);
   assert.equal(memory.reserved, 0);
 });

@@ -9,13 +9,13 @@ import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
-import { MemoryBudget } from '../../src/core/memory-budget.js';
 import { APPLY_LIMITS } from '../../src/rebuild/apply.js';
 import { Services } from '../../src/services.js';
 import { rebuildTools } from '../../src/tools/rebuild/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { inProcess } from '../kit/in-process.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
+import { peakTrackedBudget } from '../kit/memory.js';
 import { oneByteActions, zeroBomb } from '../kit/patch-bombs.js';
 import { referenceApplyBps, referenceApplyIps } from '../kit/patch-reference.js';
 import { buildRom } from '../kit/rom-builder.js';
@@ -36,20 +36,13 @@ async function setup(budget: number) {
     arm7: { code: new Uint8Array(1024).fill(0x22), ramAddress: 0x02380000, entry: 0x02380000 },
   });
   await writeFile(join(root, 'roms/game.nds'), rom);
-  const memory = new MemoryBudget(budget);
-  let peak = 0;
-  const reserve = memory.reserve.bind(memory);
-  memory.reserve = async (...args) => {
-    const r = await reserve(...args);
-    peak = Math.max(peak, memory.reserved);
-    return r;
-  };
+  const { memory, peak } = peakTrackedBudget(budget);
   const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root), memory);
   return {
     root,
     rom,
     memory,
-    peak: () => peak,
+    peak,
     ...inProcess(rebuildTools, services, { rom: 'roms/game.nds' }),
   };
 }

@@ -1,11 +1,13 @@
 // Test launcher for a real, headless RetroArch: a throw-away HOME with its own retroarch.cfg (per
 // ../shared/reference/emulators.md), a free UDP port, readiness by polling VERSION, and teardown that
 // kills the whole process group (RetroArch may fork helpers) even when a test fails.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { HEADLESS_SETTINGS } from '../../../src/cli/retroarch-setup.js';
 
 export const LIBRETRO_DIR = '/usr/lib/x86_64-linux-gnu/libretro';
 export const CORES = {
@@ -110,16 +112,8 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
     [
       ['network_cmd_enable', 'true'],
       ['network_cmd_port', String(port)],
-      ['video_driver', 'null'],
-      ['audio_driver', 'null'],
-      ['audio_enable', 'false'],
-      ['input_driver', 'null'],
-      ['input_joypad_driver', 'null'],
-      ['menu_driver', 'rgui'],
+      ...HEADLESS_SETTINGS,
       ['pause_nonactive', 'false'],
-      ['vrr_runloop_enable', 'true'],
-      ['quit_press_twice', 'false'],
-      ['config_save_on_exit', 'false'],
       ['savestate_auto_save', 'false'],
       ['savestate_auto_load', 'false'],
       ['savestate_directory', savestateDir],
