@@ -5,8 +5,17 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { failed } from '../../src/cli/doctor/check.js';
@@ -15,10 +24,12 @@ import { checkDesmume, checkRetroArch } from '../../src/cli/doctor/integration-c
 import { buildTinyRom, TINY_ROM } from '../../src/cli/doctor/tiny-rom.js';
 import { checkSettings } from '../../src/cli/doctor/workspace-checks.js';
 import { loadSettings } from '../../src/config/config.js';
+import { loadArmProgram } from '../kit/arm/index.js';
 import { DESMUME_CLI, desmumeProcesses } from '../kit/desmume/index.js';
 import { makeWorkspace, SERVER_ENTRY } from '../kit/mcp-harness.js';
 import { freeUdpPort, launchRetroArch } from '../kit/retroarch/launch.js';
-import { GBA_ROM } from '../kit/retroarch/roms.js';
+import { DS_INPUT_ARM9, GBA_ROM } from '../kit/retroarch/roms.js';
+import { buildRom } from '../kit/rom-builder.js';
 
 interface Check {
   id: string;
@@ -119,6 +130,10 @@ test('present: real DeSmuME starts headless with both stubs, real RetroArch answ
   assert.equal(retroarch.status, 'ok', retroarch.detail);
   assert.equal(retroarch.facts?.version, '1.14.0');
   assert.equal(retroarch.facts?.port, ra.port);
+  // What this RetroArch can do: a system id (its info files are found), mGBA's memory map is there.
+  assert.equal(retroarch.facts?.system, 'game_boy_advance');
+  assert.doesNotMatch(retroarch.detail, /core info files/);
+  assert.notEqual(retroarch.facts?.memoryMap, false, retroarch.detail);
   assert.equal(byId.get('code-cache')?.status, 'ok', 'the built entry starts from its code cache');
   // The emulator the doctor started is gone, and the probe file it wrote is not left behind.
   assert.deepEqual(desmumeProcesses('re-mcp-doctor-'), []);
@@ -299,4 +314,29 @@ test('the settings line reports the profile and the output-schema mode, and refu
   const bad = checkSettings({ RE_MCP_OUTPUT_SCHEMAS: 'everything' }).result;
   assert.equal(bad.status, 'broken');
   assert.match(bad.detail, /RE_MCP_OUTPUT_SCHEMAS must be summary or full/);
+});
+
+test('the doctor says what a running RetroArch with the DS core cannot do, and what to use instead', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 're-mcp-doctor-ds-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const idle = loadArmProgram('arm7-idle');
+  const rom = join(dir, 'ds-input.nds');
+  writeFileSync(
+    rom,
+    buildRom({
+      arm9: { code: new Uint8Array(readFileSync(DS_INPUT_ARM9)), ramAddress: 0x02000000, entry: 0x02000000 },
+      arm7: { code: idle.bytes, ramAddress: idle.loadAddress, entry: idle.entry },
+    }).bytes,
+  );
+  const ra = await launchRetroArch({ core: 'desmume', rom, readyTimeoutMs: 20_000 });
+  t.after(() => ra.stop());
+  const env = { RETROARCH_PORT: String(ra.port) };
+  const r = await checkRetroArch(loadSettings(env), env);
+  assert.equal(r.status, 'ok', r.detail);
+  assert.equal(r.facts?.memoryMap, false);
+  assert.equal(r.facts?.achievementsRam, false);
+  assert.match(
+    r.detail,
+    /the nds core exposes no memory map \(retroarch_read_memory is refused\) nor achievements RAM/,
+  );
 });

@@ -1,6 +1,6 @@
 """Drives the built re-mcp server with the official Python MCP SDK client (issue: every client).
 
-Usage: python_client.py CASES_JSON WORKSPACE SERVER_ENTRY
+Usage: python_client.py CASES_JSON WORKSPACE SERVER_ENTRY [EXTRA_ENV_JSON]
 Prints one JSON report on stdout; the node test (real-clients.test.ts) asserts on it.
 """
 import json
@@ -14,8 +14,9 @@ from mcp.client.stdio import stdio_client
 async def main() -> None:
     cases = json.loads(open(sys.argv[1], encoding="utf-8").read())
     workspace, entry = sys.argv[2], sys.argv[3]
+    extra = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
     params = StdioServerParameters(
-        command="node", args=[entry, "serve"], env={"RE_MCP_WORKSPACE_ROOT": workspace, "RE_MCP_PROFILE": "full", "PATH": "/usr/bin:/bin:/usr/local/bin"}
+        command="node", args=[entry, "serve"], env={"RE_MCP_WORKSPACE_ROOT": workspace, "RE_MCP_PROFILE": "full", "PATH": "/usr/bin:/bin:/usr/local/bin", **extra}
     )
     report = {"tools": [], "cases": [], "progress": [], "cancelled": None, "after_cancel": None}
     async with stdio_client(params) as (read, write):

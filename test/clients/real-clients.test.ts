@@ -13,6 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { loadAllTools } from '../../src/tools/index.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../kit/mcp-harness.js';
 import { pythonWithMcp } from '../kit/python-sdk.js';
+import { freeUdpPort } from '../kit/retroarch/launch.js';
 import { checkWireResult } from '../kit/schema-check.js';
 import { CASES, type Case, prepareWorkspace } from './cases.js';
 
@@ -20,9 +21,18 @@ const ALL_TOOLS = await loadAllTools();
 
 const run = promisify(execFile);
 let workspace: string;
+/**
+ * RetroArch settings naming UDP ports chosen free just now, where nothing listens: the RetroArch case
+ * expects unreachable, and a user's own RetroArch on the default ports must not answer it.
+ */
+let silentRetroArch: Record<string, string>;
 
 before(async () => {
   assert.ok(existsSync(SERVER_ENTRY), 'run npm run build first');
+  silentRetroArch = {
+    RETROARCH_PORT: String(await freeUdpPort()),
+    RETROARCH_REMOTE_PAD_PORT: String(await freeUdpPort()),
+  };
   workspace = await makeWorkspace();
   await prepareWorkspace(workspace);
   const big = await open(join(workspace, 'big.bin'), 'w');
@@ -58,7 +68,12 @@ test('TypeScript SDK 1.x Client: every tool errors intact, every family succeeds
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [SERVER_ENTRY, 'serve'],
-    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace, RE_MCP_PROFILE: 'full' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      RE_MCP_WORKSPACE_ROOT: workspace,
+      RE_MCP_PROFILE: 'full',
+      ...silentRetroArch,
+    },
     stderr: 'ignore',
   });
   const client = new Client({ name: 'sdk1-test', version: '0' });
@@ -98,6 +113,7 @@ async function inspector(method: string[], expectToolError = false): Promise<Rec
     `RE_MCP_WORKSPACE_ROOT=${workspace}`,
     '-e',
     'RE_MCP_PROFILE=full',
+    ...Object.entries(silentRetroArch).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
     process.execPath,
     SERVER_ENTRY,
     'serve',
@@ -139,7 +155,13 @@ test('Python SDK client: every tool errors intact, every family succeeds, progre
   await writeFile(casesFile, JSON.stringify(CASES));
   const { stdout } = await run(
     python,
-    [join(REPO_ROOT, 'test', 'clients', 'python_client.py'), casesFile, workspace, SERVER_ENTRY],
+    [
+      join(REPO_ROOT, 'test', 'clients', 'python_client.py'),
+      casesFile,
+      workspace,
+      SERVER_ENTRY,
+      JSON.stringify(silentRetroArch),
+    ],
     { timeout: 180_000, maxBuffer: 16 * 1024 * 1024 },
   );
   const report = JSON.parse(stdout) as {

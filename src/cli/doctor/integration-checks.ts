@@ -93,6 +93,48 @@ export async function checkDesmume(settings: Settings, env: Env, rom: Uint8Array
   }
 }
 
+/**
+ * What the running RetroArch says it can do for re-mcp, each with what to do when it cannot: with
+ * content loaded, whether the core exposes a memory map and achievements RAM (one-byte reads at the
+ * start of each: nothing is changed), and whether the status names a system id (from the core info
+ * files; a core's own name there means RetroArch lacks them, and DS save states need them).
+ */
+async function retroarchCapabilities(
+  client: RetroArchClient,
+): Promise<{ notes: string[]; details: Record<string, unknown> }> {
+  const notes: string[] = [];
+  const details: Record<string, unknown> = {};
+  const status = await client.status().catch(() => null);
+  if (!status || status.state === 'contentless') {
+    notes.push('no content loaded: load a game to check its memory map');
+    return { notes, details };
+  }
+  details.system = status.system;
+  details.game = status.game;
+  // System ids are lower-case words (nds, game_boy_advance); a core's name is not (DeSmuME, mGBA).
+  if (status.system && /[A-Z]/.test(status.system))
+    notes.push(
+      `the status names the system "${status.system}", a core's name: RetroArch has no core info files (set libretro_info_path; re-mcp retroarch prints it), and without them it refuses DS save states`,
+    );
+  const readable = async (space: 'memory' | 'ram') =>
+    client.read(space, 0, 1).then(
+      () => true,
+      (error: unknown) =>
+        isReMcpError(error) && ['no-memory-map', 'no-descriptor', 'protocol-error'].includes(error.code)
+          ? false
+          : null,
+    );
+  const memory = await readable('memory');
+  const ram = await readable('ram');
+  details.memoryMap = memory;
+  details.achievementsRam = ram;
+  if (memory === false)
+    notes.push(
+      `the ${status.system ?? 'loaded'} core exposes no memory map (retroarch_read_memory is refused)${ram === false ? ' nor achievements RAM' : ram ? '; retroarch_read_ram reads its achievements RAM' : ''}`,
+    );
+  return { notes, details };
+}
+
 export async function checkRetroArch(settings: Settings, env: Env): Promise<CheckResult> {
   const explicit = set(env, 'RETROARCH_HOST') || set(env, 'RETROARCH_PORT');
   const { host, port } = settings.retroarch;
@@ -104,12 +146,13 @@ export async function checkRetroArch(settings: Settings, env: Env): Promise<Chec
       pad.listening === false
         ? `; remote pad off (UDP ${pad.port}: set network_remote_enable and network_remote_enable_user_p1 for retroarch_input)`
         : `; remote pad on UDP ${pad.port}`;
-    return ok('retroarch', `RetroArch ${version.text} answers at ${host}:${port}${padText}`, explicit, {
-      host,
-      port,
-      version: version.text,
-      remotePad: pad,
-    });
+    const can = await retroarchCapabilities(client);
+    return ok(
+      'retroarch',
+      `RetroArch ${version.text} answers at ${host}:${port}${padText}${can.notes.map((n) => `; ${n}`).join('')}`,
+      explicit,
+      { host, port, version: version.text, remotePad: pad, ...can.details },
+    );
   } catch (error) {
     const fix = `start RetroArch with network_cmd_enable = "true" and network_cmd_port = "${port}" in retroarch.cfg${explicit ? '' : ' (optional: only the retroarch_* tools need it)'}`;
     return notOk(
