@@ -6,7 +6,7 @@
 // ends `cancelled`. So the admitted calls together never hold more than the budget, whatever their
 // mix. Caches hold their share too (hold: taken only when it fits at once) and give it back under
 // pressure: a reservation that does not fit asks the registered reclaimers (onPressure) for room before
-// it waits. The same bookkeeping counts other scarce things (the graph layouts that may run at once);
+// it waits. The same bookkeeping counts other scarce things (the worker jobs that run at once);
 // `unit` names what is counted in its refusals. Pure: no I/O.
 import { ReMcpError, throwIfCancelled } from './errors.js';
 

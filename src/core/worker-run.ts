@@ -4,8 +4,20 @@
 // answering (internal-error). Its output streams are drained and dropped: a worker never writes to the
 // server's stdout, which carries the protocol only. Used for WebAssembly that cannot be interrupted
 // from inside (Graphviz, armips).
+// Under load: at most one job per core runs at once (WORKER_SLOTS; the rest wait their turn, in order,
+// cancellably), and a job's deadline counts from its start, so the time it waited for a core never
+// counts against it: valid work does not time out because 32 calls arrived together.
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { type ErrorCode, ReMcpError, throwIfCancelled } from './errors.js';
+import { MemoryBudget } from './memory-budget.js';
+
+/** Worker jobs that run at once: one per core. */
+export const WORKER_SLOTS = new MemoryBudget(
+  Math.max(1, availableParallelism()),
+  'worker slot(s)',
+  'the number of worker jobs that run at once',
+);
 
 export interface WorkerJob {
   /** What the job is, in errors ("the graph layout"). */
@@ -18,6 +30,16 @@ export interface WorkerJob {
 }
 
 export async function runInWorker<T>(code: string, data: unknown, job: WorkerJob): Promise<T> {
+  throwIfCancelled(job.signal);
+  const slot = await WORKER_SLOTS.reserve(1, job.what, job.signal ? { signal: job.signal } : {});
+  try {
+    return await runNow<T>(code, data, job);
+  } finally {
+    slot.release();
+  }
+}
+
+function runNow<T>(code: string, data: unknown, job: WorkerJob): Promise<T> {
   throwIfCancelled(job.signal);
   const worker = new Worker(code, {
     eval: true,

@@ -4,16 +4,15 @@
 // and cannot be interrupted from inside, so a layout that outlives its deadline, or whose caller
 // cancels, is ended by terminating the thread. Its heap is capped too. A fresh worker per layout:
 // nothing of one graph's layout can leak into the next.
-// Under load: at most one layout per core runs at once (the rest wait their turn, cancellably), and the
-// deadline counts from a layout's start, so the time it waited for a core or for the server's memory
-// budget (which each layout's worker reserves) never counts against it. A layout Graphviz refuses is
-// `unsupported`, a worker that dies (a crash inside Graphviz, its heap exhausted) `limit-exceeded`.
+// Under load: each layout's worker reserves its memory from the server's budget, and runs as a worker
+// job (one per core at once, its deadline counted from its start: core/worker-run.ts), so the time it
+// waited never counts against it. A layout Graphviz refuses is `unsupported`, a worker that dies (a
+// crash inside Graphviz, its heap exhausted) `limit-exceeded`.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { ReMcpError } from '../core/errors.js';
-import { MemoryBudget } from '../core/memory-budget.js';
+import type { MemoryBudget } from '../core/memory-budget.js';
 import { runInWorker } from '../core/worker-run.js';
 
 export interface Layout {
@@ -30,12 +29,6 @@ export const LAYOUT_TIME = { default: 10_000, max: 60_000 } as const;
 const WORKER_HEAP_MB = 256;
 /** What one layout's worker may hold: its heap cap, Graphviz's WebAssembly memory, the thread itself. */
 export const LAYOUT_MEMORY_BYTES = (WORKER_HEAP_MB + 128) * 1024 * 1024;
-/** Layouts that run at once (one per core); the rest wait. */
-const LAYOUT_SLOTS = new MemoryBudget(
-  Math.max(1, availableParallelism()),
-  'layout slot(s)',
-  'the number of layouts that run at once',
-);
 
 // Runs inside the worker (CommonJS, evaluated): loads Graphviz and renders each format asked for.
 const WORKER_SOURCE = `
@@ -70,7 +63,7 @@ function vizPath(): string {
 
 /**
  * Lays `dot` out: JSON always, SVG when `svg` is set. Ends with `timeout` `timeoutMs` after the layout
- * starts (waiting for a slot or for `memory` is not counted).
+ * starts (waiting for a core or for `memory` is not counted).
  */
 export async function layout(
   dot: string,
@@ -79,12 +72,7 @@ export async function layout(
   const wait = options.signal ? { signal: options.signal } : {};
   const memory = await options.memory?.reserve(LAYOUT_MEMORY_BYTES, 'a graph layout', wait);
   try {
-    const slot = await LAYOUT_SLOTS.reserve(1, 'a graph layout', wait);
-    try {
-      return await layoutNow(dot, options);
-    } finally {
-      slot.release();
-    }
+    return await layoutNow(dot, options);
   } finally {
     memory?.release();
   }
