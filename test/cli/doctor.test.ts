@@ -24,12 +24,11 @@ import { checkDesmume, checkRetroArch } from '../../src/cli/doctor/integration-c
 import { buildTinyRom, TINY_ROM } from '../../src/cli/doctor/tiny-rom.js';
 import { checkSettings } from '../../src/cli/doctor/workspace-checks.js';
 import { loadSettings } from '../../src/config/config.js';
-import { loadArmProgram } from '../kit/arm/index.js';
 import { DESMUME_CLI, desmumeProcesses } from '../kit/desmume/index.js';
 import { makeWorkspace, SERVER_ENTRY } from '../kit/mcp-harness.js';
+import { dsInputRom } from '../kit/retroarch/ds-rom.js';
 import { freeUdpPort, launchRetroArch } from '../kit/retroarch/launch.js';
-import { DS_INPUT_ARM9, GBA_ROM } from '../kit/retroarch/roms.js';
-import { buildRom } from '../kit/rom-builder.js';
+import { GBA_ROM } from '../kit/retroarch/roms.js';
 
 interface Check {
   id: string;
@@ -319,15 +318,8 @@ test('the settings line reports the profile and the output-schema mode, and refu
 test('the doctor says what a running RetroArch with the DS core cannot do, and what to use instead', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 're-mcp-doctor-ds-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const idle = loadArmProgram('arm7-idle');
   const rom = join(dir, 'ds-input.nds');
-  writeFileSync(
-    rom,
-    buildRom({
-      arm9: { code: new Uint8Array(readFileSync(DS_INPUT_ARM9)), ramAddress: 0x02000000, entry: 0x02000000 },
-      arm7: { code: idle.bytes, ramAddress: idle.loadAddress, entry: idle.entry },
-    }).bytes,
-  );
+  writeFileSync(rom, dsInputRom());
   const ra = await launchRetroArch({ core: 'desmume', rom, readyTimeoutMs: 20_000 });
   t.after(() => ra.stop());
   const env = { RETROARCH_PORT: String(ra.port) };

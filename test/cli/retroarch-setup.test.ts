@@ -4,17 +4,15 @@
 // it. Ports are chosen free; the core and info directories are the ones found on this machine.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { retroarchSetup } from '../../src/cli/retroarch-setup.js';
-import { loadArmProgram } from '../kit/arm/index.js';
 import { SERVER_ENTRY, startServer } from '../kit/mcp-harness.js';
 import { readPng } from '../kit/png.js';
+import { dsInputRom } from '../kit/retroarch/ds-rom.js';
 import { freeUdpPort, rawQuery } from '../kit/retroarch/launch.js';
-import { DS_INPUT_ARM9 } from '../kit/retroarch/roms.js';
-import { buildRom } from '../kit/rom-builder.js';
 
 const cli = (args: string[], env: Record<string, string>) =>
   spawnSync(process.execPath, [SERVER_ENTRY, 'retroarch', ...args], {
@@ -47,15 +45,8 @@ test('a new user’s RetroArch from re-mcp retroarch: DS screenshot, state saved
   t.after(() => rmSync(home, { recursive: true, force: true }));
   const shots = join(home, 'shots');
   mkdirSync(shots);
-  const idle = loadArmProgram('arm7-idle');
   const rom = join(home, 'ds-input.nds');
-  writeFileSync(
-    rom,
-    buildRom({
-      arm9: { code: new Uint8Array(readFileSync(DS_INPUT_ARM9)), ramAddress: 0x02000000, entry: 0x02000000 },
-      arm7: { code: idle.bytes, ramAddress: idle.loadAddress, entry: idle.entry },
-    }).bytes,
-  );
+  writeFileSync(rom, dsInputRom());
   const env = {
     HOME: home,
     RETROARCH_PORT: String(await freeUdpPort()),

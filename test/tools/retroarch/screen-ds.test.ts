@@ -5,16 +5,14 @@
 // no memory).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { loadArmProgram } from '../../kit/arm/index.js';
 import { type Harness, startServer } from '../../kit/mcp-harness.js';
 import { readPng, rgbAt } from '../../kit/png.js';
+import { dsInputRom } from '../../kit/retroarch/ds-rom.js';
 import { launchRetroArch, retroarchEnv } from '../../kit/retroarch/launch.js';
-import { DS_INPUT_ARM9 } from '../../kit/retroarch/roms.js';
-import { buildRom } from '../../kit/rom-builder.js';
 import { NO_ROMS, sharedRomPath } from '../../kit/shared-data.js';
 
 const RED: [number, number, number] = [255, 0, 0];
@@ -32,13 +30,8 @@ async function topLeft(mcp: Harness): Promise<{ size: [number, number]; top: num
 test('DS under RetroArch: input changes the screen, states save, memory is refused with a reason', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 're-mcp-ds-ra-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const idle = loadArmProgram('arm7-idle');
-  const rom = buildRom({
-    arm9: { code: new Uint8Array(readFileSync(DS_INPUT_ARM9)), ramAddress: 0x02000000, entry: 0x02000000 },
-    arm7: { code: idle.bytes, ramAddress: idle.loadAddress, entry: idle.entry },
-  });
   const path = join(dir, 'ds-input.nds');
-  writeFileSync(path, rom.bytes);
+  writeFileSync(path, dsInputRom());
   const ra = await launchRetroArch({ core: 'desmume', rom: path, remotePad: true, readyTimeoutMs: 20_000 });
   t.after(() => ra.stop());
   const mcp = await startServer({ env: retroarchEnv(ra) });
