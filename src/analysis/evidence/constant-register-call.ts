@@ -3,7 +3,7 @@
 // defines Rn, no later instruction of the block mentions Rn, and a transfer consumes it: `BLX Rn`,
 // `MOV LR, PC; BX Rn`, a BL to a `bx Rn` stub (ARMv4T Thumb's indirect call), or a final `BX Rn` /
 // `MOV PC, Rn` (a tail transfer: crt0's jump into main). The mode at the target is bit 0 of the value.
-import { baseOf, mentionsRegister, regNumber } from '../program-map/idioms.js';
+import { baseOf, mentionsRegister, regNumber } from '../program-map/instructions.js';
 import type { EvidenceClass } from './registry.js';
 
 export const constantRegisterCall = {

@@ -5,7 +5,7 @@
 // from its table record is one too. The table words are classified `pointer-table`.
 import type { Processor } from '../../core/vocabulary.js';
 import type { MapComponent } from '../program-map/components.js';
-import { baseOf, decodeAt, regNumber } from '../program-map/idioms.js';
+import { baseOf, decodeAt, regNumber } from '../program-map/instructions.js';
 import { ByteClass, headOf, type Tier } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass, IdleContext } from './registry.js';

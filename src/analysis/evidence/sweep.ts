@@ -8,7 +8,7 @@
 // a heuristic judgement, labelled so.
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { MapComponent } from '../program-map/components.js';
-import { baseOf, decodeAt, registerList, valueReads, valueWrites } from '../program-map/idioms.js';
+import { baseOf, decodeAt, registerList, valueReads, valueWrites } from '../program-map/instructions.js';
 import { probeFunction } from '../program-map/probe.js';
 import { ByteClass, isCode } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';

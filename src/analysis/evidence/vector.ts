@@ -7,7 +7,7 @@
 //   The store and both constants are established by running the block in the interpreter.
 import { emulate, emuState } from '../../arm/emulate.js';
 import type { MapComponent } from '../program-map/components.js';
-import { baseOf, decodeAt } from '../program-map/idioms.js';
+import { baseOf, decodeAt } from '../program-map/instructions.js';
 import type { Tier } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass } from './registry.js';

@@ -10,6 +10,7 @@ import type { EvidenceClass, IdleCandidate, IdleContext } from '../evidence/regi
 import type { ComponentSet, MapComponent } from './components.js';
 import type { MapFunction } from './function-record.js';
 import { probeFunction } from './probe.js';
+import type { Resolver } from './resolvers/resolver.js';
 import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
 import { type EmitRequest, type MapEntry, placeKey, Walker, WalkStopped } from './walker.js';
 
@@ -19,6 +20,8 @@ export interface MapBuildRequest {
   /** The header entry point (in the main component). */
   entry: number | null;
   classes: readonly EvidenceClass[];
+  /** The idioms of control flow the walk understands (default: every resolver of resolvers/index.ts). */
+  resolvers?: readonly Resolver[] | undefined;
   /** Bytes of code classified at most, and the wall-clock deadline (Date.now()). */
   codeBytes: number;
   deadline: number;
@@ -133,6 +136,7 @@ export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
       },
     },
     { codeBytes: req.codeBytes, deadline: req.deadline, signal: req.signal, onProgress: req.onProgress },
+    req.resolvers,
   );
   const refusals = new Map<string, number>();
   /** Per component, by placeKey: the phase a candidate was refused in (Infinity: for good). */

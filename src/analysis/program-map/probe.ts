@@ -6,7 +6,7 @@
 // a branch into a known function entry or a call that never returns. Nothing is marked.
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { MapComponent } from './components.js';
-import { baseOf, stackEffect } from './idioms.js';
+import { baseOf, stackEffect } from './instructions.js';
 import { ByteClass, headOf, isCode } from './types.js';
 import type { Walker } from './walker.js';
 
@@ -44,61 +44,84 @@ function pastPadding(c: MapComponent, at: number, m: ArmMode): number {
   return at;
 }
 
-export function probeFunction(
-  walker: Walker,
-  comp: MapComponent,
-  address: number,
-  mode: ArmMode,
-  options: ProbeOptions,
-): ProbeResult {
-  const seen = new Set<number>();
-  const paths: { comp: MapComponent; at: number; mode: ArmMode; delta: number; joined: boolean }[] = [
-    { comp, at: address, mode, delta: 0, joined: false },
-  ];
-  let count = 0;
-  let returns = false;
-  const classAt = (c: MapComponent, a: number) => c.cls[a - c.start]!;
-  /** Whether a branch may go to `a` in `m`: unclassified bytes, or a known entry of that mode. */
-  const targetOk = (c: MapComponent, a: number, m: ArmMode): string | null => {
+interface ProbePath {
+  comp: MapComponent;
+  at: number;
+  mode: ArmMode;
+  delta: number;
+  joined: boolean;
+}
+
+const classAt = (c: MapComponent, a: number) => c.cls[a - c.start]!;
+
+/** One probe: the paths still to follow from the candidate, and what they met. */
+class Probe {
+  private readonly seen = new Set<number>();
+  readonly paths: ProbePath[];
+  private count = 0;
+
+  get instructionCount(): number {
+    return this.count;
+  }
+  returns = false;
+
+  constructor(
+    private readonly walker: Walker,
+    comp: MapComponent,
+    private readonly address: number,
+    mode: ArmMode,
+    private readonly options: ProbeOptions,
+  ) {
+    this.paths = [{ comp, at: address, mode, delta: 0, joined: false }];
+  }
+
+  /** Whether a branch may go to `a` in `m`: unclassified bytes, or known code of that mode (checked on arrival). */
+  private targetOk(c: MapComponent, a: number, m: ArmMode): string | null {
     if (a % unitOf(m) !== 0) return 'misaligned branch target';
     const cls = classAt(c, a);
-    if (cls === ByteClass.unknown) return null;
-    if (cls === headOf(m) && walker.entryAt(c.index, m, a) !== undefined) return null;
-    if (cls === headOf(m)) return null; // into known code: checked when the path gets there
+    if (cls === ByteClass.unknown || cls === headOf(m)) return null;
     return 'branches into data or code of the other mode';
-  };
-  while (paths.length > 0) {
-    const path = paths.pop()!;
-    let { at, delta } = path;
+  }
+
+  /** Where a path meets classified bytes at `at`: 'stop' (the path ends well) or why it is refused. */
+  private meet(path: ProbePath, at: number): 'stop' | string {
+    const here = path.comp;
+    const m = path.mode;
+    const cls = classAt(here, at);
+    const known = cls === headOf(m) ? this.walker.entryAt(here.index, m, at) : undefined;
+    if (known !== undefined) {
+      // Reached a known function: a tail branch is fine, running into it from straight-line code is not.
+      if (at !== this.address && !path.joined) return 'falls through into a known function';
+      if (known.returns !== false) this.returns = true;
+      return 'stop';
+    }
+    // A branch onto a label of known code (a block start) is how assembler routines share a tail.
+    // Code of a known function (a landing pad) may also run on into that function's code.
+    if (
+      cls === headOf(m) &&
+      at !== this.address &&
+      (this.options.joinsKnown || (path.joined && this.walker.blockAt(here, m, at)))
+    )
+      return 'stop';
+    if (cls === headOf(m) && at !== this.address) return 'joins the middle of known code';
+    if (at === this.address && cls === headOf(m)) return 'inside known code';
+    return 'runs into data or code of the other mode';
+  }
+
+  /** Follows one path to its end; null when it ends well, else why the candidate is refused. */
+  follow(path: ProbePath): string | null {
+    let { at } = path;
     const here = path.comp;
     const m = path.mode;
     for (;;) {
-      if (at < here.start || at >= here.end) return { ok: false, why: 'runs off its component' };
-      const cls = classAt(here, at);
-      if (cls !== ByteClass.unknown) {
-        const known = cls === headOf(m) ? walker.entryAt(here.index, m, at) : undefined;
-        if (known !== undefined) {
-          // Reached a known function: a tail branch is fine, running into it from straight-line code is not.
-          if (at !== address && !path.joined)
-            return { ok: false, why: 'falls through into a known function' };
-          if (known.returns !== false) returns = true;
-          break;
-        }
-        // A branch onto a label of known code (a block start) is how assembler routines share a tail.
-        // Code of a known function (a landing pad) may also run on into that function's code.
-        if (
-          cls === headOf(m) &&
-          at !== address &&
-          (options.joinsKnown || (path.joined && walker.blockAt(here, m, at)))
-        )
-          break;
-        if (cls === headOf(m) && at !== address) return { ok: false, why: 'joins the middle of known code' };
-        if (at === address && cls === headOf(m)) return { ok: false, why: 'inside known code' };
-        return { ok: false, why: 'runs into data or code of the other mode' };
+      if (at < here.start || at >= here.end) return 'runs off its component';
+      if (classAt(here, at) !== ByteClass.unknown) {
+        const met = this.meet(path, at);
+        return met === 'stop' ? null : met;
       }
-      if (seen.has(at * 2 + (m === 'arm' ? 0 : 1))) break;
-      const run = walker.probeRun(here, at, m);
-      if (run.length === 0) return { ok: false, why: 'not an instruction of the processor' };
+      if (this.seen.has(at * 2 + (m === 'arm' ? 0 : 1))) return null;
+      const run = this.walker.probeRun(here, at, m);
+      if (run.length === 0) return 'not an instruction of the processor';
       let next: number | null = null;
       for (const ins of run) {
         if (classAt(here, ins.address) !== ByteClass.unknown) {
@@ -106,94 +129,121 @@ export function probeFunction(
           break;
         }
         for (let i = 1; i < ins.size; i++) {
-          if (classAt(here, ins.address + i) !== ByteClass.unknown)
-            return { ok: false, why: 'overlaps known bytes' };
+          if (classAt(here, ins.address + i) !== ByteClass.unknown) return 'overlaps known bytes';
         }
-        seen.add(ins.address * 2 + (m === 'arm' ? 0 : 1));
-        if (++count > options.maxInstructions) return { ok: false, why: 'too long to check' };
+        this.seen.add(ins.address * 2 + (m === 'arm' ? 0 : 1));
+        if (++this.count > this.options.maxInstructions) return 'too long to check';
         const e = stackEffect(ins);
         // (A landing pad runs in its function's frame and may restore it.)
-        if (e && e.delta !== 'unknown' && !options.joinsKnown) {
-          delta += e.delta;
-          if (delta > 0) return { ok: false, why: 'restores a stack frame it did not build' };
+        if (e && e.delta !== 'unknown' && !this.options.joinsKnown) {
+          path.delta += e.delta;
+          if (path.delta > 0) return 'restores a stack frame it did not build';
         }
         // Most instructions neither transfer control nor load a literal: nothing to judge.
-        const verdict = ins.flow === undefined && ins.pcRelative === undefined ? 'go' : step(ins);
+        const verdict = ins.flow === undefined && ins.pcRelative === undefined ? 'go' : this.step(path, ins);
         if (verdict === 'end') {
           next = null;
           break;
         }
-        if (verdict !== 'go') return { ok: false, why: verdict };
+        if (verdict !== 'go') return verdict;
         next = ins.address + ins.size;
         path.joined = false;
       }
-      if (next === null) break;
+      if (next === null) return null;
       at = next;
       path.joined = false;
     }
-    continue;
+  }
 
-    function step(ins: DecodedInstruction): 'go' | 'end' | string {
-      if (ins.pcRelative?.kind === 'literal-pool') {
-        const slot = ins.pcRelative.address;
-        if (slot < here.start || slot + 4 > here.end) return 'loads a literal outside its component';
-        const cls = classAt(here, slot);
-        if (isCode(cls) || cls === ByteClass.copiedSource) return 'loads a literal from code';
+  /** What one instruction that transfers control or loads a literal means for the path. */
+  private step(path: ProbePath, ins: DecodedInstruction): 'go' | 'end' | string {
+    const here = path.comp;
+    if (ins.pcRelative?.kind === 'literal-pool') {
+      const slot = ins.pcRelative.address;
+      if (slot < here.start || slot + 4 > here.end) return 'loads a literal outside its component';
+      const cls = classAt(here, slot);
+      if (isCode(cls) || cls === ByteClass.copiedSource) return 'loads a literal from code';
+    }
+    switch (ins.flow) {
+      case undefined:
+        return 'go';
+      case 'call':
+        return this.call(path, ins);
+      case 'call-indirect':
+        return 'go';
+      case 'branch': {
+        const found = this.walker.set.lookup(ins.target!, here);
+        if (!('component' in found)) return 'branches outside every component';
+        const why = this.targetOk(found.component, ins.target!, ins.targetMode!);
+        if (why) return why;
+        this.paths.push({
+          comp: found.component,
+          at: ins.target!,
+          mode: ins.targetMode!,
+          delta: path.delta,
+          joined: true,
+        });
+        return ins.condition ? 'go' : 'end';
       }
-      switch (ins.flow) {
-        case undefined:
-          return 'go';
-        case 'call': {
-          const found = walker.set.lookup(ins.target!, here);
-          if (!('component' in found))
-            return found.unresolved === 'unmapped' ? 'calls outside every component' : 'go';
-          const c = found.component;
-          const why = targetOk(c, ins.target!, ins.targetMode!);
-          if (why) return `calls a place that ${why.replace('branches into', 'is')}`;
-          const callee = walker.entryAt(c.index, ins.targetMode!, ins.target!);
-          if (callee?.returns === false && !ins.condition) return 'end';
-          // A known function, or data the map established (a literal pool), right after the call: the
-          // callee does not come back.
-          // (Alignment padding may sit between: GCC pads after a last call that never returns.)
-          const after = pastPadding(here, ins.address + ins.size, m);
-          if (!ins.condition && after < here.end) {
-            const next = classAt(here, after);
-            if (next === headOf(m) && walker.entryAt(here.index, m, after) !== undefined) return 'end';
-            if (next !== ByteClass.unknown && !isCode(next)) return 'end';
-          }
-          // The walk's call idioms: a long branch continues the frame elsewhere; a dispatch helper
-          // returns into its table's cases (not checked here), never right after the call.
-          if (
-            m === 'thumb' &&
-            ins.targetMode === 'thumb' &&
-            baseOf(ins) === 'bl' &&
-            walker.longBranchTarget(c, ins.target!)
-          ) {
-            paths.push({ comp: c, at: ins.target!, mode: 'thumb', delta, joined: true });
-            return 'end';
-          }
-          if (walker.dispatchHelper(c, ins.target!, ins.targetMode!, ins.address + ins.size, m)) return 'end';
-          return 'go';
-        }
-        case 'call-indirect':
-          return 'go';
-        case 'branch': {
-          const found = walker.set.lookup(ins.target!, here);
-          if (!('component' in found)) return 'branches outside every component';
-          const why = targetOk(found.component, ins.target!, ins.targetMode!);
-          if (why) return why;
-          paths.push({ comp: found.component, at: ins.target!, mode: ins.targetMode!, delta, joined: true });
-          return ins.condition ? 'go' : 'end';
-        }
-        case 'return':
-          returns = true;
-          return ins.condition ? 'go' : 'end';
-        default:
-          if (baseOf(ins) === 'bx' && ins.operands.trim() === 'pc') return 'end';
-          returns = true;
-          return ins.condition ? 'go' : 'end';
-      }
+      case 'return':
+        this.returns = true;
+        return ins.condition ? 'go' : 'end';
+      default:
+        if (baseOf(ins) === 'bx' && ins.operands.trim() === 'pc') return 'end';
+        this.returns = true;
+        return ins.condition ? 'go' : 'end';
     }
   }
-  return { ok: true, instructions: count, returns };
+
+  /** A call on the path: whether the path goes on after it. */
+  private call(path: ProbePath, ins: DecodedInstruction): 'go' | 'end' | string {
+    const here = path.comp;
+    const m = path.mode;
+    const w = this.walker;
+    const found = w.set.lookup(ins.target!, here);
+    if (!('component' in found))
+      return found.unresolved === 'unmapped' ? 'calls outside every component' : 'go';
+    const c = found.component;
+    const why = this.targetOk(c, ins.target!, ins.targetMode!);
+    if (why) return `calls a place that ${why.replace('branches into', 'is')}`;
+    const callee = w.entryAt(c.index, ins.targetMode!, ins.target!);
+    if (callee?.returns === false && !ins.condition) return 'end';
+    // A known function, or data the map established (a literal pool), right after the call: the
+    // callee does not come back.
+    // (Alignment padding may sit between: GCC pads after a last call that never returns.)
+    const after = pastPadding(here, ins.address + ins.size, m);
+    if (!ins.condition && after < here.end) {
+      const next = classAt(here, after);
+      if (next === headOf(m) && w.entryAt(here.index, m, after) !== undefined) return 'end';
+      if (next !== ByteClass.unknown && !isCode(next)) return 'end';
+    }
+    // The walk's call idioms: a long branch continues the frame elsewhere; a dispatch helper
+    // returns into its table's cases (not checked here), never right after the call.
+    if (
+      m === 'thumb' &&
+      ins.targetMode === 'thumb' &&
+      baseOf(ins) === 'bl' &&
+      w.memo.longBranchTarget(c, ins.target!)
+    ) {
+      this.paths.push({ comp: c, at: ins.target!, mode: 'thumb', delta: path.delta, joined: true });
+      return 'end';
+    }
+    if (w.memo.dispatchHelper(c, ins.target!, ins.targetMode!, ins.address + ins.size, m)) return 'end';
+    return 'go';
+  }
+}
+
+export function probeFunction(
+  walker: Walker,
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  options: ProbeOptions,
+): ProbeResult {
+  const probe = new Probe(walker, comp, address, mode, options);
+  while (probe.paths.length > 0) {
+    const why = probe.follow(probe.paths.pop()!);
+    if (why !== null) return { ok: false, why };
+  }
+  return { ok: true, instructions: probe.instructionCount, returns: probe.returns };
 }
