@@ -8,6 +8,8 @@
 @ - a tail branch to a known function entry; BX to an address the block computes (ADD IP, PC; ORR);
 @ - a handler installed by address and one stored to the BIOS IRQ slot, a pointer table in data with a
 @   string table beside it, a constructor table run by a loop over [start, end);
+@ - a jump through `ldr pc, =label`, a tail branch to a Thumb-to-ARM veneer that nothing else reaches,
+@   a call the compiler ended its function with (the next function's prologue follows it);
 @ - a call that never returns followed by data, and a function nothing references.
         .syntax unified
         .arch armv5te
@@ -31,6 +33,10 @@ _start:
         bl      run_table
         bl      run_ctors
         bl      bx_computed
+        bl      literal_jump
+        blx     tail_to_veneer
+        cmp     r0, #0
+        blne    ends_in_call            @ conditional: the code after it runs either way
         bl      never_returns
         .global after_noreturn_data
 after_noreturn_data:
@@ -364,7 +370,60 @@ bx_computed_thumb:
         movs    r0, #4
         bx      lr
 
+@ ---- LDR PC, =label: a jump inside the function ------------------------------------------------
+        .arm
+        .global literal_jump
+        .type literal_jump, %function
+literal_jump:
+        ldr     pc, =literal_jump_target
+        .ltorg
+        .global literal_jump_target
+literal_jump_target:
+        mov     r0, #5
+        bx      lr
+
+@ ---- A tail branch to a Thumb-to-ARM veneer reached by nothing else ----------------------------
+        .thumb
+        .global tail_to_veneer
+        .type tail_to_veneer, %function
+        .thumb_func
+tail_to_veneer:
+        movs    r0, #7
+        b       tail_veneer
+        .p2align 2
+        .global tail_veneer
+        .thumb_func
+tail_veneer:
+        bx      pc
+        nop
+        .arm
+        b       tail_veneer_target
+        .global tail_veneer_target
+        .type tail_veneer_target, %function
+tail_veneer_target:
+        mov     r0, #8
+        bx      lr
+
+@ ---- A function ending in a call, the next function's prologue right after it ----------------
+        .global ends_in_call
+        .type ends_in_call, %function
+ends_in_call:
+        push    {r4, lr}
+        bl      returns_normally
+        .global after_ending_call
+        .type after_ending_call, %function
+after_ending_call:
+        push    {r4, lr}
+        mov     r0, #6
+        pop     {r4, pc}
+        .global returns_normally
+        .type returns_normally, %function
+returns_normally:
+        mov     r0, #0
+        bx      lr
+
 @ ---- The rest of long_branch_fn (reached only by its BL) --------------------------------------
+        .thumb
         .global long_branch_rest
 long_branch_rest:
         adds    r0, r4, #1
