@@ -220,9 +220,11 @@ async function locate(
 ): Promise<Located> {
   const r = resolveRuntimeAddress(rom.model, processor, address, overlayId);
   const where = `${processor} ${hex(address)}`;
-  // Code copied at start-up runs where no static component is: its copy is the source there.
+  // Code copied at start-up runs where no static component is, or over main's own range (the main
+  // program copied below where it is loaded): its copy is the source there once start-up is over.
+  const overMain = r.status === 'resolved' && r.candidates.every((c) => c.component === 'main');
   const copy =
-    r.status === 'unmapped'
+    r.status === 'unmapped' || overMain
       ? copied.find((b) => address >= b.start && address < b.start + b.size)
       : undefined;
   if (copy) {

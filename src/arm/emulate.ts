@@ -68,6 +68,25 @@ export interface EmulateOptions {
    * code, whose mode switches and CP15 set-up do not decide what it copies where.
    */
   system?: 'stop' | 'skip';
+  /**
+   * An instruction whose condition depends on an unknown flag: 'stop' (default) ends the run there
+   * ('unknown-condition', the PC at the instruction); 'join' runs one that does not write the PC as
+   * both outcomes at once (every register, flag and byte it would change becomes unknown) and stops
+   * only at a conditional branch, whose two ways the caller may follow (assumeCondition).
+   */
+  unknownCondition?: 'stop' | 'join';
+  /** Sees every MCR (ARM coprocessor register write: the CP15 set-up) with the value written. */
+  onCoprocessorWrite?: (write: CoprocessorWrite) => void;
+}
+
+/** One MCR: coprocessor, its opcodes and registers, and the value of the general register written. */
+export interface CoprocessorWrite {
+  cp: number;
+  opc1: number;
+  crn: number;
+  crm: number;
+  opc2: number;
+  value: Value;
 }
 
 export interface EmulateResult {
@@ -328,8 +347,15 @@ function alu(op: number, a: Value, b: Value, shifterCarry: boolean | null, f: Em
 
 /** Runs from `state` until a stop; mutates `state` (registers, flags, PC, mode). */
 export function emulate(state: EmuState, opts: EmulateOptions): EmulateResult {
-  const ctx: Ctx = { mem: opts.memory, v5: opts.processor === 'arm9', skip: opts.system === 'skip' };
+  const ctx: Ctx = {
+    mem: opts.memory,
+    v5: opts.processor === 'arm9',
+    skip: opts.system === 'skip',
+    join: opts.unknownCondition === 'join',
+    onMcr: opts.onCoprocessorWrite,
+  };
   let steps = 0;
+  let at = state.r[15];
   const result = (stop: EmuStop): EmulateResult => ({ stop, pc: state.r[15]!, thumb: state.thumb, steps });
   try {
     for (;;) {
@@ -338,13 +364,16 @@ export function emulate(state: EmuState, opts: EmulateOptions): EmulateResult {
       if (opts.stopAt?.(pc, state.thumb)) return result('stopped');
       if (steps >= opts.maxSteps) return result('step-limit');
       opts.onStep?.(pc, state.thumb);
+      at = pc;
       if (state.thumb) thumbStep(state, ctx);
       else armStep(state, ctx);
       steps++;
     }
   } catch (error) {
-    if (error instanceof Stop) return result(error.reason);
-    throw error;
+    if (!(error instanceof Stop)) throw error;
+    // An undecidable condition is reported at its instruction (nothing of it has run).
+    if (error.reason === 'unknown-condition') state.r[15] = at;
+    return result(error.reason);
   }
 }
 
@@ -352,6 +381,81 @@ interface Ctx {
   mem: EmuMemory;
   v5: boolean;
   skip: boolean;
+  join: boolean;
+  onMcr: ((write: CoprocessorWrite) => void) | undefined;
+}
+
+/** The condition field of the instruction at `pc` (ARM: every one; Thumb: B<cond>); null for none. */
+export function conditionAt(mem: EmuMemory, pc: number, thumb: boolean): number | null {
+  if (thumb) {
+    const h = read(mem, pc, 2, true);
+    if (h === null || (h & 0xf000) !== 0xd000) return null;
+    const cond = (h >>> 8) & 0xf;
+    return cond >= 0xe ? null : cond;
+  }
+  const w = read(mem, pc, 4, true);
+  return w === null || w >>> 28 >= 0xe ? null : w >>> 28;
+}
+
+/**
+ * Makes condition `cond` come out `outcome` by fixing the unknown flags it reads (a known flag stays);
+ * false when the known flags already decide it the other way. The run may then go on as one of the
+ * executions in which the unknown values are so.
+ */
+export function assumeCondition(flags: EmuFlags, cond: number, outcome: boolean): boolean {
+  const order: (keyof EmuFlags)[] = ['z', 'c', 'n', 'v'];
+  const unknown = order.filter((k) => flags[k] === null);
+  // Every assignment of the unknown flags, in a fixed order: the first that gives `outcome`.
+  for (let bits = 0; bits < 1 << unknown.length; bits++) {
+    const trial = { ...flags };
+    unknown.forEach((k, i) => {
+      trial[k] = ((bits >>> i) & 1) === 1;
+    });
+    if (conditionHolds(cond, trial) === outcome) {
+      Object.assign(flags, trial);
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * Runs `exec` (one conditional instruction whose condition is unknown) as both outcomes at once: what
+ * it changes becomes unknown. One that writes the PC is a branch: undone, and reported undecidable.
+ */
+function joinStep(state: EmuState, ctx: Ctx, pc: number, exec: () => void): void {
+  const r = state.r.slice();
+  const prov = state.prov.slice();
+  const widths = state.provWidth.slice();
+  const flags = { ...state.flags };
+  const next = state.r[15];
+  const mem = ctx.mem;
+  const written: number[] = [];
+  ctx.mem = {
+    read8: (a, fetch) => mem.read8(a, fetch),
+    write8: (a, value, source) => {
+      written.push(a);
+      return mem.write8(a, value, source);
+    },
+    ...(mem.source8 ? { source8: (a: number) => mem.source8!(a) } : {}),
+  };
+  try {
+    exec();
+  } finally {
+    ctx.mem = mem;
+  }
+  if (state.r[15] !== next || state.thumb) {
+    state.r = r;
+    state.prov = prov;
+    state.provWidth = widths;
+    state.flags = flags;
+    state.thumb = false;
+    state.r[15] = pc;
+    throw new Stop('unknown-condition');
+  }
+  for (let i = 0; i < 15; i++) if (state.r[i] !== r[i] || state.prov[i] !== prov[i]) set(state, i, null);
+  for (const k of ['n', 'z', 'c', 'v'] as const) if (state.flags[k] !== flags[k]) state.flags[k] = null;
+  for (const a of written) mem.write8(a, null, null);
 }
 
 /** Writes PC from a value: `interwork` (BX, LDR PC on ARMv5, POP PC on ARMv5) takes the mode from bit 0. */
@@ -395,8 +499,27 @@ function armStep(state: EmuState, ctx: Ctx): void {
     throw new Stop('undefined');
   }
   state.r[15] = next;
-  if (!conditionHolds(cond, state.flags)) return;
+  let holds: boolean;
+  try {
+    holds = conditionHolds(cond, state.flags);
+  } catch (error) {
+    if (!(error instanceof Stop) || error.reason !== 'unknown-condition' || !ctx.join) throw error;
+    joinStep(state, ctx, pc, () => armExecute(state, ctx, w, pc, next, reg));
+    return;
+  }
+  if (holds) armExecute(state, ctx, w, pc, next, reg);
+}
 
+/** An ARM instruction whose condition holds (or is joined): everything after the condition check. */
+function armExecute(
+  state: EmuState,
+  ctx: Ctx,
+  w: number,
+  pc: number,
+  next: number,
+  reg: (n: number) => Value,
+) {
+  const { v5 } = ctx;
   // BX / BLX register / CLZ.
   if ((w & 0x0ffffff0) === 0x012fff10) {
     branchTo(state, reg(w & 0xf), true);
@@ -467,6 +590,19 @@ function armStep(state: EmuState, ctx: Ctx): void {
       return;
     }
     system(state, ctx, [rd]);
+    return;
+  }
+  if (top === 7 && bit(w, 4)) {
+    // MCR: the general register written to the coprocessor is reported; no general register changes.
+    if (!ctx.skip) throw new Stop('unsupported');
+    ctx.onMcr?.({
+      cp: (w >>> 8) & 0xf,
+      opc1: (w >>> 21) & 7,
+      crn: (w >>> 16) & 0xf,
+      crm: w & 0xf,
+      opc2: (w >>> 5) & 7,
+      value: reg((w >>> 12) & 0xf),
+    });
     return;
   }
   if (top === 6 && bit(w, 20)) {
@@ -554,6 +690,32 @@ function armLoadStore(state: EmuState, ctx: Ctx, w: number, reg: (n: number) => 
   }
 }
 
+/** UMULL / UMLAL / SMULL / SMLAL: the 64-bit product (plus RdHi:RdLo), exactly; S sets N and Z. */
+function armLongMultiply(state: EmuState, w: number, reg: (n: number) => Value): void {
+  const hi = (w >>> 16) & 0xf;
+  const lo = (w >>> 12) & 0xf;
+  const signed = bit(w, 22) === 1;
+  const m = reg(w & 0xf);
+  const sv = reg((w >>> 8) & 0xf);
+  const accHi = bit(w, 21) ? reg(hi) : 0;
+  const accLo = bit(w, 21) ? reg(lo) : 0;
+  let result: bigint | null = null;
+  if (m !== null && sv !== null && accHi !== null && accLo !== null) {
+    const as = (v: number) => (signed ? BigInt(v | 0) : BigInt(v >>> 0));
+    const acc = (BigInt(accHi >>> 0) << 32n) | BigInt(accLo >>> 0);
+    result = BigInt.asUintN(64, as(m) * as(sv) + acc);
+  }
+  set(state, lo, result === null ? null : Number(result & 0xffffffffn));
+  set(state, hi, result === null ? null : Number(result >> 32n));
+  if (bit(w, 20)) {
+    state.flags = {
+      ...state.flags,
+      n: result === null ? null : result >> 63n === 1n,
+      z: result === null ? null : result === 0n,
+    };
+  }
+}
+
 function armExtraLoadStore(
   state: EmuState,
   ctx: Ctx,
@@ -580,6 +742,22 @@ function armExtraLoadStore(
           c: null,
         };
       }
+      return;
+    }
+    if ((w & 0x0f8000f0) === 0x00800090) {
+      armLongMultiply(state, w, reg);
+      return;
+    }
+    if ((w & 0x0fb00ff0) === 0x01000090) {
+      // SWP / SWPB: load from [Rn], store Rm there, Rd takes the loaded value.
+      const byte = bit(w, 22) === 1;
+      const address = reg((w >>> 16) & 0xf);
+      if (address === null) throw new Stop('unknown-address');
+      const old = byte ? read(mem, address, 1) : loadWord(mem, address);
+      const m = reg(w & 0xf);
+      if (byte) write(mem, address, 1, m === null ? null : m & 0xff);
+      else write(mem, u32(address & ~3), 4, m);
+      set(state, (w >>> 12) & 0xf, old);
       return;
     }
     throw new Stop('unsupported');

@@ -9,9 +9,10 @@ import type { NdsRomModel } from '../formats/nds/model.js';
 export interface CopiedRange {
   start: number;
   size: number;
-  /** Where its bytes come from in the main binary, and the call that copies them. */
+  /** Where its bytes come from in the main binary. */
   source: number;
-  callSite: number;
+  /** The instruction that stored the first byte (the copy routine's store). */
+  storedBy: number;
 }
 
 export interface CpuImage {

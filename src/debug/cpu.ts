@@ -118,7 +118,7 @@ export class CpuDebugger {
     this.copiedRanges = image.copied.map((c) => ({
       start: c.start,
       end: Math.min(ADDRESS_SPACE_END, c.start + c.size),
-      label: `copied by the start-up code from ${formatAddress(c.source)} (call at ${formatAddress(c.callSite)})`,
+      label: `copied by the start-up code from ${formatAddress(c.source)} (stored by the instruction at ${formatAddress(c.storedBy)})`,
       mode: 'mixed' as const,
       source: 'copied' as const,
     }));

@@ -4,7 +4,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { detectCopies } from '../../src/analysis/evidence/copied-code.js';
-import { type EmuMemory, type EmuState, emulate, emuState } from '../../src/arm/emulate.js';
+import {
+  assumeCondition,
+  type CoprocessorWrite,
+  conditionAt,
+  type EmuMemory,
+  type EmuState,
+  emulate,
+  emuState,
+} from '../../src/arm/emulate.js';
 import { loadProgramTruth } from '../kit/arm/index.js';
 
 /** Flat memory: `code` at `base`, scratch stores kept beside it, everything else unknown. */
@@ -34,7 +42,14 @@ const BASE = 0x02000000;
 
 function run(
   code: Uint8Array,
-  opts: { thumb?: boolean; regs?: Record<number, number>; steps?: number; processor?: 'arm9' | 'arm7' } = {},
+  opts: {
+    thumb?: boolean;
+    regs?: Record<number, number>;
+    steps?: number;
+    processor?: 'arm9' | 'arm7';
+    join?: boolean;
+    onMcr?: (w: CoprocessorWrite) => void;
+  } = {},
 ) {
   const state: EmuState = emuState(BASE, opts.thumb ?? false, opts.regs ?? {});
   const mem = memory(BASE, code);
@@ -43,6 +58,8 @@ function run(
     memory: mem,
     maxSteps: opts.steps ?? 64,
     stopAt: (pc) => pc >= BASE + code.length,
+    ...(opts.join ? { unknownCondition: 'join' as const } : {}),
+    ...(opts.onMcr ? { system: 'skip' as const, onCoprocessorWrite: opts.onMcr } : {}),
   });
   return { r, state, mem };
 }
@@ -160,11 +177,13 @@ test('start-up copies of the kit programs are found where their ELF sections say
       truth.loadAddress,
       truth.processor,
     );
-    // Every loaded section whose run address differs from its load address is copied whole.
+    // Every loaded section whose run address differs from its load address is copied whole: code
+    // sections as code, the DTCM's data as data.
     const moved = truth.sections.filter((s) => s.vma !== s.lma && s.size > 0);
     assert.ok(moved.length > 0, name);
     for (const s of moved) {
-      const covering = found.copies.filter((c) => c.start < s.vma + s.size && c.start + c.size > s.vma);
+      const list = s.code ? found.copies : found.dataCopies;
+      const covering = list.filter((c) => c.start < s.vma + s.size && c.start + c.size > s.vma);
       const bytes = covering.reduce(
         (n, c) => n + Math.min(c.start + c.size, s.vma + s.size) - Math.max(c.start, s.vma),
         0,
@@ -172,7 +191,7 @@ test('start-up copies of the kit programs are found where their ELF sections say
       assert.equal(bytes, s.size, `${name} ${s.name}: ${bytes} of ${s.size} bytes copied`);
       for (const c of covering) assert.equal(c.start - c.source, s.vma - s.lma, `${name} ${s.name} source`);
     }
-    // Nothing else is claimed.
+    // No code copy is claimed that no section is.
     for (const c of found.copies) {
       assert.ok(
         moved.some((s) => c.start >= s.vma && c.start + c.size <= s.vma + s.size),
@@ -180,4 +199,73 @@ test('start-up copies of the kit programs are found where their ELF sections say
       );
     }
   }
+});
+
+test('an unknown condition stops at its instruction; joined, a non-branch makes what it changes unknown', () => {
+  const code = arm(
+    0xe3a00005, // mov r0, #5
+    0xe3a01007, // mov r1, #7
+    0xe3520000, // cmp r2, #0 (r2 unknown)
+    0x13a00009, // movne r0, #9
+    0x15801000, // strne r1, [r0]   -- r0 unknown after the join: the store address is unknown
+  );
+  const stopped = run(code);
+  assert.deepEqual([stopped.r.stop, stopped.r.pc], ['unknown-condition', BASE + 12]);
+  const joined = run(code.subarray(0, 16), { join: true, regs: { 3: 0x02100000 } });
+  assert.equal(joined.r.stop, 'stopped');
+  assert.equal(joined.state.r[0], null, 'r0 is 5 or 9');
+  assert.equal(joined.state.r[1], 7, 'r1 untouched');
+  // A conditional store to a known address: the byte becomes unknown, not the stored value.
+  const store = run(arm(0xe3a01007, 0xe3520000, 0x15831000), { join: true, regs: { 3: 0x02100000 } });
+  assert.equal(store.r.stop, 'stopped');
+  assert.deepEqual(store.mem.stored.get(0x02100000), { value: null, source: null });
+});
+
+test('a conditional branch on an unknown flag is never joined: it stops where the caller may take a way', () => {
+  const code = arm(
+    0xe3520000, // cmp r2, #0
+    0x1a000000, // bne +8 (to the mov r4)
+    0xe3a03001, // mov r3, #1
+    0xe3a04002, // mov r4, #2
+  );
+  const { r, state, mem } = run(code, { join: true });
+  assert.deepEqual([r.stop, r.pc], ['unknown-condition', BASE + 4]);
+  const cond = conditionAt(mem, r.pc, false);
+  assert.equal(cond, 1); // NE
+  assert.ok(assumeCondition(state.flags, cond!, true));
+  assert.equal(state.flags.z, false);
+  const again = emulate(state, {
+    processor: 'arm9',
+    memory: mem,
+    maxSteps: 8,
+    stopAt: (pc) => pc >= BASE + 16,
+  });
+  assert.equal(again.stop, 'stopped');
+  assert.deepEqual([state.r[3], state.r[4]], [null, 2], 'the branch was taken');
+  // A known flag is never overridden.
+  assert.equal(assumeCondition({ n: null, z: true, c: null, v: null }, 1, true), false);
+  const both = { n: null, z: null, c: true, v: null };
+  assert.ok(assumeCondition(both, 8, false)); // HI false with C known set: Z must be set
+  assert.equal(both.z, true);
+});
+
+test('long multiplies and SWP run exactly; an MCR reports the value it writes', () => {
+  const { state } = run(
+    arm(
+      0xe0810392, // umull r0, r1, r2, r3
+      0xe0c54392, // smull r4, r5, r2, r3
+      0xe0a76392, // umlal r6, r7, r2, r3
+    ),
+    { regs: { 2: 0xffffffff, 3: 0xfffffffe, 6: 5, 7: 1 } },
+  );
+  // 0xffffffff * 0xfffffffe = 0xfffffffd_00000002; signed: (-1) * (-2) = 2.
+  assert.deepEqual([state.r[0], state.r[1]], [0x00000002, 0xfffffffd]);
+  assert.deepEqual([state.r[4], state.r[5]], [2, 0]);
+  assert.deepEqual([state.r[6], state.r[7]], [7, 0xfffffffe]);
+  const swp = run(arm(0xe1021091), { regs: { 1: 0x11223344, 2: BASE } }); // swp r1, r1, [r2]
+  assert.equal(swp.state.r[1], 0xe1021091, 'the loaded word (the instruction itself)');
+  assert.deepEqual(swp.mem.stored.get(BASE)?.value, 0x44);
+  const writes: CoprocessorWrite[] = [];
+  run(arm(0xe3a0020b, 0xe380000a, 0xee090f11), { onMcr: (w) => writes.push(w) }); // mov r0, #0xb0000000; orr r0, #0xa; mcr p15, 0, r0, c9, c1, 0
+  assert.deepEqual(writes, [{ cp: 15, opc1: 0, crn: 9, crm: 1, opc2: 0, value: 0xb000000a }]);
 });

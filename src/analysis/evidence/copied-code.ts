@@ -1,242 +1,110 @@
 // Evidence class `copied-code` (proven): bytes the start-up code copies from where the ROM loads them
-// to where they run (devkitARM/libnds crt0 copies .itcm, .vectors and .dtcm; newer ARM7 binaries copy
-// their whole body into WRAM). Established by running the program's own start-up path on the static
-// bytes: the program-entry function executes in the interpreter (src/arm/emulate.ts) with every
-// register unknown until the code sets it; each direct call it makes runs to its return; indirect calls
-// are stepped over (their callees are not start-up copies); the run ends where the entry function
-// leaves through an indirect branch (into main), returns, or meets an unknown. A store of bytes that
-// were loaded unchanged from the static image is a copy with provenance; maximal runs of such stores
-// at a constant distance from their source are the copied blocks; a byte stored from two sources (an
-// overlay area the entry function reloads in turn) holds no one block's bytes and is left out. Pure:
-// the caller hands in the image.
-import { type EmuMemory, type EmuState, emulate, emuState } from '../../arm/emulate.js';
+// to where they run. Today's toolchains do it in several ways: devkitARM's older crt0 copies .itcm,
+// .vectors and .dtcm with constant arguments; the calico crt0 is a position-independent bootstub that
+// copies the crt0 proper elsewhere and jumps there, and that crt0 walks a load list copying the main
+// code below where it is loaded, ITCM and DTCM; a BlocksDS ARM7 copies its whole body into WRAM after
+// waiting for the ARM9. None is special-cased: the program's own start-up path runs in the interpreter
+// (src/arm/emulate.ts) on the static bytes, from the header entry point with every register unknown.
+// Calls, returns and jumps are followed wherever their targets are known (into code the run copied
+// too). A branch on an unknown value (a hardware register, the DSi flag) is followed both ways, as
+// separate paths (a bounded number; a path that comes back to such a branch takes the other way: a
+// wait loop ends; a way not taken after its path's last copy is not followed: it forks after start-up);
+// a conditional instruction that is no branch is run as both outcomes at once. A path
+// ends at an unknown jump target, an unknown store address, an instruction outside the interpreter,
+// a loop without progress, its step bound, or when it has copied nothing for a while (start-up is
+// over). A store of bytes loaded unchanged from the image (or from a copy of it) is a copy with
+// provenance; maximal runs of such stores at one distance from their source are the copied blocks,
+// over every path (a byte is what its last store left; one two paths leave differently holds neither).
+// A copy is code when the run executed it, or when it lies where only code is copied (the ARM9's ITCM);
+// a copy into the DTCM the start-up path configured (CP15), or into RAM it never ran, is data. A path
+// is over once it runs code from a large copy (the program proper, copied where it runs).
+// Pure: the caller hands in the image.
+import { assumeCondition, conditionAt, type EmuState, emulate, emuState } from '../../arm/emulate.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { CopiedBlock } from '../program-map/types.js';
 import type { EvidenceClass } from './registry.js';
+import { type MemorySnapshot, type SourcedByte, StartupMemory, type StaticImage } from './startup-memory.js';
+
+export type { StaticImage } from './startup-memory.js';
 
 export const copiedCode = {
   id: 'copied-code',
   tier: 'proven',
   description:
-    'code the start-up path copies to its run address (the entry function, run on the static bytes)',
+    'code the start-up path copies to its run address (the start-up code, run on the static bytes)',
   bounded: false,
 } as const satisfies EvidenceClass;
 
-/** Bounds of one detection: instructions run in all, per direct call, and bytes stored. */
+/** Bounds of one detection. */
 export const COPY_DETECTION_LIMITS = {
-  steps: 4_000_000,
-  callSteps: 2_000_000,
+  /** Instructions run in all, over every path. */
+  steps: 3_000_000,
+  /** Instructions one path runs at most. */
+  pathSteps: 2_000_000,
+  /** Instructions a path runs without copying a byte before its start-up is taken to be over. */
+  quietSteps: 100_000,
+  /** Paths followed (each branch on an unknown condition makes one more, up to this many in all). */
+  paths: 16,
+  /** Bytes one path stores. */
   storedBytes: 8 * 1024 * 1024,
-  /** Direct calls of the entry function followed. */
-  calls: 64,
 };
-
-export interface StaticImage {
-  start: number;
-  bytes: Uint8Array;
-}
 
 export interface CopyDetection {
+  /** Copies that are code (executed by the run, or in the ARM9's ITCM). */
   copies: CopiedBlock[];
-  /** Why the start-up run ended. */
+  /** Copies of data (into DTCM, or into RAM the run never executed). */
+  dataCopies: CopiedBlock[];
+  /** How the paths ended, each reason with its count. */
   ended: string;
   steps: number;
+  paths: number;
+  /** The DTCM the start-up code configured (CP15 c9,c1,0), when it did. */
+  dtcm: { start: number; end: number } | null;
 }
 
-const PAGE_BITS = 12;
-const PAGE = 1 << PAGE_BITS;
 /**
- * Per stored byte: its value (-1 unknown), its source address (-1 none), the call that stored it, and
- * whether it was stored from two different sources (what it holds depends on when one looks).
+ * A path that runs code from a copy this large (its main program, copied where it runs) is past
+ * start-up; small copies (a crt0, a sync routine, ITCM helpers) run during start-up.
  */
-interface Page {
-  value: Int16Array;
-  source: Float64Array;
-  call: Int32Array;
-  mixed: Uint8Array;
+const PROGRAM_COPY_BYTES = 8192;
+/** The smallest copy of data reported (its source bytes are copied-source in the image). */
+const MIN_DATA_COPY = 16;
+/** Bytes stored otherwise (a variable start-up sets) a copy may hold and still be one copy. */
+const RUN_GAP = 64;
+/** Instructions run between two checks of a path (progress, quiet, bounds). */
+const CHUNK = 4096;
+/** Chunk-boundary states remembered per path to see a loop without progress. */
+const RECENT_STATES = 16;
+
+interface Path {
+  /** The path this one forked from, and where (its step count then); null for the first. */
+  parent: Path | null;
+  forkedAt: number;
+  state: EmuState;
+  memory: MemorySnapshot;
+  /** Per conditional branch this path met with an unknown condition: the way it took there last. */
+  forks: Map<string, boolean>;
+  steps: number;
+  lastCopy: number;
+  copyStores: number;
 }
-const NOT_WRITTEN = -2;
+
+const stateKey = (s: EmuState): string =>
+  `${s.r.join(',')}|${s.thumb ? 1 : 0}|${s.flags.n},${s.flags.z},${s.flags.c},${s.flags.v}`;
+
+function cloneState(s: EmuState): EmuState {
+  return {
+    r: s.r.slice(),
+    prov: s.prov.slice(),
+    provWidth: s.provWidth.slice(),
+    thumb: s.thumb,
+    flags: { ...s.flags },
+  };
+}
 
 /**
- * Memory for the start-up run: the static image, stores on top in pages, with a journal that undoes a
- * direct call's stores when the call does not return.
- */
-class StartupMemory implements EmuMemory {
-  private readonly pages = new Map<number, Page>();
-  stored = 0;
-  overflow = false;
-  /** Index into `calls` of the direct call running now (0: the entry function's own code). */
-  call = 0;
-  readonly calls: { site: number; callee: number }[] = [{ site: 0, callee: 0 }];
-  private journal: number[] | null = null;
-
-  constructor(
-    private readonly image: StaticImage,
-    private readonly limit: number,
-  ) {}
-
-  private staticByte(address: number): number | null {
-    const o = address - this.image.start;
-    return o >= 0 && o < this.image.bytes.length ? this.image.bytes[o]! : null;
-  }
-
-  private page(address: number, create: boolean): Page | undefined {
-    const key = address >>> PAGE_BITS;
-    let p = this.pages.get(key);
-    if (!p && create) {
-      p = {
-        value: new Int16Array(PAGE).fill(NOT_WRITTEN),
-        source: new Float64Array(PAGE).fill(-1),
-        call: new Int32Array(PAGE),
-        mixed: new Uint8Array(PAGE),
-      };
-      this.pages.set(key, p);
-    }
-    return p;
-  }
-
-  read8(address: number): number | null {
-    const p = this.page(address, false);
-    if (p) {
-      const v = p.value[address & (PAGE - 1)]!;
-      if (v !== NOT_WRITTEN) return v < 0 ? null : v;
-    }
-    return this.staticByte(address);
-  }
-
-  source8(address: number): number | null {
-    const p = this.page(address, false);
-    if (p) {
-      const i = address & (PAGE - 1);
-      if (p.value[i] !== NOT_WRITTEN) return p.source[i]! < 0 ? null : p.source[i]!;
-    }
-    return this.staticByte(address) === null ? null : address;
-  }
-
-  write8(address: number, value: number | null, source: number | null): boolean {
-    // I/O registers hold no program bytes: stores there are effects, not copies.
-    if (address >= 0x04000000 && address < 0x05000000) return true;
-    const p = this.page(address, true)!;
-    const i = address & (PAGE - 1);
-    if (p.value[i] === NOT_WRITTEN) {
-      if (this.stored >= this.limit) {
-        this.overflow = true;
-        return false;
-      }
-      this.stored++;
-    }
-    this.journal?.push(address, p.value[i]!, p.source[i]!, p.call[i]!);
-    const next = source === null ? -1 : source;
-    if (p.value[i] !== NOT_WRITTEN && p.source[i] !== next) p.mixed[i] = 1;
-    p.value[i] = value === null ? -1 : value;
-    p.source[i] = source === null ? -1 : source;
-    p.call[i] = this.call;
-    return true;
-  }
-
-  begin(): void {
-    this.journal = [];
-  }
-
-  commit(): void {
-    this.journal = null;
-  }
-
-  /** Undoes the stores since begin() (a direct call that did not return). */
-  rollback(): void {
-    const j = this.journal;
-    this.journal = null;
-    if (!j) return;
-    for (let k = j.length - 4; k >= 0; k -= 4) {
-      const p = this.page(j[k]!, false)!;
-      const i = j[k]! & (PAGE - 1);
-      if (p.value[i] !== NOT_WRITTEN && j[k + 1] === NOT_WRITTEN) this.stored--;
-      p.value[i] = j[k + 1]!;
-      p.source[i] = j[k + 2]!;
-      p.call[i] = j[k + 3]!;
-    }
-  }
-
-  /** Every stored byte with one source throughout, as [address, source, call] in address order. */
-  sourced(): [number, number, number][] {
-    const out: [number, number, number][] = [];
-    for (const key of [...this.pages.keys()].sort((a, b) => a - b)) {
-      const p = this.pages.get(key)!;
-      for (let i = 0; i < PAGE; i++) {
-        if (p.value[i]! >= 0 && p.source[i]! >= 0 && p.mixed[i] === 0)
-          out.push([(key << PAGE_BITS) + i, p.source[i]!, p.call[i]!]);
-      }
-    }
-    return out;
-  }
-}
-
-type Transfer =
-  | { kind: 'none' }
-  | { kind: 'direct-call'; size: number }
-  | { kind: 'indirect-call'; size: number }
-  | { kind: 'leave' };
-
-const word = (mem: EmuMemory, at: number): number | null => {
-  let w = 0;
-  for (let i = 0; i < 4; i++) {
-    const b = mem.read8(at + i, true);
-    if (b === null) return null;
-    w |= b << (8 * i);
-  }
-  return w >>> 0;
-};
-const half = (mem: EmuMemory, at: number): number | null => {
-  const a = mem.read8(at, true);
-  const b = mem.read8(at + 1, true);
-  return a === null || b === null ? null : a | (b << 8);
-};
-
-/** ARM: does this word write PC (other than B/BL)? Data processing, LDR, LDM with PC, BX. */
-function armWritesPc(w: number): boolean {
-  if ((w & 0x0ffffff0) === 0x012fff10 || (w & 0x0ffffff0) === 0x012fff30) return true;
-  const top = (w >>> 25) & 7;
-  if ((top === 0 || top === 1) && ((w >>> 12) & 0xf) === 15) {
-    const op = (w >>> 21) & 0xf;
-    // Compares write no register; without S that space holds MRS/MSR and the DSP extensions.
-    if (op >= 8 && op <= 11) return false;
-    return top === 1 || (w & 0x90) !== 0x90;
-  }
-  if ((top === 2 || top === 3) && bit20(w) && ((w >>> 12) & 0xf) === 15) return true;
-  if (top === 4 && bit20(w) && (w & 0x8000) !== 0) return true;
-  return false;
-}
-const bit20 = (w: number) => ((w >>> 20) & 1) === 1;
-
-/** What the instruction at the PC does to control flow, for the start-up run's policy. */
-function transferAt(mem: EmuMemory, pc: number, thumb: boolean): Transfer {
-  if (!thumb) {
-    const w = word(mem, pc);
-    if (w === null) return { kind: 'none' };
-    if ((w & 0xfe000000) >>> 0 === 0xfa000000) return { kind: 'direct-call', size: 4 };
-    if (w >>> 28 !== 0xf && (w & 0x0f000000) === 0x0b000000) return { kind: 'direct-call', size: 4 };
-    if ((w & 0x0ffffff0) === 0x012fff30) return { kind: 'indirect-call', size: 4 };
-    if (w === 0xe1a0e00f) {
-      // MOV LR, PC then a PC write: an indirect call (LR = the instruction after the pair).
-      const n = word(mem, pc + 4);
-      if (n !== null && armWritesPc(n)) return { kind: 'indirect-call', size: 8 };
-    }
-    if (armWritesPc(w)) return { kind: 'leave' };
-    return { kind: 'none' };
-  }
-  const h = half(mem, pc);
-  if (h === null) return { kind: 'none' };
-  if ((h & 0xf800) === 0xf000) return { kind: 'direct-call', size: 4 };
-  if ((h & 0xff87) === 0x4780) return { kind: 'indirect-call', size: 2 };
-  if ((h & 0xff87) === 0x4700 || (h & 0xff87) === 0x4687 || (h & 0xff00) === 0xbd00) return { kind: 'leave' };
-  return { kind: 'none' };
-}
-
-const CALLER_SAVED = [0, 1, 2, 3, 12, 14];
-
-/**
- * Runs the program-entry function (ARM, at `entry`) on `image` and returns the copies it makes.
- * Never throws for odd code: whatever stops the run is reported in `ended`.
+ * Runs the start-up path of the program whose static image is `image` from `entry` (ARM) and returns
+ * the copies it makes. Never throws for odd code: how every path ended is reported in `ended`.
  */
 export function detectCopies(
   image: StaticImage,
@@ -244,104 +112,192 @@ export function detectCopies(
   processor: Processor,
   limits = COPY_DETECTION_LIMITS,
 ): CopyDetection {
-  const mem = new StartupMemory(image, limits.storedBytes);
-  const state: EmuState = emuState(entry, false);
+  const memory = new StartupMemory(image, limits.storedBytes);
+  let dtcm: { start: number; end: number } | null = null;
+  const endings = new Map<string, number>();
+  const end = (why: string) => endings.set(why, (endings.get(why) ?? 0) + 1);
+  const found: SourcedByte[][] = [];
+  const pending: Path[] = [
+    {
+      parent: null,
+      forkedAt: 0,
+      state: emuState(entry, false),
+      memory: memory.snapshot(),
+      forks: new Map(),
+      steps: 0,
+      lastCopy: 0,
+      copyStores: 0,
+    },
+  ];
   let steps = 0;
-  let calls = 0;
-  let ended = 'step-limit';
-  const run = (stopAt: (pc: number, thumb: boolean) => boolean, maxSteps: number) => {
-    const r = emulate(state, { processor, memory: mem, maxSteps, stopAt, system: 'skip' });
-    steps += r.steps;
-    return r;
-  };
-  while (steps < limits.steps) {
-    // Run the entry function's own code up to its next transfer of control.
-    const r = run((pc, thumb) => transferAt(mem, pc, thumb).kind !== 'none', limits.steps - steps);
-    if (r.stop !== 'stopped') {
-      ended = r.stop;
+  let paths = 0;
+  let forks = 0;
+  while (pending.length > 0) {
+    if (steps >= limits.steps) {
+      end('step-limit');
       break;
     }
-    const t = transferAt(mem, r.pc, r.thumb);
-    if (t.kind === 'leave') {
-      ended = `left the entry function at 0x${r.pc.toString(16)}`;
-      break;
-    }
-    if (t.kind === 'indirect-call') {
-      // Stepped over: the callee's effects are not start-up copies; it may clobber the scratch registers.
-      for (const n of CALLER_SAVED) {
-        state.r[n] = null;
-        state.prov[n] = null;
-        state.provWidth[n] = 0;
-      }
-      state.r[15] = (r.pc + t.size) >>> 0;
+    const path = pending.pop()!;
+    // A way not taken after the path it forks from made its last copy leads past start-up: not followed.
+    if (path.parent !== null && path.parent.lastCopy < path.forkedAt) {
+      end('a branch after start-up copies (not followed)');
       continue;
     }
-    if (t.kind === 'direct-call') {
-      if (++calls > limits.calls) {
-        ended = 'call-limit';
-        break;
+    paths++;
+    memory.restore(path.memory);
+    memory.state = path.state;
+    const why = runPath(path);
+    end(why);
+    found.push(memory.sourced());
+  }
+  return {
+    ...copiesOf(found, image, processor, dtcm),
+    ended: [...endings].map(([why, n]) => (n > 1 ? `${why} (${n} paths)` : why)).join('; '),
+    steps,
+    paths,
+    dtcm,
+  };
+
+  /** Runs one path to its end; returns why it ended. Forks push the other way onto `pending`. */
+  function runPath(path: Path): string {
+    const state = path.state;
+    const recent: string[] = [];
+    for (;;) {
+      if (memory.overflow) return 'store-limit';
+      if (path.steps >= limits.pathSteps || steps >= limits.steps) return 'step-limit';
+      if (path.steps - path.lastCopy >= limits.quietSteps) return 'no copy for a while';
+      const budget = Math.min(CHUNK, limits.pathSteps - path.steps, limits.steps - steps);
+      const r = emulate(state, {
+        processor,
+        memory,
+        maxSteps: budget,
+        system: 'skip',
+        unknownCondition: 'join',
+        onCoprocessorWrite: (w) => {
+          // CP15 c9,c1,0: the DTCM's base and size (512 << n bytes).
+          if (w.cp === 15 && w.crn === 9 && w.crm === 1 && w.opc2 === 0 && w.value !== null) {
+            const start = (w.value & ~0xfff) >>> 0;
+            dtcm = { start, end: start + (512 << ((w.value >>> 1) & 0x1f)) };
+          }
+        },
+      });
+      path.steps += r.steps;
+      steps += r.steps;
+      if (memory.copyStores !== path.copyStores) {
+        path.copyStores = memory.copyStores;
+        path.lastCopy = path.steps;
       }
-      const ret = (r.pc + t.size) >>> 0;
-      const mode = r.thumb;
-      // One step runs the call (a failing condition just moves on).
-      const first = run(() => false, 1);
-      if (first.stop !== 'step-limit') {
-        ended = first.stop;
-        break;
+      const pc = state.r[15];
+      if (pc !== null && memory.copiedAround(pc, PROGRAM_COPY_BYTES) >= PROGRAM_COPY_BYTES)
+        return 'runs its copied program';
+      if (r.stop === 'step-limit') {
+        // A loop without progress comes back to a state it was in.
+        const key = stateKey(state);
+        if (recent.includes(key)) return `a loop without progress at 0x${r.pc.toString(16)}`;
+        recent.push(key);
+        if (recent.length > RECENT_STATES) recent.shift();
+        continue;
       }
-      if (state.r[15] === ret && state.thumb === mode) continue;
-      mem.begin();
-      mem.calls.push({ site: r.pc, callee: (state.r[15]! | (state.thumb ? 1 : 0)) >>> 0 });
-      mem.call = mem.calls.length - 1;
-      const back = run(
-        (pc, thumb) => pc === ret && thumb === mode,
-        Math.min(limits.callSteps, limits.steps - steps),
-      );
-      if (back.stop !== 'stopped') {
-        mem.rollback();
-        ended = `a direct call did not return (${back.stop})`;
-        break;
+      if (r.stop !== 'unknown-condition') return `${r.stop} at 0x${r.pc.toString(16)}`;
+      const cond = conditionAt(memory, r.pc, r.thumb);
+      if (cond === null) return `unknown-condition at 0x${r.pc.toString(16)}`;
+      // A branch this path met before: the way it took then led back here (a loop waiting on what the
+      // run cannot know): it takes the other way now, without forking again.
+      const key = `${r.pc}|${r.thumb ? 1 : 0}`;
+      const taken = path.forks.get(key);
+      if (taken !== undefined) {
+        if (!assumeCondition(state.flags, cond, !taken)) return `unknown-condition at 0x${r.pc.toString(16)}`;
+        path.forks.set(key, !taken);
+        continue;
       }
-      mem.commit();
-      mem.call = 0;
+      if (forks < limits.paths - 1) {
+        const other: Path = {
+          parent: path,
+          forkedAt: path.steps,
+          state: cloneState(state),
+          memory: memory.snapshot(),
+          forks: new Map(path.forks),
+          steps: path.steps,
+          lastCopy: path.lastCopy,
+          copyStores: path.copyStores,
+        };
+        if (assumeCondition(other.state.flags, cond, false)) {
+          forks++;
+          other.forks.set(key, false);
+          pending.push(other);
+        }
+      }
+      if (!assumeCondition(state.flags, cond, true)) return `unknown-condition at 0x${r.pc.toString(16)}`;
+      path.forks.set(key, true);
     }
   }
-  if (mem.overflow) ended = 'store-limit';
-  return { copies: copiesOf(mem, image, entry), ended, steps };
 }
 
-/** Maximal runs of stored bytes whose source is the static image, each at one distance from it. */
-function copiesOf(mem: StartupMemory, image: StaticImage, entry: number): CopiedBlock[] {
+/** Where only code is copied: the ARM9's ITCM (and its mirrors below main RAM). */
+function codeRegion(processor: Processor, end: number): boolean {
+  return processor === 'arm9' && end <= 0x02000000;
+}
+
+/**
+ * The copied blocks over every path: maximal runs of stored bytes at one distance from their sources
+ * (across up to RUN_GAP bytes stored otherwise); a destination byte two paths leave with different
+ * sources is left out; a run is at least a word and moves its bytes.
+ */
+function copiesOf(
+  paths: SourcedByte[][],
+  image: StaticImage,
+  processor: Processor,
+  dtcm: { start: number; end: number } | null,
+): { copies: CopiedBlock[]; dataCopies: CopiedBlock[] } {
   const inImage = (a: number) => a >= image.start && a < image.start + image.bytes.length;
-  const addresses = mem.sourced().filter(([, source]) => inImage(source));
-  const out: CopiedBlock[] = [];
-  let i = 0;
-  while (i < addresses.length) {
-    const [start, source] = addresses[i]!;
-    let j = i + 1;
-    // One run: consecutive destinations, consecutive sources, one call.
-    while (
-      j < addresses.length &&
-      addresses[j]![0] === start + (j - i) &&
-      addresses[j]![1] === source + (j - i) &&
-      addresses[j]![2] === addresses[i]![2]
-    )
-      j++;
-    const size = j - i;
-    // A copy is at least one word; its bytes must differ from where they already are.
-    if (size >= 4 && start !== source) {
-      const { site, callee } = mem.calls[addresses[i]![2]]!;
-      out.push({
-        index: out.length,
-        start,
-        size,
-        source,
-        callSite: site === 0 ? entry : site,
-        callee: callee === 0 ? entry : callee,
-        caller: entry,
-      });
+  // Every path's bytes by destination: one source and one storing instruction, or a conflict.
+  const byDest = new Map<number, SourcedByte | null>();
+  for (const bytes of paths) {
+    for (const b of bytes) {
+      if (!inImage(b.source)) continue;
+      const known = byDest.get(b.address);
+      if (known === undefined) byDest.set(b.address, b);
+      else if (known !== null && known.source !== b.source) byDest.set(b.address, null);
+      else if (known !== null && b.executed && !known.executed) byDest.set(b.address, b);
     }
-    i = j;
   }
-  return out;
+  const ordered = [...byDest]
+    .filter((e): e is [number, SourcedByte] => e[1] !== null)
+    .sort((a, b) => a[0] - b[0]);
+  // Runs at one distance, joined across a few bytes stored otherwise (variables the start-up code set).
+  const runs: { start: number; end: number; delta: number; first: SourcedByte; executed: boolean }[] = [];
+  for (const [address, b] of ordered) {
+    const delta = b.source - address;
+    const last = runs[runs.length - 1];
+    if (last && last.delta === delta && address - last.end <= RUN_GAP) {
+      last.end = address + 1;
+      last.executed ||= b.executed;
+    } else runs.push({ start: address, end: address + 1, delta, first: b, executed: b.executed });
+  }
+  const copies: CopiedBlock[] = [];
+  const dataCopies: CopiedBlock[] = [];
+  for (const run of runs) {
+    const size = run.end - run.start;
+    if (size < 4 || run.delta === 0) continue;
+    const block = {
+      index: 0,
+      start: run.start,
+      size,
+      source: run.start + run.delta,
+      storedBy: run.first.storedBy,
+      executed: run.executed,
+    };
+    const inDtcm = dtcm !== null && run.start >= dtcm.start && run.end <= dtcm.end;
+    const code = !inDtcm && (run.executed || codeRegion(processor, run.end));
+    if (code) copies.push(block);
+    // (A few bytes copied here and there are a structure's fields, not a block of data.)
+    else if (size >= MIN_DATA_COPY) dataCopies.push(block);
+  }
+  copies.forEach((c, k) => {
+    c.index = k;
+  });
+  dataCopies.forEach((c, k) => {
+    c.index = k;
+  });
+  return { copies, dataCopies };
 }

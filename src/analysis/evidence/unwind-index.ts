@@ -118,7 +118,8 @@ function tables(w: Walker): Table[] {
       if (o + 8 > b.length || !free(o)) return null;
       const w0 = word(o);
       const w1 = word(o + 4);
-      if (w0 & 0x80000000) return null;
+      // (An offset of zero names the pair itself: zero fill, never an index entry.)
+      if (w0 & 0x80000000 || w0 === 0) return null;
       const target = prel31(w0, comp.start + o);
       if (!('component' in w.set.lookup(target))) return null;
       if (

@@ -139,16 +139,27 @@ export class ComponentSet {
     return out.sort((a, b) => a.index - b.index);
   }
 
-  /** The one component holding `address`; null when none, undefined when several. */
+  /**
+   * The one component holding `address`; null when none, undefined when several. Where a block the
+   * start-up code copies lies over the main image's own range (main code copied below where it is
+   * loaded), the copy is what is there once start-up is over: it is the one, main is not.
+   */
   private single(address: number): MapComponent | null | undefined {
     const s = this.sorted;
     let one: MapComponent | null = null;
+    let main: MapComponent | null = null;
     for (let i = this.below(address) - 1; i >= 0 && this.maxEnd[i]! > address; i--) {
-      if (address >= s[i]!.end) continue;
+      const c = s[i]!;
+      if (address >= c.end) continue;
+      if (c.kind === 'main') {
+        main = c;
+        continue;
+      }
       if (one !== null) return undefined;
-      one = s[i]!;
+      one = c;
     }
-    return one;
+    if (one !== null && main !== null && one.kind !== 'copied') return undefined;
+    return one ?? main;
   }
 
   /** The one component holding a target reached from code in `from` (see the file comment). */
@@ -181,8 +192,9 @@ export function executableRegion(processor: Processor, start: number, end: numbe
 }
 
 /**
- * The copies that become components: inside an executable region, clear of every component the ROM
- * declares (main, autoload blocks, overlays' runtime extents), with their source inside main.
+ * The copies that become components: inside an executable region, clear of the autoload blocks and
+ * overlays' runtime extents the ROM declares, with their source inside main. A copy may lie over
+ * main's own range (the main program copied below where it is loaded): there it is what runs.
  */
 export function usableCopies(
   model: NdsRomModel,
@@ -192,7 +204,6 @@ export function usableCopies(
   const main = model[processor];
   const mainEnd = main.ramAddress + (main.decodedSize ?? main.size);
   const declared = [
-    { start: main.ramAddress, end: mainEnd },
     ...(processor === 'arm9'
       ? (model.autoloads ?? []).map((b) => ({ start: b.ramAddress, end: b.ramAddress + b.codeSize }))
       : []),
@@ -202,14 +213,15 @@ export function usableCopies(
     const end = c.start + c.size;
     if (c.source < main.ramAddress || c.source + c.size > mainEnd) return false;
     if (!executableRegion(processor, c.start, end)) return false;
+    // Over main's own range is where start-up code copies the main program (it runs there after).
     return !declared.some((d) => c.start < d.end && end > d.start);
   });
 }
 
 /**
  * Loads every component of `processor`: main, ARM9 autoload blocks, the copied blocks given (those
- * inside an executable region and clear of every declared component), overlays. Stored bytes of
- * autoload and copied blocks inside main are classified `copied-source` at the copy's tier.
+ * usableCopies keeps), overlays. Stored bytes of autoload blocks and of every copy (of code or of
+ * data) inside main are classified `copied-source` at the copy's tier.
  */
 export async function loadComponents(
   store: RomStore,
@@ -217,6 +229,8 @@ export async function loadComponents(
   processor: Processor,
   copied: readonly CopiedBlock[],
   signal?: AbortSignal,
+  /** Copies of data the start-up code makes: their stored bytes are copied-source too. */
+  dataCopied: readonly CopiedBlock[] = [],
 ): Promise<ComponentSet> {
   const set = new ComponentSet(processor);
   const model = rom.model;
@@ -274,7 +288,7 @@ export async function loadComponents(
   }
   const overlays = model.overlays[processor];
   // Every copy's stored bytes are copied-source; the usable ones are components at their run address.
-  for (const c of copied) markSource(c.source, c.size);
+  for (const c of [...copied, ...dataCopied]) markSource(c.source, c.size);
   for (const c of usableCopies(model, processor, copied)) {
     const end = c.start + c.size;
     const src = c.source - mainComp.start;

@@ -183,10 +183,17 @@ export class ProgramMapService {
     // Capstone compiles while the copies are detected and the components loaded.
     prepareDecoder();
     const enabled = new Set(ids);
-    const copies = enabled.has('copied-code')
-      ? (await this.copied(store, rom, req.processor, req.signal)).copies
-      : [];
-    const set = await loadComponents(store, rom, req.processor, copies, req.signal);
+    const found = enabled.has('copied-code')
+      ? await this.copied(store, rom, req.processor, req.signal)
+      : null;
+    const set = await loadComponents(
+      store,
+      rom,
+      req.processor,
+      found?.copies ?? [],
+      req.signal,
+      found?.dataCopies ?? [],
+    );
     const code = Math.min(
       req.maxCodeBytes,
       set.list.reduce((n, c) => n + c.cls.length, 0),

@@ -103,10 +103,10 @@ export interface CopiedBlock {
   size: number;
   /** Where the bytes come from: the main component's runtime address. */
   source: number;
-  /** The call that copies them (the entry itself for its own stores), its callee (bit 0: Thumb), the entry. */
-  callSite: number;
-  callee: number;
-  caller: number;
+  /** The instruction that stored the first byte (the copy routine's store). */
+  storedBy: number;
+  /** Whether the start-up run executed the copied bytes. */
+  executed: boolean;
 }
 
 /** How a function entry is known: one observation of one evidence class. */

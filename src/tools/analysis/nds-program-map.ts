@@ -86,9 +86,12 @@ export const ndsProgramMap = defineTool({
         romOffset: addressOut.nullable(),
         derived: z.boolean(),
         copied: z
-          .object({ source: addressOut, callSite: addressOut, callee: addressOut })
+          .object({
+            source: addressOut,
+            storedBy: addressOut.describe('The instruction that stored its first byte'),
+          })
           .nullable()
-          .describe('Copied by the start-up code: from where, by which call'),
+          .describe('Copied by the start-up code: from where, by which store'),
         classes: z.object(
           Object.fromEntries(BYTE_CLASS_NAMES.map((n) => [n, z.number().int()])) as Record<
             ByteClassName,
@@ -163,8 +166,7 @@ export const ndsProgramMap = defineTool({
             copied: c.copied
               ? {
                   source: formatAddress(c.copied.source),
-                  callSite: formatAddress(c.copied.callSite),
-                  callee: formatAddress(c.copied.callee),
+                  storedBy: formatAddress(c.copied.storedBy),
                 }
               : null,
             classes: counts.classes,
@@ -173,7 +175,7 @@ export const ndsProgramMap = defineTool({
         });
         const lines = components.map(
           (c) =>
-            `  ${c.component}${c.overlayId !== null ? ` ${c.overlayId}` : ''} ${c.start}..${c.end} ${c.bytes} B: proven ${c.tiers.proven}, referenced ${c.tiers.referenced}, heuristic ${c.tiers.heuristic}, unclassified ${c.tiers.unclassified}${c.copied ? ` (copied from ${c.copied.source} by ${c.copied.callSite})` : ''}`,
+            `  ${c.component}${c.overlayId !== null ? ` ${c.overlayId}` : ''} ${c.start}..${c.end} ${c.bytes} B: proven ${c.tiers.proven}, referenced ${c.tiers.referenced}, heuristic ${c.tiers.heuristic}, unclassified ${c.tiers.unclassified}${c.copied ? ` (copied from ${c.copied.source}, stored by ${c.copied.storedBy})` : ''}`,
         );
         return {
           structured: {
