@@ -1,7 +1,8 @@
 // The memory a start-up run sees: the program's static image, with every store on top in pages that
 // remember, per byte, its value, where it was copied from (its static address, when the stored value
 // is bytes loaded unchanged from the image or from an earlier copy), the instruction that stored it,
-// and whether the run executed it; the last store to a byte is what it holds when start-up is over. Pages are shared between
+// and whether the run executed it; the last copy into a byte is where it came from when start-up is
+// over (a computed value stored over copied bytes changes their data, not their origin). Pages are shared between
 // the paths of a run and copied when a path writes one it shares (a fork is a snapshot of the page
 // table). Stores to I/O are effects, not bytes; stores into the live stack (just above SP) are frames,
 // not copies. Pure.
@@ -155,7 +156,9 @@ export class StartupMemory implements EmuMemory {
       }
       this.stored++;
     }
-    const next = from === null ? -1 : from;
+    // A value the code computes into copied bytes (a table in ITCM filled at run time) changes the
+    // data, not where the bytes came from: they stay part of their copy. Another copy replaces it.
+    const next = from !== null ? from : p.value[i] !== NOT_WRITTEN ? p.source[i]! : -1;
     if (from !== null && from !== address) this.copyRun(address, from, p.source[i] === -1);
     p.value[i] = value === null ? -1 : value;
     p.source[i] = next;
@@ -214,7 +217,7 @@ export class StartupMemory implements EmuMemory {
     this.lastKey = -1;
   }
 
-  /** Every byte whose last store gave it a source, in address order. */
+  /** Every byte whose last copy gave it a source, in address order. */
   sourced(): SourcedByte[] {
     const out: SourcedByte[] = [];
     for (const key of [...this.pages.keys()].sort((a, b) => a - b)) {
