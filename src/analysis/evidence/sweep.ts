@@ -5,11 +5,11 @@
 // look like a function start (a prologue saving LR, or code right after a known function's end, in
 // that function's mode); the winner becomes an entry and the walk follows its calls. When the map is
 // otherwise done, the bytes still unclassified are labelled `data` (no well-formed code starts there):
-// a heuristic judgement, labelled so.
+// a heuristic judgement, labelled so; a gap where a candidate was too long to check stays unclassified.
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { MapComponent } from '../program-map/components.js';
 import { baseOf, decodeAt, registerList, valueReads, valueWrites } from '../program-map/instructions.js';
-import { probeFunction } from '../program-map/probe.js';
+import { PROBE_INSTRUCTIONS, probeFunction, TOO_LONG } from '../program-map/probe.js';
 import { ByteClass, isCode } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass, IdleContext } from './registry.js';
@@ -189,9 +189,10 @@ function look(w: Walker, comp: MapComponent, address: number, mode: ArmMode): Op
 /** Probes an option once: whether well-formed code starts there, and whether it returns. */
 function probed(w: Walker, comp: MapComponent, o: Option): boolean {
   if (o.ok === null) {
-    const p = probeFunction(w, comp, o.address, o.mode, { maxInstructions: 2048 });
+    const p = probeFunction(w, comp, o.address, o.mode, { maxInstructions: PROBE_INSTRUCTIONS });
     o.ok = p.ok;
     o.returns = p.ok && p.returns;
+    if (!p.ok && p.why === TOO_LONG) w.undecided(comp, o.address);
   }
   return o.ok;
 }
@@ -373,7 +374,9 @@ export const sweep = {
         }
         let e = o;
         while (e < cls.length && cls[e] === ByteClass.unknown) e++;
-        w.classify(comp, comp.start + o, e - o, 'data', 'heuristic');
+        // A gap where a candidate was too long to check may be code: it stays unclassified.
+        if (!w.undecidedIn(comp, comp.start + o, comp.start + e))
+          w.classify(comp, comp.start + o, e - o, 'data', 'heuristic');
         o = e;
       }
     }

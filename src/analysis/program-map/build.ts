@@ -9,7 +9,7 @@ import type { Processor } from '../../core/vocabulary.js';
 import type { EvidenceClass, IdleCandidate, IdleContext } from '../evidence/registry.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import type { MapFunction } from './function-record.js';
-import { probeFunction } from './probe.js';
+import { PROBE_INSTRUCTIONS, probeFunction, TOO_LONG } from './probe.js';
 import type { Resolver } from './resolvers/resolver.js';
 import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
 import { type EmitRequest, type MapEntry, placeKey, Walker, WalkStopped } from './walker.js';
@@ -118,8 +118,6 @@ export interface BuiltMap {
   codeBytesLimit: number;
 }
 
-const MAX_PROBE_INSTRUCTIONS = 4096;
-
 export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
   const started = Date.now();
   // Every decode of the walk, the probes and the detectors answers without waiting from here on.
@@ -208,7 +206,7 @@ const PERMANENT = new Set([
   'calls outside every component',
   'branches outside every component',
   'restores a stack frame it did not build',
-  'too long to check',
+  TOO_LONG,
   'runs off its component',
   'misaligned branch target',
   'loads a literal outside its component',
@@ -256,10 +254,13 @@ async function offer(
   if (comp.cls[c.address - comp.start] !== ByteClass.unknown)
     return refuse('not the start of unclassified bytes');
   const p = probeFunction(walker, comp, c.address, c.mode, {
-    maxInstructions: MAX_PROBE_INSTRUCTIONS,
+    maxInstructions: PROBE_INSTRUCTIONS,
     joinsKnown: c.orphan === true,
   });
-  if (!p.ok) return refuse(p.why);
+  if (!p.ok) {
+    if (p.why === TOO_LONG) walker.undecided(comp, c.address);
+    return refuse(p.why);
+  }
   return walker.addEntry(request(), c.sourceTier as Tier) !== null;
 }
 

@@ -51,7 +51,11 @@ export interface MapCoverage {
   unavailableBytes: number;
   unresolved: UnresolvedCounts;
   truncated: boolean;
-  /** True only when nothing the answer could have missed is left (see notDefinitive otherwise). */
+  /**
+   * True only when nothing the answer could have missed is left (see notDefinitive otherwise): no byte
+   * unclassified or classified only below the tier, none judged non-code by the sweep alone, no
+   * component unreadable, no call or branch whose target is unknown or outside the map.
+   */
   definitive: boolean;
   notDefinitive: string[];
 }
@@ -217,6 +221,7 @@ export class ProgramMap {
     let code = 0;
     let unclassified = 0;
     let below = 0;
+    let judged = 0;
     for (const comp of this.set.list) {
       executable += comp.cls.length;
       for (let i = 0; i < comp.cls.length; i++) {
@@ -227,6 +232,9 @@ export class ProgramMap {
         else {
           classified++;
           if (isCode(c)) code++;
+          // Judged not code by the sweep alone: code could still hide there.
+          else if (t === TIER_RANK.heuristic && c !== ByteClass.literalPool && c !== ByteClass.jumpTable)
+            judged++;
         }
       }
     }
@@ -258,6 +266,11 @@ export class ProgramMap {
       notDefinitive.push(`${unresolved.ambiguous} calls into a range several overlays share`);
     if (unresolved.runtimeOnly > 0)
       notDefinitive.push(`${unresolved.runtimeOnly} calls into BSS or undecodable code`);
+    if (judged > 0) notDefinitive.push(`${judged} bytes judged not code by the sweep alone`);
+    if (unresolved.indirectCalls > 0)
+      notDefinitive.push(`${unresolved.indirectCalls} register calls whose target no evidence gives`);
+    if (unresolved.indirectBranches > 0)
+      notDefinitive.push(`${unresolved.indirectBranches} indirect branches not resolved`);
     if (truncated) notDefinitive.push(`the map stopped early (${this.built.truncation.join(', ')})`);
     return {
       lowestTier: lowest,

@@ -10,6 +10,15 @@ import { baseOf, stackEffect } from './instructions.js';
 import { ByteClass, headOf, isCode } from './types.js';
 import type { Walker } from './walker.js';
 
+/**
+ * Instructions a probe examines at most: well over the largest functions of real programs (an
+ * instruction interpreter of 40 KB is 10,000 ARM instructions). A candidate that needs more is not
+ * shown well-formed, and the bytes it would have covered stay unclassified (a gap), never data.
+ */
+export const PROBE_INSTRUCTIONS = 1 << 16;
+/** The refusal of a candidate the probe could not finish. */
+export const TOO_LONG = 'too long to check';
+
 export interface ProbeOptions {
   /** Instructions examined at most; a candidate that needs more is refused (not shown well-formed). */
   maxInstructions: number;
@@ -132,7 +141,7 @@ class Probe {
           if (classAt(here, ins.address + i) !== ByteClass.unknown) return 'overlaps known bytes';
         }
         this.seen.add(ins.address * 2 + (m === 'arm' ? 0 : 1));
-        if (++this.count > this.options.maxInstructions) return 'too long to check';
+        if (++this.count > this.options.maxInstructions) return TOO_LONG;
         const e = stackEffect(ins);
         // (A landing pad runs in its function's frame and may restore it.)
         if (e && e.delta !== 'unknown' && !this.options.joinsKnown) {

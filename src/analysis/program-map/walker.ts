@@ -112,6 +112,25 @@ export class Walker implements WalkOps {
     this.continuations = new Continuations(this.blocks, (id) => this.owner(id));
   }
 
+  /** Per component: places a candidate could not be checked (too long): their bytes stay a gap. */
+  private readonly undecidedAt: Set<number>[] = [];
+
+  /** Records that the candidate at `address` of `comp` could not be checked within the probe's bound. */
+  undecided(comp: MapComponent, address: number): void {
+    let set = this.undecidedAt[comp.index];
+    if (!set) {
+      set = new Set();
+      this.undecidedAt[comp.index] = set;
+    }
+    set.add(address);
+  }
+
+  /** Whether some undecided candidate of `comp` lies in [start, end). */
+  undecidedIn(comp: MapComponent, start: number, end: number): boolean {
+    for (const a of this.undecidedAt[comp.index] ?? []) if (a >= start && a < end) return true;
+    return false;
+  }
+
   /** Every function entry named so far, by key. */
   get entries(): Map<string, MapEntry> {
     return this.table.entries;

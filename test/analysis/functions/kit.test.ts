@@ -260,12 +260,18 @@ test('nds_find_xrefs lists exactly the call sites of a callee, and data by value
   const none = await ok('nds_find_xrefs', { rom: 'roms/calls.nds', address: '0x02000ffc' });
   assert.equal(none.xrefs.length, 0);
   assert.equal(none.definitive, false);
-  // The whole-program map classifies every byte (the sweep labels the rest): definitive at the
-  // heuristic tier, never at the proven one.
+  // The whole-program map classifies every byte (the sweep labels the rest), but what the sweep
+  // alone judged, and calls through registers no evidence resolves, keep it from being definitive.
   const all = await ok('nds_find_xrefs', { rom: 'roms/calls.nds', address: '0x02000ffc', scope: 'program' });
   assert.equal(all.xrefs.length, 0);
   assert.equal(all.coverage.unclassifiedBytes, 0);
-  assert.equal(all.definitive, true);
+  assert.equal(all.definitive, false);
+  assert.ok(
+    all.coverage.notDefinitive.some((r: string) =>
+      /judged not code by the sweep alone|register calls/.test(r),
+    ),
+    all.coverage.notDefinitive.join('; '),
+  );
   const proven = await ok('nds_find_xrefs', {
     rom: 'roms/calls.nds',
     address: '0x02000ffc',
@@ -447,14 +453,15 @@ test('nds_function_at: the function holding an address, a complete negative, and
   assert.deepEqual(mapped.bytes, [
     { component: 'main', overlayId: null, byteClass: 'arm-code', tier: 'referenced' },
   ]);
-  // A complete negative from the map: a string, every byte of the program classified.
+  // A string the sweep found: every byte of the program classified, but what the sweep alone judged
+  // not code is no definitive negative (test/analysis/program-map/definitive.test.ts has one).
   const text = await ok('nds_function_at', {
     rom: 'roms/calls.nds',
     address: c('message'),
     scope: 'program',
   });
-  assert.equal(text.reason, 'complete-negative');
-  assert.equal(text.coverage.definitive, true);
+  assert.equal(text.reason, 'coverage-gap');
+  assert.equal(text.coverage.definitive, false);
   assert.equal(text.bytes[0].byteClass, 'string');
   // ...but not for a caller accepting only proven facts.
   const strictText = await ok('nds_function_at', {
