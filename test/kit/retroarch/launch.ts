@@ -93,6 +93,11 @@ export interface LaunchOptions {
   port?: number;
   /** Enables the network remote pad for player 1 on a free UDP port. */
   remotePad?: boolean;
+  /**
+   * Whether RetroArch gets the core info files (libretro_info_path; default true). Without them the
+   * status names the core instead of the system, and RetroArch refuses save states.
+   */
+  coreInfo?: boolean;
 }
 
 export async function launchRetroArch(options: LaunchOptions): Promise<RetroArchInstance> {
@@ -121,7 +126,7 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
       ['screenshot_directory', screenshotDir],
       ['system_directory', dir('system')],
       ['libretro_directory', LIBRETRO_DIR],
-      ['libretro_info_path', '/usr/share/libretro/info'],
+      ...(options.coreInfo === false ? [] : [['libretro_info_path', '/usr/share/libretro/info']]),
       ...(!options.remotePad
         ? []
         : [
