@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isReMcpError, type ReMcpError } from '../../src/core/errors.js';
-import { RetroArchClient } from '../../src/retroarch/client.js';
+import type { RetroArchClient } from '../../src/retroarch/client.js';
 import { type CoreSupport, describeSupport, namesSystemId } from '../../src/retroarch/support.js';
 import { dsInputRom } from '../kit/retroarch/ds-rom.js';
-import { type CoreName, launchRetroArch } from '../kit/retroarch/launch.js';
+import { type CoreName, launchWithClient } from '../kit/retroarch/launch.js';
 import { GBA_ROM, NES, NES_ROM } from '../kit/retroarch/roms.js';
 
 async function start(
@@ -27,17 +27,7 @@ async function start(
     rom = join(dir, 'ds-input.nds');
     writeFileSync(rom, dsInputRom());
   }
-  const ra = await launchRetroArch({ core, rom, coreInfo, readyTimeoutMs: 20_000 });
-  const client = new RetroArchClient({
-    host: '127.0.0.1',
-    port: ra.port,
-    timeoutMs: 1000,
-    screenshotDir: ra.screenshotDir,
-  });
-  t.after(async () => {
-    client.close();
-    await ra.stop();
-  });
+  const { client } = await launchWithClient(t, { core, rom, coreInfo, readyTimeoutMs: 20_000 });
   // Until the content runs (the DS core takes a moment), there is nothing to save or read.
   const deadline = Date.now() + 10_000;
   while ((await client.status()).state !== 'playing' && Date.now() < deadline)
