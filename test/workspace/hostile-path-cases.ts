@@ -151,7 +151,7 @@ export async function hostilePathProblems(
         : await call(def.name, control);
       if (answer?.code !== 'not-found') {
         problems.push(
-          `${where}: with a ${target.kind} that does not exist, ${JSON.stringify(control)} answered ${answer ? `${answer.code}: ${answer.message}` : 'success'}, not not-found, so these arguments (derived from its input schema) do not reach the path: name what else the tool needs before it reads it in its mark, workspacePath(schema, '${target.kind}', { ... }) in the tool's definition`,
+          `${where}: the call ${JSON.stringify(control)} (arguments derived from the definition, with a ${target.kind} that does not exist) answered ${answer ? `${answer.code}: ${answer.message}` : 'success'}, not not-found: it does not reach the path. If the tool reads it only for some values of its other arguments, name them in its mark (workspacePath(schema, '${target.kind}', { ... }) in the tool's definition); if a valid call needs arguments the schema cannot require, give them as the definition's \`needs\``,
         );
         continue;
       }
