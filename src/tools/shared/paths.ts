@@ -5,7 +5,7 @@
 // marks live in a registry of their own: tools/list does not carry them.
 import { z } from 'zod/v4';
 
-export const PATH_KINDS = ['file', 'directory'] as const;
+const PATH_KINDS = ['file', 'directory'] as const;
 export type PathKind = (typeof PATH_KINDS)[number];
 
 export interface PathMark {
