@@ -12,10 +12,12 @@ import {
   ARM_KIT_BUILD_DIR,
   ARM_KIT_BUILD_SCRIPT,
   ARM_PROGRAM_NAMES,
+  ARM_REALISTIC_PROGRAMS,
   type ArmProgram,
   armBytesAt,
   armSymbol,
   loadArmProgram,
+  loadProgramTruth,
 } from './arm/index.js';
 
 const toolchainPresent = spawnSync('arm-none-eabi-gcc', ['--version']).status === 0;
@@ -275,4 +277,27 @@ test('arm9-overlay-loader: three position-independent overlay images of distinct
   assert.equal(new Set(Object.values(images).map((i) => words(i)[7])).size, 3);
   for (const name of ['load_overlay', 'card_read', 'blz_decode_backward', 'fill_words', 'loader_done'])
     assert.equal(armSymbol(p, name).mode, 'arm', name);
+});
+
+// --- The realistic programs' truth files.
+
+test('realistic programs: every truth function is an ELF FUNC symbol, every call site lies in a function, every long jump inside one', () => {
+  for (const name of ARM_REALISTIC_PROGRAMS) {
+    const t = loadProgramTruth(name);
+    const elf = readElfSymbols(new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, `${name}.elf`))));
+    const funcs = new Set(elf.filter((s) => s.type === 2).map((s) => `${s.name}@${s.value & ~1}`));
+    for (const f of t.functions) {
+      assert.ok(funcs.has(`${f.name}@${f.address}`), `${name}: ${f.name}`);
+      assert.ok(f.bytes >= f.size && f.bytes > 0, `${name}: ${f.name} extent ${f.bytes}`);
+    }
+    const inside = (a: number) => t.functions.some((f) => a >= f.address && a < f.address + f.bytes);
+    const orphans = t.callSites.filter((c) => !inside(c.at));
+    // Only hand-written start-up code without FUNC types (arm7-blocksds's crt0) calls from outside one.
+    assert.ok(orphans.length <= 8, `${name}: ${orphans.length} call sites outside functions`);
+    // A long jump stays inside the function holding it and is not at a function's start.
+    for (const j of t.longJumps) {
+      const f = t.functions.find((x) => j.at >= x.address && j.at < x.address + x.bytes)!;
+      assert.ok(j.target > f.address && j.target < f.address + f.bytes, `${name} 0x${j.at.toString(16)}`);
+    }
+  }
 });

@@ -164,25 +164,35 @@ done
 # Realistic programs, built the way homebrew is: C and C++ at -O2 with jump tables on, Debian's newlib
 # and libstdc++ (Thumb multilib), ARM and Thumb with interworking, a libnds-style crt0 that copies code
 # to where it runs. Each writes <name>.bin, <name>.elf (debug info stripped, symbols kept) and
-# <name>.truth.json (truth.mjs: function symbols, call sites, mapping regions, sections).
+# <name>.truth.json (truth.mjs: function symbols with extents and literal pools, code labels without a
+# FUNC type, call sites and Thumb long jumps, mapping regions, sections, the entry point).
 CXX=arm-none-eabi-g++
-# program <name> <cpu-flags-var> <linker-script> then lines "<mode> <opt> <source>" on stdin
+# program <name> <cpu-flags-var> <linker-script> [linker flags...] then lines
+# "<mode> <opt> <source> [compiler flags...]" on stdin
 program() {
   local name="$1" script="$3"
   local -n pcpu="$2"
-  local dir="$src/$name" objs=() mode opt file
-  while read -r mode opt file; do
+  local ldextra=("${@:4}")
+  local dir="$src/$name" objs=() mode opt file flags
+  while read -r mode opt file flags; do
     [ -n "$file" ] || continue
-    local obj="$work/$name-${file%.*}.o" cc="$CC" extra=()
-    case "$file" in *.cpp) cc="$CXX" extra=(-std=gnu++17) ;; esac
-    case "$file" in
-      *.s) (cd "$dir" && "$CC" "${pcpu[@]}" -mthumb-interwork "-m$mode" -c -o "$obj" "$file") ;;
-      *) (cd "$dir" && "$cc" "${pcpu[@]}" -mthumb-interwork "-m$mode" "-$opt" -Wall -fno-ident "${extra[@]}" -c -o "$obj" "$file") ;;
+    local cflags=()
+    # shellcheck disable=SC2206 # the flags are words, split on purpose
+    [ -z "$flags" ] || cflags=($flags)
+    # A source may be another program's (../arm9-program/game.c): compiled from its own directory
+    # under its bare name, like every other source.
+    local base="${file##*/}" sdir="$dir"
+    case "$file" in */*) sdir="$dir/${file%/*}" ;; esac
+    local obj="$work/$name-${base%.*}.o" cc="$CC" extra=()
+    case "$base" in *.cpp) cc="$CXX" extra=(-std=gnu++17) ;; esac
+    case "$base" in
+      *.s) (cd "$sdir" && "$CC" "${pcpu[@]}" -mthumb-interwork "-m$mode" "${cflags[@]}" -c -o "$obj" "$base") ;;
+      *) (cd "$sdir" && "$cc" "${pcpu[@]}" -mthumb-interwork "-m$mode" "-$opt" -Wall -fno-ident "${extra[@]}" "${cflags[@]}" -c -o "$obj" "$base") ;;
     esac
     objs+=("$obj")
   done
   "$CXX" "${pcpu[@]}" -mthumb-interwork -mthumb -nostartfiles -T "$dir/$script" -Wl,--build-id=none \
-    -o "$work/$name.elf" "${objs[@]}" -lstdc++ -lsupc++ -lc -lgcc -lc
+    "${ldextra[@]}" -o "$work/$name.elf" "${objs[@]}" -lstdc++ -lsupc++ -lc -lgcc -lc
   "$OBJCOPY" --strip-debug "$work/$name.elf" "$out/$name.elf"
   "$OBJCOPY" -O binary "$out/$name.elf" "$out/$name.bin"
   node "$here/truth.mjs" "$out/$name.elf" "$out/$name.truth.json"
