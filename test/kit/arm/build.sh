@@ -219,6 +219,58 @@ thumb Os pack.c
 thumb O2 syscalls.c
 LIST
 
+# arm9-calico: the arm9-program's code in the start-up layout of current devkitARM (a bootstub after the
+# secure area copies the crt0, which walks a load list; the main code runs 16 KiB below its load address,
+# over the bootstub: --no-check-sections lets the run addresses overlap the load image).
+program arm9-calico ARM9_CPU arm9-calico.ld -Wl,--no-check-sections <<'LIST'
+arm O2 bootstub.s
+arm O2 utils.crt0.s
+arm O2 startup.crt0.c
+arm O2 vectors.s
+arm O2 ../arm9-program/itcm.s
+arm O2 support.s
+arm O2 ../arm9-program/system.c
+thumb O2 ../arm9-program/game.c
+arm O2 ../arm9-program/math_arm.c
+thumb Os ../arm9-program/compact.c
+thumb O2 ../arm9-program/dtcm.c
+thumb O2 ../arm9-program/world.cpp
+LIST
+
+# arm7-blocksds: the arm7-program's code in the start-up layout of a BlocksDS ARM7 (a handshake routine
+# copied to WRAM and called there, then the whole body copied over it from a PC-relative load address).
+program arm7-blocksds ARM7_CPU arm7-blocksds.ld <<'LIST'
+arm O2 crt0.s
+arm O2 init.s
+arm O2 ../arm7-program/mixer.s
+thumb O2 ../arm7-program/main.c
+thumb Os ../arm7-program/pack.c
+thumb O2 ../arm7-program/syscalls.c
+LIST
+
+# arm9-interp: a K8 CPU emulator with a monitor shell, in the conventional layout of the arm9-program
+# (its start-up code, vectors, ITCM handlers and system layer): a 40 KB interpreter function (a switch of
+# 256 opcodes through a jump table), functions reached only by tail calls, commands registered by address
+# from code reached only through a table, literal loads before the frame push, libgcc's _call_via_rN and
+# double-precision entries, C++ virtual methods reached only through vtables, Thumb long jumps by BL.
+program arm9-interp ARM9_CPU ../arm9-program/arm9-program.ld <<'LIST'
+arm O2 ../arm9-program/crt0.s
+arm O2 ../arm9-program/vectors.s
+arm O2 ../arm9-program/itcm.s
+arm O2 ../arm9-program/system.c
+thumb O2 ../arm9-program/dtcm.c
+arm O2 cpu.c
+arm O2 bus.c
+arm O2 slice.c
+arm O2 shell.c
+arm O2 commands.c
+thumb O2 debug.c
+thumb O2 script.c
+thumb O2 devices.cpp
+thumb O2 glue.s
+thumb O2 main.c -I../arm9-program
+LIST
+
 {
   printf '{\n  "toolchain": "%s",\n  "programs": {\n' "$("$CC" --version | head -n1)"
   manifest_entry arm9-analysis arm9 armv5te

@@ -132,8 +132,22 @@ export function armBytesAt(program: ArmProgram, address: number, length: number)
   return program.bytes.subarray(offset, offset + length);
 }
 
-/** The realistic kit programs, scored against their ELF (truth.mjs wrote `<name>.truth.json`). */
-export const ARM_REALISTIC_PROGRAMS = ['arm9-program', 'arm7-program'] as const;
+/**
+ * The realistic kit programs, scored against their ELF (truth.mjs wrote `<name>.truth.json`): C and C++
+ * at -O2 with newlib and libstdc++. arm9-program and arm7-program copy ITCM / their whole body with
+ * constant copies; arm9-calico has the start-up layout of current devkitARM (a bootstub after the secure
+ * area copies the crt0, which walks a load list; the main code runs ~16 KiB below its load address);
+ * arm7-blocksds that of a BlocksDS ARM7 (a handshake copied to WRAM and called, then the body copied
+ * over it); arm9-interp is a conventional layout with a 40 KB interpreter function, tail calls,
+ * commands registered by address, late starts, fall-into entries, vtables and long jumps by BL.
+ */
+export const ARM_REALISTIC_PROGRAMS = [
+  'arm9-program',
+  'arm7-program',
+  'arm9-calico',
+  'arm7-blocksds',
+  'arm9-interp',
+] as const;
 export type ArmRealisticProgram = (typeof ARM_REALISTIC_PROGRAMS)[number];
 
 export interface TruthFunction {
@@ -154,7 +168,7 @@ export interface ProgramTruth {
   /** The binary (objcopy -O binary: every section at its load address), loaded at loadAddress. */
   bytes: Uint8Array;
   loadAddress: number;
-  /** The ELF entry point: where the header enters the binary. */
+  /** The ELF entry point: where the header enters the binary (loadAddress except on arm9-calico). */
   entry: number;
   sections: { name: string; vma: number; lma: number; size: number; code: boolean }[];
   /** FUNC symbols at their run address; Thumb addresses with bit 0 clear. */
