@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 // Ground truth of one kit ELF for scoring the static analysis: the entry point; every function symbol
 // (address, mode, ELF size, names, its extent in bytes: the ELF size, or for an assembly function
-// without one, up to the next function or the end of its code run; and the data runs inside that extent:
-// literal pools and switch tables, as [offset, length]); the code labels without a FUNC
-// type (assembly labels, and the targets of BL instructions that lie in no function, such as GCC's
-// local `bx rN` call stubs); every BL/BLX-with-immediate call site as the toolchain's own disassembler
-// decodes it (objdump follows the mapping symbols, so literal pools are never read as calls), with the
-// Thumb-1 BLs GCC uses as long jumps inside one function kept apart; the mapping-symbol regions ($a ARM,
-// $t Thumb, $d data) by run address; and the sections with their run (VMA) and load (LMA) addresses.
-// Symbols belong to their own section (by index), so sections whose run addresses overlap (code copied
-// over the load image) keep their functions apart. Usage: truth.mjs <elf> <out.json>. Deterministic:
-// sorted output, no paths, no times.
+// without one, up to the next function or the end of its code run; and the data runs inside that
+// extent: literal pools and switch tables, as [offset, length]); the code labels without a FUNC type
+// (assembly labels, and the targets of calls that have no symbol: GCC's local `bx rN` call stubs,
+// subroutines inside another function); every BL/BLX-with-immediate call site as the toolchain's own
+// disassembler decodes it (objdump follows the mapping symbols, so literal pools are never read as
+// calls), with the Thumb-1 BLs GCC uses as long jumps inside one function kept apart; the
+// mapping-symbol regions ($a ARM, $t Thumb, $d data) by run address; and the sections with their run
+// (VMA) and load (LMA) addresses. Symbols belong to their own section (by index), so sections whose run
+// addresses overlap (code copied over the load image) keep their functions apart.
+// Usage: truth.mjs <elf> <out.json>. Deterministic: sorted output, no paths, no times.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 
@@ -170,7 +170,8 @@ for (const s of symbols) {
 }
 for (const l of labels.values()) l.names.sort();
 
-// Call sites: objdump -d follows the mapping symbols; every bl/blx with an immediate target. Two kinds
+// Call sites: objdump -d follows the mapping symbols; every bl/blx with an immediate target, conditional
+// ARM BLs included (libgcc's double-precision code calls its shared special cases with BLEQ). Two kinds
 // are told apart by what the target is: a one-instruction `bx rN` stub (GCC's local call-through-
 // register helper on ARMv4T Thumb, a code label with no symbol) makes a call; a Thumb BL to any other
 // place inside the function holding it, past its first instruction and at no function symbol, is
@@ -185,7 +186,7 @@ for (const line of run('arm-none-eabi-objdump', ['-d', '-w', elf]).split('\n')) 
   const mode = raw.length === 8 && !raw.includes(' ') ? 'arm' : 'thumb';
   const text = `${m[3]} ${m[4] ?? ''}`.trim();
   if (!decoded.has(`${mode}:${at}`)) decoded.set(`${mode}:${at}`, text);
-  const call = /^(bl|blx)(?:al)?\s+([0-9a-f]+)\b/.exec(text);
+  const call = /^(blx|bl)(?:eq|ne|cs|cc|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|hs|lo|al)?\s+([0-9a-f]+)\b/.exec(text);
   if (call) sites.push({ at, mode, mnemonic: call[1], target: Number.parseInt(call[2], 16) });
 }
 const callSites = [];
@@ -208,8 +209,9 @@ for (const site of sites) {
     continue;
   }
   callSites.push(site);
-  // A call target with no symbol: a label of kind `call-target` (a stub, or code in no function).
-  if (functions.has(key) || labels.has(key) || (!stub && functionHolding(site.target))) continue;
+  // A call target with no symbol: a label of kind `call-target` (a `bx rN` stub, code in no function,
+  // or a subroutine inside another function's extent, such as libgcc's shared special cases).
+  if (functions.has(key) || labels.has(key)) continue;
   const section = sectionAt(site.target);
   if (!section || regionIn(section.index, site.target)?.kind !== mode) continue;
   labels.set(key, { address: site.target, mode, names: [''], kind: 'call-target' });
