@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { PROFILE_NAMES } from '../src/core/profiles.js';
+import { loadAllTools } from '../src/tools/index.js';
 import { defaultCalls, RESULT_BUDGET, TOOLS_LIST_BUDGET } from '../test/kit/context-calls.js';
 import { makeWorkspace, REPO_ROOT, SERVER_ENTRY } from '../test/kit/mcp-harness.js';
 
@@ -281,7 +282,8 @@ async function contextFigures(entry: string, workspace: string): Promise<Record<
         .address ?? entryAddress;
     const results: Record<string, number | string> = {};
     let largest = 0;
-    for (const [name, args] of defaultCalls(rom, entryAddress, busiest)) {
+    const tools = (await loadAllTools()).filter((t) => listed.tools.some((l) => l.name === t.name));
+    for (const { tool: name, args } of defaultCalls(tools, rom, entryAddress, busiest)) {
       const label = `${name}${'scope' in args && args.scope === 'program' ? ' (program)' : ''}`;
       const result = await call(name, args);
       const size = Buffer.byteLength(JSON.stringify(result));

@@ -15,8 +15,11 @@ Usage:
   re-mcp [serve] [flags]              run the stdio MCP server (the default command)
   re-mcp tools [--profile P] [--json] list the tools of a profile (--json: the tools/list definitions,
                                       output schemas as --output-schemas says)
-  re-mcp call TOOL '<json args>'      run one tool and print its structured result (exit 1 on error);
-                                      --save-images writes its images under output/images/
+  re-mcp call TOOL '<json args>' [TOOL '<json args>' ...]
+                                      run tools in one server, in order, and print their structured
+                                      results (one call: its result; several: the list, stopping at
+                                      the first error; exit 1 on error); --save-images writes their
+                                      images under output/images/
   re-mcp doctor [--json]              check this installation: one line per capability, and the fix
                                       (exit 1 when something required or configured is broken)
   re-mcp config HOST                  print the block that adds this installation to a host, with the
@@ -97,10 +100,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     return -1; // keeps running
   }
   if (command === 'call') {
-    const name = positional[1];
-    if (name === undefined) fail("usage: re-mcp call TOOL '<json args>'");
+    if (positional[1] === undefined) fail("usage: re-mcp call TOOL '<json args>' [TOOL '<json args>' ...]");
     const { callTool } = await import('./call.js');
-    return callTool(config, name, positional[2], { saveImages });
+    return callTool(config, positional.slice(1), { saveImages });
   }
   fail(`unknown command "${command}" (see re-mcp --help)`);
 }

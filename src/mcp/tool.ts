@@ -73,6 +73,14 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   output: O;
   annotations: ToolAnnotations;
   limits?: Record<string, LimitSpec>;
+  /**
+   * What a valid call needs beyond the arguments the input schema requires, where the schema cannot say
+   * it (exactly one of address and romOffset; the fields of a kind, which the handler checks so that
+   * tools/list stays small): one valid choice. Not published. The tests build each tool's calls from
+   * its input schema and this (test/kit/tool-arguments.ts), so a tool that takes such arguments needs
+   * no line in their files.
+   */
+  needs?: Partial<z.input<I>>;
   handler(args: z.output<I>, ctx: ToolContext): Promise<ToolSuccess<z.input<O>>>;
 }
 

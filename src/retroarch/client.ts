@@ -5,7 +5,7 @@
 // Facts this relies on (RetroArch 1.14, observed): hotkey-like commands (FRAMEADVANCE, PAUSE_TOGGLE,
 // STATE_SLOT_*) are edge-triggered once per main-loop turn, so presses are serialised and spaced.
 import { join } from 'node:path';
-import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { isReMcpError, ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
 import {
   COMMAND_SINCE,
@@ -34,6 +34,7 @@ import {
 import { MAX_SCREENSHOT_BYTES, pngSnapshot, readCompletePng, sleep } from './files.js';
 import { RemotePad } from './pad.js';
 import { MAX_SLOT, StateSlots } from './states.js';
+import { type CoreSupport, probeCoreSupport, withSupport } from './support.js';
 import { RetroArchTransport, type TransportOptions } from './transport.js';
 
 export { MAX_SCREENSHOT_BYTES, MAX_SLOT, PRESS_SPACING_MS };
@@ -179,6 +180,40 @@ export class RetroArchClient {
     return parseConfig(await this.query(q.datagram, q.key, signal), name);
   }
 
+  /** One byte at address 0 of `space`, as RetroArch answers it (the core support probe's read). */
+  async readFirstByte(space: Space, signal?: AbortSignal): Promise<Uint8Array> {
+    const q = readQuery(space, 0, 1);
+    const text = await this.query(q.datagram, q.key, signal, (t) => readReplyCount(t) <= 1);
+    return parseReadReply(space, 0, text);
+  }
+
+  /** The outcome of the last save state sent for this content, if any (support.ts). */
+  saveOutcome(status: Status): 'saved' | 'no-file' | null {
+    return this.states.outcome(status);
+  }
+
+  /** What the loaded core supports through RetroArch (support.ts): nothing is changed to find out. */
+  coreSupport(signal?: AbortSignal): Promise<CoreSupport> {
+    return probeCoreSupport(this, signal);
+  }
+
+  /**
+   * A refusal that depends on the core (no memory map; no achievements RAM) says what this core
+   * supports instead; any other error is returned as it is.
+   */
+  private async explained(error: unknown, space: Space, signal?: AbortSignal): Promise<unknown> {
+    if (!isReMcpError(error)) return error;
+    const memoryRefusal = space === 'memory' && error.code === 'no-memory-map';
+    const ramRefusal = space === 'ram' && error.code === 'no-descriptor';
+    if (!memoryRefusal && !ramRefusal) return error;
+    const support = await this.coreSupport(signal);
+    const lead =
+      ramRefusal && support.achievementsRam === false
+        ? `READ_CORE_RAM ${String(error.details?.address)}: the loaded core exposes no achievements RAM (READ_CORE_RAM answers -1 even at its start, 0x00000000)`
+        : undefined;
+    return withSupport(error, support, lead);
+  }
+
   /** Reads up to 64 KiB in requests RetroArch answers; stops early where a region ends. */
   async read(space: Space, address: number, length: number, signal?: AbortSignal, progress?: Progress) {
     if (!Number.isInteger(length) || length < 1 || length > MAX_READ_BYTES) {
@@ -216,7 +251,7 @@ export class RetroArchClient {
           if (i > 0 && isNoDescriptor(error)) settled = 'truncated';
           else {
             await Promise.allSettled(replies);
-            throw error;
+            throw await this.explained(error, space, signal);
           }
         }
       }
@@ -241,7 +276,7 @@ export class RetroArchClient {
           error.message += ` (${confirmed} of ${bytes.length} bytes were confirmed before this piece)`;
           Object.assign(error, { details: { ...error.details, confirmedBytes: confirmed } });
         }
-        throw error;
+        throw await this.explained(error, 'memory', signal);
       }
       if (count !== piece.bytes.length) {
         // RetroArch stops at the end of a memory region and says how far it got.

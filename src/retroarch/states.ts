@@ -16,6 +16,7 @@ import {
   stateFileName,
   stateSnapshot,
 } from './files.js';
+import { type CoreSupport, contentKey, namesSystemId, withSupport } from './support.js';
 
 export const MAX_SLOT = 99;
 
@@ -31,11 +32,15 @@ export interface StateHost {
   status(signal?: AbortSignal): Promise<Status>;
   getConfig(name: string, signal?: AbortSignal): Promise<{ supported: boolean; value: string | null }>;
   setPausedNow(paused: boolean, signal?: AbortSignal): Promise<{ state: Status['state']; changed: boolean }>;
+  /** What the loaded core supports (support.ts), said when a save writes nothing. */
+  coreSupport(signal?: AbortSignal): Promise<CoreSupport>;
 }
 
 export class StateSlots {
   /** Our model of RetroArch's slot pointer: starts at RetroArch's default (0) until a save proves it. */
   private slot = { value: 0, verified: false };
+  /** The last save sent whose file was checked: for which content, and whether a state file appeared. */
+  private lastSave: { content: string; saved: boolean } | null = null;
 
   constructor(private readonly ra: StateHost) {}
 
@@ -46,6 +51,13 @@ export class StateSlots {
   /** Back to the start-up assumption (RetroArch's default slot 0, unverified), e.g. after a restart. */
   forget(): void {
     this.slot = { value: 0, verified: false };
+    this.lastSave = null;
+  }
+
+  /** The outcome of the last checked save, when it was for this content. */
+  outcome(status: Status): 'saved' | 'no-file' | null {
+    if (this.lastSave === null || this.lastSave.content !== contentKey(status)) return null;
+    return this.lastSave.saved ? 'saved' : 'no-file';
   }
 
   /**
@@ -157,7 +169,10 @@ export class StateSlots {
         await this.ra.hotkey('SAVE_STATE', signal);
       }
       let file: string | null = null;
-      if (dir && game && before) file = await this.waitForStateWrite(dir, game, before, signal);
+      if (dir && game && before) {
+        file = await this.waitForStateWrite(dir, game, before, signal);
+        this.lastSave = { content: contentKey(run.status), saved: file !== null };
+      }
       if (method === 'walk') {
         presses += await this.walkTo(original, signal);
       }
@@ -175,9 +190,13 @@ export class StateSlots {
         );
       }
       if (dir && game && file === null) {
-        throw new ReMcpError(
-          'unconfirmed',
-          `SAVE_STATE was sent but no state file for "${game}" changed in ${dir} within the wait`,
+        // Whether this core can save states at all (and what it can do instead) is part of the answer.
+        throw withSupport(
+          new ReMcpError(
+            'unconfirmed',
+            `SAVE_STATE was sent but no state file for "${game}" changed in ${dir} within the wait`,
+          ),
+          await this.ra.coreSupport(signal),
         );
       }
       return {
@@ -252,6 +271,15 @@ export class StateSlots {
       }
       // Give the load one main-loop turn before anyone reads memory.
       await sleep(PRESS_SPACING_MS, signal);
+      // Without the core's info file RetroArch drops the load with only a line in its log: not done.
+      if (namesSystemId(run.status.system) === false)
+        throw withSupport(
+          new ReMcpError(
+            'unconfirmed',
+            `LOAD_STATE was sent for slot ${target}, but RetroArch does not load states for this core`,
+          ),
+          await this.ra.coreSupport(signal),
+        );
       return { method, slot: target, pointerPresses: presses, file, resumed: run.repause };
     } finally {
       if (run.repause) await this.repause();

@@ -4,7 +4,8 @@
 // (src/cli/catalog.ts) both derive from it, so start-up builds no tool schemas.
 import type { ToolDefinition } from '../mcp/tool.js';
 
-interface Family {
+/** A tool family: its name and how to import its definitions (its folder's index.ts). */
+export interface Family {
   name: string;
   load: () => Promise<readonly ToolDefinition[]>;
 }

@@ -3,12 +3,15 @@
 // do; the server publishes its catalog instead (src/cli/catalog.ts).
 import { type ProfileName, type ProfileSelection, selects } from '../core/profiles.js';
 import type { ToolDefinition } from '../mcp/tool.js';
-import { FAMILIES } from './families.js';
+import { FAMILIES, type Family } from './families.js';
 
-/** Every tool, in tools/list order. */
-export async function loadAllTools(): Promise<ToolDefinition[]> {
+/**
+ * Every tool, in tools/list order. `families` is the registry unless a test adds one of its own
+ * (test/tools/new-tool.test.ts: the checks a new tool meets, shown on a fake one).
+ */
+export async function loadAllTools(families: readonly Family[] = FAMILIES): Promise<ToolDefinition[]> {
   const tools: ToolDefinition[] = [];
-  for (const family of FAMILIES) tools.push(...(await family.load()));
+  for (const family of families) tools.push(...(await family.load()));
   return tools;
 }
 

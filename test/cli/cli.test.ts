@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { copyFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { listTools } from '../../src/mcp/published.js';
@@ -125,6 +125,64 @@ test('call exits 1 on an error result and prints the typed error', async () => {
     const notJson = cli(['call', 'verify_file_sha256', '{path'], { RE_MCP_WORKSPACE_ROOT: ws });
     assert.equal(notJson.status, 1);
     assert.equal(JSON.parse(notJson.stdout).error.code, 'invalid-argument');
+  } finally {
+    await rm(ws, { recursive: true, force: true });
+  }
+});
+
+test('call runs several tools in order in one server, and stops at the first error', async () => {
+  const ws = await makeWorkspace();
+  try {
+    await writeFile(join(ws, 'f.txt'), 'abc');
+    await copyFile(join(REPO_ROOT, 'examples', 'demo-workspace', 'roms', 'demo.nds'), join(ws, 'demo.nds'));
+    // What the first call starts is there for the next: a DeSmuME launched by desmume_start, which
+    // ends with the command (no emulator is left behind).
+    const env = { RE_MCP_WORKSPACE_ROOT: ws };
+    const run = cli(
+      [
+        'call',
+        'desmume_start',
+        '{"rom":"demo.nds"}',
+        'desmume_status',
+        'verify_file_sha256',
+        '{"path":"f.txt"}',
+      ],
+      env,
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const [started, status, sha] = JSON.parse(run.stdout) as [
+      { generation: number; pid: number },
+      { running: boolean; generation: number | null },
+      { sha256: string },
+    ];
+    assert.equal(started.generation, 1);
+    assert.deepEqual([status.running, status.generation], [true, 1], run.stdout);
+    assert.equal(sha.sha256, 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    assert.match(run.stderr, /^# desmume_start$/m);
+    assert.ok(!existsSync(`/proc/${started.pid}`), 'the DeSmuME the command started is gone');
+    // The first error ends the run: it is the last element, and the exit code is 1.
+    const stopped = cli(
+      [
+        'call',
+        'verify_file_sha256',
+        '{"path":"f.txt"}',
+        'verify_file_sha256',
+        '{"path":"../f"}',
+        'server_capabilities',
+      ],
+      env,
+    );
+    assert.equal(stopped.status, 1);
+    const results = JSON.parse(stopped.stdout) as Array<{ error?: { code: string } }>;
+    assert.equal(results.length, 2);
+    assert.equal(results[1]?.error?.code, 'workspace-escape');
+    // Arguments are optional; a word that names no tool is the previous tool's arguments.
+    const named = cli(['call', 'verify_file_sha256', 'nope'], env);
+    assert.equal(JSON.parse(named.stdout).error.code, 'invalid-argument');
+    assert.match(JSON.parse(named.stdout).error.message, /arguments are not JSON/);
+    const many = cli(['call', ...Array.from({ length: 33 }, () => 'server_capabilities')], env);
+    assert.equal(many.status, 1);
+    assert.equal(JSON.parse(many.stdout).error.code, 'limit-exceeded');
   } finally {
     await rm(ws, { recursive: true, force: true });
   }

@@ -3,6 +3,9 @@
 // (argument validation, handler, typed-error mapping). Each case is one tool call on one mutated ROM;
 // several calls share a ROM so the file write is amortised. A case passes when it ends as a success
 // or a typed error other than internal-error, within 10 s. Figures are returned for the long run.
+// A tool's arguments are drawn from its input schema (test/kit/tool-arguments.ts: its required fields,
+// some optional ones, random enum values, integers and addresses, the mutated ROM as its path), unless
+// argsFor below has a case of its own for it, written where random draws rarely make a valid call.
 // Besides the static tools, the build profile's user-file surfaces are fuzzed too: symbol imports of
 // hostile ELF and text files (mutated each ROM), assemblies of hostile sources (directive-hiding shapes
 // with random tails) and patches (a mutated small BPS or IPS).
@@ -20,6 +23,7 @@ import { makeWorkspace } from '../kit/mcp-harness.js';
 import { zeroBomb } from '../kit/patch-bombs.js';
 import { rng } from '../kit/rng.js';
 import { fixHeaderCrcs } from '../kit/rom-builder-parts.js';
+import { derivedArguments } from '../kit/tool-arguments.js';
 
 export interface ToolFuzzFigures {
   cases: number;
@@ -28,6 +32,8 @@ export interface ToolFuzzFigures {
   /** Milliseconds spent per tool. */
   toolMs: Record<string, number>;
   outcomes: Record<string, number>;
+  /** Calls per tool that passed its argument checks (ended other than invalid-argument). */
+  passed: Record<string, number>;
   crashes: string[];
   internalErrors: string[];
   maxCallMs: number;
@@ -38,24 +44,52 @@ export interface ToolFuzzFigures {
 const INTERESTING = [0, 1, 0x200, 0x4000, 0x7fffffff, 0x80000000, 0xffffffff, 0xfffffff8, 0xffff];
 const hex = (n: number) => `0x${(n >>> 0).toString(16).padStart(8, '0')}`;
 
-function argsFor(name: string, rom: string, size: number, rand: () => number): Record<string, unknown> {
+/** The tools fuzzed: every static tool, the assembler and patch application (user files). */
+export function fuzzedTools(all: readonly ToolDefinition[]): ToolDefinition[] {
+  return [
+    ...toolsForProfile(all, 'static'),
+    ...all.filter((t) => t.name === 'nds_assemble' || t.name === 'nds_patch_apply'),
+  ];
+}
+
+/** A random call of `def` drawn from its definition: the mutated ROM for every file path. */
+export function drawnArguments(
+  def: ToolDefinition,
+  rom: string,
+  rand: () => number,
+): Record<string, unknown> {
+  const pick = (n: number) => Math.floor(rand() * n);
+  return derivedArguments(def, {
+    path: (kind) => (kind === 'file' ? rom : 'roms'),
+    address: () => randomAddress(rand),
+    choose: (values) => values[pick(values.length)]!,
+    // Small values more often than not: counts, ids and lengths near their bounds matter most.
+    integer: (min, max) => min + pick(Math.min(max - min + 1, rand() < 0.7 ? 64 : 2 ** 32)),
+    optional: () => rand() < 0.3,
+  });
+}
+
+function randomAddress(rand: () => number): string | number {
+  const pick = (n: number) => Math.floor(rand() * n);
+  return rand() < 0.6
+    ? hex(0x02000000 + pick(0x40000) * 2)
+    : rand() < 0.5
+      ? hex(0x037f8000 + pick(0x1000) * 2)
+      : pick(2 ** 32);
+}
+
+function argsFor(
+  def: ToolDefinition,
+  rom: string,
+  size: number,
+  rand: () => number,
+): Record<string, unknown> {
   const pick = (n: number) => Math.floor(rand() * n);
   const processor = rand() < 0.7 ? 'arm9' : 'arm7';
-  const address =
-    rand() < 0.6
-      ? hex(0x02000000 + pick(0x40000) * 2)
-      : rand() < 0.5
-        ? hex(0x037f8000 + pick(0x1000) * 2)
-        : pick(2 ** 32);
+  const address = randomAddress(rand);
   const start = rand() < 0.5 ? { address } : { romOffset: pick(size + 0x100) };
   const mode = (['arm', 'thumb', 'auto'] as const)[pick(3)];
-  switch (name) {
-    case 'server_capabilities':
-      return {};
-    case 'verify_file_sha256':
-      return { path: rom };
-    case 'nds_inspect_rom':
-      return { rom };
+  switch (def.name) {
     case 'nds_list_files':
       return { rom, offset: pick(64), limit: 1 + pick(200) };
     case 'nds_list_overlays':
@@ -112,8 +146,6 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
           { kind: 'file', id: pick(8) },
         ][pick(4)],
       };
-    case 'nds_extract_analysis_bundle':
-      return { rom };
     case 'nds_read_bytes': {
       const kinds = ['arm9', 'arm7', 'overlay', 'file', 'path', 'header', 'table', 'autoload'] as const;
       const kind = kinds[pick(kinds.length)]!;
@@ -173,7 +205,7 @@ function argsFor(name: string, rom: string, size: number, rand: () => number): R
     case 'nds_patch_apply':
       return { rom, patch: PATCH_FILES[pick(PATCH_FILES.length)]! };
     default:
-      return { rom };
+      return drawnArguments(def, rom, rand);
   }
 }
 
@@ -256,6 +288,8 @@ const WEIGHTS: Record<string, number> = {
   nds_symbols: 0.25,
   // Each picture lays out in a worker of its own (Graphviz loads in it): slow like a writer.
   nds_function_graph: 0.25,
+  // Each call maps the whole program of a ROM it has not seen (every ROM is a new mutation).
+  nds_program_map: 0.25,
   // Each assembly runs armips in a worker of its own; each patch writes its result.
   nds_assemble: 0.25,
   nds_patch_apply: 0.25,
@@ -297,17 +331,21 @@ function mutate(target: Target, rand: () => number): Uint8Array {
   return bytes;
 }
 
-/** Runs `cases` tool calls (about `callsPerRom` per mutated ROM) from `seed`. */
-export async function runToolFuzz(cases: number, seed: number, callsPerRom = 12): Promise<ToolFuzzFigures> {
+/**
+ * Runs `cases` tool calls (about `callsPerRom` per mutated ROM) from `seed`, over the fuzzed tools of
+ * the registry, or of `all` when given (test/tools/new-tool.test.ts adds a tool of its own).
+ */
+export async function runToolFuzz(
+  cases: number,
+  seed: number,
+  options: { callsPerRom?: number; all?: readonly ToolDefinition[] } = {},
+): Promise<ToolFuzzFigures> {
+  const callsPerRom = options.callsPerRom ?? 12;
   const root = await makeWorkspace('re-mcp-toolfuzz-');
   await mkdir(join(root, 'roms'));
   const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
-  const all = await loadAllTools();
-  services.tools = [
-    ...toolsForProfile(all, 'static'),
-    ...all.filter((t) => t.name === 'nds_assemble' || t.name === 'nds_patch_apply'),
-  ];
-  const tools = services.tools as ToolDefinition[];
+  const tools = fuzzedTools(options.all ?? (await loadAllTools()));
+  services.tools = tools;
   const targets = fuzzTargets().filter((t) => t.bytes.length <= 4 * 1024 * 1024);
   const rand = rng(seed);
   const figures: ToolFuzzFigures = {
@@ -316,6 +354,7 @@ export async function runToolFuzz(cases: number, seed: number, callsPerRom = 12)
     perTool: {},
     toolMs: {},
     outcomes: {},
+    passed: {},
     crashes: [],
     internalErrors: [],
     maxCallMs: 0,
@@ -333,7 +372,7 @@ export async function runToolFuzz(cases: number, seed: number, callsPerRom = 12)
       figures.roms++;
       for (let k = 0; k < callsPerRom && figures.cases < cases; k++) {
         const tool = pickTool(tools, rand);
-        const args = argsFor(tool.name, rom, bytes.length, rand);
+        const args = argsFor(tool, rom, bytes.length, rand);
         const started = performance.now();
         try {
           const result = await invokeTool(tool, args, services, { signal, log: () => {} });
@@ -342,6 +381,7 @@ export async function runToolFuzz(cases: number, seed: number, callsPerRom = 12)
               'unknown')
             : 'ok';
           figures.outcomes[code] = (figures.outcomes[code] ?? 0) + 1;
+          if (code !== 'invalid-argument') figures.passed[tool.name] = (figures.passed[tool.name] ?? 0) + 1;
           if (code === 'internal-error' && figures.internalErrors.length < 20)
             figures.internalErrors.push(
               `${tool.name} ${target.name} seed ${seed}: ${JSON.stringify(result.structuredContent).slice(0, 300)}`,

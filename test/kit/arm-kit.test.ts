@@ -12,10 +12,15 @@ import {
   ARM_KIT_BUILD_DIR,
   ARM_KIT_BUILD_SCRIPT,
   ARM_PROGRAM_NAMES,
+  ARM_REALISTIC_PROGRAMS,
   type ArmProgram,
   armBytesAt,
   armSymbol,
   loadArmProgram,
+  loadProgramTruth,
+  type ProgramTruth,
+  type TruthFunction,
+  truthFunction,
 } from './arm/index.js';
 
 const toolchainPresent = spawnSync('arm-none-eabi-gcc', ['--version']).status === 0;
@@ -275,4 +280,207 @@ test('arm9-overlay-loader: three position-independent overlay images of distinct
   assert.equal(new Set(Object.values(images).map((i) => words(i)[7])).size, 3);
   for (const name of ['load_overlay', 'card_read', 'blz_decode_backward', 'fill_words', 'loader_done'])
     assert.equal(armSymbol(p, name).mode, 'arm', name);
+});
+
+// --- The realistic programs' truth files and the constructs the issue-43 programs were built to hold.
+
+/** A word or halfword of a realistic program at a run address (in `section` when sections overlap). */
+function truthRead(t: ProgramTruth, address: number, size: 2 | 4, section?: string): number {
+  const s = t.sections.find(
+    (x) =>
+      (section === undefined || x.name === section) && address >= x.vma && address + size <= x.vma + x.size,
+  );
+  assert.ok(s, `${t.name}: 0x${address.toString(16)} in no section`);
+  const o = s.lma - t.loadAddress + (address - s.vma);
+  const b = Buffer.from(t.bytes.buffer, t.bytes.byteOffset, t.bytes.byteLength);
+  return size === 4 ? b.readUInt32LE(o) : b.readUInt16LE(o);
+}
+const section = (t: ProgramTruth, name: string) => {
+  const s = t.sections.find((x) => x.name === name);
+  assert.ok(s, `${t.name} has a ${name} section`);
+  return s;
+};
+/** Every ARM B/BL (condition AL) in a function's instructions, as [at, target, link]. */
+function armBranches(t: ProgramTruth, f: TruthFunction): [number, number, boolean][] {
+  const out: [number, number, boolean][] = [];
+  for (let o = 0; o < f.bytes; o += 4) {
+    if (f.data.some(([at, n]) => o >= at && o < at + n)) continue;
+    const w = truthRead(t, f.address + o, 4);
+    if (w >>> 25 !== 0b1110101) continue;
+    out.push([f.address + o, f.address + o + 8 + ((w << 8) >> 6), (w & 0x01000000) !== 0]);
+  }
+  return out;
+}
+
+test('realistic programs: every truth function is an ELF FUNC symbol, every call site lies in a function, every long jump inside one', () => {
+  for (const name of ARM_REALISTIC_PROGRAMS) {
+    const t = loadProgramTruth(name);
+    const elf = readElfSymbols(new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, `${name}.elf`))));
+    const funcs = new Set(elf.filter((s) => s.type === 2).map((s) => `${s.name}@${s.value & ~1}`));
+    for (const f of t.functions) {
+      assert.ok(funcs.has(`${f.name}@${f.address}`), `${name}: ${f.name}`);
+      assert.ok(f.bytes >= f.size && f.bytes > 0, `${name}: ${f.name} extent ${f.bytes}`);
+    }
+    const inside = (a: number) => t.functions.some((f) => a >= f.address && a < f.address + f.bytes);
+    const orphans = t.callSites.filter((c) => !inside(c.at));
+    // Only hand-written start-up code without FUNC types (arm7-blocksds's crt0) calls from outside one.
+    assert.ok(orphans.length <= 8, `${name}: ${orphans.length} call sites outside functions`);
+    // A long jump stays inside the function holding it and is not at a function's start.
+    for (const j of t.longJumps) {
+      const f = t.functions.find((x) => j.at >= x.address && j.at < x.address + x.bytes)!;
+      assert.ok(j.target > f.address && j.target < f.address + f.bytes, `${name} 0x${j.at.toString(16)}`);
+    }
+  }
+});
+
+test('arm9-calico: secure area, bootstub at the entry, crt0 copied, load list walking ITCM, DTCM, main and BSS', () => {
+  const t = loadProgramTruth('arm9-calico');
+  const secure = section(t, '.secure');
+  const bootstub = section(t, '.bootstub');
+  const crt0 = section(t, '.crt0');
+  const vectors = section(t, '.vectors');
+  const itcm = section(t, '.itcm');
+  const dtcm = section(t, '.dtcm');
+  const main = section(t, '.main');
+  const loadlist = section(t, '.loadlist');
+  assert.deepEqual([secure.lma, secure.size], [t.loadAddress, 0x800]);
+  assert.ok(
+    t.bytes.subarray(0, 0x800).every((b) => b === 0),
+    'a zero-filled secure area',
+  );
+  assert.deepEqual(
+    [bootstub.vma, bootstub.lma, t.entry],
+    [t.loadAddress + 0x800, t.loadAddress + 0x800, t.entry],
+  );
+  assert.equal(t.entry, bootstub.lma);
+  // The bootstub's module header: a branch over it, "MOD9", the load list's source and records.
+  const stub = (o: number) => truthRead(t, bootstub.vma + o, 4, '.bootstub');
+  assert.equal(stub(0) >>> 24, 0xea, 'b over the header');
+  assert.equal(stub(4), 0x39444f4d, 'MOD9');
+  assert.deepEqual(
+    [stub(8), stub(12), stub(16)],
+    [crt0.lma + crt0.size, loadlist.vma, loadlist.vma + loadlist.size],
+  );
+  // It jumps to the crt0 through a register: BX r12, never a branch to the crt0's run address.
+  let bx = false;
+  for (let o = 0; o < bootstub.size; o += 4) if (stub(o) === 0xe12fff1c) bx = true;
+  assert.ok(bx, 'bx r12');
+  assert.notEqual(crt0.vma, crt0.lma);
+  // The sources follow .crt0 in the binary without a gap: vectors + ITCM, DTCM, main.
+  assert.equal(vectors.lma, crt0.lma + crt0.size);
+  assert.equal(itcm.lma, vectors.lma + vectors.size);
+  assert.equal(dtcm.lma, itcm.lma + itcm.size);
+  assert.equal(main.lma, dtcm.lma + dtcm.size);
+  const records = Array.from({ length: loadlist.size / 12 }, (_, i) =>
+    [0, 4, 8].map((o) => truthRead(t, loadlist.vma + 12 * i + o, 4, '.loadlist')),
+  );
+  assert.equal(records.length, 4);
+  assert.deepEqual(records[0], [itcm.vma - vectors.size, itcm.vma + itcm.size, itcm.vma + itcm.size]);
+  assert.deepEqual(records[1]!.slice(0, 2), [dtcm.vma, dtcm.vma + dtcm.size]);
+  assert.equal(records[2]![0], main.vma);
+  assert.equal(records[3]![0], records[3]![1], 'the last record only clears (BSS)');
+  assert.ok(records[3]![2] > records[3]![1]);
+  // .main runs about 16 KiB below where it is loaded, over the load image.
+  const below = main.lma - main.vma;
+  assert.ok(below >= 0x3000 && below <= 0x4000, `0x${below.toString(16)}`);
+  assert.ok(
+    t.functions.some((f) => f.name === 'main' && f.address >= main.vma && f.address < main.vma + main.size),
+  );
+});
+
+test('arm7-blocksds: crt0 at the load address, the whole body linked to WRAM and loaded right after it', () => {
+  const t = loadProgramTruth('arm7-blocksds');
+  const crt0 = section(t, '.crt0');
+  const text = section(t, '.text');
+  assert.deepEqual(
+    [crt0.vma, crt0.lma, t.entry, t.loadAddress],
+    [0x02380000, 0x02380000, 0x02380000, 0x02380000],
+  );
+  assert.deepEqual([text.vma, text.lma], [0x037f8000, crt0.lma + crt0.size]);
+  // Every other loaded section runs in WRAM too, stored in the same order.
+  for (const s of t.sections.filter((x) => x !== crt0))
+    assert.ok(s.vma >= 0x037f8000 && s.lma > crt0.lma, s.name);
+  // The crt0's code has no FUNC symbol, as BlocksDS's has none: its labels stand for it.
+  assert.ok(!t.functions.some((f) => f.address < text.lma));
+  assert.ok(t.labels.some((l) => l.name === '_start' && l.address === t.entry));
+  // The body's load address is a PC-relative distance: a word holding (load address - its own address).
+  const label = t.labels.find((l) => l.name === 'call_r3')!;
+  const offsetWord = label.address + 4;
+  assert.equal((offsetWord + truthRead(t, offsetWord, 4)) >>> 0, text.lma);
+});
+
+test('arm9-interp: a 40 KB switch interpreter, tail-only functions, registered commands, late starts, fall-into entries, vtables, call_via stubs, long jumps', () => {
+  const t = loadProgramTruth('arm9-interp');
+  const fn = (n: string) => truthFunction(t, n);
+  const called = new Set(t.callSites.map((c) => c.target));
+  // The interpreters: over 30 KB each, a jump table of 255 cases after `ldrls pc, [pc, rN, lsl #2]`.
+  for (const n of ['cpu_execute', 'cpu_execute_checked']) {
+    const f = fn(n);
+    assert.ok(f.bytes > 30 * 1024, `${n}: ${f.bytes}`);
+    const table = f.data.find(([, len]) => len >= 255 * 4)!;
+    assert.ok(table, `${n} has a jump table`);
+    const dispatch = truthRead(t, f.address + table[0] - 8, 4);
+    assert.equal(dispatch & 0x0ffffff0, 0x079ff100, `${n}: ldrls pc, [pc, rN, lsl #2]`);
+  }
+  assert.ok(!called.has(fn('cpu_execute_checked').address), 'the checked core is called by nothing');
+  // Reached only by tail branches (B), never by a call.
+  const arm = t.functions.filter((f) => f.mode === 'arm');
+  const branches = arm.flatMap((f) => armBranches(t, f));
+  for (const n of ['cpu_report_halt', 'cpu_report_fault', 'slice_overrun.isra.0', 'watch_report']) {
+    const f = fn(n);
+    assert.ok(
+      branches.some(([, to, link]) => to === f.address && !link),
+      `${n}: a tail branch`,
+    );
+    if (n !== 'watch_report') assert.ok(!called.has(f.address), `${n}: no call`);
+  }
+  // One tail branch leaves ITCM for main RAM.
+  const slice = fn('itcm_run_slice');
+  assert.ok(slice.address >= 0x01ff8000 && slice.address < 0x02000000);
+  assert.ok(armBranches(t, slice).some(([, to, link]) => !link && to === fn('slice_overrun.isra.0').address));
+  // Commands: each handler's address is a literal of its register function and no call reaches it.
+  for (const [register, handlers, thumb] of [
+    ['commands_register', ['cmd_help', 'cmd_run', 'cmd_quit', 'cmd_calc'], false],
+    ['debug_commands_register', ['dbg_break', 'dbg_script', 'dbg_event'], true],
+  ] as const) {
+    const r = fn(register);
+    const literals = new Set<number>();
+    for (const [at, len] of r.data)
+      for (let o = at; o < at + len; o += 4) literals.add(truthRead(t, r.address + o, 4));
+    for (const h of handlers) {
+      const f = fn(h);
+      assert.ok(literals.has(f.address + (thumb ? 1 : 0)), `${h} is a literal of ${register}`);
+      assert.ok(!called.has(f.address), `${h} is called by nothing`);
+    }
+  }
+  // Late starts: a PC-relative literal load before the frame push (GCC's, and the hand-written one).
+  const first = truthRead(t, fn('bus_checksum').address, 4);
+  assert.equal(first & 0x0fff0000, 0x059f0000, 'ldr rN, [pc, #imm]');
+  assert.equal(truthRead(t, fn('bus_checksum').address + 4, 4) >>> 16, 0xe92d, 'push');
+  assert.equal(truthRead(t, fn('events_broadcast').address, 2) >> 11, 0b01001, 'ldr rN, [pc, #imm] (Thumb)');
+  assert.equal(truthRead(t, fn('events_broadcast').address + 2, 2) >> 8, 0xb5, 'push {..., lr}');
+  // Fall-into entry: __aeabi_dsub falls into __adddf3, which is called itself.
+  assert.equal(fn('__adddf3').address, fn('__aeabi_dsub').address + 4);
+  assert.ok(called.has(fn('__adddf3').address) && called.has(fn('__aeabi_dsub').address));
+  // Virtual methods: in a vtable (address + 1: Thumb), never called directly.
+  const rodata = section(t, '.rodata');
+  const words = new Set<number>();
+  for (let a = rodata.vma; a + 4 <= rodata.vma + rodata.size; a += 4) words.add(truthRead(t, a, 4));
+  for (const n of [
+    '_ZN12_GLOBAL__N_15Timer4tickEi',
+    '_ZNK12_GLOBAL__N_14Uart4nameEv',
+    '_ZN12_GLOBAL__N_15Noise4readEh',
+  ]) {
+    assert.ok(words.has(fn(n).address + 1), `${n} in a vtable`);
+    assert.ok(!called.has(fn(n).address), `${n} called by nothing`);
+  }
+  // libgcc's _call_via_r3: one `bx r3`, a BL target.
+  assert.equal(fn('_call_via_r3').mode, 'thumb');
+  assert.equal(truthRead(t, fn('_call_via_r3').address, 2), 0x4718);
+  assert.ok(called.has(fn('_call_via_r3').address));
+  // Thumb-1 long jumps by BL inside the script engine.
+  const script = fn('script_run');
+  assert.ok(
+    t.longJumps.filter((j) => j.at >= script.address && j.at < script.address + script.bytes).length > 20,
+  );
 });

@@ -5,25 +5,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { RetroArchClient } from '../../src/retroarch/client.js';
 import { rejectionCode } from '../kit/errors.js';
-import { type CoreName, launchRetroArch, type RetroArchInstance } from '../kit/retroarch/launch.js';
+import {
+  type CoreName,
+  launchRetroArch,
+  launchWithClient,
+  type RetroArchInstance,
+} from '../kit/retroarch/launch.js';
 import { GBA, GBA_ROM, NES, NES_ROM } from '../kit/retroarch/roms.js';
 
 async function start(
   t: { after(fn: () => Promise<void>): void },
   core: CoreName,
 ): Promise<{ ra: RetroArchInstance; client: RetroArchClient }> {
-  const ra = await launchRetroArch({ core, rom: core === 'mgba' ? GBA_ROM : NES_ROM });
-  const client = new RetroArchClient({
-    host: '127.0.0.1',
-    port: ra.port,
-    timeoutMs: 1000,
-    screenshotDir: ra.screenshotDir,
-  });
-  t.after(async () => {
-    client.close();
-    await ra.stop();
-  });
-  return { ra, client };
+  return launchWithClient(t, { core, rom: core === 'mgba' ? GBA_ROM : NES_ROM });
 }
 
 const u32 = (b: Uint8Array): number => new DataView(b.buffer, b.byteOffset).getUint32(0, true);

@@ -13,6 +13,7 @@ import { desmumeBackend } from '../../debug/desmume/backend.js';
 import { DebugSession } from '../../debug/session.js';
 import { RomStore } from '../../nds/rom-store.js';
 import { RetroArchClient } from '../../retroarch/client.js';
+import { noCoreInfoReason } from '../../retroarch/support.js';
 import { Workspace } from '../../workspace/workspace.js';
 import { type CheckResult, message, notOk, ok } from './check.js';
 
@@ -95,42 +96,31 @@ export async function checkDesmume(settings: Settings, env: Env, rom: Uint8Array
 
 /**
  * What the running RetroArch says it can do for re-mcp, each with what to do when it cannot: with
- * content loaded, whether the core exposes a memory map and achievements RAM (one-byte reads at the
- * start of each: nothing is changed), and whether the status names a system id (from the core info
- * files; a core's own name there means RetroArch lacks them, and DS save states need them).
+ * content loaded, whether the core exposes a memory map and achievements RAM and whether RetroArch has
+ * the core info files save states need (the probe of retroarch/support.ts: one-byte reads at the
+ * start of each space, nothing is changed).
  */
 async function retroarchCapabilities(
   client: RetroArchClient,
 ): Promise<{ notes: string[]; details: Record<string, unknown> }> {
   const notes: string[] = [];
-  const details: Record<string, unknown> = {};
-  const status = await client.status().catch(() => null);
-  if (!status || status.state === 'contentless') {
+  const support = await client.coreSupport();
+  if (support.coreInfo === null) {
     notes.push('no content loaded: load a game to check its memory map');
-    return { notes, details };
+    return { notes, details: {} };
   }
-  details.system = status.system;
-  details.game = status.game;
-  // System ids are lower-case words (nds, game_boy_advance); a core's name is not (DeSmuME, mGBA).
-  if (status.system && /[A-Z]/.test(status.system))
-    notes.push(
-      `the status names the system "${status.system}", a core's name: RetroArch has no core info files (set libretro_info_path; re-mcp retroarch prints it), and without them it refuses DS save states`,
-    );
-  const readable = async (space: 'memory' | 'ram') =>
-    client.read(space, 0, 1).then(
-      () => true,
-      (error: unknown) =>
-        isReMcpError(error) && ['no-memory-map', 'no-descriptor', 'protocol-error'].includes(error.code)
-          ? false
-          : null,
-    );
-  const memory = await readable('memory');
-  const ram = await readable('ram');
-  details.memoryMap = memory;
-  details.achievementsRam = ram;
+  const details: Record<string, unknown> = {
+    system: support.system,
+    game: support.game,
+    memoryMap: support.memoryMap,
+    achievementsRam: support.achievementsRam,
+    coreInfo: support.coreInfo,
+  };
+  if (support.coreInfo === false) notes.push(noCoreInfoReason(support.system ?? ''));
+  const { memoryMap: memory, achievementsRam: ram } = support;
   if (memory === false)
     notes.push(
-      `the ${status.system ?? 'loaded'} core exposes no memory map (retroarch_read_memory is refused)${ram === false ? ' nor achievements RAM' : ram ? '; retroarch_read_ram reads its achievements RAM' : ''}`,
+      `the ${support.system ?? 'loaded'} core exposes no memory map (retroarch_read_memory is refused)${ram === false ? ' nor achievements RAM' : ram ? '; retroarch_read_ram reads its achievements RAM' : ''}`,
     );
   return { notes, details };
 }

@@ -167,6 +167,7 @@ export const ndsFindXrefs = defineTool({
   }),
   annotations: READ_ONLY,
   limits: { ...L, offset: XREF_OFFSET, seeds: SEEDS_LIMIT, ...MAP_LIMITS },
+  needs: { address: '0x02000000' },
   async handler(args, ctx) {
     if ((args.address === undefined) === (args.romOffset === undefined)) {
       throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');

@@ -12,6 +12,7 @@ import {
 } from '../../extract/symbol-store.js';
 import { badName, SYMBOL_FORMATS, SYMBOL_LIMITS, SYMBOL_MODES } from '../../formats/symbols/types.js';
 import { defineTool } from '../../mcp/tool.js';
+import { workspacePath } from '../shared/paths.js';
 import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.js';
 
 const PAGE = { limit: { default: 64, min: 1, max: 1000, unit: 'names a page' } } as const;
@@ -63,7 +64,12 @@ export const ndsSymbols = defineTool({
     name: z.string().min(1).max(SYMBOL_LIMITS.nameChars.max).optional().describe('set: no spaces.'),
     mode: z.enum(SYMBOL_MODES).optional(),
     comment: z.string().max(SYMBOL_LIMITS.commentChars.max).optional().describe('set: one line.'),
-    file: z.string().min(1).max(1024).optional().describe('import: workspace-relative file.'),
+    // Read by an import only, which names its format too.
+    file: workspacePath(
+      z.string().min(1).max(1024).optional().describe('import: workspace-relative file.'),
+      'file',
+      { action: 'import', format: 'plain' },
+    ),
     format: z.enum(SYMBOL_FORMATS).optional(),
     replace: z.boolean().optional(),
     contains: z.string().min(1).max(256).optional().describe('list: case-insensitive.'),

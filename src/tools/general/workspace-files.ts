@@ -5,6 +5,7 @@ import { BOUNDED_STATUSES, limitArg, pageOut, paginate } from '../../core/vocabu
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import { sha256File } from '../../workspace/hash.js';
 import { LISTED_KINDS, LISTING_LIMITS, LISTING_TRUNCATIONS, listWorkspace } from '../../workspace/listing.js';
+import { workspacePath } from '../shared/paths.js';
 
 // list_workspace_files: the bounded, breadth-first listing of the workspace.
 const L = LISTING_LIMITS;
@@ -25,12 +26,10 @@ export const listWorkspaceFiles = defineTool({
     limits: `${L.maxEntries.max} entries visited, ${L.maxDepth.max} levels, pages of ${PAGE.limit.max}.`,
   },
   input: z.object({
-    under: z
-      .string()
-      .min(1)
-      .max(1024)
-      .optional()
-      .describe('Workspace-relative directory (default the root).'),
+    under: workspacePath(
+      z.string().min(1).max(1024).optional().describe('Workspace-relative directory (default the root).'),
+      'directory',
+    ),
     suffix: z
       .string()
       .regex(/^\.[A-Za-z0-9]{1,15}$/, 'a dot and 1..15 letters or digits')
@@ -137,7 +136,7 @@ export const verifyFileSha256 = defineTool({
     returns: 'matches is null when nothing was expected.',
   },
   input: z.object({
-    path: z.string().describe('Workspace-relative regular file.'),
+    path: workspacePath(z.string().describe('Workspace-relative regular file.'), 'file'),
     expectedSha256: z
       .string()
       .regex(/^[0-9a-fA-F]{64}$/, '64 hex digits')

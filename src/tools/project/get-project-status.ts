@@ -2,6 +2,7 @@ import { z } from 'zod/v4';
 import { inline } from '../../core/text-safety.js';
 import { defineTool } from '../../mcp/tool.js';
 import { findRepositories, GIT_LIMITS, repositoryStatus } from '../../project/git-status.js';
+import { workspacePath } from '../shared/paths.js';
 
 const repositorySchema = z.object({
   path: z.string(),
@@ -28,7 +29,10 @@ export const getProjectStatus = defineTool({
     limits: `${GIT_LIMITS.timeoutMs.max} ms per git call.`,
   },
   input: z.object({
-    repository: z.string().optional().describe('Workspace-relative; default: all found.'),
+    repository: workspacePath(
+      z.string().optional().describe('Workspace-relative; default: all found.'),
+      'directory',
+    ),
     maxRepositories: z
       .number()
       .int()

@@ -15,6 +15,7 @@ import { type BuildResult, buildManifest, validateManifest, verifyBuild } from '
 import { READ_ONLY } from '../shared/annotations.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
 import { romNames } from '../shared/names.js';
+import { workspacePath } from '../shared/paths.js';
 import { kindFieldsProblem } from '../shared/per-kind.js';
 import { romArg, withToolRom } from '../shared/rom.js';
 
@@ -22,7 +23,10 @@ import { romArg, withToolRom } from '../shared/rom.js';
 // arguments (a ROM and a manifest, both workspace files), and build and verify return the same result.
 const rebuildInput = z.object({
   rom: romArg,
-  manifest: z.string().min(1).max(1024).describe('Workspace-relative JSON (docs/REBUILD.md).'),
+  manifest: workspacePath(
+    z.string().min(1).max(1024).describe('Workspace-relative JSON (docs/REBUILD.md).'),
+    'file',
+  ),
 });
 
 const REBUILD_TOOL_LIMITS = REBUILD_LIMITS;
@@ -101,12 +105,15 @@ const operation = z.strictObject({
   overlay: z
     .strictObject({ processor: z.enum(PROCESSORS), id: z.number().int().min(0).max(0xffffffff) })
     .optional(),
-  artifact: z
-    .string()
-    .min(1)
-    .max(1024)
-    .optional()
-    .describe('Workspace-relative file of new bytes (replace-overlay: the decoded image).'),
+  artifact: workspacePath(
+    z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe('Workspace-relative file of new bytes (replace-overlay: the decoded image).'),
+    'file',
+  ),
 });
 
 function draftOperations(ops: z.output<typeof operation>[]): DraftOperation[] {
@@ -199,6 +206,7 @@ export const ndsMutationDraft = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: REBUILD_TOOL_LIMITS,
+  needs: { operations: [{ op: 'patch', component: { kind: 'arm9' }, offset: 0, replacement: '00' }] },
   async handler(args, ctx) {
     // Each operation's fields are checked before the ROM is opened.
     const operations = draftOperations(args.operations);

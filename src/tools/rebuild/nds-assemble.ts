@@ -9,6 +9,7 @@ import { addressArg, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
 import { romNames } from '../shared/names.js';
+import { workspacePath } from '../shared/paths.js';
 import { processorArg, withToolRom } from '../shared/rom.js';
 
 export const ndsAssemble = defineTool({
@@ -32,7 +33,10 @@ export const ndsAssemble = defineTool({
       .min(1)
       .max(ASM_LIMITS.sourceChars.max)
       .describe('armips syntax, one statement a line.'),
-    rom: z.string().min(1).max(1024).optional().describe('Workspace-relative .nds path whose names to use.'),
+    rom: workspacePath(
+      z.string().min(1).max(1024).optional().describe('Workspace-relative .nds path whose names to use.'),
+      'file',
+    ),
   }),
   output: z.object({
     address: z.string(),

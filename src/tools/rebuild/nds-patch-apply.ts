@@ -3,6 +3,7 @@
 import { z } from 'zod/v4';
 import { defineTool } from '../../mcp/tool.js';
 import { APPLY_CHECKS, APPLY_LIMITS, applyPatchFile, PATCH_FORMATS } from '../../rebuild/apply.js';
+import { workspacePath } from '../shared/paths.js';
 import { romArg, withToolRom } from '../shared/rom.js';
 
 const MiB = 1024 * 1024;
@@ -20,7 +21,10 @@ export const ndsPatchApply = defineTool({
   },
   input: z.object({
     rom: romArg,
-    patch: z.string().min(1).max(1024).describe('Workspace-relative .bps or .ips file.'),
+    patch: workspacePath(
+      z.string().min(1).max(1024).describe('Workspace-relative .bps or .ips file.'),
+      'file',
+    ),
   }),
   output: z.object({
     format: z.enum(PATCH_FORMATS),

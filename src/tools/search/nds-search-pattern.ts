@@ -101,6 +101,7 @@ export const ndsSearchPattern = defineTool({
   }),
   annotations: READ_ONLY,
   limits: { ...L, selectors: SCOPE_LIMITS.selectors },
+  needs: { pattern: { kind: 'ascii', text: 'x' } },
   async handler(args, ctx) {
     return withToolRom(
       ctx,

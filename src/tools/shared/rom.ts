@@ -3,9 +3,12 @@ import { z } from 'zod/v4';
 import { PROCESSORS } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { getRomStore, type HashProgress, type RomHandle, type RomStore } from '../../nds/rom-store.js';
+import { workspacePath } from './paths.js';
 
-// "Workspace-relative" in a description marks a path argument: the hostile-path test finds them so.
-export const romArg = z.string().min(1).max(1024).describe('Workspace-relative .nds path.');
+export const romArg = workspacePath(
+  z.string().min(1).max(1024).describe('Workspace-relative .nds path.'),
+  'file',
+);
 
 export const processorArg = z.enum(PROCESSORS);
 

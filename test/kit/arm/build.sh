@@ -164,25 +164,35 @@ done
 # Realistic programs, built the way homebrew is: C and C++ at -O2 with jump tables on, Debian's newlib
 # and libstdc++ (Thumb multilib), ARM and Thumb with interworking, a libnds-style crt0 that copies code
 # to where it runs. Each writes <name>.bin, <name>.elf (debug info stripped, symbols kept) and
-# <name>.truth.json (truth.mjs: function symbols, call sites, mapping regions, sections).
+# <name>.truth.json (truth.mjs: function symbols with extents and literal pools, code labels without a
+# FUNC type, call sites and Thumb long jumps, mapping regions, sections, the entry point).
 CXX=arm-none-eabi-g++
-# program <name> <cpu-flags-var> <linker-script> then lines "<mode> <opt> <source>" on stdin
+# program <name> <cpu-flags-var> <linker-script> [linker flags...] then lines
+# "<mode> <opt> <source> [compiler flags...]" on stdin
 program() {
   local name="$1" script="$3"
   local -n pcpu="$2"
-  local dir="$src/$name" objs=() mode opt file
-  while read -r mode opt file; do
+  local ldextra=("${@:4}")
+  local dir="$src/$name" objs=() mode opt file flags
+  while read -r mode opt file flags; do
     [ -n "$file" ] || continue
-    local obj="$work/$name-${file%.*}.o" cc="$CC" extra=()
-    case "$file" in *.cpp) cc="$CXX" extra=(-std=gnu++17) ;; esac
-    case "$file" in
-      *.s) (cd "$dir" && "$CC" "${pcpu[@]}" -mthumb-interwork "-m$mode" -c -o "$obj" "$file") ;;
-      *) (cd "$dir" && "$cc" "${pcpu[@]}" -mthumb-interwork "-m$mode" "-$opt" -Wall -fno-ident "${extra[@]}" -c -o "$obj" "$file") ;;
+    local cflags=()
+    # shellcheck disable=SC2206 # the flags are words, split on purpose
+    [ -z "$flags" ] || cflags=($flags)
+    # A source may be another program's (../arm9-program/game.c): compiled from its own directory
+    # under its bare name, like every other source.
+    local base="${file##*/}" sdir="$dir"
+    case "$file" in */*) sdir="$dir/${file%/*}" ;; esac
+    local obj="$work/$name-${base%.*}.o" cc="$CC" extra=()
+    case "$base" in *.cpp) cc="$CXX" extra=(-std=gnu++17) ;; esac
+    case "$base" in
+      *.s) (cd "$sdir" && "$CC" "${pcpu[@]}" -mthumb-interwork "-m$mode" "${cflags[@]}" -c -o "$obj" "$base") ;;
+      *) (cd "$sdir" && "$cc" "${pcpu[@]}" -mthumb-interwork "-m$mode" "-$opt" -Wall -fno-ident "${extra[@]}" "${cflags[@]}" -c -o "$obj" "$base") ;;
     esac
     objs+=("$obj")
   done
   "$CXX" "${pcpu[@]}" -mthumb-interwork -mthumb -nostartfiles -T "$dir/$script" -Wl,--build-id=none \
-    -o "$work/$name.elf" "${objs[@]}" -lstdc++ -lsupc++ -lc -lgcc -lc
+    "${ldextra[@]}" -o "$work/$name.elf" "${objs[@]}" -lstdc++ -lsupc++ -lc -lgcc -lc
   "$OBJCOPY" --strip-debug "$work/$name.elf" "$out/$name.elf"
   "$OBJCOPY" -O binary "$out/$name.elf" "$out/$name.bin"
   node "$here/truth.mjs" "$out/$name.elf" "$out/$name.truth.json"
@@ -207,6 +217,58 @@ arm O2 mixer.s
 thumb O2 main.c
 thumb Os pack.c
 thumb O2 syscalls.c
+LIST
+
+# arm9-calico: the arm9-program's code in the start-up layout of current devkitARM (a bootstub after the
+# secure area copies the crt0, which walks a load list; the main code runs 16 KiB below its load address,
+# over the bootstub: --no-check-sections lets the run addresses overlap the load image).
+program arm9-calico ARM9_CPU arm9-calico.ld -Wl,--no-check-sections <<'LIST'
+arm O2 bootstub.s
+arm O2 utils.crt0.s
+arm O2 startup.crt0.c
+arm O2 vectors.s
+arm O2 ../arm9-program/itcm.s
+arm O2 support.s
+arm O2 ../arm9-program/system.c
+thumb O2 ../arm9-program/game.c
+arm O2 ../arm9-program/math_arm.c
+thumb Os ../arm9-program/compact.c
+thumb O2 ../arm9-program/dtcm.c
+thumb O2 ../arm9-program/world.cpp
+LIST
+
+# arm7-blocksds: the arm7-program's code in the start-up layout of a BlocksDS ARM7 (a handshake routine
+# copied to WRAM and called there, then the whole body copied over it from a PC-relative load address).
+program arm7-blocksds ARM7_CPU arm7-blocksds.ld <<'LIST'
+arm O2 crt0.s
+arm O2 init.s
+arm O2 ../arm7-program/mixer.s
+thumb O2 ../arm7-program/main.c
+thumb Os ../arm7-program/pack.c
+thumb O2 ../arm7-program/syscalls.c
+LIST
+
+# arm9-interp: a K8 CPU emulator with a monitor shell, in the conventional layout of the arm9-program
+# (its start-up code, vectors, ITCM handlers and system layer): a 40 KB interpreter function (a switch of
+# 256 opcodes through a jump table), functions reached only by tail calls, commands registered by address
+# from code reached only through a table, literal loads before the frame push, libgcc's _call_via_rN and
+# double-precision entries, C++ virtual methods reached only through vtables, Thumb long jumps by BL.
+program arm9-interp ARM9_CPU ../arm9-program/arm9-program.ld <<'LIST'
+arm O2 ../arm9-program/crt0.s
+arm O2 ../arm9-program/vectors.s
+arm O2 ../arm9-program/itcm.s
+arm O2 ../arm9-program/system.c
+thumb O2 ../arm9-program/dtcm.c
+arm O2 cpu.c
+arm O2 bus.c
+arm O2 slice.c
+arm O2 shell.c
+arm O2 commands.c
+thumb O2 debug.c
+thumb O2 script.c
+thumb O2 devices.cpp
+thumb O2 glue.s
+thumb O2 main.c -I../arm9-program
 LIST
 
 {

@@ -132,29 +132,70 @@ export function armBytesAt(program: ArmProgram, address: number, length: number)
   return program.bytes.subarray(offset, offset + length);
 }
 
-/** The realistic kit programs, scored against their ELF (truth.mjs wrote `<name>.truth.json`). */
-export const ARM_REALISTIC_PROGRAMS = ['arm9-program', 'arm7-program'] as const;
+/**
+ * The realistic kit programs, scored against their ELF (truth.mjs wrote `<name>.truth.json`): C and C++
+ * at -O2 with newlib and libstdc++. arm9-program and arm7-program copy ITCM / their whole body with
+ * constant copies; arm9-calico has the start-up layout of current devkitARM (a bootstub after the secure
+ * area copies the crt0, which walks a load list; the main code runs ~16 KiB below its load address);
+ * arm7-blocksds that of a BlocksDS ARM7 (a handshake copied to WRAM and called, then the body copied
+ * over it); arm9-interp is a conventional layout with a 40 KB interpreter function, tail calls,
+ * commands registered by address, late starts, fall-into entries, vtables and long jumps by BL.
+ */
+export const ARM_REALISTIC_PROGRAMS = [
+  'arm9-program',
+  'arm7-program',
+  'arm9-calico',
+  'arm7-blocksds',
+  'arm9-interp',
+] as const;
 export type ArmRealisticProgram = (typeof ARM_REALISTIC_PROGRAMS)[number];
+
+export interface TruthFunction {
+  address: number;
+  mode: 'arm' | 'thumb';
+  /** The ELF symbol's size (0 for assembly without `.size`). */
+  size: number;
+  name: string;
+  /** Its extent: the size, or without one up to the next function or the end of its code run. */
+  bytes: number;
+  /** The data inside the extent (literal pools, switch tables): [offset, length] runs. */
+  data: [number, number][];
+}
 
 export interface ProgramTruth {
   name: ArmRealisticProgram;
   processor: 'arm9' | 'arm7';
-  /** The binary, loaded (and entered) at loadAddress. */
+  /** The binary (objcopy -O binary: every section at its load address), loaded at loadAddress. */
   bytes: Uint8Array;
   loadAddress: number;
+  /** The ELF entry point: where the header enters the binary (loadAddress except on arm9-calico). */
+  entry: number;
   sections: { name: string; vma: number; lma: number; size: number; code: boolean }[];
   /** FUNC symbols at their run address; Thumb addresses with bit 0 clear. */
-  functions: { address: number; mode: 'arm' | 'thumb'; size: number; name: string }[];
-  /** Every BL/BLX-immediate instruction and its target, as objdump decodes them. */
+  functions: TruthFunction[];
+  /**
+   * Code labels without a FUNC type: assembly labels in a code run (`label`), and BL targets with no
+   * symbol in no function (`call-target`: GCC's local `bx rN` call stubs). Name '' when there is none.
+   */
+  labels: { address: number; mode: 'arm' | 'thumb'; name: string; kind: 'label' | 'call-target' }[];
+  /** Every BL/BLX-immediate call instruction and its target, as objdump decodes them. */
   callSites: { at: number; mode: 'arm' | 'thumb'; target: number }[];
+  /** Thumb BLs GCC used as long jumps inside one function (branches, not calls). */
+  longJumps: { at: number; mode: 'arm' | 'thumb'; target: number }[];
+}
+
+/** The rows of a truth file (field order in its `columns`). */
+interface RawTruth {
+  entry: [string];
+  sections: [string, string, string, number, boolean][];
+  functions: [string, 'arm' | 'thumb', number, string, number, [number, number][]][];
+  labels: [string, 'arm' | 'thumb', string, 'label' | 'call-target'][];
+  callSites: [string, 'arm' | 'thumb', string][];
+  longJumps: [string, 'arm' | 'thumb', string][];
 }
 
 export function loadProgramTruth(name: ArmRealisticProgram, buildDir = ARM_KIT_BUILD_DIR): ProgramTruth {
-  const raw = JSON.parse(readFileSync(join(buildDir, `${name}.truth.json`), 'utf8')) as {
-    sections: [string, string, string, number, boolean][];
-    functions: [string, 'arm' | 'thumb', number, string][];
-    callSites: [string, 'arm' | 'thumb', string][];
-  };
+  const raw = JSON.parse(readFileSync(join(buildDir, `${name}.truth.json`), 'utf8')) as RawTruth;
   const n = (s: string) => Number.parseInt(s, 16);
   const bytes = new Uint8Array(readFileSync(join(buildDir, `${name}.bin`)));
   const sections = raw.sections.map(([sec, vma, lma, size, code]) => ({
@@ -164,24 +205,39 @@ export function loadProgramTruth(name: ArmRealisticProgram, buildDir = ARM_KIT_B
     size,
     code,
   }));
+  const site = ([at, mode, target]: [string, 'arm' | 'thumb', string]) => ({
+    at: n(at),
+    mode,
+    target: n(target),
+  });
   return {
     name,
     processor: name.startsWith('arm9') ? 'arm9' : 'arm7',
     bytes,
     loadAddress: Math.min(...sections.map((s) => s.lma)),
+    entry: n(raw.entry[0]),
     sections,
-    functions: raw.functions.map(([address, mode, size, fn]) => ({
+    functions: raw.functions.map(([address, mode, size, fn, extent, data]) => ({
       address: n(address),
       mode,
       size,
       name: fn,
+      bytes: extent,
+      data,
     })),
-    callSites: raw.callSites.map(([at, mode, target]) => ({ at: n(at), mode, target: n(target) })),
+    labels: raw.labels.map(([address, mode, label, kind]) => ({
+      address: n(address),
+      mode,
+      name: label,
+      kind,
+    })),
+    callSites: raw.callSites.map(site),
+    longJumps: raw.longJumps.map(site),
   };
 }
 
 /** A function of a realistic program by name (throws when the program has none). */
-export function truthFunction(truth: ProgramTruth, name: string): ProgramTruth['functions'][number] {
+export function truthFunction(truth: ProgramTruth, name: string): TruthFunction {
   const f = truth.functions.find((x) => x.name === name);
   if (!f) throw new Error(`${truth.name} has no function ${name}`);
   return f;

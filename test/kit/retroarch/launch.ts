@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { HEADLESS_SETTINGS } from '../../../src/cli/retroarch-setup.js';
+import { RetroArchClient } from '../../../src/retroarch/client.js';
 
 export const LIBRETRO_DIR = '/usr/lib/x86_64-linux-gnu/libretro';
 export const CORES = {
@@ -93,6 +94,11 @@ export interface LaunchOptions {
   port?: number;
   /** Enables the network remote pad for player 1 on a free UDP port. */
   remotePad?: boolean;
+  /**
+   * Whether RetroArch gets the core info files (libretro_info_path; default true). Without them the
+   * status names the core instead of the system, and RetroArch refuses save states.
+   */
+  coreInfo?: boolean;
 }
 
 export async function launchRetroArch(options: LaunchOptions): Promise<RetroArchInstance> {
@@ -121,7 +127,7 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
       ['screenshot_directory', screenshotDir],
       ['system_directory', dir('system')],
       ['libretro_directory', LIBRETRO_DIR],
-      ['libretro_info_path', '/usr/share/libretro/info'],
+      ...(options.coreInfo === false ? [] : [['libretro_info_path', '/usr/share/libretro/info']]),
       ...(!options.remotePad
         ? []
         : [
@@ -215,4 +221,23 @@ export function retroarchEnv(ra: RetroArchInstance): Record<string, string> {
     RETROARCH_SCREENSHOT_DIR: ra.screenshotDir,
     RETROARCH_REMOTE_PAD_PORT: String(ra.padPort),
   };
+}
+
+/** A launched RetroArch and a client on it (1 s timeout, its screenshot folder), both ended after the test. */
+export async function launchWithClient(
+  t: { after(fn: () => Promise<void>): void },
+  options: LaunchOptions,
+): Promise<{ ra: RetroArchInstance; client: RetroArchClient }> {
+  const ra = await launchRetroArch(options);
+  const client = new RetroArchClient({
+    host: '127.0.0.1',
+    port: ra.port,
+    timeoutMs: 1000,
+    screenshotDir: ra.screenshotDir,
+  });
+  t.after(async () => {
+    client.close();
+    await ra.stop();
+  });
+  return { ra, client };
 }

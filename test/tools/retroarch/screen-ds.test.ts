@@ -2,7 +2,7 @@
 // of its framebuffer red while A is held and blue otherwise. The status names the system, the
 // screenshot returns both screens as one 256x384 PNG whose pixels follow the button pressed through
 // retroarch_input, save states work, and the memory tools refuse with the core's reason (it exposes
-// no memory).
+// no memory) and say what the core supports instead.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,9 +62,12 @@ test('DS under RetroArch: input changes the screen, states save, memory is refus
   const saved = await mcp.ok<{ slot: number }>('retroarch_save_state_slot', { slot: 3 });
   assert.equal(saved.slot, 3);
 
-  // This core exposes no memory: a typed refusal that says why.
+  // This core exposes no memory: a typed refusal that says why, and what this core does instead.
   const memory = await mcp.fail('retroarch_read_memory', { address: '0x02100000', length: 2 });
   assert.equal(memory.code, 'no-memory-map');
+  assert.match(memory.message, /What this core \(nds\) supports: memory map: none; achievements RAM: none/);
+  assert.match(memory.message, /save states: yes/);
+  assert.equal((memory.details?.core as { saveStates?: string } | undefined)?.saveStates, 'saved');
 });
 
 test('a real homebrew DS game (basic-first-game) is driven by input, as its screenshots show', {
