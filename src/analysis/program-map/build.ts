@@ -244,8 +244,8 @@ async function offer(
   // A refusal that depends on what was known then is retried once per later phase.
   const place = placeKey(c.mode, c.address);
   const refusedHere = refused[comp.index]!;
-  const refuse = (why: string) => {
-    refusedHere.set(place, PERMANENT.has(why) ? Number.POSITIVE_INFINITY : phase);
+  const refuse = (why: string, settled = true) => {
+    refusedHere.set(place, settled && PERMANENT.has(why) ? Number.POSITIVE_INFINITY : phase);
     refusals.set(why, (refusals.get(why) ?? 0) + 1);
     return false;
   };
@@ -259,7 +259,7 @@ async function offer(
   });
   if (!p.ok) {
     if (p.why === TOO_LONG) walker.undecided(comp, c.address);
-    return refuse(p.why);
+    return refuse(p.why, p.settled);
   }
   return walker.addEntry(request(), c.sourceTier as Tier) !== null;
 }

@@ -32,7 +32,13 @@ export interface ProbeOptions {
 
 export type ProbeResult =
   /** `returns`: some path ends in a return, an indirect branch or a tail branch (not only in calls that never return). */
-  { ok: true; instructions: number; returns: boolean } | { ok: false; why: string };
+  | { ok: true; instructions: number; returns: boolean }
+  /**
+   * `settled`: the refusal holds whatever the map learns later. A path that went on past an
+   * unconditional call met what refused it only because the callee was not known then never to
+   * return (the bytes after it are a literal pool, the next function): asked again later, it may pass.
+   */
+  | { ok: false; why: string; settled: boolean };
 
 const unitOf = (mode: ArmMode) => (mode === 'arm' ? 4 : 2);
 
@@ -59,6 +65,8 @@ interface ProbePath {
   mode: ArmMode;
   delta: number;
   joined: boolean;
+  /** The path went on past an unconditional call (what follows depends on the callee returning). */
+  afterCall: boolean;
 }
 
 const classAt = (c: MapComponent, a: number) => c.cls[a - c.start]!;
@@ -81,7 +89,7 @@ class Probe {
     mode: ArmMode,
     private readonly options: ProbeOptions,
   ) {
-    this.paths = [{ comp, at: address, mode, delta: 0, joined: false }];
+    this.paths = [{ comp, at: address, mode, delta: 0, joined: false, afterCall: false }];
   }
 
   /** Whether a branch may go to `a` in `m`: unclassified bytes, or known code of that mode (checked on arrival). */
@@ -191,6 +199,7 @@ class Probe {
           mode: ins.targetMode!,
           delta: path.delta,
           joined: true,
+          afterCall: path.afterCall,
         });
         return ins.condition ? 'go' : 'end';
       }
@@ -234,10 +243,18 @@ class Probe {
       baseOf(ins) === 'bl' &&
       w.memo.longBranchTarget(c, ins.target!)
     ) {
-      this.paths.push({ comp: c, at: ins.target!, mode: 'thumb', delta: path.delta, joined: true });
+      this.paths.push({
+        comp: c,
+        at: ins.target!,
+        mode: 'thumb',
+        delta: path.delta,
+        joined: true,
+        afterCall: path.afterCall,
+      });
       return 'end';
     }
     if (w.memo.dispatchHelper(c, ins.target!, ins.targetMode!, ins.address + ins.size, m)) return 'end';
+    if (!ins.condition) path.afterCall = true;
     return 'go';
   }
 }
@@ -251,8 +268,9 @@ export function probeFunction(
 ): ProbeResult {
   const probe = new Probe(walker, comp, address, mode, options);
   while (probe.paths.length > 0) {
-    const why = probe.follow(probe.paths.pop()!);
-    if (why !== null) return { ok: false, why };
+    const path = probe.paths.pop()!;
+    const why = probe.follow(path);
+    if (why !== null) return { ok: false, why, settled: !path.afterCall };
   }
   return { ok: true, instructions: probe.instructionCount, returns: probe.returns };
 }

@@ -466,6 +466,8 @@ export class Walker implements WalkOps {
       },
     });
     if (!call || !site) return null;
+    // (A call a resolver found to be a branch inside the function is no call: it has no call refs.)
+    if (block.call < 0) return null;
     callRefs(this.refs, comp, block, call, tier);
     if (block.term !== 'call') return null;
     if (noContinuation || this.resolvers.continuation.some((r) => r.continuation!(site) === 'none')) {
