@@ -9,12 +9,14 @@ import { pointerTable } from './pointer-table.js';
 import { programEntry } from './program-entry.js';
 import type { EvidenceClass } from './registry.js';
 import { sweep } from './sweep.js';
+import { tailCall } from './tail-call.js';
 import { unwindIndex } from './unwind-index.js';
 import { vector } from './vector.js';
 
 export const EVIDENCE_CLASSES = [
   programEntry,
   directCall,
+  tailCall,
   constantRegisterCall,
   copiedCode,
   vector,

@@ -8,7 +8,14 @@
 // a heuristic judgement, labelled so; a gap where a candidate was too long to check stays unclassified.
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { MapComponent } from '../program-map/components.js';
-import { baseOf, decodeAt, registerList, valueReads, valueWrites } from '../program-map/instructions.js';
+import {
+  baseOf,
+  decodeAt,
+  registerList,
+  regNumber,
+  valueReads,
+  valueWrites,
+} from '../program-map/instructions.js';
 import { PROBE_INSTRUCTIONS, probeFunction, TOO_LONG } from '../program-map/probe.js';
 import { ByteClass, isCode } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
@@ -118,10 +125,23 @@ function nextPrologue(comp: MapComponent, o: number, e: number): number {
   return -1;
 }
 
-/** A linker veneer's shape: Thumb `bx pc` then ARM `b`/`ldr pc`; ARM `ldr ip, [pc, #k]; bx ip`. */
-function veneerShape(first: DecodedInstruction[], mode: ArmMode): boolean {
+/**
+ * A linker veneer's shape: Thumb `bx pc` then ARM `b`/`ldr pc`; ARM `ldr ip, [pc, #k]; bx ip`; or a
+ * register stub of a table of them.
+ */
+/** A call-through-register stub of a table of them (libgcc's _call_via_rN): Thumb `bx rN; nop`. */
+function stubShape(comp: MapComponent, first: DecodedInstruction[], mode: ArmMode): boolean {
+  const [a] = first;
+  if (!a || mode !== 'thumb' || baseOf(a) !== 'bx' || a.condition) return false;
+  const n = regNumber(a.operands.trim());
+  const o = a.address + 2 - comp.start;
+  return n !== null && n <= 12 && comp.bytes[o] === 0xc0 && comp.bytes[o + 1] === 0x46;
+}
+
+function veneerShape(comp: MapComponent, first: DecodedInstruction[], mode: ArmMode): boolean {
   const [a, b] = first;
   if (!a) return false;
+  if (stubShape(comp, first, mode)) return true;
   if (mode === 'thumb') return baseOf(a) === 'bx' && a.operands.trim() === 'pc';
   return (
     baseOf(a) === 'ldr' &&
@@ -180,7 +200,7 @@ function look(w: Walker, comp: MapComponent, address: number, mode: ArmMode): Op
     address,
     prologue: prologueNear(first),
     hygienic: hygienic(first),
-    veneer: veneerShape(first, mode),
+    veneer: veneerShape(comp, first, mode),
     ok: null,
     returns: false,
   };

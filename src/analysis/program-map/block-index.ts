@@ -82,7 +82,15 @@ export class BlockIndex {
       if (id === 0 || this.blocks.modeOf(id - 1) !== mode) continue;
       const head = this.blocks.get(id - 1);
       if (head.end <= address) return null;
-      const tail = this.blocks.add(comp.index, mode, address, head.end, head.tier, head.term);
+      const tail = this.blocks.add(
+        comp.index,
+        mode,
+        address,
+        head.end,
+        head.tier,
+        head.term,
+        this.blocks.walkOf(head.id),
+      );
       tail.edges = head.edges;
       tail.call = head.call;
       tail.guard = head.guard;

@@ -16,7 +16,11 @@ export type Term =
   | 'switch'
   | 'end'
   | 'stop'
-  | 'conflict';
+  | 'conflict'
+  /** An unconditional branch to another function (a tail call: the walk takes no edge there). */
+  | 'tail'
+  /** A register stub's `bx rN`: where it goes each call site's constant register says. */
+  | 'stub';
 
 /** Intra-function edges: what a function body is made of. Calls are not edges. */
 export type EdgeKind = 'branch' | 'taken' | 'fallthrough' | 'return' | 'switch';
@@ -90,6 +94,8 @@ const TERMS: readonly Term[] = [
   'end',
   'stop',
   'conflict',
+  'tail',
+  'stub',
 ];
 const TERM_CODE = new Map(TERMS.map((t, i) => [t, i]));
 
@@ -119,6 +125,8 @@ export class BlockStore {
   call: Int32Array<ArrayBuffer>;
   /** Edges queued from this block whose target block is not made yet. */
   pendingOut: Int32Array<ArrayBuffer>;
+  /** The entry (MapEntry.index) whose walk decoded the block, -1 for none. */
+  walk: Int32Array<ArrayBuffer>;
   /** An unsigned compare + conditional branch ending a block bounds the index of a dispatch after it. */
   readonly guards = new Map<number, SwitchGuard>();
   length = 0;
@@ -135,10 +143,19 @@ export class BlockStore {
     this.edges = new Int32Array(n);
     this.call = new Int32Array(n);
     this.pendingOut = new Int32Array(n);
+    this.walk = new Int32Array(n);
   }
 
   /** A new block (no edges, no call); returns its view. */
-  add(comp: number, mode: ArmMode, start: number, end: number, tier: number, term: Term): MapBlock {
+  add(
+    comp: number,
+    mode: ArmMode,
+    start: number,
+    end: number,
+    tier: number,
+    term: Term,
+    walk = -1,
+  ): MapBlock {
     const id = this.length++;
     if (id >= this.bits.length) {
       const n = this.length;
@@ -148,6 +165,7 @@ export class BlockStore {
       this.edges = grown(this.edges, n);
       this.call = grown(this.call, n);
       this.pendingOut = grown(this.pendingOut, n);
+      this.walk = grown(this.walk, n);
     }
     this.bits[id] = (comp << 8) | (tier << 5) | (mode === 'thumb' ? 16 : 0) | TERM_CODE.get(term)!;
     this.start[id] = start | 0;
@@ -155,6 +173,7 @@ export class BlockStore {
     this.edges[id] = -1;
     this.call[id] = -1;
     this.pendingOut[id] = 0;
+    this.walk[id] = walk;
     return new MapBlock(this, id);
   }
 
@@ -166,6 +185,11 @@ export class BlockStore {
   /** The mode of block `id`. */
   modeOf(id: number): ArmMode {
     return this.bits[id]! & 16 ? 'thumb' : 'arm';
+  }
+
+  /** The entry (MapEntry.index) whose walk decoded block `id`, -1 for none. */
+  walkOf(id: number): number {
+    return this.walk[id]!;
   }
 
   /** How block `id` ends and the tier of its code (for scans over every block without views). */

@@ -32,6 +32,8 @@ function evidenceOf(
 
 export class EntryTable {
   readonly entries = new Map<string, MapEntry>();
+  /** The same entries by MapEntry.index. */
+  private readonly list: MapEntry[] = [];
   /** The same entries per component, by placeKey (the walk's lookups make no key text). */
   private readonly places: Map<number, MapEntry>[] = [];
   private readonly queues: MapEntry[][] = [[], [], []];
@@ -43,6 +45,11 @@ export class EntryTable {
   /** The entry of `mode` code at `address` in component `comp`, if any (a lookup that makes no key text). */
   at(comp: number, mode: ArmMode, address: number): MapEntry | undefined {
     return this.places[comp]?.get(placeKey(mode, address));
+  }
+
+  /** The entry of index `i` (MapEntry.index). */
+  byIndex(i: number): MapEntry | undefined {
+    return this.list[i];
   }
 
   /** Adds a function entry (or evidence to a known one). Returns the entry, or null when refused. */
@@ -74,6 +81,7 @@ export class EntryTable {
     const evidence = evidenceOf(req.class, TIERS[tier]!, req.from, req.fromComponent);
     const entry: MapEntry = {
       key,
+      index: this.entries.size,
       comp: comp.index,
       mode: req.mode,
       address: req.address | 0,
@@ -86,6 +94,7 @@ export class EntryTable {
       orphan: req.orphan === true,
     };
     this.entries.set(key, entry);
+    this.list.push(entry);
     places.set(place, entry);
     this.queues[tier]!.push(entry);
     return entry;

@@ -55,8 +55,11 @@ export function applyFlow(site: FlowSite): boolean {
         if (next < comp.end) walk.edge(fn, block, comp, block.mode, next, 'fallthrough');
       } else {
         block.term = 'branch';
-        for (const r of walk.resolvers.tailBranch) r.tailBranch!(site);
-        walk.edge(fn, block, comp, ins.targetMode!, ins.target!, 'branch');
+        let leaves = false;
+        for (const r of walk.resolvers.tailBranch) leaves = r.tailBranch!(site) || leaves;
+        // A branch that leaves the function (a tail call) is no edge of its body.
+        if (leaves) block.term = 'tail';
+        else walk.edge(fn, block, comp, ins.targetMode!, ins.target!, 'branch');
       }
       return true;
     case 'return':

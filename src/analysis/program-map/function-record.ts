@@ -18,5 +18,7 @@ export interface MapFunction {
   tailCalls: readonly string[];
   /** Other ways into its body (labels BL also calls). */
   secondaryEntries: readonly number[];
+  /** The function whose code runs into this one (it is a second way into that body), or null. */
+  partOf: string | null;
   returns: boolean | null;
 }

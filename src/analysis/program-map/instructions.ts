@@ -169,9 +169,20 @@ function computeStackEffect(ins: DecodedInstruction): { delta: number | 'unknown
       ? { delta: 4 * list.length, returns: list.includes(15) }
       : { delta: 'unknown', returns: false };
   }
+  // One register pushed or popped with writeback (GCC's ARM single-register push and pop):
+  // `str lr, [sp, #-4]!`, `ldr pc, [sp], #4`.
+  const single =
+    base === 'str' || base === 'ldr'
+      ? /^(\w+), \[sp, #(-?(?:0x[0-9a-f]+|\d+))\]!$|^(\w+), \[sp\], #(-?(?:0x[0-9a-f]+|\d+))$/.exec(ops)
+      : null;
+  if (single) {
+    const text = single[2] ?? single[4]!;
+    const amount = text.startsWith('-') ? -Number(text.slice(1)) : Number(text);
+    return { delta: amount, returns: base === 'ldr' && (single[1] ?? single[3]) === 'pc' };
+  }
   const parts = ops.split(',').map((p) => p.trim());
   if (parts[0] !== 'sp') {
-    // Post-indexed or writeback forms through SP, e.g. `ldr r0, [sp], #4`, `str r0, [sp, #-4]!`.
+    // Other post-indexed or writeback forms through SP, e.g. `ldr r0, [sp], r1`.
     if (/\[sp(, #[^\]]*)?\]!|\[sp\], /.test(ops)) return { delta: 'unknown', returns: false };
     return null;
   }

@@ -85,6 +85,15 @@ export interface MapHolder {
   functions: { fn: MapFunction; via: 'body' | 'literal' | 'jump-table'; block: MapBlock | null }[];
 }
 
+/** The evidence classes that name a function start even where another function's code runs into it. */
+const FUNCTION_NAMING = new Set([
+  'program-entry',
+  'direct-call',
+  'constant-register-call',
+  'vector',
+  'unwind-index',
+]);
+
 /** Most functions have no second entry: one shared list. */
 const NO_SECONDARY_ENTRIES: readonly number[] = Object.freeze([]);
 
@@ -145,7 +154,11 @@ export class ProgramMap {
       const pause = turn();
       if (pause) await pause;
       const e = b.entry;
-      if (e.orphan || b.secondaryOf || e.state === 'refused') continue;
+      if (e.orphan || e.state === 'refused') continue;
+      // A second way into another function's code is a function of its own when a call or the
+      // exception index names it (an assembler routine a BL calls that the one before falls into:
+      // __adddf3 in __aeabi_dsub); named only by data (a table word into a body), it is not.
+      if (b.secondaryOf && !e.evidence.some((ev) => FUNCTION_NAMING.has(ev.class))) continue;
       const fn: MapFunction = {
         key: e.key,
         component: w.component(e.comp),
@@ -157,6 +170,7 @@ export class ProgramMap {
         blocks: b.blockCount,
         tailCalls: b.tailCalls,
         secondaryEntries: secondary.get(e.key) ?? NO_SECONDARY_ENTRIES,
+        partOf: b.secondaryOf,
         returns: e.returns,
       };
       functions.push(fn);

@@ -174,6 +174,10 @@ function blockEnd(
       return 'component end';
     case 'conflict':
       return 'runs into other bytes';
+    case 'tail':
+      return 'tail call';
+    case 'stub':
+      return 'register stub';
     default:
       return null;
   }

@@ -7,6 +7,8 @@ import type { EntryEvidence, Tier } from './types.js';
 
 export interface MapEntry {
   key: string;
+  /** Its place in the order entries were named (0, 1, ...). */
+  index: number;
   comp: number;
   mode: ArmMode;
   address: number;
@@ -42,9 +44,8 @@ export interface WalkItem {
   address: number;
   /** The block the edge leaves (-1: none). */
   from: number;
-  /** Null for the entry itself and for code walked without an edge (a call stub). */
+  /** Null for the entry itself. */
   kind: EdgeKind | null;
-  stub?: true;
 }
 
 /** The walk of one function: its entry, the tier of its code, what it still has to visit. */

@@ -32,7 +32,7 @@ import {
   type WalkOps,
 } from './resolvers/resolver.js';
 import { mayReturn } from './resolvers/returns.js';
-import { ByteClass, headOf, TIERS, type Tier } from './types.js';
+import { ByteClass, headOf, TIER_RANK, TIERS, type Tier } from './types.js';
 import { type WalkBudget, WalkClock } from './walk-clock.js';
 import {
   type EmitRequest,
@@ -256,12 +256,13 @@ export class Walker implements WalkOps {
   private step(fn: FunctionWalk, item: WalkItem): MapEntry | null {
     if (item.from >= 0) this.blocks.get(this.owner(item.from)).pendingOut--;
     this.current = item;
-    const isEntry = item.kind === null && !item.stub;
+    const isEntry = item.kind === null;
     const comp = this.component(item.comp);
     const existing = this.blockAt(comp, item.mode, item.address);
     if (existing) {
       this.link(item.from, existing.id, item.kind);
       if (isEntry && fn.entry.block < 0) fn.entry.block = existing.id;
+      this.sharedTail(fn, comp, item, existing.id);
       return null;
     }
     const cls = comp.cls[item.address - comp.start]!;
@@ -270,6 +271,7 @@ export class Walker implements WalkOps {
       if (tail) {
         this.link(item.from, tail.id, item.kind);
         if (isEntry && fn.entry.block < 0) fn.entry.block = tail.id;
+        this.sharedTail(fn, comp, item, tail.id);
       } else this.gaps.conflicts++;
       return null;
     }
@@ -285,6 +287,34 @@ export class Walker implements WalkOps {
     return this.finishBlock(fn, comp, block, instructions);
   }
 
+  /**
+   * An unconditional branch of one function's walk onto code another function's walk decoded: code
+   * two functions reach by a tail branch is a function of its own (a shared tail), named so.
+   */
+  private sharedTail(fn: FunctionWalk, comp: MapComponent, item: WalkItem, block: number): void {
+    if (item.kind !== 'branch' || item.from < 0) return;
+    const other = this.blocks.walkOf(block);
+    if (other < 0 || other === fn.entry.index || this.entryAt(comp.index, item.mode, item.address)) return;
+    // Two functions' own walks, at the tiers code references establish: a guess of the sweep (or code
+    // walked as no function) branching into a known function is no evidence that its target is shared.
+    const first = this.table.byIndex(other);
+    const worst = TIER_RANK.referenced;
+    if (!first || first.orphan || fn.entry.orphan || first.tier > worst || fn.tier > worst) return;
+    const from = this.blocks.get(this.owner(item.from));
+    this.addEntry(
+      {
+        component: comp,
+        address: item.address,
+        mode: item.mode,
+        class: 'tail-call',
+        classTier: 'proven',
+        from: from.end - (from.mode === 'arm' ? 4 : 2),
+        fromComponent: from.comp,
+      },
+      TIERS[fn.tier]!,
+    );
+  }
+
   /** Decodes one block from `item` up to its control-flow instruction, known bytes or a decode stop. */
   private decodeBlock(
     fn: FunctionWalk,
@@ -293,7 +323,7 @@ export class Walker implements WalkOps {
   ): { block: MapBlock; instructions: DecodedInstruction[] } | null {
     const mode = item.mode;
     const tier = fn.tier;
-    const block = this.blocks.add(comp.index, mode, item.address, item.address, tier, 'end');
+    const block = this.blocks.add(comp.index, mode, item.address, item.address, tier, 'end', fn.entry.index);
     this.index.setStart(comp, item.address, block.id);
     const instructions: DecodedInstruction[] = [];
     let at = item.address;
@@ -479,11 +509,5 @@ export class Walker implements WalkOps {
         ? this.entryAt(call.targetComp, call.targetMode!, call.target)
         : undefined;
     return this.continuations.after(fn, comp, block, call, callee);
-  }
-
-  /** A register stub's own code is walked (classified) but is no function entry. */
-  walkStub(fn: FunctionWalk, comp: MapComponent, address: number, mode: ArmMode): void {
-    if (this.blockAt(comp, mode, address) || comp.cls[address - comp.start] !== ByteClass.unknown) return;
-    fn.work.push({ comp: comp.index, mode, address, from: -1, kind: null, stub: true });
   }
 }

@@ -78,15 +78,20 @@ test('Thumb table after a BL to a helper that computes its return from LR', () =
   assert.equal(call.continuation, 'pending');
 });
 
-test('ldr r3, =f; bl call_via_r3: a call of f through the stub, which is walked but no function', () => {
+test('ldr r3, =f; bl call_via_r3: a call of f through the stub, itself a function (a register stub)', () => {
   const stub = [...map.built.walker.calls].find((c) => c.at === at('site_stub_call'))!;
   assert.equal(stub.kind, 'stub');
   assert.equal(stub.target, at('stub_target'));
   assert.equal(stub.via, at('call_via_r3'));
   assert.equal(fn('stub_target')?.tier, 'proven');
   assert.ok(classes('stub_target').has('constant-register-call'));
-  assert.equal(fn('call_via_r3'), undefined);
+  assert.equal(fn('call_via_r3')?.tier, 'proven');
   assert.equal(cls('call_via_r3'), 'thumb-code');
+  // Its `bx r3` goes where each caller's register says: no unresolved indirect branch.
+  assert.equal(
+    map.built.walker.blocks.termOf(map.built.walker.blockAt(main, 'thumb', at('call_via_r3'))!.id),
+    'stub',
+  );
   assert.ok(map.xrefs(at('stub_target'), 'proven').some((x) => x.from === at('site_stub_call')));
 });
 

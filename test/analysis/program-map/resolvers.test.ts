@@ -1,6 +1,7 @@
 // The walk's resolvers (src/analysis/program-map/resolvers/): the registry's shape, and that each
 // resolver carries its idiom: on the idioms fixture (test/kit/arm/src/arm9-idioms.s, one labelled case
-// per idiom) a walk without any one resolver classifies the program differently from the full walk.
+// per idiom) or the kit's interpreter program (arm9-interp: ITCM code branching into main RAM), a walk
+// without any one resolver classifies the program differently from the full walk.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -11,17 +12,19 @@ import { type BuiltMap, buildProgramMap } from '../../../src/analysis/program-ma
 import { loadComponents } from '../../../src/analysis/program-map/components.js';
 import { RESOLVERS } from '../../../src/analysis/program-map/resolvers/index.js';
 import type { Resolver } from '../../../src/analysis/program-map/resolvers/resolver.js';
+import { getProgramMaps } from '../../../src/analysis/program-map/service.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { getRomStore } from '../../../src/nds/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { makeWorkspace } from '../../kit/mcp-harness.js';
-import { idiomsRomBytes } from '../../kit/program-rom.js';
+import { idiomsRomBytes, kitRomBytes } from '../../kit/program-rom.js';
 
 const root = await makeWorkspace('re-mcp-resolvers-');
 after(() => rm(root, { recursive: true, force: true }));
 await mkdir(join(root, 'roms'));
 await writeFile(join(root, 'roms/idioms.nds'), idiomsRomBytes());
+await writeFile(join(root, 'roms/interp.nds'), kitRomBytes('arm9-interp', 'arm7-program'));
 const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
 const store = getRomStore(services);
 
@@ -43,17 +46,18 @@ function digest(built: BuiltMap): string {
   return h.digest('hex');
 }
 
-async function walk(resolvers: readonly Resolver[]): Promise<string> {
-  return store.withRom('roms/idioms.nds', async (rom) => {
-    const set = await loadComponents(store, rom, 'arm9', []);
+async function walk(resolvers: readonly Resolver[], rom = 'idioms'): Promise<string> {
+  return store.withRom(`roms/${rom}.nds`, async (handle) => {
+    const found = await getProgramMaps(services).copied(store, handle, 'arm9');
+    const set = await loadComponents(store, handle, 'arm9', found.copies, undefined, found.dataCopies);
     const built = await buildProgramMap({
       set,
       processor: 'arm9',
-      entry: rom.model.arm9.entryAddress,
+      entry: handle.model.arm9.entryAddress,
       classes: EVIDENCE_CLASSES,
       resolvers,
-      codeBytes: 1 << 20,
-      deadline: Date.now() + 60_000,
+      codeBytes: 1 << 22,
+      deadline: Date.now() + 120_000,
     });
     return digest(built);
   });
@@ -69,9 +73,11 @@ test('every resolver has its own id, a description and at least one hook', () =>
 
 test('the walk is the same twice with every resolver, and differs without any one of them', async () => {
   const full = await walk(RESOLVERS);
+  const interp = await walk(RESOLVERS, 'interp');
   assert.equal(await walk(RESOLVERS), full, 'a walk is deterministic');
   for (const r of RESOLVERS) {
-    const without = await walk(RESOLVERS.filter((x) => x !== r));
-    assert.notEqual(without, full, `the idioms fixture needs ${r.id}`);
+    const rest = RESOLVERS.filter((x) => x !== r);
+    if ((await walk(rest)) !== full) continue;
+    assert.notEqual(await walk(rest, 'interp'), interp, `the idioms fixture or arm9-interp needs ${r.id}`);
   }
 });

@@ -10,7 +10,7 @@ import type { MapComponent } from '../components.js';
 import { stubRegister, veneerLanding } from '../idioms.js';
 import { baseOf, mentionsRegister, regNumber } from '../instructions.js';
 import { TIERS } from '../types.js';
-import type { CallSite, Resolver, WalkOps } from './resolver.js';
+import type { CallSite, FlowSite, Resolver, WalkOps } from './resolver.js';
 
 /**
  * The constant a call's register holds at the call: defined in this block by a literal load or a
@@ -94,11 +94,11 @@ export const longBranch: Resolver = {
   },
 };
 
-/** A BL to `bx rN`: a call of the register's constant, through the stub (walked, no function entry). */
+/** A BL to `bx rN`: a call of the register's constant, through the stub (a function of its own). */
 export const registerStub: Resolver = {
   id: 'register-stub',
   description: 'a BL to a `bx rN` stub: a call of the constant the calling block loads into rN',
-  call({ walk, fn, comp, instructions, call, target }: CallSite) {
+  call({ walk, comp, block, instructions, call, target }: CallSite) {
     if (target === null) return null;
     const mode = call.targetMode!;
     const stub = stubRegister(target, call.target!, mode, walk.processor);
@@ -110,7 +110,19 @@ export const registerStub: Resolver = {
     call.target = null;
     call.targetMode = null;
     walk.gaps.indirectCalls++;
-    walk.walkStub(fn, target, call.via!, mode);
+    // The stub is a function of its own (a BL calls it): a veneer whose target each caller loads.
+    walk.addEntry(
+      {
+        component: target,
+        address: call.via!,
+        mode,
+        class: 'direct-call',
+        classTier: 'proven',
+        from: call.at,
+        fromComponent: comp.index,
+      },
+      TIERS[block.tier]!,
+    );
     constantTarget(walk, comp, instructions, instructions.length - 1, call);
     return 'continues';
   },
@@ -134,5 +146,19 @@ export const veneerCall: Resolver = {
     call.targetMode = landing.mode;
     if (!('component' in to)) call.unresolved = to.unresolved;
     return 'continues';
+  },
+};
+
+/** A function that is one `bx rN` (a register stub): it goes where each caller's register says. */
+export const stubBody: Resolver = {
+  id: 'stub-body',
+  description: 'a function whose whole body is `bx rN`: a register stub, resolved at each call site',
+  branch({ fn, comp, block, instructions, ins }: FlowSite) {
+    if (instructions.length !== 1 || block.start !== fn.entry.address || fn.entry.comp !== comp.index)
+      return false;
+    if (baseOf(ins) !== 'bx' || ins.condition || regNumber(ins.operands.trim()) === null) return false;
+    if (regNumber(ins.operands.trim())! > 12) return false;
+    block.term = 'stub';
+    return true;
   },
 };

@@ -2,14 +2,15 @@
 // the one list of the idioms of control flow the map understands. Adding one is a module of its own
 // (resolver.ts says what it exports) and a line here.
 
-import { constantRegister, longBranch, registerStub, veneerCall } from './calls.js';
+import { constantRegister, longBranch, registerStub, stubBody, veneerCall } from './calls.js';
 import { callThroughLr, computedBranch, literalJump, pcModeSwitch } from './jumps.js';
 import type { Resolver } from './resolver.js';
 import { noReturnHere } from './returns.js';
 import { dispatchHelper, switchTable } from './switch.js';
-import { tailVeneer } from './tails.js';
+import { tailAcross, tailVeneer } from './tails.js';
 
 export const RESOLVERS: readonly Resolver[] = [
+  stubBody,
   callThroughLr,
   pcModeSwitch,
   literalJump,
@@ -20,6 +21,7 @@ export const RESOLVERS: readonly Resolver[] = [
   registerStub,
   dispatchHelper,
   veneerCall,
+  tailAcross,
   tailVeneer,
   noReturnHere,
 ];

@@ -58,8 +58,6 @@ export interface WalkOps {
     target: number | null,
     targetMode: ArmMode | null,
   ): number;
-  /** Walks a register stub's own code (classified, no function entry). */
-  walkStub(fn: FunctionWalk, comp: MapComponent, address: number, mode: ArmMode): void;
 }
 
 /** A block the walk has just decoded, ending in a control-flow instruction. */
@@ -92,8 +90,8 @@ export interface Resolver {
   branch?(site: FlowSite): boolean;
   /** A call: null when it is not this resolver's idiom. */
   call?(site: CallSite): CallOutcome | null;
-  /** An unconditional direct branch ending a block (a tail call candidate). */
-  tailBranch?(site: FlowSite): void;
+  /** An unconditional direct branch ending a block: true when it leaves the function (a tail call). */
+  tailBranch?(site: FlowSite): boolean;
   /** The code after a call that returns: 'none' when it never runs, null when this resolver cannot tell. */
   continuation?(site: CallSite): 'none' | null;
 }

@@ -45,6 +45,9 @@ export function mayReturn(blocks: BlockStore, edges: EdgeStore, calls: CallStore
       case 'stop':
       case 'end':
       case 'conflict':
+      // (A tail call returns where its callee does, and a stub where its register's function does.)
+      case 'tail':
+      case 'stub':
         return true;
       case 'call':
         if (calls.get(b.call).continuation === 'pending') return true;
