@@ -249,16 +249,6 @@ async function offer(
     refusals.set(why, (refusals.get(why) ?? 0) + 1);
     return false;
   };
-  if (process.env.DEBUG_ADDR && c.address === Number(process.env.DEBUG_ADDR))
-    console.error(
-      'offer?',
-      cls.id,
-      c.address.toString(16),
-      c.mode,
-      refusedHere.get(place),
-      phase,
-      comp.cls[c.address - comp.start],
-    );
   if ((refusedHere.get(place) ?? -1) >= phase) return false;
   if (c.address < comp.start || c.address >= comp.end) return refuse('outside its component');
   if (comp.cls[c.address - comp.start] !== ByteClass.unknown)
@@ -267,8 +257,6 @@ async function offer(
     maxInstructions: PROBE_INSTRUCTIONS,
     joinsKnown: c.orphan === true,
   });
-  if (process.env.DEBUG_ADDR && c.address === Number(process.env.DEBUG_ADDR))
-    console.error('offer', cls.id, c.address.toString(16), c.mode, p);
   if (!p.ok) {
     if (p.why === TOO_LONG) walker.undecided(comp, c.address);
     return refuse(p.why, p.settled);

@@ -51,7 +51,7 @@ export function applyFlow(site: FlowSite): boolean {
           !mentionsRegister(instructions, instructions.indexOf(cmp) + 1, i, guard.register)
         )
           block.guard = guard;
-        walk.edge(fn, block, comp, ins.targetMode!, ins.target!, 'taken');
+        walk.edge(fn, block, comp, ins.targetMode!, ins.target!, 'taken', ins.address);
         if (next < comp.end) walk.edge(fn, block, comp, block.mode, next, 'fallthrough');
       } else {
         block.term = 'branch';
@@ -59,7 +59,7 @@ export function applyFlow(site: FlowSite): boolean {
         for (const r of walk.resolvers.tailBranch) leaves = r.tailBranch!(site) || leaves;
         // A branch that leaves the function (a tail call) is no edge of its body.
         if (leaves) block.term = 'tail';
-        else walk.edge(fn, block, comp, ins.targetMode!, ins.target!, 'branch');
+        else walk.edge(fn, block, comp, ins.targetMode!, ins.target!, 'branch', ins.address);
       }
       return true;
     case 'return':

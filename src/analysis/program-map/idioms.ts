@@ -285,11 +285,13 @@ export function runSwitch(
   guard: { register: number; max: number },
   helper: { start: number; end: number } | null,
   stackWord?: number,
+  /** Registers taken to hold these values when the run starts (a table base set before the dispatch). */
+  registers: Record<number, number> = {},
 ): SwitchResult | null {
   const reads = new Set<number>();
   const targets: Landing[] = [];
   for (let i = 0; i <= guard.max; i++) {
-    const state = emuState(start, mode === 'thumb', { [guard.register]: i, 13: SCRATCH_SP });
+    const state = emuState(start, mode === 'thumb', { ...registers, [guard.register]: i, 13: SCRATCH_SP });
     const own = new Set<number>();
     const r = emulate(state, {
       processor,

@@ -112,14 +112,15 @@ class Probe {
       if (known.returns !== false) this.returns = true;
       return 'stop';
     }
-    // A branch onto a label of known code (a block start) is how assembler routines share a tail.
-    // Code of a known function (a landing pad) may also run on into that function's code.
-    if (
-      cls === headOf(m) &&
-      at !== this.address &&
-      (this.options.joinsKnown || (path.joined && this.walker.blockAt(here, m, at)))
-    )
+    // A branch onto an instruction of known code is how assembler routines share a tail (libgcc's
+    // __gedf2 sets a register and branches into __cmpdf2; __aeabi_l2d into __adddf3's normalisation).
+    // Code of a known function (a landing pad) may also run on into that function's code; code that
+    // runs on into known code without a branch is refused below.
+    if (cls === headOf(m) && at !== this.address && (this.options.joinsKnown || path.joined)) {
+      // The shared code goes on as the code it belongs to does: taken to return (a tail it shares).
+      if (path.joined) this.returns = true;
       return 'stop';
+    }
     if (cls === headOf(m) && at !== this.address) return 'joins the middle of known code';
     if (at === this.address && cls === headOf(m)) return 'inside known code';
     return 'runs into data or code of the other mode';

@@ -32,6 +32,7 @@ import {
   type WalkOps,
 } from './resolvers/resolver.js';
 import { mayReturn } from './resolvers/returns.js';
+import { tailCall } from './resolvers/tails.js';
 import { ByteClass, headOf, TIER_RANK, TIERS, type Tier } from './types.js';
 import { type WalkBudget, WalkClock } from './walk-clock.js';
 import {
@@ -392,13 +393,27 @@ export class Walker implements WalkOps {
   }
 
   /** Queues an intra-function edge to `target` (resolved across components when it leaves `comp`). */
-  edge(fn: FunctionWalk, block: MapBlock, comp: MapComponent, mode: ArmMode, target: number, kind: EdgeKind) {
+  edge(
+    fn: FunctionWalk,
+    block: MapBlock,
+    comp: MapComponent,
+    mode: ArmMode,
+    target: number,
+    kind: EdgeKind,
+    site?: number,
+  ) {
     if (target % (mode === 'arm' ? 4 : 2) !== 0) return;
     let where = comp;
     if (target < comp.start || target >= comp.end) {
       const found = this.set.lookup(target, comp);
       if (!('component' in found)) return;
       where = found.component;
+    }
+    // A branch into another component leaves the function (no function spans two): a tail call.
+    if (where !== comp && (kind === 'branch' || kind === 'taken')) {
+      tailCall(this, comp, block, where, target, mode, site);
+      if (kind === 'branch') block.term = 'tail';
+      return;
     }
     block.pendingOut++;
     fn.work.push({ comp: where.index, mode, address: target, from: block.id, kind });

@@ -7,7 +7,7 @@ import { callThroughLr, computedBranch, literalJump, pcModeSwitch } from './jump
 import type { Resolver } from './resolver.js';
 import { noReturnHere } from './returns.js';
 import { dispatchHelper, switchTable } from './switch.js';
-import { tailAcross, tailVeneer } from './tails.js';
+import { tailPrologue, tailVeneer } from './tails.js';
 
 export const RESOLVERS: readonly Resolver[] = [
   stubBody,
@@ -21,7 +21,7 @@ export const RESOLVERS: readonly Resolver[] = [
   registerStub,
   dispatchHelper,
   veneerCall,
-  tailAcross,
+  tailPrologue,
   tailVeneer,
   noReturnHere,
 ];

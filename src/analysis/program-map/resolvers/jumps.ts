@@ -55,7 +55,7 @@ export const literalJump: Resolver = {
     const w = u32(comp.bytes, o);
     block.term = 'branch';
     const thumb = (w & 1) === 1 && walk.processor === 'arm9';
-    walk.edge(fn, block, comp, thumb ? 'thumb' : 'arm', thumb ? w - 1 : w & ~3, 'branch');
+    walk.edge(fn, block, comp, thumb ? 'thumb' : 'arm', thumb ? w - 1 : w & ~3, 'branch', ins.address);
     return true;
   },
 };
@@ -80,7 +80,7 @@ export const computedBranch: Resolver = {
     const target = (thumb ? value - 1 : value & ~3) >>> 0;
     if (!('component' in walk.set.lookup(target, comp))) return false;
     block.term = 'branch';
-    walk.edge(fn, block, comp, thumb ? 'thumb' : 'arm', target, 'branch');
+    walk.edge(fn, block, comp, thumb ? 'thumb' : 'arm', target, 'branch', ins.address);
     return true;
   },
 };

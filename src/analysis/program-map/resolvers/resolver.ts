@@ -26,7 +26,10 @@ export interface WalkOps {
   /** The resolvers of this walk, per hook, in order. */
   readonly resolvers: ResolverHooks;
   component(index: number): MapComponent;
-  /** Queues an intra-function edge from `block` to `target` (resolved across components when it leaves `comp`). */
+  /**
+   * Queues an intra-function edge from `block` to `target`; a branch into another component is a tail
+   * call instead (the target an entry, no edge). `site`: the branching instruction, for the evidence.
+   */
   edge(
     fn: FunctionWalk,
     block: MapBlock,
@@ -34,6 +37,7 @@ export interface WalkOps {
     mode: ArmMode,
     target: number,
     kind: EdgeKind,
+    site?: number,
   ): void;
   /** An edge joined once the whole walk is done (its target is walked from elsewhere). */
   lateEdge(block: MapBlock, comp: MapComponent, mode: ArmMode, address: number): void;

@@ -11,12 +11,13 @@ import { ByteClass, headOf } from '../types.js';
 import type { CallSite, Resolver, WalkOps } from './resolver.js';
 
 /** Whether the instruction at `address` saves LR on the stack: a function's first act. */
-function prologueAt(walk: WalkOps, comp: MapComponent, address: number, mode: ArmMode): boolean {
+export function savesLr(walk: WalkOps, comp: MapComponent, address: number, mode: ArmMode): boolean {
   const cls = comp.cls[address - comp.start];
   if (cls !== ByteClass.unknown && cls !== headOf(mode)) return false;
   const [ins] = decodeAt(comp, address, mode, walk.processor, 1);
   if (!ins || ins.condition) return false;
   const base = baseOf(ins);
+  if (base === 'str' && ins.operands.replace(/\s/g, '') === 'lr,[sp,#-4]!') return true;
   if (base !== 'push' && !((base === 'stmdb' || base === 'stmfd') && ins.operands.startsWith('sp!')))
     return false;
   return registerList(ins.operands)?.includes(14) === true;
@@ -27,7 +28,7 @@ export const noReturnHere: Resolver = {
   description: "no code after a call at a component's end or right before a function's prologue",
   continuation({ walk, comp, block, call }: CallSite) {
     if (block.end >= comp.end) return 'none';
-    if (!call.conditional && prologueAt(walk, comp, block.end, block.mode)) return 'none';
+    if (!call.conditional && savesLr(walk, comp, block.end, block.mode)) return 'none';
     return null;
   },
 };

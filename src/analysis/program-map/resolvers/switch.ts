@@ -6,12 +6,12 @@
 // spilled to its stack is found among the literal words the function loaded (heuristic).
 import type { MapComponent } from '../components.js';
 import { guardMax, guardOf, runSwitch } from '../idioms.js';
-import { decodeAt, lastCompare, mentionsRegister } from '../instructions.js';
+import { decodeAt, lastCompare, mentionsRegister, valueReads, valueWrites } from '../instructions.js';
 import { ByteClass, TIER_RANK, TIERS } from '../types.js';
 import type { CallSite, FlowSite, Resolver } from './resolver.js';
 
-/** Spilled-table candidates tried per dispatch. */
-const MAX_TABLE_CANDIDATES = 64;
+/** Table candidates (a literal word in a place) tried per dispatch. */
+const MAX_TABLE_CANDIDATES = 128;
 /** How far a spilled table's cases may lie from their dispatch. */
 const CASE_REACH = 0x20000;
 
@@ -114,25 +114,49 @@ function resolveSwitch(site: FlowSite, helper: { start: number; end: number } | 
   return true;
 }
 
+/** Registers the dispatch block reads before it writes them (besides its index): a table base set earlier. */
+function baseRegisters(site: FlowSite, index: number): number[] {
+  const out: number[] = [];
+  let written = 1 << index;
+  for (const i of site.instructions) {
+    if (i.address < site.block.start) continue;
+    const reads = valueReads(i) & ~written & 0x1fff;
+    for (let r = 0; r <= 12; r++) if (reads & (1 << r) && !out.includes(r)) out.push(r);
+    written |= valueWrites(i);
+  }
+  return out;
+}
+
 /**
- * A dispatch whose table address the function spilled to its stack before (newlib's vfprintf):
- * among the literal words this function loaded, the one address that, held in the stack, makes
- * every index land on code of this component near the dispatch is the table. A heuristic
- * resolution: the table is classified at the heuristic tier, its cases are walked there (as code
- * of no new function) and joined to the function's body when the map is finished.
+ * A dispatch whose table address the function set up before the dispatch block (newlib's vfprintf
+ * spills it to its stack; a loop keeps it in a register from the prologue): among the literal words
+ * this function loaded, the one address that, held in the stack or in a register the dispatch reads
+ * before writing, makes every index land on code of this component near the dispatch is the table.
+ * A heuristic resolution: the table is classified at the heuristic tier, its cases are walked there
+ * (as code of no new function) and joined to the function's body when the map is finished.
  */
 function spilledTable(site: FlowSite, g: Guard): boolean {
   const { walk, fn, comp, block, ins } = site;
   const found: { word: number; r: NonNullable<ReturnType<typeof runSwitch>> }[] = [];
-  const tried = new Set<number>();
-  for (let i = fn.literals.length - 1; i >= 0 && tried.size < MAX_TABLE_CANDIDATES; i--) {
-    const w = fn.literals[i]!;
-    if (tried.has(w) || w % 4 !== 0 || w < comp.start || w + 4 * (g.guard.max + 1) > comp.end) continue;
-    tried.add(w);
-    const end = ins.address + ins.size;
-    const r = runSwitch(walk.set, comp, walk.processor, block.mode, g.start, end, g.guard, null, w);
-    if (!r || r.targets.some((t) => Math.abs(t.address - ins.address) > CASE_REACH)) continue;
-    found.push({ word: w, r });
+  const tried = new Set<string>();
+  const places: (number | 'stack')[] = ['stack', ...baseRegisters(site, g.guard.register)];
+  const end = ins.address + ins.size;
+  for (const place of places) {
+    for (let i = fn.literals.length - 1; i >= 0 && tried.size < MAX_TABLE_CANDIDATES; i--) {
+      const w = fn.literals[i]!;
+      const key = `${place}:${w}`;
+      if (tried.has(key) || w % 4 !== 0 || w < comp.start || w + 4 * (g.guard.max + 1) > comp.end) continue;
+      tried.add(key);
+      const r =
+        place === 'stack'
+          ? runSwitch(walk.set, comp, walk.processor, block.mode, g.start, end, g.guard, null, w)
+          : runSwitch(walk.set, comp, walk.processor, block.mode, g.start, end, g.guard, null, undefined, {
+              [place]: w,
+            });
+      if (!r || r.targets.some((t) => Math.abs(t.address - ins.address) > CASE_REACH)) continue;
+      if (found.some((f) => f.word === w)) continue;
+      found.push({ word: w, r });
+    }
   }
   if (found.length !== 1) return false;
   const { r } = found[0]!;

@@ -1,12 +1,18 @@
-// Unconditional branches that leave the function: a branch into another component (ITCM code branching
-// to main RAM: no function spans two components) is a tail call, its target a function (tail-call
-// evidence); a branch to a mode-switch veneer (the linker's, e.g. __f_from_arm) is a tail call of the
+// Branches that leave the function: one into another component (ITCM code branching to main RAM: no
+// function spans two) is a tail call, its target a function (tail-call evidence; the walk's edge()
+// applies tailCall to every kind of branch); so is an unconditional branch to code that saves LR
+// first; a branch to a mode-switch veneer (the linker's, e.g. __f_from_arm) is a tail call of the
 // veneer (the direct-call evidence names the veneer an entry; the body stops there). A branch onto
 // code another function's walk decoded is named by the walk itself (Walker.sharedTail).
+
+import type { ArmMode } from '../../../arm/types.js';
 import { u32 } from '../../../formats/le.js';
+import type { MapBlock } from '../blocks.js';
+import type { MapComponent } from '../components.js';
 import { veneerLanding } from '../idioms.js';
 import { TIERS } from '../types.js';
-import type { FlowSite, Resolver } from './resolver.js';
+import type { FlowSite, Resolver, WalkOps } from './resolver.js';
+import { savesLr } from './returns.js';
 
 export const tailVeneer: Resolver = {
   id: 'tail-veneer',
@@ -34,24 +40,43 @@ export const tailVeneer: Resolver = {
   },
 };
 
-export const tailAcross: Resolver = {
-  id: 'tail-across',
-  description: 'an unconditional branch into another component: a tail call of a function there',
+/** Names the target of a branch into another component a function (tail-call evidence). */
+export function tailCall(
+  walk: WalkOps,
+  comp: MapComponent,
+  block: MapBlock,
+  target: MapComponent,
+  address: number,
+  mode: ArmMode,
+  site: number | undefined,
+): void {
+  walk.addEntry(
+    {
+      component: target,
+      address,
+      mode,
+      class: 'tail-call',
+      classTier: 'proven',
+      ...(site !== undefined ? { from: site } : {}),
+      fromComponent: comp.index,
+    },
+    TIERS[block.tier]!,
+  );
+}
+
+/**
+ * An unconditional branch to code that starts by saving LR on the stack: the code of a function (a
+ * function's body never saves LR again after a branch inside it), so the branch is a tail call of it.
+ */
+export const tailPrologue: Resolver = {
+  id: 'tail-prologue',
+  description: 'an unconditional branch to code that saves LR first: a tail call of the function there',
   tailBranch({ walk, comp, block, ins }: FlowSite): boolean {
     const found = walk.set.lookup(ins.target!, comp);
-    if (!('component' in found) || found.component === comp) return false;
-    walk.addEntry(
-      {
-        component: found.component,
-        address: ins.target!,
-        mode: ins.targetMode!,
-        class: 'tail-call',
-        classTier: 'proven',
-        from: ins.address,
-        fromComponent: comp.index,
-      },
-      TIERS[block.tier]!,
-    );
+    if (!('component' in found) || ins.condition) return false;
+    const target = found.component;
+    if (!savesLr(walk, target, ins.target!, ins.targetMode!)) return false;
+    tailCall(walk, comp, block, target, ins.target!, ins.targetMode!, ins.address);
     return true;
   },
 };
