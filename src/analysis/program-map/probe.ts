@@ -152,9 +152,11 @@ class Probe {
         this.seen.add(ins.address * 2 + (m === 'arm' ? 0 : 1));
         if (++this.count > this.options.maxInstructions) return TOO_LONG;
         const e = stackEffect(ins);
-        // (A landing pad runs in its function's frame and may restore it.)
-        if (e && e.delta !== 'unknown' && !this.options.joinsKnown) {
-          path.delta += e.delta;
+        // (A landing pad runs in its function's frame and may restore it.) A conditional return
+        // leaves the frame as it was on the way on; another conditional stack change leaves it
+        // unknown (NaN: no later comparison holds).
+        if (e && e.delta !== 'unknown' && !this.options.joinsKnown && !(ins.condition && e.returns)) {
+          path.delta = ins.condition ? Number.NaN : path.delta + e.delta;
           if (path.delta > 0) return 'restores a stack frame it did not build';
         }
         // Most instructions neither transfer control nor load a literal: nothing to judge.
