@@ -20,7 +20,7 @@ export const FAMILIES = [
   { name: 'search', load: async () => definitions((await import('./search/index.js')).searchTools) },
   { name: 'extract', load: async () => definitions((await import('./extract/index.js')).extractTools) },
   { name: 'rebuild', load: async () => definitions((await import('./rebuild/index.js')).rebuildTools) },
-  { name: 'desmume', load: async () => definitions((await import('./desmume/index.js')).desmumeTools) },
+  { name: 'desmume', load: async () => definitions((await import('./debug/index.js')).desmumeTools) },
   {
     name: 'retroarch',
     load: async () => definitions((await import('./retroarch/index.js')).retroarchTools),

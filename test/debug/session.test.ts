@@ -23,7 +23,7 @@ import { DEBUG_SESSION } from '../../src/debug/service.js';
 import { DebugSession, type SessionOptions } from '../../src/debug/session.js';
 import { RomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
-import { desmumeProbeGdb } from '../../src/tools/desmume/lifecycle.js';
+import { desmumeProbeGdb } from '../../src/tools/debug/lifecycle.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import {
   DESMUME_CLI,

@@ -16,7 +16,7 @@ import { DebugSession } from '../../../src/debug/session.js';
 import { invokeTool } from '../../../src/mcp/invoke.js';
 import { getRomStore } from '../../../src/nds/rom-store.js';
 import { Services } from '../../../src/services.js';
-import { ndsCorrelateStopContext } from '../../../src/tools/desmume/correlate.js';
+import { ndsCorrelateStopContext } from '../../../src/tools/debug/correlate.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { DESMUME_CLI, killDesmumeProcesses, writeOverlayTargetRom } from '../../kit/desmume/index.js';
 import { proxyTamperingMemoryReads } from '../../kit/desmume/stub-proxies.js';
