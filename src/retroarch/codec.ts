@@ -241,7 +241,7 @@ function failure(cmd: string, address: number, reason: string): ReMcpError {
   if (/no memory map/i.test(reason)) {
     return new ReMcpError(
       'no-memory-map',
-      `${cmd} ${where}: the loaded core exposes no memory map (RetroArch: "${reason}"); the achievements RAM tools (retroarch_read_ram / retroarch_write_ram) read what a core gives RetroArch for achievements, which some cores without a map do; the DS core gives neither (for DS memory use DeSmuME's own tools, the runtime profile)`,
+      `${cmd} ${where}: the loaded core exposes no memory map (RetroArch: "${reason}"); the achievements RAM tools (retroarch_read_ram / retroarch_write_ram) read what a core gives RetroArch for achievements, which some cores without a map do; the DS core gives neither (for DS memory use the debugger tools of the runtime profile)`,
       details,
     );
   }

@@ -3,12 +3,12 @@
 // do; the server publishes its catalog instead (src/cli/catalog.ts).
 import { type ProfileName, type ProfileSelection, selects } from '../core/profiles.js';
 import type { ToolDefinition } from '../mcp/tool.js';
-import { FAMILIES } from './families.js';
+import { FAMILIES, type Family } from './families.js';
 
-/** Every tool, in tools/list order. */
-export async function loadAllTools(): Promise<ToolDefinition[]> {
+/** Every tool, in tools/list order (of the registry's families, or of those given: toolFamilies). */
+export async function loadAllTools(families: readonly Family[] = FAMILIES): Promise<ToolDefinition[]> {
   const tools: ToolDefinition[] = [];
-  for (const family of FAMILIES) tools.push(...(await family.load()));
+  for (const family of families) tools.push(...(await family.load()));
   return tools;
 }
 

@@ -1,57 +1,69 @@
-// The DeSmuME debugging tools (profile runtime), in tools/list order.
+// The debugger tools (profile runtime), in tools/list order: each emulator's own (`<prefix>_<verb>`,
+// made from one definition per tool for every emulator), then the tools that serve every emulator.
+import type { z } from 'zod/v4';
+import type { Emulator } from '../../debug/backend.js';
+import type { ToolDefinition } from '../../mcp/tool.js';
 import {
-  desmumeBreakpointAdd,
-  desmumeBreakpointCondition,
-  desmumeBreakpointList,
-  desmumeBreakpointRemove,
-  desmumeExecutableRangesReplace,
+  emuBreakpointAdd,
+  emuBreakpointCondition,
+  emuBreakpointList,
+  emuBreakpointRemove,
+  emuExecutableRangesReplace,
 } from './breakpoints.js';
 import { ndsCorrelateStopContext } from './correlate.js';
 import {
-  desmumeCaptureRuntimeEvidence,
-  desmumeCaptureStopContext,
-  desmumeDisassembleLive,
-  desmumeReadMemory,
-  desmumeReadRegisterPacket,
+  emuCaptureRuntimeEvidence,
+  emuCaptureStopContext,
+  emuDisassembleLive,
+  emuReadMemory,
+  emuReadRegisterPacket,
 } from './inspect.js';
-import { desmumeProbeGdb, desmumeStart, desmumeStatus, desmumeStop, desmumeWaitForGdb } from './lifecycle.js';
-import { desmumeMemoryScanNarrow, desmumeMemoryScanResults, desmumeMemoryScanStart } from './memory-scan.js';
+import { emuProbeGdb, emuStart, emuStatus, emuStop, emuWaitForGdb } from './lifecycle.js';
+import { emuMemoryScanNarrow, emuMemoryScanResults, emuMemoryScanStart } from './memory-scan.js';
+import { type EmulatorTool, forEmulator } from './per-emulator.js';
 import {
-  desmumeContinue,
-  desmumePause,
-  desmumeStepInstruction,
-  desmumeStepOut,
-  desmumeStepOver,
-  desmumeWaitForStop,
+  emuContinue,
+  emuPause,
+  emuStepInstruction,
+  emuStepOut,
+  emuStepOver,
+  emuWaitForStop,
 } from './run-control.js';
-import { desmumeWatchpointAdd, desmumeWatchpointRemove } from './watchpoints.js';
+import { emuWatchpointAdd, emuWatchpointRemove } from './watchpoints.js';
 
-export const desmumeTools = [
-  desmumeStart,
-  desmumeStatus,
-  desmumeStop,
-  desmumeProbeGdb,
-  desmumeWaitForGdb,
-  desmumeReadRegisterPacket,
-  desmumeReadMemory,
-  desmumeBreakpointAdd,
-  desmumeBreakpointRemove,
-  desmumeBreakpointList,
-  desmumeBreakpointCondition,
-  desmumeContinue,
-  desmumeStepInstruction,
-  desmumeStepOver,
-  desmumeStepOut,
-  desmumePause,
-  desmumeWaitForStop,
-  desmumeCaptureStopContext,
-  desmumeCaptureRuntimeEvidence,
-  desmumeExecutableRangesReplace,
-  desmumeMemoryScanStart,
-  desmumeMemoryScanNarrow,
-  desmumeMemoryScanResults,
-  desmumeWatchpointAdd,
-  desmumeWatchpointRemove,
-  desmumeDisassembleLive,
-  ndsCorrelateStopContext,
+const EMULATOR_TOOLS: readonly EmulatorTool<z.ZodObject, z.ZodObject>[] = [
+  emuStart,
+  emuStatus,
+  emuStop,
+  emuProbeGdb,
+  emuWaitForGdb,
+  emuReadRegisterPacket,
+  emuReadMemory,
+  emuBreakpointAdd,
+  emuBreakpointRemove,
+  emuBreakpointList,
+  emuBreakpointCondition,
+  emuContinue,
+  emuStepInstruction,
+  emuStepOver,
+  emuStepOut,
+  emuPause,
+  emuWaitForStop,
+  emuCaptureStopContext,
+  emuCaptureRuntimeEvidence,
+  emuExecutableRangesReplace,
+  emuMemoryScanStart,
+  emuMemoryScanNarrow,
+  emuMemoryScanResults,
+  emuWatchpointAdd,
+  emuWatchpointRemove,
+  emuDisassembleLive,
 ];
+
+/** One emulator's tools. */
+export function emulatorTools(emu: Emulator): ToolDefinition[] {
+  return EMULATOR_TOOLS.map((def) => forEmulator(emu, def));
+}
+
+/** The tools that serve whichever emulator is running. */
+export const sharedDebugTools = [ndsCorrelateStopContext];
