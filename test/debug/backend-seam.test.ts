@@ -3,13 +3,13 @@
 // memory reads, the 17-register core layout, no ARM7 stub, no watchpoints) attaches, reads registers
 // and memory (split by the fake's chunk size), runs to a breakpoint, continues, pauses, steps and
 // shuts down, with its messages naming the fake's own tools. Nothing DeSmuME-specific is reachable
-// from the fake backend's imports.
+// from the fake backend's imports. ./second-emulator.test.ts adds it to the server as an emulator.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import ts from 'typescript';
 import { ReMcpError } from '../../src/core/errors.js';
@@ -21,6 +21,7 @@ import { Workspace } from '../../src/workspace/workspace.js';
 import { REPO_ROOT } from '../kit/mcp-harness.js';
 import { writeRomFile } from '../kit/rom-builder.js';
 import { FAKE_CHUNK, FAKE_SHA256, FAKE_SP, fakeBackend, fakeByte } from './fake-backend.js';
+import { reachedModules } from './reached.js';
 
 const ENTRY = 0x0200_0000;
 let dir: string;
@@ -185,21 +186,12 @@ describe('a second emulator backend through the same session', () => {
   });
 
   it('reaches nothing of DeSmuME from the fake backend', () => {
-    const seen = new Set<string>();
-    const pending = [join(import.meta.dirname, 'fake-backend.ts')];
-    const specifier = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
-    while (pending.length > 0) {
-      const file = pending.pop()!;
-      if (seen.has(file)) continue;
-      seen.add(file);
-      for (const [, spec] of readFileSync(file, 'utf8').matchAll(specifier)) {
-        if (spec!.startsWith('.')) pending.push(resolve(dirname(file), spec!.replace(/\.js$/, '.ts')));
-      }
-    }
-    const reached = [...seen].map((f) => relative(REPO_ROOT, f));
+    const reached = reachedModules(join(import.meta.dirname, 'fake-backend.ts'));
     assert.ok(reached.includes('src/debug/backend.ts') && reached.includes('src/debug/connection.ts'));
     assert.deepEqual(
-      reached.filter((f) => f.startsWith('src/debug/desmume/') || f === 'src/debug/service.ts'),
+      reached.filter(
+        (f) => f.startsWith('src/debug/desmume/') || /^src\/debug\/(service|registry|emulators)\.ts$/.test(f),
+      ),
       [],
     );
     // No debugger module it reaches names DeSmuME in code (comments left out).

@@ -4,6 +4,7 @@
 // refused with E01), the 17-register ARM core layout, no ARM7 stub, no watchpoints. Its framing is
 // parsed here, independently of the client's codec, and it records what the client sent.
 // It imports only the neutral debugger modules: nothing of DeSmuME's backend.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { ReMcpError } from '../../src/core/errors.js';
 import type {
@@ -249,8 +250,8 @@ export function fakeBackend(): EmulatorBackend & { launched: FakeProcess[]; read
     },
     async launch(_emulator: VerifiedEmulator, request: Parameters<EmulatorBackend['launch']>[1]) {
       request.checkCancelled();
-      // The entry comes from the ROM the session loads; the test's ROM runs its ARM9 at 0x02000000.
-      const stub = new FakeStub(0x0200_0000);
+      // Halted at the ROM's ARM9 entry (header offset 0x24), as a real emulator after its loader.
+      const stub = new FakeStub(readFileSync(request.romAbsolute).readUInt32LE(0x24));
       const server = createServer((socket) => stub.attach(socket));
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
