@@ -122,6 +122,33 @@ export interface EmulatorBackend extends StubProfile {
   explainStartFailure(process: EmulatorProcess, log: string): ReMcpError | null;
 }
 
+/**
+ * A backend whose implementation is imported on first use (`load`), so that the server's start-up,
+ * which reads every emulator's entry, loads no emulator's process code. Its profile is known at once;
+ * a failed start is explained by the implementation, which its launch has loaded by then.
+ */
+export function lazyBackend(profile: StubProfile, load: () => Promise<EmulatorBackend>): EmulatorBackend {
+  let loading: Promise<EmulatorBackend> | undefined;
+  let loaded: EmulatorBackend | undefined;
+  const impl = async () => {
+    loading ??= load().then((backend) => {
+      loaded = backend;
+      return backend;
+    });
+    return loading;
+  };
+  return {
+    names: profile.names,
+    quirks: profile.quirks,
+    features: profile.features,
+    verify: async () => (await impl()).verify(),
+    version: async (emulator, scratchDir) => (await impl()).version(emulator, scratchDir),
+    launch: async (emulator, request) => (await impl()).launch(emulator, request),
+    awaitReady: async (check) => (await impl()).awaitReady(check),
+    explainStartFailure: (process, log) => loaded?.explainStartFailure(process, log) ?? null,
+  };
+}
+
 /** Refuses a profile the protocol code cannot honour (a programming error in a backend). */
 export function checkProfile(profile: StubProfile): void {
   const chunk = profile.quirks.maxMemoryChunk;

@@ -6,8 +6,9 @@
 // out): the emulator seam (no module of src/ but src/debug/desmume/** spells DeSmuME, save the
 // registry's one line for it; the names of RetroArch's libretro DS core are RetroArch's) and typed
 // services (no tool touches the service container's keyed storage: tools call their domain's
-// accessors). The checkers are also run on synthetic graphs and sources that break each rule, so a
-// checker that found nothing would fail here too.
+// accessors). What the registry reaches statically (read at every start-up) loads no process or
+// network module. The checkers are also run on synthetic graphs and sources that break each rule, so
+// a checker that found nothing would fail here too.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -193,6 +194,73 @@ export function readGraph(root: string): ImportGraph {
   return graph;
 }
 
+/** A module's static value imports: type-only ones are erased, dynamic ones load on first use. */
+export function staticImports(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const found: string[] = [];
+  for (const node of source.statements) {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const bindings = clause?.namedBindings;
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            bindings !== undefined &&
+            ts.isNamedImports(bindings) &&
+            bindings.elements.length > 0 &&
+            bindings.elements.every((e) => e.isTypeOnly)));
+      if (!typeOnly) found.push((node.moduleSpecifier as ts.StringLiteral).text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && !node.isTypeOnly) {
+      found.push((node.moduleSpecifier as ts.StringLiteral).text);
+    }
+  }
+  return found;
+}
+
+/** Node modules that start processes or open sockets: start-up loads none of them. */
+const PROCESS_MODULES = ['node:child_process', 'node:net', 'node:dgram'];
+
+/**
+ * Every entry point reads the emulator registry at start-up (settings, flags, the instructions):
+ * what it reaches statically must not load a process or network module (an entry defers its backend).
+ */
+export function startupViolations(staticGraph: ImportGraph): string[] {
+  const seen = new Set<string>();
+  const pending = [REGISTRY];
+  const found: string[] = [];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const to of staticGraph.get(file) ?? []) {
+      if (PROCESS_MODULES.includes(to))
+        found.push(`${file} imports ${to} and is loaded at start-up through ${REGISTRY}`);
+      if (to.startsWith('src/')) pending.push(to);
+    }
+  }
+  return found;
+}
+
+/** The static value-import graph of src/ (see staticImports). */
+export function readStaticGraph(root: string): ImportGraph {
+  const graph: ImportGraph = new Map();
+  const walk = (dir: string): void => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) {
+        const targets = staticImports(path, readFileSync(path, 'utf8')).map((spec) =>
+          spec.startsWith('.') ? relative(root, resolve(dirname(path), spec.replace(/\.js$/, '.ts'))) : spec,
+        );
+        graph.set(relative(root, path), targets);
+      }
+    }
+  };
+  walk(join(root, 'src'));
+  return graph;
+}
+
 test('src/ keeps the architecture rules', () => {
   const graph = readGraph(REPO_ROOT);
   assert.ok(graph.size > 100, `read ${graph.size} modules`);
@@ -336,4 +404,41 @@ test('the code checker catches DeSmuME spelled outside its folder and tools reac
   );
   assert.equal(twice.length, 1);
   assert.match(twice[0]!, /registry\.ts names DeSmuME outside its backend: export const again = desmume;/);
+});
+
+test('start-up loads no process or network module through the emulator registry', () => {
+  const graph = readStaticGraph(REPO_ROOT);
+  assert.deepEqual(startupViolations(graph), []);
+  // The walk sees what it must: DeSmuME's entry, and its process code only behind import().
+  const entry = graph.get('src/debug/desmume/index.ts') ?? [];
+  assert.ok(entry.includes('src/debug/desmume/settings.ts'), entry.join(', '));
+  assert.ok(!entry.includes('src/debug/desmume/backend.ts'));
+  assert.ok(graph.get('src/debug/desmume/process.ts')?.includes('node:child_process'));
+  // Type-only imports and dynamic ones are not static value imports; the rest are.
+  assert.deepEqual(
+    staticImports(
+      'x.ts',
+      [
+        "import type { A } from './a.js';",
+        "import { type B, type C } from './b.js';",
+        "import { type D, e } from './d.js';",
+        "import './side.js';",
+        "export { f } from './f.js';",
+        "export type { G } from './g.js';",
+        "const h = () => import('./h.js');",
+      ].join('\n'),
+    ),
+    ['./d.js', './side.js', './f.js'],
+  );
+  // An entry that imports its backend statically is caught, with the module that loads the process.
+  const broken: ImportGraph = new Map([
+    [REGISTRY, ['src/debug/desmume/index.ts', 'src/debug/fakeemu/index.ts']],
+    ['src/debug/desmume/index.ts', ['src/debug/backend.ts']],
+    ['src/debug/fakeemu/index.ts', ['src/debug/fakeemu/process.ts']],
+    ['src/debug/fakeemu/process.ts', ['node:fs', 'node:net']],
+    ['src/debug/backend.ts', []],
+  ]);
+  assert.deepEqual(startupViolations(broken), [
+    'src/debug/fakeemu/process.ts imports node:net and is loaded at start-up through src/debug/registry.ts',
+  ]);
 });

@@ -1,15 +1,10 @@
 // DeSmuME as the server knows it: the Emulator entry src/debug/registry.ts lists. Everything the
 // server says or reads about DeSmuME outside this folder comes from here: its names and tool prefix,
-// its settings, its readiness, the doctor's fixes and the lines it publishes.
-import type { Emulator } from '../backend.js';
-import { DESMUME_PROFILE, desmumeBackend } from './backend.js';
-import {
-  DESMUME_SETTINGS,
-  LAUNCHER_SETTING,
-  LAUNCHER_SHA256_SETTING,
-  launcherConfig,
-  launcherReadiness,
-} from './settings.js';
+// its settings, its readiness, the doctor's fixes and the lines it publishes. Start-up reads it, so
+// the backend and its process code (./backend.ts, ./process.ts) are imported on first use.
+import { type Emulator, lazyBackend } from '../backend.js';
+import { DESMUME_PROFILE } from './profile.js';
+import { DESMUME_SETTINGS, LAUNCHER_SETTING, LAUNCHER_SHA256_SETTING, launcherConfig } from './settings.js';
 
 export const desmume: Emulator = {
   ...DESMUME_PROFILE,
@@ -25,6 +20,9 @@ export const desmume: Emulator = {
     launch: `the launcher must run desmume-cli with its arguments (--arm9gdb, --arm7gdb, the ROM): check ${LAUNCHER_SETTING}`,
   },
   located: (values) => launcherConfig(values).launcher,
-  readiness: (values) => launcherReadiness(launcherConfig(values)),
-  backend: (values) => desmumeBackend(launcherConfig(values)),
+  readiness: async (values) => (await import('./process.js')).launcherReadiness(launcherConfig(values)),
+  backend: (values) =>
+    lazyBackend(DESMUME_PROFILE, async () =>
+      (await import('./backend.js')).desmumeBackend(launcherConfig(values)),
+    ),
 };
