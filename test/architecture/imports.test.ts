@@ -172,26 +172,28 @@ export function readCode(root: string): Map<string, string> {
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
 
-export function readGraph(root: string): ImportGraph {
+/** The graph of src/, each module's imports as `importsOf` reads them, resolved repo-relative. */
+function graphOf(root: string, importsOf: (path: string, text: string) => string[]): ImportGraph {
   const graph: ImportGraph = new Map();
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
       else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) {
-        const file = relative(root, path);
-        const text = readFileSync(path, 'utf8');
-        const targets = [...text.matchAll(SPECIFIER)].map(([, spec]) =>
-          spec!.startsWith('.')
-            ? relative(root, resolve(dirname(path), spec!.replace(/\.js$/, '.ts')))
-            : spec!,
+        const targets = importsOf(path, readFileSync(path, 'utf8')).map((spec) =>
+          spec.startsWith('.') ? relative(root, resolve(dirname(path), spec.replace(/\.js$/, '.ts'))) : spec,
         );
-        graph.set(file, targets);
+        graph.set(relative(root, path), targets);
       }
     }
   };
   walk(join(root, 'src'));
   return graph;
+}
+
+/** Every import of src/: static, type-only and dynamic alike. */
+export function readGraph(root: string): ImportGraph {
+  return graphOf(root, (_path, text) => [...text.matchAll(SPECIFIER)].map(([, spec]) => spec!));
 }
 
 /** A module's static value imports: type-only ones are erased, dynamic ones load on first use. */
@@ -244,21 +246,7 @@ export function startupViolations(staticGraph: ImportGraph): string[] {
 
 /** The static value-import graph of src/ (see staticImports). */
 export function readStaticGraph(root: string): ImportGraph {
-  const graph: ImportGraph = new Map();
-  const walk = (dir: string): void => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) {
-        const targets = staticImports(path, readFileSync(path, 'utf8')).map((spec) =>
-          spec.startsWith('.') ? relative(root, resolve(dirname(path), spec.replace(/\.js$/, '.ts'))) : spec,
-        );
-        graph.set(relative(root, path), targets);
-      }
-    }
-  };
-  walk(join(root, 'src'));
-  return graph;
+  return graphOf(root, staticImports);
 }
 
 test('src/ keeps the architecture rules', () => {

@@ -19,11 +19,17 @@ import { addWatchpoint } from '../../src/debug/watchpoints.js';
 import { RomStore } from '../../src/nds/rom-store.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { REPO_ROOT } from '../kit/mcp-harness.js';
-import { writeRomFile } from '../kit/rom-builder.js';
-import { FAKE_CHUNK, FAKE_SHA256, FAKE_SP, fakeBackend, fakeByte } from './fake-backend.js';
+import {
+  FAKE_ENTRY as ENTRY,
+  FAKE_CHUNK,
+  FAKE_SHA256,
+  FAKE_SP,
+  fakeBackend,
+  fakeByte,
+  writeFakeRom,
+} from './fake-backend.js';
 import { reachedModules } from './reached.js';
 
-const ENTRY = 0x0200_0000;
 let dir: string;
 let workspace: Workspace;
 
@@ -51,18 +57,7 @@ function start(session: DebugSession, arm7Port: number | null = null) {
 before(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 're-mcp-backend-seam-')));
   workspace = new Workspace(dir);
-  // mov r0, r0 (ARM nop) throughout: the fake never executes it, the session only reads the header.
-  const nops = new Uint8Array(256);
-  for (let i = 0; i < nops.length; i += 4) nops.set([0x00, 0x00, 0xa0, 0xe1], i);
-  writeRomFile(
-    {
-      title: 'SEAM',
-      gameCode: 'SEAM',
-      arm9: { code: nops, ramAddress: ENTRY, entry: ENTRY },
-      arm7: { code: nops, ramAddress: 0x0238_0000, entry: 0x0238_0000 },
-    },
-    join(dir, 'seam.nds'),
-  );
+  writeFakeRom(join(dir, 'seam.nds'), 'SEAM');
 });
 
 after(async () => {

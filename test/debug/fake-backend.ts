@@ -15,11 +15,29 @@ import type {
   VerifiedEmulator,
 } from '../../src/debug/backend.js';
 import { ARM_CORE_LAYOUT, parseRegisterPacket } from '../../src/debug/rsp/arm-registers.js';
+import { writeRomFile } from '../kit/rom-builder.js';
 
 export const FAKE_CHUNK = 0x100;
+/** The ARM9 entry of writeFakeRom's ROMs. */
+export const FAKE_ENTRY = 0x0200_0000;
 export const FAKE_SHA256 = 'f'.repeat(64);
 /** The stack pointer the fake's CPU has once "loaded". */
 export const FAKE_SP = 0x0237_ff00;
+
+/** A small ROM for the fake, its ARM9 at FAKE_ENTRY: ARM nops the fake never runs (only the header is read). */
+export function writeFakeRom(path: string, title: string): void {
+  const nops = new Uint8Array(256);
+  for (let i = 0; i < nops.length; i += 4) nops.set([0x00, 0x00, 0xa0, 0xe1], i);
+  writeRomFile(
+    {
+      title,
+      gameCode: title.slice(0, 4).padEnd(4, 'X'),
+      arm9: { code: nops, ramAddress: FAKE_ENTRY, entry: FAKE_ENTRY },
+      arm7: { code: nops, ramAddress: 0x0238_0000, entry: 0x0238_0000 },
+    },
+    path,
+  );
+}
 
 /** The fake's memory: every address holds a byte derived from it. */
 export function fakeByte(address: number): number {

@@ -28,15 +28,13 @@ import { Workspace } from '../../src/workspace/workspace.js';
 import { inProcess } from '../kit/in-process.js';
 import { REPO_ROOT } from '../kit/mcp-harness.js';
 import { freeUdpPort } from '../kit/retroarch/launch.js';
-import { writeRomFile } from '../kit/rom-builder.js';
-import { FAKE_CHUNK, FAKE_SHA256, fakeByte } from './fake-backend.js';
+import { FAKE_CHUNK, FAKE_SHA256, fakeByte, writeFakeRom } from './fake-backend.js';
 import { FAKE_PROGRAM_SETTING, FAKE_STOCK_PROGRAM, fakeBackends, fakeEmu } from './fake-emulator.js';
 import { reachedModules } from './reached.js';
 
 /** The registry's line for FakeEmu. */
 const emulators: readonly Emulator[] = [...EMULATORS, fakeEmu];
 const declared = emulatorSettings(emulators);
-const ENTRY = 0x0200_0000;
 
 let dir: string;
 let services: Services;
@@ -45,17 +43,7 @@ let tools: ToolDefinition[];
 
 before(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 're-mcp-second-emulator-')));
-  const nops = new Uint8Array(256);
-  for (let i = 0; i < nops.length; i += 4) nops.set([0x00, 0x00, 0xa0, 0xe1], i);
-  writeRomFile(
-    {
-      title: 'SECOND',
-      gameCode: 'SECN',
-      arm9: { code: nops, ramAddress: ENTRY, entry: ENTRY },
-      arm7: { code: nops, ramAddress: 0x0238_0000, entry: 0x0238_0000 },
-    },
-    join(dir, 'second.nds'),
-  );
+  writeFakeRom(join(dir, 'second.nds'), 'SECOND');
   registryTools = await loadAllTools();
   tools = await loadAllTools(toolFamilies(emulators));
   const config = loadConfig({ RE_MCP_WORKSPACE_ROOT: dir, RE_MCP_PROFILE: 'full' }, declared);
