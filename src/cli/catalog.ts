@@ -17,12 +17,12 @@ import type { LimitSpec } from '../core/vocabulary.js';
 import { listTools, type PublishedTool, type ToolSource } from '../mcp/published.js';
 import type { ToolDefinition } from '../mcp/tool.js';
 import type { ListedTool } from '../services.js';
-import { FAMILIES, type FamilyName, loadFamily } from '../tools/families.js';
+import { FAMILIES, loadFamily } from '../tools/families.js';
 
 declare const __RE_MCP_CATALOG__: PackedCatalogEntry[] | undefined;
 
 export interface CatalogEntry {
-  family: FamilyName;
+  family: string;
   profiles: readonly ProfileName[];
   limits?: Record<string, LimitSpec>;
   /** As tools/list publishes it by default: output schema summarised (src/mcp/output-schema.ts). */
@@ -59,7 +59,7 @@ export async function buildCatalog(): Promise<CatalogEntry[]> {
  * RE_MCP_OUTPUT_SCHEMAS=full is one splice per tool, not a derivation.
  */
 export interface PackedCatalogEntry {
-  family: FamilyName;
+  family: string;
   profiles: readonly ProfileName[];
   limits?: Record<string, LimitSpec>;
   name: string;
@@ -112,7 +112,7 @@ export async function profileTools(
   const entries = all.filter((e) => selects(profile, e.profiles));
   const texts = entries.map((e) => publishedText(e, outputSchemas));
   const familyOf = new Map(entries.map((e) => [e.name, e.family]));
-  const loading = new Map<FamilyName, Promise<readonly ToolDefinition[]>>();
+  const loading = new Map<string, Promise<readonly ToolDefinition[]>>();
   let listed: PublishedTool[] | undefined;
   let listedJson: string | undefined;
   const source: ToolSource = {

@@ -2,8 +2,10 @@
 // of this Node and this entry, the validated workspace, and every other re-mcp setting given (by
 // environment or flag). Stdout carries only the block, ready to paste; where it goes is on stderr.
 import { realpathSync } from 'node:fs';
-import { defaultLauncher, SETTINGS, validateWorkspaceRoot } from '../config/config.js';
+import { settingsWith, validateWorkspaceRoot } from '../config/config.js';
 import { ReMcpError } from '../core/errors.js';
+import type { Emulator } from '../debug/backend.js';
+import { EMULATORS, emulatorSettings } from '../debug/emulators.js';
 
 export const HOSTS = ['claude-code', 'claude-desktop', 'cursor', 'vscode'] as const;
 export type Host = (typeof HOSTS)[number];
@@ -18,10 +20,14 @@ export interface Launch {
 export const isHost = (value: string): value is Host => (HOSTS as readonly string[]).includes(value);
 
 /** How this process was started (Node and the entry it runs), and the settings to pass on. */
-export function launchFor(env: Record<string, string | undefined>, entry: string): Launch {
+export function launchFor(
+  env: Record<string, string | undefined>,
+  entry: string,
+  emulators: readonly Emulator[] = EMULATORS,
+): Launch {
   const workspace = validateWorkspaceRoot(env.RE_MCP_WORKSPACE_ROOT);
   const settings: Record<string, string> = { RE_MCP_WORKSPACE_ROOT: workspace };
-  for (const [name] of SETTINGS) {
+  for (const [name] of settingsWith(emulatorSettings(emulators))) {
     const value = env[name];
     if (name !== 'RE_MCP_WORKSPACE_ROOT' && value !== undefined && value !== '') settings[name] = value;
   }
@@ -85,11 +91,27 @@ export function printHostConfig(host: string | undefined, env: Record<string, st
   const { text, where } = snippet(host, launchFor(env, entry));
   process.stdout.write(text);
   process.stderr.write(`re-mcp: ${where}\n`);
-  // The block lists the default profile; an emulator installed here is one flag away.
-  const launcher = defaultLauncher();
-  if (env.RE_MCP_PROFILE === undefined && env.RE_MCP_DESMUME_LAUNCHER === undefined && launcher !== null)
-    process.stderr.write(
-      `re-mcp: DeSmuME is installed here (${launcher}), but this block lists the static tools only: add --profile static,runtime for the DeSmuME tools (or --profile full for every tool) and run this again\n`,
-    );
+  for (const line of installedHints(env)) process.stderr.write(`re-mcp: ${line}\n`);
   return 0;
+}
+
+/**
+ * The block lists the default profile; an emulator installed here is one flag away. One line for each
+ * emulator found at its usual place while none of its settings (nor RE_MCP_PROFILE) is given.
+ */
+export function installedHints(
+  env: Record<string, string | undefined>,
+  emulators: readonly Emulator[] = EMULATORS,
+): string[] {
+  if (env.RE_MCP_PROFILE !== undefined) return [];
+  return emulators.flatMap((emu) => {
+    if (emu.settings.some((s) => env[s.name] !== undefined)) return [];
+    const installed = emu.located({});
+    const name = emu.names.emulator;
+    return installed === null
+      ? []
+      : [
+          `${name} is installed here (${installed}), but this block lists the static tools only: add --profile static,runtime for the ${name} tools (or --profile full for every tool) and run this again`,
+        ];
+  });
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The re-mcp command line: serve (default) | tools | call | doctor | config | retroarch | demo. Flags mirror the environment
 // variables (see `re-mcp --help`).
-import { isOutputSchemaMode, loadConfig, mergeFlags, SETTINGS } from '../config/config.js';
+import { isOutputSchemaMode, loadConfig, mergeFlags, settingsWith, triggersWith } from '../config/config.js';
 import { isReMcpError } from '../core/errors.js';
 import { PROFILE_NAMES, PROFILE_SUMMARIES, profileSelectionOf } from '../core/profiles.js';
 import { startupMark } from '../core/startup-trace.js';
+import { emulatorSettings } from '../debug/emulators.js';
 import { VERSION } from '../version.js';
 import { lowerHelperThreads } from './helper-threads.js';
 import { HOSTS } from './host-config.js';
@@ -33,7 +34,9 @@ Usage:
 Profiles: ${PROFILE_NAMES.map((p) => `${p} (${PROFILE_SUMMARIES[p]})`).join('; ')}
 
 Settings (environment variable / flag):
-${SETTINGS.map(([name, flag, help]) => `  ${name.padEnd(32)} ${flag.padEnd(28)} ${help}`).join('\n')}
+${settingsWith(emulatorSettings())
+  .map(([name, flag, help]) => `  ${name.padEnd(32)} ${flag.padEnd(28)} ${help}`)
+  .join('\n')}
 `;
 
 function fail(message: string): never {
@@ -53,14 +56,16 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const { env, rest } = mergeFlags(process.env, argv);
+  // Each emulator's settings are its backend's to declare (src/debug/emulators.ts).
+  const declared = emulatorSettings();
+  const { env, rest } = mergeFlags(process.env, argv, declared);
   const json = rest.includes('--json');
   const saveImages = rest.includes('--save-images');
   const positional = rest.filter((a) => a !== '--json' && a !== '--save-images');
   const command = positional[0] ?? 'serve';
   if (command === 'tools') {
     // Listing needs no workspace: it describes the server, it touches nothing.
-    const chosen = profileSelectionOf(env);
+    const chosen = profileSelectionOf(env, triggersWith(declared));
     if (chosen === null) fail(`unknown profile "${env.RE_MCP_PROFILE}"`);
     const profile = chosen.selection;
     const outputSchemas = env.RE_MCP_OUTPUT_SCHEMAS || 'summary';
@@ -93,7 +98,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const { runDemo } = await import('./demo.js');
     return runDemo();
   }
-  const config = loadConfig(env);
+  const config = loadConfig(env, declared);
   if (command === 'serve') {
     const { serve } = await import('./serve.js');
     await serve(config);

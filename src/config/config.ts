@@ -1,11 +1,19 @@
 // Server configuration from the environment, with command-line flags mirroring every variable
 // (`--workspace-root` for RE_MCP_WORKSPACE_ROOT, and so on). Invalid configuration is a start-up
-// refusal with a one-line reason, never a half-configured server.
+// refusal with a one-line reason, never a half-configured server. The settings of an emulator are its
+// backend's to declare (src/debug/emulators.ts); they reach this layer as DeclaredSettings, read and
+// checked here like the rest.
 import { realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { parse, resolve, sep } from 'node:path';
 import { ReMcpError } from '../core/errors.js';
-import { type ProfileName, type ProfileOrigin, profileSelectionOf } from '../core/profiles.js';
+import {
+  PROFILE_TRIGGERS,
+  type ProfileName,
+  type ProfileOrigin,
+  type ProfileTrigger,
+  profileSelectionOf,
+} from '../core/profiles.js';
 
 // The minimum leaves room for every fixed-size result (server_capabilities is ~13 KB and grows with the
 // tool list) and for a check's verdict next to its tails.
@@ -35,13 +43,40 @@ export interface Config {
   profileOrigin: ProfileOrigin;
   /** How tools/list publishes output schemas: summarised (default) or complete. */
   outputSchemas: OutputSchemaMode;
-  desmume: { launcher: string | null; launcherSha256: string | null };
+  /**
+   * The values of the settings declared above this layer (each emulator's own, src/debug/emulators.ts),
+   * by variable: null when unset. Only those passed to loadConfig are read; the rest are absent.
+   */
+  declared: DeclaredValues;
   ghidra: { home: string | null; timeoutMs: number };
   retroarch: { host: string; port: number; timeoutMs: number; screenshotDir: string | null; padPort: number };
 }
 
-/** Every setting: its variable, its mirroring flag and a one-line meaning (printed by `--help`). */
-export const SETTINGS = [
+/**
+ * A setting declared by a component above this layer (an emulator backend declares its own): its
+ * variable, the flag mirroring it, a one-line meaning printed by `--help`, and its check.
+ */
+export interface SettingSpec {
+  name: string;
+  flag: string;
+  help: string;
+  /** Why a set (non-empty) value is refused, said after the variable's name; null when it is accepted. */
+  invalid?: (value: string) => string | null;
+}
+
+/** Settings one component declares, and the profile they add to the default selection when set. */
+export interface DeclaredSettings {
+  profile: ProfileName;
+  settings: readonly SettingSpec[];
+}
+
+/** The values of declared settings by variable (null: unset or empty). */
+export type DeclaredValues = Readonly<Record<string, string | null>>;
+
+type SettingRow = readonly [name: string, flag: string, help: string];
+
+/** The server's own settings: variable, mirroring flag and one-line meaning (printed by `--help`). */
+const SERVER_SETTINGS = [
   ['RE_MCP_WORKSPACE_ROOT', '--workspace-root', 'required: the dedicated workspace directory'],
   [
     'RE_MCP_MAX_OUTPUT_BYTES',
@@ -58,8 +93,10 @@ export const SETTINGS = [
     '--output-schemas',
     "published output schemas: summary (the result's own fields, types below) | full (default summary)",
   ],
-  ['RE_MCP_DESMUME_LAUNCHER', '--desmume-launcher', 'DeSmuME launcher (default /usr/games/desmume-cli)'],
-  ['RE_MCP_DESMUME_LAUNCHER_SHA256', '--desmume-launcher-sha256', 'pins the launcher by SHA-256'],
+] as const;
+
+/** The settings of the integrations that are not emulator backends (Ghidra, RetroArch). */
+const INTEGRATION_SETTINGS = [
   ['RE_MCP_GHIDRA_HOME', '--ghidra-home', 'reserved: Ghidra enrichment is not implemented yet'],
   ['RE_MCP_GHIDRA_TIMEOUT_MS', '--ghidra-timeout-ms', 'reserved: Ghidra enrichment is not implemented yet'],
   ['RETROARCH_HOST', '--retroarch-host', 'RetroArch network command host (default 127.0.0.1)'],
@@ -77,18 +114,48 @@ export const SETTINGS = [
   ],
 ] as const;
 
+/** The settings this layer reads itself (the declared ones come from above: settingsWith). */
+export const SETTINGS = [...SERVER_SETTINGS, ...INTEGRATION_SETTINGS] as const;
+
+/**
+ * Every setting in the order `--help` prints them: the server's own, the declared ones (each
+ * emulator's), then the other integrations'. Refuses a variable or flag declared twice.
+ */
+export function settingsWith(declared: readonly DeclaredSettings[]): SettingRow[] {
+  const rows: SettingRow[] = [
+    ...SERVER_SETTINGS,
+    ...declared.flatMap((d) => d.settings.map((s): SettingRow => [s.name, s.flag, s.help])),
+    ...INTEGRATION_SETTINGS,
+  ];
+  for (const [i, [name, flag]] of rows.entries()) {
+    if (rows.findIndex(([n, f]) => n === name || f === flag) !== i)
+      throw new Error(`setting ${name} (${flag}) is declared twice`);
+  }
+  return rows;
+}
+
+/** The settings that add a profile to the default selection: each declared group's, then this layer's. */
+export function triggersWith(declared: readonly DeclaredSettings[]): ProfileTrigger[] {
+  return [
+    ...declared.map((d): ProfileTrigger => [d.profile, d.settings.map((s) => s.name)]),
+    ...PROFILE_TRIGGERS,
+  ];
+}
+
 export type SettingName = (typeof SETTINGS)[number][0];
 
 /** Applies `--flag value` / `--flag=value` over the environment; returns the merged view and the rest. */
 export function mergeFlags(
   env: NodeJS.ProcessEnv,
   argv: readonly string[],
+  declared: readonly DeclaredSettings[] = [],
 ): { env: Record<string, string | undefined>; rest: string[] } {
   const merged: Record<string, string | undefined> = { ...env };
   const rest: string[] = [];
+  const settings = settingsWith(declared);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const setting = SETTINGS.find(([, flag]) => arg === flag || arg.startsWith(`${flag}=`));
+    const setting = settings.find(([, flag]) => arg === flag || arg.startsWith(`${flag}=`));
     if (!setting) {
       rest.push(arg);
       continue;
@@ -175,24 +242,42 @@ function safeRealpath(path: string): string | null {
   }
 }
 
-/** The DeSmuME launcher used when RE_MCP_DESMUME_LAUNCHER is unset: Debian's, when installed. */
-export function defaultLauncher(): string | null {
-  const candidate = '/usr/games/desmume-cli';
-  try {
-    return statSync(candidate).isFile() ? candidate : null;
-  } catch {
-    return null;
-  }
+/**
+ * The configuration: the workspace and every setting, validated. `declared` are the settings of the
+ * components above this layer (the server passes every emulator's, src/debug/emulators.ts); a
+ * declared setting not passed is not read.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  declared: readonly DeclaredSettings[] = [],
+): Config {
+  const workspaceRoot = validateWorkspaceRoot(env.RE_MCP_WORKSPACE_ROOT);
+  return { workspaceRoot, ...loadSettings(env, declared) };
 }
 
-export function loadConfig(env: Record<string, string | undefined>): Config {
-  const workspaceRoot = validateWorkspaceRoot(env.RE_MCP_WORKSPACE_ROOT);
-  return { workspaceRoot, ...loadSettings(env) };
+/** The values of the declared settings, each checked by its own rule. */
+function declaredValues(
+  env: Record<string, string | undefined>,
+  declared: readonly DeclaredSettings[],
+): DeclaredValues {
+  const values: Record<string, string | null> = {};
+  for (const spec of declared.flatMap((d) => d.settings)) {
+    const raw = env[spec.name];
+    const value = raw === undefined || raw === '' ? null : raw;
+    const refusal = value === null ? null : (spec.invalid?.(value) ?? null);
+    if (refusal !== null) throw new ReMcpError('config-invalid', `${spec.name} ${refusal}`);
+    values[spec.name] = value;
+  }
+  return values;
 }
 
 /** Every setting except the workspace root, validated (the doctor checks the workspace on its own). */
-export function loadSettings(env: Record<string, string | undefined>): Omit<Config, 'workspaceRoot'> {
-  const chosen = profileSelectionOf(env);
+export function loadSettings(
+  env: Record<string, string | undefined>,
+  declared: readonly DeclaredSettings[] = [],
+): Omit<Config, 'workspaceRoot'> {
+  settingsWith(declared);
+  const chosen = profileSelectionOf(env, triggersWith(declared));
   if (chosen === null)
     throw new ReMcpError(
       'config-invalid',
@@ -204,19 +289,13 @@ export function loadSettings(env: Record<string, string | undefined>): Omit<Conf
       'config-invalid',
       `RE_MCP_OUTPUT_SCHEMAS must be summary or full, got "${outputSchemas}"`,
     );
-  const launcherSha = optionalString(env, 'RE_MCP_DESMUME_LAUNCHER_SHA256');
-  if (launcherSha !== null && !/^[0-9a-fA-F]{64}$/.test(launcherSha)) {
-    throw new ReMcpError('config-invalid', 'RE_MCP_DESMUME_LAUNCHER_SHA256 must be 64 hex digits');
-  }
+  const declaredSettings = declaredValues(env, declared);
   return {
     maxOutputBytes: intSetting(env, 'RE_MCP_MAX_OUTPUT_BYTES', OUTPUT_BYTES),
     profile: chosen.selection,
     profileOrigin: chosen.origin,
     outputSchemas,
-    desmume: {
-      launcher: optionalString(env, 'RE_MCP_DESMUME_LAUNCHER') ?? defaultLauncher(),
-      launcherSha256: launcherSha?.toLowerCase() ?? null,
-    },
+    declared: declaredSettings,
     ghidra: {
       home: optionalString(env, 'RE_MCP_GHIDRA_HOME'),
       timeoutMs: intSetting(env, 'RE_MCP_GHIDRA_TIMEOUT_MS', {

@@ -1,4 +1,4 @@
-// Containment of the processes the server starts (verification checks, git, the DeSmuME launcher).
+// Containment of the processes the server starts (verification checks, git, the emulator launchers).
 // Each runs as the leader of its own process group, which a timeout, a cancellation, a stop or the
 // server's exit kills as a whole. A process group does not hold a descendant that calls setsid(), so
 // where the kernel allows it the child also runs in its own PID namespace (util-linux `unshare --pid
@@ -11,6 +11,7 @@
 // states this.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 
 export type ContainmentMode = 'pid-namespace' | 'process-group';
@@ -142,6 +143,17 @@ export function terminateContained(pid: number | undefined, mode: ContainmentMod
     } catch {
       // gone
     }
+  }
+}
+
+/** Whether `path` is a regular file this process may execute (no exception: false when it cannot tell). */
+export async function isExecutableFile(path: string): Promise<boolean> {
+  try {
+    if (!(await stat(path)).isFile()) return false;
+    await access(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -4,7 +4,7 @@ export type ProfileName = (typeof PROFILE_NAMES)[number];
 
 export const PROFILE_SUMMARIES: Record<ProfileName, string> = {
   static: 'Nintendo DS static analysis: ROM model, resolution, disassembly, search, extraction',
-  runtime: 'live debugging of a server-owned DeSmuME through its GDB stubs',
+  runtime: 'live debugging of a server-owned emulator through its GDB stubs',
   build: 'controlled, manifest-driven NDS rebuilds',
   project: 'workspace git status, file hashing and allowlisted verification checks',
   retroarch: "RetroArch's network control interface: memory, states, pause, frames, screenshots",
@@ -48,15 +48,20 @@ export function profileLabel(selection: ProfileName | ProfileSelection): string 
 
 /**
  * What a session lists when RE_MCP_PROFILE is unset: the static tools (a ROM is all they need), plus
- * each profile whose integration a setting names, so a configuration written for DeSmuME or RetroArch
- * keeps those tools. The rest (every tool) is one setting away: RE_MCP_PROFILE=full. Chosen to keep
+ * each profile whose integration a setting names, so a configuration written for an emulator or
+ * RetroArch keeps those tools. The rest (every tool) is one setting away: RE_MCP_PROFILE=full. Chosen to keep
  * the default tools/list within its budget (docs/clients.md).
  */
 export const DEFAULT_PROFILE: ProfileName = 'static';
 
-/** Settings that add their profile to the default selection when set (non-empty). */
-export const PROFILE_TRIGGERS: ReadonlyArray<readonly [ProfileName, readonly string[]]> = [
-  ['runtime', ['RE_MCP_DESMUME_LAUNCHER', 'RE_MCP_DESMUME_LAUNCHER_SHA256']],
+/** A profile and the settings that add it to the default selection when one is set (non-empty). */
+export type ProfileTrigger = readonly [ProfileName, readonly string[]];
+
+/**
+ * The triggers known here. Each emulator's settings add runtime: its backend declares them
+ * (src/debug/emulators.ts) and config/config.ts's triggersWith puts them beside these.
+ */
+export const PROFILE_TRIGGERS: readonly ProfileTrigger[] = [
   [
     'retroarch',
     [
@@ -80,31 +85,39 @@ export interface ProfileOrigin {
 }
 
 /** The selection of an unset RE_MCP_PROFILE, and why each profile beyond `static` is in it. */
-export function defaultProfileSelection(env: Readonly<Record<string, string | undefined>>): {
+export function defaultProfileSelection(
+  env: Readonly<Record<string, string | undefined>>,
+  triggers: readonly ProfileTrigger[] = PROFILE_TRIGGERS,
+): {
   selection: ProfileName[];
   origin: ProfileOrigin;
 } {
-  const chosen = new Set<ProfileName>([DEFAULT_PROFILE]);
-  const added: string[] = [];
-  for (const [profile, settings] of PROFILE_TRIGGERS) {
+  // Several triggers may add one profile (each emulator's settings add runtime): one reason each.
+  const setBy = new Map<ProfileName, string[]>([[DEFAULT_PROFILE, []]]);
+  for (const [profile, settings] of triggers) {
     const set = settings.filter((name) => (env[name] ?? '') !== '');
-    if (set.length === 0) continue;
-    chosen.add(profile);
-    added.push(`${profile} (${set.join(', ')} set)`);
+    if (set.length > 0) setBy.set(profile, [...(setBy.get(profile) ?? []), ...set]);
   }
-  return {
-    selection: PROFILE_NAMES.filter((p) => chosen.has(p)),
-    origin: { source: 'default', added },
-  };
+  const selection = PROFILE_NAMES.filter((p) => setBy.has(p));
+  const added = selection
+    .filter((p) => p !== DEFAULT_PROFILE)
+    .map((p) => `${p} (${setBy.get(p)!.join(', ')} set)`);
+  return { selection, origin: { source: 'default', added } };
 }
 
-/** The profile selection an environment asks for; null when RE_MCP_PROFILE names an unknown profile. */
-export function profileSelectionOf(env: Readonly<Record<string, string | undefined>>): {
+/**
+ * The profile selection an environment asks for; null when RE_MCP_PROFILE names an unknown profile.
+ * `triggers`: the settings that widen the default selection (config/config.ts's triggersWith).
+ */
+export function profileSelectionOf(
+  env: Readonly<Record<string, string | undefined>>,
+  triggers: readonly ProfileTrigger[] = PROFILE_TRIGGERS,
+): {
   selection: ProfileName[];
   origin: ProfileOrigin;
 } | null {
   const raw = env.RE_MCP_PROFILE;
-  if (raw === undefined || raw.trim() === '') return defaultProfileSelection(env);
+  if (raw === undefined || raw.trim() === '') return defaultProfileSelection(env, triggers);
   const selection = parseProfileSelection(raw);
   return selection === null ? null : { selection, origin: { source: 'setting', added: [] } };
 }

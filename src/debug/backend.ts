@@ -2,8 +2,12 @@
 // emulator, launching it with its GDB stubs, saying when a stub is ready) and what the debugger must
 // know of its stubs, as data: the names messages use, the quirks of its remote-serial dialect and
 // the optional features it opts into (absent means unsupported). The session, connections and CPU
-// debuggers are written against this file alone; src/debug/desmume/ is the DeSmuME implementation.
+// debuggers are written against this file alone. What the rest of the server knows of an emulator
+// (its settings, readiness, tool prefix, the words it publishes) is its Emulator entry, below: a
+// backend's folder exports one and src/debug/registry.ts lists it (docs/ARCHITECTURE.md, "A second
+// emulator").
 
+import type { DeclaredValues, SettingSpec } from '../config/config.js';
 import type { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import type { LinkQuirks, RspConnection } from './connection.js';
@@ -118,6 +122,33 @@ export interface EmulatorBackend extends StubProfile {
   explainStartFailure(process: EmulatorProcess, log: string): ReMcpError | null;
 }
 
+/**
+ * A backend whose implementation is imported on first use (`load`), so that the server's start-up,
+ * which reads every emulator's entry, loads no emulator's process code. Its profile is known at once;
+ * a failed start is explained by the implementation, which its launch has loaded by then.
+ */
+export function lazyBackend(profile: StubProfile, load: () => Promise<EmulatorBackend>): EmulatorBackend {
+  let loading: Promise<EmulatorBackend> | undefined;
+  let loaded: EmulatorBackend | undefined;
+  const impl = async () => {
+    loading ??= load().then((backend) => {
+      loaded = backend;
+      return backend;
+    });
+    return loading;
+  };
+  return {
+    names: profile.names,
+    quirks: profile.quirks,
+    features: profile.features,
+    verify: async () => (await impl()).verify(),
+    version: async (emulator, scratchDir) => (await impl()).version(emulator, scratchDir),
+    launch: async (emulator, request) => (await impl()).launch(emulator, request),
+    awaitReady: async (check) => (await impl()).awaitReady(check),
+    explainStartFailure: (process, log) => loaded?.explainStartFailure(process, log) ?? null,
+  };
+}
+
 /** Refuses a profile the protocol code cannot honour (a programming error in a backend). */
 export function checkProfile(profile: StubProfile): void {
   const chunk = profile.quirks.maxMemoryChunk;
@@ -127,4 +158,51 @@ export function checkProfile(profile: StubProfile): void {
     );
   }
   layoutFacts(profile.quirks.registerLayout);
+}
+
+/** Whether an emulator could be launched, checked locally (files, digests; nothing started). */
+export interface Readiness {
+  ready: boolean;
+  /** `ready`, `not-configured` (nothing to run), or the backend's word for what is wrong. */
+  status: string;
+  detail: Record<string, unknown>;
+}
+
+/** What the doctor tells the operator to do when an emulator cannot be used. */
+export interface EmulatorFixes {
+  /** Nothing to run, or the program is missing: how to install or configure it. */
+  install: string;
+  /** The program is not the pinned one (verify failed with `launch-failed`). */
+  pinned: string;
+  /** It ran but did not bring up its stubs: what the program must accept. */
+  launch: string;
+}
+
+/**
+ * An emulator the server offers: what its backend folder exports, and all the rest of the server
+ * knows of it. Its tools are `<names.toolPrefix>_<verb>`; its settings are declared here and nowhere
+ * else (config reads them, `--help` prints them, setting one adds the runtime profile).
+ */
+export interface Emulator extends StubProfile {
+  /**
+   * Lower-case word naming it where a key is needed: its tool family, its integration and doctor
+   * check, its memory scans' ids and the folder and format of its evidence files.
+   */
+  readonly id: string;
+  /** The settings it reads (unique variable and flag each), passed to config as DeclaredSettings. */
+  readonly settings: readonly SettingSpec[];
+  /** What the server publishes about it. */
+  readonly texts: {
+    /** Said once per session in the server's instructions after "<emulator>: ", or null. */
+    instruction: string | null;
+    /** server_capabilities' policy: what its stubs honour of data watchpoints (with the watchpoints feature). */
+    watchpoints: string | null;
+  };
+  readonly fixes: EmulatorFixes;
+  /** The program it would run with these settings (the configured one, else one installed where it usually is), or null. */
+  located(values: DeclaredValues): string | null;
+  /** Local readiness with these settings: nothing is started, no socket opened. */
+  readiness(values: DeclaredValues): Promise<Readiness>;
+  /** The backend over these settings. */
+  backend(values: DeclaredValues): EmulatorBackend;
 }

@@ -4,6 +4,8 @@
 import { z } from 'zod/v4';
 import type { OutputSchemaMode } from '../config/config.js';
 import { addressOut, addressRangeOut } from '../core/vocabulary.js';
+import type { Emulator } from '../debug/backend.js';
+import { EMULATORS, emulatorInstructions } from '../debug/emulators.js';
 import type { ListedTool } from '../services.js';
 import { compactSchema } from './json-schema.js';
 import { publishOutputSchema, SUMMARY_DEPTH } from './output-schema.js';
@@ -12,21 +14,27 @@ import { ERROR_META_KEY } from './wire.js';
 
 /**
  * Said once per session instead of in every tool's description (each tools/list byte is read by the
- * assistant every conversation): the conventions all tools share. Kept short for the same reason.
+ * assistant every conversation): the conventions all tools share, with a line from each emulator
+ * whose entry has one. Kept short for the same reason.
  */
-export const INSTRUCTIONS = [
-  're-mcp: narrow, bounded tools for ROM reverse engineering. Shared conventions (tool descriptions do not repeat them):',
-  '- Paths are workspace-relative; source ROMs are never modified.',
-  '- Addresses and ROM offsets are returned as "0x%08x" text; arguments take that, "0x" hex (1..8 digits), decimal text or an integer, so a returned value can be passed on verbatim. Sizes and counts are integers.',
-  "- ROM tools check the ROM's SHA-256 before and after each read: error rom-changed if it changed in between, invalid-rom on a bad header.",
-  '- All max* arguments apply at once; status "truncated" (with the limit named) means the answer is partial; a negative answer is definitive only when complete.',
-  '- Long calls report progress when given a progressToken and stop when cancelled.',
-  `- Failures are isError results whose text starts with "[code] message"; _meta["${ERROR_META_KEY}"] holds {code, message, details}.`,
-  '- DeSmuME: both CPUs share one emulation, so resuming either runs both.',
-  '- RetroArch: each query waits RETROARCH_TIMEOUT_MS (50..30000, default 1000 ms); reads are tried 3 times, writes sent once. Paused, RetroArch ignores RESET and state commands: those tools refuse with paused unless resumeIfPaused. re-mcp tracks the state slot (0 at start or after RetroArch was unreachable; confirmed saves verify it); moved outside re-mcp it is wrong until the next confirmed save.',
-  '- Output objects have every field they list (null if not applicable) unless their schema lists `required`.',
-  '- server_capabilities: readiness, limits; per tool: detail full',
-].join('\n');
+export function instructionsFor(emulators: readonly Emulator[] = EMULATORS): string {
+  return [
+    're-mcp: narrow, bounded tools for ROM reverse engineering. Shared conventions (tool descriptions do not repeat them):',
+    '- Paths are workspace-relative; source ROMs are never modified.',
+    '- Addresses and ROM offsets are returned as "0x%08x" text; arguments take that, "0x" hex (1..8 digits), decimal text or an integer, so a returned value can be passed on verbatim. Sizes and counts are integers.',
+    "- ROM tools check the ROM's SHA-256 before and after each read: error rom-changed if it changed in between, invalid-rom on a bad header.",
+    '- All max* arguments apply at once; status "truncated" (with the limit named) means the answer is partial; a negative answer is definitive only when complete.',
+    '- Long calls report progress when given a progressToken and stop when cancelled.',
+    `- Failures are isError results whose text starts with "[code] message"; _meta["${ERROR_META_KEY}"] holds {code, message, details}.`,
+    ...emulatorInstructions(emulators),
+    '- RetroArch: each query waits RETROARCH_TIMEOUT_MS (50..30000, default 1000 ms); reads are tried 3 times, writes sent once. Paused, RetroArch ignores RESET and state commands: those tools refuse with paused unless resumeIfPaused. re-mcp tracks the state slot (0 at start or after RetroArch was unreachable; confirmed saves verify it); moved outside re-mcp it is wrong until the next confirmed save.',
+    '- Output objects have every field they list (null if not applicable) unless their schema lists `required`.',
+    '- server_capabilities: readiness, limits; per tool: detail full',
+  ].join('\n');
+}
+
+/** The instructions of this server (its emulators: the registry's). */
+export const INSTRUCTIONS = instructionsFor();
 
 /** A tool as tools/list publishes it: the container's name and title, with its description and schemas. */
 export interface PublishedTool extends Pick<ListedTool, 'name' | 'title'> {

@@ -13,6 +13,9 @@
 import { isReMcpError, ReMcpError } from '../core/errors.js';
 import type { Space, Status } from './codec.js';
 
+/** How RetroArch names a DS core: the system id `nds`, or (without core info files) a DS core's own name. */
+const LIBRETRO_DS_CORES = /^nds$|desmume|melonds/i;
+
 /**
  * saved: a state file appeared for this game in this server; no-file: a save was sent and wrote none;
  * refused: RetroArch lacks the core info files and refuses states; untried: nothing known yet.
@@ -117,9 +120,9 @@ export function describeSupport(s: CoreSupport): string {
     `achievements RAM: ${yes(s.achievementsRam, 'retroarch_read_ram / retroarch_write_ram', 'none (READ_CORE_RAM answers -1 at its start)')}`,
     `save states: ${states[s.saveStates]}`,
   ];
-  const ds = s.system !== null && /^nds$|desmume|melonds/i.test(s.system);
+  const ds = s.system !== null && LIBRETRO_DS_CORES.test(s.system);
   const noMemory = s.memoryMap === false && s.achievementsRam === false;
-  return `What this core${s.system === null ? '' : ` (${s.system})`} supports: ${parts.join('; ')}; screenshots, input, pause and frame advance are RetroArch's own and need none of these${ds && noMemory ? ". For DS memory, registers and breakpoints use re-mcp's DeSmuME tools (the runtime profile)" : ''}`;
+  return `What this core${s.system === null ? '' : ` (${s.system})`} supports: ${parts.join('; ')}; screenshots, input, pause and frame advance are RetroArch's own and need none of these${ds && noMemory ? ". For DS memory, registers and breakpoints use re-mcp's debugger tools (the runtime profile)" : ''}`;
 }
 
 /** The refusal `error` (about this core), saying what the core supports instead; details gain `core`. */

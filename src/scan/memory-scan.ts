@@ -40,7 +40,7 @@ export interface ScanSpec {
   signed: boolean;
   /** Which of the emulator's address spaces, when it has more than one (RetroArch: memory map or RAM). */
   space?: 'memory' | 'ram';
-  /** The CPU whose view was scanned, when the emulator has several (DeSmuME: arm9 or arm7). */
+  /** The CPU whose view was scanned, when the emulator has several (a DS: arm9 or arm7). */
   processor?: 'arm9' | 'arm7';
 }
 

@@ -6,8 +6,8 @@ import type { ToolDefinition } from '../mcp/tool.js';
 import { FAMILIES, type Family } from './families.js';
 
 /**
- * Every tool, in tools/list order. `families` is the registry unless a test adds one of its own
- * (test/tools/new-tool.test.ts: the checks a new tool meets, shown on a fake one).
+ * Every tool, in tools/list order: of the registry's families, or of those given (toolFamilies; a
+ * test adds one of its own: test/tools/new-tool.test.ts, the checks a new tool meets on a fake one).
  */
 export async function loadAllTools(families: readonly Family[] = FAMILIES): Promise<ToolDefinition[]> {
   const tools: ToolDefinition[] = [];

@@ -1,11 +1,14 @@
 // The layering rules of docs/ARCHITECTURE.md, checked on the real import graph of src/ (static,
 // type-only and dynamic imports alike): pure folders import no node:*, no mcp/, no tools/; every
 // import goes down (or sideways within one folder) the layer order; tool families import only their
-// own folder and tools/shared; the graph has no cycles. Two rules read the code itself (comments
-// left out): the emulator backend seam (no debugger module but src/debug/desmume/** and
-// src/debug/service.ts names or imports DeSmuME) and typed services (no tool touches the service
-// container's keyed storage: tools call their domain's accessors). The checkers are also run on
-// synthetic graphs and sources that break each rule, so a checker that found nothing would fail here too.
+// own folder and tools/shared; only the emulator registry (src/debug/registry.ts) imports an
+// emulator's backend folder; the graph has no cycles. Two rules read the code itself (comments left
+// out): the emulator seam (no module of src/ but src/debug/desmume/** spells DeSmuME, save the
+// registry's one line for it; the names of RetroArch's libretro DS core are RetroArch's) and typed
+// services (no tool touches the service container's keyed storage: tools call their domain's
+// accessors). What the registry reaches statically (read at every start-up) loads no process or
+// network module. The checkers are also run on synthetic graphs and sources that break each rule, so
+// a checker that found nothing would fail here too.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -63,11 +66,21 @@ function rank(file: string): number {
   return r;
 }
 
-/** Debugger modules that may name DeSmuME: its backend, and the service that wires it in. */
-function mayNameDesmume(file: string): boolean {
-  return (
-    !file.startsWith('src/debug/') || file.startsWith('src/debug/desmume/') || file === 'src/debug/service.ts'
-  );
+/** The one module that imports each emulator's backend folder, one line each. */
+const REGISTRY = 'src/debug/registry.ts';
+/** The registry's line for one emulator: `export { x } from './x/index.js';`. */
+const REGISTRATION = /^export \{ \w+ \} from ['"]\.\/[a-z0-9]+\/index\.js['"];$/;
+/**
+ * RetroArch's libretro DS core (Debian package libretro-desmume, core desmume_libretro, and the names
+ * RetroArch gives DS cores, src/retroarch/support.ts): not the backend.
+ */
+const LIBRETRO_CORE = /libretro-desmume|desmume_libretro|LIBRETRO_DS_CORES = \/[^/]*\/[a-z]*/gi;
+
+/** The emulator backend folders: those the registry imports from (src/debug/<folder>/). */
+function backendFolders(graph: ImportGraph): string[] {
+  return (graph.get(REGISTRY) ?? [])
+    .filter((to) => to.startsWith('src/debug/') && to.split('/').length > 3)
+    .map((to) => `${dirname(to)}/`);
 }
 
 /** The tool family of a file under src/tools/ (its folder), or null for src/tools/index.ts. */
@@ -78,6 +91,7 @@ function family(file: string): string | null {
 
 export function violations(graph: ImportGraph): string[] {
   const found: string[] = [];
+  const backends = backendFolders(graph);
   for (const [from, targets] of graph) {
     for (const to of targets) {
       const internal = to.startsWith('src/');
@@ -89,10 +103,9 @@ export function violations(graph: ImportGraph): string[] {
       const [a, b] = [rank(from), rank(to)];
       if (b > a || (b === a && area(from) !== area(to) && LAYERS[a]!.length > 1 && area(from) !== 'core'))
         found.push(`${from} imports ${to} against the layer order`);
-      if (!mayNameDesmume(from) && to.startsWith('src/debug/desmume/'))
-        found.push(
-          `${from} imports ${to}: only src/debug/desmume/ and src/debug/service.ts reach the DeSmuME backend`,
-        );
+      const backend = backends.find((folder) => to.startsWith(folder));
+      if (backend !== undefined && from !== REGISTRY && !from.startsWith(backend))
+        found.push(`${from} imports ${to}: only ${REGISTRY} reaches an emulator's backend folder`);
       const [ff, tf] = [family(from), family(to)];
       if (ff !== null && tf !== null && ff !== tf && tf !== 'shared')
         found.push(`${from}: tool family ${ff} imports family ${tf}`);
@@ -129,9 +142,13 @@ export function codeOf(file: string, text: string): string {
 export function codeViolations(sources: ReadonlyMap<string, string>): string[] {
   const found: string[] = [];
   for (const [file, code] of sources) {
-    if (!mayNameDesmume(file)) {
-      for (const m of code.matchAll(/[^\n]*desmume[^\n]*/gi))
-        found.push(`${file} names DeSmuME outside its backend: ${m[0].trim()}`);
+    if (!file.startsWith('src/debug/desmume/')) {
+      for (const m of code.matchAll(/[^\n]*desmume[^\n]*/gi)) {
+        const line = m[0].trim();
+        if (file === REGISTRY && REGISTRATION.test(line)) continue;
+        if (!/desmume/i.test(line.replace(LIBRETRO_CORE, ''))) continue;
+        found.push(`${file} names DeSmuME outside its backend: ${line}`);
+      }
     }
     if (file.startsWith('src/tools/')) {
       for (const m of code.matchAll(/[^\n]*(?:\.lazy\s*\(|\bserviceKey\b|\bServiceKey\b)[^\n]*/g))
@@ -141,7 +158,7 @@ export function codeViolations(sources: ReadonlyMap<string, string>): string[] {
   return found;
 }
 
-/** The code (comments left out) of every module under src/debug/ and src/tools/. */
+/** The code (comments left out) of every module under src/. */
 export function readCode(root: string): Map<string, string> {
   const sources = new Map<string, string>();
   const walk = (dir: string): void => {
@@ -152,33 +169,87 @@ export function readCode(root: string): Map<string, string> {
         sources.set(relative(root, path), codeOf(path, readFileSync(path, 'utf8')));
     }
   };
-  walk(join(root, 'src/debug'));
-  walk(join(root, 'src/tools'));
+  walk(join(root, 'src'));
   return sources;
 }
 
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
 
-export function readGraph(root: string): ImportGraph {
+/** The graph of src/, each module's imports as `importsOf` reads them, resolved repo-relative. */
+function graphOf(root: string, importsOf: (path: string, text: string) => string[]): ImportGraph {
   const graph: ImportGraph = new Map();
   const walk = (dir: string): void => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (statSync(path).isDirectory()) walk(path);
       else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) {
-        const file = relative(root, path);
-        const text = readFileSync(path, 'utf8');
-        const targets = [...text.matchAll(SPECIFIER)].map(([, spec]) =>
-          spec!.startsWith('.')
-            ? relative(root, resolve(dirname(path), spec!.replace(/\.js$/, '.ts')))
-            : spec!,
+        const targets = importsOf(path, readFileSync(path, 'utf8')).map((spec) =>
+          spec.startsWith('.') ? relative(root, resolve(dirname(path), spec.replace(/\.js$/, '.ts'))) : spec,
         );
-        graph.set(file, targets);
+        graph.set(relative(root, path), targets);
       }
     }
   };
   walk(join(root, 'src'));
   return graph;
+}
+
+/** Every import of src/: static, type-only and dynamic alike. */
+export function readGraph(root: string): ImportGraph {
+  return graphOf(root, (_path, text) => [...text.matchAll(SPECIFIER)].map(([, spec]) => spec!));
+}
+
+/** A module's static value imports: type-only ones are erased, dynamic ones load on first use. */
+export function staticImports(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const found: string[] = [];
+  for (const node of source.statements) {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const bindings = clause?.namedBindings;
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            bindings !== undefined &&
+            ts.isNamedImports(bindings) &&
+            bindings.elements.length > 0 &&
+            bindings.elements.every((e) => e.isTypeOnly)));
+      if (!typeOnly) found.push((node.moduleSpecifier as ts.StringLiteral).text);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && !node.isTypeOnly) {
+      found.push((node.moduleSpecifier as ts.StringLiteral).text);
+    }
+  }
+  return found;
+}
+
+/** Node modules that start processes or open sockets: start-up loads none of them. */
+const PROCESS_MODULES = ['node:child_process', 'node:net', 'node:dgram'];
+
+/**
+ * Every entry point reads the emulator registry at start-up (settings, flags, the instructions):
+ * what it reaches statically must not load a process or network module (an entry defers its backend).
+ */
+export function startupViolations(staticGraph: ImportGraph): string[] {
+  const seen = new Set<string>();
+  const pending = [REGISTRY];
+  const found: string[] = [];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const to of staticGraph.get(file) ?? []) {
+      if (PROCESS_MODULES.includes(to))
+        found.push(`${file} imports ${to} and is loaded at start-up through ${REGISTRY}`);
+      if (to.startsWith('src/')) pending.push(to);
+    }
+  }
+  return found;
+}
+
+/** The static value-import graph of src/ (see staticImports). */
+export function readStaticGraph(root: string): ImportGraph {
+  return graphOf(root, staticImports);
 }
 
 test('src/ keeps the architecture rules', () => {
@@ -189,10 +260,14 @@ test('src/ keeps the architecture rules', () => {
 
 test('src/ keeps the rules that read code: the emulator backend seam and typed services', () => {
   const sources = readCode(REPO_ROOT);
-  assert.ok(sources.size > 60, `read ${sources.size} modules`);
+  assert.ok(sources.size > 200, `read ${sources.size} modules`);
   assert.deepEqual(codeViolations(sources), []);
-  // The rules see what they must: DeSmuME's backend names it, a domain accessor uses lazy().
+  // The rules see what they must: DeSmuME's backend names it, the registry has its line, a domain
+  // accessor uses lazy().
   assert.match(sources.get('src/debug/desmume/backend.ts') ?? '', /DeSmuME/);
+  const registry = (sources.get(REGISTRY) ?? '').split('\n').filter((l) => /desmume/i.test(l));
+  assert.equal(registry.length, 1, registry.join('\n'));
+  assert.match(registry[0]!.trim(), REGISTRATION);
   assert.match(sources.get('src/debug/service.ts') ?? '', /\.lazy\(/);
 });
 
@@ -221,39 +296,63 @@ test('the checker catches each kind of break', () => {
   assert.match(found, /import cycle: src\/core\/p\.ts -> src\/core\/q\.ts -> src\/core\/p\.ts/);
 });
 
-test('the backend seam checker catches a debugger module that imports DeSmuME', () => {
+test("the backend seam checker catches a module reaching an emulator's folder past the registry", () => {
   const broken: ImportGraph = new Map([
-    ['src/debug/session.ts', ['src/debug/desmume/process.ts']],
-    ['src/debug/rsp/codec.ts', ['src/debug/desmume/backend.ts']],
+    [REGISTRY, ['src/debug/desmume/index.ts', 'src/debug/fakeemu/index.ts']],
+    ['src/debug/desmume/index.ts', ['src/debug/desmume/backend.ts', 'src/debug/backend.ts']],
     ['src/debug/desmume/backend.ts', ['src/debug/desmume/process.ts', 'src/debug/backend.ts']],
-    ['src/debug/service.ts', ['src/debug/desmume/backend.ts']],
     ['src/debug/desmume/process.ts', []],
+    ['src/debug/fakeemu/index.ts', ['src/debug/backend.ts']],
     ['src/debug/backend.ts', []],
+    ['src/debug/emulators.ts', [REGISTRY, 'src/debug/backend.ts']],
+    // Past the registry: the service, a debugger module, a tool, the doctor.
+    ['src/debug/service.ts', ['src/debug/emulators.ts', 'src/debug/desmume/backend.ts']],
+    ['src/debug/session.ts', ['src/debug/desmume/process.ts']],
+    ['src/tools/debug/lifecycle.ts', ['src/debug/fakeemu/index.ts']],
+    ['src/cli/doctor/integration-checks.ts', ['src/debug/desmume/index.ts', 'src/debug/emulators.ts']],
   ]);
   const found = violations(broken);
   assert.deepEqual(
     found.map((f) => f.split(' ')[0]),
-    ['src/debug/session.ts', 'src/debug/rsp/codec.ts'],
+    [
+      'src/debug/service.ts',
+      'src/debug/session.ts',
+      'src/tools/debug/lifecycle.ts',
+      'src/cli/doctor/integration-checks.ts',
+    ],
   );
-  assert.match(found[0]!, /only src\/debug\/desmume\/ and src\/debug\/service\.ts reach the DeSmuME backend/);
+  assert.match(
+    found[0]!,
+    /imports src\/debug\/desmume\/backend\.ts: only src\/debug\/registry\.ts reaches an emulator's backend folder/,
+  );
+  assert.match(found[2]!, /imports src\/debug\/fakeemu\/index\.ts/);
 });
 
-test('the code checker catches DeSmuME named in neutral code and tools reaching keyed storage', () => {
+test('the code checker catches DeSmuME spelled outside its folder and tools reaching keyed storage', () => {
   const source = (file: string, text: string): [string, string] => [file, codeOf(file, text)];
   const broken = new Map([
-    // Named in a string, an identifier, a template: each is code.
+    // Named in a string, an identifier, a template, a setting's name: each is code, in any layer.
     source('src/debug/cpu.ts', "throw new Error('call desmume_pause first');"),
     source('src/debug/session.ts', 'const p = new DesmumeProcess();'),
     source('src/debug/rsp/codec.ts', 'export const MAX = 0x200; const who = `DeSmuME`;'),
-    // Comments are not code; the backend and the service may name it.
+    source('src/config/config.ts', "export const S = [['RE_MCP_DESMUME_LAUNCHER', '--desmume-launcher']];"),
+    source('src/tools/debug/lifecycle.ts', "export const t = { name: 'desmume_start' };"),
+    source('src/cli/doctor/doctor.ts', "for (const id of ['desmume', 'retroarch']) check(id);"),
+    // Comments are not code; the backend's folder may name it; the registry has its one line.
     source('src/debug/control.ts', '// the DeSmuME stub ignores Ctrl-C\n/* desmume */ export const x = 1;'),
     source('src/debug/desmume/backend.ts', "export const names = { emulator: 'DeSmuME' };"),
-    source('src/debug/service.ts', "import { desmumeBackend } from './desmume/backend.js';"),
-    // A tool calling lazy() or declaring a key, against one calling its domain's accessor.
     source(
-      'src/tools/desmume/common.ts',
-      "export const s = (v) => v.services.lazy('desmume.session', () => 1);",
+      REGISTRY,
+      "// DeSmuME\nexport { desmume } from './desmume/index.js';\nexport { fakeemu } from './fakeemu/index.js';",
     ),
+    // RetroArch's libretro DS core is RetroArch's name: allowed, but not as a cover for the backend's.
+    source('src/cli/retroarch-setup.ts', "const hint = 'apt-get install libretro-mgba libretro-desmume';"),
+    source(
+      'src/retroarch/codec.ts',
+      "const core = 'desmume_libretro.so'; const use = 'use DeSmuME instead';",
+    ),
+    // A tool calling lazy() or declaring a key, against one calling its domain's accessor.
+    source('src/tools/debug/common.ts', "export const s = (v) => v.services.lazy('debug.session', () => 1);"),
     source(
       'src/tools/retroarch/x.ts',
       "import { serviceKey } from '../../services.js';\nconst K = serviceKey('k');",
@@ -262,7 +361,6 @@ test('the code checker catches DeSmuME named in neutral code and tools reaching 
       'src/tools/nds/y.ts',
       'export const roms = (ctx) => getRomStore(ctx.services); // not .lazy( here',
     ),
-    source('src/nds/rom-store.ts', "services.lazy(ROMS, () => 1); const d = 'desmume';"),
   ]);
   const found = codeViolations(broken);
   const files = [...new Set(found.map((f) => f.split(' ')[0]))];
@@ -270,7 +368,11 @@ test('the code checker catches DeSmuME named in neutral code and tools reaching 
     'src/debug/cpu.ts',
     'src/debug/session.ts',
     'src/debug/rsp/codec.ts',
-    'src/tools/desmume/common.ts',
+    'src/config/config.ts',
+    'src/tools/debug/lifecycle.ts',
+    'src/cli/doctor/doctor.ts',
+    'src/retroarch/codec.ts',
+    'src/tools/debug/common.ts',
     'src/tools/retroarch/x.ts',
   ]);
   assert.match(
@@ -279,6 +381,55 @@ test('the code checker catches DeSmuME named in neutral code and tools reaching 
   );
   assert.match(
     found.join('\n'),
-    /src\/tools\/desmume\/common\.ts touches the service container's keyed storage/,
+    /src\/retroarch\/codec\.ts names DeSmuME outside its backend: .*use DeSmuME instead/,
   );
+  assert.match(
+    found.join('\n'),
+    /src\/tools\/debug\/common\.ts touches the service container's keyed storage/,
+  );
+  // A second line for DeSmuME in the registry is not its registration.
+  const twice = codeViolations(
+    new Map([
+      source(REGISTRY, "export { desmume } from './desmume/index.js';\nexport const again = desmume;"),
+    ]),
+  );
+  assert.equal(twice.length, 1);
+  assert.match(twice[0]!, /registry\.ts names DeSmuME outside its backend: export const again = desmume;/);
+});
+
+test('start-up loads no process or network module through the emulator registry', () => {
+  const graph = readStaticGraph(REPO_ROOT);
+  assert.deepEqual(startupViolations(graph), []);
+  // The walk sees what it must: DeSmuME's entry, and its process code only behind import().
+  const entry = graph.get('src/debug/desmume/index.ts') ?? [];
+  assert.ok(entry.includes('src/debug/desmume/settings.ts'), entry.join(', '));
+  assert.ok(!entry.includes('src/debug/desmume/backend.ts'));
+  assert.ok(graph.get('src/debug/desmume/process.ts')?.includes('node:child_process'));
+  // Type-only imports and dynamic ones are not static value imports; the rest are.
+  assert.deepEqual(
+    staticImports(
+      'x.ts',
+      [
+        "import type { A } from './a.js';",
+        "import { type B, type C } from './b.js';",
+        "import { type D, e } from './d.js';",
+        "import './side.js';",
+        "export { f } from './f.js';",
+        "export type { G } from './g.js';",
+        "const h = () => import('./h.js');",
+      ].join('\n'),
+    ),
+    ['./d.js', './side.js', './f.js'],
+  );
+  // An entry that imports its backend statically is caught, with the module that loads the process.
+  const broken: ImportGraph = new Map([
+    [REGISTRY, ['src/debug/desmume/index.ts', 'src/debug/fakeemu/index.ts']],
+    ['src/debug/desmume/index.ts', ['src/debug/backend.ts']],
+    ['src/debug/fakeemu/index.ts', ['src/debug/fakeemu/process.ts']],
+    ['src/debug/fakeemu/process.ts', ['node:fs', 'node:net']],
+    ['src/debug/backend.ts', []],
+  ]);
+  assert.deepEqual(startupViolations(broken), [
+    'src/debug/fakeemu/process.ts imports node:net and is loaded at start-up through src/debug/registry.ts',
+  ]);
 });

@@ -20,10 +20,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { failed } from '../../src/cli/doctor/check.js';
 import { parseTinyRom } from '../../src/cli/doctor/core-checks.js';
-import { checkDesmume, checkRetroArch } from '../../src/cli/doctor/integration-checks.js';
+import { checkEmulator, checkRetroArch } from '../../src/cli/doctor/integration-checks.js';
 import { buildTinyRom, TINY_ROM } from '../../src/cli/doctor/tiny-rom.js';
 import { checkSettings } from '../../src/cli/doctor/workspace-checks.js';
 import { loadSettings } from '../../src/config/config.js';
+import { desmume } from '../../src/debug/desmume/index.js';
+import { emulatorSettings } from '../../src/debug/emulators.js';
 import { DESMUME_CLI, desmumeProcesses } from '../kit/desmume/index.js';
 import { makeWorkspace, SERVER_ENTRY } from '../kit/mcp-harness.js';
 import { dsInputRom } from '../kit/retroarch/ds-rom.js';
@@ -206,16 +208,17 @@ test('broken: a configured RetroArch port with nothing listening fails the docto
 test('absent: no launcher and no RetroArch configured are reported missing, and do not fail', async () => {
   const rom = buildTinyRom();
   const port = await freeUdpPort();
-  const settings = loadSettings({ RETROARCH_TIMEOUT_MS: '200' });
-  settings.desmume.launcher = null;
+  const settings = loadSettings({ RETROARCH_TIMEOUT_MS: '200' }, emulatorSettings());
   settings.retroarch.port = port;
-  const desmume = await checkDesmume(settings, {}, rom);
-  assert.equal(desmume.status, 'missing');
-  assert.match(desmume.fix!, /apt-get install desmume|RE_MCP_DESMUME_LAUNCHER/);
+  // DeSmuME is installed on test machines: its entry, finding no launcher anywhere, stands for a machine without.
+  const absent = await checkEmulator({ ...desmume, located: () => null }, settings, {}, rom);
+  assert.equal(absent.status, 'missing');
+  assert.equal(absent.detail, 'no DeSmuME launcher (the desmume_* tools are unavailable)');
+  assert.match(absent.fix!, /apt-get install desmume|RE_MCP_DESMUME_LAUNCHER/);
   const retroarch = await checkRetroArch(settings, {});
   assert.equal(retroarch.status, 'missing');
   assert.equal(retroarch.required, false);
-  assert.equal(failed([desmume, retroarch]), false);
+  assert.equal(failed([absent, retroarch]), false);
   // The same two, configured explicitly, fail.
   const explicit = await checkRetroArch(settings, { RETROARCH_PORT: String(port) });
   assert.equal(explicit.status, 'broken');
@@ -301,16 +304,19 @@ test('settings: an invalid value is broken, named, and fails the doctor', async 
 
 test('the settings line reports the profile and the output-schema mode, and refuses an unknown mode', () => {
   assert.equal(
-    checkSettings({}).result.detail,
+    checkSettings({}, emulatorSettings()).result.detail,
     'valid (profile static, the default, output schemas summary)',
   );
   assert.equal(
-    checkSettings({ RETROARCH_HOST: '127.0.0.1' }).result.detail,
+    checkSettings({ RETROARCH_HOST: '127.0.0.1' }, emulatorSettings()).result.detail,
     'valid (profile static,retroarch, the default with retroarch (RETROARCH_HOST set), output schemas summary)',
   );
-  const full = checkSettings({ RE_MCP_PROFILE: 'static', RE_MCP_OUTPUT_SCHEMAS: 'full' }).result;
+  const full = checkSettings(
+    { RE_MCP_PROFILE: 'static', RE_MCP_OUTPUT_SCHEMAS: 'full' },
+    emulatorSettings(),
+  ).result;
   assert.equal(full.detail, 'valid (profile static, output schemas full)');
-  const bad = checkSettings({ RE_MCP_OUTPUT_SCHEMAS: 'everything' }).result;
+  const bad = checkSettings({ RE_MCP_OUTPUT_SCHEMAS: 'everything' }, emulatorSettings()).result;
   assert.equal(bad.status, 'broken');
   assert.match(bad.detail, /RE_MCP_OUTPUT_SCHEMAS must be summary or full/);
 });

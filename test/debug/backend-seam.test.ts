@@ -3,13 +3,13 @@
 // memory reads, the 17-register core layout, no ARM7 stub, no watchpoints) attaches, reads registers
 // and memory (split by the fake's chunk size), runs to a breakpoint, continues, pauses, steps and
 // shuts down, with its messages naming the fake's own tools. Nothing DeSmuME-specific is reachable
-// from the fake backend's imports.
+// from the fake backend's imports. ./second-emulator.test.ts adds it to the server as an emulator.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import ts from 'typescript';
 import { ReMcpError } from '../../src/core/errors.js';
@@ -19,10 +19,17 @@ import { addWatchpoint } from '../../src/debug/watchpoints.js';
 import { RomStore } from '../../src/nds/rom-store.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { REPO_ROOT } from '../kit/mcp-harness.js';
-import { writeRomFile } from '../kit/rom-builder.js';
-import { FAKE_CHUNK, FAKE_SHA256, FAKE_SP, fakeBackend, fakeByte } from './fake-backend.js';
+import {
+  FAKE_ENTRY as ENTRY,
+  FAKE_CHUNK,
+  FAKE_SHA256,
+  FAKE_SP,
+  fakeBackend,
+  fakeByte,
+  writeFakeRom,
+} from './fake-backend.js';
+import { reachedModules } from './reached.js';
 
-const ENTRY = 0x0200_0000;
 let dir: string;
 let workspace: Workspace;
 
@@ -50,18 +57,7 @@ function start(session: DebugSession, arm7Port: number | null = null) {
 before(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 're-mcp-backend-seam-')));
   workspace = new Workspace(dir);
-  // mov r0, r0 (ARM nop) throughout: the fake never executes it, the session only reads the header.
-  const nops = new Uint8Array(256);
-  for (let i = 0; i < nops.length; i += 4) nops.set([0x00, 0x00, 0xa0, 0xe1], i);
-  writeRomFile(
-    {
-      title: 'SEAM',
-      gameCode: 'SEAM',
-      arm9: { code: nops, ramAddress: ENTRY, entry: ENTRY },
-      arm7: { code: nops, ramAddress: 0x0238_0000, entry: 0x0238_0000 },
-    },
-    join(dir, 'seam.nds'),
-  );
+  writeFakeRom(join(dir, 'seam.nds'), 'SEAM');
 });
 
 after(async () => {
@@ -185,21 +181,12 @@ describe('a second emulator backend through the same session', () => {
   });
 
   it('reaches nothing of DeSmuME from the fake backend', () => {
-    const seen = new Set<string>();
-    const pending = [join(import.meta.dirname, 'fake-backend.ts')];
-    const specifier = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
-    while (pending.length > 0) {
-      const file = pending.pop()!;
-      if (seen.has(file)) continue;
-      seen.add(file);
-      for (const [, spec] of readFileSync(file, 'utf8').matchAll(specifier)) {
-        if (spec!.startsWith('.')) pending.push(resolve(dirname(file), spec!.replace(/\.js$/, '.ts')));
-      }
-    }
-    const reached = [...seen].map((f) => relative(REPO_ROOT, f));
+    const reached = reachedModules(join(import.meta.dirname, 'fake-backend.ts'));
     assert.ok(reached.includes('src/debug/backend.ts') && reached.includes('src/debug/connection.ts'));
     assert.deepEqual(
-      reached.filter((f) => f.startsWith('src/debug/desmume/') || f === 'src/debug/service.ts'),
+      reached.filter(
+        (f) => f.startsWith('src/debug/desmume/') || /^src\/debug\/(service|registry|emulators)\.ts$/.test(f),
+      ),
       [],
     );
     // No debugger module it reaches names DeSmuME in code (comments left out).

@@ -4,6 +4,7 @@
 // refused with E01), the 17-register ARM core layout, no ARM7 stub, no watchpoints. Its framing is
 // parsed here, independently of the client's codec, and it records what the client sent.
 // It imports only the neutral debugger modules: nothing of DeSmuME's backend.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { ReMcpError } from '../../src/core/errors.js';
 import type {
@@ -14,11 +15,29 @@ import type {
   VerifiedEmulator,
 } from '../../src/debug/backend.js';
 import { ARM_CORE_LAYOUT, parseRegisterPacket } from '../../src/debug/rsp/arm-registers.js';
+import { writeRomFile } from '../kit/rom-builder.js';
 
 export const FAKE_CHUNK = 0x100;
+/** The ARM9 entry of writeFakeRom's ROMs. */
+export const FAKE_ENTRY = 0x0200_0000;
 export const FAKE_SHA256 = 'f'.repeat(64);
 /** The stack pointer the fake's CPU has once "loaded". */
 export const FAKE_SP = 0x0237_ff00;
+
+/** A small ROM for the fake, its ARM9 at FAKE_ENTRY: ARM nops the fake never runs (only the header is read). */
+export function writeFakeRom(path: string, title: string): void {
+  const nops = new Uint8Array(256);
+  for (let i = 0; i < nops.length; i += 4) nops.set([0x00, 0x00, 0xa0, 0xe1], i);
+  writeRomFile(
+    {
+      title,
+      gameCode: title.slice(0, 4).padEnd(4, 'X'),
+      arm9: { code: nops, ramAddress: FAKE_ENTRY, entry: FAKE_ENTRY },
+      arm7: { code: nops, ramAddress: 0x0238_0000, entry: 0x0238_0000 },
+    },
+    path,
+  );
+}
 
 /** The fake's memory: every address holds a byte derived from it. */
 export function fakeByte(address: number): number {
@@ -249,8 +268,8 @@ export function fakeBackend(): EmulatorBackend & { launched: FakeProcess[]; read
     },
     async launch(_emulator: VerifiedEmulator, request: Parameters<EmulatorBackend['launch']>[1]) {
       request.checkCancelled();
-      // The entry comes from the ROM the session loads; the test's ROM runs its ARM9 at 0x02000000.
-      const stub = new FakeStub(0x0200_0000);
+      // Halted at the ROM's ARM9 entry (header offset 0x24), as a real emulator after its loader.
+      const stub = new FakeStub(readFileSync(request.romAbsolute).readUInt32LE(0x24));
       const server = createServer((socket) => stub.attach(socket));
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);

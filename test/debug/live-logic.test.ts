@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { callAt, isMidThumbBlPair } from '../../src/debug/calls.js';
 import { compare, conditionHolds, decodeValue, validateCondition } from '../../src/debug/conditions.js';
-import { DESMUME_PROFILE } from '../../src/debug/desmume/backend.js';
+import { DESMUME_PROFILE } from '../../src/debug/desmume/profile.js';
 import type { DecodedRegisters } from '../../src/debug/rsp/arm-registers.js';
 import { buildRequest } from '../../src/debug/rsp/packets.js';
 import { parseWatchStop, watchRegion } from '../../src/debug/watchpoints.js';

@@ -16,14 +16,16 @@ import { ReMcpError } from '../../src/core/errors.js';
 import type { Processor } from '../../src/core/vocabulary.js';
 import { continueUntilStop, pause, stepInstructions, waitForStop } from '../../src/debug/control.js';
 import { desmumeBackend } from '../../src/debug/desmume/backend.js';
+import { desmume } from '../../src/debug/desmume/index.js';
 import type { DesmumeProcess } from '../../src/debug/desmume/process.js';
 import { LIMITS } from '../../src/debug/policy.js';
 import { pickFreePort } from '../../src/debug/ports.js';
-import { DEBUG_SESSION } from '../../src/debug/service.js';
+import { debugSessionKey } from '../../src/debug/service.js';
 import { DebugSession, type SessionOptions } from '../../src/debug/session.js';
 import { RomStore } from '../../src/nds/rom-store.js';
 import { Services } from '../../src/services.js';
-import { desmumeProbeGdb } from '../../src/tools/desmume/lifecycle.js';
+import { emuProbeGdb } from '../../src/tools/debug/lifecycle.js';
+import { forEmulator } from '../../src/tools/debug/per-emulator.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import {
   DESMUME_CLI,
@@ -223,9 +225,9 @@ describe('DeSmuME session (real emulator)', () => {
     await rejects(continueUntilStop(session.cpu('arm9'), 5_000, undefined), 'unreachable');
     assert.equal(session.cpu('arm9').state, 'unknown');
     const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: dir }), workspace);
-    services.lazy(DEBUG_SESSION, () => session);
+    services.lazy(debugSessionKey(desmume), () => session);
     const ctx = { services, signal: new AbortController().signal, progress() {} };
-    const result = await desmumeProbeGdb.handler({ processor: 'arm9' }, ctx);
+    const result = await forEmulator(desmume, emuProbeGdb).handler({ processor: 'arm9' }, ctx);
     assert.equal(result.structured.state, 'unknown');
     assert.equal(result.structured.reachable, true);
     assert.doesNotMatch(result.structured.detail, /target running/);

@@ -58,7 +58,7 @@ test('the description names each capability with its tools, and the fix for miss
   const text = describeSupport(ds);
   assert.match(text, /^What this core \(nds\) supports: memory map: none; achievements RAM: none/);
   assert.match(text, /save states: not tried for this game yet/);
-  assert.match(text, /use re-mcp's DeSmuME tools/);
+  assert.match(text, /use re-mcp's debugger tools/);
   const gba = describeSupport({
     ...ds,
     system: 'mGBA',
@@ -69,7 +69,7 @@ test('the description names each capability with its tools, and the fix for miss
   assert.match(gba, /memory map: yes \(retroarch_read_memory/);
   assert.match(gba, /save states: no: the status names the system "mGBA"/);
   assert.match(gba, /set libretro_directory and libretro_info_path/);
-  assert.doesNotMatch(gba, /DeSmuME tools/);
+  assert.doesNotMatch(gba, /debugger tools/);
   assert.match(describeSupport({ ...ds, memoryMap: null }), /memory map: not known/);
   assert.deepEqual(['nds', 'game_boy_advance', 'J2ME', 'DeSmuME', 'mGBA', 'Nestopia'].map(namesSystemId), [
     true,
@@ -99,7 +99,7 @@ test('DS core: the memory refusals say there is no achievements RAM either, and 
     /no memory map \(RetroArch: "no memory map defined"\)\. What this core \(nds\)/,
   );
   assert.match(memory.message, /achievements RAM: none/);
-  assert.match(memory.message, /DeSmuME tools \(the runtime profile\)/);
+  assert.match(memory.message, /debugger tools \(the runtime profile\)/);
 
   const write = await refusal(client.writeMemory(0x02000000, Uint8Array.of(1)));
   assert.equal(write.code, 'no-memory-map');

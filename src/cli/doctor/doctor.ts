@@ -1,10 +1,12 @@
 // `re-mcp doctor`: the self-check after an install. One line per capability (ok / missing / broken,
 // and the fix), or `--json` for machines. Exit code 1 when something required or explicitly
 // configured is not ok, 0 otherwise. Every check is a small function over the server's own services.
+import type { Emulator } from '../../debug/backend.js';
+import { EMULATORS, emulatorSettings } from '../../debug/emulators.js';
 import { VERSION } from '../../version.js';
 import { type CheckResult, failed, notOk } from './check.js';
 import { coreChecks } from './core-checks.js';
-import { checkDesmume, checkRetroArch } from './integration-checks.js';
+import { checkEmulator, checkRetroArch } from './integration-checks.js';
 import { buildTinyRom } from './tiny-rom.js';
 import {
   checkConfigFile,
@@ -22,9 +24,10 @@ export interface DoctorReport {
   checks: CheckResult[];
 }
 
-export async function runChecks(env: Env): Promise<DoctorReport> {
+/** Every check, with one per emulator offered (the registry's, or those given). */
+export async function runChecks(env: Env, emulators: readonly Emulator[] = EMULATORS): Promise<DoctorReport> {
   const checks: CheckResult[] = await coreChecks();
-  const settings = checkSettings(env);
+  const settings = checkSettings(env, emulatorSettings(emulators));
   checks.push(settings.result);
   const workspace = checkWorkspace(env);
   checks.push(workspace.result);
@@ -33,15 +36,16 @@ export async function runChecks(env: Env): Promise<DoctorReport> {
     checks.push(await checkConfigFile(workspace.root));
   }
   if (settings.settings !== null) {
-    // Independent of each other: the DeSmuME start and the RetroArch query run side by side.
-    const [desmume, retroarch] = await Promise.all([
-      checkDesmume(settings.settings, env, buildTinyRom()),
-      checkRetroArch(settings.settings, env),
+    // Independent of each other: the emulators' starts and the RetroArch query run side by side.
+    const found = settings.settings;
+    const [retroarch, ...emulatorChecks] = await Promise.all([
+      checkRetroArch(found, env),
+      ...emulators.map((emu) => checkEmulator(emu, found, env, buildTinyRom())),
     ]);
-    checks.push(desmume, retroarch);
+    checks.push(...emulatorChecks, retroarch);
   } else {
     // The settings line already fails the doctor; these say what could not be looked at.
-    for (const id of ['desmume', 'retroarch'])
+    for (const id of [...emulators.map((emu) => emu.id), 'retroarch'])
       checks.push(
         notOk(id, 'missing', 'not checked: the settings are invalid', 'fix the settings first', false),
       );
@@ -66,7 +70,7 @@ export function formatReport(report: DoctorReport): string {
 }
 
 export async function doctor(env: Env, json: boolean): Promise<number> {
-  // Interrupted mid-check, exit through process.exit: its 'exit' hooks kill a DeSmuME being checked,
+  // Interrupted mid-check, exit through process.exit: its 'exit' hooks kill an emulator being checked,
   // which a default signal death would leave running.
   const interrupted = () => process.exit(130);
   process.once('SIGINT', interrupted);

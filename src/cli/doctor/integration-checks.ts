@@ -1,15 +1,14 @@
-// The doctor's checks of the emulator integrations, through the server's own services: the DeSmuME
-// launcher is resolved and verified as desmume_start does, then really started headless on the
-// built-in ROM with both GDB stubs, which must answer; RetroArch is asked its version through the
+// The doctor's checks of the integrations, through the server's own services: each emulator's
+// program is found and verified as its start tool does, then really started headless on the built-in
+// ROM with every GDB stub it has, which must answer; RetroArch is asked its version through the
 // RetroArch client. An integration the operator configured explicitly fails the doctor when broken;
-// one found by default (the stock launcher path, the default UDP port) only reports.
+// one found by default (a stock program path, the default UDP port) only reports.
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { isReMcpError } from '../../core/errors.js';
-import type { VerifiedEmulator } from '../../debug/backend.js';
-import { desmumeBackend } from '../../debug/desmume/backend.js';
+import { type Emulator, toolName, type VerifiedEmulator } from '../../debug/backend.js';
 import { DebugSession } from '../../debug/session.js';
 import { RomStore } from '../../nds/rom-store.js';
 import { RetroArchClient } from '../../retroarch/client.js';
@@ -21,36 +20,37 @@ type Env = Record<string, string | undefined>;
 type Settings = Omit<Config, 'workspaceRoot'>;
 
 /** Bound on the headless start (the stubs listen ~0.2 s after a start; a loaded machine is slower). */
-export const DESMUME_START_TIMEOUT_MS = 20_000;
+export const EMULATOR_START_TIMEOUT_MS = 20_000;
 const set = (env: Env, name: string) => (env[name] ?? '') !== '';
 
-export async function checkDesmume(settings: Settings, env: Env, rom: Uint8Array): Promise<CheckResult> {
-  const explicit = set(env, 'RE_MCP_DESMUME_LAUNCHER') || set(env, 'RE_MCP_DESMUME_LAUNCHER_SHA256');
-  const fixLauncher =
-    'install DeSmuME (apt-get install desmume) or set RE_MCP_DESMUME_LAUNCHER to its desmume-cli';
-  if (settings.desmume.launcher === null) {
+/** One emulator: its program found and verified, then started headless with its stubs. */
+export async function checkEmulator(
+  emu: Emulator,
+  settings: Settings,
+  env: Env,
+  rom: Uint8Array,
+): Promise<CheckResult> {
+  const { emulator } = emu.names;
+  const explicit = emu.settings.some((s) => set(env, s.name));
+  const located = emu.located(settings.declared);
+  if (located === null) {
     return notOk(
-      'desmume',
+      emu.id,
       'missing',
-      'no DeSmuME launcher (the desmume_* tools are unavailable)',
-      fixLauncher,
+      `no ${emulator} launcher (the ${toolName(emu.names, '*')} tools are unavailable)`,
+      emu.fixes.install,
       false,
     );
   }
-  const backend = desmumeBackend(settings.desmume);
+  const backend = emu.backend(settings.declared);
   let launcher: VerifiedEmulator;
   try {
     launcher = await backend.verify();
   } catch (error) {
     const pinned = isReMcpError(error) && error.code === 'launch-failed';
-    return notOk(
-      'desmume',
-      'broken',
-      message(error),
-      pinned ? 'update RE_MCP_DESMUME_LAUNCHER_SHA256 to the digest of the launcher you trust' : fixLauncher,
-      explicit,
-      { launcher: settings.desmume.launcher },
-    );
+    return notOk(emu.id, 'broken', message(error), pinned ? emu.fixes.pinned : emu.fixes.install, explicit, {
+      launcher: located,
+    });
   }
   const dir = await mkdtemp(join(tmpdir(), 're-mcp-doctor-'));
   const session = new DebugSession(backend);
@@ -60,30 +60,31 @@ export async function checkDesmume(settings: Settings, env: Env, rom: Uint8Array
     facts.version = version;
     const romPath = join(dir, 'doctor.nds');
     await writeFile(romPath, rom);
-    const who = `${version ?? 'DeSmuME (version not reported)'} at ${launcher.path}, sha256 ${launcher.sha256}`;
+    const who = `${version ?? `${emulator} (version not reported)`} at ${launcher.path}, sha256 ${launcher.sha256}`;
     try {
       const gen = await session.start({
         // The same path a tool takes: the ROM store over a workspace (here the doctor's scratch folder).
         roms: new RomStore(new Workspace(await realpath(dir))),
         rom: 'doctor.nds',
         arm9Port: null,
-        arm7Port: 0,
-        startTimeoutMs: DESMUME_START_TIMEOUT_MS,
+        arm7Port: emu.features.arm7Stub ? 0 : null,
+        startTimeoutMs: EMULATOR_START_TIMEOUT_MS,
       });
-      const ports = { arm9: gen.cpus.arm9?.port, arm7: gen.cpus.arm7?.port };
+      const arm9 = gen.cpus.arm9?.port;
+      const arm7 = gen.cpus.arm7?.port;
+      const ports = { arm9, arm7 };
       facts.ports = ports;
-      return ok(
-        'desmume',
-        `${who}; started headless, ARM9 and ARM7 GDB stubs answered (ports ${ports.arm9}, ${ports.arm7})`,
-        explicit,
-        facts,
-      );
+      const answered =
+        arm7 === undefined
+          ? `ARM9 GDB stub answered (port ${arm9})`
+          : `ARM9 and ARM7 GDB stubs answered (ports ${arm9}, ${arm7})`;
+      return ok(emu.id, `${who}; started headless, ${answered}`, explicit, facts);
     } catch (error) {
       return notOk(
-        'desmume',
+        emu.id,
         'broken',
         `${who}; did not start headless with its GDB stubs: ${message(error)}`,
-        'the launcher must run desmume-cli with its arguments (--arm9gdb, --arm7gdb, the ROM): check RE_MCP_DESMUME_LAUNCHER',
+        emu.fixes.launch,
         explicit,
         facts,
       );

@@ -2,7 +2,12 @@
 // both output roots writable), the workspace's re-mcp.config.json, and git. They call the same
 // validation the server runs at start-up and the same writer the tools write through.
 import { join } from 'node:path';
-import { type Config, loadSettings, validateWorkspaceRoot } from '../../config/config.js';
+import {
+  type Config,
+  type DeclaredSettings,
+  loadSettings,
+  validateWorkspaceRoot,
+} from '../../config/config.js';
 import { runBounded } from '../../core/bounded-process.js';
 import { isReMcpError } from '../../core/errors.js';
 import { CONFIG_FILE, loadChecks } from '../../project/checks-config.js';
@@ -14,12 +19,15 @@ import { type CheckResult, message, notOk, ok } from './check.js';
 type Env = Record<string, string | undefined>;
 const HELP = 'correct it (re-mcp --help lists every setting)';
 
-export function checkSettings(env: Env): {
+export function checkSettings(
+  env: Env,
+  declared: readonly DeclaredSettings[],
+): {
   result: CheckResult;
   settings: Omit<Config, 'workspaceRoot'> | null;
 } {
   try {
-    const settings = loadSettings(env);
+    const settings = loadSettings(env, declared);
     return {
       result: ok(
         'settings',

@@ -1,33 +1,16 @@
 // DeSmuME 0.9.11 as an emulator backend: its launcher (operator configuration, verified and pinned in
-// process.ts), its headless launch with one GDB stub per CPU, the wait until it has loaded the ROM,
-// and the dialect its stubs speak: acknowledgements only (no QStartNoAckMode, no PacketSize), a
-// 2,048-byte packet buffer, GDB's old FPA register layout, and watchpoint stops that give the
-// address's hex digits in reverse order.
+// process.ts), its headless launch with one GDB stub per CPU and the wait until it has loaded the ROM.
+// The dialect its stubs speak is ./profile.ts. The entry (./index.ts) imports this module on first
+// use, not at start-up.
 import { runBounded } from '../../core/bounded-process.js';
 import { ReMcpError } from '../../core/errors.js';
-import type { BackendQuirks, EmulatorBackend, ReadyCheck, StubProfile } from '../backend.js';
-import { ARM_FPA_LAYOUT, parseRegisterPacket } from '../rsp/arm-registers.js';
+import type { EmulatorBackend, ReadyCheck } from '../backend.js';
+import { parseRegisterPacket } from '../rsp/arm-registers.js';
 import { assertPortFree, DesmumeProcess, type LauncherConfig, verifyLauncher } from './process.js';
+import { DESMUME_PROFILE, DESMUME_QUIRKS } from './profile.js';
 
 /** How often the ready wait reads the registers while the ROM is not loaded yet. */
 const LOAD_POLL_MS = 10;
-
-export const DESMUME_QUIRKS: BackendQuirks = {
-  // 0x400 already returns garbage and 0x800 crashes the stub.
-  maxMemoryChunk: 0x200,
-  registerLayout: ARM_FPA_LAYOUT,
-  ackMode: 'ack',
-  // DeSmuME runs on without a stub when its bind fails, e.g. on a port whose previous emulator died
-  // with a client attached: the message says so, since the process itself looks healthy.
-  silentStubHint:
-    'if that port served an emulator that died with a debugger attached, it may be unusable for a while: use another port',
-};
-
-export const DESMUME_PROFILE: StubProfile = {
-  names: { emulator: 'DeSmuME', toolPrefix: 'desmume' },
-  quirks: DESMUME_QUIRKS,
-  features: { arm7Stub: true, watchpoints: { stopAddress: 'reversed-digits' } },
-};
 
 /** `desmume-cli --version` prints e.g. "DeSmuME 0.9.11 svn0 dev+ x64-JIT"; null when it does not. */
 async function launcherVersion(launcher: string, home: string): Promise<string | null> {

@@ -8,10 +8,10 @@ import { access, constants, mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { descendants, parentDeathPrefix, signalGroup } from '../../core/containment.js';
+import { descendants, isExecutableFile, parentDeathPrefix, signalGroup } from '../../core/containment.js';
 import { ReMcpError } from '../../core/errors.js';
 import { sha256File } from '../../workspace/hash.js';
-import type { EmulatorProcess, ExitInfo } from '../backend.js';
+import type { EmulatorProcess, ExitInfo, Readiness } from '../backend.js';
 
 /**
  * Options every launch gets. `--cpu-mode=0` selects the interpreter: the stub checks breakpoints per
@@ -63,6 +63,25 @@ export async function verifyLauncher(config: LauncherConfig): Promise<{ path: st
     );
   }
   return { path, sha256 };
+}
+
+/** Whether the launcher is there, executable and the pinned one; nothing is run. */
+export async function launcherReadiness(config: LauncherConfig): Promise<Readiness> {
+  const { launcher, launcherSha256 } = config;
+  if (launcher === null) return { ready: false, status: 'not-configured', detail: { launcher: null } };
+  if (!(await isExecutableFile(launcher)))
+    return { ready: false, status: 'launcher-missing', detail: { launcher } };
+  if (launcherSha256 !== null) {
+    const { sha256 } = await sha256File(launcher);
+    if (sha256 !== launcherSha256) {
+      return {
+        ready: false,
+        status: 'launcher-digest-mismatch',
+        detail: { launcher, expected: launcherSha256, actual: sha256 },
+      };
+    }
+  }
+  return { ready: true, status: 'ready', detail: { launcher, pinned: launcherSha256 !== null } };
 }
 
 /**

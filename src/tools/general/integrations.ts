@@ -1,45 +1,12 @@
-// Local readiness checks for the optional integrations: files present and executable, pinned digests.
-// Nothing here starts a process or opens a socket.
-import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+// Local readiness checks for the optional integrations: each emulator's own (its entry says how:
+// files present and executable, pinned digests), Ghidra, git and RetroArch's settings. Nothing here
+// starts a process or opens a socket.
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
-import { sha256File } from '../../workspace/hash.js';
+import { isExecutableFile } from '../../core/containment.js';
+import type { Emulator, Readiness } from '../../debug/backend.js';
 
-export interface IntegrationStatus {
-  ready: boolean;
-  status: string;
-  detail: Record<string, unknown>;
-}
-
-async function isExecutableFile(path: string): Promise<boolean> {
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) return false;
-    await access(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function desmumeStatus(config: Config): Promise<IntegrationStatus> {
-  const { launcher, launcherSha256 } = config.desmume;
-  if (launcher === null) return { ready: false, status: 'not-configured', detail: { launcher: null } };
-  if (!(await isExecutableFile(launcher)))
-    return { ready: false, status: 'launcher-missing', detail: { launcher } };
-  if (launcherSha256 !== null) {
-    const { sha256 } = await sha256File(launcher);
-    if (sha256 !== launcherSha256) {
-      return {
-        ready: false,
-        status: 'launcher-digest-mismatch',
-        detail: { launcher, expected: launcherSha256, actual: sha256 },
-      };
-    }
-  }
-  return { ready: true, status: 'ready', detail: { launcher, pinned: launcherSha256 !== null } };
-}
+export type IntegrationStatus = Readiness;
 
 async function ghidraStatus(config: Config): Promise<IntegrationStatus> {
   // No tool uses Ghidra yet: whatever is installed, it is not an integration this server offers.
@@ -55,15 +22,19 @@ async function gitStatus(): Promise<IntegrationStatus> {
   return { ready: false, status: 'git-missing', detail: {} };
 }
 
-export async function checkIntegrations(config: Config): Promise<Record<string, IntegrationStatus>> {
-  const [desmume, ghidra, git] = await Promise.all([
-    desmumeStatus(config),
+/** Every integration's readiness, keyed by name: each emulator's (by its id) first. */
+export async function checkIntegrations(
+  config: Config,
+  emulators: readonly Emulator[],
+): Promise<Record<string, IntegrationStatus>> {
+  const [ghidra, git, ...ready] = await Promise.all([
     ghidraStatus(config),
     gitStatus(),
+    ...emulators.map((emu) => emu.readiness(config.declared)),
   ]);
   const { host, port, timeoutMs, screenshotDir } = config.retroarch;
   return {
-    desmume,
+    ...Object.fromEntries(emulators.map((emu, i) => [emu.id, ready[i]!])),
     ghidra,
     git,
     // Reachability is not probed here (that would touch the network): retroarch_ping does it.

@@ -2,6 +2,9 @@ import { z } from 'zod/v4';
 import { OUTPUT_BYTES, OUTPUT_SCHEMA_MODES } from '../../config/config.js';
 import { ReMcpError } from '../../core/errors.js';
 import { PROFILE_NAMES, PROFILE_SOURCES, profileLabel } from '../../core/profiles.js';
+import type { Emulator } from '../../debug/backend.js';
+import { emulatorPolicy } from '../../debug/emulators.js';
+import { emulatorsOf } from '../../debug/service.js';
 import { defineTool } from '../../mcp/tool.js';
 import { VERSION } from '../../version.js';
 import { PATH_LIMITS } from '../../workspace/path-policy.js';
@@ -25,10 +28,15 @@ const SECURITY_POLICY = {
   writes: `only below ${OUTPUT_AREAS.join(' and ')} in the workspace, atomically (temp file then rename)`,
   sourceRoms: 'read-only; identity (SHA-256) re-validated around every operation',
   callerCommands: 'none: checks are named entries of the workspace config re-mcp.config.json',
-  emulator:
-    'one server-owned DeSmuME; GDB limited to breakpoints, data watchpoints (Z2/Z3/Z4: honoured by DeSmuME 0.9.11 on ARM9 and ARM7, probed on the real emulator), continue, step, interrupt, register and bounded memory reads; breakpoint conditions, step over/out and memory scans are evaluated by the server over those',
   network: 'GDB only to 127.0.0.1 on the owned port; RetroArch only to the configured host/port',
 } as const;
+
+/** The policy with the emulators' line (each emulator's, from its entry) before the network's. */
+function policyWith(emulators: readonly Emulator[]): Record<string, string> {
+  const { network, ...rest } = SECURITY_POLICY;
+  const emulator = emulators.length === 0 ? 'none offered' : emulators.map(emulatorPolicy).join(' | ');
+  return { ...rest, emulator, network };
+}
 
 export const serverCapabilities = defineTool({
   name: 'server_capabilities',
@@ -87,7 +95,8 @@ export const serverCapabilities = defineTool({
       if (full || tool.name === args.tool) toolLimits[tool.name] = tool.limits;
     }
     const report = ctx.services.profileReport;
-    const integrations = await checkIntegrations(config);
+    const emulators = emulatorsOf(ctx.services);
+    const integrations = await checkIntegrations(config, emulators);
     const ready = Object.entries(integrations)
       .map(([name, i]) => `${name}: ${i.status}`)
       .join(', ');
@@ -119,7 +128,7 @@ export const serverCapabilities = defineTool({
           toolsOmitted: withLimits - Object.keys(toolLimits).length,
         },
         integrations,
-        policy: { ...SECURITY_POLICY },
+        policy: policyWith(emulators),
       },
       text: [
         `re-mcp ${VERSION}, profile ${profileLabel(config.profile)}, ${tools.length} tools; ${ready}`,

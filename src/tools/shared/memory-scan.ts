@@ -1,4 +1,4 @@
-// Schemas and result shapes shared by the DeSmuME and RetroArch memory-scan tools: one scan model
+// Schemas and result shapes shared by the emulators' and RetroArch's memory-scan tools: one scan model
 // (src/scan/memory-scan.ts), two ways of reading memory.
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';

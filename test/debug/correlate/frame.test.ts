@@ -1,5 +1,5 @@
 // The correlation service's per-candidate work on ROMs built by the kit, without an emulator (the
-// real-DeSmuME paths are in test/tools/desmume/correlate.test.ts): an autoload block decoded from its
+// real-DeSmuME paths are in test/tools/debug/correlate.test.ts): an autoload block decoded from its
 // file-backed bytes (or from the decoded image of a compressed ARM9) and live-checked, its BSS never
 // decoded, main and an overlapping overlay each
 // decoded from its own bytes, the static references bounded by referenceLimit, a failed live

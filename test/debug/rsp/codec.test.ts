@@ -3,7 +3,7 @@
 // same code on real stubs (DeSmuME's limits come from its backend's quirks).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DESMUME_QUIRKS } from '../../../src/debug/desmume/backend.js';
+import { DESMUME_QUIRKS } from '../../../src/debug/desmume/profile.js';
 import { clampWindow, resolveMode, validateRanges } from '../../../src/debug/policy.js';
 import {
   ARM_CORE_LAYOUT,

@@ -1,4 +1,4 @@
-// The data watchpoint tools: desmume_watchpoint_add and desmume_watchpoint_remove, with the
+// The data watchpoint tools: <emu>_watchpoint_add and <emu>_watchpoint_remove, with the
 // watchpoint's output shape.
 import { z } from 'zod/v4';
 import { addressArg, addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
@@ -11,7 +11,7 @@ import {
   WATCH_REGIONS,
   type Watchpoint,
 } from '../../debug/watchpoints.js';
-import { defineTool } from '../../mcp/tool.js';
+import { emulatorTool, tool } from './per-emulator.js';
 import { cpuOf, generationNumber, processorInput, RUNTIME } from './session-views.js';
 
 /** A watchpoint as the watchpoint tools return it. */
@@ -30,7 +30,7 @@ function watchpointView(w: Watchpoint): z.input<typeof watchpointOutput> {
   return { ...w, address: formatAddress(w.address) };
 }
 
-// desmume_watchpoint_add: a data watchpoint (write, read or any access) through the stub's Z2/Z3/Z4.
+// <emu>_watchpoint_add: a data watchpoint (write, read or any access) through the stub's Z2/Z3/Z4.
 // The watchable ranges, those both CPUs share said once.
 type Region = (typeof WATCH_REGIONS)['arm9'][number];
 const same = (a: Region, b: Region) => a.start === b.start && a.end === b.end;
@@ -46,15 +46,15 @@ const ranges = [
   }),
 ].join('; ');
 
-export const desmumeWatchpointAdd = defineTool({
-  name: 'desmume_watchpoint_add',
+export const emuWatchpointAdd = emulatorTool({
+  verb: 'watchpoint_add',
   title: 'Add a data watchpoint',
   profiles: RUNTIME,
   description: {
     purpose: 'Halts the emulation when the CPU writes, reads or accesses RAM.',
     useWhen: 'finding the code that changes or reads a variable.',
-    behaviour:
-      'desmume_continue then stops with reason "watchpoint", PC at or just after the access; refused while running.',
+    behaviour: (e) =>
+      `${tool(e, 'continue')} then stops with reason "watchpoint", PC at or just after the access; refused while running.`,
     limits: `${WATCH_LIMITS.perCpu.max} per CPU; aligned; ${ranges}.`,
   },
   input: z.object({
@@ -71,13 +71,13 @@ export const desmumeWatchpointAdd = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { watchpoints: { max: WATCH_LIMITS.perCpu.max, unit: 'active watchpoints per CPU' } },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       const { wp, existed } = await addWatchpoint(cpu, args.address, args.length as 1 | 2 | 4, args.access);
       return {
         structured: {
-          generation: generationNumber(ctx.services),
+          generation: generationNumber(ctx.services, emu),
           watchpoint: watchpointView(wp),
           alreadyPresent: existed,
           active: cpu.watchpoints.size,
@@ -88,14 +88,14 @@ export const desmumeWatchpointAdd = defineTool({
   },
 });
 
-// desmume_watchpoint_remove: removes one data watchpoint by id.
-export const desmumeWatchpointRemove = defineTool({
-  name: 'desmume_watchpoint_remove',
+// <emu>_watchpoint_remove: removes one data watchpoint by id.
+export const emuWatchpointRemove = emulatorTool({
+  verb: 'watchpoint_remove',
   title: 'Remove a data watchpoint',
   profiles: RUNTIME,
   description: {
     purpose: 'Removes one watchpoint of the current generation.',
-    useWhen: 'a watchpoint has served; ids from desmume_watchpoint_add.',
+    useWhen: (e) => `a watchpoint has served; ids from ${tool(e, 'watchpoint_add')}.`,
     behaviour: 'refused while running and for unknown ids.',
     limits: 'one per call.',
   },
@@ -109,13 +109,13 @@ export const desmumeWatchpointRemove = defineTool({
     active: z.array(watchpointOutput),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       const wp = await removeWatchpoint(cpu, args.id);
       return {
         structured: {
-          generation: generationNumber(ctx.services),
+          generation: generationNumber(ctx.services, emu),
           removed: watchpointView(wp),
           active: [...cpu.watchpoints.values()].map(watchpointView),
         },

@@ -1,6 +1,6 @@
-// Inspecting the halted CPU: its registers (desmume_read_register_packet), memory
-// (desmume_read_memory), stop context (desmume_capture_stop_context, saved as an evidence file by
-// desmume_capture_runtime_evidence) and live code (desmume_disassemble_live).
+// Inspecting the halted CPU: its registers (<emu>_read_register_packet), memory
+// (<emu>_read_memory), stop context (<emu>_capture_stop_context, saved as an evidence file by
+// <emu>_capture_runtime_evidence) and live code (<emu>_disassemble_live).
 
 import { createHash } from 'node:crypto';
 import { z } from 'zod/v4';
@@ -10,10 +10,11 @@ import { decodeWindow } from '../../arm/decoder.js';
 import { ARM_MODES, type ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
+import type { Emulator } from '../../debug/backend.js';
 import { captureContext, registerView } from '../../debug/control.js';
 import { LIMITS } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
-import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import type { ToolContext } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { copiedBlocks } from '../shared/copied.js';
 import {
@@ -26,6 +27,7 @@ import {
   sourceView,
 } from '../shared/instructions.js';
 import { nameField } from '../shared/names.js';
+import { emulatorTool, tool } from './per-emulator.js';
 import {
   contextOutput,
   cpuOf,
@@ -39,14 +41,14 @@ import {
   stopView,
 } from './session-views.js';
 
-// desmume_read_register_packet: Read the register packet.
-export const desmumeReadRegisterPacket = defineTool({
-  name: 'desmume_read_register_packet',
+// <emu>_read_register_packet: Read the register packet.
+export const emuReadRegisterPacket = emulatorTool({
+  verb: 'read_register_packet',
   title: 'Read the register packet',
   profiles: RUNTIME,
   description: {
     purpose: "Reads and decodes the halted CPU's GDB register packet: r0..r12, sp, lr, pc, cpsr, ARM/Thumb.",
-    useWhen: 'registers at a stop; desmume_capture_stop_context adds memory.',
+    useWhen: (e) => `registers at a stop; ${tool(e, 'capture_stop_context')} adds memory.`,
     behaviour: 'refused with target-running while running.',
     limits: 'one 168-byte packet.',
     returns: 'raw: 336 hex digits (r0..r15, 8 FPA registers, fps, cpsr).',
@@ -59,26 +61,31 @@ export const desmumeReadRegisterPacket = defineTool({
     registers: registersOutput,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const { raw, decoded } = await cpuOf(ctx.services, args.processor).readRegisters();
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const { raw, decoded } = await cpuOf(ctx.services, emu, args.processor).readRegisters();
       const registers = registerView(decoded);
       return {
-        structured: { processor: args.processor, generation: generationNumber(ctx.services), raw, registers },
+        structured: {
+          processor: args.processor,
+          generation: generationNumber(ctx.services, emu),
+          raw,
+          registers,
+        },
         text: `${args.processor}: pc ${registers.pc} (${registers.mode}), sp ${registers.sp}, lr ${registers.lr}, cpsr ${registers.cpsr}`,
       };
     });
   },
 });
 
-// desmume_read_memory: Read emulator memory.
-export const desmumeReadMemory = defineTool({
-  name: 'desmume_read_memory',
+// <emu>_read_memory: Read emulator memory.
+export const emuReadMemory = emulatorTool({
+  verb: 'read_memory',
   title: 'Read emulator memory',
   profiles: RUNTIME,
   description: {
     purpose: "Reads the halted CPU's memory through its GDB stub.",
-    useWhen: 'RAM or code at a stop; desmume_capture_stop_context for several windows.',
+    useWhen: (e) => `RAM or code at a stop; ${tool(e, 'capture_stop_context')} for several windows.`,
     behaviour: 'unmapped memory reads as zeros.',
     limits: 'inside the 32-bit space.',
     returns: 'bytes as lowercase hex.',
@@ -98,15 +105,15 @@ export const desmumeReadMemory = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { length: { min: LIMITS.memoryRead.min, max: LIMITS.memoryRead.max, unit: 'bytes' } },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const bytes = await cpuOf(ctx.services, args.processor).readMemory(args.address, args.length);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const bytes = await cpuOf(ctx.services, emu, args.processor).readMemory(args.address, args.length);
       const hex = Buffer.from(bytes).toString('hex');
-      const names = await liveNames(ctx, args.processor);
+      const names = await liveNames(ctx, emu, args.processor);
       return {
         structured: {
           processor: args.processor,
-          generation: generationNumber(ctx.services),
+          generation: generationNumber(ctx.services, emu),
           address: formatAddress(args.address),
           ...(names ? nameField('name', names.table, args.processor, args.address, null) : {}),
           length: bytes.length,
@@ -118,14 +125,14 @@ export const desmumeReadMemory = defineTool({
   },
 });
 
-// desmume_capture_stop_context: Capture the stop context.
-export const desmumeCaptureStopContext = defineTool({
-  name: 'desmume_capture_stop_context',
+// <emu>_capture_stop_context: Capture the stop context.
+export const emuCaptureStopContext = emulatorTool({
+  verb: 'capture_stop_context',
   title: 'Capture the stop context',
   profiles: RUNTIME,
   description: {
     purpose: 'Captures at a stop the registers, 64 bytes around PC, up to 64 from SP and labeled regions.',
-    useWhen: 'evidence at a breakpoint; desmume_continue captures this by default.',
+    useWhen: (e) => `evidence at a breakpoint; ${tool(e, 'continue')} captures this by default.`,
     behaviour: 'windows shrink at the 32-bit edges, never wrap.',
     limits: `${LIMITS.regions.max} regions of ${LIMITS.regionBytes.min}..${LIMITS.regionBytes.max} bytes; refused up front past RE_MCP_MAX_OUTPUT_BYTES.`,
   },
@@ -141,15 +148,15 @@ export const desmumeCaptureStopContext = defineTool({
     regions: { max: LIMITS.regions.max, unit: 'regions' },
     regionLength: { min: LIMITS.regionBytes.min, max: LIMITS.regionBytes.max, unit: 'bytes' },
   },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       const context = await captureContext(cpu, args.regions, ctx.services.config.maxOutputBytes);
       return {
         structured: {
           processor: args.processor,
-          generation: generationNumber(ctx.services),
-          stop: stopView(cpu.lastStop, await liveNames(ctx, args.processor)),
+          generation: generationNumber(ctx.services, emu),
+          stop: stopView(cpu.lastStop, await liveNames(ctx, emu, args.processor)),
           context,
         },
         text: `${args.processor} context at pc ${context.registers.pc} (${context.registers.mode}): ${2 + context.regions.length} windows`,
@@ -158,21 +165,23 @@ export const desmumeCaptureStopContext = defineTool({
   },
 });
 
-// desmume_capture_runtime_evidence: the stop context (registers, windows at PC and SP, labelled
+// <emu>_capture_runtime_evidence: the stop context (registers, windows at PC and SP, labelled
 // regions) written as an evidence file under analysis/generated/, with the launch's identity.
-const FORMAT = 're-mcp.desmume-runtime-evidence/1';
+/** `re-mcp.<emulator id>-runtime-evidence/1`. */
+const format = (emu: Emulator) => `re-mcp.${emu.id}-runtime-evidence/1`;
 /** Evidence files are named by generation, time, server process and sequence: never overwritten. */
 let sequence = 0;
 
-export const desmumeCaptureRuntimeEvidence = defineTool({
-  name: 'desmume_capture_runtime_evidence',
-  title: 'Save runtime evidence (DeSmuME)',
+export const emuCaptureRuntimeEvidence = emulatorTool({
+  verb: 'capture_runtime_evidence',
+  title: (e) => `Save runtime evidence (${e.names.emulator})`,
   profiles: RUNTIME,
   description: {
     purpose: 'Saves the stop context (registers, PC/SP windows, labelled regions) as a JSON evidence file.',
-    useWhen: 'keeping what a stop showed for later; desmume_capture_stop_context only returns it.',
-    behaviour:
-      'CPU halted; written atomically under analysis/generated/desmume/<sha16>/evidence/ with the ROM SHA-256, launcher SHA-256 and generation; observed bytes only, no interpretation.',
+    useWhen: (e) =>
+      `keeping what a stop showed for later; ${tool(e, 'capture_stop_context')} only returns it.`,
+    behaviour: (e) =>
+      `CPU halted; written atomically under analysis/generated/${e.id}/<sha16>/evidence/ with the ROM SHA-256, launcher SHA-256 and generation; observed bytes only, no interpretation.`,
     limits: `${LIMITS.regions.max} regions of ${LIMITS.regionBytes.min}..${LIMITS.regionBytes.max} bytes; refused up front past RE_MCP_MAX_OUTPUT_BYTES.`,
   },
   input: z.object({
@@ -198,17 +207,17 @@ export const desmumeCaptureRuntimeEvidence = defineTool({
     regions: { max: LIMITS.regions.max, unit: 'regions' },
     regionLength: { min: LIMITS.regionBytes.min, max: LIMITS.regionBytes.max, unit: 'bytes' },
   },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const session = debugSession(ctx.services);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const session = debugSession(ctx.services, emu);
       const gen = session.generation!;
-      const cpu = cpuOf(ctx.services, args.processor);
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       cpu.requireStopped('capture runtime evidence');
-      const generation = generationNumber(ctx.services);
+      const generation = generationNumber(ctx.services, emu);
       const context = await captureContext(cpu, args.regions, ctx.services.config.maxOutputBytes);
       const capturedAt = new Date().toISOString();
       const doc = {
-        format: FORMAT,
+        format: format(emu),
         capturedAt,
         authority: 'observed-runtime',
         rom: { path: gen.rom.path, sha256: gen.rom.identity.sha256, size: gen.rom.identity.size },
@@ -222,11 +231,7 @@ export const desmumeCaptureRuntimeEvidence = defineTool({
       const sha16 = gen.rom.identity.sha256.slice(0, 16);
       const stamp = capturedAt.replace(/[-:.]/g, '');
       const name = `g${generation}-${stamp}-p${process.pid}-${++sequence}-${args.processor}${args.label ? `-${args.label}` : ''}.json`;
-      const dir = await ctx.services.workspace.outputDir('analysis/generated', [
-        'desmume',
-        sha16,
-        'evidence',
-      ]);
+      const dir = await ctx.services.workspace.outputDir('analysis/generated', [emu.id, sha16, 'evidence']);
       try {
         await dir.writeAtomic(name, text);
         await dir.verifyInPlace();
@@ -250,7 +255,7 @@ export const desmumeCaptureRuntimeEvidence = defineTool({
   },
 });
 
-// desmume_disassemble_live: decodes the halted CPU's memory (code that exists only in RAM, patched or
+// <emu>_disassemble_live: decodes the halted CPU's memory (code that exists only in RAM, patched or
 // relocated code, the bytes around the PC) with the same decoder and instruction shape as
 // nds_disassemble_range, and marks each instruction whose live bytes differ from the ROM's canonical
 // bytes at that address (where the static model has code there).
@@ -261,8 +266,8 @@ interface StaticBytes {
   bytes: Uint8Array | null;
 }
 
-export const desmumeDisassembleLive = defineTool({
-  name: 'desmume_disassemble_live',
+export const emuDisassembleLive = emulatorTool({
+  verb: 'disassemble_live',
   title: 'Disassemble live memory',
   profiles: RUNTIME,
   description: {
@@ -300,10 +305,10 @@ export const desmumeDisassembleLive = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { maxInstructions: LINEAR_LIMITS.instructions, maxBytes: LINEAR_LIMITS.bytes },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const gen = debugSession(ctx.services).requireGeneration();
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const gen = debugSession(ctx.services, emu).requireGeneration();
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       const { decoded } = await cpu.readRegisters();
       const pc = decoded.r[15]!;
       const start = args.address ?? pc;
@@ -327,7 +332,7 @@ export const desmumeDisassembleLive = defineTool({
         length,
       );
       let differing = 0;
-      const names = await liveNames(ctx, args.processor);
+      const names = await liveNames(ctx, emu, args.processor);
       const instructions = r.instructions.map((ins) => {
         const at = ins.address - start;
         const covered = stat.bytes !== null && at + ins.size <= stat.bytes.length;
@@ -345,7 +350,7 @@ export const desmumeDisassembleLive = defineTool({
       return {
         structured: {
           processor: args.processor,
-          generation: generationNumber(ctx.services),
+          generation: generationNumber(ctx.services, emu),
           pc: formatAddress(pc),
           start: formatAddress(start),
           mode,

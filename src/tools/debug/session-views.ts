@@ -1,7 +1,7 @@
-// What several topics of the DeSmuME tools share: the processor and wait arguments, the views of the
+// What several topics of the debugger tools share: the processor and wait arguments, the views of the
 // session's state (stops, breakpoints, executable ranges, registers and context windows, the stored
 // names a live stop is shown with) and the CPU of the running generation. The session itself is the
-// debugger service's (debugSession in src/debug/service.ts).
+// debugger service's, one per emulator (debugSession in src/debug/service.ts).
 import { z } from 'zod/v4';
 import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
@@ -13,6 +13,7 @@ import {
   PROCESSORS,
   type Processor,
 } from '../../core/vocabulary.js';
+import { type Emulator, toolName } from '../../debug/backend.js';
 import { type Breakpoint, type CpuDebugger, STOP_REASONS, type StopInfo } from '../../debug/cpu.js';
 import { type ExecRange, LIMITS, RANGE_MODES, RANGE_SOURCES } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
@@ -22,7 +23,7 @@ import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
 import { nameField, romNames } from '../shared/names.js';
 
-/** Undescribed: arm7 needing desmume_start arm7: true is said once, by that argument. */
+/** Undescribed: arm7 needing <prefix>_start arm7: true is said once, by that argument. */
 export const processorInput = z.enum(PROCESSORS).default('arm9');
 
 /** A millisecond wait's argument, derived from its bounds like every limit (limitArg). */
@@ -78,8 +79,12 @@ export interface LiveNames {
 }
 
 /** The running generation's names for `processor`; null when no generation runs. */
-export async function liveNames(ctx: ToolContext, processor: Processor): Promise<LiveNames | null> {
-  const gen = debugSession(ctx.services).generation;
+export async function liveNames(
+  ctx: ToolContext,
+  emu: Emulator,
+  processor: Processor,
+): Promise<LiveNames | null> {
+  const gen = debugSession(ctx.services, emu).generation;
   if (gen === null) return null;
   return { table: await romNames(ctx, gen.rom), processor };
 }
@@ -175,14 +180,18 @@ export const contextOutput = z.object({
   regions: z.array(windowOutput),
 });
 
-export function cpuOf(services: Services, processor: Processor): CpuDebugger {
-  return debugSession(services).cpu(processor);
+export function cpuOf(services: Services, emu: Emulator, processor: Processor): CpuDebugger {
+  return debugSession(services, emu).cpu(processor);
 }
 
 /** The generation a result belongs to: lets a caller notice a restart between two calls. */
-export function generationNumber(services: Services): number {
-  const gen = debugSession(services).generation;
-  if (gen === null) throw new ReMcpError('not-running', 'no owned DeSmuME is running; call desmume_start');
+export function generationNumber(services: Services, emu: Emulator): number {
+  const gen = debugSession(services, emu).generation;
+  if (gen === null)
+    throw new ReMcpError(
+      'not-running',
+      `no owned ${emu.names.emulator} is running; call ${toolName(emu.names, 'start')}`,
+    );
   return gen.number;
 }
 

@@ -1,14 +1,15 @@
-// Memory scans ("cheat search") on the halted DeSmuME: desmume_memory_scan_start, _narrow and
+// Memory scans ("cheat search") on a halted owned emulator: <emu>_memory_scan_start, _narrow and
 // _results. A scan's owner is one emulator generation (a restart discards every scan) and it covers
-// main RAM only; the scan store is the debugger service's (desmumeScans in src/debug/service.ts).
+// main RAM only; the scan store is the debugger service's (emulatorScans in src/debug/service.ts).
 
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, formatAddress, type Processor } from '../../core/vocabulary.js';
+import type { Emulator } from '../../debug/backend.js';
 import type { CpuDebugger } from '../../debug/cpu.js';
 import { LIMITS } from '../../debug/policy.js';
-import { debugSession, desmumeScans } from '../../debug/service.js';
-import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { debugSession, emulatorScans } from '../../debug/service.js';
+import type { ToolContext } from '../../mcp/tool.js';
 import { SCAN_LIMITS } from '../../scan/memory-scan.js';
 import type { Services } from '../../services.js';
 import {
@@ -27,20 +28,21 @@ import {
   signedInput,
   sizeInput,
 } from '../shared/memory-scan.js';
+import { emulatorTool, tool } from './per-emulator.js';
 import { cpuOf, liveNames, processorInput, RUNTIME } from './session-views.js';
 
 /** DS main RAM (4 MiB; its mirrors are not scanned separately). */
 const MAIN_RAM = { start: 0x0200_0000, end: 0x0240_0000 } as const;
 
-function desmumeOwner(services: Services): string {
-  return `DeSmuME generation ${debugSession(services).requireGeneration().number}`;
+function emuOwner(services: Services, emu: Emulator): string {
+  return `${emu.names.emulator} generation ${debugSession(services, emu).requireGeneration().number}`;
 }
 
-function checkMainRam(base: number, length: number): void {
+function checkMainRam(emu: Emulator, base: number, length: number): void {
   if (base < MAIN_RAM.start || base + length > MAIN_RAM.end) {
     throw new ReMcpError(
       'invalid-argument',
-      `a DeSmuME scan covers main RAM only (${formatAddress(MAIN_RAM.start)}..${formatAddress(MAIN_RAM.end)}); ${formatAddress(base)}+${length} is outside it`,
+      `a ${emu.names.emulator} scan covers main RAM only (${formatAddress(MAIN_RAM.start)}..${formatAddress(MAIN_RAM.end)}); ${formatAddress(base)}+${length} is outside it`,
     );
   }
 }
@@ -61,20 +63,24 @@ function stubReader(cpu: CpuDebugger) {
  * Names for candidates from the running ROM's symbol store, on the scanned CPU's view (main RAM holds
  * no overlay code, so overlay names are never asked); undefined when no generation runs or no names.
  */
-async function scanNames(ctx: ToolContext, processor: Processor): Promise<CandidateName | undefined> {
-  const names = await liveNames(ctx, processor);
+async function scanNames(
+  ctx: ToolContext,
+  emu: Emulator,
+  processor: Processor,
+): Promise<CandidateName | undefined> {
+  const names = await liveNames(ctx, emu, processor);
   if (names === null || names.table.size === 0) return undefined;
   return (address) => names.table.nameOf(processor, address, null);
 }
 
-// desmume_memory_scan_start: snapshots a main-RAM region of the halted emulator as the first step of a
+// <emu>_memory_scan_start: snapshots a main-RAM region of the halted emulator as the first step of a
 // memory scan (every size-aligned address a candidate).
-export const desmumeMemoryScanStart = defineTool({
-  name: 'desmume_memory_scan_start',
-  title: 'Start a memory scan (DeSmuME)',
+export const emuMemoryScanStart = emulatorTool({
+  verb: 'memory_scan_start',
+  title: (e) => `Start a memory scan (${e.names.emulator})`,
   profiles: RUNTIME,
   description: {
-    purpose: 'Starts a "cheat search": snapshots DS main RAM for desmume_memory_scan_narrow.',
+    purpose: (e) => `Starts a "cheat search": snapshots DS main RAM for ${tool(e, 'memory_scan_narrow')}.`,
     useWhen: "finding a game's counter, score or health: start, let it change, narrow, repeat.",
     behaviour: 'CPU halted; each size-aligned address a candidate; scans die with the generation.',
     limits: `main RAM 0x02000000..0x02400000; pages of ${SCAN_LIMITS.page.max}; ${SCAN_LIMITS.scans.max} scans kept, oldest dropped.`,
@@ -94,12 +100,12 @@ export const desmumeMemoryScanStart = defineTool({
   output: z.object({ generation: z.number().int(), ...scanOutput, dropped: z.array(z.string()) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: scanLimits,
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      checkMainRam(args.address, args.length);
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      checkMainRam(emu, args.address, args.length);
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       cpu.requireStopped('scan memory');
-      const owner = desmumeOwner(ctx.services);
+      const owner = emuOwner(ctx.services, emu);
       const bytes = await readWhole(
         stubReader(cpu),
         args.address,
@@ -108,7 +114,7 @@ export const desmumeMemoryScanStart = defineTool({
         ctx.progress,
         ctx.signal,
       );
-      const { scan, dropped } = desmumeScans(ctx.services).add(
+      const { scan, dropped } = emulatorScans(ctx.services, emu).add(
         owner,
         {
           base: args.address,
@@ -127,11 +133,11 @@ export const desmumeMemoryScanStart = defineTool({
   },
 });
 
-// desmume_memory_scan_narrow: re-reads a scan's candidates on the halted emulator and keeps those
+// <emu>_memory_scan_narrow: re-reads a scan's candidates on the halted emulator and keeps those
 // whose value satisfies the comparison.
-export const desmumeMemoryScanNarrow = defineTool({
-  name: 'desmume_memory_scan_narrow',
-  title: 'Narrow a memory scan (DeSmuME)',
+export const emuMemoryScanNarrow = emulatorTool({
+  verb: 'memory_scan_narrow',
+  title: (e) => `Narrow a memory scan (${e.names.emulator})`,
   profiles: RUNTIME,
   description: {
     purpose: 'Keeps the scan candidates whose value now passes a comparison.',
@@ -144,28 +150,28 @@ export const desmumeMemoryScanNarrow = defineTool({
   output: narrowOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: scanLimits,
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const scan = desmumeScans(ctx.services).get(
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const scan = emulatorScans(ctx.services, emu).get(
         args.scanId,
-        desmumeOwner(ctx.services),
-        desmumeOwner(ctx.services),
+        emuOwner(ctx.services, emu),
+        emuOwner(ctx.services, emu),
       );
-      const cpu = cpuOf(ctx.services, args.processor);
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       cpu.requireStopped('scan memory');
-      return narrowScan(ctx, scan, args, stubReader(cpu), await scanNames(ctx, args.processor));
+      return narrowScan(ctx, scan, args, stubReader(cpu), await scanNames(ctx, emu, args.processor));
     });
   },
 });
 
-// desmume_memory_scan_results: one page of a scan's candidates as of its last step (no emulator I/O).
-export const desmumeMemoryScanResults = defineTool({
-  name: 'desmume_memory_scan_results',
-  title: 'Page through memory-scan candidates (DeSmuME)',
+// <emu>_memory_scan_results: one page of a scan's candidates as of its last step (no emulator I/O).
+export const emuMemoryScanResults = emulatorTool({
+  verb: 'memory_scan_results',
+  title: (e) => `Page through memory-scan candidates (${e.names.emulator})`,
   profiles: RUNTIME,
   description: {
     purpose: "Lists a page of a scan's candidates with their last two values.",
-    useWhen: 'after desmume_memory_scan_narrow, for candidates beyond its first page.',
+    useWhen: (e) => `after ${tool(e, 'memory_scan_narrow')}, for candidates beyond its first page.`,
     behaviour: 'sends nothing; scans of an earlier generation are not-found.',
     limits: `${SCAN_LIMITS_TEXT}.`,
   },
@@ -173,10 +179,15 @@ export const desmumeMemoryScanResults = defineTool({
   output: resultsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: scanLimits,
-  async handler(args, ctx) {
-    const owner = desmumeOwner(ctx.services);
-    const scan = desmumeScans(ctx.services).get(args.scanId, owner, owner);
-    const view = pageView(scan, args.offset, args.limit, await scanNames(ctx, scan.spec.processor ?? 'arm9'));
+  async handler(args, ctx, emu) {
+    const owner = emuOwner(ctx.services, emu);
+    const scan = emulatorScans(ctx.services, emu).get(args.scanId, owner, owner);
+    const view = pageView(
+      scan,
+      args.offset,
+      args.limit,
+      await scanNames(ctx, emu, scan.spec.processor ?? 'arm9'),
+    );
     return {
       structured: { ...scanView(scan), ...view },
       text:

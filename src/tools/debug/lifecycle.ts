@@ -1,18 +1,20 @@
-// The lifecycle of the owned DeSmuME: desmume_start, desmume_status, desmume_stop, and the checks that
-// its GDB stubs answer (desmume_probe_gdb once, desmume_wait_for_gdb until they do).
+// The lifecycle of an owned emulator: <emu>_start, <emu>_status, <emu>_stop, and the checks that
+// its GDB stubs answer (<emu>_probe_gdb once, <emu>_wait_for_gdb until they do).
 import { z } from 'zod/v4';
 import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
+import type { Emulator } from '../../debug/backend.js';
 import { CPU_RUN_STATES, REPLY_TIMEOUT_MS } from '../../debug/cpu.js';
 import { printableTitle } from '../../debug/cpu-image.js';
 import { LIMITS } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
 import { describeExit } from '../../debug/session.js';
-import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import type { ToolContext } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { copiedBlocks } from '../shared/copied.js';
 import { romArg } from '../shared/rom.js';
+import { emulatorTool, tool } from './per-emulator.js';
 import {
   breakpointOutput,
   breakpointView,
@@ -29,7 +31,7 @@ import {
 const runStateOutput = z.enum(CPU_RUN_STATES);
 
 /**
- * The stub check desmume_probe_gdb and desmume_wait_for_gdb share: a (re)connection, then a
+ * The stub check <emu>_probe_gdb and <emu>_wait_for_gdb share: a (re)connection, then a
  * stop-status query only when the target is halted.
  */
 const probeOutput = z.object({
@@ -45,10 +47,11 @@ const probeOutput = z.object({
 
 async function probe(
   ctx: ToolContext,
+  emu: Emulator,
   processor: Processor,
   timeoutMs: number,
 ): Promise<z.input<typeof probeOutput>> {
-  const session = debugSession(ctx.services);
+  const session = debugSession(ctx.services, emu);
   const gen = session.requireGeneration();
   const cpu = await session.reconnect(processor, timeoutMs, ctx.signal);
   const base = { processor, generation: gen.number, host: '127.0.0.1', port: cpu.port };
@@ -62,7 +65,7 @@ async function probe(
       stopReply: null,
       detail:
         eff.state === 'unknown'
-          ? 'connected; run state unknown (a resume was not acknowledged or the connection dropped while running), nothing sent; call desmume_pause to find out'
+          ? `connected; run state unknown (a resume was not acknowledged or the connection dropped while running), nothing sent; call ${tool(emu, 'pause')} to find out`
           : eff.via
             ? `connected; target running (resumed through the ${eff.via} stub), nothing sent`
             : 'connected; target running, nothing sent',
@@ -80,16 +83,17 @@ async function probe(
   };
 }
 
-// desmume_start: Start the owned DeSmuME.
+// <emu>_start: Start the owned emulator.
 const portInput = z.number().int().min(1024).max(65_535);
 
-export const desmumeStart = defineTool({
-  name: 'desmume_start',
-  title: 'Start the owned DeSmuME',
+export const emuStart = emulatorTool({
+  verb: 'start',
+  title: (e) => `Start the owned ${e.names.emulator}`,
   profiles: RUNTIME,
   description: {
-    purpose: 'Launches the server-owned DeSmuME on a workspace ROM, CPUs halted at entry under GDB stubs.',
-    useWhen: 'live debugging; desmume_status for a running one, desmume_stop ends it.',
+    purpose: (e) =>
+      `Launches the server-owned ${e.names.emulator} on a workspace ROM, CPUs halted at entry under GDB stubs.`,
+    useWhen: (e) => `live debugging; ${tool(e, 'status')} for a running one, ${tool(e, 'stop')} ends it.`,
     behaviour:
       'ROM SHA-256 checked before and after launch; returns once the stubs answer; refuses a second start.',
     limits: '1 process per server.',
@@ -123,8 +127,8 @@ export const desmumeStart = defineTool({
     startTimeoutMs: msLimit(LIMITS.startMs),
     processes: { max: 1, unit: 'owned emulator processes' },
   },
-  async handler(args, ctx) {
-    const session = debugSession(ctx.services);
+  async handler(args, ctx, emu) {
+    const session = debugSession(ctx.services, emu);
     if (!args.arm7 && args.arm7GdbPort !== undefined) {
       throw new ReMcpError('invalid-argument', 'arm7GdbPort needs arm7: true');
     }
@@ -162,12 +166,12 @@ export const desmumeStart = defineTool({
         executableRanges: ranges.map(rangeView),
         startupMs,
       },
-      text: `DeSmuME generation ${gen.number} (pid ${gen.process.pid}) on ${gen.rom.path}: ARM9 stub on port ${gen.cpus.arm9!.port}${gen.cpus.arm7 ? `, ARM7 on ${gen.cpus.arm7.port}` : ''}; halted at entry, ready in ${startupMs} ms`,
+      text: `${emu.names.emulator} generation ${gen.number} (pid ${gen.process.pid}) on ${gen.rom.path}: ARM9 stub on port ${gen.cpus.arm9!.port}${gen.cpus.arm7 ? `, ARM7 on ${gen.cpus.arm7.port}` : ''}; halted at entry, ready in ${startupMs} ms`,
     };
   },
 });
 
-// desmume_status: Owned DeSmuME status.
+// <emu>_status: Owned emulator status.
 function tailBytes(text: string, maxBytes: number): string {
   if (maxBytes <= 0) return '';
   const bytes = Buffer.from(text, 'utf8');
@@ -195,12 +199,13 @@ const cpuStatus = z.object({
   historyDropped: z.number().int(),
 });
 
-export const desmumeStatus = defineTool({
-  name: 'desmume_status',
-  title: 'Owned DeSmuME status',
+export const emuStatus = emulatorTool({
+  verb: 'status',
+  title: (e) => `Owned ${e.names.emulator} status`,
   profiles: RUNTIME,
   description: {
-    purpose: 'Reports the owned DeSmuME process, its generation, each CPU stub and recent stops.',
+    purpose: (e) =>
+      `Reports the owned ${e.names.emulator} process, its generation, each CPU stub and recent stops.`,
     useWhen: 'whether the emulator runs, which generation is current, or why the last one ended.',
     behaviour: 'sends nothing to the stubs.',
     limits: 'argument bounds.',
@@ -221,8 +226,8 @@ export const desmumeStatus = defineTool({
       .nullable(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, ctx) {
-    const session = debugSession(ctx.services);
+  async handler(args, ctx, emu) {
+    const session = debugSession(ctx.services, emu);
     const gen = session.generation;
     const prev = session.previous;
     const previous = prev
@@ -257,7 +262,7 @@ export const desmumeStatus = defineTool({
       : [];
     const text = gen
       ? `generation ${gen.number} (pid ${gen.process.pid}) on ${gen.rom.path}: ${cpus.map((c) => `${c.processor} ${c.state}${c.connected ? '' : ' (disconnected)'}`).join(', ')}`
-      : `no owned DeSmuME is running${prev ? `; generation ${prev.generation} ended: ${prev.reason}` : ''}`;
+      : `no owned ${emu.names.emulator} is running${prev ? `; generation ${prev.generation} ended: ${prev.reason}` : ''}`;
     return {
       structured: {
         running: gen !== null,
@@ -273,14 +278,14 @@ export const desmumeStatus = defineTool({
   },
 });
 
-// desmume_stop: Stop the owned DeSmuME.
-export const desmumeStop = defineTool({
-  name: 'desmume_stop',
-  title: 'Stop the owned DeSmuME',
+// <emu>_stop: Stop the owned emulator.
+export const emuStop = emulatorTool({
+  verb: 'stop',
+  title: (e) => `Stop the owned ${e.names.emulator}`,
   profiles: RUNTIME,
   description: {
-    purpose: "Ends the owned DeSmuME and discards its generation's debugger state.",
-    useWhen: 'finishing a session, or before desmume_start on another ROM.',
+    purpose: (e) => `Ends the owned ${e.names.emulator} and discards its generation's debugger state.`,
+    useWhen: (e) => `finishing a session, or before ${tool(e, 'start')} on another ROM.`,
     behaviour:
       'SIGKILLs after closing GDB; breakpoints, ranges and stop state are gone; no-op when nothing runs.',
     limits: 'waits up to 5000 ms for the exit.',
@@ -292,55 +297,55 @@ export const desmumeStop = defineTool({
     exit: z.string().nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  async handler(_args, ctx) {
-    const result = await debugSession(ctx.services).stop();
+  async handler(_args, ctx, emu) {
+    const result = await debugSession(ctx.services, emu).stop();
     if (result === null) {
       return {
         structured: { stopped: false, generation: null, exit: null },
-        text: 'no owned DeSmuME was running',
+        text: `no owned ${emu.names.emulator} was running`,
       };
     }
     const exit = describeExit(result.exit);
     return {
       structured: { stopped: true, generation: result.generation, exit },
-      text: `stopped DeSmuME generation ${result.generation} (${exit})`,
+      text: `stopped ${emu.names.emulator} generation ${result.generation} (${exit})`,
     };
   },
 });
 
-// desmume_probe_gdb: Probe the owned GDB stub.
-export const desmumeProbeGdb = defineTool({
-  name: 'desmume_probe_gdb',
+// <emu>_probe_gdb: Probe the owned GDB stub.
+export const emuProbeGdb = emulatorTool({
+  verb: 'probe_gdb',
   title: 'Probe the owned GDB stub',
   profiles: RUNTIME,
   description: {
     purpose: "Checks once that the owned stub answers on the session's connection.",
-    useWhen: 'a quick health check; desmume_wait_for_gdb waits longer.',
+    useWhen: (e) => `a quick health check; ${tool(e, 'wait_for_gdb')} waits longer.`,
     behaviour: 'stop-status query only when halted; one reconnect after a drop.',
     limits: 'one 1000 ms attempt on 127.0.0.1.',
   },
   input: z.object({ processor: processorInput }),
   output: probeOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, ctx) {
-    const session = debugSession(ctx.services);
+  async handler(args, ctx, emu) {
+    const session = debugSession(ctx.services, emu);
     return session.exclusive(async () => {
-      const result = await probe(ctx, args.processor, 1_000);
+      const result = await probe(ctx, emu, args.processor, 1_000);
       return { structured: result, text: `${args.processor} stub on port ${result.port}: ${result.detail}` };
     });
   },
 });
 
-// desmume_wait_for_gdb: Wait for the owned GDB stub.
-export const desmumeWaitForGdb = defineTool({
-  name: 'desmume_wait_for_gdb',
+// <emu>_wait_for_gdb: Wait for the owned GDB stub.
+export const emuWaitForGdb = emulatorTool({
+  verb: 'wait_for_gdb',
   title: 'Wait for the owned GDB stub',
   profiles: RUNTIME,
   description: {
     purpose: 'Waits until the owned stub answers, reconnecting after a drop.',
-    useWhen: 'right after desmume_start, or after a connection-drop error.',
-    behaviour:
-      'a reconnect keeps breakpoints, but a target that was running is "unknown" until desmume_pause.',
+    useWhen: (e) => `right after ${tool(e, 'start')}, or after a connection-drop error.`,
+    behaviour: (e) =>
+      `a reconnect keeps breakpoints, but a target that was running is "unknown" until ${tool(e, 'pause')}.`,
     limits: 'as timeoutMs says.',
   },
   input: z.object({
@@ -352,10 +357,10 @@ export const desmumeWaitForGdb = defineTool({
   limits: {
     timeoutMs: msLimit(LIMITS.gdbWaitMs),
   },
-  async handler(args, ctx) {
-    const session = debugSession(ctx.services);
+  async handler(args, ctx, emu) {
+    const session = debugSession(ctx.services, emu);
     return session.exclusive(async () => {
-      const result = await probe(ctx, args.processor, args.timeoutMs);
+      const result = await probe(ctx, emu, args.processor, args.timeoutMs);
       return {
         structured: result,
         text: `${args.processor} stub on port ${result.port} ready: ${result.detail}`,

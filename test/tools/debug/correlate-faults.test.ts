@@ -11,12 +11,13 @@ import { loadConfig } from '../../../src/config/config.js';
 import { formatAddress as hex } from '../../../src/core/vocabulary.js';
 import { continueUntilStop } from '../../../src/debug/control.js';
 import { desmumeBackend } from '../../../src/debug/desmume/backend.js';
-import { DEBUG_SESSION } from '../../../src/debug/service.js';
+import { desmume } from '../../../src/debug/desmume/index.js';
+import { debugSessionKey } from '../../../src/debug/service.js';
 import { DebugSession } from '../../../src/debug/session.js';
 import { invokeTool } from '../../../src/mcp/invoke.js';
 import { getRomStore } from '../../../src/nds/rom-store.js';
 import { Services } from '../../../src/services.js';
-import { ndsCorrelateStopContext } from '../../../src/tools/desmume/correlate.js';
+import { ndsCorrelateStopContext } from '../../../src/tools/debug/correlate.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { DESMUME_CLI, killDesmumeProcesses, writeOverlayTargetRom } from '../../kit/desmume/index.js';
 import { proxyTamperingMemoryReads } from '../../kit/desmume/stub-proxies.js';
@@ -40,7 +41,7 @@ async function stoppedBehindProxy() {
   let stubPort = 0;
   const proxy = await proxyTamperingMemoryReads(() => stubPort, servers);
   const session = services.lazy(
-    DEBUG_SESSION,
+    debugSessionKey(desmume),
     () =>
       new DebugSession(desmumeBackend({ launcher: DESMUME_CLI, launcherSha256: null }), {
         connectPort: (_p, owned) => {
@@ -73,7 +74,7 @@ describe('nds_correlate_stop_context faults (real DeSmuME behind a proxy)', () =
   it('reports a refused live read as not-checked with its reason', async () => {
     const { proxy, call } = await stoppedBehindProxy();
     const good = await call({});
-    assert.equal(good.isError, undefined);
+    assert.equal(good.isError, undefined, JSON.stringify(good.structuredContent));
     assert.equal(good.structuredContent.pc.candidates[0].live.status, 'live-bytes-match');
     proxy.fail();
     const r = await call({});

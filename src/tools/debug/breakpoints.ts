@@ -1,10 +1,11 @@
-// The breakpoint tools: desmume_breakpoint_add, _remove and _list, desmume_breakpoint_condition
+// The breakpoint tools: <emu>_breakpoint_add, _remove and _list, <emu>_breakpoint_condition
 // (register and memory comparisons and a hit skip count checked by the server), and
-// desmume_executable_ranges_replace (the extra ranges of the allowlist breakpoints must lie in).
+// <emu>_executable_ranges_replace (the extra ranges of the allowlist breakpoints must lie in).
 import { z } from 'zod/v4';
 import { START_MODES } from '../../analysis/code-source.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress, valueArg } from '../../core/vocabulary.js';
+import type { Emulator } from '../../debug/backend.js';
 import {
   type BreakCondition,
   COMPARE_OPS,
@@ -15,7 +16,7 @@ import {
 } from '../../debug/conditions.js';
 import { LIMITS, RANGE_MODES, validateRanges } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
-import { defineTool } from '../../mcp/tool.js';
+import { emulatorTool, tool } from './per-emulator.js';
 import {
   breakpointOutput,
   breakpointView,
@@ -28,14 +29,15 @@ import {
   rangeView,
 } from './session-views.js';
 
-// desmume_breakpoint_add: Add a breakpoint.
-export const desmumeBreakpointAdd = defineTool({
-  name: 'desmume_breakpoint_add',
+// <emu>_breakpoint_add: Add a breakpoint.
+export const emuBreakpointAdd = emulatorTool({
+  verb: 'breakpoint_add',
   title: 'Add a breakpoint',
   profiles: RUNTIME,
   description: {
     purpose: "Sets a breakpoint on an instruction in the CPU's executable allowlist.",
-    useWhen: 'before desmume_continue; desmume_executable_ranges_replace widens the allowlist.',
+    useWhen: (e) =>
+      `before ${tool(e, 'continue')}; ${tool(e, 'executable_ranges_replace')} widens the allowlist.`,
     behaviour:
       'checked at fetch, memory unpatched; mode auto needs a fact (alignment, entry, PC, one-mode range), else refused; refused while running.',
     limits: `${LIMITS.breakpoints.max} per CPU; arm 4-, thumb 2-aligned.`,
@@ -53,14 +55,14 @@ export const desmumeBreakpointAdd = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { breakpoints: { max: LIMITS.breakpoints.max, unit: 'active breakpoints per CPU' } },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       const { bp, existed } = await cpu.addBreakpoint(args.address, args.mode);
       return {
         structured: {
-          generation: generationNumber(ctx.services),
-          breakpoint: breakpointView(bp, await liveNames(ctx, args.processor)),
+          generation: generationNumber(ctx.services, emu),
+          breakpoint: breakpointView(bp, await liveNames(ctx, emu, args.processor)),
           alreadyPresent: existed,
           active: cpu.breakpoints.size,
         },
@@ -70,14 +72,14 @@ export const desmumeBreakpointAdd = defineTool({
   },
 });
 
-// desmume_breakpoint_remove: Remove a breakpoint.
-export const desmumeBreakpointRemove = defineTool({
-  name: 'desmume_breakpoint_remove',
+// <emu>_breakpoint_remove: Remove a breakpoint.
+export const emuBreakpointRemove = emulatorTool({
+  verb: 'breakpoint_remove',
   title: 'Remove a breakpoint',
   profiles: RUNTIME,
   description: {
     purpose: 'Removes one breakpoint of the current generation.',
-    useWhen: 'a breakpoint has served; ids from desmume_breakpoint_add or _list.',
+    useWhen: (e) => `a breakpoint has served; ids from ${tool(e, 'breakpoint_add')} or _list.`,
     behaviour: 'refused while running and for unknown ids.',
     limits: 'one per call.',
   },
@@ -87,13 +89,13 @@ export const desmumeBreakpointRemove = defineTool({
   }),
   output: z.object({ generation: z.number().int(), removed: breakpointOutput, active: z.number().int() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       const bp = await cpu.removeBreakpoint(args.id);
       return {
         structured: {
-          generation: generationNumber(ctx.services),
+          generation: generationNumber(ctx.services, emu),
           removed: breakpointView(bp),
           active: cpu.breakpoints.size,
         },
@@ -103,9 +105,9 @@ export const desmumeBreakpointRemove = defineTool({
   },
 });
 
-// desmume_breakpoint_list: List breakpoints.
-export const desmumeBreakpointList = defineTool({
-  name: 'desmume_breakpoint_list',
+// <emu>_breakpoint_list: List breakpoints.
+export const emuBreakpointList = emulatorTool({
+  verb: 'breakpoint_list',
   title: 'List breakpoints',
   profiles: RUNTIME,
   description: {
@@ -122,13 +124,13 @@ export const desmumeBreakpointList = defineTool({
     maxBreakpoints: z.number().int(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async handler(args, ctx) {
-    const cpu = cpuOf(ctx.services, args.processor);
-    const names = await liveNames(ctx, args.processor);
+  async handler(args, ctx, emu) {
+    const cpu = cpuOf(ctx.services, emu, args.processor);
+    const names = await liveNames(ctx, emu, args.processor);
     const breakpoints = [...cpu.breakpoints.values()].map((bp) => breakpointView(bp, names));
     return {
       structured: {
-        generation: generationNumber(ctx.services),
+        generation: generationNumber(ctx.services, emu),
         breakpoints,
         executableRanges: cpu.allowlist.map(rangeView),
         maxBreakpoints: LIMITS.breakpoints.max,
@@ -138,8 +140,8 @@ export const desmumeBreakpointList = defineTool({
   },
 });
 
-// desmume_breakpoint_condition: attaches (or clears) a server-side condition on a breakpoint, so that
-// desmume_continue passes over the hits that do not match instead of returning each one.
+// <emu>_breakpoint_condition: attaches (or clears) a server-side condition on a breakpoint, so that
+// <emu>_continue passes over the hits that do not match instead of returning each one.
 const opInput = z.enum(COMPARE_OPS);
 
 const conditionInput = z.object({
@@ -209,22 +211,27 @@ export function conditionView(c: BreakCondition): z.input<typeof conditionOutput
   };
 }
 
-export const desmumeBreakpointCondition = defineTool({
-  name: 'desmume_breakpoint_condition',
+export const emuBreakpointCondition = emulatorTool({
+  verb: 'breakpoint_condition',
   title: 'Set or clear a breakpoint condition',
   profiles: RUNTIME,
   description: {
     purpose: 'Attaches register/memory comparisons (all must hold) and a hit skip count to a breakpoint.',
     useWhen: 'one hit of a busy breakpoint matters (r0 == 0x020082c9, the 100th).',
-    behaviour:
-      'desmume_continue passes the stops that do not match; setting replaces the condition and restarts its count.',
+    behaviour: (e) =>
+      `${tool(e, 'continue')} passes the stops that do not match; setting replaces the condition and restarts its count.`,
     limits: `${CONDITION_LIMITS.comparisons.max} comparisons in all, memory ones aligned; skipHits up to ${CONDITION_LIMITS.skipHits.max}.`,
   },
-  input: z.object({
-    processor: processorInput,
-    id: z.string().min(1).max(64).describe('From desmume_breakpoint_add.'),
-    condition: conditionInput.nullable().describe('null clears it.'),
-  }),
+  input: (e: Emulator) =>
+    z.object({
+      processor: processorInput,
+      id: z
+        .string()
+        .min(1)
+        .max(64)
+        .describe(`From ${tool(e, 'breakpoint_add')}.`),
+      condition: conditionInput.nullable().describe('null clears it.'),
+    }),
   output: z.object({
     generation: z.number().int(),
     id: z.string(),
@@ -236,9 +243,9 @@ export const desmumeBreakpointCondition = defineTool({
     comparisons: { max: CONDITION_LIMITS.comparisons.max, unit: 'comparisons' },
     skipHits: { ...CONDITION_LIMITS.skipHits, unit: 'hits' },
   },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       if (!cpu.breakpoints.has(args.id)) {
         throw new ReMcpError(
           'not-found',
@@ -249,7 +256,7 @@ export const desmumeBreakpointCondition = defineTool({
         cpu.conditions.delete(args.id);
         return {
           structured: {
-            generation: generationNumber(ctx.services),
+            generation: generationNumber(ctx.services, emu),
             id: args.id,
             condition: null,
             matchedHits: 0,
@@ -265,7 +272,7 @@ export const desmumeBreakpointCondition = defineTool({
       cpu.conditions.set(args.id, { condition, matchedHits: 0 });
       return {
         structured: {
-          generation: generationNumber(ctx.services),
+          generation: generationNumber(ctx.services, emu),
           id: args.id,
           condition: conditionView(condition),
           matchedHits: 0,
@@ -276,9 +283,9 @@ export const desmumeBreakpointCondition = defineTool({
   },
 });
 
-// desmume_executable_ranges_replace: Replace executable ranges.
-export const desmumeExecutableRangesReplace = defineTool({
-  name: 'desmume_executable_ranges_replace',
+// <emu>_executable_ranges_replace: Replace executable ranges.
+export const emuExecutableRangesReplace = emulatorTool({
+  verb: 'executable_ranges_replace',
   title: 'Replace executable ranges',
   profiles: RUNTIME,
   description: {
@@ -308,13 +315,13 @@ export const desmumeExecutableRangesReplace = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { ranges: { max: LIMITS.ranges.max, unit: 'ranges per CPU' } },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       cpu.replaceRanges(validateRanges(args.ranges));
       return {
         structured: {
-          generation: generationNumber(ctx.services),
+          generation: generationNumber(ctx.services, emu),
           executableRanges: cpu.allowlist.map(rangeView),
         },
         text: `${args.processor}: ${cpu.ranges.length} caller ranges plus the main binary`,

@@ -1,9 +1,10 @@
-// Run control of the owned DeSmuME: desmume_continue, the steps (desmume_step_instruction, _over,
-// _out), desmume_pause and desmume_wait_for_stop, with the run fields every result of theirs starts with.
+// Run control of an owned emulator: <emu>_continue, the steps (<emu>_step_instruction, _over,
+// _out), <emu>_pause and <emu>_wait_for_stop, with the run fields every result of theirs starts with.
 import { z } from 'zod/v4';
 import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
+import type { Emulator } from '../../debug/backend.js';
 import { continueWithConditions, GIVE_UP_REASONS } from '../../debug/conditional-run.js';
 import { CONDITION_LIMITS } from '../../debug/conditions.js';
 import {
@@ -24,8 +25,9 @@ import {
   STEP_CALL_LIMITS,
   stepOver,
 } from '../../debug/step-calls.js';
-import { defineTool, type LimitSpec } from '../../mcp/tool.js';
+import type { LimitSpec } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
+import { emulatorTool, tool } from './per-emulator.js';
 import {
   contextOutput,
   cpuOf,
@@ -52,13 +54,14 @@ const runOutput = {
 /** The run fields of one outcome, the stop shown with the running ROM's names. */
 function runView(
   services: Services,
+  emu: Emulator,
   processor: Processor,
   outcome: RunOutcome,
   names: LiveNames | null = null,
 ): z.input<z.ZodObject<typeof runOutput>> {
   return {
     processor,
-    generation: generationNumber(services),
+    generation: generationNumber(services, emu),
     state: outcome.state,
     stop: stopView(outcome.stop, names),
   };
@@ -80,14 +83,15 @@ const haltOutput = z.object({ ...runOutput, alreadyStopped: z.boolean() });
 
 function haltView(
   services: Services,
+  emu: Emulator,
   processor: Processor,
   outcome: RunOutcome & { alreadyStopped: boolean },
   names: LiveNames | null = null,
 ) {
-  return { ...runView(services, processor, outcome, names), alreadyStopped: outcome.alreadyStopped };
+  return { ...runView(services, emu, processor, outcome, names), alreadyStopped: outcome.alreadyStopped };
 }
 
-// The run to a return of desmume_step_over and desmume_step_out: its argument, limits and result fields.
+// The run to a return of <emu>_step_over and <emu>_step_out: its argument, limits and result fields.
 const deeperInput = z
   .number()
   .int()
@@ -119,17 +123,17 @@ function returnRunView(r: ReturnRunOutcome) {
   };
 }
 
-// desmume_continue: Continue until a stop.
-export const desmumeContinue = defineTool({
-  name: 'desmume_continue',
+// <emu>_continue: Continue until a stop.
+export const emuContinue = emulatorTool({
+  verb: 'continue',
   title: 'Continue until a stop',
   profiles: RUNTIME,
   description: {
     purpose: 'Resumes the halted target and waits for the next stop.',
-    useWhen: 'running to a breakpoint; desmume_step_instruction for a few instructions.',
+    useWhen: (e) => `running to a breakpoint; ${tool(e, 'step_instruction')} for a few instructions.`,
     behaviour:
       'counts the hit, captures context; silently resumes non-matching or skipped hits, up to maxSilentResumes. At the deadline the target keeps running.',
-    limits: 'regions as desmume_capture_stop_context.',
+    limits: (e) => `regions as ${tool(e, 'capture_stop_context')}.`,
   },
   input: z.object({
     processor: processorInput,
@@ -157,9 +161,9 @@ export const desmumeContinue = defineTool({
     timeoutMs: msLimit(LIMITS.continueMs),
     maxSilentResumes: { ...CONDITION_LIMITS.silentResumes, unit: 'resumes' },
   },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       if (args.expectedBreakpointId !== undefined && !cpu.breakpoints.has(args.expectedBreakpointId)) {
         throw new ReMcpError(
           'not-found',
@@ -190,7 +194,7 @@ export const desmumeContinue = defineTool({
           : '';
       return {
         structured: {
-          ...runView(ctx.services, args.processor, outcome, await liveNames(ctx, args.processor)),
+          ...runView(ctx.services, emu, args.processor, outcome, await liveNames(ctx, emu, args.processor)),
           skippedHits: outcome.skippedHits,
           conditionMet: outcome.conditionMet,
           gaveUp: outcome.gaveUp,
@@ -199,21 +203,21 @@ export const desmumeContinue = defineTool({
         },
         text:
           outcome.state === 'running'
-            ? `${args.processor} still running after ${args.timeoutMs} ms: use desmume_wait_for_stop or desmume_pause`
+            ? `${args.processor} still running after ${args.timeoutMs} ms: use ${tool(emu, 'wait_for_stop')} or ${tool(emu, 'pause')}`
             : describeStop(args.processor, outcome.stop) + mismatch + skipped,
       };
     });
   },
 });
 
-// desmume_step_instruction: Single-step instructions.
-export const desmumeStepInstruction = defineTool({
-  name: 'desmume_step_instruction',
+// <emu>_step_instruction: Single-step instructions.
+export const emuStepInstruction = emulatorTool({
+  verb: 'step_instruction',
   title: 'Single-step instructions',
   profiles: RUNTIME,
   description: {
     purpose: 'Executes single instructions on the halted CPU, recording each PC.',
-    useWhen: 'a few instructions; desmume_step_over/_out over calls.',
+    useWhen: (e) => `a few instructions; ${tool(e, 'step_over')}/_out over calls.`,
     behaviour:
       'breakpoints do not fire while stepping; a step that times out leaves the target running. midThumbBlPair: between Thumb BL halves.',
     limits: 'argument bounds.',
@@ -247,13 +251,13 @@ export const desmumeStepInstruction = defineTool({
     },
     stepTimeoutMs: msLimit(LIMITS.stepWaitMs),
   },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       const outcome = await stepInstructions(cpu, args.count, args.stepTimeoutMs, ctx.signal);
       return {
         structured: {
-          ...runView(ctx.services, args.processor, outcome, await liveNames(ctx, args.processor)),
+          ...runView(ctx.services, emu, args.processor, outcome, await liveNames(ctx, emu, args.processor)),
           completed: outcome.completed,
           trace: outcome.trace,
           midThumbBlPair: outcome.trace.at(-1)?.midThumbBlPair ?? false,
@@ -267,15 +271,15 @@ export const desmumeStepInstruction = defineTool({
   },
 });
 
-// desmume_step_over: one instruction, except that a call (BL, BLX, a Thumb BL pair, even from its
+// <emu>_step_over: one instruction, except that a call (BL, BLX, a Thumb BL pair, even from its
 // second half) runs to its return.
-export const desmumeStepOver = defineTool({
-  name: 'desmume_step_over',
+export const emuStepOver = emulatorTool({
+  verb: 'step_over',
   title: 'Step over a call',
   profiles: RUNTIME,
   description: {
     purpose: 'Steps one instruction, running a call (BL/BLX) until it returns.',
-    useWhen: 'skipping callees; desmume_step_out leaves the current function.',
+    useWhen: (e) => `skipping callees; ${tool(e, 'step_out')} leaves the current function.`,
     behaviour:
       'temporary breakpoint at the return (in the allowlist, else refused), taken with SP back at its level; paused again at the deadline.',
     limits: 'argument bounds.',
@@ -294,13 +298,13 @@ export const desmumeStepOver = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: returnRunLimits,
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       const r = await stepOver(cpu, args.timeoutMs, args.maxDeeperReturns, ctx.signal);
       return {
         structured: {
-          ...runView(ctx.services, args.processor, r, await liveNames(ctx, args.processor)),
+          ...runView(ctx.services, emu, args.processor, r, await liveNames(ctx, emu, args.processor)),
           ...returnRunView(r),
           startPc: formatAddress(r.startPc),
           startedMidThumbBlPair: r.startedMidThumbBlPair,
@@ -312,9 +316,9 @@ export const desmumeStepOver = defineTool({
   },
 });
 
-// desmume_step_out: runs until the current function returns to its caller.
-export const desmumeStepOut = defineTool({
-  name: 'desmume_step_out',
+// <emu>_step_out: runs until the current function returns to its caller.
+export const emuStepOut = emulatorTool({
+  verb: 'step_out',
   title: 'Step out to the caller',
   profiles: RUNTIME,
   description: {
@@ -334,9 +338,9 @@ export const desmumeStepOut = defineTool({
   output: z.object({ ...runOutput, ...returnRunOutput, returnAddressSource: z.enum(['lr', 'caller']) }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: returnRunLimits,
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const cpu = cpuOf(ctx.services, args.processor);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const cpu = cpuOf(ctx.services, emu, args.processor);
       const { decoded } = await cpu.readRegisters();
       const ret = args.returnAddress ?? decoded.r[14]!;
       if (ret === 0)
@@ -352,7 +356,7 @@ export const desmumeStepOut = defineTool({
       );
       return {
         structured: {
-          ...runView(ctx.services, args.processor, r, await liveNames(ctx, args.processor)),
+          ...runView(ctx.services, emu, args.processor, r, await liveNames(ctx, emu, args.processor)),
           ...returnRunView(r),
           returnAddressSource: args.returnAddress === undefined ? ('lr' as const) : ('caller' as const),
         },
@@ -362,14 +366,14 @@ export const desmumeStepOut = defineTool({
   },
 });
 
-// desmume_pause: Pause the target.
-export const desmumePause = defineTool({
-  name: 'desmume_pause',
+// <emu>_pause: Pause the target.
+export const emuPause = emulatorTool({
+  verb: 'pause',
   title: 'Pause the target',
   profiles: RUNTIME,
   description: {
     purpose: 'Interrupts a running target and waits for it to halt.',
-    useWhen: 'after desmume_continue returned "running", or to halt running code.',
+    useWhen: (e) => `after ${tool(e, 'continue')} returned "running", or to halt running code.`,
     behaviour: 'GDB interrupt unless already halted; only the CPU whose stub resumed the emulation can.',
     limits: 'as timeoutMs says.',
   },
@@ -380,11 +384,17 @@ export const desmumePause = defineTool({
   output: haltOutput,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { timeoutMs: msLimit(LIMITS.pauseMs) },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const outcome = await pause(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const outcome = await pause(cpuOf(ctx.services, emu, args.processor), args.timeoutMs, ctx.signal);
       return {
-        structured: haltView(ctx.services, args.processor, outcome, await liveNames(ctx, args.processor)),
+        structured: haltView(
+          ctx.services,
+          emu,
+          args.processor,
+          outcome,
+          await liveNames(ctx, emu, args.processor),
+        ),
         text: outcome.alreadyStopped
           ? `${args.processor} was already halted`
           : outcome.state === 'running'
@@ -395,14 +405,15 @@ export const desmumePause = defineTool({
   },
 });
 
-// desmume_wait_for_stop: Wait for a stop.
-export const desmumeWaitForStop = defineTool({
-  name: 'desmume_wait_for_stop',
+// <emu>_wait_for_stop: Wait for a stop.
+export const emuWaitForStop = emulatorTool({
+  verb: 'wait_for_stop',
   title: 'Wait for a stop',
   profiles: RUNTIME,
   description: {
     purpose: 'Waits for a running target to stop on its own (breakpoint).',
-    useWhen: 'desmume_continue returned "running" and a stop is due; desmume_pause forces one.',
+    useWhen: (e) =>
+      `${tool(e, 'continue')} returned "running" and a stop is due; ${tool(e, 'pause')} forces one.`,
     behaviour: 'sends nothing; returns at once when halted. At the deadline the target keeps running.',
     limits: 'as timeoutMs says.',
   },
@@ -410,11 +421,17 @@ export const desmumeWaitForStop = defineTool({
   output: haltOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { timeoutMs: msLimit(LIMITS.waitMs) },
-  async handler(args, ctx) {
-    return debugSession(ctx.services).exclusive(async () => {
-      const outcome = await waitForStop(cpuOf(ctx.services, args.processor), args.timeoutMs, ctx.signal);
+  async handler(args, ctx, emu) {
+    return debugSession(ctx.services, emu).exclusive(async () => {
+      const outcome = await waitForStop(cpuOf(ctx.services, emu, args.processor), args.timeoutMs, ctx.signal);
       return {
-        structured: haltView(ctx.services, args.processor, outcome, await liveNames(ctx, args.processor)),
+        structured: haltView(
+          ctx.services,
+          emu,
+          args.processor,
+          outcome,
+          await liveNames(ctx, emu, args.processor),
+        ),
         text:
           outcome.state === 'running'
             ? `${args.processor} still running`

@@ -1,5 +1,5 @@
-// nds_correlate_stop_context: the stopped owned DeSmuME CPU mapped back to the canonical static model
-// (every candidate kept), with the live bytes deciding which overlay is loaded.
+// nds_correlate_stop_context: the stopped CPU of the owned emulator that runs mapped back to the
+// canonical static model (every candidate kept), with the live bytes deciding which overlay is loaded.
 
 import { z } from 'zod/v4';
 import { ANALYSIS_SCOPES } from '../../analysis/evidence/index.js';
@@ -33,13 +33,14 @@ import {
   LIVE_STATUSES,
   LIVE_WINDOW_BYTES,
 } from '../../debug/correlate/frame.js';
-import { debugSession } from '../../debug/service.js';
+import { EMULATORS } from '../../debug/emulators.js';
+import { runningSession } from '../../debug/service.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { RUNTIME_RANGE_KINDS } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../nds/rom-store.js';
 import { nameField, romNames } from '../shared/names.js';
-import { cpuOf, msLimit, processorInput, RUNTIME, timeoutInput } from './session-views.js';
+import { msLimit, processorInput, RUNTIME, timeoutInput } from './session-views.js';
 
 const L = CORRELATE_LIMITS;
 const TIMEOUT = { default: 3_000, min: 100, max: 30_000 };
@@ -169,7 +170,7 @@ export const ndsCorrelateStopContext = defineTool({
   description: {
     purpose:
       "Maps the stopped CPU to its ROM's static candidates: proven functions, callers, live bytes naming the loaded overlay.",
-    useWhen: 'at a DeSmuME stop: which code, overlay, callers.',
+    useWhen: `at a ${EMULATORS.map((emu) => emu.names.emulator).join(' or ')} stop: which code, overlay, callers.`,
     behaviour:
       'never resumes; ROM must still match its launch SHA-256; caller mode from LR only in usr/sys; no static match is a normal result.',
     limits: `${LIVE_WINDOW_BYTES}-byte live windows at PC and LR; one default function discovery.`,
@@ -252,10 +253,10 @@ export const ndsCorrelateStopContext = defineTool({
     timeoutMs: msLimit(TIMEOUT),
   },
   async handler(args, ctx) {
-    const session = debugSession(ctx.services);
+    const session = runningSession(ctx.services);
     return session.exclusive(async () => {
       const generation = session.requireGeneration();
-      const cpu = cpuOf(ctx.services, args.processor);
+      const cpu = session.cpu(args.processor);
       const deadline = AbortSignal.timeout(args.timeoutMs);
       const signal = ctx.signal ? AbortSignal.any([ctx.signal, deadline]) : deadline;
       let c: Correlation;
