@@ -1,11 +1,14 @@
 // The layering rules of docs/ARCHITECTURE.md, checked on the real import graph of src/ (static,
 // type-only and dynamic imports alike): pure folders import no node:*, no mcp/, no tools/; every
 // import goes down (or sideways within one folder) the layer order; tool families import only their
-// own folder and tools/shared; the graph has no cycles. Two rules read the code itself (comments
-// left out): the emulator backend seam (no debugger module but src/debug/desmume/** and
-// src/debug/service.ts names or imports DeSmuME) and typed services (no tool touches the service
-// container's keyed storage: tools call their domain's accessors). The checkers are also run on
-// synthetic graphs and sources that break each rule, so a checker that found nothing would fail here too.
+// own folder and tools/shared; the graph has no cycles; outside src/analysis/ only the whole-program
+// map's public surface is imported (its internals change behind it). Three rules read the code itself
+// (comments left out): the emulator backend seam (no debugger module but src/debug/desmume/** and
+// src/debug/service.ts names or imports DeSmuME), typed services (no tool touches the service
+// container's keyed storage: tools call their domain's accessors) and the map's build (no tool or
+// debugger module reads a ProgramMap's `built` internals: they ask its queries or an answer). The
+// checkers are also run on synthetic graphs and sources that break each rule, so a checker that found
+// nothing would fail here too.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -47,6 +50,19 @@ const PURE = [
   'src/debug/watch-stop.ts',
   'src/retroarch/codec.ts',
 ];
+
+/**
+ * The whole-program map's public surface: the only modules of src/analysis/program-map/ a module
+ * outside src/analysis/ imports (the walker, the build, the stores and the idioms are its internals).
+ */
+const MAP_PUBLIC = [
+  'map.ts',
+  'service.ts',
+  'types.ts',
+  'components.ts',
+  'pictures.ts',
+  'function-record.ts',
+].map((f) => `src/analysis/program-map/${f}`);
 
 export type ImportGraph = Map<string, string[]>;
 
@@ -93,6 +109,14 @@ export function violations(graph: ImportGraph): string[] {
         found.push(
           `${from} imports ${to}: only src/debug/desmume/ and src/debug/service.ts reach the DeSmuME backend`,
         );
+      if (
+        to.startsWith('src/analysis/program-map/') &&
+        !from.startsWith('src/analysis/') &&
+        !MAP_PUBLIC.includes(to)
+      )
+        found.push(
+          `${from} imports ${to}: outside src/analysis/ only the map's public surface (${MAP_PUBLIC.map((m) => m.split('/').pop()).join(', ')})`,
+        );
       const [ff, tf] = [family(from), family(to)];
       if (ff !== null && tf !== null && ff !== tf && tf !== 'shared')
         found.push(`${from}: tool family ${ff} imports family ${tf}`);
@@ -136,6 +160,12 @@ export function codeViolations(sources: ReadonlyMap<string, string>): string[] {
     if (file.startsWith('src/tools/')) {
       for (const m of code.matchAll(/[^\n]*(?:\.lazy\s*\(|\bserviceKey\b|\bServiceKey\b)[^\n]*/g))
         found.push(`${file} touches the service container's keyed storage: ${m[0].trim()}`);
+    }
+    if (file.startsWith('src/tools/') || file.startsWith('src/debug/')) {
+      for (const m of code.matchAll(/[^\n]*\.built\b[^\n]*/g))
+        found.push(
+          `${file} reads the program map's build internals (ask a map query or an answer): ${m[0].trim()}`,
+        );
     }
   }
   return found;
@@ -187,7 +217,7 @@ test('src/ keeps the architecture rules', () => {
   assert.deepEqual(violations(graph), []);
 });
 
-test('src/ keeps the rules that read code: the emulator backend seam and typed services', () => {
+test('src/ keeps the rules that read code: the emulator backend seam, typed services, the map build', () => {
   const sources = readCode(REPO_ROOT);
   assert.ok(sources.size > 60, `read ${sources.size} modules`);
   assert.deepEqual(codeViolations(sources), []);
@@ -238,6 +268,34 @@ test('the backend seam checker catches a debugger module that imports DeSmuME', 
   assert.match(found[0]!, /only src\/debug\/desmume\/ and src\/debug\/service\.ts reach the DeSmuME backend/);
 });
 
+test("the checker catches a module outside src/analysis/ importing the map's internals", () => {
+  const broken: ImportGraph = new Map([
+    // Tools and the debugger reach the walker, the build, the call store: internals.
+    ['src/tools/analysis/x.ts', ['src/analysis/program-map/walker.ts', 'src/analysis/program-map/map.ts']],
+    ['src/debug/correlate/y.ts', ['src/analysis/program-map/call-store.ts', 'src/analysis/answers/z.ts']],
+    ['src/rebuild/w.ts', ['src/analysis/program-map/build.ts', 'src/analysis/program-map/types.ts']],
+    // Inside src/analysis/ the internals are open: the answers and the evidence classes use them.
+    ['src/analysis/answers/z.ts', ['src/analysis/program-map/walker.ts', 'src/analysis/program-map/refs.ts']],
+    ['src/analysis/evidence/v.ts', ['src/analysis/program-map/walker.ts']],
+    ['src/analysis/program-map/walker.ts', []],
+    ['src/analysis/program-map/map.ts', []],
+    ['src/analysis/program-map/call-store.ts', []],
+    ['src/analysis/program-map/build.ts', []],
+    ['src/analysis/program-map/types.ts', []],
+    ['src/analysis/program-map/refs.ts', []],
+  ]);
+  const found = violations(broken);
+  assert.deepEqual(
+    found.map((f) => f.split(' ').slice(0, 3).join(' ')),
+    [
+      'src/tools/analysis/x.ts imports src/analysis/program-map/walker.ts:',
+      'src/debug/correlate/y.ts imports src/analysis/program-map/call-store.ts:',
+      'src/rebuild/w.ts imports src/analysis/program-map/build.ts:',
+    ],
+  );
+  assert.match(found[0]!, /only the map's public surface \(map\.ts, service\.ts, types\.ts/);
+});
+
 test('the code checker catches DeSmuME named in neutral code and tools reaching keyed storage', () => {
   const source = (file: string, text: string): [string, string] => [file, codeOf(file, text)];
   const broken = new Map([
@@ -263,6 +321,11 @@ test('the code checker catches DeSmuME named in neutral code and tools reaching 
       'export const roms = (ctx) => getRomStore(ctx.services); // not .lazy( here',
     ),
     source('src/nds/rom-store.ts', "services.lazy(ROMS, () => 1); const d = 'desmume';"),
+    // A tool or debugger module reading the map's build; the map itself and the answers may.
+    source('src/tools/analysis/z.ts', 'const n = map.built.walker.blocks.length;'),
+    source('src/debug/correlate/c.ts', 'for (const c of map.built.walker.calls) use(c); // not .built here'),
+    source('src/analysis/answers/a.ts', 'const s = map.built.status;'),
+    source('src/tools/analysis/ok.ts', 'const s = map.status; const rebuilt = 1; // map.built'),
   ]);
   const found = codeViolations(broken);
   const files = [...new Set(found.map((f) => f.split(' ')[0]))];
@@ -272,6 +335,8 @@ test('the code checker catches DeSmuME named in neutral code and tools reaching 
     'src/debug/rsp/codec.ts',
     'src/tools/desmume/common.ts',
     'src/tools/retroarch/x.ts',
+    'src/tools/analysis/z.ts',
+    'src/debug/correlate/c.ts',
   ]);
   assert.match(
     found.join('\n'),
@@ -280,5 +345,9 @@ test('the code checker catches DeSmuME named in neutral code and tools reaching 
   assert.match(
     found.join('\n'),
     /src\/tools\/desmume\/common\.ts touches the service container's keyed storage/,
+  );
+  assert.match(
+    found.join('\n'),
+    /src\/tools\/analysis\/z\.ts reads the program map's build internals \(ask a map query or an answer\): const n = map\.built\.walker/,
   );
 });
