@@ -2,13 +2,15 @@
 // type-only and dynamic imports alike): pure folders import no node:*, no mcp/, no tools/; every
 // import goes down (or sideways within one folder) the layer order; tool families import only their
 // own folder and tools/shared; only the emulator registry (src/debug/registry.ts) imports an
-// emulator's backend folder; the graph has no cycles. Two rules read the code itself (comments left
-// out): the emulator seam (no module of src/ but src/debug/desmume/** spells DeSmuME, save the
-// registry's one line for it; the names of RetroArch's libretro DS core are RetroArch's) and typed
-// services (no tool touches the service container's keyed storage: tools call their domain's
-// accessors). What the registry reaches statically (read at every start-up) loads no process or
-// network module. The checkers are also run on synthetic graphs and sources that break each rule, so
-// a checker that found nothing would fail here too.
+// emulator's backend folder; outside src/analysis/ only the whole-program map's public surface is
+// imported (its internals change behind it); the graph has no cycles. Three rules read the code
+// itself (comments left out): the emulator seam (no module of src/ but src/debug/desmume/** spells
+// DeSmuME, save the registry's one line for it; the names of RetroArch's libretro DS core are
+// RetroArch's), typed services (no tool touches the service container's keyed storage: tools call
+// their domain's accessors) and the map's build (no tool or debugger module reads a ProgramMap's
+// `built` internals: they ask its queries or an answer). What the registry reaches statically (read
+// at every start-up) loads no process or network module. The checkers are also run on synthetic
+// graphs and sources that break each rule, so a checker that found nothing would fail here too.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -50,6 +52,19 @@ const PURE = [
   'src/debug/watch-stop.ts',
   'src/retroarch/codec.ts',
 ];
+
+/**
+ * The whole-program map's public surface: the only modules of src/analysis/program-map/ a module
+ * outside src/analysis/ imports (the walker, the build, the stores and the idioms are its internals).
+ */
+const MAP_PUBLIC = [
+  'map.ts',
+  'service.ts',
+  'types.ts',
+  'components.ts',
+  'pictures.ts',
+  'function-record.ts',
+].map((f) => `src/analysis/program-map/${f}`);
 
 export type ImportGraph = Map<string, string[]>;
 
@@ -106,6 +121,14 @@ export function violations(graph: ImportGraph): string[] {
       const backend = backends.find((folder) => to.startsWith(folder));
       if (backend !== undefined && from !== REGISTRY && !from.startsWith(backend))
         found.push(`${from} imports ${to}: only ${REGISTRY} reaches an emulator's backend folder`);
+      if (
+        to.startsWith('src/analysis/program-map/') &&
+        !from.startsWith('src/analysis/') &&
+        !MAP_PUBLIC.includes(to)
+      )
+        found.push(
+          `${from} imports ${to}: outside src/analysis/ only the map's public surface (${MAP_PUBLIC.map((m) => m.split('/').pop()).join(', ')})`,
+        );
       const [ff, tf] = [family(from), family(to)];
       if (ff !== null && tf !== null && ff !== tf && tf !== 'shared')
         found.push(`${from}: tool family ${ff} imports family ${tf}`);
@@ -153,6 +176,12 @@ export function codeViolations(sources: ReadonlyMap<string, string>): string[] {
     if (file.startsWith('src/tools/')) {
       for (const m of code.matchAll(/[^\n]*(?:\.lazy\s*\(|\bserviceKey\b|\bServiceKey\b)[^\n]*/g))
         found.push(`${file} touches the service container's keyed storage: ${m[0].trim()}`);
+    }
+    if (file.startsWith('src/tools/') || file.startsWith('src/debug/')) {
+      for (const m of code.matchAll(/[^\n]*\.built\b[^\n]*/g))
+        found.push(
+          `${file} reads the program map's build internals (ask a map query or an answer): ${m[0].trim()}`,
+        );
     }
   }
   return found;
@@ -258,7 +287,7 @@ test('src/ keeps the architecture rules', () => {
   assert.deepEqual(violations(graph), []);
 });
 
-test('src/ keeps the rules that read code: the emulator backend seam and typed services', () => {
+test('src/ keeps the rules that read code: the emulator backend seam, typed services, the map build', () => {
   const sources = readCode(REPO_ROOT);
   assert.ok(sources.size > 200, `read ${sources.size} modules`);
   assert.deepEqual(codeViolations(sources), []);
@@ -328,6 +357,34 @@ test("the backend seam checker catches a module reaching an emulator's folder pa
   assert.match(found[2]!, /imports src\/debug\/fakeemu\/index\.ts/);
 });
 
+test("the checker catches a module outside src/analysis/ importing the map's internals", () => {
+  const broken: ImportGraph = new Map([
+    // Tools and the debugger reach the walker, the build, the call store: internals.
+    ['src/tools/analysis/x.ts', ['src/analysis/program-map/walker.ts', 'src/analysis/program-map/map.ts']],
+    ['src/debug/correlate/y.ts', ['src/analysis/program-map/call-store.ts', 'src/analysis/answers/z.ts']],
+    ['src/rebuild/w.ts', ['src/analysis/program-map/build.ts', 'src/analysis/program-map/types.ts']],
+    // Inside src/analysis/ the internals are open: the answers and the evidence classes use them.
+    ['src/analysis/answers/z.ts', ['src/analysis/program-map/walker.ts', 'src/analysis/program-map/refs.ts']],
+    ['src/analysis/evidence/v.ts', ['src/analysis/program-map/walker.ts']],
+    ['src/analysis/program-map/walker.ts', []],
+    ['src/analysis/program-map/map.ts', []],
+    ['src/analysis/program-map/call-store.ts', []],
+    ['src/analysis/program-map/build.ts', []],
+    ['src/analysis/program-map/types.ts', []],
+    ['src/analysis/program-map/refs.ts', []],
+  ]);
+  const found = violations(broken);
+  assert.deepEqual(
+    found.map((f) => f.split(' ').slice(0, 3).join(' ')),
+    [
+      'src/tools/analysis/x.ts imports src/analysis/program-map/walker.ts:',
+      'src/debug/correlate/y.ts imports src/analysis/program-map/call-store.ts:',
+      'src/rebuild/w.ts imports src/analysis/program-map/build.ts:',
+    ],
+  );
+  assert.match(found[0]!, /only the map's public surface \(map\.ts, service\.ts, types\.ts/);
+});
+
 test('the code checker catches DeSmuME spelled outside its folder and tools reaching keyed storage', () => {
   const source = (file: string, text: string): [string, string] => [file, codeOf(file, text)];
   const broken = new Map([
@@ -361,6 +418,11 @@ test('the code checker catches DeSmuME spelled outside its folder and tools reac
       'src/tools/nds/y.ts',
       'export const roms = (ctx) => getRomStore(ctx.services); // not .lazy( here',
     ),
+    // A tool or debugger module reading the map's build; the map itself and the answers may.
+    source('src/tools/analysis/z.ts', 'const n = map.built.walker.blocks.length;'),
+    source('src/debug/correlate/c.ts', 'for (const c of map.built.walker.calls) use(c); // not .built here'),
+    source('src/analysis/answers/a.ts', 'const s = map.built.status;'),
+    source('src/tools/analysis/ok.ts', 'const s = map.status; const rebuilt = 1; // map.built'),
   ]);
   const found = codeViolations(broken);
   const files = [...new Set(found.map((f) => f.split(' ')[0]))];
@@ -374,6 +436,8 @@ test('the code checker catches DeSmuME spelled outside its folder and tools reac
     'src/retroarch/codec.ts',
     'src/tools/debug/common.ts',
     'src/tools/retroarch/x.ts',
+    'src/tools/analysis/z.ts',
+    'src/debug/correlate/c.ts',
   ]);
   assert.match(
     found.join('\n'),
@@ -386,6 +450,10 @@ test('the code checker catches DeSmuME spelled outside its folder and tools reac
   assert.match(
     found.join('\n'),
     /src\/tools\/debug\/common\.ts touches the service container's keyed storage/,
+  );
+  assert.match(
+    found.join('\n'),
+    /src\/tools\/analysis\/z\.ts reads the program map's build internals \(ask a map query or an answer\): const n = map\.built\.walker/,
   );
   // A second line for DeSmuME in the registry is not its registration.
   const twice = codeViolations(

@@ -14,7 +14,9 @@ import {
   ByteClass,
   type ByteClassName,
   byteClassName,
+  type EntryEvidence,
   isCode,
+  type MapTruncation,
   NO_TIER,
   TIER_RANK,
   TIERS,
@@ -22,7 +24,20 @@ import {
 } from './types.js';
 import { entryKey, type MapBlock } from './walker.js';
 
+// The shapes the map's queries hand out, named here (its public surface) wherever they are made.
+export type { CallKind, MapCall } from './call-store.js';
 export type { MapFunction } from './function-record.js';
+export { type MapRefKind, REF_KINDS } from './refs.js';
+export type { MapBlock } from './walker.js';
+
+/** A function entry (or a refused candidate) as the map knows it. */
+export interface MapEntryInfo {
+  key: string;
+  /** The walk could not start there (data or other code): no entry, its evidence kept. */
+  refused: boolean;
+  tier: Tier;
+  evidence: readonly EntryEvidence[];
+}
 
 export interface UnresolvedCounts {
   /** Calls whose target lies in no component (code the map cannot see). */
@@ -103,6 +118,7 @@ export class ProgramMap {
   readonly functions: MapFunction[];
 
   private constructor(
+    /** The build: read only inside src/analysis/ (test/architecture checks tools and the debugger). */
     readonly built: BuiltMap,
     readonly set: ComponentSet,
     readonly sha256: string,
@@ -187,6 +203,56 @@ export class ProgramMap {
     return this.built.processor;
   }
 
+  /** Complete, or stopped early (truncation says why), and how long the build took. */
+  get status(): 'complete' | 'truncated' {
+    return this.built.status;
+  }
+  get truncation(): MapTruncation[] {
+    return this.built.truncation;
+  }
+  get millis(): number {
+    return this.built.millis;
+  }
+
+  /** Basic blocks the walk made, and call instructions it met. */
+  get blockCount(): number {
+    return this.built.walker.blocks.length;
+  }
+  get callCount(): number {
+    return this.built.walker.calls.length;
+  }
+
+  /** Code walked as a root that is no function (landing pads after calls that never return). */
+  get orphanCode(): number {
+    let n = 0;
+    for (const e of this.built.walker.entries.values()) if (e.orphan && e.state !== 'refused') n++;
+    return n;
+  }
+
+  /** Entries that are a second way into another function (assembler labels a BL also calls). */
+  get secondaryEntries(): number {
+    let n = 0;
+    for (const b of this.built.bodies.values()) if (b.secondaryOf) n++;
+    return n;
+  }
+
+  /** Candidate entries refused, counted by reason (in the order the reasons first came up). */
+  refusals(): { reason: string; candidates: number }[] {
+    return [...this.built.refusals].map(([reason, candidates]) => ({ reason, candidates }));
+  }
+
+  /** The entry (or refused candidate) at `address` in `mode` code of `comp`, if the map has one. */
+  entryAt(comp: MapComponent, mode: ArmMode, address: number): MapEntryInfo | null {
+    const e = this.built.walker.entries.get(entryKey(comp.index, mode, address));
+    if (!e) return null;
+    return { key: e.key, refused: e.state === 'refused', tier: TIERS[e.tier]!, evidence: e.evidence };
+  }
+
+  /** The function entered at `address` in `mode` code of component `comp` (index), its host for a second entry. */
+  functionEntered(comp: number, mode: ArmMode, address: number): MapFunction | null {
+    return this.functionOf(entryKey(comp, mode, address));
+  }
+
   /** The function of an entry key, following a secondary entry to its host. */
   functionOf(key: string): MapFunction | null {
     const b = this.built.bodies.get(key);
@@ -198,6 +264,32 @@ export class ProgramMap {
   /** The call instructions naming a function. */
   callSitesOf(fn: MapFunction): MapCall[] {
     return (this.built.bodies.get(fn.key)?.callSites ?? []).map((i) => this.built.walker.calls.get(i));
+  }
+
+  /** The calls each function's body makes (blocks ascending, a block's calls in walk order). */
+  callsMadeBy(fns: readonly MapFunction[]): MapCall[][] {
+    const w = this.built.walker;
+    const callsIn = new Map<number, number[]>();
+    for (let i = 0; i < w.calls.length; i++) {
+      const block = w.calls.get(i).block;
+      const list = callsIn.get(block) ?? [];
+      list.push(i);
+      callsIn.set(block, list);
+    }
+    return fns.map((f) =>
+      (this.built.bodies.get(f.key)?.blocks ?? [])
+        .flatMap((b) => callsIn.get(b) ?? [])
+        .map((i) => w.calls.get(i)),
+    );
+  }
+
+  /** The `mode` calls at any of `ats`, at tiers down to `lowest`, in walk order. */
+  callsAt(ats: readonly number[], mode: ArmMode, lowest: Tier): MapCall[] {
+    const max = TIER_RANK[lowest];
+    const out: MapCall[] = [];
+    for (const c of this.built.walker.calls)
+      if (c.mode === mode && c.tier <= max && ats.includes(c.at)) out.push(c);
+    return out;
   }
 
   /** Byte counts of one component, by class and by the tier that classified them. */

@@ -5,22 +5,12 @@
 // (its bit 0 gives the mode it returns to, in user/system mode only); the backtrace lists only LR and stack words that static
 // evidence ties to proven code, each labelled with that evidence.
 
-import { type AnalysisScope, EVIDENCE_IDS } from '../../analysis/evidence/index.js';
-import { CoverageCollector } from '../../analysis/functions/coverage.js';
-import {
-  ALL_EVIDENCE,
-  type Evidence,
-  identityKey,
-  STANDARD_DISCOVERY,
-  STANDARD_FUNCTION_CFG,
-} from '../../analysis/functions/discover.js';
-import { discoverInRom, type ScopeStatus } from '../../analysis/functions/nds-scope.js';
-import type { MapComponent } from '../../analysis/program-map/components.js';
+import { type BacktraceMatch, type CodeOwners, codeOwners } from '../../analysis/answers/code-owners.js';
+import { resolveEvidence } from '../../analysis/answers/question.js';
+import type { AnalysisScope } from '../../analysis/evidence/index.js';
 import { usableCopies } from '../../analysis/program-map/components.js';
-import type { MapFunction, ProgramMap } from '../../analysis/program-map/map.js';
 import type { ProgramMapService } from '../../analysis/program-map/service.js';
-import { TIER_RANK, TIERS, type Tier } from '../../analysis/program-map/types.js';
-import type { MapBlock } from '../../analysis/program-map/walker.js';
+import type { Tier } from '../../analysis/program-map/types.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
@@ -28,26 +18,24 @@ import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import type { CpuDebugger } from '../cpu.js';
 import type { Generation } from '../session.js';
 import {
-  type CandidateFunction,
   type CorrelatedFrame,
   correlateFrame,
-  discoveryFunctions,
-  enclosing,
-  type FrameCandidate,
   type FrameContext,
-  type FunctionSource,
   LIVE_WINDOW_BYTES,
   type LiveWindow,
 } from './frame.js';
+
+export {
+  type BacktraceMatch,
+  RETURN_EVIDENCE,
+  type ReturnEvidence,
+} from '../../analysis/answers/code-owners.js';
 
 export const CORRELATE_LIMITS = {
   nearbyInstructions: { default: 8, min: 1, max: 32, unit: 'instructions decoded per candidate' },
   stackWords: { default: 32, min: 0, max: 64, unit: '32-bit words read from SP for the backtrace' },
   referenceLimit: { default: 16, min: 0, max: 64, unit: 'static references listed per decoded candidate' },
 } as const;
-
-// Every correlation runs the standard discovery (nds_discover_functions' defaults), all evidence.
-const ALL: ReadonlySet<Evidence> = new Set(ALL_EVIDENCE);
 
 export interface CorrelateRequest {
   store: RomStore;
@@ -65,25 +53,6 @@ export interface CorrelateRequest {
   referenceLimit: number;
   liveCheck: boolean;
   signal?: AbortSignal;
-}
-
-/**
- * Why a word is shown in the backtrace: what static evidence ties it to code. `after-call-site` /
- * `inside-function` are the map's weaker tiers (the function says which).
- */
-export const RETURN_EVIDENCE = [
-  'after-proven-call-site',
-  'inside-proven-function',
-  'after-call-site',
-  'inside-function',
-] as const;
-export type ReturnEvidence = (typeof RETURN_EVIDENCE)[number];
-
-export interface BacktraceMatch {
-  function: CandidateFunction;
-  evidence: ReturnEvidence;
-  /** The call instruction just before the return address (after-proven-call-site only). */
-  callSite: number | null;
 }
 
 /** Where a backtrace word was read: the link register, or a stack slot. */
@@ -110,17 +79,9 @@ export interface Correlation {
   pc: CorrelatedFrame;
   caller: CorrelatedFrame;
   backtrace: { stackWordsRead: number; stackReadNote: string | null; entries: BacktraceEntry[] };
-  discovery: { status: ScopeStatus; truncation: string[]; functions: number };
+  discovery: CodeOwners['discovery'];
   /** What the analysis covered, in bytes, and whether a negative is definitive. */
-  coverage: {
-    analysis: AnalysisScope;
-    lowestTier: Tier;
-    executableBytes: number;
-    classifiedBytes: number;
-    unclassifiedBytes: number;
-    definitive: boolean;
-    notDefinitive: string[];
-  };
+  coverage: CodeOwners['coverage'];
   liveCheck: boolean;
 }
 
@@ -228,8 +189,18 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
         processor,
         (await req.maps.copied(req.store, rom, processor, req.signal)).copies,
       );
-      const analysis =
-        req.analysis === 'program' ? await programSource(req, rom) : await boundedSource(req, rom);
+      // The standard discovery (nds_discover_functions' defaults) or the map, with the scope's evidence.
+      const analysis: CodeOwners = await codeOwners(
+        { store: req.store, rom, maps: req.maps },
+        {
+          processor,
+          scope: req.analysis,
+          evidence: resolveEvidence(req.analysis, undefined),
+          lowestTier: req.lowestTier,
+          mapLimits: req.mapLimits,
+        },
+        { signal: req.signal },
+      );
       const ctx: FrameContext = {
         store: req.store,
         rom,
@@ -273,196 +244,4 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
     },
     req.signal,
   );
-}
-
-interface AnalysisSource {
-  functions: FunctionSource;
-  returns(address: number, mode: ArmMode): BacktraceMatch[];
-  discovery: Correlation['discovery'];
-  coverage: Correlation['coverage'];
-}
-
-/** The standard bounded discovery (nds_discover_functions' defaults, the original evidence). */
-async function boundedSource(req: CorrelateRequest, rom: RomHandle): Promise<AnalysisSource> {
-  const covered = new CoverageCollector();
-  const { result, status, components } = await discoverInRom(req.store, rom, {
-    processor: req.processor,
-    seeds: [],
-    evidence: ALL,
-    limits: { ...STANDARD_DISCOVERY },
-    local: { ...STANDARD_FUNCTION_CFG },
-    onBlock: (block, span) => covered.block(block, span),
-    ...(req.signal ? { signal: req.signal } : {}),
-  });
-  const c = covered.finish(rom.model, req.processor, components, result.callSites, status === 'truncated');
-  const definitive = status === 'complete' && c.definitive;
-  return {
-    functions: discoveryFunctions(result, definitive),
-    returns: (address, mode) => returnEvidence(result, address, mode),
-    discovery: { status, truncation: result.truncation, functions: result.functions.length },
-    coverage: {
-      analysis: 'bounded',
-      lowestTier: 'proven',
-      executableBytes: c.executableBytes,
-      classifiedBytes: c.classifiedBytes,
-      unclassifiedBytes: c.unclassifiedBytes,
-      definitive,
-      notDefinitive: c.notDefinitive,
-    },
-  };
-}
-
-/** The whole-program map (built, or kept from an earlier call), at tiers down to req.lowestTier. */
-async function programSource(req: CorrelateRequest, rom: RomHandle): Promise<AnalysisSource> {
-  const map: ProgramMap = await req.maps.map(req.store, rom, {
-    processor: req.processor,
-    evidence: EVIDENCE_IDS,
-    maxCodeBytes: req.mapLimits.maxCodeBytes,
-    maxSeconds: req.mapLimits.maxSeconds,
-    signal: req.signal,
-  });
-  const lowest = req.lowestTier;
-  const cov = map.coverage(lowest);
-  const componentOf = (
-    k: Pick<FrameCandidate, 'component' | 'overlayId' | 'autoloadIndex' | 'copiedIndex'>,
-  ) =>
-    map.set.list.find(
-      (m) =>
-        m.kind === k.component &&
-        m.overlayId === k.overlayId &&
-        m.autoloadIndex === k.autoloadIndex &&
-        m.copiedIndex === k.copiedIndex,
-    );
-  const fnView = (fn: MapFunction, block: MapBlock | null): CandidateFunction => ({
-    identity: {
-      component: fn.component.kind,
-      overlayId: fn.component.overlayId,
-      ...(fn.component.autoloadIndex !== null ? { autoloadIndex: fn.component.autoloadIndex } : {}),
-      address: fn.address,
-      mode: fn.mode,
-    },
-    evidence: [...new Set(fn.evidence.map((e) => e.class))],
-    block: block
-      ? { address: block.start, end: block.end, mode: block.mode }
-      : { address: fn.address, end: fn.address, mode: fn.mode },
-    tier: fn.tier,
-  });
-  const inside = (comp: MapComponent, address: number, mode: ArmMode) =>
-    map
-      .holders(address, lowest)
-      .filter((h) => h.component === comp)
-      .flatMap((h) => h.functions)
-      .filter((f) => f.via === 'body' && f.block?.mode === mode);
-  return {
-    functions: {
-      enclosing: (k, address) => {
-        const comp = componentOf(k);
-        if (!comp) return [];
-        return map
-          .holders(address, lowest)
-          .filter((h) => h.component === comp)
-          .flatMap((h) => h.functions)
-          .filter((f) => f.via === 'body')
-          .map((f) => fnView(f.fn, f.block));
-      },
-      negativeIsDefinitive: cov.definitive,
-    },
-    returns: (address, mode) => {
-      const matches: BacktraceMatch[] = [];
-      for (const c of map.built.walker.calls) {
-        if (c.mode !== mode || TIER_RANK[TIERS[c.tier]!] > TIER_RANK[lowest]) continue;
-        if (!(c.at === address - 4 || (mode === 'thumb' && c.at === address - 2))) continue;
-        const comp = map.set.list[c.comp]!;
-        for (const f of inside(comp, c.at, mode)) {
-          if (matches.some((m) => m.function.identity.address === f.fn.address)) continue;
-          matches.push({
-            function: fnView(f.fn, f.block),
-            evidence: f.fn.tier === 'proven' ? 'after-proven-call-site' : 'after-call-site',
-            callSite: c.at,
-          });
-        }
-      }
-      if (matches.length > 0) return matches;
-      for (const comp of map.set.holding(address)) {
-        for (const f of inside(comp, address, mode))
-          matches.push({
-            function: fnView(f.fn, f.block),
-            evidence: f.fn.tier === 'proven' ? 'inside-proven-function' : 'inside-function',
-            callSite: null,
-          });
-      }
-      return matches;
-    },
-    discovery: {
-      status: map.built.status === 'complete' ? 'complete' : 'truncated',
-      truncation: map.built.truncation,
-      functions: map.functions.length,
-    },
-    coverage: {
-      analysis: 'program',
-      lowestTier: lowest,
-      executableBytes: cov.executableBytes,
-      classifiedBytes: cov.classifiedBytes,
-      unclassifiedBytes: cov.unclassifiedBytes,
-      definitive: cov.definitive,
-      notDefinitive: cov.notDefinitive,
-    },
-  };
-}
-
-/**
- * What ties a possible return address to proven code. A call site of a proven function ending right
- * before it (ARM BL/BLX: 4 bytes; Thumb BL pair: 4, Thumb BLX Rm: 2) is the strong evidence; else a
- * proven function's CFG block holding it in the same mode; else nothing (the word is not shown).
- */
-function returnEvidence(
-  discovery: Awaited<ReturnType<typeof discoverInRom>>['result'],
-  address: number,
-  mode: ArmMode,
-): BacktraceMatch[] {
-  const matches: BacktraceMatch[] = [];
-  const seen = new Set<string>();
-  for (const site of discovery.callSites) {
-    if (site.callerIsSeed || site.caller.mode !== mode) continue;
-    if (!(site.at === address - 4 || (mode === 'thumb' && site.at === address - 2))) continue;
-    const inside = enclosing(
-      discovery,
-      site.caller.component,
-      site.caller.overlayId,
-      site.at,
-      site.caller.autoloadIndex ?? null,
-    ).find((f) => identityKey(f.identity) === identityKey(site.caller));
-    if (!inside) continue;
-    const key = identityKey(site.caller);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    matches.push({ function: inside, evidence: 'after-proven-call-site', callSite: site.at });
-  }
-  if (matches.length > 0) return matches;
-  for (const component of ['main', 'overlay'] as const) {
-    const ids =
-      component === 'main'
-        ? [null]
-        : [
-            ...new Set(
-              discovery.functions
-                .filter((f) => f.identity.component === 'overlay')
-                .map((f) => f.identity.overlayId),
-            ),
-          ];
-    for (const id of ids) {
-      for (const f of enclosing(discovery, component, id, address)) {
-        if (f.block.mode === mode)
-          matches.push({ function: f, evidence: 'inside-proven-function', callSite: null });
-      }
-    }
-  }
-  const autoloads = new Set(discovery.functions.flatMap((f) => f.identity.autoloadIndex ?? []));
-  for (const index of autoloads) {
-    for (const f of enclosing(discovery, 'autoload', null, address, index)) {
-      if (f.block.mode === mode)
-        matches.push({ function: f, evidence: 'inside-proven-function', callSite: null });
-    }
-  }
-  return matches;
 }

@@ -4,11 +4,11 @@
 // when live bytes were read, whether memory holds that candidate's bytes. Every fact carries its
 // authority: what the stub observed, what discovery proved, or what a static candidate merely says.
 
+import type { CandidateFunction, FunctionSource } from '../../analysis/answers/code-owners.js';
 import { candidateSource, type ResolvedSource } from '../../analysis/code-source.js';
 import { FUNCTION_LOOKUPS } from '../../analysis/functions/coverage.js';
-import type { DiscoveryResult, FunctionIdentity } from '../../analysis/functions/discover.js';
 import { decodeSourceWindow } from '../../analysis/linear-window.js';
-import { type CopiedBlock, TIERS, type Tier } from '../../analysis/program-map/types.js';
+import { type CopiedBlock, TIERS } from '../../analysis/program-map/types.js';
 import { isLiteralPoolData } from '../../arm/literal-pools.js';
 import { type ArmReference, referencesOfWindow } from '../../arm/references.js';
 import type { ArmMode } from '../../arm/types.js';
@@ -59,24 +59,7 @@ export interface CandidateInstruction {
   text: string;
 }
 
-export interface CandidateFunction {
-  identity: FunctionIdentity;
-  evidence: string[];
-  block: { address: number; end: number; mode: ArmMode };
-  /** How strongly the function is known (the bounded search proves only). */
-  tier: Tier;
-}
-
-/** Where a frame's functions come from: the bounded discovery, or the whole-program map. */
-export interface FunctionSource {
-  /** The functions of one static candidate whose analysed code holds the address. */
-  enclosing(
-    candidate: Pick<FrameCandidate, 'component' | 'overlayId' | 'autoloadIndex' | 'copiedIndex'>,
-    address: number,
-  ): CandidateFunction[];
-  /** Whether finding none there is a definitive negative (nothing left unanalysed). */
-  negativeIsDefinitive: boolean;
-}
+export type { CandidateFunction, FunctionSource };
 
 export interface FrameCandidate {
   component: CandidateComponent;
@@ -320,47 +303,4 @@ function compareLive(
     }
   }
   return { status: 'live-bytes-match', reason: null, compared: { start, length: end - start } };
-}
-
-/** A bounded discovery as the frames' function source. */
-export function discoveryFunctions(
-  discovery: DiscoveryResult,
-  negativeIsDefinitive: boolean,
-): FunctionSource {
-  return {
-    enclosing: (k, address) =>
-      k.component === 'dsi-main' || k.component === 'copied'
-        ? []
-        : enclosing(discovery, k.component, k.overlayId, address, k.autoloadIndex),
-    negativeIsDefinitive,
-  };
-}
-
-/** Proven functions of one component whose analysed CFG has a block holding the address. */
-export function enclosing(
-  discovery: DiscoveryResult,
-  component: string,
-  overlayId: number | null,
-  address: number,
-  autoloadIndex: number | null = null,
-): CandidateFunction[] {
-  const out: CandidateFunction[] = [];
-  for (const f of discovery.functions) {
-    const block = f.cfg?.blocks.find(
-      (b) =>
-        address >= b.address &&
-        address < b.end &&
-        b.component === component &&
-        b.overlayId === overlayId &&
-        (b.autoloadIndex ?? null) === autoloadIndex,
-    );
-    if (block)
-      out.push({
-        identity: f.identity,
-        evidence: f.evidence,
-        block: { address: block.address, end: block.end, mode: block.mode },
-        tier: 'proven',
-      });
-  }
-  return out;
 }

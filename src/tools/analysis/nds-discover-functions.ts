@@ -1,38 +1,25 @@
-// nds_discover_functions: the bounded proven-function call graph of one processor (program entry +
-// direct calls + optionally constant-register calls), with callers and callees per function.
+// nds_discover_functions: a processor's functions with their callers and callees
+// (src/analysis/answers/discover.ts): bounded, the proven call graph from the program entry (direct
+// calls, optionally constant-register calls); program, every function of the whole-program map.
 
 import { z } from 'zod/v4';
-import { CoverageCollector } from '../../analysis/functions/coverage.js';
-import {
-  CALL_SITE_KINDS,
-  type CallSite,
-  type Evidence,
-  identityKey,
-} from '../../analysis/functions/discover.js';
-import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
+import { type DiscoverAnswer, discoverFunctions } from '../../analysis/answers/discover.js';
+import { CALL_SITE_KINDS } from '../../analysis/functions/discover.js';
 import { TIERS } from '../../analysis/program-map/types.js';
 import {
   addressOut,
   BOUNDED_STATUSES,
   formatAddress,
   limitArg,
+  type Processor,
   pageOut,
-  paginate,
 } from '../../core/vocabulary.js';
+import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
-import { nameField, romNames } from '../shared/names.js';
-import { processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
-import {
-  DEFAULT_LOWEST,
-  evidenceOf,
-  MAP_LIMITS,
-  mapCallKind,
-  mapComponentsCoverage,
-  mapIdentityView,
-  mapLimitArgs,
-  mapProgress,
-  toolMap,
-} from './map-scope.js';
+import { nameField } from '../shared/names.js';
+import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { answerCall } from './answer-call.js';
+import { MAP_LIMITS } from './map-scope.js';
 import {
   callSiteSchema,
   callSiteView,
@@ -46,14 +33,8 @@ import {
   evidenceListSchema,
   identitySchema,
   identityView,
-  limitArgs,
   MAX_SEEDS,
-  mapCoverageView,
-  mapScopeArgs,
-  phasedProgress,
-  proofScopeArgs,
-  resolveEvidence,
-  searchCoverageView,
+  questionArgs,
   searchStatusSchema,
   tierSchema,
 } from './proof-search.js';
@@ -63,12 +44,11 @@ export { DISCOVERY_LIMITS };
 
 const L = DISCOVERY_LIMITS;
 
-/** One page of functions (either scope), and the callers and callees shown per function. */
+/** One page of functions (either scope). */
 export const FUNCTION_PAGE = {
   offset: { default: 0, min: 0, max: 10_000_000, unit: 'functions skipped' },
   limit: { default: 48, min: 1, max: 1024, unit: 'functions listed' },
 } as const;
-const SHOWN = 16;
 
 export const ndsDiscoverFunctions = defineTool({
   name: 'nds_discover_functions',
@@ -85,10 +65,7 @@ export const ndsDiscoverFunctions = defineTool({
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    ...mapScopeArgs,
-    ...proofScopeArgs,
-    ...limitArgs(L),
-    ...mapLimitArgs,
+    ...questionArgs(L),
     offset: limitArg(FUNCTION_PAGE.offset),
     limit: limitArg(FUNCTION_PAGE.limit),
     detail: z
@@ -146,177 +123,71 @@ export const ndsDiscoverFunctions = defineTool({
   annotations: READ_ONLY,
   limits: { ...L, ...MAP_LIMITS, ...FUNCTION_PAGE },
   async handler(args, ctx) {
-    const chosen = resolveEvidence(args.scope, args.evidence);
-    const progress = phasedProgress(ctx);
-    const mp = mapProgress(ctx);
-    return withToolRom(
+    return answerCall(
       ctx,
-      args.rom,
-      async (rom, store) => {
-        const p = args.processor;
-        const full = args.detail === 'full';
-        const names = await romNames(ctx, rom);
-        if (args.scope === 'program') {
-          const lowest = args.lowestTier ?? DEFAULT_LOWEST;
-          const map = await toolMap(ctx, store, rom, p, chosen, args, mp.map);
-          const accepted = map.functions.filter((f) => TIERS.indexOf(f.tier) <= TIERS.indexOf(lowest));
-          const page = paginate(accepted, args.offset, args.limit);
-          const w = map.built.walker;
-          const callsIn = new Map<number, number[]>();
-          for (let i = 0; i < w.calls.length; i++) {
-            const block = w.calls.get(i).block;
-            const list = callsIn.get(block) ?? [];
-            list.push(i);
-            callsIn.set(block, list);
-          }
-          const functions = page.items.map((f) => {
-            const sites = map.callSitesOf(f);
-            const body = map.built.bodies.get(f.key)!;
-            const calls = body.blocks
-              .flatMap((b) => callsIn.get(b) ?? [])
-              .map((i) => w.calls.get(i))
-              .filter((c) => c.target !== null && c.kind !== 'helper');
-            const callees = !full
-              ? null
-              : calls.slice(0, SHOWN).map((c) => {
-                  const callee =
-                    c.targetComp !== null
-                      ? map.functionOf(`${c.targetComp}|${c.targetMode}|${c.target}`)
-                      : null;
-                  return {
-                    at: formatAddress(c.at),
-                    kind: mapCallKind(c.kind),
-                    target: formatAddress(c.target!),
-                    ...(callee ? { callee: mapIdentityView(p, callee) } : {}),
-                    ...(c.unresolved ? { unresolved: c.unresolved } : {}),
-                  };
-                });
-            return {
-              identity: mapIdentityView(p, f),
-              ...nameField('name', names, p, f.address, f.component.overlayId),
-              component: f.component.kind,
-              evidence: evidenceOf(f),
-              tier: f.tier,
-              analysed: true,
-              cfgStatus: null,
-              blocks: f.blocks,
-              callers: full ? sites.slice(0, SHOWN).map((c) => formatAddress(c.at)) : null,
-              callerCount: sites.length,
-              callees,
-              calleeCount: calls.length,
-            };
-          });
-          const coverage = mapCoverageView(map.coverage(lowest));
-          const byTier = { proven: 0, referenced: 0, heuristic: 0 };
-          for (const f of accepted) byTier[f.tier]++;
-          const status = map.built.status === 'complete' ? ('complete' as const) : ('truncated' as const);
-          return {
-            structured: {
-              status,
-              truncation: [],
-              evidence: chosen,
-              components: mapComponentsCoverage(map),
-              coverage,
-              totals: {
-                functions: accepted.length,
-                callSites: w.calls.length,
-                blocks: w.blocks.length,
-                instructions: 0,
-                bytes: coverage.codeBytes,
-                edges: 0,
-              },
-              byTier,
-              page: { total: page.total, offset: page.offset, nextOffset: page.nextOffset },
-              functions,
-              callSites: null,
-              seeds: [],
-            },
-            text: `${p}: ${accepted.length} functions from the whole-program map (proven ${byTier.proven}, referenced ${byTier.referenced}, heuristic ${byTier.heuristic}), listing ${page.items.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; ${status}${full ? '' : '; detail full lists callers and callees'}\n${coverageText(coverage)}`,
-          };
-        }
-        const evidence = new Set<Evidence>(chosen as Evidence[]);
-        const covered = new CoverageCollector();
-        const { result, components, status } = await discoverInRom(store, rom, {
-          processor: args.processor,
-          seeds: args.seeds,
-          overlayIds: args.overlayIds,
-          evidence,
-          ...discoveryBudgets(args),
-          signal: ctx.signal,
-          onProgress: progress.work('functions'),
-          onBlock: (block, span) => covered.block(block, span),
-        });
-        const coverage = searchCoverageView(
-          covered.finish(rom.model, p, components, result.callSites, status === 'truncated'),
-        );
-        // One pass over the call sites (in their order) gives every function's callers and callees.
-        const callersOf = new Map<string, CallSite[]>();
-        const calleesOf = new Map<string, CallSite[]>();
-        const push = (map: Map<string, CallSite[]>, key: string, s: CallSite) => {
-          const list = map.get(key);
-          if (list) list.push(s);
-          else map.set(key, [s]);
-        };
-        for (const s of result.callSites) {
-          if (s.callee) push(callersOf, identityKey(s.callee), s);
-          if (!s.callerIsSeed) push(calleesOf, identityKey(s.caller), s);
-        }
-        const page = paginate(result.functions, args.offset, args.limit);
-        const functions = page.items.map((f) => {
-          const key = identityKey(f.identity);
-          const callers = (callersOf.get(key) ?? []).map((s) => formatAddress(s.at));
-          const callees = (calleesOf.get(key) ?? []).map((s) => ({
-            at: formatAddress(s.at),
-            kind: s.kind,
-            target: formatAddress(s.target),
-            ...(s.callee ? { callee: identityView(p, s.callee) } : {}),
-            ...(s.unresolved ? { unresolved: s.unresolved } : {}),
-          }));
-          return {
-            identity: identityView(p, f.identity),
-            ...nameField('name', names, p, f.identity.address, f.identity.overlayId),
-            component: f.identity.component as ComponentKind,
-            evidence: f.evidence,
-            tier: 'proven' as const,
-            analysed: f.cfg !== null,
-            cfgStatus: f.cfg?.status ?? null,
-            blocks: f.cfg?.blocks.length ?? 0,
-            callers: full ? callers : null,
-            callerCount: callers.length,
-            callees: full ? callees : null,
-            calleeCount: callees.length,
-          };
-        });
-        const byKind = (k: string) =>
-          result.functions.filter((f) => f.evidence.includes(k as Evidence)).length;
-        return {
-          structured: {
-            status,
-            truncation: result.truncation,
-            evidence: chosen,
-            components,
-            coverage,
-            totals: {
-              functions: result.functions.length,
-              callSites: result.callSites.length,
-              ...result.totals,
-            },
-            byTier: { proven: result.functions.length, referenced: 0, heuristic: 0 },
-            page: { total: page.total, offset: page.offset, nextOffset: page.nextOffset },
-            functions,
-            callSites: full ? result.callSites.map((s) => callSiteView(p, s)) : null,
-            seeds: result.seeds.map((s) => ({
-              identity: identityView(p, s.identity),
-              cfgStatus: s.cfg?.status ?? null,
-            })),
+      args,
+      'functions',
+      (src, question, opts) =>
+        discoverFunctions(
+          src,
+          {
+            ...question,
+            detail: args.detail,
+            offset: args.offset,
+            limit: args.limit,
+            ...discoveryBudgets(args),
           },
-          text: `${p}: ${result.functions.length} proven functions (${byKind('direct-call')} by direct call, ${byKind('constant-register-call')} by constant-register call), ${result.callSites.length} call sites, listing ${page.items.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; ${status}${result.truncation.length ? ` (${result.truncation.join(', ')})` : ''}${full ? '' : '; detail full lists callers, callees and call sites'}\n${coverageText(coverage)}`,
-        };
-      },
-      (done, total) => {
-        progress.hash(done, total);
-        mp.hash(done, total);
-      },
+          opts,
+        ),
+      (answer, names) => discoveryResult(args.processor, answer, names, args.detail === 'full'),
     );
   },
 });
+
+/** A discovery answer as the tool says it: identities and addresses formatted, stored names beside them. */
+function discoveryResult(p: Processor, a: DiscoverAnswer, names: SymbolTable, full: boolean) {
+  const functions = a.functions.map((f) => ({
+    identity: identityView(p, f.ref),
+    ...nameField('name', names, p, f.ref.address, f.ref.overlayId),
+    component: f.ref.component,
+    evidence: f.evidence,
+    tier: f.tier,
+    analysed: f.analysed,
+    cfgStatus: f.cfgStatus,
+    blocks: f.blocks,
+    callers: f.callers === null ? null : f.callers.map(formatAddress),
+    callerCount: f.callerCount,
+    callees:
+      f.callees === null
+        ? null
+        : f.callees.map((c) => ({
+            at: formatAddress(c.at),
+            kind: c.kind,
+            target: formatAddress(c.target),
+            ...(c.callee ? { callee: identityView(p, c.callee) } : {}),
+            ...(c.unresolved ? { unresolved: c.unresolved } : {}),
+          })),
+    calleeCount: f.calleeCount,
+  }));
+  const { page, byTier } = a;
+  const listing = `listing ${a.functions.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}`;
+  return {
+    structured: {
+      status: a.status,
+      truncation: a.truncation,
+      evidence: a.evidence,
+      components: a.components,
+      coverage: a.coverage,
+      totals: a.totals,
+      byTier,
+      page,
+      functions,
+      callSites: a.callSites === null ? null : a.callSites.map((s) => callSiteView(p, s)),
+      seeds: a.seeds.map((s) => ({ identity: identityView(p, s.ref), cfgStatus: s.cfgStatus })),
+    },
+    text:
+      a.scope === 'program'
+        ? `${p}: ${a.totals.functions} functions from the whole-program map (proven ${byTier.proven}, referenced ${byTier.referenced}, heuristic ${byTier.heuristic}), ${listing}; ${a.status}${full ? '' : '; detail full lists callers and callees'}\n${coverageText(a.coverage)}`
+        : `${p}: ${a.totals.functions} proven functions (${a.byEvidence['direct-call'] ?? 0} by direct call, ${a.byEvidence['constant-register-call'] ?? 0} by constant-register call), ${a.totals.callSites} call sites, ${listing}; ${a.status}${a.truncation.length ? ` (${a.truncation.join(', ')})` : ''}${full ? '' : '; detail full lists callers, callees and call sites'}\n${coverageText(a.coverage)}`,
+  };
+}

@@ -1,39 +1,27 @@
-// nds_find_xrefs: every deterministic reference to one runtime address in the proven-reachable code
-// of the selected static scope (FIFO from the program entry and coverage seeds; proven calls expand
-// coverage), including references by value (literal words, constant-register calls).
+// nds_find_xrefs: every deterministic reference to one runtime address (src/analysis/answers/xrefs.ts):
+// bounded, in the proven-reachable code of the selected static scope, references by value included
+// (literal words, constant-register calls); program, every reference of the whole-program map.
 
 import { z } from 'zod/v4';
+import { findXrefs, type XrefsAnswer } from '../../analysis/answers/xrefs.js';
 import { CONSTANT_CALL_VIAS } from '../../analysis/functions/constant-register.js';
-import { CoverageCollector } from '../../analysis/functions/coverage.js';
-import type { Evidence } from '../../analysis/functions/discover.js';
-import { type ComponentKind, discoverInRom } from '../../analysis/functions/nds-scope.js';
-import { REF_KINDS } from '../../analysis/program-map/refs.js';
+import { REF_KINDS } from '../../analysis/program-map/map.js';
 import { REF_MODES } from '../../analysis/program-map/types.js';
-import { XrefCollector } from '../../analysis/xrefs/match.js';
 import { ReMcpError } from '../../core/errors.js';
 import {
   addressArg,
   addressOut,
-  type BoundedStatus,
   formatAddress,
   limitArg,
   type Processor,
   pageOut,
-  paginate,
 } from '../../core/vocabulary.js';
-import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
+import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
-import type { RomHandle } from '../../nds/rom-store.js';
-import { nameField, romNames } from '../shared/names.js';
-import { processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
-import {
-  DEFAULT_LOWEST,
-  MAP_LIMITS,
-  mapComponentsCoverage,
-  mapLimitArgs,
-  mapProgress,
-  toolMap,
-} from './map-scope.js';
+import { nameField } from '../shared/names.js';
+import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
+import { answerCall } from './answer-call.js';
+import { MAP_LIMITS } from './map-scope.js';
 import {
   componentKindSchema,
   coverageFields,
@@ -41,19 +29,13 @@ import {
   coverageText,
   FUNCTION_CFG_MAX,
   type LimitTable,
-  limitArgs,
   MAX_SEEDS,
-  mapCoverageView,
-  mapScopeArgs,
   modeSchema,
-  phasedProgress,
-  proofScopeArgs,
-  resolveEvidence,
+  questionArgs,
   SEEDS_LIMIT,
-  searchCoverageView,
+  searchLimits,
   searchStatusSchema,
   tierSchema,
-  type truncationSchema,
 } from './proof-search.js';
 
 export const XREF_LIMITS = {
@@ -72,33 +54,6 @@ const KINDS = REF_KINDS;
 /** Program scope pages its xrefs: maxXrefs a page, from this offset. */
 const XREF_OFFSET = { default: 0, min: 0, max: 10_000_000, unit: 'xrefs skipped (program scope)' } as const;
 
-/** The one runtime address a ROM offset denotes for `processor`, or a refusal. */
-export function runtimeOfRomOffset(rom: RomHandle, processor: Processor, offset: number): number {
-  const owners = resolveRomOffset(rom.model, offset).filter(
-    (o) =>
-      'processor' in o &&
-      o.processor === processor &&
-      o.runtimeAddress !== undefined &&
-      o.runtimeAddress !== null,
-  );
-  const addresses = [...new Set(owners.map((o) => o.runtimeAddress as number))];
-  if (addresses.length === 0) {
-    throw new ReMcpError(
-      'not-code',
-      `ROM offset ${formatAddress(offset)} maps to no ${processor} runtime address (structural, NitroFS-only or compressed bytes are not xref targets)`,
-      { romOffset: offset },
-    );
-  }
-  if (addresses.length > 1) {
-    throw new ReMcpError(
-      'ambiguous-code-source',
-      `ROM offset ${formatAddress(offset)} maps to ${addresses.length} ${processor} runtime addresses`,
-      { romOffset: offset },
-    );
-  }
-  return addresses[0]!;
-}
-
 export const ndsFindXrefs = defineTool({
   name: 'nds_find_xrefs',
   title: 'Find references to an address',
@@ -115,10 +70,7 @@ export const ndsFindXrefs = defineTool({
     processor: processorArg,
     address: addressArg('Or give romOffset').optional(),
     romOffset: addressArg('Must map to one runtime address').optional(),
-    ...mapScopeArgs,
-    ...proofScopeArgs,
-    ...limitArgs(L),
-    ...mapLimitArgs,
+    ...questionArgs(L),
     offset: limitArg(XREF_OFFSET),
   }),
   output: z.object({
@@ -172,161 +124,76 @@ export const ndsFindXrefs = defineTool({
     if ((args.address === undefined) === (args.romOffset === undefined)) {
       throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');
     }
-    const evidence = resolveEvidence(args.scope, args.evidence);
-    const progress = phasedProgress(ctx);
-    const mp = mapProgress(ctx);
-    return withToolRom(
+    const target = args.address !== undefined ? { address: args.address } : { romOffset: args.romOffset! };
+    const limits = searchLimits(args);
+    return answerCall(
       ctx,
-      args.rom,
-      async (rom, store) => {
-        const target =
-          args.address !== undefined
-            ? args.address
-            : runtimeOfRomOffset(rom, args.processor, args.romOffset!);
-        const ownership = resolveRuntimeAddress(rom.model, args.processor, target).status;
-        const names = await romNames(ctx, rom);
-        const targetView = {
-          address: formatAddress(target),
-          ...nameField('name', names, args.processor, target),
-          ...(args.romOffset !== undefined ? { romOffset: formatAddress(args.romOffset) } : {}),
-          ownership,
-        };
-        if (args.scope === 'program') {
-          const lowest = args.lowestTier ?? DEFAULT_LOWEST;
-          const map = await toolMap(ctx, store, rom, args.processor, evidence, args, mp.map);
-          const all = map.xrefs(target, lowest);
-          const coverage = mapCoverageView(map.coverage(lowest));
-          // Every xref is known here: more than a page is paged, not truncated.
-          const truncation: z.infer<typeof truncationSchema>[] = [];
-          const status: BoundedStatus = map.built.status !== 'complete' ? 'truncated' : 'complete';
-          const page = paginate(all, args.offset, args.maxXrefs);
-          const xrefs = page.items.map((x) => ({
-            from: formatAddress(x.from),
-            ...nameField('fromName', names, args.processor, x.from, x.component.overlayId),
-            kind: x.kind,
-            component: x.component.kind,
-            overlayId: x.component.overlayId,
-            mode: x.mode,
-            tier: x.tier,
-            ...(x.slot !== null ? { slot: formatAddress(x.slot), value: formatAddress(x.to) } : {}),
-            ...(x.conditional ? { condition: 'conditional' } : {}),
-            ...(x.table !== null
-              ? { table: formatAddress(x.table), loadedBy: x.loadedBy.map(formatAddress) }
-              : {}),
-          }));
-          const definitive = status === 'complete' && coverage.definitive;
-          return {
-            structured: {
-              target: targetView,
-              status,
-              definitive,
-              truncation,
-              components: mapComponentsCoverage(map),
-              coverage,
-              page: { total: page.total, offset: page.offset, nextOffset: page.nextOffset },
-              totals: {
-                xrefs: all.length,
-                functions: map.functions.length,
-                blocks: map.built.walker.blocks.length,
-                instructions: 0,
-                bytes: coverage.codeBytes,
-                edges: 0,
-              },
-              xrefs,
-            },
-            text: `${args.processor} ${formatAddress(target)}: ${all.length} xref(s) from the whole-program map (${lowest} tier and above)${page.nextOffset !== null || page.offset > 0 ? `, listing ${xrefs.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}` : ''}; ${status}${definitive ? ', definitive' : ' - not a definitive negative'}\n${coverageText(coverage)}`,
-          };
-        }
-        const collector = new XrefCollector(target, args.maxXrefs);
-        const covered = new CoverageCollector();
-        const { result, components, status } = await discoverInRom(store, rom, {
-          processor: args.processor,
-          seeds: args.seeds,
-          overlayIds: args.overlayIds,
-          evidence: new Set<Evidence>(evidence as Evidence[]),
-          // Functions and call sites are bounded by blocks and instructions (one block per function,
-          // one instruction per call site), so they never bind first.
-          limits: {
-            components: args.maxComponents,
-            functions: args.maxBlocks,
-            callSites: args.maxInstructions,
-            blocks: args.maxBlocks,
-            instructions: args.maxInstructions,
-            bytes: args.maxBytes,
-            edges: args.maxEdges,
+      args,
+      'xref search',
+      (src, question, opts) =>
+        findXrefs(
+          src,
+          {
+            ...question,
+            target,
+            maxXrefs: args.maxXrefs,
+            offset: args.offset,
+            limits,
+            local: FUNCTION_CFG_MAX,
           },
-          local: FUNCTION_CFG_MAX,
-          signal: ctx.signal,
-          onProgress: progress.work('xref search'),
-          onBlock: (block, span) => {
-            collector.block(block, span);
-            covered.block(block, span);
-          },
-        });
-        for (const s of result.callSites) {
-          if (s.kind !== 'constant-register-call' || s.target !== target || !s.callee) continue;
-          collector.add({
-            from: s.at,
-            kind: 'constant-register-call',
-            component: s.caller.component,
-            overlayId: s.caller.overlayId,
-            mode: s.caller.mode,
-            targetMode: s.targetMode,
-            ...(s.via ? { via: s.via } : {}),
-            ...(s.condition ? { condition: s.condition } : {}),
-          });
-        }
-        const truncation: string[] = result.truncation.map((t) =>
-          t === 'function-limit' ? 'block-limit' : t,
-        );
-        if (collector.overflow) truncation.push('xref-limit');
-        const finalTruncation = [...new Set(truncation)].sort() as z.infer<typeof truncationSchema>[];
-        const finalStatus = finalTruncation.length > 0 ? 'truncated' : status;
-        const coverage = searchCoverageView(
-          covered.finish(
-            rom.model,
-            args.processor,
-            components,
-            result.callSites,
-            finalStatus === 'truncated',
-          ),
-        );
-        const xrefs = collector.xrefs
-          .sort((a, b) => a.from - b.from || a.kind.localeCompare(b.kind))
-          .map((x) => ({
-            from: formatAddress(x.from),
-            ...nameField('fromName', names, args.processor, x.from, x.overlayId),
-            kind: x.kind,
-            component: x.component as ComponentKind,
-            overlayId: x.overlayId,
-            mode: x.mode,
-            tier: 'proven' as const,
-            ...(x.targetMode ? { targetMode: x.targetMode } : {}),
-            ...(x.slot !== undefined ? { slot: formatAddress(x.slot) } : {}),
-            ...(x.value !== undefined ? { value: formatAddress(x.value) } : {}),
-            ...(x.via ? { via: x.via } : {}),
-            ...(x.condition ? { condition: x.condition } : {}),
-          }));
-        const definitive = finalStatus === 'complete' && coverage.definitive;
-        return {
-          structured: {
-            target: targetView,
-            status: finalStatus,
-            definitive,
-            truncation: finalTruncation,
-            components,
-            coverage,
-            page: null,
-            totals: { xrefs: xrefs.length, functions: result.functions.length, ...result.totals },
-            xrefs,
-          },
-          text: `${args.processor} ${formatAddress(target)}: ${xrefs.length} xref(s); ${finalStatus}${finalTruncation.length ? ` (${finalTruncation.join(', ')})` : ''}${definitive ? ', definitive' : ' - not a definitive negative'}\n${coverageText(coverage)}`,
-        };
-      },
-      (done, total) => {
-        progress.hash(done, total);
-        mp.hash(done, total);
-      },
+          opts,
+        ),
+      (answer, names) => xrefsResult(args.processor, answer, names),
     );
   },
 });
+
+/** An xrefs answer as the tool says it: addresses formatted, stored names beside them. */
+function xrefsResult(p: Processor, a: XrefsAnswer, names: SymbolTable) {
+  const at = formatAddress(a.target.address);
+  const xrefs = a.xrefs.map((x) => ({
+    from: formatAddress(x.from),
+    ...nameField('fromName', names, p, x.from, x.overlayId),
+    kind: x.kind,
+    component: x.component,
+    overlayId: x.overlayId,
+    mode: x.mode,
+    tier: x.tier,
+    ...(x.targetMode ? { targetMode: x.targetMode } : {}),
+    ...(x.slot !== undefined ? { slot: formatAddress(x.slot) } : {}),
+    ...(x.value !== undefined ? { value: formatAddress(x.value) } : {}),
+    ...(x.via ? { via: x.via } : {}),
+    ...(x.condition ? { condition: x.condition } : {}),
+    ...(x.table !== undefined ? { table: formatAddress(x.table) } : {}),
+    ...(x.loadedBy !== undefined ? { loadedBy: x.loadedBy.map(formatAddress) } : {}),
+  }));
+  const page = a.page;
+  const verdict = `; ${a.status}${
+    a.scope === 'bounded' && a.truncation.length ? ` (${a.truncation.join(', ')})` : ''
+  }${a.definitive ? ', definitive' : ' - not a definitive negative'}`;
+  const listing =
+    page && (page.nextOffset !== null || page.offset > 0)
+      ? `, listing ${xrefs.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}`
+      : '';
+  return {
+    structured: {
+      target: {
+        address: at,
+        ...nameField('name', names, p, a.target.address),
+        ...(a.target.romOffset !== null ? { romOffset: formatAddress(a.target.romOffset) } : {}),
+        ownership: a.target.ownership,
+      },
+      status: a.status,
+      definitive: a.definitive,
+      truncation: a.truncation,
+      components: a.components,
+      coverage: a.coverage,
+      page: a.page,
+      totals: a.totals,
+      xrefs,
+    },
+    text: `${p} ${at}: ${a.totals.xrefs} xref(s)${
+      a.scope === 'program' ? ` from the whole-program map (${a.lowestTier} tier and above)${listing}` : ''
+    }${verdict}\n${coverageText(a.coverage)}`,
+  };
+}

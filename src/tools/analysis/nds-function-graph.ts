@@ -17,7 +17,8 @@ import { fitScale, type GraphvizJson, rasterize } from '../../graph/raster.js';
 import { defineTool } from '../../mcp/tool.js';
 import { romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
-import { MAP_LIMITS, mapProgress, toolMap } from './map-scope.js';
+import { answerProgress } from './answer-call.js';
+import { MAP_LIMITS, toolMap } from './map-scope.js';
 import { tierSchema } from './proof-search.js';
 
 export const GRAPH_LIMITS = {
@@ -90,7 +91,7 @@ export const ndsFunctionGraph = defineTool({
     pixels: { default: PICTURE_LIMITS.maxPixels, max: PICTURE_LIMITS.maxPixels, unit: 'pixels per picture' },
   },
   async handler(args, ctx) {
-    const mp = mapProgress(ctx);
+    const progress = answerProgress(ctx, 'map');
     return withToolRom(
       ctx,
       args.rom,
@@ -102,7 +103,7 @@ export const ndsFunctionGraph = defineTool({
           args.processor,
           EVIDENCE_IDS,
           { maxCodeBytes: MAP_CODE_BYTES, maxSeconds: MAP_SECONDS },
-          mp.map,
+          (codeBytes) => progress.answer({ phase: 'map', codeBytes }),
         );
         const fn = functionHolding(map, args.address, args.overlayId ?? null);
         const names = await romNames(ctx, rom);
@@ -155,7 +156,7 @@ export const ndsFunctionGraph = defineTool({
               unresolvedCalls: picture.unresolvedCalls,
               beyondDepth: picture.beyondDepth,
               layoutMillis: laid.millis,
-              mapStatus: map.built.status,
+              mapStatus: map.status,
             },
             image: {
               width: drawn.width,
@@ -167,11 +168,11 @@ export const ndsFunctionGraph = defineTool({
             dot,
             svg: laid.svg,
           },
-          text: `${what}, ${picture.edges} edges; ${drawn.width}x${drawn.height} PNG${picture.unresolvedCalls ? `; ${picture.unresolvedCalls} calls not followed` : ''}${map.built.status === 'truncated' ? `; the map is truncated (${map.built.truncation.join(', ')}): parts may be missing` : ''}`,
+          text: `${what}, ${picture.edges} edges; ${drawn.width}x${drawn.height} PNG${picture.unresolvedCalls ? `; ${picture.unresolvedCalls} calls not followed` : ''}${map.status === 'truncated' ? `; the map is truncated (${map.truncation.join(', ')}): parts may be missing` : ''}`,
           images: [{ type: 'image', data: Buffer.from(png).toString('base64'), mimeType: 'image/png' }],
         };
       },
-      mp.hash,
+      progress.hash,
     );
   },
 });

@@ -3,6 +3,7 @@
 // follow, and the gaps nothing classified; the other analysis tools answer from it with scope
 // "program".
 import { z } from 'zod/v4';
+import { DEFAULT_LOWEST, mapCoverage } from '../../analysis/answers/question.js';
 import { EVIDENCE_CLASSES, EVIDENCE_IDS } from '../../analysis/evidence/index.js';
 import {
   BYTE_CLASS_NAMES,
@@ -20,14 +21,8 @@ import {
 } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
-import {
-  DEFAULT_LOWEST,
-  MAP_LIMITS,
-  mapComponentView,
-  mapLimitArgs,
-  mapProgress,
-  toolMap,
-} from './map-scope.js';
+import { answerProgress } from './answer-call.js';
+import { MAP_LIMITS, mapComponentView, toolMap } from './map-scope.js';
 import {
   componentKindSchema,
   coverageSchema,
@@ -35,7 +30,7 @@ import {
   evidenceArg,
   evidenceListSchema,
   lowestTierArg,
-  mapCoverageView,
+  mapLimitArgs,
   tierSchema,
 } from './proof-search.js';
 
@@ -136,23 +131,24 @@ export const ndsProgramMap = defineTool({
   limits: { ...MAP_LIMITS, ...GAP_PAGE },
   async handler(args, ctx) {
     const evidence = [...(args.evidence ?? EVIDENCE_IDS)];
-    const mp = mapProgress(ctx);
+    const progress = answerProgress(ctx, 'map');
     return withToolRom(
       ctx,
       args.rom,
       async (rom, store) => {
         const started = Date.now();
-        const map = await toolMap(ctx, store, rom, args.processor, evidence, args, mp.map);
-        const reused = Date.now() - started < map.built.millis;
+        const map = await toolMap(ctx, store, rom, args.processor, evidence, args, (codeBytes) =>
+          progress.answer({ phase: 'map', codeBytes }),
+        );
+        const reused = Date.now() - started < map.millis;
         const lowest = args.lowestTier ?? DEFAULT_LOWEST;
-        const coverage = mapCoverageView(map.coverage(lowest));
+        const coverage = mapCoverage(map, lowest);
         const byTier = { proven: 0, referenced: 0, heuristic: 0 };
         const byClass = new Map<string, number>();
         for (const f of map.functions) {
           byTier[f.tier]++;
           for (const c of new Set(f.evidence.map((e) => e.class))) byClass.set(c, (byClass.get(c) ?? 0) + 1);
         }
-        const entries = [...map.built.walker.entries.values()];
         const gaps = paginate(map.gaps(lowest), args.offset, args.limit);
         const components = map.set.list.map((c) => {
           const counts = map.componentBytes(c);
@@ -179,9 +175,9 @@ export const ndsProgramMap = defineTool({
         );
         return {
           structured: {
-            status: map.built.status,
-            truncation: map.built.truncation,
-            millis: reused ? 0 : map.built.millis,
+            status: map.status,
+            truncation: map.truncation,
+            millis: reused ? 0 : map.millis,
             reused,
             evidence: EVIDENCE_CLASSES.filter((c) => evidence.includes(c.id)).map((c) => ({
               id: c.id,
@@ -203,11 +199,11 @@ export const ndsProgramMap = defineTool({
                 evidence: id,
                 functions: byClass.get(id)!,
               })),
-              orphanCode: entries.filter((e) => e.orphan && e.state !== 'refused').length,
-              secondaryEntries: [...map.built.bodies.values()].filter((b) => b.secondaryOf).length,
+              orphanCode: map.orphanCode,
+              secondaryEntries: map.secondaryEntries,
             },
             coverage,
-            refused: [...map.built.refusals].map(([reason, candidates]) => ({ reason, candidates })),
+            refused: map.refusals(),
             gaps: {
               total: gaps.total,
               offset: gaps.offset,
@@ -222,14 +218,14 @@ export const ndsProgramMap = defineTool({
             },
           },
           text: [
-            `${args.processor} map ${map.built.status}${reused ? ' (kept)' : ` in ${map.built.millis} ms`}: ${map.functions.length} functions (proven ${byTier.proven}, referenced ${byTier.referenced}, heuristic ${byTier.heuristic})`,
+            `${args.processor} map ${map.status}${reused ? ' (kept)' : ` in ${map.millis} ms`}: ${map.functions.length} functions (proven ${byTier.proven}, referenced ${byTier.referenced}, heuristic ${byTier.heuristic})`,
             ...lines,
             coverageText(coverage),
             `${gaps.total} gap(s) below ${lowest}${gaps.items.length > 0 ? `; first at ${formatAddress(gaps.items[0]!.start)}` : ''}`,
           ].join('\n'),
         };
       },
-      mp.hash,
+      progress.hash,
     );
   },
 });

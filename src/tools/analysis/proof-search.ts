@@ -1,30 +1,22 @@
-// The terms of the analysis tools' searches, in either scope: what a search takes (evidence, scope
-// and seed arguments, limit tables with the specification's defaults and maxima), how its answer is
-// said (function identities that other tools accept verbatim, call sites, coverage and status) and its
-// progress. The program scope's own pieces are in ./map-scope.ts.
+// The terms of the analysis tools, in either scope: what a question takes (evidence, scope and seed
+// arguments, limit tables with the specification's defaults and maxima), how its answer
+// (src/analysis/answers/) is said (function identities that other tools accept verbatim, call sites,
+// coverage and status) and its progress. The map's own arguments are in ./map-scope.ts.
 import { z } from 'zod/v4';
-import {
-  ANALYSIS_SCOPES,
-  type AnalysisScope,
-  BOUNDED_EVIDENCE_IDS,
-  EVIDENCE_IDS,
-  type EvidenceId,
-} from '../../analysis/evidence/index.js';
+import type { CallSiteAnswer, CoverageAnswer, FunctionRef } from '../../analysis/answers/question.js';
+import { XREF_TRUNCATIONS } from '../../analysis/answers/xrefs.js';
+import { ANALYSIS_SCOPES, BOUNDED_EVIDENCE_IDS, EVIDENCE_IDS } from '../../analysis/evidence/index.js';
 import { CONSTANT_CALL_VIAS } from '../../analysis/functions/constant-register.js';
-import type { SearchCoverage } from '../../analysis/functions/coverage.js';
 import {
   CALL_SITE_KINDS,
-  type CallSite,
   DISCOVERY_TRUNCATIONS,
-  type FunctionIdentity,
   STANDARD_DISCOVERY,
   STANDARD_FUNCTION_CFG,
 } from '../../analysis/functions/discover.js';
-import { COVERAGES, type ComponentCoverage, SCOPE_STATUSES } from '../../analysis/functions/nds-scope.js';
-import type { MapCoverage } from '../../analysis/program-map/map.js';
+import { COVERAGES, SCOPE_STATUSES } from '../../analysis/functions/nds-scope.js';
+import { MAP_LIMITS } from '../../analysis/program-map/service.js';
 import { COMPONENT_KINDS, TIERS } from '../../analysis/program-map/types.js';
 import { ARM_MODES } from '../../arm/types.js';
-import { ReMcpError } from '../../core/errors.js';
 import {
   addressArg,
   addressOut,
@@ -33,7 +25,7 @@ import {
   PROCESSORS,
   type Processor,
 } from '../../core/vocabulary.js';
-import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
+import type { LimitSpec } from '../../mcp/tool.js';
 import { overlayIdArg } from '../shared/rom.js';
 
 export type LimitTable = Record<string, LimitSpec & { default: number; min: number }>;
@@ -127,24 +119,6 @@ export const scopeArg = z
 
 export const lowestTierArg = z.enum(TIERS).optional().describe('program: lowest tier (default all).');
 
-/** The evidence classes a call asked for, checked against its scope. */
-export function resolveEvidence(
-  scope: AnalysisScope,
-  evidence: readonly EvidenceId[] | undefined,
-): EvidenceId[] {
-  if (scope === 'program') return [...(evidence ?? EVIDENCE)];
-  const chosen = [...(evidence ?? BOUNDED_EVIDENCE)];
-  const unsupported = chosen.filter((e) => !(BOUNDED_EVIDENCE as readonly string[]).includes(e));
-  if (unsupported.length > 0) {
-    throw new ReMcpError(
-      'invalid-argument',
-      `${unsupported.join(', ')} ${unsupported.length === 1 ? 'needs' : 'need'} the whole-program map: pass scope "program"`,
-      { evidence: unsupported },
-    );
-  }
-  return chosen;
-}
-
 export const tierSchema = z.enum(TIERS);
 
 /** What an answer covered and whether it is definitive, in bytes (both scopes). */
@@ -167,18 +141,9 @@ export const coverageSchema = z.object({
   definitive: z.boolean().describe('Nothing the answer could miss is left'),
   notDefinitive: z.array(z.string()),
 });
-export type CoverageView = z.input<typeof coverageSchema>;
-
-export function mapCoverageView(c: MapCoverage): CoverageView {
-  return { scope: 'program', ...c };
-}
-
-export function searchCoverageView(c: SearchCoverage): CoverageView {
-  return { scope: 'bounded', lowestTier: 'proven', belowTierBytes: 0, unavailableBytes: 0, ...c };
-}
 
 /** One line of text for a coverage block. */
-export function coverageText(c: CoverageView): string {
+export function coverageText(c: CoverageAnswer): string {
   const pct = c.executableBytes > 0 ? ((100 * c.classifiedBytes) / c.executableBytes).toFixed(1) : '100.0';
   return `${c.scope} coverage: ${c.classifiedBytes}/${c.executableBytes} bytes classified (${pct}%) at ${c.lowestTier} and above; ${c.definitive ? 'definitive' : `not definitive: ${c.notDefinitive.join('; ')}`}`;
 }
@@ -208,8 +173,21 @@ export const proofScopeArgs = { evidence: evidenceArg, seeds: seedsArg, overlayI
 /** The whole-program choice every analysis tool takes. */
 export const mapScopeArgs = { scope: scopeArg, lowestTier: lowestTierArg };
 
+/** The map's own bounds, as arguments of the tools that may build it. */
+export const mapLimitArgs = limitArgs(MAP_LIMITS);
+
+/** Everything an analysis question takes besides its subject: scope, evidence, seeds, overlays, bounds. */
+export function questionArgs<T extends LimitTable>(table: T) {
+  return { ...mapScopeArgs, ...proofScopeArgs, ...limitArgs(table), ...mapLimitArgs };
+}
+
 /** The declared bound on seeds, next to each tool's limit table. */
 export const SEEDS_LIMIT = { max: MAX_SEEDS, unit: 'coverage seeds' };
+
+/** The declared limits of a question taking `table`'s bounds, seeds and the map's bounds. */
+export function questionLimits<T extends LimitTable>(table: T) {
+  return { ...table, seeds: SEEDS_LIMIT, ...MAP_LIMITS };
+}
 
 export const evidenceListSchema = z.array(z.enum(EVIDENCE));
 export const componentKindSchema = z.enum(COMPONENT_KINDS);
@@ -224,7 +202,7 @@ export const identitySchema = z.object({
   overlayId: z.number().int().optional(),
 });
 
-export function identityView(processor: Processor, id: FunctionIdentity): z.input<typeof identitySchema> {
+export function identityView(processor: Processor, id: FunctionRef): z.input<typeof identitySchema> {
   const out: z.input<typeof identitySchema> = {
     processor,
     address: formatAddress(id.address),
@@ -241,8 +219,6 @@ export const componentSchema = z.object({
   coverage: z.enum(COVERAGES),
 });
 
-export const componentsView = (c: ComponentCoverage[]) => c;
-
 export const callSiteSchema = z.object({
   at: addressOut,
   kind: z.enum(CALL_SITE_KINDS),
@@ -258,7 +234,7 @@ export const callSiteSchema = z.object({
   slot: addressOut.optional(),
 });
 
-export function callSiteView(processor: Processor, s: CallSite): z.input<typeof callSiteSchema> {
+export function callSiteView(processor: Processor, s: CallSiteAnswer): z.input<typeof callSiteSchema> {
   const out: z.input<typeof callSiteSchema> = {
     at: formatAddress(s.at),
     kind: s.kind,
@@ -268,16 +244,16 @@ export function callSiteView(processor: Processor, s: CallSite): z.input<typeof 
   };
   if (s.callerIsSeed) out.callerIsSeed = true;
   if (s.callee) out.callee = identityView(processor, s.callee);
-  if (s.unresolved) out.unresolved = s.unresolved;
-  if (s.condition) out.condition = s.condition;
-  if (s.via) out.via = s.via;
+  if (s.unresolved !== undefined) out.unresolved = s.unresolved;
+  if (s.condition !== undefined) out.condition = s.condition;
+  if (s.via !== undefined) out.via = s.via;
   if (s.definedAt !== undefined) out.definedAt = formatAddress(s.definedAt);
   if (s.slot !== undefined) out.slot = formatAddress(s.slot);
   return out;
 }
 
 /** A discovery's truncations, and nds_find_xrefs' own: its result limit. */
-export const truncationSchema = z.enum([...DISCOVERY_TRUNCATIONS, 'xref-limit']);
+export const truncationSchema = z.enum([...DISCOVERY_TRUNCATIONS, ...XREF_TRUNCATIONS]);
 
 /** What one discovery found and decoded (nds_discover_functions, nds_analyze_function). */
 export const discoveryTotalsSchema = z.object({
@@ -295,51 +271,32 @@ export const coverageFields = {
   components: z.array(componentSchema),
 };
 
+/** A search's budget from the limit arguments every analysis tool takes. */
+export function searchLimits(args: {
+  maxComponents: number;
+  maxBlocks: number;
+  maxInstructions: number;
+  maxBytes: number;
+  maxEdges: number;
+}) {
+  return {
+    components: args.maxComponents,
+    blocks: args.maxBlocks,
+    instructions: args.maxInstructions,
+    bytes: args.maxBytes,
+    edges: args.maxEdges,
+  };
+}
+
 /** The whole-discovery and per-function budgets of nds_discover_functions and nds_function_at. */
 export function discoveryBudgets(args: Record<keyof typeof DISCOVERY_LIMITS, number>) {
   return {
-    limits: {
-      components: args.maxComponents,
-      functions: args.maxFunctions,
-      callSites: args.maxCallSites,
-      blocks: args.maxBlocks,
-      instructions: args.maxInstructions,
-      bytes: args.maxBytes,
-      edges: args.maxEdges,
-    },
+    limits: { ...searchLimits(args), functions: args.maxFunctions, callSites: args.maxCallSites },
     local: {
       blocks: args.maxFunctionBlocks,
       instructions: args.maxFunctionInstructions,
       bytes: args.maxFunctionBytes,
       edges: args.maxFunctionEdges,
-    },
-  };
-}
-
-/**
- * Progress of one call in two phases, kept monotonic (the pipeline drops a value that does not grow):
- * the cold-open ROM hash (bytes), then the analysis counted on after it. The analysis phase reports
- * at most every 50 ms: one notification per analysed function would flood a client.
- */
-export function phasedProgress(ctx: ToolContext) {
-  let hashed = 0;
-  return {
-    hash(done: number, total: number): void {
-      hashed = total;
-      ctx.progress({ progress: done, total, message: 'hashing the ROM' });
-    },
-    work(what: string) {
-      let last = 0;
-      return (analysed: number, queued: number) => {
-        const now = Date.now();
-        if (now - last < 50) return;
-        last = now;
-        ctx.progress({
-          progress: hashed + analysed,
-          total: hashed + analysed + queued,
-          message: `${what}: ${analysed} analysed`,
-        });
-      };
     },
   };
 }

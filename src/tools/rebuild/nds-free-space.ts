@@ -113,7 +113,7 @@ export const ndsFreeSpace = defineTool({
               romOffset: formatOptionalAddress(c.romOffset),
               proof: c.proof,
             })),
-            map: { status: map.built.status, tier: 'proven' as const, definitive: coverage.definitive },
+            map: { status: map.status, tier: 'proven' as const, definitive: coverage.definitive },
           },
           text: `${args.bytes} bytes: ${fitting} proven place(s) fit; largest proven padding in ${args.processor} code: ${Math.max(0, ...all.filter((c) => c.kind === 'proven-padding').map((c) => c.bytes))} bytes; the map is ${coverage.definitive ? '' : 'not '}definitive at the proven tier`,
         };

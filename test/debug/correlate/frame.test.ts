@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { discoveryFunctions } from '../../../src/analysis/answers/code-owners.js';
 import {
   type DiscoveryResult,
   STANDARD_DISCOVERY,
@@ -16,12 +17,7 @@ import {
 } from '../../../src/analysis/functions/discover.js';
 import { discoverInRom } from '../../../src/analysis/functions/nds-scope.js';
 import { loadConfig } from '../../../src/config/config.js';
-import {
-  correlateFrame,
-  discoveryFunctions,
-  type FrameContext,
-  type LiveWindow,
-} from '../../../src/debug/correlate/frame.js';
+import { correlateFrame, type FrameContext, type LiveWindow } from '../../../src/debug/correlate/frame.js';
 import { getRomStore } from '../../../src/nds/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { Workspace } from '../../../src/workspace/workspace.js';

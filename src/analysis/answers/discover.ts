@@ -1,0 +1,228 @@
+// Which functions a processor has, with their callers and callees. Bounded: the proven call graph
+// from the program entry (direct calls, and constant-register calls when asked), coverage seeds
+// scanned but never proof. Program: every function of the whole-program map at the accepted tiers,
+// each with its evidence and tier. Either way one page of functions.
+import { type BoundedStatus, paginate } from '../../core/vocabulary.js';
+import type { EvidenceId } from '../evidence/index.js';
+import {
+  type CallSite,
+  type CallSiteKind,
+  type DiscoveryTruncation,
+  identityKey,
+} from '../functions/discover.js';
+import type { ScopeStatus } from '../functions/nds-scope.js';
+import { TIERS, type Tier } from '../program-map/types.js';
+import {
+  type AnswerOptions,
+  boundedSearch,
+  type CallSiteAnswer,
+  type ComponentAnswer,
+  type CoverageAnswer,
+  evidenceClasses,
+  type FunctionRef,
+  mapCallKind,
+  mapRef,
+  mapScope,
+  type Page,
+  type Question,
+  type RomSource,
+  type SearchBudget,
+  type SearchTotals,
+  scoped,
+  searchRef,
+  searchSite,
+} from './question.js';
+
+/** Callers and callees listed per function in program scope; the rest are counted. */
+export const MAP_CALLS_SHOWN = 16;
+
+/** bounded: `limits` and `local` are the discovery's budget. */
+export interface DiscoverRequest extends Question, SearchBudget {
+  /** full: each function's callers and callees (and, bounded, every call site). */
+  detail: 'summary' | 'full';
+  offset: number;
+  limit: number;
+}
+
+export interface CalleeAnswer {
+  at: number;
+  kind: CallSiteKind;
+  target: number;
+  callee?: FunctionRef;
+  unresolved?: string;
+}
+
+export interface DiscoveredAnswer {
+  ref: FunctionRef;
+  evidence: EvidenceId[];
+  tier: Tier;
+  /** bounded: whether its CFG was built (a limit can stop it first), and how that ended. */
+  analysed: boolean;
+  cfgStatus: BoundedStatus | null;
+  blocks: number;
+  /** detail full: the call sites naming it (program: the first MAP_CALLS_SHOWN). */
+  callers: number[] | null;
+  callerCount: number;
+  /** detail full: the calls it makes (program: the first MAP_CALLS_SHOWN). */
+  callees: CalleeAnswer[] | null;
+  calleeCount: number;
+}
+
+export interface DiscoverAnswer {
+  scope: 'bounded' | 'program';
+  /** The evidence classes asked for. */
+  evidence: EvidenceId[];
+  lowestTier: Tier;
+  status: ScopeStatus;
+  truncation: DiscoveryTruncation[];
+  components: ComponentAnswer[];
+  coverage: CoverageAnswer;
+  totals: SearchTotals;
+  byTier: Record<Tier, number>;
+  /** Functions (accepted ones, program) having each evidence class. */
+  byEvidence: Partial<Record<EvidenceId, number>>;
+  page: Page;
+  functions: DiscoveredAnswer[];
+  /** bounded, detail full: every call site. */
+  callSites: CallSiteAnswer[] | null;
+  /** bounded: the coverage seeds and how their CFGs ended. */
+  seeds: { ref: FunctionRef; cfgStatus: BoundedStatus | null }[];
+}
+
+/** The functions of one processor, from the analysis the scope names. */
+export const discoverFunctions = scoped(programFunctions, boundedFunctions);
+
+function countEvidence(fns: readonly { evidence: readonly EvidenceId[] }[]) {
+  const out: Partial<Record<EvidenceId, number>> = {};
+  for (const f of fns) for (const e of f.evidence) out[e] = (out[e] ?? 0) + 1;
+  return out;
+}
+
+async function programFunctions(
+  src: RomSource,
+  req: DiscoverRequest,
+  opts: AnswerOptions,
+): Promise<DiscoverAnswer> {
+  const full = req.detail === 'full';
+  const { map, lowest, coverage, components, totals } = await mapScope(src, req, opts);
+  const accepted = map.functions.filter((f) => TIERS.indexOf(f.tier) <= TIERS.indexOf(lowest));
+  const page = paginate(accepted, req.offset, req.limit);
+  const made = map.callsMadeBy(page.items);
+  const functions = page.items.map((f, i) => {
+    const sites = map.callSitesOf(f);
+    const calls = made[i]!.filter((c) => c.target !== null && c.kind !== 'helper');
+    const callees = !full
+      ? null
+      : calls.slice(0, MAP_CALLS_SHOWN).map((c) => {
+          const callee =
+            c.targetComp !== null && c.targetMode !== null
+              ? map.functionEntered(c.targetComp, c.targetMode, c.target!)
+              : null;
+          return {
+            at: c.at,
+            kind: mapCallKind(c.kind),
+            target: c.target!,
+            ...(callee ? { callee: mapRef(callee) } : {}),
+            ...(c.unresolved ? { unresolved: c.unresolved } : {}),
+          };
+        });
+    return {
+      ref: mapRef(f),
+      evidence: evidenceClasses(f.evidence),
+      tier: f.tier,
+      analysed: true,
+      cfgStatus: null,
+      blocks: f.blocks,
+      callers: full ? sites.slice(0, MAP_CALLS_SHOWN).map((c) => c.at) : null,
+      callerCount: sites.length,
+      callees,
+      calleeCount: calls.length,
+    };
+  });
+  const byTier = { proven: 0, referenced: 0, heuristic: 0 };
+  for (const f of accepted) byTier[f.tier]++;
+  return {
+    scope: 'program',
+    evidence: [...req.evidence],
+    lowestTier: lowest,
+    status: map.status,
+    truncation: [],
+    components,
+    coverage,
+    totals: { functions: accepted.length, ...totals },
+    byTier,
+    byEvidence: countEvidence(accepted.map((f) => ({ evidence: evidenceClasses(f.evidence) }))),
+    page: pageOf(page),
+    functions,
+    callSites: null,
+    seeds: [],
+  };
+}
+
+async function boundedFunctions(
+  src: RomSource,
+  req: DiscoverRequest,
+  opts: AnswerOptions,
+): Promise<DiscoverAnswer> {
+  const full = req.detail === 'full';
+  const { result, components, status, coverage: covered } = await boundedSearch(src, req, req, opts);
+  const coverage = covered(status === 'truncated');
+  // One pass over the call sites (in their order) gives every function's callers and callees.
+  const callersOf = new Map<string, CallSite[]>();
+  const calleesOf = new Map<string, CallSite[]>();
+  const push = (map: Map<string, CallSite[]>, key: string, s: CallSite) => {
+    const list = map.get(key);
+    if (list) list.push(s);
+    else map.set(key, [s]);
+  };
+  for (const s of result.callSites) {
+    if (s.callee) push(callersOf, identityKey(s.callee), s);
+    if (!s.callerIsSeed) push(calleesOf, identityKey(s.caller), s);
+  }
+  const page = paginate(result.functions, req.offset, req.limit);
+  const functions = page.items.map((f) => {
+    const key = identityKey(f.identity);
+    const callers = (callersOf.get(key) ?? []).map((s) => s.at);
+    const callees = (calleesOf.get(key) ?? []).map((s) => ({
+      at: s.at,
+      kind: s.kind,
+      target: s.target,
+      ...(s.callee ? { callee: searchRef(s.callee) } : {}),
+      ...(s.unresolved ? { unresolved: s.unresolved } : {}),
+    }));
+    return {
+      ref: searchRef(f.identity),
+      evidence: f.evidence,
+      tier: 'proven' as const,
+      analysed: f.cfg !== null,
+      cfgStatus: f.cfg?.status ?? null,
+      blocks: f.cfg?.blocks.length ?? 0,
+      callers: full ? callers : null,
+      callerCount: callers.length,
+      callees: full ? callees : null,
+      calleeCount: callees.length,
+    };
+  });
+  return {
+    scope: 'bounded',
+    evidence: [...req.evidence],
+    lowestTier: 'proven',
+    status,
+    truncation: result.truncation,
+    components,
+    coverage,
+    totals: {
+      functions: result.functions.length,
+      callSites: result.callSites.length,
+      ...result.totals,
+    },
+    byTier: { proven: result.functions.length, referenced: 0, heuristic: 0 },
+    byEvidence: countEvidence(result.functions),
+    page: pageOf(page),
+    functions,
+    callSites: full ? result.callSites.map(searchSite) : null,
+    seeds: result.seeds.map((s) => ({ ref: searchRef(s.identity), cfgStatus: s.cfg?.status ?? null })),
+  };
+}
+
+const pageOf = (p: Page): Page => ({ total: p.total, offset: p.offset, nextOffset: p.nextOffset });
