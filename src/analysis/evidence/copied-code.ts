@@ -9,7 +9,8 @@
 // at a constant distance from their source are the copied blocks; a byte stored from two sources (an
 // overlay area the entry function reloads in turn) holds no one block's bytes and is left out. Pure:
 // the caller hands in the image.
-import { type EmuMemory, type EmuState, emulate, emuState } from '../../arm/emulate.js';
+import { type EmulateResult, type EmuMemory, type EmuState, emulate, emuState } from '../../arm/emulate.js';
+import { runSteps, type Steps } from '../../core/cooperative.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { CopiedBlock } from '../program-map/types.js';
 import type { EvidenceClass } from './registry.js';
@@ -158,16 +159,15 @@ class StartupMemory implements EmuMemory {
   }
 
   /** Every stored byte with one source throughout, as [address, source, call] in address order. */
-  sourced(): [number, number, number][] {
-    const out: [number, number, number][] = [];
+  *sourced(visit: (address: number, source: number, call: number) => void): Steps<void> {
     for (const key of [...this.pages.keys()].sort((a, b) => a - b)) {
       const p = this.pages.get(key)!;
       for (let i = 0; i < PAGE; i++) {
         if (p.value[i]! >= 0 && p.source[i]! >= 0 && p.mixed[i] === 0)
-          out.push([(key << PAGE_BITS) + i, p.source[i]!, p.call[i]!]);
+          visit((key << PAGE_BITS) + i, p.source[i]!, p.call[i]!);
       }
+      yield;
     }
-    return out;
   }
 }
 
@@ -234,6 +234,9 @@ function transferAt(mem: EmuMemory, pc: number, thumb: boolean): Transfer {
 
 const CALLER_SAVED = [0, 1, 2, 3, 12, 14];
 
+/** Instructions run between two yields of detectCopiesSteps (a few milliseconds of interpreting). */
+const STEP_INSTRUCTIONS = 2048;
+
 /**
  * Runs the program-entry function (ARM, at `entry`) on `image` and returns the copies it makes.
  * Never throws for odd code: whatever stops the run is reported in `ended`.
@@ -244,19 +247,47 @@ export function detectCopies(
   processor: Processor,
   limits = COPY_DETECTION_LIMITS,
 ): CopyDetection {
+  return runSteps(detectCopiesSteps(image, entry, processor, limits));
+}
+
+/**
+ * detectCopies in steps: yields after every STEP_INSTRUCTIONS instructions run and every page of
+ * stores read back, so a caller keeps its event loop answering (driveSteps) through a run of millions.
+ */
+export function* detectCopiesSteps(
+  image: StaticImage,
+  entry: number,
+  processor: Processor,
+  limits = COPY_DETECTION_LIMITS,
+): Steps<CopyDetection> {
   const mem = new StartupMemory(image, limits.storedBytes);
   const state: EmuState = emuState(entry, false);
   let steps = 0;
   let calls = 0;
   let ended = 'step-limit';
-  const run = (stopAt: (pc: number, thumb: boolean) => boolean, maxSteps: number) => {
-    const r = emulate(state, { processor, memory: mem, maxSteps, stopAt, system: 'skip' });
-    steps += r.steps;
-    return r;
-  };
+  // One emulate call of at most `maxSteps`, in pieces: each piece resumes where the last stopped and
+  // checks `stopAt` there first, as one call would have.
+  function* run(stopAt: (pc: number, thumb: boolean) => boolean, maxSteps: number): Steps<EmulateResult> {
+    let done = 0;
+    for (;;) {
+      const r = emulate(state, {
+        processor,
+        memory: mem,
+        maxSteps: Math.min(STEP_INSTRUCTIONS, maxSteps - done),
+        stopAt,
+        system: 'skip',
+      });
+      done += r.steps;
+      if (r.stop !== 'step-limit' || done >= maxSteps) {
+        steps += done;
+        return { ...r, steps: done };
+      }
+      yield;
+    }
+  }
   while (steps < limits.steps) {
     // Run the entry function's own code up to its next transfer of control.
-    const r = run((pc, thumb) => transferAt(mem, pc, thumb).kind !== 'none', limits.steps - steps);
+    const r = yield* run((pc, thumb) => transferAt(mem, pc, thumb).kind !== 'none', limits.steps - steps);
     if (r.stop !== 'stopped') {
       ended = r.stop;
       break;
@@ -284,7 +315,7 @@ export function detectCopies(
       const ret = (r.pc + t.size) >>> 0;
       const mode = r.thumb;
       // One step runs the call (a failing condition just moves on).
-      const first = run(() => false, 1);
+      const first = yield* run(() => false, 1);
       if (first.stop !== 'step-limit') {
         ended = first.stop;
         break;
@@ -293,7 +324,7 @@ export function detectCopies(
       mem.begin();
       mem.calls.push({ site: r.pc, callee: (state.r[15]! | (state.thumb ? 1 : 0)) >>> 0 });
       mem.call = mem.calls.length - 1;
-      const back = run(
+      const back = yield* run(
         (pc, thumb) => pc === ret && thumb === mode,
         Math.min(limits.callSteps, limits.steps - steps),
       );
@@ -307,30 +338,22 @@ export function detectCopies(
     }
   }
   if (mem.overflow) ended = 'store-limit';
-  return { copies: copiesOf(mem, image, entry), ended, steps };
+  return { copies: yield* copiesOf(mem, image, entry), ended, steps };
 }
 
 /** Maximal runs of stored bytes whose source is the static image, each at one distance from it. */
-function copiesOf(mem: StartupMemory, image: StaticImage, entry: number): CopiedBlock[] {
+function* copiesOf(mem: StartupMemory, image: StaticImage, entry: number): Steps<CopiedBlock[]> {
   const inImage = (a: number) => a >= image.start && a < image.start + image.bytes.length;
-  const addresses = mem.sourced().filter(([, source]) => inImage(source));
   const out: CopiedBlock[] = [];
-  let i = 0;
-  while (i < addresses.length) {
-    const [start, source] = addresses[i]!;
-    let j = i + 1;
-    // One run: consecutive destinations, consecutive sources, one call.
-    while (
-      j < addresses.length &&
-      addresses[j]![0] === start + (j - i) &&
-      addresses[j]![1] === source + (j - i) &&
-      addresses[j]![2] === addresses[i]![2]
-    )
-      j++;
-    const size = j - i;
+  // The run being read: consecutive destinations, consecutive sources, one call.
+  let start = 0;
+  let source = 0;
+  let call = -1;
+  let size = 0;
+  const close = () => {
     // A copy is at least one word; its bytes must differ from where they already are.
     if (size >= 4 && start !== source) {
-      const { site, callee } = mem.calls[addresses[i]![2]]!;
+      const { site, callee } = mem.calls[call]!;
       out.push({
         index: out.length,
         start,
@@ -341,7 +364,19 @@ function copiesOf(mem: StartupMemory, image: StaticImage, entry: number): Copied
         caller: entry,
       });
     }
-    i = j;
-  }
+  };
+  yield* mem.sourced((address, from, byCall) => {
+    if (!inImage(from)) return;
+    if (size > 0 && address === start + size && from === source + size && byCall === call) {
+      size++;
+      return;
+    }
+    close();
+    start = address;
+    source = from;
+    call = byCall;
+    size = 1;
+  });
+  close();
   return out;
 }

@@ -41,7 +41,7 @@ function loadedAddresses(w: Walker): Set<number> {
  */
 const candidatesOf = new WeakMap<Walker, Int32Array[]>();
 
-function tableWords(w: Walker): Int32Array[] {
+async function tableWords(w: Walker): Promise<Int32Array[]> {
   const known = candidatesOf.get(w);
   if (known) return known;
   const out: Int32Array[] = [];
@@ -49,6 +49,9 @@ function tableWords(w: Walker): Int32Array[] {
     const b = comp.bytes;
     const found: number[] = [];
     for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
+      // A scan of every word of a 12 MiB program: the walk's checkpoint gives the event loop turns.
+      const pause = w.checkpoint();
+      if (pause) await pause;
       if (!dataWord(comp.cls, o)) continue;
       const value = wordAt(b, o);
       if (value === 0) continue;
@@ -75,11 +78,13 @@ export const pointerTable = {
     let found = 0;
     // Made on the first accepted word of a round (most rounds accept none).
     let loaded: Set<number> | null = null;
-    const words = tableWords(w);
+    const words = await tableWords(w);
     for (const comp of w.set.list) {
       const b = comp.bytes;
       const list = words[comp.index]!;
       for (let k = 0; k < list.length; k++) {
+        const pause = w.checkpoint();
+        if (pause) await pause;
         const o = list[k]!;
         if (!dataWord(comp.cls, o)) continue;
         const c = comp.cls[o]!;
