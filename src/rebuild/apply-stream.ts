@@ -5,12 +5,11 @@
 // written (every byte that left memory has been written: a chunk is reused only once the writer has
 // reported it written). So an apply holds its window, not its target: applyStreamBytes() whatever
 // the target's size. The result is hashed (SHA-256) as it streams. The decoder runs in slices: at each of
-// its pauses, once COOPERATIVE_SLICE_MS have passed, the event loop gets a turn and cancellation and
+// its pauses, once its slice is due (core/cooperative.ts sliceDue), the event loop gets a turn and cancellation and
 // the deadline are checked. A decoder that throws (a damaged patch, a target whose CRC-32 differs)
 // fails the stream, and the writer removes what it wrote.
 import { createHash } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { COOPERATIVE_SLICE_MS } from '../core/cooperative.js';
+import { cooperativeTurn, sliceDue } from '../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { BPS_COPY_PIECE } from '../formats/patch/bps.js';
 import { IPS_WINDOW } from '../formats/patch/ips.js';
@@ -338,8 +337,8 @@ export function patchStream<T>(
                 'timeout',
                 `${options.deadline.what} took longer than ${options.deadline.ms} ms and was stopped`,
               );
-            if (now - since >= COOPERATIVE_SLICE_MS) {
-              await nextTurn();
+            if (sliceDue(since, now)) {
+              await cooperativeTurn();
               throwIfCancelled(options.signal);
               since = performance.now();
             }
