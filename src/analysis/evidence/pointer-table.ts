@@ -23,9 +23,11 @@ function dataWord(cls: Uint8Array, o: number): boolean {
 }
 
 /** The addresses analysed code materialises (literals naming them, ADR): a table starts at each. */
-function loadedAddresses(w: Walker): Set<number> {
+async function loadedAddresses(w: Walker): Promise<Set<number>> {
   const out = new Set<number>();
   for (let i = 0; i < w.refs.size; i++) {
+    const pause = w.checkpoint();
+    if (pause) await pause;
     const kind = w.refs.kindAt(i);
     if (kind === 'literal-value' || kind === 'pc-relative-address') out.add(w.refs.toAt(i));
   }
@@ -107,7 +109,7 @@ export const pointerTable = {
         ) {
           comp.cls.fill(ByteClass.pointerTable, o, o + 4);
           comp.tier.fill(sourceTier === 'heuristic' ? 2 : 1, o, o + 4);
-          loaded ??= loadedAddresses(w);
+          loaded ??= await loadedAddresses(w);
           // The table is the run of table words this one ends (the code loads its first word's address).
           let first = o;
           while (
@@ -137,11 +139,13 @@ export const pointerTable = {
     // string or object used through a table is found by value. A run of such words is one table; the
     // code that loads its first word's address is what uses it.
     const w = ctx.walker;
-    const loaded = loadedAddresses(w);
+    const loaded = await loadedAddresses(w);
     for (const comp of w.set.list) {
       const b = comp.bytes;
       let runStart = -1;
       for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
+        const pause = w.checkpoint();
+        if (pause) await pause;
         const c = comp.cls[o]!;
         const value = wordAt(b, o);
         const data = c === ByteClass.unknown || c === ByteClass.data || c === ByteClass.pointerTable;

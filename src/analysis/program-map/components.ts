@@ -209,14 +209,14 @@ export function usableCopies(
 }
 
 /**
- * A tier column of `n` bytes, all NO_TIER, filled a MiB at a time with event-loop turns: the first
+ * A tier column of `n` bytes, all NO_TIER, filled 256 KiB at a time with event-loop turns: the first
  * touch of a 12 MiB program's column takes tens of milliseconds (more under memory pressure).
  */
 async function noTierColumn(n: number): Promise<Uint8Array> {
   const column = new Uint8Array(n);
   const turn = turnTaker(undefined, 1);
-  for (let at = 0; at < n; at += 1 << 20) {
-    column.fill(NO_TIER, at, Math.min(n, at + (1 << 20)));
+  for (let at = 0; at < n; at += 1 << 18) {
+    column.fill(NO_TIER, at, Math.min(n, at + (1 << 18)));
     const pause = turn();
     if (pause) await pause;
   }
