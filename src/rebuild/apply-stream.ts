@@ -4,10 +4,10 @@
 // so a BPS TargetCopy finds recent bytes in memory; older ones are read back from the file being
 // written (every byte that left memory has been written: a chunk is reused only once the writer has
 // reported it written). So an apply holds its window, not its target: applyStreamBytes() whatever
-// the target's size. The result is hashed (SHA-256) as it streams. The decoder runs in slices: at each of
-// its pauses, once its slice is due (core/cooperative.ts sliceDue), the event loop gets a turn and cancellation and
-// the deadline are checked. A decoder that throws (a damaged patch, a target whose CRC-32 differs)
-// fails the stream, and the writer removes what it wrote.
+// the target's size. The result is hashed (SHA-256) as it streams. The decoder runs in slices: at
+// each of its pauses, once its slice is due (core/cooperative.ts sliceDue), the event loop gets a
+// turn, and cancellation and the deadline are checked. A decoder that throws (a damaged patch, a
+// target whose CRC-32 differs) fails the stream, and the writer removes what it wrote.
 import { createHash } from 'node:crypto';
 import { cooperativeTurn, sliceDue } from '../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';

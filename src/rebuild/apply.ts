@@ -34,7 +34,10 @@ export const APPLY_LIMITS = {
   patchedBytes: { default: 4 * 1024 ** 3, max: 4 * 1024 ** 3, unit: 'bytes under output/patched/' },
 } as const;
 
-/** Memory one IPS record read takes at most (its object, its view of the patch, its place in decodeIps's index). */
+/**
+ * Memory one IPS record read takes at most: its object, its view of the patch, and its place in
+ * decodeIps's index.
+ */
 const IPS_RECORD_BYTES = 164;
 /** Names listed per directory when output/patched/ is measured (more counts as over the quota). */
 const QUOTA_NAMES = 4096;
