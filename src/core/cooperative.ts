@@ -13,8 +13,54 @@ export type Steps<T> = Generator<void, T, void>;
 export const COOPERATIVE_SLICE_MS = 10;
 
 /**
+ * The work every cooperative loop does together in one turn of the event loop, in milliseconds. Each
+ * loop yields after its own slice; with dozens of calls running, their slices add up before the loop
+ * reads its input again (a ping waited for all of them). So once the loops of one turn have run this
+ * long together, each further one yields after MIN_SLICE_MS of its own work: the turn ends after
+ * about SHARED_TURN_MS plus MIN_SLICE_MS a loop, however many calls run.
+ */
+export const SHARED_TURN_MS = 20;
+/** The least a loop works (after it starts or resumes) before it gives way to the shared bound. */
+export const MIN_SLICE_MS = 1;
+
+/** When the cooperative work of the current turn of the event loop began, while one is open. */
+let turnBegan = 0;
+let inTurn = false;
+
+/**
+ * Opens the turn's shared bound at `at` unless one is open. It closes in the next timers phase: the
+ * work of a turn's poll phase (calls that start, I/O that completes) and of its check phase (loops
+ * resuming) count together, as they delay the next read of the input together.
+ */
+function beginTurn(at: number): void {
+  if (inTurn) return;
+  inTurn = true;
+  turnBegan = at;
+  setTimeout(() => {
+    inTurn = false;
+  }, 0).unref();
+}
+
+/**
+ * Whether a loop that has worked since `since` (performance.now()) should yield now: past its own
+ * `sliceMs`, or past MIN_SLICE_MS once the loops of this turn have together run SHARED_TURN_MS.
+ */
+export function sliceDue(since: number, now = performance.now(), sliceMs = COOPERATIVE_SLICE_MS): boolean {
+  beginTurn(since);
+  const own = now - since;
+  return own >= sliceMs || (own >= MIN_SLICE_MS && now - turnBegan >= SHARED_TURN_MS);
+}
+
+/** Yields to the event loop (setImmediate); the work after it counts in the new turn's shared bound. */
+export async function cooperativeTurn(): Promise<void> {
+  await nextTurn();
+  beginTurn(performance.now());
+}
+
+/**
  * Runs the steps, giving the event loop a turn at least every `sliceMs` (default
- * COOPERATIVE_SLICE_MS, at most 1000) and checking `signal` at each turn. With `deadline`, steps still
+ * COOPERATIVE_SLICE_MS, at most 1000; sooner once this turn's loops together ran SHARED_TURN_MS) and
+ * checking `signal` at each turn. With `deadline`, steps still
  * running `deadline.ms` after the start end in a `timeout` naming `deadline.what`.
  */
 export async function driveSteps<T>(
@@ -35,8 +81,8 @@ export async function driveSteps<T>(
           'timeout',
           `${options.deadline!.what} took longer than ${options.deadline!.ms} ms and was stopped`,
         );
-      if (now - since >= slice) {
-        await nextTurn();
+      if (sliceDue(since, now, slice)) {
+        await cooperativeTurn();
         throwIfCancelled(options.signal);
         since = performance.now();
       }
@@ -57,8 +103,8 @@ export function turnTaker(sliceMs = COOPERATIVE_SLICE_MS, every = 256): () => Pr
   let calls = 0;
   const mask = every - 1;
   return () => {
-    if ((++calls & mask) !== 0 || performance.now() - since < sliceMs) return undefined;
-    return nextTurn().then(() => {
+    if ((++calls & mask) !== 0 || !sliceDue(since, performance.now(), sliceMs)) return undefined;
+    return cooperativeTurn().then(() => {
       since = performance.now();
     });
   };

@@ -1,6 +1,6 @@
-// One memory budget for the whole server: every call that holds a large buffer (a patched ROM being
-// put together and the patch it is made from, an assembler or Graphviz worker, a program map's build, a
-// workspace listing) reserves its bytes here first and releases them when it is done. A call whose
+// One memory budget for the whole server: every call that holds a large buffer (the window of a patched
+// ROM being streamed to its file and the patch it is made from, an assembler or Graphviz worker, a
+// program map's build, a workspace listing) reserves its bytes here first and releases them when it is done. A call whose
 // reservation does not fit waits, in arrival order, until enough is released; one that waits past its
 // bound is refused `busy`, one that could never fit is refused `limit-exceeded`, and a cancelled wait
 // ends `cancelled`. So the admitted calls together never hold more than the budget, whatever their

@@ -4,20 +4,24 @@
 // (sizes and CRC-32s): both are checked, and a patch for another source, a damaged one or one whose
 // result is not what it names is refused. An IPS patch carries no checksum: it is only checked to be
 // well formed and in bounds, and the result says so.
-// Bounded under concurrency: the patch file and the result being put together are reserved from the
-// server's memory budget before they are allocated (a call that does not fit waits, then is refused
-// busy); the actions run in slices (the server answers meanwhile) within APPLY_LIMITS.applyMs; and
-// output/patched/ holds at most APPLY_LIMITS.patchedBytes, results being written included, so a
-// 40-byte patch that makes 512 MiB cannot fill the disk by being applied many times over.
+// Bounded under concurrency: the result is streamed to its file as the patch is decoded
+// (apply-stream.ts), so a call holds its patch file and a window of the result, never the result: both
+// are reserved from the server's memory budget first (a call that does not fit waits, then is refused
+// busy). The actions run in slices (the server answers meanwhile) within APPLY_LIMITS.applyMs; a
+// refusal, a cancellation or a timeout on the way removes what was written. output/patched/ holds at
+// most APPLY_LIMITS.patchedBytes, results being written included, so a 40-byte patch that makes
+// 512 MiB cannot fill the disk by being applied many times over.
 import { lstat } from 'node:fs/promises';
 import { driveSteps, sha256Steps } from '../core/cooperative.js';
-import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { ReMcpError } from '../core/errors.js';
 import type { MemoryBudget, Reservation } from '../core/memory-budget.js';
 import { readSmallFile } from '../core/small-file.js';
-import { applyBpsSteps, PatchError, readBpsHeader } from '../formats/patch/bps.js';
-import { applyIpsSteps, ipsTargetSize, readIps } from '../formats/patch/ips.js';
+import { decodeBps, PatchError, readBpsHeader } from '../formats/patch/bps.js';
+import { decodeIps, ipsTargetSize, readIps } from '../formats/patch/ips.js';
+import type { PatchDecoder } from '../formats/patch/requests.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import type { Workspace } from '../workspace/workspace.js';
+import { applyStreamBytes, patchStream, SourceWindow } from './apply-stream.js';
 import { fastCrc32 } from './crc.js';
 
 export const APPLY_LIMITS = {
@@ -30,8 +34,11 @@ export const APPLY_LIMITS = {
   patchedBytes: { default: 4 * 1024 ** 3, max: 4 * 1024 ** 3, unit: 'bytes under output/patched/' },
 } as const;
 
-/** Memory one IPS record read takes at most (its object and its view of the patch). */
-const IPS_RECORD_BYTES = 160;
+/**
+ * Memory one IPS record read takes at most: its object, its view of the patch, and its place in
+ * decodeIps's index.
+ */
+const IPS_RECORD_BYTES = 164;
 /** Names listed per directory when output/patched/ is measured (more counts as over the quota). */
 const QUOTA_NAMES = 4096;
 /** A result being written (OutputDir.writeAtomic's temp name): counted as pending, not on disk. */
@@ -64,20 +71,6 @@ function refused(error: unknown): never {
       error.message,
     );
   throw error;
-}
-
-/** CRC-32 of the whole source, read in 4 MiB pieces. */
-async function sourceCrc(rom: RomHandle, signal?: AbortSignal): Promise<number> {
-  const buffer = new Uint8Array(4 * 1024 * 1024);
-  let crc = 0;
-  for (let at = 0; at < rom.identity.size; ) {
-    throwIfCancelled(signal);
-    const n = await rom.readChunk(buffer.subarray(0, Math.min(buffer.length, rom.identity.size - at)), at);
-    if (n === 0) break;
-    crc = fastCrc32(buffer.subarray(0, n), crc);
-    at += n;
-  }
-  return crc;
 }
 
 export async function applyPatchFile(
@@ -124,16 +117,17 @@ async function applyRead(
   const held: Reservation[] = [];
   try {
     const head = new TextDecoder().decode(patch.subarray(0, 5));
-    const source = { size: rom.identity.size };
+    const size = rom.identity.size;
     const wait = signal ? { signal } : {};
-    const drive = {
-      ...wait,
-      deadline: { ms: APPLY_LIMITS.applyMs.max, what: `applying ${patchName}` },
-    };
+    if (!head.startsWith('BPS1') && head !== 'PATCH')
+      throw new ReMcpError('invalid-argument', `${patchName} is neither a BPS nor an IPS patch`);
+    // What the stream holds, whatever the result's size (apply-stream.ts).
+    held.push(await memory.reserve(applyStreamBytes(), `applying ${patchName}`, wait));
+    const source = new SourceWindow((into, at) => rom.readChunk(into, at), size, rom.path);
     let format: ApplyResult['format'];
     let metadata: string | null = null;
     let targetSize: number;
-    let build: (target: Uint8Array) => Promise<void>;
+    let decoder: PatchDecoder<unknown>;
     if (head.startsWith('BPS1')) {
       format = 'bps';
       let header: ReturnType<typeof readBpsHeader>;
@@ -146,41 +140,22 @@ async function applyRead(
         throw new ReMcpError('limit-exceeded', `the BPS result would be ${header.targetSize} bytes`, {
           size: header.targetSize,
         });
-      // Checked before the source is read for its CRC-32 (applyBps checks both again).
-      if (header.sourceSize !== source.size)
+      // Both checked before anything is written (the decoder checks them again).
+      if (header.sourceSize !== size)
         throw new ReMcpError(
           'verification-failed',
-          `the BPS patch is for a ${header.sourceSize}-byte source; ${rom.path} has ${source.size} bytes`,
+          `the BPS patch is for a ${header.sourceSize}-byte source; ${rom.path} has ${size} bytes`,
+        );
+      const crc = await source.crc32(fastCrc32, signal);
+      if (crc !== header.sourceCrc32)
+        throw new ReMcpError(
+          'verification-failed',
+          `the BPS patch is for another source: ${rom.path} does not have the CRC-32 it names`,
         );
       targetSize = header.targetSize;
       metadata = header.metadata || null;
-      build = async (out) => {
-        const crc = await sourceCrc(rom, signal);
-        let written = 0;
-        try {
-          // The target is put together in memory (bounded by targetBytes): copies may reach anywhere behind.
-          await driveSteps(
-            applyBpsSteps(
-              patch,
-              { size: source.size, crc32: crc },
-              {
-                readSource: (offset, length) => rom.readBytes(offset, length),
-                readTarget: (offset, length) => out.subarray(offset, offset + length),
-                emit: (bytes) => {
-                  out.set(bytes, written);
-                  written += bytes.length;
-                },
-              },
-              APPLY_LIMITS.targetBytes.max,
-              fastCrc32,
-            ),
-            drive,
-          );
-        } catch (error) {
-          refused(error);
-        }
-      };
-    } else if (head === 'PATCH') {
+      decoder = decodeBps(patch, { size, crc32: crc }, APPLY_LIMITS.targetBytes.max, fastCrc32);
+    } else {
       format = 'ips';
       // The records read are objects: reserved at their most (a record takes at least 6 patch bytes).
       held.push(
@@ -196,65 +171,67 @@ async function applyRead(
       } catch (error) {
         refused(error);
       }
-      targetSize = ipsTargetSize(records, source.size);
+      targetSize = ipsTargetSize(records, size);
       if (targetSize > APPLY_LIMITS.targetBytes.max)
         throw new ReMcpError('limit-exceeded', `the IPS result would be ${targetSize} bytes`, {
           size: targetSize,
         });
-      build = async (target) => {
-        for (let at = 0; at < Math.min(target.length, source.size); ) {
-          throwIfCancelled(signal);
-          const n = await rom.readChunk(
-            target.subarray(at, Math.min(target.length, source.size, at + 4 * 1024 * 1024)),
-            at,
-          );
-          if (n === 0) break;
-          at += n;
-        }
-        await driveSteps(applyIpsSteps(records, target), drive);
-      };
-    } else {
-      throw new ReMcpError('invalid-argument', `${patchName} is neither a BPS nor an IPS patch`);
+      decoder = decodeIps(records, size);
     }
-    held.push(await memory.reserve(targetSize, `the result of ${patchName}`, wait));
-    const target = new Uint8Array(targetSize);
-    await build(target);
-    throwIfCancelled(signal);
     const patchSha256 = await driveSteps(sha256Steps(patch), wait);
     const name = `${patchSha256.slice(0, 16)}.nds`;
     const sha16 = rom.identity.sha256.slice(0, 16);
+    const stream = patchStream(decoder, source, {
+      ...wait,
+      deadline: { ms: APPLY_LIMITS.applyMs.max, what: `applying ${patchName}` },
+      refuse: refused,
+      // The bytes read are the source the patch was checked against only if it was not written meanwhile.
+      beforeEnd: async () => {
+        if (!(await rom.unmodifiedSinceIdentified()))
+          throw new ReMcpError(
+            'rom-changed',
+            `the ROM ${rom.path} was modified while the patch was applied`,
+            {
+              path: rom.path,
+            },
+          );
+      },
+    });
     const patched = await workspace.outputDir('output', ['patched']);
     try {
       // The quota check and the pending count are one synchronous step after the measure, so two
       // calls of this server cannot both pass on the same free space.
       const used = await patchedUsage(patched, { dir: sha16, name });
-      if (used + patchedPending + target.length > APPLY_LIMITS.patchedBytes.max)
+      if (used + patchedPending + targetSize > APPLY_LIMITS.patchedBytes.max)
         throw new ReMcpError(
           'limit-exceeded',
-          `output/patched/ holds ${used} bytes${patchedPending > 0 ? ` (${patchedPending} more being written)` : ''}; this ${target.length}-byte result would pass its quota of ${APPLY_LIMITS.patchedBytes.max} bytes: remove results you no longer need from output/patched/`,
-          { used, pending: patchedPending, size: target.length, quota: APPLY_LIMITS.patchedBytes.max },
+          `output/patched/ holds ${used} bytes${patchedPending > 0 ? ` (${patchedPending} more being written)` : ''}; this ${targetSize}-byte result would pass its quota of ${APPLY_LIMITS.patchedBytes.max} bytes: remove results you no longer need from output/patched/`,
+          { used, pending: patchedPending, size: targetSize, quota: APPLY_LIMITS.patchedBytes.max },
         );
-      patchedPending += target.length;
+      patchedPending += targetSize;
       try {
         const dir = await patched.child(sha16);
         try {
-          await dir.writeAtomic(name, target);
+          // Written as it is made; removed unless every byte came out and every check passed.
+          await dir.writeAtomic(name, stream.chunks, stream.writeOptions);
         } finally {
           await dir.close();
         }
       } finally {
-        patchedPending -= target.length;
+        patchedPending -= targetSize;
       }
     } finally {
       await patched.close();
     }
-    const outputSha256 = await driveSteps(sha256Steps(target), wait);
+    const made = stream.result();
+    if (made.size !== targetSize)
+      throw new ReMcpError('internal-error', `the patch made ${made.size} bytes, not ${targetSize}`);
     return {
       format,
       patchSha256,
       output: `output/patched/${sha16}/${name}`,
-      outputSha256,
-      outputSize: target.length,
+      outputSha256: made.sha256,
+      outputSize: made.size,
       checked: format === 'bps' ? 'source-and-target-crc32' : 'none: IPS patches carry no checksums',
       metadata,
     };

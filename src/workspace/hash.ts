@@ -4,7 +4,13 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 
-const CHUNK = 4 * 1024 * 1024;
+/**
+ * Bytes read and hashed at a time. Each update runs on the event loop (0.7 ms a MiB here, unloaded):
+ * with dozens of files hashed at once, the reads that complete together are hashed back to back, so
+ * the piece is kept small (with 4 MiB pieces, a flood of 32 calls on a loaded machine spent up to
+ * 60 ms of CPU hashing in one turn of the loop).
+ */
+const CHUNK = 1024 * 1024;
 
 /**
  * Hashes a regular file, given by path or by an already open handle (which stays open). A path is

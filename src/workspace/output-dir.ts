@@ -234,11 +234,18 @@ export class OutputDir {
    * A yielded chunk may still be being written while the next is produced: its buffer may be reused
    * only after `onWritten` has reported that chunk written (a failed write never reports it).
    * `direct` writes the chunks that allow it with O_DIRECT (writeStream), for large files.
+   * `readBack`, for streamed content, is given a reader of the temp file before the first chunk is
+   * asked for (valid while the stream runs): a producer may read back bytes of chunks already reported
+   * written (a patch's copies of its own earlier output).
    */
   async writeAtomic(
     name: string,
     data: Uint8Array | string | AsyncIterable<Uint8Array>,
-    options: { onWritten?: (chunk: Uint8Array) => void; direct?: boolean } = {},
+    options: {
+      onWritten?: (chunk: Uint8Array) => void;
+      direct?: boolean;
+      readBack?: (read: (into: Uint8Array, position: number) => Promise<number>) => void;
+    } = {},
   ): Promise<string> {
     checkRelativePath(name);
     if (name.includes('/')) throw new ReMcpError('invalid-argument', 'an output name is one segment');
@@ -246,12 +253,23 @@ export class OutputDir {
     let created = false;
     try {
       const handle = await this.op(temp, (path) =>
-        open(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY | constants.O_NOFOLLOW, 0o644),
+        open(
+          path,
+          constants.O_CREAT |
+            constants.O_EXCL |
+            (options.readBack ? constants.O_RDWR : constants.O_WRONLY) |
+            constants.O_NOFOLLOW,
+          0o644,
+        ),
       );
       created = true;
       try {
         if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
         else {
+          options.readBack?.(async (into, position) => {
+            if (into.length === 0) return 0;
+            return (await handle.read(into, 0, into.length, position)).bytesRead;
+          });
           const direct = options.direct && streamWriting.direct ? await openDirect(handle) : null;
           try {
             await writeStream(handle, data, options.onWritten, direct);

@@ -1,24 +1,19 @@
 // Patch bombs (the adversarial pass's shapes, made here): tiny BPS patches that each make a large
-// result, applied many at once, hold no more than the server's memory budget together (the rest wait,
-// or are refused busy when they wait too long); output/patched/ has a quota; a BPS of millions of
-// 1-byte actions and an IPS of a million runs are applied in slices (the event loop keeps turning) and
-// still make exactly the reference result.
+// result, applied many at once, each hold a window of their result, never the result (it streams to
+// its file), and no more than the server's memory budget together (the rest wait, or are refused busy
+// when they wait too long); output/patched/ has a quota; a BPS of millions of 1-byte actions and an
+// IPS of a million runs are applied in slices (the event loop keeps turning) and still make exactly
+// the reference result; a BPS of 100,000 short overlapping copies applies well within its deadline.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
 import { APPLY_LIMITS } from '../../src/rebuild/apply.js';
-import { Services } from '../../src/services.js';
-import { rebuildTools } from '../../src/tools/rebuild/index.js';
-import { Workspace } from '../../src/workspace/workspace.js';
-import { inProcess } from '../kit/in-process.js';
-import { makeWorkspace } from '../kit/mcp-harness.js';
-import { peakTrackedBudget } from '../kit/memory.js';
+import { applyStreamBytes } from '../../src/rebuild/apply-stream.js';
 import { oneByteActions, zeroBomb } from '../kit/patch-bombs.js';
-import { referenceApplyBps, referenceApplyIps } from '../kit/patch-reference.js';
-import { buildRom } from '../kit/rom-builder.js';
+import { BpsBuilder, referenceApplyBps, referenceApplyIps, referenceCrc32 } from '../kit/patch-reference.js';
+import { patchWorkspace } from '../kit/patch-workspace.js';
 
 const MiB = 1024 * 1024;
 const roots: string[] = [];
@@ -28,23 +23,9 @@ after(async () => {
 
 /** A workspace with a small ROM, the tools in-process, over a budget of `budget` bytes. */
 async function setup(budget: number) {
-  const root = await makeWorkspace('re-mcp-patch-bombs-');
-  roots.push(root);
-  await mkdir(join(root, 'roms'));
-  const { bytes: rom } = buildRom({
-    arm9: { code: new Uint8Array(4096).fill(0x11), ramAddress: 0x02000000, entry: 0x02000000 },
-    arm7: { code: new Uint8Array(1024).fill(0x22), ramAddress: 0x02380000, entry: 0x02380000 },
-  });
-  await writeFile(join(root, 'roms/game.nds'), rom);
-  const { memory, peak } = peakTrackedBudget(budget);
-  const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root), memory);
-  return {
-    root,
-    rom,
-    memory,
-    peak,
-    ...inProcess(rebuildTools, services, { rom: 'roms/game.nds' }),
-  };
+  const s = await patchWorkspace('re-mcp-patch-bombs-', budget, new Uint8Array(4096).fill(0x11));
+  roots.push(s.root);
+  return s;
 }
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -66,8 +47,10 @@ async function turnsDuring<T>(work: Promise<T>): Promise<{ value: T; turns: numb
   }
 }
 
-test('eight concurrent BPS bombs hold no more than the memory budget together, and all finish', async () => {
-  const s = await setup(80 * MiB);
+test('eight concurrent BPS bombs each hold a window, not their result; past the budget they wait, and all finish', async () => {
+  // Room for two calls at once (each holds its window and its patch), not three.
+  const budget = 2 * applyStreamBytes() + 2 * MiB;
+  const s = await setup(budget);
   const size = 24 * MiB;
   for (let i = 0; i < 8; i++) await writeFile(join(s.root, `bomb${i}.bps`), zeroBomb(s.rom, size, i));
   const results = await Promise.all(
@@ -79,18 +62,18 @@ test('eight concurrent BPS bombs hold no more than the memory budget together, a
     assert.equal(r.outputSize, size);
     assert.equal(r.outputSha256, sha(expected));
   }
-  // Each call holds its patch and its 24 MiB result: three fit in 80 MiB, never more.
-  assert.ok(s.peak() <= 80 * MiB, `peak reserved ${s.peak()}`);
-  assert.ok(s.peak() >= 2 * size, `the calls did overlap (peak ${s.peak()})`);
+  assert.ok(s.peak() <= budget, `peak reserved ${s.peak()}`);
+  assert.ok(s.peak() >= 2 * applyStreamBytes(), `the calls did overlap (peak ${s.peak()})`);
   assert.equal(s.memory.reserved, 0, 'every reservation was released');
 });
 
-test('a result larger than the whole budget is refused limit-exceeded, and nothing is written', async () => {
-  const s = await setup(16 * MiB);
+test('a budget too small for one window is refused limit-exceeded, and nothing is written', async () => {
+  const s = await setup(applyStreamBytes() - 1);
   await writeFile(join(s.root, 'big.bps'), zeroBomb(s.rom, 32 * MiB, 1));
   const e = await s.fails('nds_patch_apply', { patch: 'big.bps' }, 'limit-exceeded');
   assert.match(e.message, /needs \d+ bytes of memory; the server's budget/);
   assert.equal(s.memory.reserved, 0);
+  assert.equal(await readdir(join(s.root, 'output/patched')).catch(() => null), null);
 });
 
 test('a call that waits past its bound for memory is refused busy', async () => {
@@ -164,5 +147,24 @@ test('a BPS of millions of 1-byte actions and an IPS of a million runs are appli
   assert.equal(i.value.outputSha256, sha(referenceApplyIps(ips, s.rom)));
   assert.ok(i.turns > 1, `the event loop turned ${i.turns} times while the IPS was applied`);
   assert.equal(sha(await readFile(join(s.root, i.value.output))), i.value.outputSha256);
+  assert.equal(s.memory.reserved, 0);
+});
+
+test('a BPS of 100,000 short overlapping copies applies exactly within its deadline (each copy a tile its size)', async () => {
+  // Each copy repeats the byte before it twice; a tile of a megabyte a copy took 190 s for these.
+  const s = await setup(256 * MiB);
+  const copies = 100_000;
+  const b = new BpsBuilder(s.rom.length, s.rom.length + 1 + 2 * copies)
+    .sourceRead(s.rom.length)
+    .targetRead([0x5a]);
+  b.targetCopy(2, s.rom.length);
+  for (let i = 1; i < copies; i++) b.targetCopy(2, 0);
+  const target = new Uint8Array(s.rom.length + 1 + 2 * copies).fill(0x5a);
+  target.set(s.rom);
+  const patch = b.finish(referenceCrc32(s.rom), referenceCrc32(target));
+  assert.deepEqual(referenceApplyBps(patch, s.rom), target);
+  await writeFile(join(s.root, 'short-copies.bps'), patch);
+  const r = await s.ok('nds_patch_apply', { patch: 'short-copies.bps' });
+  assert.equal(r.outputSha256, sha(target));
   assert.equal(s.memory.reserved, 0);
 });

@@ -1,7 +1,8 @@
 // Slow, obvious reference codecs for the BPS and IPS patch formats, written from the format
 // descriptions alone (nothing here comes from src/formats/patch): a byte-at-a-time BPS applier with
 // its own bit-at-a-time CRC-32, an IPS applier (runs and truncation), a naive BPS writer that uses
-// only SourceRead/TargetRead, a builder for hand-made BPS action lists, and random change sets.
+// only SourceRead/TargetRead, a builder for hand-made BPS action lists, random action lists, and
+// random change sets.
 
 /** CRC-32 (reflected 0xEDB88320), one bit at a time: no table shared with the code under test. */
 export function referenceCrc32(bytes: Uint8Array): number {
@@ -157,6 +158,59 @@ export class BpsBuilder {
   }
 }
 
+const randomBytes = (next: () => number, n: number) => {
+  const b = new Uint8Array(n);
+  for (let i = 0; i < n; i++) b[i] = (next() * 256) | 0;
+  return b;
+};
+
+/**
+ * A random valid action list over `source` making `targetSize` bytes (all four actions; target copies
+ * half the time just behind the write cursor, so they overlap what they write, else from anywhere
+ * before it; one action in five up to `longest` bytes), and the target it makes.
+ */
+export function randomBpsActions(
+  next: () => number,
+  source: Uint8Array,
+  targetSize: number,
+  longest = 3000,
+): { patch: Uint8Array; target: Uint8Array } {
+  const int = (n: number) => Math.floor(next() * n);
+  const b = new BpsBuilder(source.length, targetSize, int(4) === 0 ? randomBytes(next, int(20)) : []);
+  const t = new Uint8Array(targetSize);
+  let out = 0;
+  let sourceCursor = 0;
+  let targetCursor = 0;
+  while (out < targetSize) {
+    const room = targetSize - out;
+    const length = 1 + int(Math.min(room, int(5) === 0 ? longest : 40));
+    let command = int(4);
+    if (command === 0 && out + length > source.length) command = 2;
+    if (command === 2 && length > source.length) command = 3;
+    if (command === 3 && out === 0) command = 1;
+    if (command === 0) {
+      b.sourceRead(length);
+      t.set(source.subarray(out, out + length), out);
+    } else if (command === 1) {
+      const bytes = randomBytes(next, length);
+      b.targetRead(bytes);
+      t.set(bytes, out);
+    } else if (command === 2) {
+      const from = int(source.length - length + 1);
+      b.sourceCopy(length, from - sourceCursor);
+      t.set(source.subarray(from, from + length), out);
+      sourceCursor = from + length;
+    } else {
+      const from = int(2) === 0 ? out - 1 - int(Math.min(out, 8)) : int(out);
+      b.targetCopy(length, from - targetCursor);
+      for (let i = 0; i < length; i++) t[out + i] = t[from + i]!;
+      targetCursor = from + length;
+    }
+    out += length;
+  }
+  return { patch: b.finish(referenceCrc32(source), referenceCrc32(t)), target: t };
+}
+
 /** `body` followed by its CRC-32 (little-endian): what makes a BPS patch's own checksum right. */
 export function sealBps(body: Uint8Array): Uint8Array {
   const out = new Uint8Array(body.length + 4);
@@ -260,12 +314,6 @@ export interface ChangeCase {
   changes: RefChange[];
   target: Uint8Array;
 }
-
-const randomBytes = (next: () => number, n: number) => {
-  const b = new Uint8Array(n);
-  for (let i = 0; i < n; i++) b[i] = (next() * 256) | 0;
-  return b;
-};
 
 /**
  * A random source (empty, tiny, small or up to `maxSource` bytes), a target size below, equal to or

@@ -20,6 +20,7 @@
 // is over once it runs code from a large copy (the program proper, copied where it runs).
 // Pure: the caller hands in the image.
 import { assumeCondition, conditionAt, type EmuState, emulate, emuState } from '../../arm/emulate.js';
+import { runSteps, type Steps } from '../../core/cooperative.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { CopiedBlock } from '../program-map/types.js';
 import type { EvidenceClass } from './registry.js';
@@ -112,6 +113,19 @@ export function detectCopies(
   processor: Processor,
   limits = COPY_DETECTION_LIMITS,
 ): CopyDetection {
+  return runSteps(detectCopiesSteps(image, entry, processor, limits));
+}
+
+/**
+ * detectCopies in steps: yields after every CHUNK instructions run and every page of stores read
+ * back, so a caller keeps its event loop answering (driveSteps) through a run of millions.
+ */
+export function* detectCopiesSteps(
+  image: StaticImage,
+  entry: number,
+  processor: Processor,
+  limits = COPY_DETECTION_LIMITS,
+): Steps<CopyDetection> {
   const memory = new StartupMemory(image, limits.storedBytes);
   let dtcm: { start: number; end: number } | null = null;
   const endings = new Map<string, number>();
@@ -146,12 +160,12 @@ export function detectCopies(
     paths++;
     memory.restore(path.memory);
     memory.state = path.state;
-    const why = runPath(path);
+    const why = yield* runPath(path);
     end(why);
-    found.push(memory.sourced());
+    found.push(yield* memory.sourced());
   }
   return {
-    ...copiesOf(found, image, processor, dtcm),
+    ...(yield* copiesOf(found, image, processor, dtcm)),
     ended: [...endings].map(([why, n]) => (n > 1 ? `${why} (${n} paths)` : why)).join('; '),
     steps,
     paths,
@@ -159,7 +173,7 @@ export function detectCopies(
   };
 
   /** Runs one path to its end; returns why it ended. Forks push the other way onto `pending`. */
-  function runPath(path: Path): string {
+  function* runPath(path: Path): Steps<string> {
     const state = path.state;
     const recent: string[] = [];
     for (;;) {
@@ -183,6 +197,7 @@ export function detectCopies(
       });
       path.steps += r.steps;
       steps += r.steps;
+      yield;
       if (memory.copyStores !== path.copyStores) {
         path.copyStores = memory.copyStores;
         path.lastCopy = path.steps;
@@ -243,17 +258,19 @@ function codeRegion(processor: Processor, end: number): boolean {
  * (across up to RUN_GAP bytes stored otherwise); a destination byte two paths leave with different
  * sources is left out; a run is at least a word and moves its bytes.
  */
-function copiesOf(
+function* copiesOf(
   paths: SourcedByte[][],
   image: StaticImage,
   processor: Processor,
   dtcm: { start: number; end: number } | null,
-): { copies: CopiedBlock[]; dataCopies: CopiedBlock[] } {
+): Steps<{ copies: CopiedBlock[]; dataCopies: CopiedBlock[] }> {
   const inImage = (a: number) => a >= image.start && a < image.start + image.bytes.length;
   // Every path's bytes by destination: one source and one storing instruction, or a conflict.
   const byDest = new Map<number, SourcedByte | null>();
+  let n = 0;
   for (const bytes of paths) {
     for (const b of bytes) {
+      if ((++n & 0xffff) === 0) yield;
       if (!inImage(b.source)) continue;
       const known = byDest.get(b.address);
       if (known === undefined) byDest.set(b.address, b);
@@ -261,12 +278,16 @@ function copiesOf(
       else if (known !== null && b.executed && !known.executed) byDest.set(b.address, b);
     }
   }
-  const ordered = [...byDest]
-    .filter((e): e is [number, SourcedByte] => e[1] !== null)
-    .sort((a, b) => a[0] - b[0]);
+  // Destinations in address order (below 2^31: an integer sort).
+  const addresses = Int32Array.from(byDest.keys()).sort();
+  yield;
   // Runs at one distance, joined across a few bytes stored otherwise (variables the start-up code set).
   const runs: { start: number; end: number; delta: number; first: SourcedByte; executed: boolean }[] = [];
-  for (const [address, b] of ordered) {
+  for (let k = 0; k < addresses.length; k++) {
+    if ((k & 0xffff) === 0xffff) yield;
+    const address = addresses[k]!;
+    const b = byDest.get(address);
+    if (!b) continue;
     const delta = b.source - address;
     const last = runs[runs.length - 1];
     if (last && last.delta === delta && address - last.end <= RUN_GAP) {

@@ -130,6 +130,8 @@ export const initArray = {
     // round are examined: every other pair was examined then (a pair depends on its two loads only).
     const before = state.refs;
     for (; state.refs < w.refs.size; state.refs++) {
+      const pause = w.checkpoint();
+      if (pause) await pause;
       if (w.refs.kindAt(state.refs) !== 'literal-value') continue;
       const r = w.refs.get(state.refs);
       const list = state.loads.get(r.component) ?? [];
@@ -141,6 +143,8 @@ export const initArray = {
     const indirect = new Map<number, number[]>();
     if (state.refs !== before) {
       for (const c of w.calls) {
+        const pause = w.checkpoint();
+        if (pause) await pause;
         if (c.kind !== 'register' && c.kind !== 'stub') continue;
         const list = indirect.get(c.comp) ?? [];
         list.push(c.at);
@@ -163,6 +167,8 @@ export const initArray = {
     for (const [ci, list] of state.refs === before ? [] : state.loads) {
       list.sort((a, b) => a.at - b.at);
       for (let i = 0; i < list.length; i++) {
+        const pause = w.checkpoint();
+        if (pause) await pause;
         for (let j = i + 1; j < list.length && list[j]!.at - list[i]!.at <= 64; j++) {
           if (list[i]!.n < before && list[j]!.n < before) continue;
           const [s, e] = list[i]!.value < list[j]!.value ? [list[i]!, list[j]!] : [list[j]!, list[i]!];

@@ -23,9 +23,11 @@ function dataWord(cls: Uint8Array, o: number): boolean {
 }
 
 /** The addresses analysed code materialises (literals naming them, ADR): a table starts at each. */
-function loadedAddresses(w: Walker): Set<number> {
+async function loadedAddresses(w: Walker): Promise<Set<number>> {
   const out = new Set<number>();
   for (let i = 0; i < w.refs.size; i++) {
+    const pause = w.checkpoint();
+    if (pause) await pause;
     const kind = w.refs.kindAt(i);
     if (kind === 'literal-value' || kind === 'pc-relative-address') out.add(w.refs.toAt(i));
   }
@@ -41,7 +43,7 @@ function loadedAddresses(w: Walker): Set<number> {
  */
 const candidatesOf = new WeakMap<Walker, Int32Array[]>();
 
-function tableWords(w: Walker): Int32Array[] {
+async function tableWords(w: Walker): Promise<Int32Array[]> {
   const known = candidatesOf.get(w);
   if (known) return known;
   const out: Int32Array[] = [];
@@ -49,6 +51,9 @@ function tableWords(w: Walker): Int32Array[] {
     const b = comp.bytes;
     const found: number[] = [];
     for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
+      // A scan of every word of a 12 MiB program: the walk's checkpoint gives the event loop turns.
+      const pause = w.checkpoint();
+      if (pause) await pause;
       if (!dataWord(comp.cls, o)) continue;
       const value = wordAt(b, o);
       if (value === 0) continue;
@@ -75,11 +80,13 @@ export const pointerTable = {
     let found = 0;
     // Made on the first accepted word of a round (most rounds accept none).
     let loaded: Set<number> | null = null;
-    const words = tableWords(w);
+    const words = await tableWords(w);
     for (const comp of w.set.list) {
       const b = comp.bytes;
       const list = words[comp.index]!;
       for (let k = 0; k < list.length; k++) {
+        const pause = w.checkpoint();
+        if (pause) await pause;
         const o = list[k]!;
         if (!dataWord(comp.cls, o)) continue;
         const c = comp.cls[o]!;
@@ -102,7 +109,7 @@ export const pointerTable = {
         ) {
           comp.cls.fill(ByteClass.pointerTable, o, o + 4);
           comp.tier.fill(sourceTier === 'heuristic' ? 2 : 1, o, o + 4);
-          loaded ??= loadedAddresses(w);
+          loaded ??= await loadedAddresses(w);
           // The table is the run of table words this one ends (the code loads its first word's address).
           let first = o;
           while (
@@ -132,11 +139,13 @@ export const pointerTable = {
     // string or object used through a table is found by value. A run of such words is one table; the
     // code that loads its first word's address is what uses it.
     const w = ctx.walker;
-    const loaded = loadedAddresses(w);
+    const loaded = await loadedAddresses(w);
     for (const comp of w.set.list) {
       const b = comp.bytes;
       let runStart = -1;
       for (let o = (4 - (comp.start & 3)) & 3; o + 4 <= b.length; o += 4) {
+        const pause = w.checkpoint();
+        if (pause) await pause;
         const c = comp.cls[o]!;
         const value = wordAt(b, o);
         const data = c === ByteClass.unknown || c === ByteClass.data || c === ByteClass.pointerTable;

@@ -7,6 +7,7 @@
 // table). Stores to I/O are effects, not bytes; stores into the live stack (just above SP) are frames,
 // not copies. Pure.
 import type { EmuMemory, EmuState } from '../../arm/emulate.js';
+import type { Steps } from '../../core/cooperative.js';
 
 const PAGE_BITS = 12;
 const PAGE = 1 << PAGE_BITS;
@@ -217,8 +218,8 @@ export class StartupMemory implements EmuMemory {
     this.lastKey = -1;
   }
 
-  /** Every byte whose last copy gave it a source, in address order. */
-  sourced(): SourcedByte[] {
+  /** Every byte whose last copy gave it a source, in address order (a step a page). */
+  *sourced(): Steps<SourcedByte[]> {
     const out: SourcedByte[] = [];
     for (const key of [...this.pages.keys()].sort((a, b) => a - b)) {
       const p = this.pages.get(key)!;
@@ -231,6 +232,7 @@ export class StartupMemory implements EmuMemory {
             executed: p.executed[i] === 1,
           });
       }
+      yield;
     }
     return out;
   }

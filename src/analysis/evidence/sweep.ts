@@ -386,18 +386,17 @@ export const sweep = {
     tried.delete(w);
     for (const comp of w.set.list) {
       const cls = comp.cls;
-      let o = 0;
-      while (o < cls.length) {
-        if (cls[o] !== ByteClass.unknown) {
-          o++;
-          continue;
-        }
+      // Each unclassified run found by indexOf (classified bytes are not read one by one here), with
+      // the walk's checkpoint between runs: a 12 MiB program's last pass gives the event loop turns.
+      for (let o = cls.indexOf(ByteClass.unknown); o >= 0; ) {
         let e = o;
         while (e < cls.length && cls[e] === ByteClass.unknown) e++;
         // A gap where a candidate was too long to check may be code: it stays unclassified.
         if (!w.undecidedIn(comp, comp.start + o, comp.start + e))
           w.classify(comp, comp.start + o, e - o, 'data', 'heuristic');
-        o = e;
+        const pause = w.checkpoint();
+        if (pause) await pause;
+        o = e < cls.length ? cls.indexOf(ByteClass.unknown, e) : -1;
       }
     }
   },

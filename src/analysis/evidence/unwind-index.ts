@@ -104,7 +104,8 @@ function landingPads(
   return { pads, personality };
 }
 
-function tables(w: Walker): Table[] {
+/** The index tables of every component (a scan of every word, with the walk's checkpoint). */
+async function tables(w: Walker): Promise<Table[]> {
   const out: Table[] = [];
   for (const comp of w.set.list) {
     const b = comp.bytes;
@@ -132,6 +133,8 @@ function tables(w: Walker): Table[] {
     };
     let o = (4 - (comp.start & 3)) & 3;
     while (o + 8 <= b.length) {
+      const pause = w.checkpoint();
+      if (pause) await pause;
       const first = pairAt(o);
       if (first === null) {
         o += 4;
@@ -207,7 +210,7 @@ export const unwindIndex = {
     if (done.get(w)) return 0;
     done.set(w, true);
     let found = 0;
-    const all = tables(w);
+    const all = await tables(w);
     for (const t of all) {
       t.comp.cls.fill(ByteClass.pointerTable, t.start, t.start + 8 * t.starts.length);
       t.comp.tier.fill(1, t.start, t.start + 8 * t.starts.length);

@@ -5,6 +5,7 @@
 // target inside the range of several is ambiguous, never guessed. Code in an overlay that branches
 // inside its own runtime extent stays in that overlay (it is the one loaded while it runs).
 import type { CodeSpan } from '../../arm/cfg.js';
+import { turnTaker } from '../../core/cooperative.js';
 import { ReMcpError } from '../../core/errors.js';
 import { formatAddress, type Processor } from '../../core/vocabulary.js';
 import { autoloadImageOffset, type NdsRomModel } from '../../formats/nds/index.js';
@@ -71,7 +72,8 @@ export class ComponentSet {
 
   constructor(readonly processor: Processor) {}
 
-  add(c: Omit<MapComponent, 'index' | 'cls' | 'tier' | 'span' | 'end'>): MapComponent {
+  /** Adds a component; `tier`, when given, is its tier column already made (all NO_TIER). */
+  add(c: Omit<MapComponent, 'index' | 'cls' | 'tier' | 'span' | 'end'>, tier?: Uint8Array): MapComponent {
     if (!inAddressSpace(c.start, c.extentEnd - c.start) || !inAddressSpace(c.start, c.bytes.length))
       throw new ReMcpError(
         'unsupported',
@@ -88,7 +90,7 @@ export class ComponentSet {
       index,
       end: (start + c.bytes.length) | 0,
       cls: new Uint8Array(c.bytes.length),
-      tier: new Uint8Array(c.bytes.length).fill(NO_TIER),
+      tier: tier?.length === c.bytes.length ? tier : new Uint8Array(c.bytes.length).fill(NO_TIER),
       span: {
         component: c.kind,
         overlayId: c.overlayId,
@@ -219,6 +221,21 @@ export function usableCopies(
 }
 
 /**
+ * A tier column of `n` bytes, all NO_TIER, filled 256 KiB at a time with event-loop turns: the first
+ * touch of a 12 MiB program's column takes tens of milliseconds (more under memory pressure).
+ */
+async function noTierColumn(n: number): Promise<Uint8Array> {
+  const column = new Uint8Array(n);
+  const turn = turnTaker(undefined, 1);
+  for (let at = 0; at < n; at += 1 << 18) {
+    column.fill(NO_TIER, at, Math.min(n, at + (1 << 18)));
+    const pause = turn();
+    if (pause) await pause;
+  }
+  return column;
+}
+
+/**
  * Loads every component of `processor`: main, ARM9 autoload blocks, the copied blocks given (those
  * usableCopies keeps), overlays. Stored bytes of autoload blocks and of every copy (of code or of
  * data) inside main are classified `copied-source` at the copy's tier.
@@ -235,20 +252,23 @@ export async function loadComponents(
   const set = new ComponentSet(processor);
   const model = rom.model;
   const main = await store.decoded.runtimeImage(rom, processor, null, signal);
-  const mainComp = set.add({
-    kind: 'main',
-    overlayId: null,
-    autoloadIndex: null,
-    copiedIndex: null,
-    tableIndex: null,
-    start: main.ramAddress,
-    extentEnd: main.ramAddress + main.bytes.length,
-    bytes: main.bytes,
-    romOffset: main.romOffset,
-    derived: main.derived,
-    copied: null,
-    staticInit: null,
-  });
+  const mainComp = set.add(
+    {
+      kind: 'main',
+      overlayId: null,
+      autoloadIndex: null,
+      copiedIndex: null,
+      tableIndex: null,
+      start: main.ramAddress,
+      extentEnd: main.ramAddress + main.bytes.length,
+      bytes: main.bytes,
+      romOffset: main.romOffset,
+      derived: main.derived,
+      copied: null,
+      staticInit: null,
+    },
+    await noTierColumn(main.bytes.length),
+  );
   const markSource = (runtime: number, size: number) => {
     const o = runtime - mainComp.start;
     if (o < 0 || size <= 0 || o + size > mainComp.bytes.length) return;

@@ -112,8 +112,6 @@ const FUNCTION_NAMING = new Set([
 /** Most functions have no second entry: one shared list. */
 const NO_SECONDARY_ENTRIES: readonly number[] = Object.freeze([]);
 
-const rankOf = (t: number) => (t === NO_TIER ? NO_TIER : t);
-
 export class ProgramMap {
   readonly functions: MapFunction[];
 
@@ -123,6 +121,7 @@ export class ProgramMap {
     readonly set: ComponentSet,
     readonly sha256: string,
     functions: MapFunction[],
+    private readonly summary: Summary,
   ) {
     this.functions = functions;
   }
@@ -196,7 +195,7 @@ export class ProgramMap {
       (a, b) =>
         a.component.index - b.component.index || a.address - b.address || a.mode.localeCompare(b.mode),
     );
-    return new ProgramMap(built, set, sha256, functions);
+    return new ProgramMap(built, set, sha256, functions, await summarize(built, set));
   }
 
   get processor() {
@@ -304,14 +303,15 @@ export class ProgramMap {
       heuristic: 0,
       unclassified: 0,
     };
-    const counts = new Uint32Array(16);
-    const tierCounts = new Uint32Array(4);
-    for (let i = 0; i < comp.cls.length; i++) {
-      counts[comp.cls[i]!]!++;
-      const t = comp.tier[i]!;
-      tierCounts[t === NO_TIER ? 3 : t]!++;
-    }
-    for (let c = 0; c < 16; c++) if (counts[c]) classes[byteClassName(c)] += counts[c]!;
+    const counts = this.summary.counts[comp.index]!;
+    const tierCounts = [0, 0, 0, 0];
+    for (let c = 0; c < 16; c++)
+      for (let r = 0; r < 4; r++) {
+        const n = counts[c * 4 + r]!;
+        if (n === 0) continue;
+        classes[byteClassName(c)] += n;
+        tierCounts[r]! += n;
+      }
     tiers.proven = tierCounts[0]!;
     tiers.referenced = tierCounts[1]!;
     tiers.heuristic = tierCounts[2]!;
@@ -330,19 +330,20 @@ export class ProgramMap {
     let judged = 0;
     for (const comp of this.set.list) {
       executable += comp.cls.length;
-      for (let i = 0; i < comp.cls.length; i++) {
-        const c = comp.cls[i]!;
-        const t = rankOf(comp.tier[i]!);
-        if (c === ByteClass.unknown) unclassified++;
-        else if (t > max) below++;
-        else {
-          classified++;
-          if (isCode(c)) code++;
-          // Judged not code by the sweep alone: code could still hide there.
-          else if (t === TIER_RANK.heuristic && c !== ByteClass.literalPool && c !== ByteClass.jumpTable)
-            judged++;
+      const counts = this.summary.counts[comp.index]!;
+      for (let c = 0; c < 16; c++)
+        for (let r = 0; r < 4; r++) {
+          const n = counts[c * 4 + r]!;
+          if (c === ByteClass.unknown) unclassified += n;
+          else if (r > max) below += n;
+          else {
+            classified += n;
+            if (isCode(c)) code += n;
+            // Judged not code by the sweep alone: code could still hide there.
+            else if (r === TIER_RANK.heuristic && c !== ByteClass.literalPool && c !== ByteClass.jumpTable)
+              judged += n;
+          }
         }
-      }
     }
     const unavailable = this.set.unavailable.reduce((n, u) => n + (u.end - u.start), 0);
     const unresolved: UnresolvedCounts = {
@@ -352,16 +353,14 @@ export class ProgramMap {
       indirectCalls: 0,
       indirectBranches: 0,
     };
-    const w = this.built.walker;
-    for (const c of w.calls) {
-      if (c.tier > max) continue;
-      if (c.unresolved === 'unmapped') unresolved.unmapped++;
-      else if (c.unresolved === 'ambiguous-code-source') unresolved.ambiguous++;
-      else if (c.unresolved !== null) unresolved.runtimeOnly++;
-      else if ((c.kind === 'register' || c.kind === 'stub') && c.target === null) unresolved.indirectCalls++;
+    for (let t = 0; t <= max; t++) {
+      const u = this.summary.unresolved[t]!;
+      unresolved.unmapped += u.unmapped;
+      unresolved.ambiguous += u.ambiguous;
+      unresolved.runtimeOnly += u.runtimeOnly;
+      unresolved.indirectCalls += u.indirectCalls;
+      unresolved.indirectBranches += u.indirectBranches;
     }
-    for (let id = 0; id < w.blocks.length; id++)
-      if (w.blocks.termOf(id) === 'indirect' && w.blocks.tierOf(id) <= max) unresolved.indirectBranches++;
     const truncated = this.built.status !== 'complete';
     const notDefinitive: string[] = [];
     if (unclassified > 0) notDefinitive.push(`${unclassified} executable bytes unclassified`);
@@ -494,18 +493,21 @@ export class ProgramMap {
     const max = TIER_RANK[lowest];
     const out: { component: MapComponent; start: number; end: number }[] = [];
     for (const comp of this.set.list) {
-      let o = 0;
+      const { starts, levels } = this.summary.runs[comp.index]!;
       const n = comp.cls.length;
-      const open = (i: number) => comp.cls[i] === ByteClass.unknown || rankOf(comp.tier[i]!) > max;
-      while (o < n) {
-        if (!open(o)) {
-          o++;
+      // Runs whose level is above `max` are open; neighbouring open runs make one gap.
+      for (let i = 0; i < levels.length; ) {
+        if (levels[i]! <= max) {
+          i++;
           continue;
         }
-        let e = o;
-        while (e < n && open(e)) e++;
-        out.push({ component: comp, start: comp.start + o, end: comp.start + e });
-        o = e;
+        const o = starts[i]!;
+        while (i < levels.length && levels[i]! > max) i++;
+        out.push({
+          component: comp,
+          start: comp.start + o,
+          end: comp.start + (i < starts.length ? starts[i]! : n),
+        });
       }
     }
     return out;
@@ -518,6 +520,86 @@ export class ProgramMap {
     // body and function record; a call object; per component byte its class, tier and block-start slot.
     let n = w.refs.bytes() + w.blocks.length * 32 + w.entries.size * 250 + w.calls.length * 170;
     for (const c of this.set.list) n += c.cls.length * 4;
+    for (const r of this.summary.runs) n += r.starts.byteLength + r.levels.byteLength;
     return n;
   }
+}
+
+/**
+ * What componentBytes, coverage and gaps answer from: counted once when the map is made, in slices,
+ * so a question about a 12 MiB program does not walk its 12 million bytes (and its calls and blocks)
+ * on the event loop.
+ */
+interface Summary {
+  /** Per component: bytes by class and tier rank, at class * 4 + rank (rank 3: no tier). */
+  counts: Uint32Array[];
+  /**
+   * Per component: runs of bytes of one level (the tier rank 0..2, 3 for no tier, 4 for unclassified
+   * bytes): a byte is in a gap for a lowest accepted rank below its level. `starts` are offsets.
+   */
+  runs: { starts: Int32Array; levels: Uint8Array }[];
+  /** Per tier rank 0..2: the unresolved calls and indirect branches found at that rank. */
+  unresolved: UnresolvedCounts[];
+}
+
+/** Bytes counted between two checks of the clock in summarize. */
+const SUMMARY_STRIDE = 1 << 16;
+
+async function summarize(built: BuiltMap, set: ComponentSet): Promise<Summary> {
+  const turn = turnTaker(undefined, 1);
+  const pause = async () => {
+    const p = turn();
+    if (p) await p;
+  };
+  const counts: Uint32Array[] = [];
+  const runs: Summary['runs'] = [];
+  for (const comp of set.list) {
+    const count = new Uint32Array(64);
+    const starts: number[] = [];
+    const levels: number[] = [];
+    let level = -1;
+    for (let from = 0; from < comp.cls.length; from += SUMMARY_STRIDE) {
+      await pause();
+      const to = Math.min(comp.cls.length, from + SUMMARY_STRIDE);
+      for (let i = from; i < to; i++) {
+        const c = comp.cls[i]!;
+        const t = comp.tier[i]!;
+        const rank = t === NO_TIER ? 3 : t;
+        count[c * 4 + rank]!++;
+        const l = c === ByteClass.unknown ? 4 : rank;
+        if (l !== level) {
+          starts.push(i);
+          levels.push(l);
+          level = l;
+        }
+      }
+    }
+    counts.push(count);
+    runs.push({ starts: Int32Array.from(starts), levels: Uint8Array.from(levels) });
+  }
+  const unresolved: UnresolvedCounts[] = [0, 1, 2].map(() => ({
+    unmapped: 0,
+    ambiguous: 0,
+    runtimeOnly: 0,
+    indirectCalls: 0,
+    indirectBranches: 0,
+  }));
+  const w = built.walker;
+  let n = 0;
+  for (const c of w.calls) {
+    if ((++n & 0xfff) === 0) await pause();
+    const u = unresolved[c.tier];
+    if (!u) continue;
+    if (c.unresolved === 'unmapped') u.unmapped++;
+    else if (c.unresolved === 'ambiguous-code-source') u.ambiguous++;
+    else if (c.unresolved !== null) u.runtimeOnly++;
+    else if ((c.kind === 'register' || c.kind === 'stub') && c.target === null) u.indirectCalls++;
+  }
+  for (let id = 0; id < w.blocks.length; id++) {
+    if ((id & 0xffff) === 0) await pause();
+    if (w.blocks.termOf(id) !== 'indirect') continue;
+    const u = unresolved[w.blocks.tierOf(id)];
+    if (u) u.indirectBranches++;
+  }
+  return { counts, runs, unresolved };
 }

@@ -7,12 +7,13 @@
 // MAX_MAPS and MAX_MAP_BYTES), so concurrent builds of large programs wait their turn.
 import { prepareDecoder } from '../../arm/decoder.js';
 import type { ArmMode } from '../../arm/types.js';
+import { driveSteps } from '../../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { MemoryBudget, Reservation } from '../../core/memory-budget.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { type Services, serviceKey } from '../../services.js';
-import { type CopyDetection, detectCopies } from '../evidence/copied-code.js';
+import { type CopyDetection, detectCopiesSteps } from '../evidence/copied-code.js';
 import { EVIDENCE_CLASSES, type EvidenceId } from '../evidence/index.js';
 import { buildProgramMap } from './build.js';
 import { loadComponents } from './components.js';
@@ -93,10 +94,14 @@ export class ProgramMapService {
     const known = this.copies.get(key);
     if (known) return known;
     const main = await store.decoded.runtimeImage(rom, processor, null, signal);
-    const found = detectCopies(
-      { start: main.ramAddress, bytes: main.bytes },
-      rom.model[processor].entryAddress,
-      processor,
+    // Millions of instructions at most: run in slices, the server answering meanwhile.
+    const found = await driveSteps(
+      detectCopiesSteps(
+        { start: main.ramAddress, bytes: main.bytes },
+        rom.model[processor].entryAddress,
+        processor,
+      ),
+      signal ? { signal } : {},
     );
     await rom.verifyUnchanged(signal);
     this.copies.set(key, found);

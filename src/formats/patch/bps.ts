@@ -8,12 +8,13 @@
 // laid over it, zero-extended (or cut) to the target size. Unchanged runs are SourceRead, changed
 // ranges TargetRead, and zeros past the source's end one zero byte repeated by a TargetCopy of the
 // byte before it.
-// applyBps decodes any well-formed BPS patch, sequentially: the target comes out front to back
-// through `emit`; TargetCopy reads earlier target bytes through the caller's accessor. Every size,
-// count and offset is checked before it is used; CRCs are checked (patch before, target after).
-import { runSteps, type Steps } from '../../core/cooperative.js';
+// decodeBps decodes any well-formed BPS patch, sequentially, as requests its driver answers
+// (requests.ts): the target comes out front to back and is never held; source bytes and earlier target
+// bytes (TargetCopy) are asked for. applyBps drives it from memory. Every size, count and offset is
+// checked before it is used; CRCs are checked (patch before, target after).
 import { crc32 } from '../crc32.js';
 import { u32 } from '../le.js';
+import { answered, PAUSE, type PatchDecoder, type PatchIo, runDecoder } from './requests.js';
 
 export class PatchError extends Error {
   constructor(
@@ -206,28 +207,21 @@ export function readBpsHeader(patch: Uint8Array): BpsHeader {
     actionsEnd: end,
   };
 }
+/** How applyBps reads the source and earlier target bytes and hands out the target (PatchIo). */
+export type BpsApplyIo = PatchIo;
 
-export interface BpsApplyIo {
-  /** Source bytes [offset, offset + length) (the caller bounds reads to the source's size). */
-  readSource(offset: number, length: number): Uint8Array;
-  /** Target bytes written before, [offset, offset + length), all earlier than the write cursor. */
-  readTarget(offset: number, length: number): Uint8Array;
-  /** The next target bytes, in order; `bytes` may be a reused buffer: copy what is kept. */
-  emit(bytes: Uint8Array): void;
-}
-
-/** Largest piece a copy action is carried out in (bounded memory per step). */
-const COPY_PIECE = 1 << 20;
+/** Largest piece a copy action is carried out in (bounded memory per step; at most this is asked at once). */
+export const BPS_COPY_PIECE = 1 << 20;
 /** Emits shorter than this are gathered into one buffer of STAGE_BYTES before they go out. */
 const SMALL_EMIT = 512;
 const STAGE_BYTES = 64 * 1024;
-/** Actions carried out between two yields of applyBpsSteps (and at most COPY_PIECE bytes each). */
+/** Actions carried out between two pauses of decodeBps (and at most BPS_COPY_PIECE bytes each). */
 const STEP_ACTIONS = 8192;
+const EMPTY: Uint8Array = new Uint8Array(0);
 
 /**
- * Applies `patch` to a source of `sourceSize` bytes whose CRC-32 is `sourceCrc32`: the target comes out
- * through `io.emit`; returns the header. Refuses (PatchError) a damaged patch, one for another source, an
- * action past either end, and a target whose CRC-32 is not the patch's. `maxTarget` bounds the target.
+ * Applies `patch` to a source of `source.size` bytes whose CRC-32 is `source.crc32`, from memory: the
+ * target comes out through `io.emit`; returns the header. Refuses (PatchError) what decodeBps refuses.
  */
 export function applyBps(
   patch: Uint8Array,
@@ -237,21 +231,25 @@ export function applyBps(
   /** The CRC-32 function (the same checksum; a caller may pass a faster one). */
   crc: (bytes: Uint8Array, crc?: number) => number = crc32,
 ): BpsHeader {
-  return runSteps(applyBpsSteps(patch, source, io, maxTarget, crc));
+  return runDecoder(decodeBps(patch, source, maxTarget, crc), io);
 }
 
 /**
- * applyBps in steps: yields after every STEP_ACTIONS actions and every copy piece, so a caller can
- * keep its event loop answering (driveSteps) while a patch of millions of tiny actions is applied.
- * Short emits are gathered (a 1-byte action costs no CRC call and no emit of its own).
+ * Decodes `patch` against a source of `source.size` bytes whose CRC-32 is `source.crc32`, front to back,
+ * as requests (formats/patch/requests.ts): the target is emitted in order and never held; source bytes
+ * and earlier target bytes (TargetCopy) are asked for, at most BPS_COPY_PIECE at once; a pause follows
+ * every STEP_ACTIONS actions and every copy piece. Short emits are gathered (a 1-byte action costs no
+ * CRC call and no emit of its own). Returns the header. Refuses (PatchError) a damaged patch, one for
+ * another source, an action past either end, and a target whose size or CRC-32 is not the patch's —
+ * the last only at the end, after everything was emitted: a driver writing the emits must discard
+ * them when the decoder throws. `maxTarget` bounds the target.
  */
-export function* applyBpsSteps(
+export function* decodeBps(
   patch: Uint8Array,
   source: { size: number; crc32: number },
-  io: BpsApplyIo,
   maxTarget: number,
   crc: (bytes: Uint8Array, crc?: number) => number = crc32,
-): Steps<BpsHeader> {
+): PatchDecoder<BpsHeader> {
   const h = readBpsHeader(patch);
   if (h.sourceSize !== source.size)
     throw new PatchError(
@@ -263,36 +261,55 @@ export function* applyBpsSteps(
   if (h.targetSize > maxTarget)
     throw new PatchError('mismatch', `the BPS target is ${h.targetSize} bytes, more than ${maxTarget}`);
   const at = { i: h.actionsStart };
+  /** Target bytes made, the staged ones included (the driver has received out - staged). */
   let out = 0;
   let sourceCursor = 0;
   let targetCursor = 0;
   let targetCrc = 0;
   const stage = new Uint8Array(STAGE_BYTES);
   let staged = 0;
-  const flush = () => {
+  // The last source answer and where it starts: reads inside it are not asked for again.
+  let held = EMPTY;
+  let heldAt = 0;
+  /** Stages a short emit; false when `bytes` must go out through emit(). */
+  const stageSmall = (bytes: Uint8Array): boolean => {
+    if (bytes.length >= SMALL_EMIT || staged + bytes.length > STAGE_BYTES) return false;
+    stage.set(bytes, staged);
+    staged += bytes.length;
+    out += bytes.length;
+    return true;
+  };
+  function* flush(): PatchDecoder<void> {
     if (staged === 0) return;
     const bytes = stage.subarray(0, staged);
     targetCrc = crc(bytes, targetCrc);
-    io.emit(bytes);
+    yield { kind: 'emit', offset: out - staged, bytes };
     staged = 0;
-  };
-  // `out` counts staged bytes too; what io has received is out - staged.
-  const emit = (bytes: Uint8Array) => {
-    if (bytes.length < SMALL_EMIT) {
-      if (staged + bytes.length > STAGE_BYTES) flush();
-      stage.set(bytes, staged);
-      staged += bytes.length;
-    } else {
-      flush();
-      targetCrc = crc(bytes, targetCrc);
-      io.emit(bytes);
-    }
+  }
+  function* emit(bytes: Uint8Array): PatchDecoder<void> {
+    yield* flush();
+    if (stageSmall(bytes)) return;
+    targetCrc = crc(bytes, targetCrc);
+    yield { kind: 'emit', offset: out, bytes };
     out += bytes.length;
+  }
+  /** Source bytes already held, or null. */
+  const heldSource = (offset: number, length: number): Uint8Array | null => {
+    if (offset < heldAt || offset + length > heldAt + held.length) return null;
+    // The answer itself when it is exactly what is read (a caller may recognise its own buffer).
+    return offset === heldAt && length === held.length
+      ? held
+      : held.subarray(offset - heldAt, offset - heldAt + length);
   };
-  const readTarget = (offset: number, length: number) => {
-    flush();
-    return io.readTarget(offset, length);
-  };
+  function* askSource(offset: number, length: number): PatchDecoder<Uint8Array> {
+    held = answered(yield { kind: 'source', offset, length }, length, false);
+    heldAt = offset;
+    return heldSource(offset, length)!;
+  }
+  function* readTarget(offset: number, length: number): PatchDecoder<Uint8Array> {
+    yield* flush();
+    return answered(yield { kind: 'target', offset, length }, length, true);
+  }
   let actions = 0;
   const relative = (cursor: number, limit: number, what: string) => {
     const n = readNumber(patch, at, h.actionsEnd);
@@ -301,7 +318,7 @@ export function* applyBpsSteps(
     return next;
   };
   while (at.i < h.actionsEnd) {
-    if (++actions % STEP_ACTIONS === 0) yield;
+    if (++actions % STEP_ACTIONS === 0) yield PAUSE;
     const n = readNumber(patch, at, h.actionsEnd);
     const command = n % 4;
     const length = Math.floor(n / 4) + 1;
@@ -312,16 +329,20 @@ export function* applyBpsSteps(
         if (out + length > h.sourceSize)
           throw new PatchError('malformed', 'a BPS source read runs past the end of the source');
         for (let done = 0; done < length; ) {
-          const k = Math.min(COPY_PIECE, length - done);
-          emit(io.readSource(out, k));
+          const k = Math.min(BPS_COPY_PIECE, length - done);
+          const bytes = heldSource(out, k) ?? (yield* askSource(out, k));
+          if (!stageSmall(bytes)) yield* emit(bytes);
           done += k;
-          if (k === COPY_PIECE) yield;
+          if (k === BPS_COPY_PIECE) yield PAUSE;
         }
         break;
       case TARGET_READ:
         if (length > h.actionsEnd - at.i)
           throw new PatchError('malformed', 'a BPS target read runs past the patch');
-        emit(patch.subarray(at.i, at.i + length));
+        {
+          const bytes = patch.subarray(at.i, at.i + length);
+          if (!stageSmall(bytes)) yield* emit(bytes);
+        }
         at.i += length;
         break;
       case SOURCE_COPY: {
@@ -329,11 +350,12 @@ export function* applyBpsSteps(
         if (sourceCursor + length > h.sourceSize)
           throw new PatchError('malformed', 'a BPS source copy runs past the end of the source');
         for (let done = 0; done < length; ) {
-          const k = Math.min(COPY_PIECE, length - done);
-          emit(io.readSource(sourceCursor, k));
+          const k = Math.min(BPS_COPY_PIECE, length - done);
+          const bytes = heldSource(sourceCursor, k) ?? (yield* askSource(sourceCursor, k));
+          if (!stageSmall(bytes)) yield* emit(bytes);
           sourceCursor += k;
           done += k;
-          if (k === COPY_PIECE) yield;
+          if (k === BPS_COPY_PIECE) yield PAUSE;
         }
         break;
       }
@@ -342,34 +364,36 @@ export function* applyBpsSteps(
         if (targetCursor >= out)
           throw new PatchError('malformed', 'a BPS target copy starts at unwritten bytes');
         const distance = out - targetCursor;
-        if (distance >= Math.min(length, COPY_PIECE)) {
-          // Every piece reads bytes already written.
+        if (distance >= Math.min(length, BPS_COPY_PIECE)) {
+          // Every piece reads bytes already written (copied: the answer may be reused by the emit).
           for (let done = 0; done < length; ) {
-            const k = Math.min(COPY_PIECE, length - done, distance);
-            emit(readTarget(targetCursor, k).slice());
+            const k = Math.min(BPS_COPY_PIECE, length - done, distance);
+            yield* emit((yield* readTarget(targetCursor, k)).slice());
             targetCursor += k;
             done += k;
-            if (k === COPY_PIECE) yield;
+            if (k === BPS_COPY_PIECE) yield PAUSE;
           }
         } else {
           // An overlapping copy repeats the `distance` bytes before the cursor: a whole number of
-          // repeats a piece, so each piece starts on the pattern's first byte.
-          const tile = new Uint8Array(Math.floor(COPY_PIECE / distance) * distance);
-          tile.set(readTarget(targetCursor, distance));
+          // repeats a piece, so each piece starts on the pattern's first byte (no more repeats than
+          // the copy needs: a short copy costs a short tile).
+          const repeats = Math.min(Math.floor(BPS_COPY_PIECE / distance), Math.ceil(length / distance));
+          const tile = new Uint8Array(repeats * distance);
+          tile.set(yield* readTarget(targetCursor, distance));
           for (let filled = distance; filled < tile.length; filled *= 2)
             tile.copyWithin(filled, 0, Math.min(filled, tile.length - filled));
           for (let done = 0; done < length; ) {
             const k = Math.min(tile.length, length - done);
-            emit(tile.subarray(0, k));
+            yield* emit(tile.subarray(0, k));
             done += k;
-            if (k === tile.length) yield;
+            if (k === tile.length) yield PAUSE;
           }
           targetCursor += length;
         }
       }
     }
   }
-  flush();
+  yield* flush();
   if (out !== h.targetSize)
     throw new PatchError('malformed', `the BPS actions make ${out} bytes; the header says ${h.targetSize}`);
   if (targetCrc !== h.targetCrc32)

@@ -4,8 +4,8 @@
 // only the first 16 MiB, and a record may not start at 0x454F46 (those bytes read as "EOF").
 // No checksums: an IPS patch cannot say which source it is for; applyIps checks only that it is
 // well formed and that what it writes stays in bounds.
-import { runSteps, type Steps } from '../../core/cooperative.js';
 import { type PatchChange, PatchError } from './bps.js';
+import { answered, PAUSE, type PatchDecoder } from './requests.js';
 
 const HEADER = [0x50, 0x41, 0x54, 0x43, 0x48]; // "PATCH"
 const FOOTER = [0x45, 0x4f, 0x46]; // "EOF"
@@ -160,23 +160,85 @@ export function ipsTargetSize(
  * bytes there already copied in, zeros past the source). A record reaching past it is cut.
  */
 export function applyIpsRecords(r: { records: IpsRecord[] }, target: Uint8Array, base = 0): void {
-  runSteps(applyIpsSteps(r, target, base));
+  for (const rec of r.records) layRecord(rec, target, base);
 }
 
-/** Records applied between two yields of applyIpsSteps (each writes at most 64 KiB). */
+/** Lays one record over `target` (the target's bytes from `base` on), cut to it. */
+function layRecord(rec: IpsRecord, target: Uint8Array, base: number): void {
+  const recEnd = rec.offset + ('bytes' in rec ? rec.bytes.length : rec.count);
+  const end = base + target.length;
+  if (recEnd <= base || rec.offset >= end) return;
+  const from = Math.max(rec.offset, base);
+  const to = Math.min(recEnd, end);
+  if ('bytes' in rec) target.set(rec.bytes.subarray(from - rec.offset, to - rec.offset), from - base);
+  else target.fill(rec.value, from - base, to - base);
+}
+
+/** Target bytes decodeIps makes per emit (a record, at most 0xffff bytes, spans at most two of them). */
+export const IPS_WINDOW = 1 << 20;
+/** Records laid between two pauses of decodeIps (each writes at most 64 KiB). */
 const STEP_RECORDS = 2048;
 
-/** applyIpsRecords in steps, yielding every STEP_RECORDS records (for driveSteps). */
-export function* applyIpsSteps(r: { records: IpsRecord[] }, target: Uint8Array, base = 0): Steps<void> {
-  const end = base + target.length;
-  let n = 0;
-  for (const rec of r.records) {
-    if (++n % STEP_RECORDS === 0) yield;
-    const recEnd = rec.offset + ('bytes' in rec ? rec.bytes.length : rec.count);
-    if (recEnd <= base || rec.offset >= end) continue;
-    const from = Math.max(rec.offset, base);
-    const to = Math.min(recEnd, end);
-    if ('bytes' in rec) target.set(rec.bytes.subarray(from - rec.offset, to - rec.offset), from - base);
-    else target.fill(rec.value, from - base, to - base);
+/**
+ * The target an IPS patch makes from a source of `sourceSize` bytes, front to back, as requests
+ * (requests.ts): window by window, the source bytes there (zeros past the source) with the records
+ * that touch the window laid over them in the patch's order, then emitted. Never holds more than one
+ * window of the target, besides an index of the records by window (4 bytes a record). Pauses every
+ * STEP_RECORDS records and after every window. Returns the target size (ipsTargetSize).
+ */
+export function* decodeIps(
+  r: { records: IpsRecord[]; truncate: number | null },
+  sourceSize: number,
+): PatchDecoder<number> {
+  const size = ipsTargetSize(r, sourceSize);
+  const { records } = r;
+  // The records by the window they start in, each window's in patch order (a counting sort): a
+  // window's records are those starting in it and those starting in the window before (shorter than
+  // a window, a record reaches at most one window further).
+  const windows = Math.ceil(size / IPS_WINDOW);
+  const starts = new Uint32Array(windows + 1);
+  let counted = 0;
+  for (const rec of records) {
+    if (rec.offset >= size) continue;
+    starts[Math.floor(rec.offset / IPS_WINDOW) + 1]!++;
+    counted++;
   }
+  for (let w = 1; w <= windows; w++) starts[w]! += starts[w - 1]!;
+  const order = new Uint32Array(counted);
+  {
+    const fill = starts.slice(0, windows);
+    for (let i = 0; i < records.length; i++) {
+      const rec = records[i]!;
+      if (rec.offset < size) order[fill[Math.floor(rec.offset / IPS_WINDOW)]!++] = i;
+    }
+    yield PAUSE;
+  }
+  const piece = new Uint8Array(Math.min(IPS_WINDOW, size));
+  let laid = 0;
+  for (let w = 0; w < windows; w++) {
+    const base = w * IPS_WINDOW;
+    const window = piece.subarray(0, Math.min(IPS_WINDOW, size - base));
+    const fromSource = Math.max(0, Math.min(window.length, sourceSize - base));
+    if (fromSource > 0)
+      window.set(
+        answered(yield { kind: 'source', offset: base, length: fromSource }, fromSource, false).subarray(
+          0,
+          fromSource,
+        ),
+      );
+    window.fill(0, fromSource);
+    // The two runs of indices (the window before's, this one's), merged back into patch order.
+    let a = w > 0 ? starts[w - 1]! : starts[0]!;
+    const aEnd = w > 0 ? starts[w]! : starts[0]!;
+    let b = starts[w]!;
+    const bEnd = starts[w + 1]!;
+    while (a < aEnd || b < bEnd) {
+      const next = b >= bEnd || (a < aEnd && order[a]! < order[b]!) ? order[a++]! : order[b++]!;
+      layRecord(records[next]!, window, base);
+      if (++laid % STEP_RECORDS === 0) yield PAUSE;
+    }
+    yield { kind: 'emit', offset: base, bytes: window };
+    yield PAUSE;
+  }
+  return size;
 }

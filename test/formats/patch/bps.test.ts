@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import { crc32 } from '../../../src/formats/crc32.js';
 import {
   applyBps,
+  BPS_COPY_PIECE,
   type BpsHeader,
+  decodeBps,
   encodeBps,
   PatchError,
   readBpsHeader,
@@ -17,6 +19,7 @@ import {
   bpsNumber,
   type ChangeCase,
   layChanges,
+  randomBpsActions,
   randomChangeCase,
   referenceApplyBps,
   referenceCrc32,
@@ -279,54 +282,76 @@ function withMetadataSize(sourceSize: number, targetSize: number, n: number): Bp
   return b.number(n);
 }
 
-/** A random valid action list over `source` making `targetSize` bytes, and the target it makes. */
-function randomActions(next: () => number, source: Uint8Array, targetSize: number) {
-  const int = (n: number) => Math.floor(next() * n);
-  const b = new BpsBuilder(source.length, targetSize, int(4) === 0 ? randomBytes(next, int(20)) : []);
-  const t = new Uint8Array(targetSize);
-  let out = 0;
-  let sourceCursor = 0;
-  let targetCursor = 0;
-  while (out < targetSize) {
-    const room = targetSize - out;
-    const length = 1 + int(Math.min(room, int(5) === 0 ? 3000 : 40));
-    let command = int(4);
-    if (command === 0 && out + length > source.length) command = 2;
-    if (command === 2 && length > source.length) command = 3;
-    if (command === 3 && out === 0) command = 1;
-    if (command === 0) {
-      b.sourceRead(length);
-      t.set(source.subarray(out, out + length), out);
-    } else if (command === 1) {
-      const bytes = randomBytes(next, length);
-      b.targetRead(bytes);
-      t.set(bytes, out);
-    } else if (command === 2) {
-      const from = int(source.length - length + 1);
-      b.sourceCopy(length, from - sourceCursor);
-      t.set(source.subarray(from, from + length), out);
-      sourceCursor = from + length;
-    } else {
-      // Often just behind the write cursor, so the copy overlaps what it writes.
-      const from = int(2) === 0 ? out - 1 - int(Math.min(out, 8)) : int(out);
-      b.targetCopy(length, from - targetCursor);
-      for (let i = 0; i < length; i++) t[out + i] = t[from + i]!;
-      targetCursor = from + length;
-    }
-    out += length;
-  }
-  return { patch: b.finish(referenceCrc32(source), referenceCrc32(t)), target: t };
-}
-
 test('random action lists using all four actions decode like the reference', () => {
   const next = rng(0xac7);
   for (let n = 0; n < 250; n++) {
     const source = randomBytes(next, n % 10 === 0 ? 0 : 1 + Math.floor(next() * 6000));
     const targetSize = n % 25 === 0 ? 0 : 1 + Math.floor(next() * 20_000);
-    const { patch, target } = randomActions(next, source, targetSize);
+    const { patch, target } = randomBpsActions(next, source, targetSize);
     assert.deepEqual(referenceApplyBps(patch, source), target, `case ${n}`);
     assert.deepEqual(decode(patch, source).target, target, `case ${n}`);
   }
+});
+
+test('decodeBps as a streaming driver sees it: bounded requests, emits in order, generous source answers', () => {
+  const next = rng(0x5e7);
+  let fewer = 0;
+  for (let n = 0; n < 60; n++) {
+    const source = randomBytes(next, 1 + Math.floor(next() * 6000));
+    const { patch, target } = randomBpsActions(next, source, 1 + Math.floor(next() * 40_000), 9000);
+    const made = new Uint8Array(target.length);
+    let out = 0;
+    let sourceAsks = 0;
+    const decoder = decodeBps(patch, { size: source.length, crc32: crc32(source) }, 64 * MiB);
+    let answer: Uint8Array | undefined;
+    for (let r = decoder.next(); !r.done; r = decoder.next(answer)) {
+      const q = r.value;
+      answer = undefined;
+      if (q.kind === 'source') {
+        assert.ok(q.length <= BPS_COPY_PIECE && q.offset + q.length <= source.length);
+        sourceAsks++;
+        // Everything from the offset on: later reads inside it are not asked for again.
+        answer = source.subarray(q.offset);
+      } else if (q.kind === 'target') {
+        assert.ok(q.length <= BPS_COPY_PIECE && q.offset + q.length <= out, `target ${q.offset}+${q.length}`);
+        answer = made.slice(q.offset, q.offset + q.length);
+      } else if (q.kind === 'emit') {
+        assert.equal(q.offset, out, 'each emit continues the last');
+        made.set(q.bytes, out);
+        out += q.bytes.length;
+      }
+    }
+    assert.equal(out, target.length);
+    assert.deepEqual(made, target, `case ${n}`);
+    // Answered exactly what it asks, it asks at least as often.
+    let strictAsks = 0;
+    applyBps(
+      patch,
+      { size: source.length, crc32: crc32(source) },
+      {
+        readSource: (offset, length) => {
+          strictAsks++;
+          return source.subarray(offset, offset + length);
+        },
+        readTarget: (offset, length) => target.subarray(offset, offset + length),
+        emit: () => {},
+      },
+      64 * MiB,
+    );
+    assert.ok(sourceAsks <= strictAsks, `case ${n}: ${sourceAsks} > ${strictAsks}`);
+    fewer += strictAsks - sourceAsks;
+  }
+  assert.ok(fewer > 0, 'source answers larger than asked were used for later reads');
+  // A driver that answers less than was asked is a programming error, not a target.
+  const source = randomBytes(next, 100);
+  const { patch } = randomBpsActions(next, source, 400);
+  const decoder = decodeBps(patch, { size: source.length, crc32: crc32(source) }, MiB);
+  assert.throws(() => {
+    for (let r = decoder.next(); !r.done; ) {
+      const q = r.value;
+      r = decoder.next(q.kind === 'source' || q.kind === 'target' ? new Uint8Array(q.length - 1) : undefined);
+    }
+  }, RangeError);
 });
 
 test('copies longer than a megabyte, near and far, overlapping or not', () => {
@@ -631,7 +656,7 @@ test('fuzz: mutated BPS patches only ever end in the same target as the referenc
   const pool: [Uint8Array, Uint8Array][] = [];
   for (let n = 0; n < 12; n++) {
     const source = randomBytes(next, n === 0 ? 0 : 1 + Math.floor(next() * 3000));
-    pool.push([source, randomActions(next, source, Math.floor(next() * 4000)).patch]);
+    pool.push([source, randomBpsActions(next, source, Math.floor(next() * 4000)).patch]);
     const c = randomChangeCase(next, 3000);
     pool.push([c.source, encodeCase(c, n % 3 === 0 ? 'metadata' : undefined)]);
     pool.push([c.source, referenceEncodeBpsNaive(c.source, c.target)]);

@@ -1,17 +1,21 @@
 // IPS codec against the reference applier in test/kit/patch-reference.ts: encoder round trips over random
-// change sets (whole and window by window), the record that may not start at 0x454F46, the 16 MiB limit,
+// change sets (through the streaming decoder, and window by window through applyIpsRecords), records
+// across the streaming decoder's windows, the record that may not start at 0x454F46, the 16 MiB limit,
 // truncation and zero-run records, and a decoder that refuses anything malformed with a PatchError.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PatchError } from '../../../src/formats/patch/bps.js';
 import {
   applyIpsRecords,
+  decodeIps,
   encodeIps,
   IPS_LIMIT,
+  IPS_WINDOW,
   type IpsRecord,
   ipsTargetSize,
   readIps,
 } from '../../../src/formats/patch/ips.js';
+import { runDecoder } from '../../../src/formats/patch/requests.js';
 import {
   type ChangeCase,
   layChanges,
@@ -62,14 +66,35 @@ function encodeOk(c: ChangeCase): Uint8Array {
   return r.patch;
 }
 
-/** The production decoder as a caller runs it: records, target size, a buffer with the source, records over it. */
+/**
+ * The production decoder as nds_patch_apply runs it (decodeIps, window by window): source reads checked
+ * to stay inside the source, emits checked to continue the target, the target collected from them.
+ */
 function decode(patch: Uint8Array, source: Uint8Array, maxTarget = 64 * MiB): Uint8Array {
   const r = readIps(patch, 1_000_000);
   const size = ipsTargetSize(r, source.length);
   if (size > maxTarget) throw new PatchError('mismatch', 'too large for the test');
   const target = new Uint8Array(size);
-  target.set(source.subarray(0, Math.min(size, source.length)));
-  applyIpsRecords(r, target);
+  let made = 0;
+  const got = runDecoder(decodeIps(r, source.length), {
+    readSource(offset, n) {
+      assert.ok(offset >= 0 && n > 0 && offset + n <= source.length, `readSource(${offset}, ${n})`);
+      return source.subarray(offset, offset + n);
+    },
+    readTarget() {
+      assert.fail('an IPS decoder never reads the target back');
+    },
+    emit(bytes) {
+      assert.ok(
+        bytes.length <= IPS_WINDOW && made + bytes.length <= size,
+        `emit of ${bytes.length} at ${made}`,
+      );
+      target.set(bytes, made);
+      made += bytes.length;
+    },
+  });
+  assert.equal(got, size);
+  assert.equal(made, size, 'every target byte was emitted');
   return target;
 }
 
@@ -215,6 +240,32 @@ test('decoding patches it did not write: overlapping records, runs, growth, trun
     if (next() < 0.3) p = Uint8Array.from([...p, ...be24(Math.floor(next() * 4000))]);
     assert.deepEqual(decode(p, src), referenceApplyIps(p, src), `case ${n}`);
     assert.deepEqual(decodeInWindows(next, p, src), referenceApplyIps(p, src), `case ${n}`);
+  }
+});
+
+test('the streaming decoder lays records across its windows in patch order, like the reference', () => {
+  const next = rng(0x3d1);
+  const int = (n: number) => Math.floor(next() * n);
+  for (let n = 0; n < 24; n++) {
+    const source = randomBytes(next, int(3) === 0 ? int(64) : int(2 * IPS_WINDOW + 5000));
+    const records: number[][] = [];
+    for (let k = 0, count = 1 + int(120); k < count; k++) {
+      // Most records start within a record's length of a window edge (so they cross it), some anywhere.
+      const edge = (1 + int(3)) * IPS_WINDOW;
+      let offset = int(4) === 0 ? int(3 * IPS_WINDOW + 0x10000) : edge - int(0x10000) + int(64);
+      if (offset === EOF_OFFSET) offset++;
+      const length = 1 + int(int(3) === 0 ? 0xffff : 300);
+      if (int(3) === 0) records.push([...be24(offset), 0, 0, ...be16(length), int(256)]);
+      else records.push([...be24(offset), ...be16(length), ...randomBytes(next, length)]);
+    }
+    const body = ips(...records);
+    // Sometimes cut (or grown) by the truncation extension, to a size inside a window or on its edge.
+    const patch =
+      int(3) === 0
+        ? Uint8Array.from([...body, ...be24(int(2) === 0 ? IPS_WINDOW * (1 + int(2)) : int(3 * IPS_WINDOW))])
+        : body;
+    const expected = referenceApplyIps(patch, source);
+    assert.ok(same(decode(patch, source), expected), `case ${n}: ${records.length} records`);
   }
 });
 
