@@ -71,7 +71,7 @@ export async function serve(config: Config): Promise<void> {
   services.profileReport = report;
   startupMark('catalog read');
   // What others said (a RetroArch's reply, a stack trace with their text) reaches a terminal escaped.
-  const log = (line: string) => process.stderr.write(`${escapeUnsafe(line, true).text}\n`);
+  const log = (line: string) => process.stderr.write(`${escapeUnsafe(line, 'lines').text}\n`);
   const transport = new LineStdioTransport();
   const server = new McpSession(source, services, transport, log, report.note);
   let closing = false;

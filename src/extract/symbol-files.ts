@@ -3,6 +3,7 @@
 // store under the ROM's directory, its name chosen by the server.
 import { driveSteps } from '../core/cooperative.js';
 import { ReMcpError } from '../core/errors.js';
+import { detectSymbolFormat } from '../formats/symbols/detect.js';
 import { ElfError, elfSymbolSteps } from '../formats/symbols/elf.js';
 import { symbolTextSteps, writeSymbolText } from '../formats/symbols/text.js';
 import type { ParsedSymbols, RawSymbol, SymbolFormat } from '../formats/symbols/types.js';
@@ -25,13 +26,16 @@ const EXTENSIONS: Record<Exclude<SymbolFormat, 'elf'>, string> = {
   csv: 'csv',
 };
 
-/** Reads and parses a workspace file of `format`, in slices, within SYMBOL_FILE_LIMITS.parseMs. */
+/**
+ * Reads and parses a workspace file of `format` (told from its content when not given:
+ * detectSymbolFormat), in slices, within SYMBOL_FILE_LIMITS.parseMs.
+ */
 export async function readSymbolFile(
   workspace: Workspace,
   path: string,
-  format: SymbolFormat,
+  given: SymbolFormat | undefined,
   signal?: AbortSignal,
-): Promise<{ path: string; parsed: ParsedSymbols }> {
+): Promise<{ path: string; parsed: ParsedSymbols; format: SymbolFormat }> {
   const { resolved, handle } = await workspace.openFile(path);
   let bytes: Buffer;
   try {
@@ -52,6 +56,13 @@ export async function readSymbolFile(
   } finally {
     await handle.close();
   }
+  let format: SymbolFormat;
+  if (given !== undefined) format = given;
+  else {
+    const detected = detectSymbolFormat(bytes);
+    if ('why' in detected) throw new ReMcpError('invalid-argument', `${resolved.relative}: ${detected.why}`);
+    format = detected.format;
+  }
   const drive = {
     ...(signal ? { signal } : {}),
     deadline: { ms: SYMBOL_FILE_LIMITS.parseMs.max, what: `reading the symbols of ${resolved.relative}` },
@@ -61,6 +72,7 @@ export async function readSymbolFile(
       return {
         path: resolved.relative,
         parsed: await driveSteps(elfSymbolSteps(new Uint8Array(bytes)), drive),
+        format,
       };
     } catch (error) {
       if (error instanceof ElfError)
@@ -69,7 +81,11 @@ export async function readSymbolFile(
     }
   }
   const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
-  return { path: resolved.relative, parsed: await driveSteps(symbolTextSteps(format, text), drive) };
+  return {
+    path: resolved.relative,
+    parsed: await driveSteps(symbolTextSteps(format, text), drive),
+    format,
+  };
 }
 
 /** Writes the names of `processor` (all when null) in `format`; returns the workspace-relative path. */

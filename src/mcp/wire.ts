@@ -8,7 +8,8 @@
 // and human-readable as the text block's first token, "[code] message".
 //
 // Text: every string a person reads that leaves the server (text blocks, error messages, progress
-// messages) has its control, bidi and invisible characters escaped here, at the boundary (wireText),
+// messages) has its control, bidi and invisible characters escaped here, at the boundary (wireText;
+// a text block keeps its tabs, line feeds and CRLF pairs, a lone CR is escaped),
 // whatever layer made it: an armips message, a RetroArch reason or a launch log cannot carry a raw
 // ESC or U+202E to the host. Escaping is idempotent (an escape is plain ASCII), so text a renderer
 // escaped already is unchanged. Structured data (structuredContent, error details) keeps raw strings.
@@ -49,9 +50,12 @@ function atLeast(version: string | undefined, since: string): boolean {
   return version === undefined || version >= since;
 }
 
-/** Text for the wire: unsafe characters escaped, line breaks kept where the text is laid out in lines. */
+/**
+ * Text for the wire: unsafe characters escaped; where the text is laid out in lines, tabs, line feeds
+ * and CRLF pairs kept (a lone CR escaped), else every control escaped.
+ */
 export function wireText(text: string, lines = true): string {
-  return escapeUnsafe(text, lines).text;
+  return escapeUnsafe(text, lines ? 'lines' : 'strict').text;
 }
 
 /** The result's text blocks through wireText (images and other blocks as they are). */

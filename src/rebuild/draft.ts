@@ -6,6 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { assemble } from '../asm/armips.js';
+import { toArmipsSyntax } from '../asm/ual.js';
 import { ReMcpError } from '../core/errors.js';
 import type { MemoryBudget } from '../core/memory-budget.js';
 import { type ComponentSelector, resolveComponent } from '../formats/nds/selectors.js';
@@ -81,6 +82,8 @@ export interface DraftResult {
     mode: 'arm' | 'thumb';
     address: number;
     bytes: Uint8Array;
+    /** How a line was read where it could be read two ways (ual.ts), and armips' warnings. */
+    messages: string[];
   }[];
 }
 
@@ -172,12 +175,16 @@ export async function draftManifest(
         let replacement: string;
         if (op.assembly !== undefined) {
           const where = runtimeOf(rom, op.component, op.offset);
+          const armips = toArmipsSyntax(op.assembly.source, {
+            mode: op.assembly.mode,
+            processor: where.processor,
+          });
           const r = await assemble({
-            source: op.assembly.source,
+            source: armips.source,
             processor: where.processor,
             mode: op.assembly.mode,
             address: where.address,
-            labels: options.labels?.(where.processor, op.assembly.source) ?? new Map(),
+            labels: options.labels?.(where.processor, armips.source) ?? new Map(),
             ...(signal ? { signal } : {}),
             ...(options.memory ? { memory: options.memory } : {}),
           });
@@ -193,6 +200,7 @@ export async function draftManifest(
             mode: op.assembly.mode,
             address: where.address,
             bytes: r.bytes,
+            messages: [...armips.notes, ...r.messages],
           });
           replacement = Buffer.from(r.bytes).toString('hex');
         } else {

@@ -43,6 +43,8 @@ const PURE = [
   'src/graph/font.ts',
   'src/graph/raster.ts',
   'src/asm/source.ts',
+  'src/asm/ual.ts',
+  'src/asm/encode.ts',
   'src/arm/',
   'src/search/',
   'src/scan/',

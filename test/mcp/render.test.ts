@@ -145,3 +145,28 @@ test('an instruction listing with a data row stays a compact listing', () => {
   );
   assert.ok(!/address\s+bytes\s+mnemonic/.test(text), 'no wide table header');
 });
+
+test('a text of several lines is an indented block with its tabs; inside a table or a line it stays one line', () => {
+  const text = renderStructured({
+    dot: 'digraph g {\n\ta -> b;\r\n}\n',
+    text: { encoding: 'utf-8', content: 'x\ny' },
+    rows: [{ name: 'a\nb', kind: 'c\td' }],
+  });
+  assert.equal(
+    text,
+    [
+      'dot (3 lines):',
+      '  digraph g {',
+      '  \ta -> b;',
+      '  }',
+      'text:',
+      '  encoding: utf-8',
+      '  content (2 lines):',
+      '    x',
+      '    y',
+      'rows (1):',
+      '  name    kind',
+      '  a\\x0ab  c\td',
+    ].join('\n'),
+  );
+});

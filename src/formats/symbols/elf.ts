@@ -2,7 +2,11 @@
 // projects link): every defined FUNC, OBJECT and NOTYPE symbol with its address, size and mode. A FUNC
 // with bit 0 set is Thumb; a NOTYPE label takes the mode of the ARM mapping symbol ($a, $t, $d) that
 // covers it in its section; OBJECT is data. Section, file, undefined and mapping symbols are not
-// names. Every offset is checked against the file: a malformed ELF is refused or read in part, never
+// names, and neither are absolute symbols (SHN_ABS: constants and linker-script values such as
+// `__itcm_lma` or `FEATURE_MEDIUM_CANREAD = 1`, not places in a section). Where a FUNC or OBJECT
+// symbol and untyped labels name one address of one section (`__udivsi3` and
+// `.udivsi3_skip_div0_test`, `_start` and `__text_start`), the typed symbol is the name: each label
+// it beats is reported as skipped, naming it. Every offset is checked against the file: a malformed ELF is refused or read in part, never
 // read past its end. The work is bounded by the file: a name is looked for in at most
 // NAME_BYTES_MAX + 1 bytes of the string table (a longer one is skipped unread), only the first symbol
 // table is read (an ELF file has one), symbols past SYMBOL_LIMITS.maxSymbols are counted without their
@@ -26,7 +30,6 @@ const STT_OBJECT = 1;
 const STT_FUNC = 2;
 const SHN_UNDEF = 0;
 const SHN_LORESERVE = 0xff00;
-const SHN_ABS = 0xfff1;
 
 interface Section {
   type: number;
@@ -129,7 +132,8 @@ export function* elfSymbolSteps(bytes: Uint8Array): Steps<ParsedSymbols> {
       maps.set(shndx, list);
       continue;
     }
-    if (shndx === SHN_UNDEF || (shndx >= SHN_LORESERVE && shndx !== SHN_ABS)) continue;
+    // Undefined, absolute (SHN_ABS) and other reserved indexes name no place in a section.
+    if (shndx === SHN_UNDEF || shndx >= SHN_LORESERVE) continue;
     if (type !== STT_NOTYPE && type !== STT_OBJECT && type !== STT_FUNC) continue;
     if (end === from) continue;
     if (kept.length >= SYMBOL_LIMITS.maxSymbols.max) {
@@ -161,10 +165,25 @@ export function* elfSymbolSteps(bytes: Uint8Array): Steps<ParsedSymbols> {
     }
     return found;
   };
+  // Typed symbols (FUNC, OBJECT) per section and address: the labels there give way to them.
+  const addressOf = (e: (typeof kept)[number]) => (e.type === STT_FUNC ? (e.value & ~1) >>> 0 : e.value);
+  const typed = new Map<string, string>();
   for (const [k, e] of kept.entries()) {
     if (k % STEP_SYMBOLS === 0) yield;
+    const key = `${e.shndx}:${addressOf(e)}`;
+    if (e.type !== STT_NOTYPE && !typed.has(key)) typed.set(key, e.name);
+  }
+  for (const [k, e] of kept.entries()) {
+    if (k % STEP_SYMBOLS === 0) yield;
+    const address = addressOf(e);
+    if (e.type === STT_NOTYPE) {
+      const winner = typed.get(`${e.shndx}:${address}`);
+      if (winner !== undefined) {
+        skip(out, e.index, `label ${e.name}: the function or object ${winner} names this address`);
+        continue;
+      }
+    }
     const thumbFunc = e.type === STT_FUNC && (e.value & 1) === 1;
-    const address = e.type === STT_FUNC ? (e.value & ~1) >>> 0 : e.value;
     const mode: SymbolMode | null =
       e.type === STT_FUNC
         ? thumbFunc

@@ -61,8 +61,8 @@ export function renderToolText(
   const render = SPECIALISED[name] ?? generic;
   const rendered = render(summary, structured);
   const body = typeof rendered === 'string' ? { text: rendered, escaped: 0 } : rendered;
-  // Whatever a summary embedded: controls other than its own line breaks are escaped too.
-  const safe = escapeUnsafe(body.text, true);
+  // Whatever a summary embedded: controls other than tabs and line breaks are escaped too.
+  const safe = escapeUnsafe(body.text, 'lines');
   const escaped = body.escaped + safe.escaped;
   const note =
     escaped > 0

@@ -1,7 +1,8 @@
 // Renders a tool's structured result as plain text, so that a client which shows the model only
 // `content[]` (or negotiated a protocol version without structured content) still receives the data:
-// scalars as `key: value` lines, arrays of records as aligned tables, instruction lists as a listing,
-// hex byte fields as hexdumps. Generic by shape, so every tool, present and future, gets it; a few
+// scalars as `key: value` lines, texts of several lines as indented blocks (line breaks and tabs as
+// they are), arrays of records as aligned tables, instruction lists as a listing, hex byte fields as
+// hexdumps. Generic by shape, so every tool, present and future, gets it; a few
 // specialised renderers (./registry.ts) replace it where a tool's data reads better another way.
 
 import { escapeUnsafe } from '../../core/text-safety.js';
@@ -26,18 +27,38 @@ let escapedCount = 0;
 function scalar(value: Json): string {
   if (value === null) return 'null';
   if (typeof value === 'string') {
-    // Data strings may hold control or invisible characters: shown escaped, newlines included.
-    const safe = escapeUnsafe(value);
+    // Data strings may hold control or invisible characters: shown escaped, line breaks included (a
+    // value here is one line; a top-level text of several lines is a block: textBlock).
+    const safe = escapeUnsafe(value, 'line');
     escapedCount += safe.escaped;
     return safe.text;
   }
   if (typeof value === 'object') {
     // JSON.stringify escapes C0 controls; the invisible and bidirectional ones it leaves are escaped here.
-    const safe = escapeUnsafe(JSON.stringify(value));
+    const safe = escapeUnsafe(JSON.stringify(value), 'line');
     escapedCount += safe.escaped;
     return safe.text;
   }
   return String(value);
+}
+
+/** A string of several lines (a text file, a DOT graph): shown as a block. */
+const isText = (value: Json | undefined): boolean => typeof value === 'string' && value.includes('\n');
+
+/**
+ * A text of several lines under its key, each line indented below it with its tabs as they are (a
+ * CRLF pair is one line break; a lone CR and every other unsafe character escaped), so the text reads
+ * as written and no line of it stands where the server's own lines do.
+ */
+function textBlock(key: string, value: string, indent: string, lines: string[]): void {
+  const parts = value.split(/\r?\n/);
+  if (parts.length > 1 && parts.at(-1) === '') parts.pop();
+  lines.push(`${indent}${key} (${parts.length} lines):`);
+  for (const part of parts) {
+    const safe = escapeUnsafe(part, 'line');
+    escapedCount += safe.escaped;
+    lines.push(`${indent}  ${safe.text}`);
+  }
 }
 
 /** 16 bytes a line, each line led by its address (base + offset) when the base is known. */
@@ -193,7 +214,7 @@ function renderRecord(record: Record_, indent: string, lines: string[]): void {
       if (entries.length === 0) lines.push(`${indent}${key}: {}`);
       else if (
         entries.length <= 6 &&
-        entries.every((v) => v === null || typeof v !== 'object') &&
+        entries.every((v) => v === null || (typeof v !== 'object' && !isText(v))) &&
         !Object.keys(value).some((k) => BYTE_FIELDS.has(k))
       ) {
         lines.push(
@@ -205,6 +226,8 @@ function renderRecord(record: Record_, indent: string, lines: string[]): void {
         lines.push(`${indent}${key}:`);
         renderRecord(value, `${indent}  `, lines);
       }
+    } else if (typeof value === 'string' && isText(value)) {
+      textBlock(key, value, indent, lines);
     } else if (typeof value === 'string' && BYTE_FIELDS.has(key) && HEX_BYTES.test(value)) {
       lines.push(`${indent}${key} (${value.length / 2} bytes):`);
       for (const l of hexdump(value, baseAddress(record))) lines.push(`${indent}  ${l}`);

@@ -28,7 +28,7 @@ const FIELDS: Record<(typeof ACTIONS)[number], readonly string[]> = {
 const REQUIRED: Partial<Record<(typeof ACTIONS)[number], readonly string[]>> = {
   set: ['address', 'name'],
   remove: ['address'],
-  import: ['file', 'format'],
+  import: ['file'],
 };
 
 const symbolOut = z.object({
@@ -64,13 +64,13 @@ export const ndsSymbols = defineTool({
     name: z.string().min(1).max(SYMBOL_LIMITS.nameChars.max).optional().describe('set: no spaces.'),
     mode: z.enum(SYMBOL_MODES).optional(),
     comment: z.string().max(SYMBOL_LIMITS.commentChars.max).optional().describe('set: one line.'),
-    // Read by an import only, which names its format too.
+    // Read by an import only (its format told from the content unless given).
     file: workspacePath(
       z.string().min(1).max(1024).optional().describe('import: workspace-relative file.'),
       'file',
       { action: 'import', format: 'plain' },
     ),
-    format: z.enum(SYMBOL_FORMATS).optional(),
+    format: z.enum(SYMBOL_FORMATS).optional().describe('import: from the content if left out.'),
     replace: z.boolean().optional(),
     contains: z.string().min(1).max(256).optional().describe('list: case-insensitive.'),
     offset: z.number().int().min(0).max(SYMBOL_STORE_LIMITS.maxSymbols.max).default(0),
@@ -95,6 +95,7 @@ export const ndsSymbols = defineTool({
       })
       .nullable(),
     exported: z.string().nullable(),
+    format: z.enum(SYMBOL_FORMATS).nullable(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   limits: {
@@ -139,6 +140,7 @@ export const ndsSymbols = defineTool({
         conflicts: { name: string; address: string; processor: string; why: string }[];
       } | null = null;
       let exported: string | null = null;
+      let read: (typeof SYMBOL_FORMATS)[number] | null = null;
       let shown: StoredSymbol[] = [];
       let nextOffset: number | null = null;
       const none = { added: 0, replaced: 0, removed: 0, unchanged: 0, skipped: [], conflicts: [] };
@@ -201,13 +203,19 @@ export const ndsSymbols = defineTool({
           ctx.signal,
         );
       } else if (args.action === 'import') {
-        const { parsed } = await readSymbolFile(ctx.services.workspace, args.file!, args.format!, ctx.signal);
+        const { parsed, format } = await readSymbolFile(
+          ctx.services.workspace,
+          args.file!,
+          args.format,
+          ctx.signal,
+        );
+        read = format;
         const r = await store.update(
           rom,
           (symbols) =>
             mergeSymbols(rom, symbols, parsed.symbols, {
               processor,
-              source: args.format!,
+              source: format,
               replace: args.replace === true,
             }),
           ctx.signal,
@@ -271,7 +279,7 @@ export const ndsSymbols = defineTool({
           ? `${shown.length} name(s) from #${args.offset}${nextOffset !== null ? `, next offset ${nextOffset}` : ''}`
           : args.action === 'export'
             ? `exported to ${exported}`
-            : `${c?.added ?? 0} added, ${c?.replaced ?? 0} replaced, ${c?.removed ?? 0} removed, ${c?.conflicts.length ?? 0} conflict(s), ${c?.skipped.length ?? 0} line(s) skipped`;
+            : `${read !== null ? `read as ${read}: ` : ''}${c?.added ?? 0} added, ${c?.replaced ?? 0} replaced, ${c?.removed ?? 0} removed, ${c?.conflicts.length ?? 0} conflict(s), ${c?.skipped.length ?? 0} line(s) skipped`;
       return {
         structured: {
           action: args.action,
@@ -281,6 +289,7 @@ export const ndsSymbols = defineTool({
           nextOffset,
           changes: c,
           exported,
+          format: read,
         },
         text: `${summary}; ${table.size} name(s) stored in ${storePath}`,
       };

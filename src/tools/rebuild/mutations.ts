@@ -99,7 +99,7 @@ const operation = z.strictObject({
     .min(1)
     .max(ASM_LIMITS.sourceChars.max)
     .optional()
-    .describe('patch: ARM/Thumb source (nds_assemble) assembled where the bytes run.'),
+    .describe('patch: ARM/Thumb (as disassembled, or armips) assembled where the bytes run.'),
   mode: z.enum(ARM_MODES).optional().describe('With assembly.'),
   path: z.string().min(1).max(1024).optional().describe('add-file: the new NitroFS path.'),
   overlay: z
@@ -189,6 +189,7 @@ export const ndsMutationDraft = defineTool({
           address: z.string(),
           hex: z.string(),
           instructions: z.array(instructionSchema),
+          messages: z.array(z.string()).describe('How a line was read, armips warnings'),
         }),
       )
       .describe('Each assembled patch: its source next to its bytes, decoded back'),
@@ -249,6 +250,7 @@ export const ndsMutationDraft = defineTool({
         address: formatAddress(a.address),
         hex: Buffer.from(a.bytes).toString('hex'),
         instructions: d.instructions.map(instructionView),
+        messages: a.messages,
       });
     }
     return {

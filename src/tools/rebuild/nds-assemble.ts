@@ -5,6 +5,7 @@ import { decodeWindow } from '../../arm/decoder.js';
 import { ARM_MODES } from '../../arm/types.js';
 import { ASSEMBLE_TIME, assemble } from '../../asm/armips.js';
 import { ASM_LABEL, ASM_LIMITS, identifiers } from '../../asm/source.js';
+import { toArmipsSyntax } from '../../asm/ual.js';
 import { addressArg, formatAddress } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
@@ -18,7 +19,7 @@ export const ndsAssemble = defineTool({
   profiles: ['build'],
   description: {
     purpose:
-      'Assembles ARM/Thumb source (armips) at a runtime address; returns the bytes and their disassembly.',
+      'Assembles ARM/Thumb at a runtime address; returns the bytes and their disassembly. Takes lines as nds_disassemble_range prints them (UAL: movs, ldrbeq, ldm r0!, svc #1) or armips syntax.',
     useWhen: 'before a patch: the bytes for nds_mutation_draft; branches and names resolve at the address.',
     behaviour:
       'read-only; isolated (in-memory files, own thread); directives that read or write files refused; rom: its stored names become labels.',
@@ -32,7 +33,7 @@ export const ndsAssemble = defineTool({
       .string()
       .min(1)
       .max(ASM_LIMITS.sourceChars.max)
-      .describe('armips syntax, one statement a line.'),
+      .describe('UAL as the disassembly prints it, or armips syntax; one statement a line.'),
     rom: workspacePath(
       z.string().min(1).max(1024).optional().describe('Workspace-relative .nds path whose names to use.'),
       'file',
@@ -52,9 +53,11 @@ export const ndsAssemble = defineTool({
     millis: { default: ASSEMBLE_TIME.default, max: ASSEMBLE_TIME.max, unit: 'milliseconds of assembly' },
   },
   async handler(args, ctx) {
+    // The disassembly's syntax (UAL) rewritten into armips' own; armips' own passes unchanged.
+    const armips = toArmipsSyntax(args.source, { mode: args.mode, processor: args.processor });
     const labels = new Map<string, number>();
     if (args.rom !== undefined) {
-      const wanted = identifiers(args.source);
+      const wanted = identifiers(armips.source);
       await withToolRom(
         ctx,
         args.rom,
@@ -75,7 +78,7 @@ export const ndsAssemble = defineTool({
       );
     }
     const r = await assemble({
-      source: args.source,
+      source: armips.source,
       processor: args.processor,
       mode: args.mode,
       address: args.address,
@@ -91,7 +94,7 @@ export const ndsAssemble = defineTool({
         hex: Buffer.from(r.bytes).toString('hex'),
         instructions: decoded.instructions.map(instructionView),
         labels: [...labels.keys()],
-        messages: r.messages,
+        messages: [...armips.notes, ...r.messages],
       },
       text: `${r.bytes.length} bytes at ${formatAddress(args.address)} (${args.processor} ${args.mode})${decoded.stop ? `; decoding stopped at ${formatAddress(decoded.stop.address)} (${decoded.stop.reason}): data or an instruction this processor lacks` : ''}`,
     };

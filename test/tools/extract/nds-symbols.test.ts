@@ -53,8 +53,15 @@ for (const f of parseElfSymbols(new Uint8Array(readFileSync(join(ARM_KIT_BUILD_D
 const main = truth.functions.find((f) => f.name === 'main')!;
 
 test('an ELF import names every function; aliases at one address are reported, not merged', async () => {
-  const r = await w.ok('nds_symbols', { action: 'import', file: 'program.elf', format: 'elf' });
+  // No format given: the file's magic says ELF.
+  const r = await w.ok('nds_symbols', { action: 'import', file: 'program.elf' });
+  assert.equal(r.format, 'elf');
   assert.ok(r.changes.added > truth.functions.length / 2, JSON.stringify(r.changes).slice(0, 300));
+  // A label beside a FUNC is reported, never stored; an absolute constant is no name.
+  assert.ok(r.changes.skipped.some((s: any) => /^label \.udivsi3_skip_div0_test: .* __udivsi3 /.test(s.why)));
+  const labels = await w.ok('nds_symbols', { contains: 'udivsi3_skip', limit: 10 });
+  assert.deepEqual(labels.symbols, []);
+  assert.deepEqual((await w.ok('nds_symbols', { contains: '__itcm_lma', limit: 10 })).symbols, []);
   assert.equal(r.total, r.changes.added);
   assert.ok(
     r.changes.conflicts.some((c: any) => /names it .* too/.test(c.why)),
@@ -144,7 +151,8 @@ test('a rename shows at once; export and re-import into a fresh workspace give t
   assert.match(exported.exported, /^analysis\/generated\/nds\/[0-9a-f]{16}\/symbols\.csv$/);
   const fresh = await workspace();
   await copyFile(join(w.root, exported.exported), join(fresh.root, 'names.csv'));
-  const back = await fresh.ok('nds_symbols', { action: 'import', file: 'names.csv', format: 'csv' });
+  const back = await fresh.ok('nds_symbols', { action: 'import', file: 'names.csv' });
+  assert.equal(back.format, 'csv');
   assert.deepEqual(back.changes.conflicts, []);
   const storeOf = async (root: string, path: string) =>
     JSON.parse(await readFile(join(root, path), 'utf8')).symbols.map(
@@ -239,6 +247,8 @@ test('hostile arguments and files are typed refusals; a damaged store is said, n
     [{ action: 'list', name: 'not_for_list' }, 'invalid-argument'],
     [{ action: 'import', file: '../outside.elf', format: 'elf' }, 'workspace-escape'],
     [{ action: 'import', file: 'junk.bin', format: 'elf' }, 'invalid-argument'],
+    // Neither ELF nor a text format its parsers read: refused, asking for the format.
+    [{ action: 'import', file: 'junk.bin' }, 'invalid-argument'],
     [{ action: 'import', file: 'missing.sym', format: 'nosgba' }, 'not-found'],
     [{ action: 'export', format: 'elf' }, 'invalid-argument'],
     [{ action: 'frobnicate' }, 'invalid-argument'],
