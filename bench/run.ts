@@ -10,6 +10,7 @@ const MODULES: Array<[string, string, string]> = [
   ['search', 'search.ts', 'benchSearch'],
   ['rebuild', 'rebuild.ts', 'benchRebuild'],
   ['asm', 'asm.ts', 'benchAsm'],
+  ['strings', 'strings.ts', 'benchStrings'],
   ['arm', 'arm.ts', 'benchArm'],
   ['analysis', 'analysis.ts', 'benchAnalysis'],
   ['program-map', 'program-map.ts', 'benchProgramMap'],

@@ -206,6 +206,11 @@ function sourceBytes(rom: RomHandle): SourceBytes {
   return (offset, length) => rom.readBytes(offset, length);
 }
 
+/** The same into a buffer the patch check reuses. */
+function sourceInto(rom: RomHandle): (offset: number, into: Uint8Array) => Uint8Array {
+  return (offset, into) => rom.readBytesInto(into, offset);
+}
+
 export async function validateManifest(
   workspace: Workspace,
   rom: RomHandle,
@@ -306,7 +311,7 @@ async function checkBuildDir(
     await handle.close();
   }
   const patches = makePatches(v.plan, crcs, sourceBytes(rom));
-  checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize });
+  checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize }, sourceInto(rom));
   const patchBytes = patchFiles(patches);
   const expectedNames = [
     ...EVIDENCE_FILES,
@@ -473,7 +478,14 @@ async function buildLocked(
       output: plannedOutputCrc(v.plan, tally.sourceCrc32, sourceBytes(rom)),
     };
     const patches = makePatches(v.plan, crcs, sourceBytes(rom));
-    checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize });
+    checkPatches(
+      patches,
+      v.plan,
+      sourceBytes(rom),
+      crcs.source,
+      { size: record.outputSize },
+      sourceInto(rom),
+    );
     for (const [name, bytes] of Object.entries(patchFiles(patches))) await tmp.writeAtomic(name, bytes);
     await tmp.writeAtomic(PATCH_FILES.record, patchesText(patches, v.plan, record.outputSha256));
     await options.onStep?.('evidence-written');
