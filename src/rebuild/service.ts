@@ -304,12 +304,14 @@ async function checkBuildDir(
   // The output is read first: its CRC-32s make the patches, whose files are then expected too.
   const handle = await openRegular(dir, r.output.romName);
   let record: VerificationRecord;
-  const crcs = { source: 0, output: 0 };
+  const read = { source: 0 };
   try {
-    record = await verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal, crcs);
+    record = await verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal, read);
   } finally {
     await handle.close();
   }
+  // The output was found to be the planned stream byte for byte: its CRC-32 is the planned one.
+  const crcs = { source: read.source, output: plannedOutputCrc(v.plan, read.source, sourceBytes(rom)) };
   const patches = makePatches(v.plan, crcs, sourceBytes(rom));
   checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize }, sourceInto(rom));
   const patchBytes = patchFiles(patches);

@@ -79,13 +79,15 @@ export async function verifyOutput(
   output: FileHandle,
   readSync: (fd: number, b: Uint8Array, o: number, l: number, p: number) => number,
   signal?: AbortSignal,
-  /** Filled with the CRC-32s of the whole source and output read (the patches name them). */
-  crcs?: { source: number; output: number },
+  /**
+   * Filled with the CRC-32 of the whole source read (the patches name it). The output's follows from
+   * it: once verified, the output is the planned stream (patches.ts plannedOutputCrc).
+   */
+  crcs?: { source: number },
 ): Promise<VerificationRecord> {
   const r = plan.resolved;
   const size = await checkSize(plan, output);
   let sourceCrc = 0;
-  let outputCrc = 0;
 
   // 1. Byte stream: expected bytes, attribution of prefix changes, zero gaps. The source and the output
   // of the next chunk are read (each as parts at once) while this one is checked.
@@ -118,10 +120,7 @@ export async function verifyOutput(
       if (bytesRead !== length) fail('the rebuilt ROM could not be read in full');
       const view = got.subarray(0, length);
       hash.update(view);
-      if (crcs) {
-        sourceCrc = fastCrc32(srcView, sourceCrc);
-        outputCrc = fastCrc32(view, outputCrc);
-      }
+      if (crcs) sourceCrc = fastCrc32(srcView, sourceCrc);
       if (
         !Buffer.from(view.buffer, view.byteOffset, length).equals(
           Buffer.from(want.buffer, want.byteOffset, length),
@@ -142,10 +141,7 @@ export async function verifyOutput(
     // A check that fails leaves the read-ahead unawaited: its failure belongs to nobody.
     next?.catch(() => {});
   }
-  if (crcs) {
-    crcs.source = sourceCrc;
-    crcs.output = outputCrc;
-  }
+  if (crcs) crcs.source = sourceCrc;
   const checks = [...STREAM_CHECKS];
   await checkStructure(plan, sourceModel, output, size, readSync, checks);
   return record(plan, hash.digest('hex'), changedPrefixBytes, checks);
