@@ -10,9 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { makeWorkspace } from '../test/kit/mcp-harness.js';
+import { connect } from './server.js';
 
 const WARM_RUNS = 25;
 const WARM_UP = 5;
@@ -102,18 +101,6 @@ async function floors(): Promise<
   return { compiledOnce: (w) => run(w, true), loadedPerCall: (w) => run(w, false) };
 }
 
-async function connect(entry: string, workspace: string): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [entry, 'serve'],
-    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: workspace, RE_MCP_PROFILE: 'full' },
-    stderr: 'ignore',
-  });
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(transport);
-  return client;
-}
-
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await fn();
@@ -126,7 +113,11 @@ export async function benchAsm(): Promise<Record<string, unknown>> {
   const baseline = process.env.BENCH_BASELINE;
   if (baseline) trees.push(await tree(baseline, 'before'));
   const floor = await floors();
-  const clients = await Promise.all(trees.map((t) => connect(t.entry, workspace)));
+  const clients = await Promise.all(
+    trees.map((t) =>
+      connect([t.entry, 'serve'], { RE_MCP_WORKSPACE_ROOT: workspace, RE_MCP_PROFILE: 'full' }),
+    ),
+  );
   try {
     const out: Record<string, unknown> = {};
     for (const [name, source] of Object.entries(SOURCES)) {
