@@ -234,11 +234,17 @@ export class OutputDir {
    * A yielded chunk may still be being written while the next is produced: its buffer may be reused
    * only after `onWritten` has reported that chunk written (a failed write never reports it).
    * `direct` writes the chunks that allow it with O_DIRECT (writeStream), for large files.
+   * `whileSyncing` runs once everything is written, while the file is being made durable (the fsync
+   * runs in the thread pool meanwhile); a failure of it fails the write, once the fsync has settled.
    */
   async writeAtomic(
     name: string,
     data: Uint8Array | string | AsyncIterable<Uint8Array>,
-    options: { onWritten?: (chunk: Uint8Array) => void; direct?: boolean } = {},
+    options: {
+      onWritten?: (chunk: Uint8Array) => void;
+      direct?: boolean;
+      whileSyncing?: () => Promise<void>;
+    } = {},
   ): Promise<string> {
     checkRelativePath(name);
     if (name.includes('/')) throw new ReMcpError('invalid-argument', 'an output name is one segment');
@@ -261,7 +267,9 @@ export class OutputDir {
         }
         // Makes every byte durable, those written directly included (their extents are metadata, and
         // the device may hold them in its cache until this flush).
-        await handle.sync();
+        const [synced, beside] = await Promise.allSettled([handle.sync(), options.whileSyncing?.()]);
+        if (synced.status === 'rejected') throw synced.reason;
+        if (beside.status === 'rejected') throw beside.reason;
       } finally {
         await handle.close();
       }
