@@ -1,9 +1,10 @@
 // Child of the rebuild bench: runs one nds_mutation_build through the service in a fresh process
 // and prints {ms, writeMs, cpuUserMs, cpuSystemMs, peakRssMiB (VmHWM), outputSha256}, so the peak belongs
-// to the build alone. BENCH_REBUILD_FLUSH_MIB sets the early-flush interval of the ROM write (a variant).
+// to the build alone; then one nds_mutation_verify of what it built (verifyMs: every byte of the
+// source and the output read again and checked, the evidence compared). BENCH_REBUILD_FLUSH_MIB sets the early-flush interval of the ROM write (a variant).
 import { readFileSync } from 'node:fs';
 import { RomStore } from '../src/nds/rom-store.js';
-import { buildManifest } from '../src/rebuild/service.js';
+import { buildManifest, verifyBuild } from '../src/rebuild/service.js';
 import * as streamWrite from '../src/workspace/stream-write.js';
 import { Workspace } from '../src/workspace/workspace.js';
 
@@ -37,6 +38,10 @@ const ms = performance.now() - started;
 // CPU of the whole process (every thread): the figure that load on the machine does not change.
 const cpu = process.cpuUsage(cpuBefore);
 const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+const verifyStarted = performance.now();
+const verified = await store.withRom(rom, (h) => verifyBuild(workspace, h, manifest));
+const verifyMs = Math.round(performance.now() - verifyStarted);
+if (verified.outputSha256 !== r.outputSha256) throw new Error('verify found another output');
 process.stdout.write(
-  `${JSON.stringify({ ms: Math.round(ms), writeMs, cpuUserMs: Math.round(cpu.user / 1000), cpuSystemMs: Math.round(cpu.system / 1000), peakRssMiB: Math.round(Number(hwm?.[1] ?? 0) / 1024), outputSize: r.outputSize, outputSha256: r.outputSha256 })}\n`,
+  `${JSON.stringify({ ms: Math.round(ms), writeMs, cpuUserMs: Math.round(cpu.user / 1000), cpuSystemMs: Math.round(cpu.system / 1000), peakRssMiB: Math.round(Number(hwm?.[1] ?? 0) / 1024), outputSize: r.outputSize, outputSha256: r.outputSha256, verifyMs })}\n`,
 );

@@ -7,7 +7,11 @@
 // BENCH_REBUILD_ROUNDS rounds (default 3), ranges beside them. BENCH_REBUILD_BASELINE=<another
 // checkout with its node_modules> builds with that tree's code too, in the same rounds;
 // BENCH_REBUILD_FLUSH_VARIANTS=16,32 builds this tree with those early-flush intervals (MiB) too.
-// Every build's output SHA-256 is reported: all variants must build the same bytes.
+// Every build's output SHA-256 is reported: all variants must build the same bytes. Each child also
+// verifies what it built (nds_mutation_verify); build and verify are judged against `cp` of the ROM
+// followed by `sync` of the copy, measured in the same rounds (goal <= 1.5 each). BENCH_BASELINE is
+// taken for BENCH_REBUILD_BASELINE when that is unset (its tree needs this bench's rebuild-child.ts
+// for the verify figure).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -82,6 +86,13 @@ export async function benchRebuild() {
       }
       return performance.now() - started;
     };
+    // `cp` then `sync` of the copy (an fsync of that file): the floor the build and verify are judged by.
+    const cpSync = async () => {
+      const started = performance.now();
+      execFileSync('cp', [romPath, copyPath]);
+      execFileSync('sync', [copyPath]);
+      return performance.now() - started;
+    };
     const kernelCopy = async () => {
       const started = performance.now();
       await copyFile(romPath, copyPath);
@@ -101,6 +112,7 @@ export async function benchRebuild() {
       cpuUserMs?: number;
       cpuSystemMs?: number;
       outputSha256?: string;
+      verifyMs?: number;
     }
     const build = (repo: string, env: Record<string, string> = {}): ChildResult => {
       const out = execFileSync(
@@ -123,7 +135,7 @@ export async function benchRebuild() {
       await rm(join(root, 'output', 'nds'), { recursive: true, force: true });
       execFileSync('sync');
     };
-    const baseline = process.env.BENCH_REBUILD_BASELINE;
+    const baseline = process.env.BENCH_REBUILD_BASELINE ?? process.env.BENCH_BASELINE;
     const rounds = Math.max(1, Number(process.env.BENCH_REBUILD_ROUNDS ?? 3));
     // BENCH_REBUILD_FLUSH_VARIANTS=16,32: this tree also builds with those early-flush intervals (MiB).
     const flushVariants = (process.env.BENCH_REBUILD_FLUSH_VARIANTS ?? '')
@@ -147,6 +159,7 @@ export async function benchRebuild() {
       ['plainCopyMs', async () => push('plainCopyMs', await plainCopy(false))],
       ['plainCopyFsyncMs', async () => push('plainCopyFsyncMs', await plainCopy(true))],
       ['copyFileMs', async () => push('copyFileMs', await kernelCopy())],
+      ['cpSyncMs', async () => push('cpSyncMs', await cpSync())],
       ['sha256OnlyMs', async () => push('sha256OnlyMs', await hashOnly())],
       ...builds.map(([name, run]): [string, () => Promise<void>] => [
         name,
@@ -156,6 +169,7 @@ export async function benchRebuild() {
           push(`${name}PeakRssMiB`, b.peakRssMiB);
           push(`${name}WriteMs`, b.writeMs);
           push(`${name}CpuMs`, cpuOf(b));
+          push(`${name}VerifyMs`, b.verifyMs);
           if (b.outputSha256) {
             outputs[name] ??= new Set();
             outputs[name].add(b.outputSha256);
@@ -171,13 +185,18 @@ export async function benchRebuild() {
     }
     await settle();
     const copy = median(samples.plainCopyMs!);
+    const cpSyncMs = median(samples.cpSyncMs!);
     const ratio = (x: number, y: number) => Number((x / y).toFixed(2));
     const med = (key: string) => (samples[key] ? Math.round(median(samples[key]!)) : null);
     const figures = (name: string) => {
       const ms = median(samples[`${name}Ms`]!);
+      const verify = samples[`${name}VerifyMs`] ? median(samples[`${name}VerifyMs`]!) : null;
       return {
         buildMs: Math.round(ms),
         ratio: ratio(ms, copy),
+        buildVsCpSync: ratio(ms, cpSyncMs),
+        verifyMs: verify === null ? null : Math.round(verify),
+        verifyVsCpSync: verify === null ? null : ratio(verify, cpSyncMs),
         buildWriteMs: med(`${name}WriteMs`),
         // CPU time of the build process, all threads (user + system): less sensitive to other load.
         cpuMs: med(`${name}CpuMs`),
@@ -196,6 +215,12 @@ export async function benchRebuild() {
       buildMs: current.buildMs,
       ratio: current.ratio,
       ratioGoal: 2,
+      // cp + sync of the same ROM: the floor of build and verify (goal <= 1.5 each).
+      cpSyncMs: Math.round(cpSyncMs),
+      buildVsCpSync: current.buildVsCpSync,
+      verifyMs: current.verifyMs,
+      verifyVsCpSync: current.verifyVsCpSync,
+      vsCpSyncGoal: 1.5,
       // The same copy made durable (one fsync at the end), as every published build is.
       plainCopyWithFsyncMs: Math.round(fsyncCopy),
       copyWithFsyncRatio: ratio(fsyncCopy, copy),

@@ -9,6 +9,8 @@ const MODULES: Array<[string, string, string]> = [
   ['nds', 'nds.ts', 'benchNds'],
   ['search', 'search.ts', 'benchSearch'],
   ['rebuild', 'rebuild.ts', 'benchRebuild'],
+  ['asm', 'asm.ts', 'benchAsm'],
+  ['strings', 'strings.ts', 'benchStrings'],
   ['arm', 'arm.ts', 'benchArm'],
   ['analysis', 'analysis.ts', 'benchAnalysis'],
   ['program-map', 'program-map.ts', 'benchProgramMap'],

@@ -1,7 +1,11 @@
-// Whole-ROM pattern search on a synthetic 512 MiB ROM (a small valid ROM followed by random appended
-// data, needles planted at known offsets), warm page cache. Figures: plain sequential read throughput
-// of the file, the in-process search throughput per pattern (and the ratio, the figure that matters),
-// then the same searches through the stdio server with its peak RSS (VmHWM) afterwards.
+// Whole-ROM pattern search on a synthetic ROM (256 MiB, BENCH_SEARCH_MIB to change it: a small valid
+// ROM followed by random appended data, needles planted at known offsets), warm page cache. Figures:
+// plain sequential read throughput of the file, the in-process search throughput per pattern (and the
+// ratio to the read), each search's time against `cat` of the file to /dev/null measured in the same
+// rounds (goal <= 2), then the same searches through the stdio server with its peak RSS (VmHWM)
+// afterwards. BENCH_BASELINE=<another checkout with its node_modules> times that tree's search in the
+// same rounds too ("before" beside "after").
+import { execFileSync } from 'node:child_process';
 import { randomFillSync } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
@@ -36,7 +40,9 @@ async function openRomReader(path: string) {
 }
 
 const MiB = 1024 * 1024;
-const SIZE = 512 * MiB;
+const SIZE = Number(process.env.BENCH_SEARCH_MIB ?? 256) * MiB;
+const CAT_ROUNDS = 7;
+const CAT_GOAL = 2;
 const CHUNK = 8 * MiB;
 
 const PATTERNS = {
@@ -127,6 +133,81 @@ async function headerSource(path: string) {
   return { size: SIZE, read: (offset: number, length: number) => head.subarray(offset, offset + length) };
 }
 
+type SearchFn = typeof searchRom;
+
+/**
+ * Each pattern's whole-ROM search (this tree's, and BENCH_BASELINE's) against `cat` of the file, in
+ * interleaved rounds (every other round in reverse order); medians and their ratios.
+ */
+async function againstCat(path: string): Promise<Record<string, unknown>> {
+  const trees: Array<[string, SearchFn]> = [['after', searchRom]];
+  const baseline = process.env.BENCH_BASELINE;
+  if (baseline)
+    trees.push([
+      'before',
+      ((await import(join(baseline, 'src/search/search.ts'))) as { searchRom: SearchFn }).searchRom,
+    ]);
+  const reader = await openRomReader(path);
+  const model = parseNdsRom(await headerSource(path));
+  const samples: Record<string, number[]> = {};
+  const push = (key: string, ms: number) => {
+    samples[key] ??= [];
+    samples[key].push(ms);
+  };
+  const steps: Array<[string, () => Promise<void>]> = [
+    [
+      'catMs',
+      async () => {
+        execFileSync('sh', ['-c', 'cat "$1" > /dev/null', 'sh', path]);
+      },
+    ],
+  ];
+  for (const [label, search] of trees)
+    for (const [name, pattern] of Object.entries(PATTERNS))
+      steps.push([
+        `${label}.${name}Ms`,
+        async () => {
+          const r = await search(
+            model,
+            { romSize: SIZE, readChunk: reader.readChunk, readBytes: reader.readBytes },
+            {
+              pattern,
+              scope: { kind: 'whole-rom' },
+              offset: 0,
+              limit: 1,
+              maxScanBytes: SIZE,
+              contextBytes: 0,
+            },
+          );
+          if (r.status !== 'complete') throw new Error(`search truncated: ${r.truncationReasons}`);
+        },
+      ]);
+  try {
+    for (let round = 0; round < CAT_ROUNDS + 1; round++) {
+      for (const [key, step] of round % 2 === 0 ? steps : [...steps].reverse()) {
+        const started = performance.now();
+        await step();
+        // The first round warms up.
+        if (round > 0) push(key, performance.now() - started);
+      }
+    }
+  } finally {
+    await reader.close();
+  }
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!;
+  const cat = median(samples.catMs!);
+  const out: Record<string, unknown> = { romMiB: SIZE / MiB, catMs: Math.round(cat), ratioGoal: CAT_GOAL };
+  for (const [label] of trees) {
+    const figures: Record<string, unknown> = {};
+    for (const name of Object.keys(PATTERNS)) {
+      const ms = median(samples[`${label}.${name}Ms`]!);
+      figures[name] = { ms: Math.round(ms), ratioToCat: round(ms / cat) };
+    }
+    out[label] = figures;
+  }
+  return out;
+}
+
 function vmHwmMb(pid: number): Promise<number> {
   return import('node:fs/promises')
     .then((fs) => fs.readFile(`/proc/${pid}/status`, 'utf8'))
@@ -146,6 +227,7 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
       const r = await inProcess(path, pattern);
       search[name] = { ...r, ratioToRead: round(r.gbPerS / readGbPerS) };
     }
+    const vsCat = await againstCat(path);
 
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -184,9 +266,10 @@ export async function benchSearch(): Promise<Record<string, unknown>> {
       plantedNeedles: planted,
       plainReadGbPerS: readGbPerS,
       inProcessSearch: search,
+      vsCat,
       server,
       notes:
-        'best of 3 runs, warm page cache; server times include the per-call identity check (first call hashes the file)',
+        'best of 3 runs, warm page cache; vsCat: medians of interleaved rounds against cat of the file; server times include the per-call identity check (first call hashes the file)',
     };
   } finally {
     await rm(workspace, { recursive: true, force: true });

@@ -41,7 +41,7 @@ function median(values: number[]): number {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
-async function connect(args: string[], env: Record<string, string>): Promise<Client> {
+export async function connect(args: string[], env: Record<string, string>): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args,

@@ -3,17 +3,26 @@
 // (component, offset, ROM offset, runtime address) and, on request, who references it according to the
 // whole-program map of its processor (literal loads, pointer-table words and the code loading the
 // table), with the map's coverage so an empty list is never mistaken for "unused". Scanning is bounded
-// by bytes, read in pieces, cancellable; only the requested page is kept.
+// by bytes, read in pieces, cancellable. The first call for a ROM and listing keeps the places of the
+// matching strings (an index, under the server's memory budget); later pages come from it in time
+// proportional to the page, not the ROM.
 
 import { EVIDENCE_IDS } from '../analysis/evidence/index.js';
 import { getProgramMaps, MAP_LIMITS } from '../analysis/program-map/service.js';
 import { TIERS, type Tier } from '../analysis/program-map/types.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { KeptValues } from '../core/kept-values.js';
 import type { BoundedStatus, Processor } from '../core/vocabulary.js';
 import { autoloadImageOffset } from '../formats/nds/address-map.js';
 import type { RomHandle, RomStore } from '../nds/rom-store.js';
-import { type FoundString, type StringEncoding, scanPieces, sjisAvailable } from '../search/strings.js';
-import type { Services } from '../services.js';
+import {
+  type FoundString,
+  type StringEncoding,
+  scanPieces,
+  sjisAvailable,
+  stringText,
+} from '../search/strings.js';
+import { type Services, serviceKey } from '../services.js';
 
 const MiB = 1024 * 1024;
 
@@ -43,6 +52,8 @@ export interface StringListRequest {
   limit: number;
   maxScanBytes: number;
   references: boolean;
+  /** false: scan for this page without the kept index (tests compare the two). Default: use it. */
+  index?: boolean;
   signal?: AbortSignal | undefined;
   /** Monotonic: bytes scanned (of `total`), then the program map's code bytes on top (no total). */
   onProgress?: ((done: number, total: number | undefined, message: string) => void) | undefined;
@@ -100,13 +111,11 @@ export interface StringList {
 
 interface Source {
   label: string;
-  processor: Processor | null;
-  overlayId: number | null;
   size: number;
   /** Bytes [start, end) of the source. */
   read(start: number, end: number): Uint8Array;
-  romOffsetOf(o: number): number | null;
-  runtimeOf(o: number): number | null;
+  /** What an index keeps of it. */
+  indexed: IndexedSource;
 }
 
 interface PendingSource {
@@ -141,14 +150,14 @@ function sources(store: RomStore, rom: RomHandle, area: StringArea, signal?: Abo
         const mainEnd = blocks.length > 0 ? Math.min(...blocks.map((b) => b.at)) : bytes.length;
         return {
           label,
-          processor,
-          overlayId,
           size: bytes.length,
           read: (s, e) => bytes.subarray(s, e),
-          romOffsetOf: (o) => (image.romOffset === null || image.derived ? null : image.romOffset + o),
-          runtimeOf: (o) => {
-            for (const b of blocks) if (o >= b.at && o < b.at + b.size) return b.ram + (o - b.at);
-            return o < mainEnd ? base + o : null;
+          indexed: {
+            label,
+            processor,
+            overlayId,
+            romStart: image.romOffset === null || image.derived ? null : image.romOffset,
+            runtime: { base, blocks, mainEnd },
           },
         };
       },
@@ -179,12 +188,9 @@ function sources(store: RomStore, rom: RomHandle, area: StringArea, signal?: Abo
         async open() {
           return {
             label,
-            processor: null,
-            overlayId: null,
             size,
             read: (s, e) => rom.readBytes(f.start + s, e - s),
-            romOffsetOf: (o) => f.start + o,
-            runtimeOf: () => null,
+            indexed: { label, processor: null, overlayId: null, romStart: f.start, runtime: null },
           };
         },
       });
@@ -195,32 +201,139 @@ function sources(store: RomStore, rom: RomHandle, area: StringArea, signal?: Abo
 const PIECE = MiB;
 const L = STRING_LIST_LIMITS;
 
-interface Kept {
-  src: Source;
-  offset: number;
-  s: FoundString;
-  text: string;
+/**
+ * The string index (one per ROM and listing: area, encodings, minimum length, filter, scan bound):
+ * the matching strings' places, built by the first call's scan and kept, so a later page is read from
+ * it instead of scanning the ROM again. Each string costs INDEX_BYTES_PER_STRING; the text is decoded
+ * again from its bytes when a page shows it (the bytes of the same ROM: the same text).
+ */
+export const STRING_INDEX_LIMITS = {
+  /** Strings one index holds; a page past them is found by a scan, as without an index. */
+  strings: { max: 1 << 20, unit: 'strings in one index' },
+  indexes: { max: 16, unit: 'indexes kept' },
+  bytes: { max: 128 * MiB, unit: 'bytes of the kept indexes' },
+} as const;
+const INDEX_BYTES_PER_STRING = 13;
+/** The strings one index holds (STRING_INDEX_LIMITS.strings.max; tests lower it to reach past it). */
+export const stringIndexing = { maxStrings: STRING_INDEX_LIMITS.strings.max };
+
+/** Where an indexed string's bytes are read again and what its offsets map to. */
+interface IndexedSource {
+  label: string;
+  processor: Processor | null;
+  overlayId: number | null;
+  /** ROM offset of the source's first byte when its bytes are the ROM's; null for decoded bytes. */
+  romStart: number | null;
+  /** Runtime mapping (executables): the image base, its autoload blocks and where the main part ends. */
+  runtime: { base: number; blocks: { at: number; size: number; ram: number }[]; mainEnd: number } | null;
 }
 
-/** One page of the strings of `req.area`, with their places and, on request, their references. */
-export async function listStrings(
-  services: Services,
+/** Strings found, in order: parallel columns (index i is the i-th string kept). */
+class StringColumns {
+  count = 0;
+  source = new Uint32Array(1024);
+  offset = new Uint32Array(1024);
+  byteLength = new Uint16Array(1024);
+  chars = new Uint16Array(1024);
+  /** encoding index | terminated << 2 | cut << 3 */
+  flags = new Uint8Array(1024);
+
+  push(source: number, s: FoundString): void {
+    if (this.count === this.source.length) this.grow();
+    const i = this.count++;
+    this.source[i] = source;
+    this.offset[i] = s.offset;
+    this.byteLength[i] = s.byteLength;
+    this.chars[i] = s.chars;
+    this.flags[i] = ENCODINGS.indexOf(s.encoding) | (s.terminated ? 4 : 0) | (s.cut ? 8 : 0);
+  }
+
+  /** Gives back the room past the last string (before the columns are kept). */
+  trim(): void {
+    this.source = this.source.slice(0, this.count);
+    this.offset = this.offset.slice(0, this.count);
+    this.byteLength = this.byteLength.slice(0, this.count);
+    this.chars = this.chars.slice(0, this.count);
+    this.flags = this.flags.slice(0, this.count);
+  }
+
+  private grow(): void {
+    const n = Math.max(1024, this.source.length * 2);
+    const more = <A extends Uint32Array | Uint16Array | Uint8Array>(a: A, make: (n: number) => A): A => {
+      const b = make(n);
+      b.set(a);
+      return b;
+    };
+    this.source = more(this.source, (k) => new Uint32Array(k));
+    this.offset = more(this.offset, (k) => new Uint32Array(k));
+    this.byteLength = more(this.byteLength, (k) => new Uint16Array(k));
+    this.chars = more(this.chars, (k) => new Uint16Array(k));
+    this.flags = more(this.flags, (k) => new Uint8Array(k));
+  }
+
+  found(i: number): FoundString {
+    const f = this.flags[i]!;
+    return {
+      offset: this.offset[i]!,
+      byteLength: this.byteLength[i]!,
+      encoding: ENCODINGS[f & 3]!,
+      chars: this.chars[i]!,
+      terminated: (f & 4) !== 0,
+      cut: (f & 8) !== 0,
+    };
+  }
+}
+
+const ENCODINGS: readonly StringEncoding[] = ['ascii', 'sjis', 'utf16le'];
+
+/** One scan's findings: the totals of the whole list and the strings kept from `first` on. */
+interface Scanned {
+  sources: IndexedSource[];
+  totalBytes: number;
+  scannedBytes: number;
+  unscanned: StringList['unscanned'];
+  matching: number;
+  /** Index (among the matching strings) of the first one kept. */
+  first: number;
+  kept: StringColumns;
+}
+
+const estimateBytes = (s: Scanned) =>
+  s.kept.source.length * INDEX_BYTES_PER_STRING +
+  s.sources.reduce((n, x) => n + 256 + x.label.length * 2 + (x.runtime?.blocks.length ?? 0) * 32, 0) +
+  s.unscanned.reduce((n, u) => n + 128 + (u.component.length + u.reason.length) * 2, 0);
+
+const STRING_INDEXES = serviceKey<KeptValues<Scanned>>('string-indexes');
+
+function stringIndexes(services: Services): KeptValues<Scanned> {
+  return services.lazy(
+    STRING_INDEXES,
+    () =>
+      new KeptValues<Scanned>(services.memory, {
+        maxValues: STRING_INDEX_LIMITS.indexes.max,
+        maxBytes: STRING_INDEX_LIMITS.bytes.max,
+      }),
+  );
+}
+
+/**
+ * Scans the components of `req.area` (in order, within maxScanBytes) and keeps the matching strings
+ * whose places in the list are [first, first + keep).
+ */
+async function scanArea(
   store: RomStore,
   rom: RomHandle,
   req: StringListRequest,
-): Promise<StringList> {
-  const encodings = new Set(req.encodings);
-  if (encodings.size === 0) throw new ReMcpError('invalid-argument', 'name at least one encoding');
-  const notes: string[] = [];
-  if (encodings.has('sjis') && !sjisAvailable()) {
-    encodings.delete('sjis');
-    notes.push('this Node.js has no Shift-JIS decoder (ICU data): sjis was not searched');
-  }
+  encodings: ReadonlySet<StringEncoding>,
+  first: number,
+  keep: number,
+): Promise<Scanned> {
   const needle = req.contains === null ? null : req.contains.toLowerCase();
   const list = sources(store, rom, req.area, req.signal);
   const totalBytes = list.reduce((n, s) => n + s.size, 0);
   const unscanned: StringList['unscanned'] = [];
-  const kept: Kept[] = [];
+  const indexed: IndexedSource[] = [];
+  const kept = new StringColumns();
   let matching = 0;
   let scanned = 0;
   const options = { encodings, minLength: req.minLength, maxBytes: L.runBytes.max };
@@ -239,6 +352,8 @@ export async function listStrings(
       }
       throw e;
     }
+    const at = indexed.length;
+    indexed.push(src.indexed);
     const budgetEnd = Math.min(src.size, req.maxScanBytes - scanned);
     const before = scanned;
     await scanPieces(
@@ -249,7 +364,7 @@ export async function listStrings(
       options,
       (s, text) => {
         if (needle !== null && !text.toLowerCase().includes(needle)) return;
-        if (matching >= req.offset && kept.length < req.limit) kept.push({ src, offset: s.offset, s, text });
+        if (matching >= first && kept.count < keep) kept.push(at, s);
         matching++;
       },
       async (done) => {
@@ -262,39 +377,128 @@ export async function listStrings(
     if (budgetEnd < src.size)
       unscanned.push({ component: src.label, bytes: src.size - budgetEnd, reason: 'maxScanBytes reached' });
   }
+  return { sources: indexed, totalBytes, scannedBytes: scanned, unscanned, matching, first, kept };
+}
+
+/** The listed string `i` of `scanned` (kept), its text decoded again from its bytes. */
+async function listed(
+  store: RomStore,
+  rom: RomHandle,
+  scanned: Scanned,
+  i: number,
+  signal: AbortSignal | undefined,
+): Promise<ListedString> {
+  const src = scanned.sources[scanned.kept.source[i]!]!;
+  const s = scanned.kept.found(i);
+  const offset = s.offset;
+  const bytes =
+    src.romStart !== null
+      ? rom.readBytes(src.romStart + offset, s.byteLength)
+      : (await store.decoded.runtimeImage(rom, src.processor!, src.overlayId, signal)).bytes.subarray(
+          offset,
+          offset + s.byteLength,
+        );
+  const text = stringText(bytes, { ...s, offset: 0 });
+  const chars = [...text];
+  return {
+    component: src.label,
+    processor: src.processor,
+    overlayId: src.overlayId,
+    offset,
+    romOffset: src.romStart === null ? null : src.romStart + offset,
+    address: runtimeOf(src, offset),
+    encoding: s.encoding,
+    chars: s.chars,
+    bytes: s.byteLength,
+    terminated: s.terminated,
+    cut: s.cut,
+    text: chars.length > L.textChars.max ? chars.slice(0, L.textChars.max).join('') : text,
+    textCut: chars.length > L.textChars.max,
+    refs: null,
+    refCount: null,
+    ambiguous: false,
+  };
+}
+
+function runtimeOf(src: IndexedSource, o: number): number | null {
+  const r = src.runtime;
+  if (r === null) return null;
+  for (const b of r.blocks) if (o >= b.at && o < b.at + b.size) return b.ram + (o - b.at);
+  return o < r.mainEnd ? r.base + o : null;
+}
+
+/**
+ * One page of the strings of `req.area`, with their places and, on request, their references. The
+ * first call for a ROM and listing scans and keeps the index; later pages come from it.
+ */
+export async function listStrings(
+  services: Services,
+  store: RomStore,
+  rom: RomHandle,
+  req: StringListRequest,
+): Promise<StringList> {
+  const encodings = new Set(req.encodings);
+  if (encodings.size === 0) throw new ReMcpError('invalid-argument', 'name at least one encoding');
+  const notes: string[] = [];
+  if (encodings.has('sjis') && !sjisAvailable()) {
+    encodings.delete('sjis');
+    notes.push('this Node.js has no Shift-JIS decoder (ICU data): sjis was not searched');
+  }
+  const indexes = stringIndexes(services);
+  const key = JSON.stringify([
+    rom.identity.sha256,
+    rom.identity.size,
+    req.area,
+    ENCODINGS.filter((e) => encodings.has(e)),
+    req.minLength,
+    req.contains === null ? null : req.contains.toLowerCase(),
+    req.maxScanBytes,
+  ]);
+  const indexed = req.index === false ? undefined : indexes.get(key);
+  let scanned: Scanned;
+  if (
+    indexed !== undefined &&
+    (req.offset >= indexed.matching ||
+      indexed.first + indexed.kept.count >= Math.min(req.offset + req.limit, indexed.matching))
+  )
+    scanned = indexed;
+  else if (indexed !== undefined || req.index === false) {
+    // Past what the index holds (or asked not to use one): the page alone, from a scan.
+    scanned = await scanArea(store, rom, req, encodings, req.offset, req.limit);
+  } else {
+    scanned = await scanArea(store, rom, req, encodings, 0, stringIndexing.maxStrings);
+    // Kept only for bytes verified unchanged after the scan.
+    await rom.verifyUnchanged(req.signal);
+    scanned.kept.trim();
+    indexes.keep(key, scanned, estimateBytes(scanned));
+  }
+  const from = Math.max(0, req.offset - scanned.first);
+  const to = Math.min(scanned.kept.count, req.offset + req.limit - scanned.first);
+  const page: number[] = [];
+  for (let i = from; i < to; i++) page.push(i);
+  const strings: ListedString[] = [];
+  for (const i of page) strings.push(await listed(store, rom, scanned, i, req.signal));
   await rom.verifyUnchanged(req.signal);
-  const strings: ListedString[] = kept.map(({ src, offset, s, text }) => {
-    const chars = [...text];
-    return {
-      component: src.label,
-      processor: src.processor,
-      overlayId: src.overlayId,
-      offset,
-      romOffset: src.romOffsetOf(offset),
-      address: src.runtimeOf(offset),
-      encoding: s.encoding,
-      chars: s.chars,
-      bytes: s.byteLength,
-      terminated: s.terminated,
-      cut: s.cut,
-      text: chars.length > L.textChars.max ? chars.slice(0, L.textChars.max).join('') : text,
-      textCut: chars.length > L.textChars.max,
-      refs: null,
-      refCount: null,
-      ambiguous: false,
-    };
-  });
   const referenceCoverage: StringList['referenceCoverage'] = [];
   if (req.references) {
-    const processors = kept.map((k) => k.src.processor);
-    await addReferences(services, store, rom, req, strings, processors, referenceCoverage, scanned);
+    const processors = strings.map((s) => s.processor);
+    await addReferences(
+      services,
+      store,
+      rom,
+      req,
+      strings,
+      processors,
+      referenceCoverage,
+      scanned.scannedBytes,
+    );
   } else notes.push('references: true lists who uses each string (builds the program map)');
   return {
-    status: unscanned.length === 0 ? 'complete' : 'truncated',
-    totalBytes,
-    scannedBytes: scanned,
-    unscanned,
-    matching,
+    status: scanned.unscanned.length === 0 ? 'complete' : 'truncated',
+    totalBytes: scanned.totalBytes,
+    scannedBytes: scanned.scannedBytes,
+    unscanned: scanned.unscanned,
+    matching: scanned.matching,
     strings,
     referenceCoverage,
     notes,

@@ -57,7 +57,7 @@ async function statKey(file: string | FileHandle): Promise<StatKey> {
   }
 }
 
-function readRange(fd: number, offset: number, length: number, fileSize: number): Uint8Array {
+function checkRange(offset: number, length: number, fileSize: number): void {
   if (
     !Number.isSafeInteger(offset) ||
     !Number.isSafeInteger(length) ||
@@ -67,6 +67,10 @@ function readRange(fd: number, offset: number, length: number, fileSize: number)
   ) {
     throw new ReMcpError('invalid-argument', 'requested ROM bytes lie outside the file', { offset, length });
   }
+}
+
+function readRange(fd: number, offset: number, length: number, fileSize: number): Uint8Array {
+  checkRange(offset, length, fileSize);
   // A zero-length range holds no bytes, wherever it points (the model keeps such FAT entries of short
   // dumps, which may lie past the physical end).
   if (length === 0) return new Uint8Array(0);
@@ -74,7 +78,11 @@ function readRange(fd: number, offset: number, length: number, fileSize: number)
 }
 
 function readAt(fd: number, offset: number, length: number): Uint8Array {
-  const out = new Uint8Array(length);
+  return readAtInto(fd, offset, new Uint8Array(length));
+}
+
+function readAtInto(fd: number, offset: number, out: Uint8Array): Uint8Array {
+  const length = out.length;
   let done = 0;
   // Bounded: each pass reads at least one byte or stops at end of file.
   while (done < length) {
@@ -126,6 +134,11 @@ export class RomStore {
           // A closed descriptor number may already name another file: never read through it.
           if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
           return readRange(file.fd, offset, length, identity.size);
+        },
+        readBytesInto: (into, offset) => {
+          if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
+          checkRange(offset, into.length, identity.size);
+          return into.length === 0 ? into : readAtInto(file.fd, offset, into);
         },
         readChunk: async (into, position) => {
           if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');

@@ -131,8 +131,16 @@ export function checkPatches(
   source: SourceBytes,
   sourceCrc32: number,
   output: { size: number },
+  /**
+   * Reads source bytes into a buffer the check reuses (no new memory for each piece of a whole-ROM
+   * pass); without it the source is read with `source`.
+   */
+  sourceInto?: (offset: number, into: Uint8Array) => Uint8Array,
 ): void {
   const r = plan.resolved;
+  // The decoder reads the source a piece (at most 1 MiB) at a time and is done with each before the
+  // next: one buffer serves them all. `lastRead` compares by identity, never by content.
+  const reused = sourceInto ? new Uint8Array(PIECE) : null;
   const fail = (what: string, why: string): never => {
     throw new ReMcpError('verification-failed', `the ${what} patch does not rebuild the output: ${why}`);
   };
@@ -148,7 +156,10 @@ export function checkPatches(
       { size: r.source.size, crc32: sourceCrc32 },
       {
         readSource: (offset, length) => {
-          const bytes = source(offset, length);
+          const bytes =
+            sourceInto && reused && length <= reused.length
+              ? sourceInto(offset, reused.subarray(0, length))
+              : source(offset, length);
           lastRead = { offset, bytes };
           return bytes;
         },

@@ -201,9 +201,32 @@ function sourceReader(rom: RomHandle): ChunkReader {
   return (into, position) => rom.readChunk(into, position);
 }
 
+/**
+ * The distributable patches of a build whose stream read a source of CRC-32 `sourceCrc32`, each checked
+ * by applying it to the source (patches.ts).
+ */
+function checkedPatches(plan: Plan, rom: RomHandle, sourceCrc32: number): PatchSet {
+  const crcs = { source: sourceCrc32, output: plannedOutputCrc(plan, sourceCrc32, sourceBytes(rom)) };
+  const patches = makePatches(plan, crcs, sourceBytes(rom));
+  checkPatches(
+    patches,
+    plan,
+    sourceBytes(rom),
+    crcs.source,
+    { size: plan.resolved.output.size },
+    sourceInto(rom),
+  );
+  return patches;
+}
+
 /** Synchronous reads of the source ROM (the patch checks read it in 1 MiB pieces). */
 function sourceBytes(rom: RomHandle): SourceBytes {
   return (offset, length) => rom.readBytes(offset, length);
+}
+
+/** The same into a buffer the patch check reuses. */
+function sourceInto(rom: RomHandle): (offset: number, into: Uint8Array) => Uint8Array {
+  return (offset, into) => rom.readBytesInto(into, offset);
 }
 
 export async function validateManifest(
@@ -299,14 +322,16 @@ async function checkBuildDir(
   // The output is read first: its CRC-32s make the patches, whose files are then expected too.
   const handle = await openRegular(dir, r.output.romName);
   let record: VerificationRecord;
-  const crcs = { source: 0, output: 0 };
+  const read = { source: 0 };
   try {
-    record = await verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal, crcs);
+    record = await verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal, read);
   } finally {
     await handle.close();
   }
+  // The output was found to be the planned stream byte for byte: its CRC-32 is the planned one.
+  const crcs = { source: read.source, output: plannedOutputCrc(v.plan, read.source, sourceBytes(rom)) };
   const patches = makePatches(v.plan, crcs, sourceBytes(rom));
-  checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize });
+  checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize }, sourceInto(rom));
   const patchBytes = patchFiles(patches);
   const expectedNames = [
     ...EVIDENCE_FILES,
@@ -433,6 +458,8 @@ async function buildLocked(
     // into the page cache and no writeback left for the fsync (stream-write.ts DIRECT_ALIGNMENT).
     const pool = new ChunkPool(alignedBuffer);
     let written = 0;
+    // Made while the ROM is synced (below).
+    const made: { patches: PatchSet | null } = { patches: null };
     await tmp.writeAtomic(
       romName,
       outputStream(v.plan, sourceReader(rom), tally, {
@@ -443,7 +470,15 @@ async function buildLocked(
           options.onProgress?.(written, v.plan.resolved.output.size);
         },
       }),
-      { onWritten: (chunk) => pool.give(chunk), direct: true },
+      {
+        onWritten: (chunk) => pool.give(chunk),
+        direct: true,
+        // The patches follow from the plan and the source's CRC-32, known once the stream has ended:
+        // they are made and checked (CPU and cached reads) while the disk makes the ROM durable.
+        whileSyncing: async () => {
+          made.patches = checkedPatches(v.plan, rom, tally.sourceCrc32);
+        },
+      },
     );
     // The bytes copied are the validated source only if the source was not written at all while it
     // was read (its identity was hashed when it was opened; it is not hashed again here).
@@ -467,13 +502,8 @@ async function buildLocked(
     for (const [name, text] of Object.entries(evidenceTexts(v.manifest, v.plan, record.outputSha256))) {
       await tmp.writeAtomic(name, text);
     }
-    // The distributable patches, each checked by applying it to the source (patches.ts).
-    const crcs = {
-      source: tally.sourceCrc32,
-      output: plannedOutputCrc(v.plan, tally.sourceCrc32, sourceBytes(rom)),
-    };
-    const patches = makePatches(v.plan, crcs, sourceBytes(rom));
-    checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize });
+    const patches = made.patches;
+    if (patches === null) throw new ReMcpError('internal-error', 'the patches were not made');
     for (const [name, bytes] of Object.entries(patchFiles(patches))) await tmp.writeAtomic(name, bytes);
     await tmp.writeAtomic(PATCH_FILES.record, patchesText(patches, v.plan, record.outputSha256));
     await options.onStep?.('evidence-written');

@@ -10,6 +10,7 @@
 // file must not have been modified at all while it was read (service.ts).
 import { createHash } from 'node:crypto';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { readInParts } from '../core/read-parts.js';
 import { formatAddress } from '../core/vocabulary.js';
 import { fastCrc32 } from './crc.js';
 import type { Piece, Plan } from './plan/index.js';
@@ -19,7 +20,22 @@ export const STREAM_CHUNK = 4 * 1024 * 1024;
 /** Reads source bytes at `position` into `into`; returns the count read (0 at the end). */
 export type ChunkReader = (into: Uint8Array, position: number) => Promise<number>;
 
-/** Reads the source bytes of [position, position + into.length) that exist; returns how many. */
+/** Fills `into` from `position` with `read` (short only at the end of the file); returns the count. */
+export async function readFully(read: ChunkReader, into: Uint8Array, position: number): Promise<number> {
+  let done = 0;
+  // Bounded: each pass reads at least one byte or stops at the end of the file.
+  while (done < into.length) {
+    const n = await read(into.subarray(done), position + done);
+    if (n === 0) break;
+    done += n;
+  }
+  return done;
+}
+
+/**
+ * Reads the source bytes of [position, position + into.length) that exist; returns how many. Read as
+ * parts at once (core/read-parts.ts).
+ */
 export async function readSourceChunk(
   plan: Plan,
   readSource: ChunkReader,
@@ -27,24 +43,26 @@ export async function readSourceChunk(
   into: Uint8Array,
 ): Promise<number> {
   const want = Math.max(0, Math.min(into.length, plan.resolved.source.size - position));
-  let done = 0;
-  while (done < want) {
-    const n = await readSource(into.subarray(done, want), position + done);
-    if (n === 0) break;
-    done += n;
-  }
-  return done;
+  return readInParts((part, at) => readFully(readSource, part, at), into.subarray(0, want), position);
 }
 
-/** The expected output bytes at `position`, given the source bytes already read there. */
+/**
+ * The expected output bytes at `position` (`length` of them), given the source bytes already read
+ * there: `source` itself when it is whole and no piece lies there, else made in `scratch` (at least
+ * `length` bytes; a new buffer without one).
+ */
 export function expectedFromSource(
   plan: Plan,
   position: number,
   source: Uint8Array,
   length: number,
+  scratch?: Uint8Array,
 ): Uint8Array {
-  const out = new Uint8Array(length);
-  out.set(source.subarray(0, Math.min(length, source.length)));
+  if (source.length >= length && !touches(plan.pieces, position, length)) return source.subarray(0, length);
+  const out = scratch ? scratch.subarray(0, length) : new Uint8Array(length);
+  const have = Math.min(length, source.length);
+  out.set(source.subarray(0, have));
+  out.fill(0, have);
   overlay(out, position, plan.pieces);
   return out;
 }

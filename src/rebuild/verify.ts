@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { readInParts } from '../core/read-parts.js';
 import { formatAddress } from '../core/vocabulary.js';
 import { blzDecode } from '../formats/blz/index.js';
 import type { NdsRomModel } from '../formats/nds/index.js';
@@ -23,6 +24,7 @@ import {
   attributeChunk,
   type ChunkReader,
   expectedFromSource,
+  readFully,
   readSourceChunk,
   STREAM_CHUNK,
   type StreamTally,
@@ -77,51 +79,69 @@ export async function verifyOutput(
   output: FileHandle,
   readSync: (fd: number, b: Uint8Array, o: number, l: number, p: number) => number,
   signal?: AbortSignal,
-  /** Filled with the CRC-32s of the whole source and output read (the patches name them). */
-  crcs?: { source: number; output: number },
+  /**
+   * Filled with the CRC-32 of the whole source read (the patches name it). The output's follows from
+   * it: once verified, the output is the planned stream (patches.ts plannedOutputCrc).
+   */
+  crcs?: { source: number },
 ): Promise<VerificationRecord> {
   const r = plan.resolved;
   const size = await checkSize(plan, output);
   let sourceCrc = 0;
-  let outputCrc = 0;
 
-  // 1. Byte stream: expected bytes, attribution of prefix changes, zero gaps.
+  // 1. Byte stream: expected bytes, attribution of prefix changes, zero gaps. The source and the output
+  // of the next chunk are read (each as parts at once) while this one is checked.
   const hash = createHash('sha256');
-  const got = new Uint8Array(STREAM_CHUNK);
-  const source = new Uint8Array(STREAM_CHUNK);
-  let changedPrefixBytes = 0;
-  for (let at = 0; at < r.output.size; at += STREAM_CHUNK) {
-    throwIfCancelled(signal);
+  const buffers = [0, 1].map(() => ({
+    got: new Uint8Array(STREAM_CHUNK),
+    source: new Uint8Array(STREAM_CHUNK),
+  }));
+  const scratch = new Uint8Array(STREAM_CHUNK);
+  const readOutput: ChunkReader = (into, position) =>
+    output.read(into, 0, into.length, position).then((r) => r.bytesRead);
+  const readChunk = (at: number, b: (typeof buffers)[number]) => {
     const length = Math.min(STREAM_CHUNK, r.output.size - at);
-    const [sourceLength, { bytesRead }] = await Promise.all([
-      readSourceChunk(plan, readSource, at, source.subarray(0, length)),
-      output.read(got, 0, length, at),
+    return Promise.all([
+      readSourceChunk(plan, readSource, at, b.source.subarray(0, length)),
+      readInParts((part, position) => readFully(readOutput, part, position), b.got.subarray(0, length), at),
     ]);
-    const srcView = source.subarray(0, sourceLength);
-    const want = expectedFromSource(plan, at, srcView, length);
-    if (bytesRead !== length) fail('the rebuilt ROM could not be read in full');
-    const view = got.subarray(0, length);
-    hash.update(view);
-    if (crcs) {
-      sourceCrc = fastCrc32(srcView, sourceCrc);
-      outputCrc = fastCrc32(view, outputCrc);
-    }
-    if (!Buffer.from(view.buffer, view.byteOffset, length).equals(Buffer.from(want.buffer, 0, length))) {
-      for (let i = 0; i < length; i++) {
-        if (view[i] !== want[i]) {
-          const off = at + i;
-          fail(`the rebuilt ROM differs from its plan at ${formatAddress(off)}`, {
-            offset: formatAddress(off),
-          });
+  };
+  let changedPrefixBytes = 0;
+  let next = r.output.size > 0 ? readChunk(0, buffers[0]!) : null;
+  try {
+    for (let at = 0, which = 0; at < r.output.size; at += STREAM_CHUNK, which = 1 - which) {
+      throwIfCancelled(signal);
+      const length = Math.min(STREAM_CHUNK, r.output.size - at);
+      const [sourceLength, bytesRead] = await next!;
+      next = at + STREAM_CHUNK < r.output.size ? readChunk(at + STREAM_CHUNK, buffers[1 - which]!) : null;
+      const { got, source } = buffers[which]!;
+      const srcView = source.subarray(0, sourceLength);
+      const want = expectedFromSource(plan, at, srcView, length, scratch);
+      if (bytesRead !== length) fail('the rebuilt ROM could not be read in full');
+      const view = got.subarray(0, length);
+      hash.update(view);
+      if (crcs) sourceCrc = fastCrc32(srcView, sourceCrc);
+      if (
+        !Buffer.from(view.buffer, view.byteOffset, length).equals(
+          Buffer.from(want.buffer, want.byteOffset, length),
+        )
+      ) {
+        for (let i = 0; i < length; i++) {
+          if (view[i] !== want[i]) {
+            const off = at + i;
+            fail(`the rebuilt ROM differs from its plan at ${formatAddress(off)}`, {
+              offset: formatAddress(off),
+            });
+          }
         }
       }
+      changedPrefixBytes += attributeChunk(plan, at, view, srcView);
     }
-    changedPrefixBytes += attributeChunk(plan, at, view, srcView);
+  } finally {
+    // A check that fails leaves the read-ahead unawaited: its failure belongs to nobody.
+    next?.catch(() => {});
   }
-  if (crcs) {
-    crcs.source = sourceCrc;
-    crcs.output = outputCrc;
-  }
+  if (crcs) crcs.source = sourceCrc;
   const checks = [...STREAM_CHECKS];
   await checkStructure(plan, sourceModel, output, size, readSync, checks);
   return record(plan, hash.digest('hex'), changedPrefixBytes, checks);

@@ -2,6 +2,12 @@
 // pattern when it has no wildcard, else a short run of rare exact bytes) is located with
 // Buffer.indexOf, which is native and skips most bytes without touching them in JavaScript; only anchor
 // hits reach JavaScript, where the remaining exact bytes are verified, rarest first.
+// An anchor longer than PIECE_BYTES is found through a piece of it: Node's indexOf runs memchr on a
+// needle that short (several GB/s) but Boyer-Moore-Horspool on a longer one (a few hundred MB/s on
+// data where the needle's bytes are common, shifting at most the needle's length), so the piece is
+// searched and each place it occurs is compared with the whole anchor natively; when the piece keeps
+// occurring without the anchor (MAX_PIECE_MISSES in one window: zero padding, say), the rest of the
+// window is searched for the whole anchor as before. Either way find() returns the same place.
 // When the anchor turns out to be very frequent in a chunk (e.g. "00 ?? 12" over zero padding), the
 // per-call cost of indexOf would dominate, so the rest of that chunk is scanned with a plain loop.
 //
@@ -23,6 +29,10 @@ const DENSE_CHECK_EVERY = 1024;
 const DENSE_SPACING = 32;
 /** One native indexOf call searches at most this many bytes, so a call's cost stays bounded. */
 const FIND_WINDOW = 1024 * 1024;
+/** The longest needle Node's indexOf searches with memchr (from 8 bytes on it uses Boyer-Moore-Horspool). */
+const PIECE_BYTES = 7;
+/** Places of the piece without the anchor, in one find() window, before the whole anchor is searched. */
+const MAX_PIECE_MISSES = 32;
 
 const DONE: ScanState = { kind: 'done' };
 const STOPPED: ScanState = { kind: 'stopped' };
@@ -33,6 +43,9 @@ export class ChunkMatcher {
   private readonly anchorStart: number;
   /** Single-byte anchors use indexOf(number), the memchr path. */
   private readonly anchorByte: number;
+  /** A long anchor's piece searched first (null for anchors of PIECE_BYTES or fewer) and its place in it. */
+  private readonly piece: Buffer | null;
+  private readonly pieceAt: number;
   /** Exact positions outside the anchor (rarest byte first), with their required values. */
   private readonly checkPos: Int32Array;
   private readonly checkVal: Uint8Array;
@@ -49,6 +62,24 @@ export class ChunkMatcher {
       pattern.bytes.subarray(pattern.anchorStart, pattern.anchorStart + pattern.anchorLength),
     );
     this.anchorByte = pattern.anchorLength === 1 ? pattern.bytes[pattern.anchorStart]! : -1;
+    // The piece: the window whose first byte is rarest (memchr stops on each of its occurrences),
+    // then the one of most rarity, then the earliest.
+    let pieceAt = 0;
+    if (this.anchor.length > PIECE_BYTES) {
+      let best = -1;
+      for (let at = 0; at + PIECE_BYTES <= this.anchor.length; at++) {
+        let sum = 0;
+        for (let k = at; k < at + PIECE_BYTES; k++) sum += rarity(this.anchor[k]!);
+        const score = rarity(this.anchor[at]!) * 1_000_000 + sum;
+        if (score > best) {
+          best = score;
+          pieceAt = at;
+        }
+      }
+    }
+    this.pieceAt = pieceAt;
+    this.piece =
+      this.anchor.length > PIECE_BYTES ? this.anchor.subarray(pieceAt, pieceAt + PIECE_BYTES) : null;
     const pos: number[] = [];
     for (let i = 0; i < this.length; i++) {
       const inAnchor = i >= pattern.anchorStart && i < pattern.anchorStart + pattern.anchorLength;
@@ -104,9 +135,31 @@ export class ChunkMatcher {
 
   /** The first anchor position in [from, end - anchor length], or -1. */
   private find(buf: Buffer, from: number, end: number): number {
+    if (this.piece !== null) return this.findByPiece(buf, from, end, this.piece);
     const window = buf.subarray(from, end);
     const at = this.anchorByte >= 0 ? window.indexOf(this.anchorByte) : window.indexOf(this.anchor);
     return at === -1 ? -1 : from + at;
+  }
+
+  /** find() for a long anchor: its piece first, each place compared with the whole anchor. */
+  private findByPiece(buf: Buffer, from: number, end: number, piece: Buffer): number {
+    const n = this.anchor.length;
+    const at = this.pieceAt;
+    // The piece of the last anchor that fits before `end` ends here.
+    const pieceEnd = end - n + at + piece.length;
+    let misses = 0;
+    for (let q = from + at; q + piece.length <= pieceEnd; ) {
+      const found = buf.subarray(q, pieceEnd).indexOf(piece);
+      if (found === -1) return -1;
+      const s = q + found - at;
+      if (buf.compare(this.anchor, 0, n, s, s + n) === 0) return s;
+      q += found + 1;
+      if (++misses >= MAX_PIECE_MISSES) {
+        const rest = buf.subarray(s + 1, end).indexOf(this.anchor);
+        return rest === -1 ? -1 : s + 1 + rest;
+      }
+    }
+    return -1;
   }
 
   private verify(data: Uint8Array, s: number): boolean {

@@ -2,9 +2,11 @@
 // file. Each chunk buffer keeps (pattern length - 1) bytes of the previous chunk in front of the new
 // data, so a match straddling a chunk edge is seen exactly once (the carried bytes are the only starts
 // the previous chunk could not test). Two buffers alternate: the read of chunk N+1 runs in the libuv
-// thread pool while chunk N is matched, so matching and I/O overlap on a multi-core machine.
+// thread pool while chunk N is matched, so matching and I/O overlap on a multi-core machine. A chunk is
+// read as 1 MiB parts at once (core/read-parts.ts: the pool's threads copy them in parallel).
 // Pure: the file is reached only through the injected reader.
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { readInParts } from '../core/read-parts.js';
 import { ChunkMatcher } from './matcher.js';
 import type { CompiledPattern } from './pattern.js';
 import { PATTERN_LIMITS } from './pattern.js';
@@ -124,7 +126,7 @@ export async function scanSegments(
   const bufs = takeBuffers(chunk);
   let pending: Promise<number> | null = null;
   const startRead = (buf: Uint8Array, position: number, length: number) =>
-    read(buf.subarray(CARRY_ROOM, CARRY_ROOM + length), position);
+    readInParts(read, buf.subarray(CARRY_ROOM, CARRY_ROOM + length), position);
   try {
     for (const segment of options.segments) {
       if (stopped || workLimited) break;

@@ -5,7 +5,7 @@ import { ReMcpError } from '../core/errors.js';
 import type { BoundedStatus } from '../core/vocabulary.js';
 import { type NdsRomModel, ownersOfRomRange, type RomOwner } from '../formats/nds/index.js';
 import { type CompiledPattern, compilePattern, type PatternInput } from './pattern.js';
-import { type ChunkReader, scanSegments, type TruncationReason } from './scan.js';
+import { type ChunkReader, type ScanResult, scanSegments, type TruncationReason } from './scan.js';
 import { resolveScope, type ScopeComponent, type ScopeInput } from './scope.js';
 
 const MiB = 1024 * 1024;
@@ -36,6 +36,16 @@ export interface SearchRequest {
   startRomOffset?: number;
 }
 
+/**
+ * Scans kept between calls, by the caller (per ROM): a later page of the same search is read from
+ * the kept scan instead of scanning again. keep() is given a scan that ended normally; the caller
+ * keeps it only for bytes it has verified unchanged.
+ */
+export interface ScanMemo {
+  get(key: string): ScanResult | undefined;
+  keep(key: string, scan: ScanResult): Promise<void>;
+}
+
 export interface SearchIo {
   romSize: number;
   /** Streaming reads for the scan. */
@@ -44,6 +54,8 @@ export interface SearchIo {
   readBytes(offset: number, length: number): Uint8Array;
   signal?: AbortSignal;
   onProgress?: (scanned: number, total: number) => void;
+  /** Where scans of this ROM are kept (a page of a search already scanned does not scan again). */
+  scans?: ScanMemo;
 }
 
 export interface HitOwner {
@@ -131,14 +143,29 @@ export async function searchRom(model: NdsRomModel, io: SearchIo, req: SearchReq
   const segments = scope.segments
     .map((s) => ({ start: Math.max(s.start, from), end: s.end }))
     .filter((s) => s.end > s.start);
-  const scan = await scanSegments(pattern, io.readChunk, {
+  // Everything the scan's result depends on besides the ROM's bytes.
+  const key = JSON.stringify([
+    pattern.kind,
+    hex(pattern.bytes),
+    pattern.mask === null ? null : hex(pattern.mask),
+    pattern.alignment,
+    scope.kind,
+    scope.components.map((c) => [c.start, c.end]),
     segments,
-    maxScanBytes: req.maxScanBytes,
-    maxMatches: SEARCH_LIMITS.discoveredMatches.max,
-    ...(scope.accept ? { accept: scope.accept } : {}),
-    ...(io.signal ? { signal: io.signal } : {}),
-    ...(io.onProgress ? { onProgress: io.onProgress } : {}),
-  });
+    req.maxScanBytes,
+  ]);
+  let scan = io.scans?.get(key);
+  if (scan === undefined) {
+    scan = await scanSegments(pattern, io.readChunk, {
+      segments,
+      maxScanBytes: req.maxScanBytes,
+      maxMatches: SEARCH_LIMITS.discoveredMatches.max,
+      ...(scope.accept ? { accept: scope.accept } : {}),
+      ...(io.signal ? { signal: io.signal } : {}),
+      ...(io.onProgress ? { onProgress: io.onProgress } : {}),
+    });
+    await io.scans?.keep(key, scan);
+  }
   const len = pattern.bytes.length;
   const page = scan.offsets.slice(req.offset, req.offset + req.limit);
   const matches = page.map((romOffset, i): SearchHit => {

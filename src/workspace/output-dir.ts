@@ -237,6 +237,8 @@ export class OutputDir {
    * `readBack`, for streamed content, is given a reader of the temp file before the first chunk is
    * asked for (valid while the stream runs): a producer may read back bytes of chunks already reported
    * written (a patch's copies of its own earlier output).
+   * `whileSyncing` runs once everything is written, while the file is being made durable (the fsync
+   * runs in the thread pool meanwhile); a failure of it fails the write, once the fsync has settled.
    */
   async writeAtomic(
     name: string,
@@ -245,6 +247,7 @@ export class OutputDir {
       onWritten?: (chunk: Uint8Array) => void;
       direct?: boolean;
       readBack?: (read: (into: Uint8Array, position: number) => Promise<number>) => void;
+      whileSyncing?: () => Promise<void>;
     } = {},
   ): Promise<string> {
     checkRelativePath(name);
@@ -279,7 +282,9 @@ export class OutputDir {
         }
         // Makes every byte durable, those written directly included (their extents are metadata, and
         // the device may hold them in its cache until this flush).
-        await handle.sync();
+        const [synced, beside] = await Promise.allSettled([handle.sync(), options.whileSyncing?.()]);
+        if (synced.status === 'rejected') throw synced.reason;
+        if (beside.status === 'rejected') throw beside.reason;
       } finally {
         await handle.close();
       }

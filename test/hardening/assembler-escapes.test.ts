@@ -2,10 +2,17 @@
 // comment opener inside a string or an escaped quote, passed as a macro argument, after a label, in
 // brackets; and, below the checker, what armips' file system allows a source that got past it: only
 // its own file read, only its output written, and nothing past the output bound (a refused write is an
-// error, never a short result). Concurrent assemblies hold no more than the memory budget.
+// error, never a short result). Concurrent assemblies hold no more than the memory budget, and idle
+// kept workers only their shares.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ASSEMBLY_MEMORY_BYTES, assemble, runArmips } from '../../src/asm/armips.js';
+import {
+  ASSEMBLY_MEMORY_BYTES,
+  armipsWorkers,
+  assemble,
+  IDLE_ASSEMBLER_BYTES,
+  runArmips,
+} from '../../src/asm/armips.js';
 import { ASM_LIMITS, checkSource } from '../../src/asm/source.js';
 import { ReMcpError } from '../../src/core/errors.js';
 import { peakTrackedBudget } from '../kit/memory.js';
@@ -143,5 +150,8 @@ test('concurrent assemblies hold no more of the memory budget than it has', asyn
     [0, 1, 2, 3, 4, 5],
   );
   assert.equal(peak(), 2 * ASSEMBLY_MEMORY_BYTES);
+  // What stays held is the idle kept workers' shares; closing them gives everything back.
+  assert.ok(memory.reserved <= armipsWorkers().idleWorkers * IDLE_ASSEMBLER_BYTES, String(memory.reserved));
+  await armipsWorkers().close();
   assert.equal(memory.reserved, 0);
 });

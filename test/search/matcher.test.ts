@@ -181,3 +181,38 @@ test('cancellation between chunks is honoured and a short read means the ROM cha
     { code: 'rom-changed' },
   );
 });
+
+test('property: exact patterns longer than the memchr piece (found through a piece, then whole) equal the naive search', async () => {
+  for (let seed = 5000; seed < 5300; seed++) {
+    const next = rng(seed);
+    // Small alphabets: the piece occurs often where the whole pattern does not (the fallback to the
+    // whole anchor after too many misses is exercised), and hits overlap.
+    const data = randomData(next, 500 + Math.floor(next() * 20_000), 1 + Math.floor(next() * 3));
+    const length = 8 + Math.floor(next() * 60);
+    const from = Math.floor(next() * (data.length - length));
+    const naive: NaivePattern = Array.from(data.subarray(from, from + length));
+    if (next() < 0.3) naive[Math.floor(next() * length)] = 0x40 + Math.floor(next() * 4);
+    const pattern = compilePattern({ kind: 'byte-signature', signature: toSignature(naive) });
+    assert.equal(pattern.anchorLength, length, 'an exact pattern is its own anchor');
+    const chunkSize = [97, 1000, 65_536][Math.floor(next() * 3)]!;
+    const result = await scanSegments(pattern, bufferReader(data), {
+      segments: [{ start: 0, end: data.length }],
+      maxScanBytes: data.length,
+      maxMatches: 1_000_000,
+      chunkSize,
+    });
+    assert.deepEqual(result.offsets, naiveSearch(data, naive), `seed ${seed} chunk ${chunkSize}`);
+  }
+  // Long runs of one byte with the pattern's rare tail: every place of the piece misses but one.
+  const zeros = new Uint8Array(200_000);
+  zeros.set([0x12, 0x34], 150_000);
+  const naive: NaivePattern = [...new Array(40).fill(0), 0x12, 0x34];
+  const pattern = compilePattern({ kind: 'byte-signature', signature: toSignature(naive) });
+  const result = await scanSegments(pattern, bufferReader(zeros), {
+    segments: [{ start: 0, end: zeros.length }],
+    maxScanBytes: zeros.length,
+    maxMatches: 10,
+  });
+  assert.deepEqual(result.offsets, [150_000 - 40]);
+  assert.deepEqual(result.reasons, []);
+});

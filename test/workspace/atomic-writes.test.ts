@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, symlink } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { ReMcpError } from '../../src/core/errors.js';
 import { fdPaths } from '../../src/workspace/output-dir.js';
 import { type OutputArea, Workspace } from '../../src/workspace/workspace.js';
 import { outcomeCode } from '../kit/errors.js';
@@ -118,4 +119,33 @@ test('a streamed write lands chunk by chunk; a stream failing midway leaves the 
   assert.deepEqual(await readdir(join(root, 'output', 'stream')), ['s.bin'], 'no temp file left');
   assert.equal((await readFile(join(root, 'output', 'stream', 's.bin'))).length, 70_003);
   await dir.close();
+});
+
+test('work run while a streamed file is synced: its failure fails the write and leaves no file', async () => {
+  const dir = await ws.outputDir('output', ['syncing']);
+  try {
+    async function* chunks() {
+      yield new Uint8Array(5000).fill(1);
+      yield new Uint8Array(3).fill(2);
+    }
+    let ran = 0;
+    await dir.writeAtomic('ok.bin', chunks(), {
+      whileSyncing: async () => {
+        ran++;
+      },
+    });
+    assert.equal(ran, 1);
+    assert.equal((await readFile(join(root, 'output', 'syncing', 'ok.bin'))).length, 5003);
+    const refused = await code(
+      dir.writeAtomic('no.bin', chunks(), {
+        whileSyncing: async () => {
+          throw new ReMcpError('verification-failed', 'the work beside the sync failed');
+        },
+      }),
+    );
+    assert.equal(refused, 'verification-failed');
+    assert.deepEqual(await readdir(join(root, 'output', 'syncing')), ['ok.bin']);
+  } finally {
+    await dir.close();
+  }
 });

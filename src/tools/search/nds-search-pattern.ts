@@ -9,6 +9,7 @@ import {
   limitArg,
 } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
+import { keptScans } from '../../nds/kept-scans.js';
 import { SCAN_TRUNCATIONS } from '../../search/scan.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
@@ -117,6 +118,8 @@ export const ndsSearchPattern = defineTool({
             readBytes: (offset, length) => rom.readBytes(offset, length),
             signal: ctx.signal,
             onProgress: (done, total) => ctx.progress({ progress: done, total, message: 'scanning' }),
+            // A later page of a search already made reads its kept hits.
+            scans: keptScans(ctx.services, rom),
           },
           {
             pattern: args.pattern,
