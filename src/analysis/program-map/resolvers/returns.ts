@@ -14,7 +14,13 @@ import type { CallSite, Resolver, WalkOps } from './resolver.js';
  * Whether the code at `address` saves LR on the stack, as its first act or among its first `within`
  * straight-line instructions (a function whose entry loads a register first: a late start).
  */
-export function savesLr(walk: WalkOps, comp: MapComponent, address: number, mode: ArmMode, within = 1): boolean {
+export function savesLr(
+  walk: WalkOps,
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  within = 1,
+): boolean {
   const cls = comp.cls[address - comp.start];
   if (cls !== ByteClass.unknown && cls !== headOf(mode)) return false;
   for (const ins of decodeAt(comp, address, mode, walk.processor, within)) {
