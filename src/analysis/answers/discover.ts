@@ -2,6 +2,7 @@
 // from the program entry (direct calls, and constant-register calls when asked), coverage seeds
 // scanned but never proof. Program: every function of the whole-program map at the accepted tiers,
 // each with its evidence and tier. Either way one page of functions.
+import { ReMcpError } from '../../core/errors.js';
 import { type BoundedStatus, paginate } from '../../core/vocabulary.js';
 import type { EvidenceId } from '../evidence/index.js';
 import {
@@ -37,11 +38,35 @@ import {
 export const MAP_CALLS_SHOWN = 16;
 
 /** bounded: `limits` and `local` are the discovery's budget. */
+/** How a page of functions is ordered: by address, largest first, or most called first. */
+export const FUNCTION_ORDERS = ['address', 'size', 'callers'] as const;
+export type FunctionOrder = (typeof FUNCTION_ORDERS)[number];
+
 export interface DiscoverRequest extends Question, SearchBudget {
   /** full: each function's callers and callees (and, bounded, every call site). */
   detail: 'summary' | 'full';
   offset: number;
   limit: number;
+  /** The order of the list (size: program scope only, where a function's size is known). */
+  order?: FunctionOrder | undefined;
+  /** Only functions whose name (nameOf at their entry, no offset) holds this text, any case. */
+  name?: string | undefined;
+  nameOf?: ((address: number, overlayId: number | null) => string | null) | undefined;
+}
+
+/** The functions `name` keeps (each entry's own name holding it, any case); all without a name. */
+function named<T>(
+  req: DiscoverRequest,
+  list: readonly T[],
+  at: (f: T) => { address: number; overlayId: number | null },
+): T[] {
+  const text = req.name?.toLowerCase();
+  if (text === undefined) return [...list];
+  return list.filter((f) => {
+    const { address, overlayId } = at(f);
+    const name = req.nameOf?.(address, overlayId) ?? null;
+    return name !== null && !/\+0x[0-9a-f]+$/.test(name) && name.toLowerCase().includes(text);
+  });
 }
 
 export interface CalleeAnswer {
@@ -60,6 +85,9 @@ export interface DiscoveredAnswer {
   analysed: boolean;
   cfgStatus: BoundedStatus | null;
   blocks: number;
+  /** program: the code bytes of its body and where its code ends; null in bounded scope. */
+  bytes: number | null;
+  end: number | null;
   /** detail full: the call sites naming it (program: the first MAP_CALLS_SHOWN). */
   callers: number[] | null;
   callerCount: number;
@@ -105,7 +133,13 @@ async function programFunctions(
 ): Promise<DiscoverAnswer> {
   const full = req.detail === 'full';
   const { map, lowest, coverage, components, totals } = await mapScope(src, req, opts);
-  const accepted = map.functions.filter((f) => TIERS.indexOf(f.tier) <= TIERS.indexOf(lowest));
+  const accepted = named(
+    req,
+    map.functions.filter((f) => TIERS.indexOf(f.tier) <= TIERS.indexOf(lowest)),
+    (f) => ({ address: f.address, overlayId: f.component.overlayId }),
+  );
+  if (req.order === 'size') accepted.sort((a, b) => b.bytes - a.bytes || a.address - b.address);
+  if (req.order === 'callers') accepted.sort((a, b) => b.callers - a.callers || a.address - b.address);
   const page = paginate(accepted, req.offset, req.limit);
   const made = map.callsMadeBy(page.items);
   const functions = page.items.map((f, i) => {
@@ -133,6 +167,8 @@ async function programFunctions(
       analysed: true,
       cfgStatus: null,
       blocks: f.blocks,
+      bytes: f.bytes,
+      end: f.end,
       callers: full ? sites.slice(0, MAP_CALLS_SHOWN).map((c) => c.at) : null,
       callerCount: sites.length,
       callees,
@@ -179,7 +215,22 @@ async function boundedFunctions(
     if (s.callee) push(callersOf, identityKey(s.callee), s);
     if (!s.callerIsSeed) push(calleesOf, identityKey(s.caller), s);
   }
-  const page = paginate(result.functions, req.offset, req.limit);
+  if (req.order === 'size')
+    throw new ReMcpError(
+      'invalid-argument',
+      'bounded scope knows no function sizes: order by size in program scope',
+    );
+  const listed = named(req, result.functions, (f) => ({
+    address: f.identity.address,
+    overlayId: f.identity.overlayId ?? null,
+  }));
+  if (req.order === 'callers')
+    listed.sort(
+      (a, b) =>
+        (callersOf.get(identityKey(b.identity))?.length ?? 0) -
+          (callersOf.get(identityKey(a.identity))?.length ?? 0) || a.identity.address - b.identity.address,
+    );
+  const page = paginate(listed, req.offset, req.limit);
   const functions = page.items.map((f) => {
     const key = identityKey(f.identity);
     const callers = (callersOf.get(key) ?? []).map((s) => s.at);
@@ -197,6 +248,8 @@ async function boundedFunctions(
       analysed: f.cfg !== null,
       cfgStatus: f.cfg?.status ?? null,
       blocks: f.cfg?.blocks.length ?? 0,
+      bytes: null,
+      end: null,
       callers: full ? callers : null,
       callerCount: callers.length,
       callees: full ? callees : null,

@@ -42,6 +42,8 @@ export interface FunctionMatch {
   /** The call sites naming it (program: the first MAP_CALLERS_SHOWN). */
   callers: number[];
   callerCount: number;
+  /** program: its body's code bytes, where its code ends, its blocks, the functions its calls name. */
+  shape: { bytes: number; end: number; blocks: number; callees: number } | null;
   /** body: the address is its code; literal / jump-table: data its code reads. */
   via: (typeof HOLDER_VIAS)[number];
   block: { address: number; end: number; mode: ArmMode } | null;
@@ -94,6 +96,7 @@ async function programFunctionAt(
         tier: f.fn.tier,
         callers: sites.slice(0, MAP_CALLERS_SHOWN).map((c) => c.at),
         callerCount: sites.length,
+        shape: { bytes: f.fn.bytes, end: f.fn.end, blocks: f.fn.blocks, callees: f.fn.callees },
         via: f.via,
         block: f.block ? { address: f.block.start, end: f.block.end, mode: f.block.mode } : null,
       };
@@ -147,6 +150,7 @@ async function boundedFunctionAt(
       tier: 'proven',
       callers,
       callerCount: callers.length,
+      shape: null,
       via: 'body',
       block: { address: block.address, end: block.end, mode: block.mode },
     });

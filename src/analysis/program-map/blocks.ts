@@ -182,6 +182,11 @@ export class BlockStore {
     return this.edges[id]!;
   }
 
+  /** The component index of block `id`. */
+  compOf(id: number): number {
+    return this.bits[id]! >>> 8;
+  }
+
   /** The mode of block `id`. */
   modeOf(id: number): ArmMode {
     return this.bits[id]! & 16 ? 'thumb' : 'arm';

@@ -15,6 +15,12 @@ export interface MapFunction {
   callers: number;
   /** Blocks of its body and the entries it tail-branches to. */
   blocks: number;
+  /** Code bytes of its body (the literal pools and tables its code reads not counted). */
+  bytes: number;
+  /** Where its code ends: the end of its last block (exclusive). */
+  end: number;
+  /** The functions its calls name, each counted once. */
+  callees: number;
   tailCalls: readonly string[];
   /** Other ways into its body (labels BL also calls). */
   secondaryEntries: readonly number[];

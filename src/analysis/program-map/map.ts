@@ -3,18 +3,19 @@
 // data, each with its tier), what holds an address, and how complete all that is for a caller's lowest
 // accepted tier. Every answer is a lookup: the work was done when the map was built.
 import type { ArmMode } from '../../arm/types.js';
-import { turnTaker } from '../../core/cooperative.js';
 import type { BuiltMap } from './build.js';
 import type { MapCall } from './call-store.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import type { MapFunction } from './function-record.js';
-import { type MapRef, type MapRefKind, REF_KINDS } from './refs.js';
+import { functionRecords } from './map-records.js';
+import { type Summary, summarize } from './map-summary.js';
+import type { MapCoverage, MapEntryInfo, MapHolder, MapXref, UnresolvedCounts } from './map-types.js';
+import { type MapRef, REF_KINDS } from './refs.js';
 import {
   BYTE_CLASS_NAMES,
   ByteClass,
   type ByteClassName,
   byteClassName,
-  type EntryEvidence,
   isCode,
   type MapTruncation,
   NO_TIER,
@@ -27,90 +28,15 @@ import { entryKey, type MapBlock } from './walker.js';
 // The shapes the map's queries hand out, named here (its public surface) wherever they are made.
 export type { CallKind, MapCall } from './call-store.js';
 export type { MapFunction } from './function-record.js';
+export type {
+  MapCoverage,
+  MapEntryInfo,
+  MapHolder,
+  MapXref,
+  UnresolvedCounts,
+} from './map-types.js';
 export { type MapRefKind, REF_KINDS } from './refs.js';
 export type { MapBlock } from './walker.js';
-
-/** A function entry (or a refused candidate) as the map knows it. */
-export interface MapEntryInfo {
-  key: string;
-  /** The walk could not start there (data or other code): no entry, its evidence kept. */
-  refused: boolean;
-  tier: Tier;
-  evidence: readonly EntryEvidence[];
-}
-
-export interface UnresolvedCounts {
-  /** Calls whose target lies in no component (code the map cannot see). */
-  unmapped: number;
-  /** Calls into a range several overlays share. */
-  ambiguous: number;
-  /** Calls into BSS or an undecodable component. */
-  runtimeOnly: number;
-  /** Register calls whose target no evidence gives. */
-  indirectCalls: number;
-  /** Indirect branches the walk could not resolve (not returns, not bounded switches). */
-  indirectBranches: number;
-}
-
-export interface MapCoverage {
-  lowestTier: Tier;
-  executableBytes: number;
-  /** Bytes classified (code or positively non-code) at an accepted tier. */
-  classifiedBytes: number;
-  codeBytes: number;
-  /** Bytes nothing classified. */
-  unclassifiedBytes: number;
-  /** Bytes classified only at a tier below the lowest accepted. */
-  belowTierBytes: number;
-  /** Bytes of components that could not be read (a compressed overlay that does not decode). */
-  unavailableBytes: number;
-  unresolved: UnresolvedCounts;
-  truncated: boolean;
-  /**
-   * True only when nothing the answer could have missed is left (see notDefinitive otherwise): no byte
-   * unclassified or classified only below the tier, none judged non-code by the sweep alone, no
-   * component unreadable, no call or branch whose target is unknown or outside the map.
-   */
-  definitive: boolean;
-  notDefinitive: string[];
-}
-
-export interface MapXref {
-  from: number;
-  to: number;
-  kind: MapRefKind;
-  component: MapComponent;
-  mode: ArmMode | 'data';
-  tier: Tier;
-  conditional: boolean;
-  /** literal-value: the literal slot. */
-  slot: number | null;
-  /** table-entry / data-word: the first word of the table the reference sits in. */
-  table: number | null;
-  /** table-entry / data-word: the instructions that load the table's address. */
-  loadedBy: number[];
-}
-
-export interface MapHolder {
-  component: MapComponent;
-  byteClass: ByteClassName;
-  /** The tier that classified the byte; null when unclassified. */
-  tier: Tier | null;
-  /** Functions whose bodies hold it (code), or whose code loads it (a literal or a jump table). */
-  functions: { fn: MapFunction; via: 'body' | 'literal' | 'jump-table'; block: MapBlock | null }[];
-}
-
-/** The evidence classes that name a function start even where another function's code runs into it. */
-const FUNCTION_NAMING = new Set([
-  'program-entry',
-  'direct-call',
-  'constant-register-call',
-  'vector',
-  'unwind-index',
-]);
-
-/** Most functions have no second entry: one shared list. */
-const NO_SECONDARY_ENTRIES: readonly number[] = Object.freeze([]);
 
 export class ProgramMap {
   readonly functions: MapFunction[];
@@ -131,71 +57,7 @@ export class ProgramMap {
    * A whole program's records take a few hundred milliseconds on 12 MiB: made with event-loop turns.
    */
   static async of(built: BuiltMap, set: ComponentSet, sha256: string): Promise<ProgramMap> {
-    const turn = turnTaker();
-    const w = built.walker;
-    // Each function's call sites and record sit on its body (no map of their own).
-    for (const b of built.bodies.values()) {
-      b.callSites = null;
-      b.fn = null;
-    }
-    const called = (key: string, i: number) => {
-      const b = built.bodies.get(key);
-      if (!b) return;
-      if (b.callSites) b.callSites.push(i);
-      else b.callSites = [i];
-    };
-    for (let i = 0; i < w.calls.length; i++) {
-      const pause = turn();
-      if (pause) await pause;
-      const c = w.calls.get(i);
-      if (c.target === null || c.targetComp === null || c.targetMode === null) continue;
-      called(entryKey(c.targetComp, c.targetMode, c.target), i);
-      if (c.via !== null && c.viaMode !== null && c.kind === 'veneer') {
-        const via = w.set.lookup(c.via, w.component(c.comp));
-        if ('component' in via) called(entryKey(via.component.index, c.viaMode, c.via), i);
-      }
-    }
-    // Lists of the exact size (pushing leaves room for 16 more in each).
-    for (const b of built.bodies.values()) if (b.callSites) b.callSites = b.callSites.slice();
-    const secondary = new Map<string, number[]>();
-    for (const b of built.bodies.values()) {
-      if (!b.secondaryOf) continue;
-      const list = secondary.get(b.secondaryOf);
-      if (list) list.push(b.entry.address);
-      else secondary.set(b.secondaryOf, [b.entry.address]);
-    }
-    const functions: MapFunction[] = [];
-    for (const b of built.bodies.values()) {
-      const pause = turn();
-      if (pause) await pause;
-      const e = b.entry;
-      if (e.orphan || e.state === 'refused') continue;
-      // A second way into another function's code is a function of its own when a call or the
-      // exception index names it (an assembler routine a BL calls that the one before falls into:
-      // __adddf3 in __aeabi_dsub); named only by data (a table word into a body), it is not.
-      if (b.secondaryOf && !e.evidence.some((ev) => FUNCTION_NAMING.has(ev.class))) continue;
-      const fn: MapFunction = {
-        key: e.key,
-        component: w.component(e.comp),
-        address: e.address,
-        mode: e.mode,
-        tier: TIERS[e.tier]!,
-        evidence: e.evidence,
-        callers: b.callSites?.length ?? 0,
-        blocks: b.blockCount,
-        tailCalls: b.tailCalls,
-        secondaryEntries: secondary.get(e.key) ?? NO_SECONDARY_ENTRIES,
-        partOf: b.secondaryOf,
-        returns: e.returns,
-      };
-      functions.push(fn);
-      b.fn = fn;
-    }
-    functions.sort(
-      (a, b) =>
-        a.component.index - b.component.index || a.address - b.address || a.mode.localeCompare(b.mode),
-    );
-    return new ProgramMap(built, set, sha256, functions, await summarize(built, set));
+    return new ProgramMap(built, set, sha256, await functionRecords(built), await summarize(built, set));
   }
 
   get processor() {
@@ -523,83 +385,4 @@ export class ProgramMap {
     for (const r of this.summary.runs) n += r.starts.byteLength + r.levels.byteLength;
     return n;
   }
-}
-
-/**
- * What componentBytes, coverage and gaps answer from: counted once when the map is made, in slices,
- * so a question about a 12 MiB program does not walk its 12 million bytes (and its calls and blocks)
- * on the event loop.
- */
-interface Summary {
-  /** Per component: bytes by class and tier rank, at class * 4 + rank (rank 3: no tier). */
-  counts: Uint32Array[];
-  /**
-   * Per component: runs of bytes of one level (the tier rank 0..2, 3 for no tier, 4 for unclassified
-   * bytes): a byte is in a gap for a lowest accepted rank below its level. `starts` are offsets.
-   */
-  runs: { starts: Int32Array; levels: Uint8Array }[];
-  /** Per tier rank 0..2: the unresolved calls and indirect branches found at that rank. */
-  unresolved: UnresolvedCounts[];
-}
-
-/** Bytes counted between two checks of the clock in summarize. */
-const SUMMARY_STRIDE = 1 << 16;
-
-async function summarize(built: BuiltMap, set: ComponentSet): Promise<Summary> {
-  const turn = turnTaker(undefined, 1);
-  const pause = async () => {
-    const p = turn();
-    if (p) await p;
-  };
-  const counts: Uint32Array[] = [];
-  const runs: Summary['runs'] = [];
-  for (const comp of set.list) {
-    const count = new Uint32Array(64);
-    const starts: number[] = [];
-    const levels: number[] = [];
-    let level = -1;
-    for (let from = 0; from < comp.cls.length; from += SUMMARY_STRIDE) {
-      await pause();
-      const to = Math.min(comp.cls.length, from + SUMMARY_STRIDE);
-      for (let i = from; i < to; i++) {
-        const c = comp.cls[i]!;
-        const t = comp.tier[i]!;
-        const rank = t === NO_TIER ? 3 : t;
-        count[c * 4 + rank]!++;
-        const l = c === ByteClass.unknown ? 4 : rank;
-        if (l !== level) {
-          starts.push(i);
-          levels.push(l);
-          level = l;
-        }
-      }
-    }
-    counts.push(count);
-    runs.push({ starts: Int32Array.from(starts), levels: Uint8Array.from(levels) });
-  }
-  const unresolved: UnresolvedCounts[] = [0, 1, 2].map(() => ({
-    unmapped: 0,
-    ambiguous: 0,
-    runtimeOnly: 0,
-    indirectCalls: 0,
-    indirectBranches: 0,
-  }));
-  const w = built.walker;
-  let n = 0;
-  for (const c of w.calls) {
-    if ((++n & 0xfff) === 0) await pause();
-    const u = unresolved[c.tier];
-    if (!u) continue;
-    if (c.unresolved === 'unmapped') u.unmapped++;
-    else if (c.unresolved === 'ambiguous-code-source') u.ambiguous++;
-    else if (c.unresolved !== null) u.runtimeOnly++;
-    else if ((c.kind === 'register' || c.kind === 'stub') && c.target === null) u.indirectCalls++;
-  }
-  for (let id = 0; id < w.blocks.length; id++) {
-    if ((id & 0xffff) === 0) await pause();
-    if (w.blocks.termOf(id) !== 'indirect') continue;
-    const u = unresolved[w.blocks.tierOf(id)];
-    if (u) u.indirectBranches++;
-  }
-  return { counts, runs, unresolved };
 }

@@ -77,7 +77,12 @@ export function answerCall<A, R>(
   ctx: ToolContext,
   args: ScopeArgs,
   what: string,
-  ask: (src: RomSource, question: Question, opts: AnswerOptions) => Promise<A>,
+  ask: (
+    src: RomSource,
+    question: Question,
+    opts: AnswerOptions,
+    names: () => Promise<SymbolTable>,
+  ) => Promise<A>,
   render: (answer: A, names: SymbolTable) => R,
 ): Promise<R> {
   const evidence = resolveEvidence(args.scope, args.evidence);
@@ -95,11 +100,16 @@ export function answerCall<A, R>(
     ctx,
     args.rom,
     async (rom, store) => {
-      const answer = await ask(romSource(ctx, store, rom), question, {
-        signal: ctx.signal,
-        onProgress: progress.answer,
-      });
-      return render(answer, await romNames(ctx, rom));
+      // The stored names, read once: after the answer, or before it when the question needs them.
+      let table: Promise<SymbolTable> | null = null;
+      const names = () => (table ??= romNames(ctx, rom));
+      const answer = await ask(
+        romSource(ctx, store, rom),
+        question,
+        { signal: ctx.signal, onProgress: progress.answer },
+        names,
+      );
+      return render(answer, await names());
     },
     progress.hash,
   );

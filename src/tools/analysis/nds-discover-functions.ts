@@ -3,7 +3,7 @@
 // calls, optionally constant-register calls); program, every function of the whole-program map.
 
 import { z } from 'zod/v4';
-import { type DiscoverAnswer, discoverFunctions } from '../../analysis/answers/discover.js';
+import { type DiscoverAnswer, discoverFunctions, FUNCTION_ORDERS } from '../../analysis/answers/discover.js';
 import { CALL_SITE_KINDS } from '../../analysis/functions/discover.js';
 import { TIERS } from '../../analysis/program-map/types.js';
 import {
@@ -59,7 +59,7 @@ export const ndsDiscoverFunctions = defineTool({
       'Functions, callers and callees: proven from the entry point (bounded), or every tier (program).',
     useWhen: 'the call graph; nds_analyze_function to prove one entry, nds_function_at for an address.',
     behaviour:
-      'bounded: only proof makes an entry, never seeds; program: with tier and evidence. Paged; detail full lists callers/callees. No function end claimed.',
+      'bounded: only proof makes an entry, never seeds; program: tier, evidence, size and end of its code. Paged; detail full lists callers/callees.',
     limits: `${MAX_SEEDS} seeds.`,
   },
   input: z.object({
@@ -72,6 +72,8 @@ export const ndsDiscoverFunctions = defineTool({
       .enum(['summary', 'full'])
       .default('summary')
       .describe("full adds each function's callers and callees (and bounded scope's call sites)."),
+    order: z.enum(FUNCTION_ORDERS).default('address').describe('size: program scope.'),
+    name: z.string().min(1).max(256).optional().describe('Stored name contains (any case).'),
   }),
   output: z.object({
     status: searchStatusSchema,
@@ -97,6 +99,8 @@ export const ndsDiscoverFunctions = defineTool({
         analysed: z.boolean(),
         cfgStatus: z.enum(BOUNDED_STATUSES).nullable(),
         blocks: z.number().int(),
+        size: z.number().int().nullable(),
+        end: addressOut.nullable(),
         callers: z
           .array(addressOut)
           .nullable()
@@ -127,18 +131,25 @@ export const ndsDiscoverFunctions = defineTool({
       ctx,
       args,
       'functions',
-      (src, question, opts) =>
-        discoverFunctions(
+      async (src, question, opts, names) => {
+        const table = args.name === undefined ? null : await names();
+        return discoverFunctions(
           src,
           {
             ...question,
             detail: args.detail,
             offset: args.offset,
             limit: args.limit,
+            order: args.order,
+            name: args.name,
+            nameOf: table
+              ? (address, overlayId) => table.nameOf(args.processor, address, overlayId)
+              : undefined,
             ...discoveryBudgets(args),
           },
           opts,
-        ),
+        );
+      },
       (answer, names) => discoveryResult(args.processor, answer, names, args.detail === 'full'),
     );
   },
@@ -155,6 +166,8 @@ function discoveryResult(p: Processor, a: DiscoverAnswer, names: SymbolTable, fu
     analysed: f.analysed,
     cfgStatus: f.cfgStatus,
     blocks: f.blocks,
+    size: f.bytes,
+    end: f.end === null ? null : formatAddress(f.end),
     callers: f.callers === null ? null : f.callers.map(formatAddress),
     callerCount: f.callerCount,
     callees:

@@ -62,6 +62,15 @@ export const ndsFunctionAt = defineTool({
         tier: tierSchema,
         callers: z.array(addressOut),
         callerCount: z.number().int(),
+        shape: z
+          .object({
+            size: z.number().int(),
+            end: addressOut,
+            blocks: z.number().int(),
+            callees: z.number().int(),
+          })
+          .nullable()
+          .describe('program scope'),
         via: z.enum(HOLDER_VIAS).describe('body: code of it; literal/jump-table: data its code reads'),
         block: z.object({ address: addressOut, end: addressOut, mode: modeSchema }).nullable(),
       }),
@@ -112,6 +121,15 @@ function functionAtResult(p: Processor, a: FunctionAtAnswer, names: SymbolTable)
     tier: m.tier,
     callers: m.callers.map(formatAddress),
     callerCount: m.callerCount,
+    shape:
+      m.shape === null
+        ? null
+        : {
+            size: m.shape.bytes,
+            end: formatAddress(m.shape.end),
+            blocks: m.shape.blocks,
+            callees: m.shape.callees,
+          },
     via: m.via,
     block: m.block
       ? { address: formatAddress(m.block.address), end: formatAddress(m.block.end), mode: m.block.mode }

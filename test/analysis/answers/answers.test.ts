@@ -173,6 +173,85 @@ test('a page of the map functions: counts by tier add up, pages follow on', asyn
   assert.deepEqual(first.evidence, resolveEvidence('program', undefined));
 });
 
+test("every function's size and end lie inside its ELF extent; largest first, most called first, by name", async () => {
+  const all = await withRom((src) =>
+    discoverFunctions(src, { ...question('program'), detail: 'summary', offset: 0, limit: 1024, ...SEARCH }),
+  );
+  let sized = 0;
+  let within = 0;
+  for (const f of all.functions) {
+    const t = truth.functions.find((x) => x.address === f.ref.address && x.mode === f.ref.mode);
+    if (!t?.bytes) continue;
+    sized++;
+    assert.ok(f.end! > t.address && f.end! <= t.address + t.bytes, `${t.name}: end ${f.end} past its extent`);
+    assert.ok(f.bytes! > 0, t.name);
+    // (A body may also hold code it shares with another function, e.g. a division's common tail.)
+    if (f.bytes! <= t.bytes) within++;
+  }
+  assert.ok(sized > 900, `${sized} functions checked`);
+  assert.ok(within >= sized * 0.98, `${within} of ${sized} bodies no larger than their ELF extent`);
+  const bySize = await withRom((src) =>
+    discoverFunctions(src, {
+      ...question('program'),
+      detail: 'summary',
+      offset: 0,
+      limit: 20,
+      order: 'size',
+      ...SEARCH,
+    }),
+  );
+  const sizes = bySize.functions.map((f) => f.bytes!);
+  assert.deepEqual(
+    sizes,
+    [...sizes].sort((a, b) => b - a),
+  );
+  assert.equal(sizes[0], Math.max(...all.functions.map((f) => f.bytes!)));
+  const byCallers = await withRom((src) =>
+    discoverFunctions(src, {
+      ...question('program'),
+      detail: 'summary',
+      offset: 0,
+      limit: 5,
+      order: 'callers',
+      ...SEARCH,
+    }),
+  );
+  const counts = byCallers.functions.map((f) => f.callerCount);
+  assert.deepEqual(
+    counts,
+    [...counts].sort((a, b) => b - a),
+  );
+  // Names from the ELF: only functions whose own name holds the text, any case.
+  const nameOf = (address: number) => truth.functions.find((x) => x.address === address)?.name ?? null;
+  const named = await withRom((src) =>
+    discoverFunctions(src, {
+      ...question('program'),
+      detail: 'summary',
+      offset: 0,
+      limit: 100,
+      name: 'STRLEN',
+      nameOf,
+      ...SEARCH,
+    }),
+  );
+  assert.ok(named.functions.length >= 1);
+  assert.ok(named.functions.every((f) => /strlen/i.test(nameOf(f.ref.address) ?? '')));
+  assert.ok(named.functions.some((f) => f.ref.address === strlen.address));
+  await assert.rejects(
+    withRom((src) =>
+      discoverFunctions(src, {
+        ...question('bounded'),
+        detail: 'summary',
+        offset: 0,
+        limit: 5,
+        order: 'size',
+        ...SEARCH,
+      }),
+    ),
+    (e) => isReMcpError(e) && e.code === 'invalid-argument',
+  );
+});
+
 test('a return address after a BL to strlen is tied to the function that calls it', async () => {
   const site = truth.callSites.find((c) => c.target === strlen.address && c.mode === 'thumb')!;
   const caller = truth.functions.find((f) => f.address <= site.at && site.at < f.address + f.size)!;

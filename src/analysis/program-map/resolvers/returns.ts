@@ -2,7 +2,7 @@
 // right after an unconditional call (code never runs on into another function's frame set-up; what
 // was called does not come back). Whether a walked function may return at all is the walk's own
 // body's question: a path of it reaching a return (mayReturn).
-import type { ArmMode } from '../../../arm/types.js';
+import type { ArmMode, DecodedInstruction } from '../../../arm/types.js';
 import type { BlockStore, EdgeStore } from '../blocks.js';
 import type { CallStore } from '../call-store.js';
 import type { MapComponent } from '../components.js';
@@ -10,12 +10,28 @@ import { baseOf, decodeAt, registerList } from '../instructions.js';
 import { ByteClass, headOf } from '../types.js';
 import type { CallSite, Resolver, WalkOps } from './resolver.js';
 
-/** Whether the instruction at `address` saves LR on the stack: a function's first act. */
-export function savesLr(walk: WalkOps, comp: MapComponent, address: number, mode: ArmMode): boolean {
+/**
+ * Whether the code at `address` saves LR on the stack, as its first act or among its first `within`
+ * straight-line instructions (a function whose entry loads a register first: a late start).
+ */
+export function savesLr(
+  walk: WalkOps,
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  within = 1,
+): boolean {
   const cls = comp.cls[address - comp.start];
   if (cls !== ByteClass.unknown && cls !== headOf(mode)) return false;
-  const [ins] = decodeAt(comp, address, mode, walk.processor, 1);
-  if (!ins || ins.condition) return false;
+  for (const ins of decodeAt(comp, address, mode, walk.processor, within)) {
+    if (ins.condition || ins.flow !== undefined) return false;
+    if (pushesLr(ins)) return true;
+  }
+  return false;
+}
+
+/** Whether one instruction saves LR on the stack (PUSH / STMDB SP! with LR, STR LR, [SP, #-4]!). */
+function pushesLr(ins: DecodedInstruction): boolean {
   const base = baseOf(ins);
   if (base === 'str' && ins.operands.replace(/\s/g, '') === 'lr,[sp,#-4]!') return true;
   if (base !== 'push' && !((base === 'stmdb' || base === 'stmfd') && ins.operands.startsWith('sp!')))

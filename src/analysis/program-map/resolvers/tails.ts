@@ -64,6 +64,9 @@ export function tailCall(
   );
 }
 
+/** Instructions a tail-called function may run before it saves LR (a literal load, a move). */
+const TAIL_PROLOGUE_WITHIN = 3;
+
 /**
  * An unconditional branch to code that starts by saving LR on the stack: the code of a function (a
  * function's body never saves LR again after a branch inside it), so the branch is a tail call of it.
@@ -75,7 +78,7 @@ export const tailPrologue: Resolver = {
     const found = walk.set.lookup(ins.target!, comp);
     if (!('component' in found) || ins.condition) return false;
     const target = found.component;
-    if (!savesLr(walk, target, ins.target!, ins.targetMode!)) return false;
+    if (!savesLr(walk, target, ins.target!, ins.targetMode!, TAIL_PROLOGUE_WITHIN)) return false;
     tailCall(walk, comp, block, target, ins.target!, ins.targetMode!, ins.address);
     return true;
   },
