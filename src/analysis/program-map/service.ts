@@ -197,8 +197,6 @@ export class ProgramMapService {
   }
 
   private async build(store: RomStore, rom: RomHandle, req: MapRequest, ids: string[]): Promise<ProgramMap> {
-    // Capstone compiles while the copies are detected and the components loaded.
-    prepareDecoder();
     const id: MapFileIdentity = {
       engine: engineId(),
       sha256: rom.identity.sha256,
@@ -208,6 +206,8 @@ export class ProgramMapService {
     };
     const kept = await this.readKept(store, rom, req, id);
     if (kept) return kept;
+    // Capstone compiles while the copies are detected and the components loaded.
+    prepareDecoder();
     const enabled = new Set(ids);
     const found = enabled.has('copied-code')
       ? await this.copied(store, rom, req.processor, req.signal)
