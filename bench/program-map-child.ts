@@ -1,7 +1,8 @@
 // One measured run of the program-map bench in a fresh process (bundled like the server, so no
 // loader overhead and a cold JIT, Capstone and cache; the helper threads lowered first, as the CLI's
 // main() does): `map <root> <rom> <processor>` builds the whole-program map and answers warm xref
-// queries; `linear <bin> <base>` decodes the same bytes linearly, Thumb then ARM. Prints one JSON
+// queries (nothing kept in the workspace); `kept <root> <rom> <processor>` the same with the map kept in
+// the workspace (the first run writes it, later ones read it back); `linear <bin> <base>` decodes the same bytes linearly, Thumb then ARM. Prints one JSON
 // line: times in ms, the process's peak RSS.
 import { readFileSync } from 'node:fs';
 import { EVIDENCE_IDS } from '../src/analysis/evidence/index.js';
@@ -18,8 +19,12 @@ const [what, a, b, c] = process.argv.slice(2);
 lowerHelperThreads();
 const peakMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
-async function map(root: string, rom: string, processor: 'arm9' | 'arm7') {
-  const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
+async function map(root: string, rom: string, processor: 'arm9' | 'arm7', kept: boolean) {
+  // Cold builds keep nothing (a kept map would be read back by the next run); `kept` reads one back.
+  const services = new Services(
+    loadConfig({ RE_MCP_WORKSPACE_ROOT: root, RE_MCP_MAP_CACHE: kept ? 'on' : 'off' }),
+    new Workspace(root),
+  );
   const store = getRomStore(services);
   return store.withRom(rom, async (h) => {
     const started = performance.now();
@@ -44,6 +49,7 @@ async function map(root: string, rom: string, processor: 'arm9' | 'arm7') {
       refs,
       functions: m.functions.length,
       status: m.built.status,
+      readBack: m.built.keptFile !== null,
       executableBytes: cov.executableBytes,
       codeBytes: cov.codeBytes,
       unclassifiedBytes: cov.unclassifiedBytes,
@@ -74,6 +80,8 @@ async function linear(bin: string, base: number) {
 // (No top-level await: the bench bundles this file as CommonJS, as the server is.)
 void (async () => {
   const out =
-    what === 'map' ? await map(a!, b!, (c ?? 'arm9') as 'arm9') : await linear(a!, Number(b ?? 0x02000000));
+    what === 'map' || what === 'kept'
+      ? await map(a!, b!, (c ?? 'arm9') as 'arm9', what === 'kept')
+      : await linear(a!, Number(b ?? 0x02000000));
   process.stdout.write(`${JSON.stringify(out)}\n`);
 })();

@@ -34,6 +34,20 @@ if (catalogRun.status !== 0) {
 }
 const catalog = JSON.stringify(JSON.parse(catalogRun.stdout));
 
+// The analysis code's hash (src/engine.ts): what the files the analysis keeps for itself are checked
+// against before they are read back.
+const engineRun = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/engine.ts'], {
+  encoding: 'utf8',
+  timeout: 120_000,
+});
+const engine = engineRun.stdout.trim();
+if (engineRun.status !== 0 || !/^[0-9a-f]{64}$/.test(engine)) {
+  process.stderr.write(
+    `bundle: hashing the sources failed (status ${engineRun.status}):\n${engineRun.stderr}\n`,
+  );
+  process.exit(1);
+}
+
 // zod re-exports every language's error messages (`z.locales`); the server uses none of them (zod
 // imports its English messages itself). Leaving them out of the bundle saves a sixth of its size,
 // which every start reads and checksums.
@@ -76,6 +90,7 @@ await build({
   define: {
     'import.meta.url': '__reMcpBundleUrl',
     __RE_MCP_VERSION__: JSON.stringify(version),
+    __RE_MCP_ENGINE__: JSON.stringify(engine),
     // An array literal in the bundle (compiled into the code cache), not JSON text parsed at start-up.
     __RE_MCP_CATALOG__: catalog,
   },

@@ -43,6 +43,8 @@ export interface Config {
   profileOrigin: ProfileOrigin;
   /** How tools/list publishes output schemas: summarised (default) or complete. */
   outputSchemas: OutputSchemaMode;
+  /** Whether whole-program maps are kept in the workspace for later processes (default on). */
+  mapCache: boolean;
   /**
    * The values of the settings declared above this layer (each emulator's own, src/debug/emulators.ts),
    * by variable: null when unset. Only those passed to loadConfig are read; the rest are absent.
@@ -92,6 +94,11 @@ const SERVER_SETTINGS = [
     'RE_MCP_OUTPUT_SCHEMAS',
     '--output-schemas',
     "published output schemas: summary (the result's own fields, types below) | full (default summary)",
+  ],
+  [
+    'RE_MCP_MAP_CACHE',
+    '--map-cache',
+    'keep whole-program maps under analysis/generated/program-maps for later runs: on|off (default on)',
   ],
 ] as const;
 
@@ -289,12 +296,16 @@ export function loadSettings(
       'config-invalid',
       `RE_MCP_OUTPUT_SCHEMAS must be summary or full, got "${outputSchemas}"`,
     );
+  const mapCache = optionalString(env, 'RE_MCP_MAP_CACHE') ?? 'on';
+  if (mapCache !== 'on' && mapCache !== 'off')
+    throw new ReMcpError('config-invalid', `RE_MCP_MAP_CACHE must be on or off, got "${mapCache}"`);
   const declaredSettings = declaredValues(env, declared);
   return {
     maxOutputBytes: intSetting(env, 'RE_MCP_MAX_OUTPUT_BYTES', OUTPUT_BYTES),
     profile: chosen.selection,
     profileOrigin: chosen.origin,
     outputSchemas,
+    mapCache: mapCache === 'on',
     declared: declaredSettings,
     ghidra: {
       home: optionalString(env, 'RE_MCP_GHIDRA_HOME'),

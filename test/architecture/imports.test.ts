@@ -20,7 +20,7 @@ import { REPO_ROOT } from '../kit/mcp-harness.js';
 
 /** Lowest first. A module may import its own folder and anything of a lower layer. */
 const LAYERS: string[][] = [
-  ['core', 'version'],
+  ['core', 'version', 'engine'],
   ['config'],
   ['workspace'],
   ['services'],

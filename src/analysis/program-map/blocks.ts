@@ -3,7 +3,7 @@
 // branch, a return or where decoding stops; its term says which. Edges are intra-function: calls are
 // not edges. Pure data.
 import type { ArmMode } from '../../arm/types.js';
-import { Column } from './columns.js';
+import { Column, type Page } from './columns.js';
 import type { SwitchGuard } from './idioms.js';
 
 export type Term =
@@ -75,6 +75,23 @@ export class EdgeStore {
     const out: number[] = [];
     for (let e = head; e >= 0; e = this.next.get(e)) out.push(this.to.get(e));
     return out;
+  }
+
+  /** The edges as typed arrays, one per column (for the map's file). */
+  fileColumns(): Record<string, Page> {
+    return { to: this.to.rows(this.size), kind: this.kind.rows(this.size), next: this.next.rows(this.size) };
+  }
+
+  /** Replaces the edges with columns read back from the map's file (checked there). */
+  loadFileColumns(c: {
+    to: Int32Array<ArrayBuffer>;
+    kind: Uint8Array<ArrayBuffer>;
+    next: Int32Array<ArrayBuffer>;
+  }): void {
+    this.to.load(c.to);
+    this.kind.load(c.kind);
+    this.next.load(c.next);
+    this.size = c.to.length;
   }
 
   /** Each edge of a list: its target and kind. */
@@ -203,6 +220,40 @@ export class BlockStore {
   }
   tierOf(id: number): number {
     return (this.bits[id]! >>> 5) & 3;
+  }
+
+  /** The blocks as typed arrays, one per column (for the map's file; switch guards are the walk's only). */
+  fileColumns(): Record<string, Page> {
+    const n = this.length;
+    return {
+      bits: this.bits.slice(0, n),
+      start: this.start.slice(0, n),
+      end: this.end.slice(0, n),
+      edges: this.edges.slice(0, n),
+      call: this.call.slice(0, n),
+      walk: this.walk.slice(0, n),
+    };
+  }
+
+  /** Blocks read back from the map's file (checked there): no pending edges, no guards. */
+  static fromFileColumns(c: {
+    bits: Int32Array<ArrayBuffer>;
+    start: Int32Array<ArrayBuffer>;
+    end: Int32Array<ArrayBuffer>;
+    edges: Int32Array<ArrayBuffer>;
+    call: Int32Array<ArrayBuffer>;
+    walk: Int32Array<ArrayBuffer>;
+  }): BlockStore {
+    const s = new BlockStore(0);
+    s.bits = c.bits;
+    s.start = c.start;
+    s.end = c.end;
+    s.edges = c.edges;
+    s.call = c.call;
+    s.walk = c.walk;
+    s.pendingOut = new Int32Array(c.bits.length);
+    s.length = c.bits.length;
+    return s;
   }
 
   /** Forgets the newest block (one that decoded nothing). */

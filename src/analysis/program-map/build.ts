@@ -12,6 +12,7 @@ import type { MapFunction } from './function-record.js';
 import { PROBE_INSTRUCTIONS, probeFunction, TOO_LONG } from './probe.js';
 import type { Resolver } from './resolvers/resolver.js';
 import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
+import type { WalkedProgram } from './walked.js';
 import { type EmitRequest, type MapEntry, placeKey, Walker, WalkStopped } from './walker.js';
 
 export interface MapBuildRequest {
@@ -103,7 +104,7 @@ export class FunctionBody {
 
 export interface BuiltMap {
   processor: Processor;
-  walker: Walker;
+  walker: WalkedProgram;
   classes: string[];
   /** Complete, or why it stopped early. */
   status: 'complete' | 'truncated';
@@ -116,6 +117,8 @@ export interface BuiltMap {
   millis: number;
   /** The code-byte budget it was built with. */
   codeBytesLimit: number;
+  /** The workspace file it was read back from (map-store.ts), or null when it was built here. */
+  keptFile: string | null;
 }
 
 export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
@@ -196,6 +199,7 @@ export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
     refusals,
     millis: Date.now() - started,
     codeBytesLimit: req.codeBytes,
+    keptFile: null,
   };
 }
 
@@ -314,8 +318,8 @@ export class BlockOwners {
 }
 
 /** Each entry's body: blocks reached by intra-function edges, stopping at other entries (tail calls). */
-async function functionBodies(
-  walker: Walker,
+export async function functionBodies(
+  walker: WalkedProgram,
 ): Promise<{ bodies: Map<string, FunctionBody>; owners: BlockOwners }> {
   // A whole program's bodies take a second of work on 12 MiB: the event loop gets its turns meanwhile.
   const turn = turnTaker();

@@ -3,7 +3,7 @@
 // views compare by `id`, never by identity. Addresses and values are kept exactly (64-bit floats, NaN
 // for none); the small facts share one integer word; register and unresolved texts are interned.
 import type { ArmMode } from '../../arm/types.js';
-import { Column } from './columns.js';
+import { Column, type Page } from './columns.js';
 
 export type CallKind = 'direct' | 'veneer' | 'register' | 'stub' | 'helper';
 export type Continuation = 'pending' | 'walked' | 'none';
@@ -53,7 +53,23 @@ class Texts {
   text(code: number): string | null {
     return code === 0 ? null : this.list[code - 1]!;
   }
+  /** Every text, in code order (code n is all()[n - 1]). */
+  all(): readonly string[] {
+    return this.list;
+  }
 }
+
+/** The integer and float columns of the call store, by name (the map's file lists them so). */
+export const CALL_INT_COLUMNS = [
+  'at',
+  'comp',
+  'targetComp',
+  'block',
+  'bits',
+  'register',
+  'unresolved',
+] as const;
+export const CALL_FLOAT_COLUMNS = ['target', 'via', 'definedAt', 'slot'] as const;
 
 export class CallStore {
   readonly at = new Column(Int32Array);
@@ -106,6 +122,32 @@ export class CallStore {
     this.definedAt.set(id, Number.NaN);
     this.slot.set(id, Number.NaN);
     return id;
+  }
+
+  /** The calls as typed arrays, one per column (for the map's file); the texts beside them. */
+  fileColumns(): Record<string, Page> {
+    const out: Record<string, Page> = {};
+    for (const name of [...CALL_INT_COLUMNS, ...CALL_FLOAT_COLUMNS]) out[name] = this[name].rows(this.length);
+    return out;
+  }
+
+  /** Replaces the calls with columns and texts read back from the map's file (checked there). */
+  loadFileColumns(c: Record<string, Page>, texts: readonly string[]): void {
+    for (const name of [...CALL_INT_COLUMNS, ...CALL_FLOAT_COLUMNS]) this[name].load(c[name]!);
+    this.length = c.at!.length;
+    for (const t of texts) this.texts.code(t);
+  }
+
+  /** The kind, modes, tier and continuation packed in a call's word are in range (for the map's file). */
+  static bitsInRange(bits: number): boolean {
+    return (
+      ((bits >>> KIND_SHIFT) & 7) < KINDS.length &&
+      ((bits >>> TARGET_MODE_SHIFT) & 3) < MODES.length &&
+      ((bits >>> VIA_MODE_SHIFT) & 3) < MODES.length &&
+      ((bits >>> CONTINUATION_SHIFT) & 3) < CONTINUATIONS.length &&
+      ((bits >>> TIER_SHIFT) & 3) < 3 &&
+      bits >>> (CONTINUATION_SHIFT + 2) === 0
+    );
   }
 
   /** Forgets the newest call (one that turned out to be no call). */

@@ -7,11 +7,14 @@ const PAGE_BITS = 14;
 const PAGE = 1 << PAGE_BITS;
 const MASK = PAGE - 1;
 
-type Page =
+export type Page =
   | Int32Array<ArrayBuffer>
   | Uint32Array<ArrayBuffer>
   | Float64Array<ArrayBuffer>
   | Uint8Array<ArrayBuffer>;
+
+/** Any typed array of numbers a store's column is written as (in the map's file). */
+export type SectionArray = Int32Array | Uint32Array | Float64Array | Uint8Array | Uint16Array;
 
 /** A column whose pages are typed arrays made by `Page` (Int32Array, Uint32Array, Float64Array, Uint8Array). */
 export class Column {
@@ -30,6 +33,27 @@ export class Column {
 
   set(i: number, v: number): void {
     this.pages[i >>> PAGE_BITS]![i & MASK] = v;
+  }
+
+  /** Rows 0..length-1 as one typed array of the column's type (a copy: for the map's file). */
+  rows(length: number): Page {
+    const out = new this.Page(length);
+    for (let p = 0; p * PAGE < length; p++) {
+      const page = this.pages[p]!;
+      const n = Math.min(PAGE, length - p * PAGE);
+      (out as Uint8Array).set((page as Uint8Array).subarray(0, n), p * PAGE);
+    }
+    return out;
+  }
+
+  /** Replaces the column's rows with `values` (read back from the map's file). */
+  load(values: Page): void {
+    this.pages.length = 0;
+    this.ensure(values.length);
+    for (let p = 0; p * PAGE < values.length; p++)
+      (this.pages[p] as Uint8Array).set(
+        (values as Uint8Array).subarray(p * PAGE, Math.min(values.length, (p + 1) * PAGE)),
+      );
   }
 
   /** Bytes held. */

@@ -3,7 +3,7 @@
 // slot of a literal-value reference, the table start of a table entry). Sorted by target once the map
 // is complete, so "who references X" is a binary search.
 import type { ArmMode } from '../../arm/types.js';
-import { Column } from './columns.js';
+import { Column, type Page } from './columns.js';
 import { TIERS, type Tier } from './types.js';
 
 export const REF_KINDS = [
@@ -114,6 +114,32 @@ export class RefStore {
     const out: number[] = [];
     for (let k = lo; k < order.length && to.get(order[k]!) === target >>> 0; k++) out.push(order[k]!);
     return out;
+  }
+
+  /** The references as typed arrays, one per column (for the map's file). */
+  fileColumns(): Record<string, Page> {
+    const n = this.size;
+    return {
+      from: this.from.rows(n),
+      to: this.to.rows(n),
+      meta: this.meta.rows(n),
+      extra: this.extra.rows(n),
+    };
+  }
+
+  /** Replaces the references with columns read back from the map's file (checked there). */
+  loadFileColumns(c: {
+    from: Uint32Array<ArrayBuffer>;
+    to: Uint32Array<ArrayBuffer>;
+    meta: Uint32Array<ArrayBuffer>;
+    extra: Uint32Array<ArrayBuffer>;
+  }): void {
+    this.from.load(c.from);
+    this.to.load(c.to);
+    this.meta.load(c.meta);
+    this.extra.load(c.extra);
+    this.size = c.from.length;
+    this.order = null;
   }
 
   /** Bytes held (for the cache's accounting). */

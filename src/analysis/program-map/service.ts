@@ -11,13 +11,17 @@ import { driveSteps } from '../../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { MemoryBudget, Reservation } from '../../core/memory-budget.js';
 import type { Processor } from '../../core/vocabulary.js';
+import { engineId } from '../../engine.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { type Services, serviceKey } from '../../services.js';
 import { type CopyDetection, detectCopiesSteps } from '../evidence/copied-code.js';
 import { EVIDENCE_CLASSES, type EvidenceId } from '../evidence/index.js';
-import { buildProgramMap } from './build.js';
-import { loadComponents } from './components.js';
+import { type BuiltMap, buildProgramMap } from './build.js';
+import { type ComponentSet, loadComponents } from './components.js';
 import { ProgramMap } from './map.js';
+import type { MapFileIdentity } from './map-file.js';
+import { builtFromFile } from './map-file-walk.js';
+import { MapStore } from './map-store.js';
 import { ByteClass, TIER_RANK } from './types.js';
 
 /** Bounds of one map: code bytes classified and wall time, with defaults for the tools. */
@@ -67,7 +71,11 @@ export class ProgramMapService {
   /** The kept maps' shares of the server's memory budget, by key. */
   private readonly held = new Map<string, Reservation>();
 
-  constructor(private readonly memory: MemoryBudget | null = null) {
+  constructor(
+    private readonly memory: MemoryBudget | null = null,
+    /** Where complete maps are kept for later processes (null: not kept; RE_MCP_MAP_CACHE=off). */
+    private readonly files: MapStore | null = null,
+  ) {
     // A call that needs memory the kept maps hold makes them go, oldest first.
     memory?.onPressure((bytes) => {
       let freed = 0;
@@ -104,9 +112,13 @@ export class ProgramMapService {
       signal ? { signal } : {},
     );
     await rom.verifyUnchanged(signal);
+    this.rememberCopies(key, found);
+    return found;
+  }
+
+  private rememberCopies(key: string, found: CopyDetection): void {
     this.copies.set(key, found);
     if (this.copies.size > 64) this.copies.delete(this.copies.keys().next().value!);
-    return found;
   }
 
   /**
@@ -185,6 +197,15 @@ export class ProgramMapService {
   }
 
   private async build(store: RomStore, rom: RomHandle, req: MapRequest, ids: string[]): Promise<ProgramMap> {
+    const id: MapFileIdentity = {
+      engine: engineId(),
+      sha256: rom.identity.sha256,
+      size: rom.identity.size,
+      processor: req.processor,
+      evidence: ids,
+    };
+    const kept = await this.readKept(store, rom, req, id);
+    if (kept) return kept;
     // Capstone compiles while the copies are detected and the components loaded.
     prepareDecoder();
     const enabled = new Set(ids);
@@ -221,6 +242,62 @@ export class ProgramMapService {
         onProgress: req.onProgress,
       });
       await rom.verifyUnchanged(req.signal);
+      // Written while the build's memory is still held (the file is made from its columns).
+      if (built.status === 'complete') await this.files?.save(built, set, found, id);
+      return await ProgramMap.of(built, set, rom.identity.sha256);
+    } finally {
+      held?.release();
+    }
+  }
+
+  /**
+   * The map kept in the workspace for `id`, read back over the components made again from the ROM
+   * with the file's start-up copies; null when there is none or it is refused (then it is built).
+   */
+  private async readKept(
+    store: RomStore,
+    rom: RomHandle,
+    req: MapRequest,
+    id: MapFileIdentity,
+  ): Promise<ProgramMap | null> {
+    if (!this.files) return null;
+    let held: Reservation | undefined;
+    try {
+      const contents = await this.files.load(
+        id,
+        async (bytes) => {
+          // The file, and the function bodies made from it (a fraction of a build's peak).
+          held = await this.memory?.reserve(
+            Math.min(this.memory.totalBytes, BUILD_FIXED_BYTES + 2 * bytes),
+            `reading the ${req.processor} program map`,
+            req.signal ? { signal: req.signal } : {},
+          );
+        },
+        req.signal,
+      );
+      if (!contents) return null;
+      const found = contents.header.copies;
+      const set: ComponentSet = await loadComponents(
+        store,
+        rom,
+        req.processor,
+        found?.copies ?? [],
+        req.signal,
+        found?.dataCopies ?? [],
+      );
+      // Checked throughout; anything it still cannot make sense of is a refusal, never a failure.
+      const built: BuiltMap | string = await builtFromFile(contents, set, MapStore.path(id)).catch(
+        (e: unknown) => {
+          if (e instanceof ReMcpError && e.code === 'cancelled') throw e;
+          return `unreadable (${String(e)})`;
+        },
+      );
+      if (typeof built === 'string') {
+        this.files.refuse(id, built);
+        return null;
+      }
+      await rom.verifyUnchanged(req.signal);
+      if (found) this.rememberCopies(`${rom.identity.sha256}:${rom.identity.size}:${req.processor}`, found);
       return await ProgramMap.of(built, set, rom.identity.sha256);
     } finally {
       held?.release();
@@ -258,8 +335,25 @@ export class ProgramMapService {
   }
 }
 
+/** A kept map file refused or not written is said on stderr (the question is answered all the same). */
+const KEPT_FILE_EVENTS = {
+  refused: (path: string, why: string) =>
+    process.stderr.write(`re-mcp: the kept program map ${path} is not used (${why}); it is built again\n`),
+  failed: (path: string, error: unknown) =>
+    process.stderr.write(
+      `re-mcp: the kept program map ${path} could not be read or written: ${String(error)}\n`,
+    ),
+};
+
 const PROGRAM_MAPS = serviceKey<ProgramMapService>('program-maps');
 
 export function getProgramMaps(services: Services): ProgramMapService {
-  return services.lazy(PROGRAM_MAPS, () => new ProgramMapService(services.memory));
+  return services.lazy(
+    PROGRAM_MAPS,
+    () =>
+      new ProgramMapService(
+        services.memory,
+        services.config.mapCache ? new MapStore(services.workspace, KEPT_FILE_EVENTS) : null,
+      ),
+  );
 }
