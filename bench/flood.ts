@@ -54,6 +54,10 @@ export async function benchFlood(): Promise<Record<string, unknown>> {
     let f: FloodFigures;
     try {
       f = await runMixedFlood(root, sizes);
+    } catch (error) {
+      // One run that cannot be made is reported as such; the others still are.
+      results[name] = { error: error instanceof Error ? error.message : String(error) };
+      continue;
     } finally {
       await rm(root, { recursive: true, force: true });
     }

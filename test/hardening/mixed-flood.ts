@@ -113,7 +113,7 @@ export async function runMixedFlood(root: string, sizes: FloodSizes): Promise<Fl
   warmRom.set(base);
   warmRom[base.length] = 0xff;
   await writeFile(join(root, 'roms/warm.nds'), warmRom);
-  await writeFile(join(root, 'warm.bps'), zeroBomb(warmRom, 1024 * 1024, 0xff));
+  await writeFile(join(root, 'warm.bps'), zeroBomb(warmRom, warmRom.length + 1024 * 1024, 0xff));
   await writeFile(join(root, 'long-name.elf'), oneLongName());
   await writeFile(join(root, 'no-nul.elf'), noTerminator());
   const main = formatAddress(
