@@ -17,6 +17,7 @@ const MODULES: Array<[string, string, string]> = [
   ['retroarch', 'retroarch.ts', 'benchRetroarch'],
   ['desmume', 'desmume.ts', 'benchDesmume'],
   ['live', 'live-features.ts', 'benchLiveFeatures'],
+  ['flood', 'flood.ts', 'benchFlood'],
 ];
 
 // The benches that read the real-data corpora take them from the test settings; on a development

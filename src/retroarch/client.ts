@@ -139,6 +139,18 @@ export class RetroArchClient {
     return run;
   }
 
+  /**
+   * Returns once RetroArch's loop has turned at least once since the last press: a status query
+   * answered, then a second one sent only after that answer. RetroArch reads the waiting commands
+   * once a turn, so the second answer comes from a later turn than the press: the press's turn, with
+   * its frame, has ended. On a loaded machine a turn can take far longer than the press spacing: this,
+   * not the clock, says a FRAMEADVANCE was taken as its own frame.
+   */
+  private async loopTurned(signal?: AbortSignal): Promise<void> {
+    await this.status(signal);
+    await this.status(signal);
+  }
+
   private async query(datagram: string, key: string, signal?: AbortSignal, accept?: (t: string) => boolean) {
     return this.transport.query(datagram, key, { idempotent: true, signal, accept });
   }
@@ -458,10 +470,12 @@ export class RetroArchClient {
         if (paused) {
           for (let i = 0; i < step.frames; i++) {
             await this.hotkey('FRAMEADVANCE', signal);
+            // The next press, or the release, only once this frame has run (a loaded machine may
+            // take longer than the press spacing to run it, and would merge or miss it).
+            await this.loopTurned(signal);
             progress?.(++done, total);
           }
-          // A FRAMEADVANCE is only sent here: the paused loop runs the frame at its next turn. The
-          // buttons go up once that frame has run, not before (else it would run with them up).
+          // The buttons go up once the last frame has run, not before (else it would run with them up).
           await sleep(SETTLE_MS, signal);
         } else {
           await sleep(step.frames * FRAME_MS, signal);
@@ -502,6 +516,7 @@ export class RetroArchClient {
     // hotkey() spaces the presses so that each one counts as its own frame.
     for (let i = 0; i < frames; i++) {
       await this.hotkey('FRAMEADVANCE', signal);
+      await this.loopTurned(signal);
       progress?.(i + 1, frames);
     }
     await sleep(SETTLE_MS, signal);

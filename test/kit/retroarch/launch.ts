@@ -95,6 +95,11 @@ export interface LaunchOptions {
   /** Enables the network remote pad for player 1 on a free UDP port. */
   remotePad?: boolean;
   /**
+   * The remote pad's port (default: a free one), e.g. the machine's default 55400 for a test that plays
+   * a user's own RetroArch.
+   */
+  padPort?: number;
+  /**
    * Whether RetroArch gets the core info files (libretro_info_path; default true). Without them the
    * status names the core instead of the system, and RetroArch refuses save states.
    */
@@ -111,7 +116,7 @@ export async function launchRetroArch(options: LaunchOptions): Promise<RetroArch
   const savestateDir = dir('states');
   const screenshotDir = dir('screenshots');
   const port = options.port ?? (await freeUdpPort());
-  const padPort = await freeUdpPort();
+  const padPort = options.padPort ?? (await freeUdpPort());
   const cfg = join(home, 'retroarch.cfg');
   writeFileSync(
     cfg,
