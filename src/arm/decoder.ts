@@ -3,6 +3,7 @@
 // starts without paying for its WASM.
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
+import { i32, u16 } from '../formats/le.js';
 import { type CapstoneEngine, capstoneEngine, capstoneEngineIfLoaded, firstThumbIt } from './capstone.js';
 import { classify, hex, refusalOf } from './classify.js';
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';
@@ -137,13 +138,13 @@ function scan(
     let t: Template | undefined;
     if (mode === 'arm') {
       if (left < 4) return { instructions: out, stop: { reason: 'truncated-instruction', address: at } };
-      t = templates.arm.get(word(bytes, offset));
+      t = templates.arm.get(i32(bytes, offset));
     } else {
       if (left < 2) return { instructions: out, stop: { reason: 'truncated-instruction', address: at } };
-      const half = bytes[offset]! | (bytes[offset + 1]! << 8);
+      const half = u16(bytes, offset);
       if (isThumb32Prefix(half)) {
         if (left < 4) return { instructions: out, stop: { reason: 'truncated-instruction', address: at } };
-        t = templates.thumb32[(at & 2) >>> 1]!.get(word(bytes, offset));
+        t = templates.thumb32[(at & 2) >>> 1]!.get(i32(bytes, offset));
       } else {
         // Thumb-2 IT (0xBFxy, y != 0; 0xBFx0 are hints): never handed to Capstone, see capstone.ts.
         if ((half & 0xff00) === 0xbf00 && (half & 0x0f) !== 0)
@@ -170,9 +171,9 @@ function learn(
   processor: Processor,
 ): void {
   const templates = templatesFor(processor);
-  const half = bytes[offset]! | (bytes[offset + 1]! << 8);
+  const half = u16(bytes, offset);
   const size = mode === 'arm' || isThumb32Prefix(half) ? 4 : 2;
-  const enc = size === 2 ? half : word(bytes, offset) >>> 0;
+  const enc = size === 2 ? half : i32(bytes, offset) >>> 0;
   const family = branchFamily(enc, mode, size);
   const operandFamily = family === null && mode === 'thumb' && size === 2 ? thumbOperandFamily(half) : null;
   const text = family !== null || operandFamily !== null ? hex(bytes.subarray(offset, offset + size)) : '';
@@ -446,7 +447,7 @@ export async function decodeWindowDirect(
   const left = bytes.length - run.consumed;
   const truncated =
     left < (mode === 'arm' ? 4 : 2) ||
-    (mode === 'thumb' && left < 4 && isThumb32Prefix(bytes[run.consumed] | (bytes[run.consumed + 1] << 8)));
+    (mode === 'thumb' && left < 4 && isThumb32Prefix(u16(bytes, run.consumed)));
   return { instructions, stop: { reason: truncated ? 'truncated-instruction' : 'undecodable', address: at } };
 }
 
@@ -483,9 +484,6 @@ function checkWindow(
     );
   }
 }
-
-const word = (b: Uint8Array, o: number): number =>
-  b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24);
 
 // Instruction templates. What Capstone and classify() say about an encoding depends on its bytes,
 // the mode and the processor, and on its address only through the PC: a direct target and a
