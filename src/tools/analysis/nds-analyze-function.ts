@@ -16,6 +16,7 @@ import { addressArg, addressOut, formatAddress, type Processor } from '../../cor
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
+  CFG_BOUNDS,
   cfgCallSchema,
   cfgEdgeSchema,
   cfgStatusSchema,
@@ -24,6 +25,7 @@ import {
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import { answerCall } from './answer-call.js';
 import {
+  addressSearchLimits,
   callSiteSchema,
   callSiteView,
   componentKindSchema,
@@ -45,16 +47,18 @@ import {
 } from './proof-search.js';
 
 export const ANALYZE_FUNCTION_LIMITS = {
-  maxComponents: { default: 32, max: 128, min: 1, unit: 'components considered' },
-  maxBlocks: { default: 128, max: 512, min: 1, unit: 'blocks decoded' },
-  maxInstructions: { default: 2048, max: 16384, min: 1, unit: 'instructions decoded' },
-  maxBytes: { default: 8192, max: 65536, min: 2, unit: 'decoded bytes' },
-  maxEdges: { default: 512, max: 4096, min: 1, unit: 'traversal edges' },
+  ...addressSearchLimits({
+    components: 'components considered',
+    blocks: 'blocks decoded',
+    instructions: 'instructions decoded',
+    bytes: 'decoded bytes',
+    edges: 'traversal edges',
+  }),
   maxProofSites: { default: 256, max: 2048, min: 1, unit: 'call-site proofs' },
-  maxCfgBlocks: { default: 64, max: 256, min: 1, unit: 'target CFG basic blocks' },
-  maxCfgInstructions: { default: 512, max: 4096, min: 1, unit: 'target CFG instructions' },
-  maxCfgBytes: { default: 2048, max: 16384, min: 2, unit: 'target CFG decoded bytes' },
-  maxCfgEdges: { default: 128, max: 1024, min: 1, unit: 'target CFG traversal edges' },
+  maxCfgBlocks: { ...CFG_BOUNDS.blocks, unit: 'target CFG basic blocks' },
+  maxCfgInstructions: { ...CFG_BOUNDS.instructions, unit: 'target CFG instructions' },
+  maxCfgBytes: { ...CFG_BOUNDS.bytes, unit: 'target CFG decoded bytes' },
+  maxCfgEdges: { ...CFG_BOUNDS.edges, unit: 'target CFG traversal edges' },
 } satisfies LimitTable;
 const L = ANALYZE_FUNCTION_LIMITS;
 
