@@ -20,7 +20,6 @@ import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 /** A function's authority: its tier as a static fact (`static-proven`...), in TIERS' order. */
 export const FUNCTION_AUTHORITIES = TIERS.map((t) => `static-${t}` as const);
 export type FunctionAuthority = (typeof FUNCTION_AUTHORITIES)[number];
-export type Authority = 'observed-runtime' | FunctionAuthority | 'static-candidate';
 
 /** Whether live memory holds a candidate's static bytes at the address, or why that was not checked. */
 export const LIVE_STATUSES = ['live-bytes-match', 'mismatch', 'not-checked'] as const;
