@@ -77,32 +77,17 @@ export async function decodeRange(
  * decodeRange without waiting, for a caller that has awaited loadDecoder (a whole-program walk decodes
  * 10^5 short runs: none of them needs to wait). An encoding not seen yet is learned on the spot.
  */
-export function decodeRangeNow(
-  bytes: Uint8Array,
-  start: number,
-  end: number,
-  address: number,
-  mode: ArmMode,
-  processor: Processor,
-  max: number,
-  untilFlow = false,
-): DecodeWindowResult {
+export function decodeRangeNow(...range: Parameters<typeof decodeRange>): DecodeWindowResult {
   const engine = capstoneEngineIfLoaded();
   if (engine === undefined)
     throw new ReMcpError('internal-error', 'the ARM decoder is not loaded yet (loadDecoder first)');
-  return decodeWith(engine, bytes, start, end, address, mode, processor, max, untilFlow);
+  return decodeWith(engine, ...range);
 }
 
+/** decodeRange's work with a loaded engine (its arguments as decodeRange takes them). */
 function decodeWith(
   engine: CapstoneEngine,
-  bytes: Uint8Array,
-  start: number,
-  end: number,
-  address: number,
-  mode: ArmMode,
-  processor: Processor,
-  max: number,
-  untilFlow: boolean,
+  ...[bytes, start, end, address, mode, processor, max, untilFlow = false]: Parameters<typeof decodeRange>
 ): DecodeWindowResult {
   const instructions: DecodedInstruction[] = [];
   let offset = start;
@@ -412,11 +397,7 @@ function fromOperandFamily(
 
 /** The same answer as decodeWindow, straight from Capstone (no templates): the reference in tests. */
 export async function decodeWindowDirect(
-  bytes: Uint8Array,
-  address: number,
-  mode: ArmMode,
-  processor: Processor,
-  maxInstructions: number,
+  ...[bytes, address, mode, processor, maxInstructions]: Parameters<typeof decodeWindow>
 ): Promise<DecodeWindowResult> {
   checkWindow(bytes, address, mode, processor, maxInstructions);
   const engine = await capstoneEngine();

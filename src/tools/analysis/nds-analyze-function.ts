@@ -16,7 +16,6 @@ import { addressArg, addressOut, formatAddress, type Processor } from '../../cor
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
-  CFG_BOUNDS,
   cfgCallSchema,
   cfgEdgeSchema,
   cfgStatusSchema,
@@ -34,6 +33,7 @@ import {
   coverageText,
   discoveryTotalsSchema,
   evidenceListSchema,
+  FUNCTION_CFG_LIMITS,
   FUNCTION_CFG_MAX,
   identitySchema,
   identityView,
@@ -55,10 +55,10 @@ export const ANALYZE_FUNCTION_LIMITS = {
     edges: 'traversal edges',
   }),
   maxProofSites: { default: 256, max: 2048, min: 1, unit: 'call-site proofs' },
-  maxCfgBlocks: { ...CFG_BOUNDS.blocks, unit: 'target CFG basic blocks' },
-  maxCfgInstructions: { ...CFG_BOUNDS.instructions, unit: 'target CFG instructions' },
-  maxCfgBytes: { ...CFG_BOUNDS.bytes, unit: 'target CFG decoded bytes' },
-  maxCfgEdges: { ...CFG_BOUNDS.edges, unit: 'target CFG traversal edges' },
+  maxCfgBlocks: { ...FUNCTION_CFG_LIMITS.maxFunctionBlocks, unit: 'target CFG basic blocks' },
+  maxCfgInstructions: { ...FUNCTION_CFG_LIMITS.maxFunctionInstructions, unit: 'target CFG instructions' },
+  maxCfgBytes: { ...FUNCTION_CFG_LIMITS.maxFunctionBytes, unit: 'target CFG decoded bytes' },
+  maxCfgEdges: { ...FUNCTION_CFG_LIMITS.maxFunctionEdges, unit: 'target CFG traversal edges' },
 } satisfies LimitTable;
 const L = ANALYZE_FUNCTION_LIMITS;
 
