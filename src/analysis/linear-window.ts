@@ -3,9 +3,10 @@
 // window provably reads are items of their own (literal-pool-data), not decoded instructions. Shared
 // by nds_disassemble_range and nds_list_references, and by any analysis that needs straight-line code
 // from one start.
-import { decodeLinearItems, isLiteralPoolData, type LinearItem, wordAt } from '../arm/literal-pools.js';
+import { decodeLinearItems, isLiteralPoolData, type LinearItem } from '../arm/literal-pools.js';
 import type { DecodedInstruction, DecodeWindowResult } from '../arm/types.js';
 import type { Processor } from '../core/vocabulary.js';
+import { u32 } from '../formats/le.js';
 import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
 import { type WordTarget, wordTarget } from '../formats/nds/index.js';
 import { CODE_IMAGE_LIMITS } from '../nds/decoded-images.js';
@@ -135,7 +136,7 @@ export async function decodeSourceWindow(
     const slot = ins.pcRelative.address;
     const at = slot - src.span.start;
     if (literalWords.has(slot) || at < 0 || at + 4 > src.span.bytes.length) continue;
-    const value = wordAt(src.span.bytes, at);
+    const value = u32(src.span.bytes, at);
     literalWords.set(slot, {
       value,
       target: wordTarget(rom.model, req.processor, value),

@@ -2,6 +2,7 @@
 // PC-relative addresses, and the architecture gate. Works on Capstone-independent data (RawInstruction
 // holds register and group names), so every rule here can be tested on hand-made inputs too.
 import type { Processor } from '../core/vocabulary.js';
+import { u16, u32 } from '../formats/le.js';
 import { ACCESS_READ, ACCESS_WRITE, type RawInstruction, type RawOperand } from './capstone.js';
 import type { ArmMode, DecodedInstruction, FlowKind, PcRelative } from './types.js';
 
@@ -87,7 +88,7 @@ function architectureGap(
     // ARMv4T/v5 BL/BLX is a prefix halfword followed by the suffix 11111 (BL) or 11101 (BLX). Any
     // other second halfword makes it Thumb-2's BL/BLX (J1/J2 bits), whose target the DS never computes.
     if (raw.size === 4 && bytes !== undefined && bytes.length === 4) {
-      const suffix = (bytes[2]! | (bytes[3]! << 8)) >>> 11;
+      const suffix = u16(bytes, 2) >>> 11;
       if (suffix !== (base === 'bl' ? 0b11111 : 0b11101)) return 'thumb2';
     }
     if (THUMB_V4T.has(base)) return null;
@@ -132,11 +133,11 @@ function wrongFixedBits(raw: RawInstruction, base: string, mode: ArmMode, bytes:
   if (mode === 'thumb') {
     // BX/BLX Rm (010001 11 H Rm SBZ): bits 2..0 should be zero.
     if (bytes.length !== 2) return false;
-    const h = bytes[0]! | (bytes[1]! << 8);
+    const h = u16(bytes, 0);
     return (h & 0xff00) === 0x4700 && (h & 0x7) !== 0;
   }
   if (bytes.length !== 4) return false;
-  const w = (bytes[0] | (bytes[1] << 8) | (bytes[2] << 16) | (bytes[3] << 24)) >>> 0;
+  const w = u32(bytes, 0);
   // Writeback into PC as the base register is UNPREDICTABLE.
   if (raw.opStr.includes('[pc') && PC_WRITEBACK.test(raw.opStr)) return true;
   const sbz = (shift: number): boolean => ((w >>> shift) & 0xf) !== 0;

@@ -133,13 +133,7 @@ export class DecodeCache {
     }
   }
 
-  private async fresh(
-    span: CodeSpan,
-    at: number,
-    end: number,
-    mode: ArmMode,
-    max: number,
-  ): Promise<DecodeWindowResult> {
+  private async fresh(...[span, at, end, mode, max]: Parameters<SpanDecoder>): Promise<DecodeWindowResult> {
     const r = await decodeWindow(
       span.bytes.subarray(at - span.start, end - span.start),
       at,

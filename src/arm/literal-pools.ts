@@ -4,6 +4,7 @@
 // branch writing PC). Only slots named by loads decoded before them are marked: pools follow the
 // code that uses them, and nothing is guessed from values. Pure.
 import type { Processor } from '../core/vocabulary.js';
+import { u32 } from '../formats/le.js';
 import { decodeWindow } from './decoder.js';
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';
 
@@ -40,10 +41,6 @@ export function literalSlotOf(instruction: DecodedInstruction): number | null {
   return base === 'ldr' ? instruction.pcRelative.address : null;
 }
 
-/** The little-endian word at `offset` of `bytes`. */
-export const wordAt = (bytes: Uint8Array, offset: number): number =>
-  (bytes[offset] | (bytes[offset + 1] << 8) | (bytes[offset + 2] << 16) | (bytes[offset + 3] << 24)) >>> 0;
-
 const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 
 /**
@@ -79,7 +76,7 @@ export async function decodeLinearItems(
         address: at,
         size: 4,
         bytes: hex(own),
-        value: wordAt(own, 0),
+        value: u32(own, 0),
         loadedBy: loads,
       });
       at += 4;

@@ -4,6 +4,7 @@
 // A Thumb BL/BLX with an immediate is two 16-bit instructions: a prefix 11110 (LR = PC + high offset)
 // and a suffix 11111 (BL) or 11101 (BLX). The ARM9 executes them as two instructions, so a single step
 // from the prefix stops on the suffix, "inside" the call instruction.
+import { u16, u32 } from '../formats/le.js';
 
 export type CallKind =
   | 'arm-bl'
@@ -35,8 +36,8 @@ export function callAt(
   before: number | null,
 ): CallSite | null {
   if (thumb) {
-    const h0 = bytes[0]! | (bytes[1]! << 8);
-    const h1 = bytes[2]! | (bytes[3]! << 8);
+    const h0 = u16(bytes, 0);
+    const h1 = u16(bytes, 2);
     if (isThumbBlPrefix(h0) && isThumbBlSuffix(h1)) {
       return { kind: 'thumb-bl-pair', returnAddress: pc + 4, returnThumb: true };
     }
@@ -47,7 +48,7 @@ export function callAt(
       return { kind: 'thumb-blx-register', returnAddress: pc + 2, returnThumb: true };
     return null;
   }
-  const w = (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
+  const w = u32(bytes, 0);
   const cond = w >>> 28;
   if (cond === 0xf && (w & 0x0e00_0000) === 0x0a00_0000) {
     return { kind: 'arm-blx-immediate', returnAddress: pc + 4, returnThumb: false };

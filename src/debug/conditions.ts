@@ -3,6 +3,7 @@
 // Pure: the caller supplies the registers and a bounded memory reader.
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { int, uint } from '../formats/le.js';
 import { CORE_REGISTERS, type DecodedRegisters } from './rsp/arm-registers.js';
 
 export const CONDITION_LIMITS = {
@@ -112,10 +113,7 @@ export function compare(a: number, op: CompareOp, b: number): boolean {
 }
 
 export function decodeValue(bytes: Uint8Array, size: 1 | 2 | 4, signed: boolean): number {
-  let v = 0;
-  for (let i = size - 1; i >= 0; i--) v = v * 256 + bytes[i]!;
-  if (signed && v >= 2 ** (8 * size - 1)) v -= 2 ** (8 * size);
-  return v;
+  return signed ? int(bytes, 0, size) : uint(bytes, 0, size);
 }
 
 /** True when every comparison holds (registers compared unsigned, after their mask). */

@@ -4,6 +4,7 @@
 import type { ArmMode } from '../arm/types.js';
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { u16 } from '../formats/le.js';
 import { isMidThumbBlPair } from './calls.js';
 import type { CpuDebugger, KnownRunState, StopInfo } from './cpu.js';
 import { clampWindow, LIMITS } from './policy.js';
@@ -187,7 +188,7 @@ export async function stepInstructions(
     let mid = false;
     if (stop.thumb && previous?.thumb && previous.pc === stop.pc - 2) {
       const b = await cpu.readMemory(stop.pc - 2, 4);
-      mid = isMidThumbBlPair(true, b[0]! | (b[1]! << 8), b[2]! | (b[3]! << 8));
+      mid = isMidThumbBlPair(true, u16(b, 0), u16(b, 2));
     }
     previous = stop;
     trace.push({ pc: formatAddress(stop.pc), mode: stop.thumb ? 'thumb' : 'arm', midThumbBlPair: mid });

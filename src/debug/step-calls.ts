@@ -5,6 +5,7 @@
 // is always removed (a user breakpoint already at that address is left alone).
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { u16 } from '../formats/le.js';
 import { type CallSite, callAt, isMidThumbBlPair } from './calls.js';
 import { conditionalStopCounts } from './conditional-run.js';
 import { continueUntilStop, stepInstructions } from './control.js';
@@ -51,7 +52,7 @@ export interface StepOverOutcome extends ReturnRunOutcome {
 async function halfwordBefore(cpu: CpuDebugger, pc: number): Promise<number | null> {
   if (pc < 2) return null;
   const b = await cpu.readMemory(pc - 2, 2);
-  return b[0]! | (b[1]! << 8);
+  return u16(b, 0);
 }
 
 /** Steps one instruction, or runs a call at the PC to its return. */
@@ -66,7 +67,7 @@ export async function stepOver(
   const thumb = decoded.thumb;
   const bytes = await cpu.readMemory(pc, 4);
   const before = thumb ? await halfwordBefore(cpu, pc) : null;
-  const mid = isMidThumbBlPair(thumb, before, bytes[0]! | (bytes[1]! << 8));
+  const mid = isMidThumbBlPair(thumb, before, u16(bytes, 0));
   const call = callAt(pc, thumb, bytes, before);
   if (call === null) {
     const stepped = await stepInstructions(cpu, 1, Math.min(5_000, Math.max(100, timeoutMs)), signal);

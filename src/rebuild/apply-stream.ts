@@ -15,7 +15,7 @@ import { BPS_COPY_PIECE } from '../formats/patch/bps.js';
 import { IPS_WINDOW } from '../formats/patch/ips.js';
 import type { PatchDecoder, PatchRequest } from '../formats/patch/requests.js';
 import { alignedBuffer, streamWriting } from '../workspace/stream-write.js';
-import type { ChunkReader } from './stream.js';
+import { type ChunkReader, readFully } from './stream.js';
 
 const MiB = 1024 * 1024;
 
@@ -53,18 +53,6 @@ export function applyStreamBytes(): number {
     3 * BPS_COPY_PIECE +
     MiB
   );
-}
-
-/** Reads `into` whole from `position` unless the file ends first; returns the bytes read. */
-async function readFully(read: ChunkReader, into: Uint8Array, position: number): Promise<number> {
-  let done = 0;
-  // Bounded: every pass reads at least one byte or stops.
-  while (done < into.length) {
-    const n = await read(into.subarray(done), position + done);
-    if (n === 0) break;
-    done += n;
-  }
-  return done;
 }
 
 /** Source bytes, read from the ROM a window at a time (the answers to a decoder's `source` requests). */

@@ -367,7 +367,7 @@ export class RetroArchClient {
     signal?: AbortSignal,
     progress?: Progress,
   ): Promise<InputResult> {
-    return this.exclusive(() => this.inputNow(player, action, steps, signal, progress), signal);
+    return this.exclusive(() => this.inputNow({ player, action, steps }, signal, progress), signal);
   }
 
   reset(resumeIfPaused: boolean, signal?: AbortSignal) {
@@ -426,9 +426,7 @@ export class RetroArchClient {
    * hold: the buttons down until a release call; release: the buttons up.
    */
   private async inputNow(
-    player: number,
-    action: InputResult['action'],
-    steps: InputStep[],
+    { player, action, steps }: { player: number; action: InputResult['action']; steps: InputStep[] },
     signal?: AbortSignal,
     progress?: Progress,
   ): Promise<InputResult> {

@@ -4,6 +4,7 @@
 // RetroArch 1.14.0 (see ../shared/reference/emulators.md).
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { putU16, putU32 } from '../formats/le.js';
 
 /**
  * Hotkey-like commands (FRAMEADVANCE, PAUSE_TOGGLE, STATE_SLOT_*...) are edge-triggered once per main
@@ -359,11 +360,10 @@ export function padDatagram(player: number, button: PadButton, pressed: boolean)
   const id = PAD_BUTTONS.indexOf(button);
   if (id < 0) throw new RangeError(`unknown button ${String(button)}`);
   const out = new Uint8Array(PAD_DATAGRAM_BYTES);
-  const v = new DataView(out.buffer);
-  v.setInt32(0, player - 1, true);
-  v.setInt32(4, RETRO_DEVICE_JOYPAD, true);
-  v.setInt32(8, 0, true);
-  v.setInt32(12, id, true);
-  v.setUint16(16, pressed ? 1 : 0, true);
+  putU32(out, 0, player - 1);
+  putU32(out, 4, RETRO_DEVICE_JOYPAD);
+  putU32(out, 8, 0);
+  putU32(out, 12, id);
+  putU16(out, 16, pressed ? 1 : 0);
   return out;
 }

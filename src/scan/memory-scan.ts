@@ -5,6 +5,7 @@
 // are discarded when it changes.
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { int, uint } from '../formats/le.js';
 
 export const SCAN_LIMITS = {
   /** Bytes a region may span (a DS's whole 4 MiB main RAM). */
@@ -47,10 +48,7 @@ export interface ScanSpec {
 export type ReadSpan = (address: number, length: number) => Promise<Uint8Array>;
 
 export function readValue(bytes: Uint8Array, at: number, size: ValueSize, signed: boolean): number {
-  let v = 0;
-  for (let i = size - 1; i >= 0; i--) v = v * 256 + bytes[at + i]!;
-  if (signed && v >= 2 ** (8 * size - 1)) v -= 2 ** (8 * size);
-  return v;
+  return signed ? int(bytes, at, size) : uint(bytes, at, size);
 }
 
 export function checkValue(value: number, size: ValueSize, signed: boolean): void {

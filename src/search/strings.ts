@@ -10,6 +10,7 @@
 //   (0x3000-0x30ff), CJK ideographs (0x4e00-0x9fff) and full-width forms (0xff01-0xffef); a run with
 //   any unit beyond ASCII must end in a 0x0000 unit (random data seldom does).
 // Pure: bytes in, runs out.
+import { u16 } from '../formats/le.js';
 
 export const STRING_ENCODINGS = ['ascii', 'sjis', 'utf16le'] as const;
 export type StringEncoding = (typeof STRING_ENCODINGS)[number];
@@ -217,9 +218,8 @@ function scanUtf16(
   out: FoundString[],
 ): number {
   let i = from;
-  const unit = (at: number) => bytes[at]! | (bytes[at + 1]! << 8);
   while (i < own && i + 1 < limit) {
-    if (utf16Unit(unit(i)) === 0) {
+    if (utf16Unit(u16(bytes, i)) === 0) {
       i += 2;
       continue;
     }
@@ -227,14 +227,14 @@ function scanUtf16(
     let at = i;
     let wide = false;
     while (at + 1 < stop) {
-      const k = utf16Unit(unit(at));
+      const k = utf16Unit(u16(bytes, at));
       if (k === 0) break;
       if (k === 2) wide = true;
       at += 2;
     }
     const chars = (at - i) / 2;
-    const terminated = at + 1 < limit && unit(at) === 0;
-    const cut = at === i + o.maxBytes && at + 1 < limit && utf16Unit(unit(at)) !== 0;
+    const terminated = at + 1 < limit && u16(bytes, at) === 0;
+    const cut = at === i + o.maxBytes && at + 1 < limit && utf16Unit(u16(bytes, at)) !== 0;
     if (chars >= o.minLength && (!wide || terminated)) {
       out.push({ offset: i, byteLength: at - i, encoding: 'utf16le', chars, terminated, cut });
     }

@@ -6,6 +6,7 @@ import type { ArmMode } from '../../arm/types.js';
 import type { AnalysisScope } from '../evidence/index.js';
 import {
   type DiscoveryResult,
+  type DiscoveryTruncation,
   type FunctionIdentity,
   identityKey,
   STANDARD_DISCOVERY,
@@ -14,7 +15,7 @@ import {
 import type { ScopeStatus } from '../functions/nds-scope.js';
 import type { MapComponent } from '../program-map/components.js';
 import type { MapBlock, MapFunction } from '../program-map/map.js';
-import type { Tier } from '../program-map/types.js';
+import type { MapTruncation, Tier } from '../program-map/types.js';
 import {
   type AnswerOptions,
   boundedSearch,
@@ -72,7 +73,7 @@ export interface CodeOwners {
   functions: FunctionSource;
   /** What ties a possible return address (in `mode`) to code; none: the word is no return address. */
   returns(address: number, mode: ArmMode): BacktraceMatch[];
-  discovery: { status: ScopeStatus; truncation: string[]; functions: number };
+  discovery: { status: ScopeStatus; truncation: (DiscoveryTruncation | MapTruncation)[]; functions: number };
   /** What the analysis covered, in bytes, and whether a negative is definitive. */
   coverage: {
     analysis: AnalysisScope;

@@ -4,6 +4,8 @@
 // of the value (BX/BLX/POP-PC read it so): odd is Thumb, even must be word-aligned ARM. IRQ and FIFO
 // handlers passed to an install call, callbacks handed to qsort, constructors of tables reach the map
 // this way.
+
+import { u32 } from '../../formats/le.js';
 import { ByteClass } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass } from './registry.js';
@@ -31,8 +33,7 @@ export const addressTaken = {
       if (r.kind === 'literal-pool') {
         const o = r.to - comp.start;
         if (o < 0 || o + 4 > comp.bytes.length || comp.cls[o] !== ByteClass.literalPool) continue;
-        const b = comp.bytes;
-        value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+        value = u32(comp.bytes, o);
       } else value = r.to;
       const thumb = (value & 1) === 1;
       const address = thumb ? value - 1 : value;

@@ -3,6 +3,8 @@
 // defines Rn, no later instruction of the block mentions Rn, and a transfer consumes it: `BLX Rn`,
 // `MOV LR, PC; BX Rn`, a BL to a `bx Rn` stub (ARMv4T Thumb's indirect call), or a final `BX Rn` /
 // `MOV PC, Rn` (a tail transfer: crt0's jump into main). The mode at the target is bit 0 of the value.
+
+import { u32 } from '../../formats/le.js';
 import { baseOf, mentionsRegister, regNumber } from '../program-map/instructions.js';
 import type { EvidenceClass } from './registry.js';
 
@@ -49,8 +51,7 @@ export const constantRegisterCall = {
       if (d.pcRelative.kind === 'literal-pool' && baseOf(d) === 'ldr') {
         const o = d.pcRelative.address - comp.start;
         if (o < 0 || o + 4 > comp.bytes.length) return;
-        const b = comp.bytes;
-        value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+        value = u32(comp.bytes, o);
       } else if (d.pcRelative.kind === 'pc-relative-address') value = d.pcRelative.address;
       if (value === null) return;
       // BX interworks on both processors; MOV PC does not change the mode.

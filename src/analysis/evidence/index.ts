@@ -39,8 +39,4 @@ export const BOUNDED_EVIDENCE_IDS = EVIDENCE_CLASSES.filter((c) => c.bounded).ma
   ...EvidenceId[],
 ];
 
-export function evidenceClass(id: string): EvidenceClass | undefined {
-  return EVIDENCE_CLASSES.find((c) => c.id === id);
-}
-
 export type { EvidenceClass, IdleCandidate, IdleContext } from './registry.js';

@@ -4,6 +4,7 @@
 // code address where well-formed code starts, and that calls through a register, runs the table (newlib's __libc_init_array over __init_array_start/end); an overlay's static-initializer range
 // from its table record is one too. The table words are classified `pointer-table`.
 import type { Processor } from '../../core/vocabulary.js';
+import { u32 } from '../../formats/le.js';
 import type { MapComponent } from '../program-map/components.js';
 import { baseOf, decodeAt, regNumber } from '../program-map/instructions.js';
 import { ByteClass, headOf, type Tier } from '../program-map/types.js';
@@ -65,7 +66,7 @@ async function table(
   for (let o = o0; o < end - comp.start; o += 4) {
     const c = comp.cls[o]!;
     if (c !== ByteClass.unknown && c !== ByteClass.pointerTable && c !== ByteClass.data) return 0;
-    const value = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+    const value = u32(b, o);
     const thumb = (value & 1) === 1;
     const address = thumb ? value - 1 : value;
     if (value === 0 || (!thumb && address % 4 !== 0)) return 0;

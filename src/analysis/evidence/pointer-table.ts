@@ -3,13 +3,11 @@
 // address where well-formed code starts; mode from bit 0 as for address-taken. Each accepted word is
 // classified `pointer-table`; a word that points into a component without being code becomes a
 // `data-word` reference (a string or object used through a table is found by value).
+
+import { u32 } from '../../formats/le.js';
 import { ByteClass, type Tier } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
 import type { EvidenceClass } from './registry.js';
-
-/** The little-endian word at offset `o`. */
-const wordAt = (b: Uint8Array, o: number): number =>
-  (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
 
 /** Whether the four bytes at `o` share one class that a table word may have (unknown or data). */
 function dataWord(cls: Uint8Array, o: number): boolean {
@@ -55,7 +53,7 @@ async function tableWords(w: Walker): Promise<Int32Array[]> {
       const pause = w.checkpoint();
       if (pause) await pause;
       if (!dataWord(comp.cls, o)) continue;
-      const value = wordAt(b, o);
+      const value = u32(b, o);
       if (value === 0) continue;
       const thumb = (value & 1) === 1;
       const address = thumb ? value - 1 : value;
@@ -90,7 +88,7 @@ export const pointerTable = {
         const o = list[k]!;
         if (!dataWord(comp.cls, o)) continue;
         const c = comp.cls[o]!;
-        const value = wordAt(b, o);
+        const value = u32(b, o);
         const thumb = (value & 1) === 1;
         const address = thumb ? value - 1 : value;
         const target = w.set.lookup(address);
@@ -147,7 +145,7 @@ export const pointerTable = {
         const pause = w.checkpoint();
         if (pause) await pause;
         const c = comp.cls[o]!;
-        const value = wordAt(b, o);
+        const value = u32(b, o);
         const data = c === ByteClass.unknown || c === ByteClass.data || c === ByteClass.pointerTable;
         const pointer = data && value !== 0 && w.set.holding(value & ~1).length > 0;
         if (!pointer) {

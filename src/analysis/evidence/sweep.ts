@@ -7,6 +7,7 @@
 // otherwise done, the bytes still unclassified are labelled `data` (no well-formed code starts there):
 // a heuristic judgement, labelled so; a gap where a candidate was too long to check stays unclassified.
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
+import { u32 } from '../../formats/le.js';
 import type { MapComponent } from '../program-map/components.js';
 import {
   baseOf,
@@ -177,9 +178,7 @@ function prologueNear(first: DecodedInstruction[]): boolean {
 function pointerWord(w: Walker, comp: MapComponent, address: number): boolean {
   const o = address - comp.start;
   if (address % 4 !== 0 || o + 4 > comp.bytes.length) return false;
-  const b = comp.bytes;
-  const v = (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
-  return w.set.holding(v & ~1).length > 0;
+  return w.set.holding(u32(comp.bytes, o) & ~1).length > 0;
 }
 
 /** What the first instructions at `address` in `mode` look like (no probe yet); null when no code starts there. */

@@ -7,6 +7,8 @@
 // walked keeps its own, otherwise Thumb and ARM are both offered (the probe keeps what is code).
 // Each function's exception table entry (C++: GCC's personality routine and its call-site table)
 // names its landing pads and personality routine too.
+
+import { u32 } from '../../formats/le.js';
 import type { MapComponent } from '../program-map/components.js';
 import { ByteClass, headOf } from '../program-map/types.js';
 import type { Walker } from '../program-map/walker.js';
@@ -55,12 +57,11 @@ function landingPads(
 ): { pads: number[]; personality: number } | null {
   const b = comp.bytes;
   const o = extab - comp.start;
-  const word = (at: number) => (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
   if (o < 0 || o + 8 > b.length || extab % 4 !== 0) return null;
-  const w0 = word(o);
+  const w0 = u32(b, o);
   if (w0 & 0x80000000) return null; // the compact model carries no landing pads
   const personality = prel31(w0, extab);
-  const extra = word(o + 4) >>> 24;
+  const extra = u32(b, o + 4) >>> 24;
   let at = o + 8 + 4 * extra;
   const end = Math.min(b.length, at + 4096);
   if (at >= end) return null;
@@ -82,7 +83,7 @@ function landingPads(
   const read = (): number | null => {
     if (encoding === 0x03) {
       if (at + 4 > stop) return null;
-      const v = word(at);
+      const v = u32(b, at);
       at += 4;
       return v;
     }
@@ -109,7 +110,6 @@ async function tables(w: Walker): Promise<Table[]> {
   const out: Table[] = [];
   for (const comp of w.set.list) {
     const b = comp.bytes;
-    const word = (o: number) => (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
     const free = (o: number) => {
       for (let i = 0; i < 8; i++)
         if (comp.cls[o + i] !== ByteClass.unknown && comp.cls[o + i] !== ByteClass.data) return false;
@@ -117,8 +117,8 @@ async function tables(w: Walker): Promise<Table[]> {
     };
     const pairAt = (o: number): { target: number; word: number } | null => {
       if (o + 8 > b.length || !free(o)) return null;
-      const w0 = word(o);
-      const w1 = word(o + 4);
+      const w0 = u32(b, o);
+      const w1 = u32(b, o + 4);
       // (An offset of zero names the pair itself: zero fill, never an index entry.)
       if (w0 & 0x80000000 || w0 === 0) return null;
       const target = prel31(w0, comp.start + o);

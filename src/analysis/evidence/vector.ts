@@ -6,6 +6,7 @@
 //   ARM7: 0x0380FFFC and its mirror 0x03FFFFFC) or the ARM9 exception slot (0x02FFFD9C, 0x027FFD9C).
 //   The store and both constants are established by running the block in the interpreter.
 import { emulate, emuState } from '../../arm/emulate.js';
+import { u32 } from '../../formats/le.js';
 import type { MapComponent } from '../program-map/components.js';
 import { baseOf, decodeAt } from '../program-map/instructions.js';
 import type { Tier } from '../program-map/types.js';
@@ -44,8 +45,7 @@ export const vector = {
       if (i.pcRelative?.kind === 'literal-pool') {
         const o = i.pcRelative.address - comp.start;
         if (o < 0 || o + 4 > comp.bytes.length) return false;
-        const b = comp.bytes;
-        return near((b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0);
+        return near(u32(comp.bytes, o));
       }
       const m = /#(0x[0-9a-f]+)/.exec(i.operands);
       return m !== null && near(Number(m[1]));
@@ -76,7 +76,7 @@ export const vector = {
       for (const slot of slots) {
         const bytes = [0, 1, 2, 3].map((k) => written.get(slot + k));
         if (bytes.some((b) => b === undefined || b === null)) continue;
-        const value = (bytes[0]! | (bytes[1]! << 8) | (bytes[2]! << 16) | (bytes[3]! << 24)) >>> 0;
+        const value = u32(Uint8Array.from(bytes as number[]), 0);
         list.push({
           address: value & ~1,
           thumb: (value & 1) === 1,
@@ -144,8 +144,7 @@ async function vectorTable(
     else if (b === 'ldr' && s.pcRelative?.kind === 'literal-pool' && s.operands.startsWith('pc,')) {
       const o = s.pcRelative.address - comp.start;
       if (o < 0 || o + 4 > comp.bytes.length) return 0;
-      const x = comp.bytes;
-      const v = (x[o]! | (x[o + 1]! << 8) | (x[o + 2]! << 16) | (x[o + 3]! << 24)) >>> 0;
+      const v = u32(comp.bytes, o);
       targets.push({ address: v & ~1, thumb: (v & 1) === 1, from: s.address });
     } else if (!(b === 'mov' && s.operands.replace(/\s/g, '') === 'r0,r0') && b !== 'nop') return 0;
   }

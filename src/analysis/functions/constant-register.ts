@@ -6,6 +6,7 @@
 // bit 0 of the value, which is what BX/BLX do with it. Pure: no I/O.
 import type { CodeSpan } from '../../arm/cfg.js';
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
+import { u32 } from '../../formats/le.js';
 
 export const CONSTANT_CALL_VIAS = ['blx', 'bx', 'mov-lr-pc-bx'] as const;
 export type ConstantCallVia = (typeof CONSTANT_CALL_VIAS)[number];
@@ -43,8 +44,7 @@ function mentions(operands: string, reg: string): boolean {
 export function wordAt(span: CodeSpan, address: number): number | null {
   const o = address - span.start;
   if (address % 4 !== 0 || o < 0 || o + 4 > span.bytes.length) return null;
-  const b = span.bytes;
-  return (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+  return u32(span.bytes, o);
 }
 
 /** The constant-register calls of one basic block (its instructions in order, decoded from `span`). */

@@ -4,6 +4,7 @@
 // file, the FAT, then that file. Both programs are an endless `b .` after a marker word, so DeSmuME
 // can run it for as long as the check needs. Everything the checks expect is exported with it.
 import { crc16Modbus } from '../../formats/crc16.js';
+import { putU16, putU32 } from '../../formats/le.js';
 
 export const TINY_ROM = {
   title: 'RE-MCP DOCTR',
@@ -22,9 +23,8 @@ const align = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
 function program(marker: number): Uint8Array {
   const out = new Uint8Array(8);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, marker, true);
-  view.setUint32(4, LOOP, true);
+  putU32(out, 0, marker);
+  putU32(out, 4, LOOP);
   return out;
 }
 
@@ -44,12 +44,10 @@ export function buildTinyRom(): Uint8Array {
   const fileAt = align(fatAt + 8);
   const size = fileAt + data.length;
   const rom = new Uint8Array(align(size));
-  const view = new DataView(rom.buffer);
-  const u32 = (at: number, v: number) => view.setUint32(at, v >>> 0, true);
-  const fntView = new DataView(fnt.buffer);
-  fntView.setUint32(0, 8, true);
-  fntView.setUint16(4, 0, true);
-  fntView.setUint16(6, 1, true);
+  const u32 = (at: number, v: number) => putU32(rom, at, v);
+  putU32(fnt, 0, 8);
+  putU16(fnt, 4, 0);
+  putU16(fnt, 6, 1);
   fnt[8] = name.length;
   fnt.set(name, 9);
 
@@ -70,8 +68,8 @@ export function buildTinyRom(): Uint8Array {
   u32(0x4c, 8);
   u32(0x80, size);
   u32(0x84, 0x4000);
-  view.setUint16(0x15c, crc16Modbus(rom.subarray(0xc0, 0x15c)), true);
-  view.setUint16(0x15e, crc16Modbus(rom.subarray(0, 0x15e)), true);
+  putU16(rom, 0x15c, crc16Modbus(rom.subarray(0xc0, 0x15c)));
+  putU16(rom, 0x15e, crc16Modbus(rom.subarray(0, 0x15e)));
 
   rom.set(arm9, arm9At);
   rom.set(arm7, arm7At);

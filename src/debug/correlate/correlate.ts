@@ -14,6 +14,7 @@ import type { Tier } from '../../analysis/program-map/types.js';
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
+import { u32 } from '../../formats/le.js';
 import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import type { CpuDebugger } from '../cpu.js';
 import type { Generation } from '../session.js';
@@ -224,9 +225,7 @@ export async function correlateStop(req: CorrelateRequest): Promise<Correlation>
       };
       returnEntry('lr', null, lr);
       for (let at = 0; at + 4 <= stack.length; at += 4) {
-        const word =
-          (stack[at]! | (stack[at + 1]! << 8) | (stack[at + 2]! << 16) | (stack[at + 3]! << 24)) >>> 0;
-        returnEntry('stack', sp + at, word);
+        returnEntry('stack', sp + at, u32(stack, at));
       }
       return {
         processor,

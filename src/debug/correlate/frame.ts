@@ -20,7 +20,6 @@ import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 /** A function's authority: its tier as a static fact (`static-proven`...), in TIERS' order. */
 export const FUNCTION_AUTHORITIES = TIERS.map((t) => `static-${t}` as const);
 export type FunctionAuthority = (typeof FUNCTION_AUTHORITIES)[number];
-export type Authority = 'observed-runtime' | FunctionAuthority | 'static-candidate';
 
 /** Whether live memory holds a candidate's static bytes at the address, or why that was not checked. */
 export const LIVE_STATUSES = ['live-bytes-match', 'mismatch', 'not-checked'] as const;
@@ -84,6 +83,33 @@ export interface FrameCandidate {
   referencesOmitted: number;
 }
 
+/** The functions of the analysis enclosing the address in this candidate, or why there are none. */
+function enclosingFunctions(ctx: FrameContext, candidate: FrameCandidate, address: number): void {
+  candidate.functions = ctx.functions.enclosing(candidate, address);
+  candidate.functionReason =
+    candidate.functions.length > 0
+      ? 'found'
+      : ctx.functions.negativeIsDefinitive
+        ? 'complete-negative'
+        : 'coverage-gap';
+}
+
+/** A candidate's findings before anything is decoded, checked or looked up (each list its own). */
+function unexamined(): Pick<
+  FrameCandidate,
+  'instructions' | 'staticNote' | 'live' | 'functions' | 'functionReason' | 'references' | 'referencesOmitted'
+> {
+  return {
+    instructions: [],
+    staticNote: null,
+    live: { status: 'not-checked', reason: null, compared: null },
+    functions: [],
+    functionReason: 'not-code',
+    references: [],
+    referencesOmitted: 0,
+  };
+}
+
 export interface CorrelatedFrame {
   address: number;
   /** Null when nothing observed gives the instruction set (an exception mode's LR). */
@@ -132,13 +158,7 @@ export async function correlateFrame(
       region: c.region,
       romOffset: c.romOffset,
       compressed: c.compressed,
-      instructions: [],
-      staticNote: null,
-      live: { status: 'not-checked', reason: null, compared: null },
-      functions: [],
-      functionReason: 'not-code',
-      references: [],
-      referencesOmitted: 0,
+      ...unexamined(),
     };
     let span: { start: number; bytes: Uint8Array } | null = null;
     try {
@@ -165,15 +185,7 @@ export async function correlateFrame(
       c.component === 'main' ||
       c.component === 'overlay' ||
       (c.component === 'autoload' && candidate.instructions.length > 0);
-    if (discovered) {
-      candidate.functions = ctx.functions.enclosing(candidate, address);
-      candidate.functionReason =
-        candidate.functions.length > 0
-          ? 'found'
-          : ctx.functions.negativeIsDefinitive
-            ? 'complete-negative'
-            : 'coverage-gap';
-    }
+    if (discovered) enclosingFunctions(ctx, candidate, address);
     candidates.push(candidate);
   }
   return {
@@ -211,13 +223,7 @@ async function copiedCandidate(
     region: main.derived ? 'initialized-derived' : 'file-backed',
     romOffset,
     compressed: main.derived,
-    instructions: [],
-    staticNote: null,
-    live: { status: 'not-checked', reason: null, compared: null },
-    functions: [],
-    functionReason: 'not-code',
-    references: [],
-    referencesOmitted: 0,
+    ...unexamined(),
   };
   if (mode === null)
     candidate.staticNote = 'not decoded: the instruction set at this address is not observed';
@@ -232,13 +238,7 @@ async function copiedCandidate(
       mode,
     });
   candidate.live = compareLive(live, span, address);
-  candidate.functions = ctx.functions.enclosing(candidate, address);
-  candidate.functionReason =
-    candidate.functions.length > 0
-      ? 'found'
-      : ctx.functions.negativeIsDefinitive
-        ? 'complete-negative'
-        : 'coverage-gap';
+  enclosingFunctions(ctx, candidate, address);
   return candidate;
 }
 

@@ -4,6 +4,7 @@
 // the blob smaller, so every input, including empty and incompressible ones, gets a valid blob.
 
 import { ReMcpError } from '../../core/errors.js';
+import { putU32 } from '../le.js';
 import { blzDecode } from './decode.js';
 import { BLZ_MIN_HEADER } from './footer.js';
 import { findMatchesSteps } from './match.js';
@@ -129,8 +130,7 @@ function layOut(
     throw new ReMcpError('internal-error', 'BLZ stream length disagrees with the parse', { out, rawLength });
   }
   const header = size - streamEnd;
-  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
-  view.setUint32(size - 8, (streamLength + header) | (header << 24), true);
-  view.setUint32(size - 4, data.length - size, true);
+  putU32(blob, size - 8, (streamLength + header) | (header << 24));
+  putU32(blob, size - 4, data.length - size);
   return blob;
 }

@@ -13,7 +13,7 @@
 // bytes (TargetCopy) are asked for. applyBps drives it from memory. Every size, count and offset is
 // checked before it is used; CRCs are checked (patch before, target after).
 import { crc32 } from '../crc32.js';
-import { u32 } from '../le.js';
+import { putU32, u32 } from '../le.js';
 import { answered, PAUSE, type PatchDecoder, type PatchIo, runDecoder } from './requests.js';
 
 export class PatchError extends Error {
@@ -151,7 +151,7 @@ export function encodeBps(input: BpsInput): Uint8Array {
   const body = out.done();
   const full = new Uint8Array(body.length + 4);
   full.set(body);
-  new DataView(full.buffer).setUint32(body.length, crc32(body), true);
+  putU32(full, body.length, crc32(body));
   return full;
 }
 

@@ -5,6 +5,7 @@
 import { ReMcpError } from '../../core/errors.js';
 import { formatAddress } from '../../core/vocabulary.js';
 import { crc16Modbus as crc16 } from '../../formats/crc16.js';
+import { uint } from '../../formats/le.js';
 import {
   HEADER_BASE_SIZE,
   parseRawHeader,
@@ -39,12 +40,6 @@ export function capacityFor(size: number): number {
   let n = 0;
   while (0x20000 * 2 ** n < size) n++;
   return n;
-}
-
-function readLe(b: Uint8Array, at: number, width: number): number {
-  let v = 0;
-  for (let i = width - 1; i >= 0; i--) v = v * 256 + b[at + i]!;
-  return v;
 }
 
 function applyInto(target: Uint8Array, base: number, p: Piece): void {
@@ -102,8 +97,8 @@ export function rewriteHeader(state: PlanState, layout: Layout): HeaderRewrite {
   sealHeaderCrcs(header);
   header = header.slice();
   for (const [field, at, width] of HEADER_FIELDS) {
-    const b = readLe(headerBytes, at, width);
-    const a = readLe(header, at, width);
+    const b = uint(headerBytes, at, width);
+    const a = uint(header, at, width);
     if (a !== b) fields.push({ field, before: formatAddress(b), after: formatAddress(a) });
   }
   return {

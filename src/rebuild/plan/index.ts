@@ -59,13 +59,9 @@ function* planOperation(state: PlanState, o: ManifestOperation): Steps<void> {
   }
 }
 
+/** planRebuild's work as steps (its arguments but the signal). */
 function* planSteps(
-  model: NdsRomModel,
-  read: SourceRead,
-  sourceSize: number,
-  sourceSha256: string,
-  manifest: Manifest,
-  artifacts: ReadonlyMap<string, LoadedArtifact>,
+  ...[model, read, sourceSize, sourceSha256, manifest, artifacts]: Parameters<typeof planRebuild>
 ): Steps<Plan> {
   if (manifest.source.sha256 !== sourceSha256 || manifest.source.size !== sourceSize) {
     throw new ReMcpError('invalid-argument', 'the manifest names another source ROM', {

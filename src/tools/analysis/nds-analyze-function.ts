@@ -24,6 +24,7 @@ import {
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import { answerCall } from './answer-call.js';
 import {
+  addressSearchLimits,
   callSiteSchema,
   callSiteView,
   componentKindSchema,
@@ -32,6 +33,7 @@ import {
   coverageText,
   discoveryTotalsSchema,
   evidenceListSchema,
+  FUNCTION_CFG_LIMITS,
   FUNCTION_CFG_MAX,
   identitySchema,
   identityView,
@@ -45,16 +47,18 @@ import {
 } from './proof-search.js';
 
 export const ANALYZE_FUNCTION_LIMITS = {
-  maxComponents: { default: 32, max: 128, min: 1, unit: 'components considered' },
-  maxBlocks: { default: 128, max: 512, min: 1, unit: 'blocks decoded' },
-  maxInstructions: { default: 2048, max: 16384, min: 1, unit: 'instructions decoded' },
-  maxBytes: { default: 8192, max: 65536, min: 2, unit: 'decoded bytes' },
-  maxEdges: { default: 512, max: 4096, min: 1, unit: 'traversal edges' },
+  ...addressSearchLimits({
+    components: 'components considered',
+    blocks: 'blocks decoded',
+    instructions: 'instructions decoded',
+    bytes: 'decoded bytes',
+    edges: 'traversal edges',
+  }),
   maxProofSites: { default: 256, max: 2048, min: 1, unit: 'call-site proofs' },
-  maxCfgBlocks: { default: 64, max: 256, min: 1, unit: 'target CFG basic blocks' },
-  maxCfgInstructions: { default: 512, max: 4096, min: 1, unit: 'target CFG instructions' },
-  maxCfgBytes: { default: 2048, max: 16384, min: 2, unit: 'target CFG decoded bytes' },
-  maxCfgEdges: { default: 128, max: 1024, min: 1, unit: 'target CFG traversal edges' },
+  maxCfgBlocks: { ...FUNCTION_CFG_LIMITS.maxFunctionBlocks, unit: 'target CFG basic blocks' },
+  maxCfgInstructions: { ...FUNCTION_CFG_LIMITS.maxFunctionInstructions, unit: 'target CFG instructions' },
+  maxCfgBytes: { ...FUNCTION_CFG_LIMITS.maxFunctionBytes, unit: 'target CFG decoded bytes' },
+  maxCfgEdges: { ...FUNCTION_CFG_LIMITS.maxFunctionEdges, unit: 'target CFG traversal edges' },
 } satisfies LimitTable;
 const L = ANALYZE_FUNCTION_LIMITS;
 

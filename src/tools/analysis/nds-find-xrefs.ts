@@ -23,6 +23,7 @@ import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import { answerCall } from './answer-call.js';
 import { MAP_LIMITS } from './map-scope.js';
 import {
+  addressSearchLimits,
   componentKindSchema,
   coverageFields,
   coverageSchema,
@@ -39,11 +40,13 @@ import {
 } from './proof-search.js';
 
 export const XREF_LIMITS = {
-  maxComponents: { default: 32, max: 128, min: 1, unit: 'components' },
-  maxBlocks: { default: 128, max: 512, min: 1, unit: 'basic blocks' },
-  maxInstructions: { default: 2048, max: 16384, min: 1, unit: 'instructions' },
-  maxBytes: { default: 8192, max: 65536, min: 2, unit: 'decoded source bytes' },
-  maxEdges: { default: 512, max: 4096, min: 1, unit: 'traversal edges' },
+  ...addressSearchLimits({
+    components: 'components',
+    blocks: 'basic blocks',
+    instructions: 'instructions',
+    bytes: 'decoded source bytes',
+    edges: 'traversal edges',
+  }),
   maxXrefs: { default: 128, max: 2048, min: 1, unit: 'returned xrefs (program scope: a page)' },
 } satisfies LimitTable;
 const L = XREF_LIMITS;

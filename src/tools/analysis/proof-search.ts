@@ -11,7 +11,6 @@ import {
   CALL_SITE_KINDS,
   DISCOVERY_TRUNCATIONS,
   STANDARD_DISCOVERY,
-  STANDARD_FUNCTION_CFG,
 } from '../../analysis/functions/discover.js';
 import { COVERAGES, SCOPE_STATUSES } from '../../analysis/functions/nds-scope.js';
 import { MAP_LIMITS } from '../../analysis/program-map/service.js';
@@ -26,6 +25,7 @@ import {
   type Processor,
 } from '../../core/vocabulary.js';
 import type { LimitSpec } from '../../mcp/tool.js';
+import { CFG_BOUNDS } from '../shared/control-flow.js';
 import { overlayIdArg } from '../shared/rom.js';
 
 export type LimitTable = Record<string, LimitSpec & { default: number; min: number }>;
@@ -44,39 +44,43 @@ export function limitArgs<T extends LimitTable>(table: T): { [K in keyof T]: Ret
 
 /** Per-function CFG limits (the standard CFG bounds). */
 export const FUNCTION_CFG_LIMITS = {
-  maxFunctionBlocks: {
-    default: STANDARD_FUNCTION_CFG.blocks,
-    max: 256,
-    min: 1,
-    unit: 'basic blocks per function CFG',
-  },
-  maxFunctionInstructions: {
-    default: STANDARD_FUNCTION_CFG.instructions,
-    max: 4096,
-    min: 1,
-    unit: 'instructions per function CFG',
-  },
-  maxFunctionBytes: {
-    default: STANDARD_FUNCTION_CFG.bytes,
-    max: 16384,
-    min: 2,
-    unit: 'decoded bytes per function CFG',
-  },
-  maxFunctionEdges: {
-    default: STANDARD_FUNCTION_CFG.edges,
-    max: 1024,
-    min: 1,
-    unit: 'traversal edges per function CFG',
-  },
+  maxFunctionBlocks: { ...CFG_BOUNDS.blocks, unit: 'basic blocks per function CFG' },
+  maxFunctionInstructions: { ...CFG_BOUNDS.instructions, unit: 'instructions per function CFG' },
+  maxFunctionBytes: { ...CFG_BOUNDS.bytes, unit: 'decoded bytes per function CFG' },
+  maxFunctionEdges: { ...CFG_BOUNDS.edges, unit: 'traversal edges per function CFG' },
 } satisfies LimitTable;
 
 /** The per-function CFG budget at the standard bounds' maxima, for tools that take no per-function limits. */
 export const FUNCTION_CFG_MAX = {
-  blocks: FUNCTION_CFG_LIMITS.maxFunctionBlocks.max,
-  instructions: FUNCTION_CFG_LIMITS.maxFunctionInstructions.max,
-  bytes: FUNCTION_CFG_LIMITS.maxFunctionBytes.max,
-  edges: FUNCTION_CFG_LIMITS.maxFunctionEdges.max,
+  blocks: CFG_BOUNDS.blocks.max,
+  instructions: CFG_BOUNDS.instructions.max,
+  bytes: CFG_BOUNDS.bytes.max,
+  edges: CFG_BOUNDS.edges.max,
 };
+
+/**
+ * The bounds of a bounded search around one address (nds_find_xrefs, nds_analyze_function): each
+ * tool names its units; the numbers are these.
+ */
+export const ADDRESS_SEARCH_BOUNDS = {
+  components: { default: 32, max: 128, min: 1 },
+  blocks: { default: 128, max: 512, min: 1 },
+  instructions: { default: 2048, max: 16384, min: 1 },
+  bytes: { default: 8192, max: 65536, min: 2 },
+  edges: { default: 512, max: 4096, min: 1 },
+} as const;
+
+/** ADDRESS_SEARCH_BOUNDS as a limit table (maxComponents...), each entry with the caller's unit. */
+export function addressSearchLimits(units: Record<keyof typeof ADDRESS_SEARCH_BOUNDS, string>) {
+  const b = ADDRESS_SEARCH_BOUNDS;
+  return {
+    maxComponents: { ...b.components, unit: units.components },
+    maxBlocks: { ...b.blocks, unit: units.blocks },
+    maxInstructions: { ...b.instructions, unit: units.instructions },
+    maxBytes: { ...b.bytes, unit: units.bytes },
+    maxEdges: { ...b.edges, unit: units.edges },
+  } satisfies LimitTable;
+}
 
 /** The bounds of one whole discovery (nds_discover_functions, nds_function_at). */
 export const DISCOVERY_LIMITS = {

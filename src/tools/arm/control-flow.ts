@@ -8,6 +8,7 @@ import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabular
 import { defineTool } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import {
+  CFG_BOUNDS,
   cfgCallSchema,
   cfgEdgeSchema,
   cfgStatusSchema,
@@ -27,10 +28,10 @@ import { READ_ONLY, withToolRom } from '../shared/rom.js';
 import { CODE_IMAGE_LIMIT_TEXT, provenModeOf, startArgs } from './start.js';
 
 const CFG_LIMITS = {
-  maxBlocks: { default: 64, max: 256, min: 1, unit: 'basic blocks' },
-  maxInstructions: { default: 512, max: 4096, min: 1, unit: 'instructions' },
-  maxBytes: { default: 2048, max: 16384, min: 2, unit: 'decoded source bytes' },
-  maxEdges: { default: 128, max: 1024, min: 1, unit: 'traversal edges' },
+  maxBlocks: { ...CFG_BOUNDS.blocks, unit: 'basic blocks' },
+  maxInstructions: { ...CFG_BOUNDS.instructions, unit: 'instructions' },
+  maxBytes: { ...CFG_BOUNDS.bytes, unit: 'decoded source bytes' },
+  maxEdges: { ...CFG_BOUNDS.edges, unit: 'traversal edges' },
 } as const;
 const CFG_TOOL_LIMITS = { ...CFG_LIMITS, ...CODE_IMAGE_LIMITS };
 

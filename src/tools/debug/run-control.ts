@@ -25,7 +25,7 @@ import {
   STEP_CALL_LIMITS,
   stepOver,
 } from '../../debug/step-calls.js';
-import type { LimitSpec } from '../../mcp/tool.js';
+import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
 import { emulatorTool, tool } from './per-emulator.js';
 import {
@@ -81,14 +81,22 @@ function describeStop(processor: Processor, stop: StopInfo | null): string {
 /** A bounded wait for a halt: the run fields plus whether the target was halted before the call. */
 const haltOutput = z.object({ ...runOutput, alreadyStopped: z.boolean() });
 
-function haltView(
-  services: Services,
+/** A halt's answer: its run fields (the stop with the running ROM's names) and one line of text. */
+async function haltAnswer(
+  ctx: ToolContext,
   emu: Emulator,
   processor: Processor,
   outcome: RunOutcome & { alreadyStopped: boolean },
-  names: LiveNames | null = null,
+  text: string,
 ) {
-  return { ...runView(services, emu, processor, outcome, names), alreadyStopped: outcome.alreadyStopped };
+  const names = await liveNames(ctx, emu, processor);
+  return {
+    structured: {
+      ...runView(ctx.services, emu, processor, outcome, names),
+      alreadyStopped: outcome.alreadyStopped,
+    },
+    text,
+  };
 }
 
 // The run to a return of <emu>_step_over and <emu>_step_out: its argument, limits and result fields.
@@ -387,20 +395,17 @@ export const emuPause = emulatorTool({
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const outcome = await pause(cpuOf(ctx.services, emu, args.processor), args.timeoutMs, ctx.signal);
-      return {
-        structured: haltView(
-          ctx.services,
-          emu,
-          args.processor,
-          outcome,
-          await liveNames(ctx, emu, args.processor),
-        ),
-        text: outcome.alreadyStopped
+      return haltAnswer(
+        ctx,
+        emu,
+        args.processor,
+        outcome,
+        outcome.alreadyStopped
           ? `${args.processor} was already halted`
           : outcome.state === 'running'
             ? `${args.processor} did not halt within ${args.timeoutMs} ms`
             : describeStop(args.processor, outcome.stop),
-      };
+      );
     });
   },
 });
@@ -424,19 +429,15 @@ export const emuWaitForStop = emulatorTool({
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const outcome = await waitForStop(cpuOf(ctx.services, emu, args.processor), args.timeoutMs, ctx.signal);
-      return {
-        structured: haltView(
-          ctx.services,
-          emu,
-          args.processor,
-          outcome,
-          await liveNames(ctx, emu, args.processor),
-        ),
-        text:
-          outcome.state === 'running'
-            ? `${args.processor} still running`
-            : describeStop(args.processor, outcome.stop),
-      };
+      return haltAnswer(
+        ctx,
+        emu,
+        args.processor,
+        outcome,
+        outcome.state === 'running'
+          ? `${args.processor} still running`
+          : describeStop(args.processor, outcome.stop),
+      );
     });
   },
 });

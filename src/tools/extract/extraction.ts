@@ -6,11 +6,22 @@ import { addressRangeOut, formatRange } from '../../core/vocabulary.js';
 import { EXTRACT_LIMITS } from '../../extract/artifacts.js';
 import { buildAnalysisBundle } from '../../extract/bundle.js';
 import { extractComponent } from '../../extract/component.js';
-import { defineTool } from '../../mcp/tool.js';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import type { RomHandle } from '../../nds/rom-store.js';
+import type { Workspace } from '../../workspace/workspace.js';
 import { romArg, withToolRom } from '../shared/rom.js';
 import { componentSelectorSchema } from '../shared/search-inputs.js';
 
 const MiB = 1024 * 1024;
+
+/** Runs one extraction from the named ROM into the workspace (the ROM opened without hash progress). */
+function extractFrom<T>(
+  ctx: ToolContext,
+  rom: string,
+  run: (workspace: Workspace, rom: RomHandle) => Promise<T>,
+): Promise<T> {
+  return withToolRom(ctx, rom, (handle) => run(ctx.services.workspace, handle), null);
+}
 
 // nds_extract_component: one canonical component written out.
 export const ndsExtractComponent = defineTool({
@@ -48,11 +59,8 @@ export const ndsExtractComponent = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: EXTRACT_LIMITS,
   async handler(args, ctx) {
-    const r = await withToolRom(
-      ctx,
-      args.rom,
-      (rom) => extractComponent(ctx.services.workspace, rom, args.component, ctx.signal),
-      null,
+    const r = await extractFrom(ctx, args.rom, (ws, rom) =>
+      extractComponent(ws, rom, args.component, ctx.signal),
     );
     return {
       structured: { ...r, romRange: formatRange(r.romRange) },
@@ -87,11 +95,8 @@ export const ndsExtractAnalysisBundle = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: EXTRACT_LIMITS,
   async handler(args, ctx) {
-    const r = await withToolRom(
-      ctx,
-      args.rom,
-      (rom) => buildAnalysisBundle(ctx.services.workspace, rom, { signal: ctx.signal }),
-      null,
+    const r = await extractFrom(ctx, args.rom, (ws, rom) =>
+      buildAnalysisBundle(ws, rom, { signal: ctx.signal }),
     );
     return {
       structured: r,

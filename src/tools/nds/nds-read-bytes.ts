@@ -8,6 +8,7 @@ import {
   readWindow,
   TABLES,
 } from '../../extract/read-window.js';
+import { uint } from '../../formats/le.js';
 import { defineTool } from '../../mcp/tool.js';
 import { textView } from '../../search/strings.js';
 import { nameField, romNames } from '../shared/names.js';
@@ -153,8 +154,7 @@ export const ndsReadBytes = defineTool({
           const values: string[] = [];
           if (args.format !== 'hex')
             for (let j = 0; j + width <= chunk.length; j += width) {
-              let v = 0;
-              for (let k = width - 1; k >= 0; k--) v = v * 256 + chunk[j + k]!;
+              const v = uint(chunk, j, width);
               values.push(`0x${v.toString(16).padStart(width * 2, '0')}`);
             }
           const rom0 = w.romOffsetOf(o);

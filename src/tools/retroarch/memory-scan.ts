@@ -11,21 +11,7 @@ import { MAX_READ_BYTES, type RetroArchClient } from '../../retroarch/client.js'
 import { MEMORY_SPACES, requireContent, type Space } from '../../retroarch/codec.js';
 import { retroarchScans } from '../../retroarch/service.js';
 import { SCAN_LIMITS } from '../../scan/memory-scan.js';
-import {
-  narrowInputs,
-  narrowOutput,
-  narrowScan,
-  pageView,
-  readWhole,
-  resultsInput,
-  resultsOutput,
-  SCAN_LIMITS_TEXT,
-  scanLimits,
-  scanOutput,
-  scanView,
-  signedInput,
-  sizeInput,
-} from '../shared/memory-scan.js';
+import * as shared from '../shared/memory-scan.js';
 import { PROFILES, retroarch, TIMEOUT_LIMIT } from './client.js';
 
 /** The content now loaded, as a scan owner; refuses without content. */
@@ -38,7 +24,7 @@ async function retroarchOwner(client: RetroArchClient, signal?: AbortSignal): Pr
 function spaceReader(ctx: ToolContext, space: Space) {
   const client = retroarch(ctx);
   return (address: number, length: number) =>
-    readWhole(
+    shared.readWhole(
       (a, n) => client.read(space, a, n, ctx.signal).then((r) => r.bytes),
       address,
       length,
@@ -56,7 +42,7 @@ async function readRegion(
   length: number,
 ): Promise<Uint8Array> {
   const client = retroarch(ctx);
-  const bytes = await readWhole(
+  const bytes = await shared.readWhole(
     (a, n) => client.read(space, a, n, ctx.signal).then((r) => r.bytes),
     address,
     length,
@@ -96,12 +82,12 @@ export const retroarchMemoryScanStart = defineTool({
     space: spaceInput,
     address: addressArg(),
     length: z.number().int().min(SCAN_LIMITS.regionBytes.min).max(SCAN_LIMITS.regionBytes.max),
-    size: sizeInput,
-    signed: signedInput,
+    size: shared.sizeInput,
+    signed: shared.signedInput,
   }),
-  output: z.object({ ...scanOutput, dropped: z.array(z.string()) }),
+  output: z.object({ ...shared.scanOutput, dropped: z.array(z.string()) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  limits: { ...scanLimits, timeoutMs: TIMEOUT_LIMIT },
+  limits: { ...shared.scanLimits, timeoutMs: TIMEOUT_LIMIT },
   async handler(args, ctx) {
     const owner = await retroarchOwner(retroarch(ctx), ctx.signal);
     const bytes = await readRegion(ctx, args.space, args.address, args.length);
@@ -111,7 +97,7 @@ export const retroarchMemoryScanStart = defineTool({
       bytes,
     );
     return {
-      structured: { ...scanView(scan), dropped },
+      structured: { ...shared.scanView(scan), dropped },
       text: `${scan.id}: ${scan.candidateCount} candidates in ${args.length} bytes (${args.space})`,
     };
   },
@@ -128,17 +114,17 @@ export const retroarchMemoryScanNarrow = defineTool({
     useWhen: 'after the game value changed (or did not): "increased" after frame advances.',
     behaviour:
       'reads only the candidates; returns the first page; scans of other content or an earlier RetroArch session are not-found.',
-    limits: `${SCAN_LIMITS_TEXT}; RETROARCH_TIMEOUT_MS.`,
+    limits: `${shared.SCAN_LIMITS_TEXT}; RETROARCH_TIMEOUT_MS.`,
   },
-  input: z.object(narrowInputs),
-  output: narrowOutput,
+  input: z.object(shared.narrowInputs),
+  output: shared.narrowOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  limits: { ...scanLimits, timeoutMs: TIMEOUT_LIMIT },
+  limits: { ...shared.scanLimits, timeoutMs: TIMEOUT_LIMIT },
   async handler(args, ctx) {
     const owner = await retroarchOwner(retroarch(ctx), ctx.signal);
     const store = retroarchScans(ctx.services);
     const scan = store.get(args.scanId, owner, owner);
-    return narrowScan(ctx, scan, args, spaceReader(ctx, scan.spec.space ?? 'memory'));
+    return shared.narrowScan(ctx, scan, args, spaceReader(ctx, scan.spec.space ?? 'memory'));
   },
 });
 
@@ -151,19 +137,19 @@ export const retroarchMemoryScanResults = defineTool({
     purpose: "Lists a page of a scan's candidates with their last two values.",
     useWhen: 'after retroarch_memory_scan_narrow, for candidates beyond its first page.',
     behaviour: 'not-found if the content changed.',
-    limits: `${SCAN_LIMITS_TEXT}; RETROARCH_TIMEOUT_MS.`,
+    limits: `${shared.SCAN_LIMITS_TEXT}; RETROARCH_TIMEOUT_MS.`,
   },
-  input: resultsInput,
-  output: resultsOutput,
+  input: shared.resultsInput,
+  output: shared.resultsOutput,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  limits: { ...scanLimits, timeoutMs: TIMEOUT_LIMIT },
+  limits: { ...shared.scanLimits, timeoutMs: TIMEOUT_LIMIT },
   async handler(args, ctx) {
     const owner = await retroarchOwner(retroarch(ctx), ctx.signal);
     const store = retroarchScans(ctx.services);
     const scan = store.get(args.scanId, owner, owner);
-    const view = pageView(scan, args.offset, args.limit);
+    const view = shared.pageView(scan, args.offset, args.limit);
     return {
-      structured: { ...scanView(scan), ...view },
+      structured: { ...shared.scanView(scan), ...view },
       text: `${scan.id}: ${view.page.length} of ${scan.candidateCount} candidates from ${args.offset}`,
     };
   },
