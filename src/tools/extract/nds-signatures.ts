@@ -36,21 +36,21 @@ type Action = (typeof ACTIONS)[number];
 const FIELDS: Record<Action, readonly string[]> = {
   list: [],
   build: ['set', 'files'],
-  import: ['file'],
-  apply: ['set', 'rom', 'processor', 'minCompared', 'tiers', 'minScore', 'offset', 'limit'],
-  accept: ['set', 'rom', 'processor', 'minCompared', 'tiers', 'minScore', 'addresses', 'replace'],
+  import: ['files'],
+  apply: ['set', 'rom', 'processor', 'minScore', 'offset', 'limit'],
+  accept: ['set', 'rom', 'processor', 'minScore', 'addresses'],
 };
 const REQUIRED: Record<Action, readonly string[]> = {
   list: [],
   build: ['set', 'files'],
-  import: ['file'],
+  import: ['files'],
   apply: ['set', 'rom'],
   accept: ['set', 'rom'],
 };
 const DEFAULTS: Record<string, unknown> = {
+  processor: 'arm9',
   offset: 0,
   limit: PAGE.limit.default,
-  minCompared: APPLY_LIMITS.minCompared.default,
   minScore: 0,
 };
 
@@ -91,51 +91,32 @@ const pathItem = workspacePath(z.string().min(1).max(1024).describe('Workspace-r
 
 export const ndsSignatures = defineTool({
   name: 'nds_signatures',
-  title: 'Names from signatures (library code, other builds)',
+  title: 'Signature sets',
   profiles: ['static'],
   description: {
     purpose:
-      'Signature sets: list, build one from .a archives, .o objects or ELF executables with symbols (relocated bytes masked), import a shared one, apply it to a ROM (name proposals with evidence), accept proposals into the symbol store.',
-    useWhen:
-      'a stripped ROM links libraries you have (newlib, libgcc, libstdc++...) or another build with names; proposals first, then accept.',
-    behaviour:
-      'apply compares every function of the whole-program map; references (callees, strings, vtables) must agree. tiers: strong, supported (short, a reference agrees), ambiguous (several names, or one name at several places: never accepted). accept stores names as source signature.',
-    limits: `${SIGNATURE_FILE_LIMITS.files.max} files of ${SIGNATURE_FILE_LIMITS.fileBytes.max / 2 ** 20} MiB a build; ${SIGNATURE_LIMITS.maxItems.max} signatures a set; ${SIGNATURE_FILE_LIMITS.workMs.max / 1000} s per step; map bounds as nds_program_map's defaults.`,
-    returns: 'set: the file under analysis/generated/signatures/; proposals a page at a time.',
+      'Signature sets: list, build (.a/.o/ELF), import; apply to a ROM (name proposals); accept into the symbol store.',
+    useWhen: 'naming known code in a stripped ROM.',
+    behaviour: `tiers strong (${APPLY_LIMITS.minCompared.default}+ bytes), supported, ambiguous; accept stores the first two (source signature).`,
+    limits: `${SIGNATURE_FILE_LIMITS.files.max} files of ${SIGNATURE_FILE_LIMITS.fileBytes.max / 2 ** 20} MiB; ${SIGNATURE_LIMITS.maxItems.max} signatures; ${SETS_LISTED.max} sets; ${SIGNATURE_FILE_LIMITS.workMs.max / 1000} s a step.`,
   },
   input: z.object({
     action: z.enum(ACTIONS).default('list'),
-    set: z.string().min(1).max(64).optional().describe('Set name (build: the one written).'),
+    set: z.string().min(1).max(64).optional(),
     files: z
       .array(pathItem)
       .min(1)
       .max(SIGNATURE_FILE_LIMITS.files.max)
       .optional()
-      .describe('build: archives, objects or ELF executables.'),
-    file: workspacePath(
-      z.string().min(1).max(1024).optional().describe('import: workspace-relative set file.'),
-      'file',
-      { action: 'import' },
-    ),
+      .describe('build: .a/.o/ELF; import: a set.'),
     rom: workspacePath(
-      z.string().min(1).max(1024).optional().describe('apply, accept: workspace-relative .nds path.'),
+      z.string().min(1).max(1024).optional().describe('apply, accept: workspace-relative .nds.'),
       'file',
       { action: 'apply', set: 'x' },
     ),
-    processor: processorArg.optional().describe('Default arm9.'),
-    minCompared: limitArg(
-      APPLY_LIMITS.minCompared,
-      'Compared bytes a match needs without an agreeing reference',
-    ),
-    tiers: z
-      .array(z.enum(PROPOSAL_TIERS))
-      .min(1)
-      .max(3)
-      .optional()
-      .describe('apply: all; accept: strong, supported.'),
+    processor: processorArg.default('arm9'),
     minScore: z.number().int().min(0).max(1_000_000).default(0),
-    addresses: z.array(addressArg()).min(1).max(10_000).optional().describe('accept: only these functions.'),
-    replace: z.boolean().optional().describe('accept: rename places already named.'),
+    addresses: z.array(addressArg()).min(1).max(10_000).optional(),
     offset: z.number().int().min(0).max(1_000_000).default(0),
     limit: limitArg(PAGE.limit),
   }),
@@ -191,16 +172,13 @@ export const ndsSignatures = defineTool({
   limits: {
     sets: SETS_LISTED,
     ...SIGNATURE_FILE_LIMITS,
-    ...SIGNATURE_LIMITS,
-    ...APPLY_LIMITS,
-    ...MAP_LIMITS,
+    maxItems: SIGNATURE_LIMITS.maxItems,
     ...PAGE,
   },
   async handler(args, ctx) {
     // Paths first: a hostile one is refused before anything else is read.
     const ws = ctx.services.workspace;
     if (args.rom !== undefined) await ws.resolveExisting(args.rom, 'file');
-    if (args.file !== undefined) await ws.resolveExisting(args.file, 'file');
     for (const f of args.files ?? []) await ws.resolveExisting(f, 'file');
     const given = Object.entries(args)
       .filter(([k, v]) => k !== 'action' && v !== undefined && DEFAULTS[k] !== v)
@@ -252,7 +230,8 @@ export const ndsSignatures = defineTool({
       };
     }
     if (args.action === 'import') {
-      const r = await importSignatureSet(ws, args.file!, ctx.signal);
+      if (args.files!.length !== 1) throw new ReMcpError('invalid-argument', 'import reads one set file');
+      const r = await importSignatureSet(ws, args.files![0]!, ctx.signal);
       const view = setView(r.set);
       return {
         structured: { action: args.action, ...none, set: view },
@@ -260,13 +239,9 @@ export const ndsSignatures = defineTool({
       };
     }
     const set = await readSignatureSet(ws, args.set!, ctx.signal);
-    const processor = args.processor ?? 'arm9';
-    const tiers = args.tiers ?? (args.action === 'apply' ? [...PROPOSAL_TIERS] : ['strong', 'supported']);
-    if (args.action === 'accept' && tiers.includes('ambiguous'))
-      throw new ReMcpError(
-        'invalid-argument',
-        'ambiguous proposals name no one function: they cannot be accepted',
-      );
+    const processor = args.processor;
+    // accept takes strong and supported proposals only: an ambiguous one names no one function.
+    const tiers: readonly string[] = args.action === 'apply' ? PROPOSAL_TIERS : ['strong', 'supported'];
     return withToolRom(ctx, args.rom!, async (rom, store) => {
       const map = await getProgramMaps(ctx.services).map(store, rom, {
         processor,
@@ -276,7 +251,12 @@ export const ndsSignatures = defineTool({
         signal: ctx.signal,
         onProgress: (codeBytes) => ctx.progress({ progress: codeBytes, message: 'mapping the program' }),
       });
-      const applied: AppliedSet = await applySignatureSet(set, map, args.minCompared, ctx.signal);
+      const applied: AppliedSet = await applySignatureSet(
+        set,
+        map,
+        APPLY_LIMITS.minCompared.default,
+        ctx.signal,
+      );
       const wanted = args.addresses === undefined ? null : new Set(args.addresses);
       const chosen = applied.proposals.filter(
         (p) =>
@@ -314,15 +294,7 @@ export const ndsSignatures = defineTool({
           text: `set ${view.name} on ${processor}: ${summary}; ${page.items.length} of ${page.total} proposal(s) listed${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}`,
         };
       }
-      const r = await acceptProposals(
-        ctx.services,
-        rom,
-        processor,
-        set,
-        chosen,
-        args.replace === true,
-        ctx.signal,
-      );
+      const r = await acceptProposals(ctx.services, rom, processor, set, chosen, false, ctx.signal);
       const storePath = getSymbolStore(ctx.services).path(rom);
       return {
         structured: {
