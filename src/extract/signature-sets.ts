@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { ProgramMap } from '../analysis/program-map/map.js';
 import { type ApplyCounts, applySteps, type Proposal } from '../analysis/signatures/apply.js';
-import { programFunctions, programMemory } from '../analysis/signatures/program.js';
+import { programFunctions, programMemory, romItemSteps } from '../analysis/signatures/program.js';
 import { type BuiltSet, buildSetSteps, decodeSetSteps, encodeSetSteps } from '../analysis/signatures/set.js';
 import { SET_NAME, type SignatureSet } from '../analysis/signatures/types.js';
 import { driveSteps } from '../core/cooperative.js';
@@ -228,4 +228,48 @@ export async function listSignatureSets(
   } finally {
     await dir.close();
   }
+}
+
+/**
+ * Builds set `name` from a ROM whose symbol store names functions of `processor` (each named function
+ * of its map, from its entry to where its code ends) and writes it: names carried to another build.
+ */
+export async function buildSignatureSetFromRom(
+  services: Services,
+  rom: RomHandle,
+  romPath: string,
+  map: ProgramMap,
+  name: string,
+  signal?: AbortSignal,
+): Promise<BuiltSet & { path: string; bytes: number }> {
+  if (!SET_NAME.test(name))
+    throw new ReMcpError(
+      'invalid-argument',
+      'a set name is 1-64 letters, digits, ., _ or - (first a letter or digit)',
+    );
+  const table = await getSymbolStore(services).table(rom);
+  const names = table.symbols
+    .filter((s) => s.processor === map.processor)
+    .map((s) => ({ address: s.address, name: s.name, overlayId: s.overlayId }));
+  const file = romPath.slice(romPath.lastIndexOf('/') + 1);
+  const r = await driveSteps(romItemSteps(map, names, file), drive(signal, `building signature set ${name}`));
+  if (r.items.length === 0)
+    throw new ReMcpError(
+      'invalid-argument',
+      `no stored name of ${map.processor} names a function of the map: nothing to make signatures of`,
+    );
+  const set: SignatureSet = {
+    name,
+    sources: [{ kind: 'rom', path: romPath, sha256: rom.identity.sha256 }],
+    items: r.items,
+  };
+  const written = await writeSet(services.workspace, set, signal);
+  return {
+    set,
+    inputs: [{ path: romPath, kind: 'rom', members: 1, items: r.items.length }],
+    skipped: r.skipped.slice(0, 200),
+    skippedMore: Math.max(0, r.skipped.length - 200),
+    duplicates: 0,
+    ...written,
+  };
 }

@@ -24,6 +24,8 @@ import { SIGNATURE_LIMITS, type SigItem, type SigRef } from './types.js';
 /** A named place of the program. */
 export interface ImagePlace {
   names: string[];
+  /** What references name it by (unique in a set); its first name when left out. */
+  key?: string;
   address: number;
   /** Code mode; null for data. */
   mode: ArmMode | null;
@@ -40,6 +42,7 @@ export interface ProgramImage {
 }
 
 const STEP_ITEMS = 256;
+const keyOf = (p: ImagePlace) => p.key ?? p.names[0]!;
 
 /** Items of the named places of a program image (`origin` names it in reports). */
 export function* imageItemSteps(
@@ -63,7 +66,7 @@ export function* imageItemSteps(
       p.mode === null
         ? {
             kind: 'data',
-            key: p.names[0]!,
+            key: keyOf(p),
             names: p.names,
             mode: null,
             size: p.size,
@@ -125,7 +128,7 @@ function codeItem(
         for (let k = o; k < Math.min(o + b.size, bytes.length); k++) mask[k] = 0;
         const t = placeAt(sorted, b.target);
         if (t !== null && t.address === b.target && t.mode !== null)
-          ref({ at: o, kind: 'call', target: t.names[0]!, offset: 0, content: null });
+          ref({ at: o, kind: 'call', target: keyOf(t), offset: 0, content: null });
       }
       o += b.size;
       continue;
@@ -152,7 +155,7 @@ function codeItem(
   }
   return {
     kind: 'function',
-    key: p.names[0]!,
+    key: keyOf(p),
     names: p.names,
     mode,
     size: p.size,
@@ -173,7 +176,7 @@ function wordRef(
   const held = placeAt(sorted, value & ~1);
   if (held !== null) {
     const offset = held.mode === null ? value - held.address : (value & ~1) - held.address;
-    return { at, kind: 'word', target: held.names[0]!, offset, content: null };
+    return { at, kind: 'word', target: keyOf(held), offset, content: null };
   }
   let content: Uint8Array | null = null;
   for (let n = SIGNATURE_LIMITS.contentBytes.max; n >= 4 && content === null; n >>= 1)

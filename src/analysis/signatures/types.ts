@@ -7,7 +7,7 @@ export const SIGNATURE_FORMAT = 're-mcp.signatures';
 export const SIGNATURE_VERSION = 1;
 
 /** What a set was built from. */
-export const SIGNATURE_SOURCE_KINDS = ['archive', 'object', 'elf'] as const;
+export const SIGNATURE_SOURCE_KINDS = ['archive', 'object', 'elf', 'rom'] as const;
 export type SignatureSourceKind = (typeof SIGNATURE_SOURCE_KINDS)[number];
 
 export const ITEM_KINDS = ['function', 'data'] as const;

@@ -5,6 +5,7 @@ import { APPLY_LIMITS, PROPOSAL_TIERS } from '../../analysis/signatures/apply.js
 import { SIGNATURE_LIMITS, SIGNATURE_SOURCE_KINDS } from '../../analysis/signatures/types.js';
 import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
+import type { Processor } from '../../core/vocabulary.js';
 import {
   addressArg,
   addressOut,
@@ -18,6 +19,7 @@ import {
   acceptProposals,
   applySignatureSet,
   buildSignatureSet,
+  buildSignatureSetFromRom,
   importSignatureSet,
   listSignatureSets,
   readSignatureSet,
@@ -26,7 +28,8 @@ import {
   setPath,
 } from '../../extract/signature-sets.js';
 import { getSymbolStore } from '../../extract/symbol-store.js';
-import { defineTool } from '../../mcp/tool.js';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { workspacePath } from '../shared/paths.js';
 import { processorArg, withToolRom } from '../shared/rom.js';
 
@@ -35,14 +38,14 @@ const ACTIONS = ['list', 'build', 'import', 'apply', 'accept'] as const;
 type Action = (typeof ACTIONS)[number];
 const FIELDS: Record<Action, readonly string[]> = {
   list: [],
-  build: ['set', 'files'],
+  build: ['set', 'files', 'rom', 'processor'],
   import: ['files'],
   apply: ['set', 'rom', 'processor', 'minScore', 'offset', 'limit'],
   accept: ['set', 'rom', 'processor', 'minScore', 'addresses'],
 };
 const REQUIRED: Record<Action, readonly string[]> = {
   list: [],
-  build: ['set', 'files'],
+  build: ['set'],
   import: ['files'],
   apply: ['set', 'rom'],
   accept: ['set', 'rom'],
@@ -89,13 +92,24 @@ const countsOut = z.object({
 
 const pathItem = workspacePath(z.string().min(1).max(1024).describe('Workspace-relative file.'), 'file');
 
+/** The processor's whole-program map at nds_program_map's default bounds (progress: code mapped). */
+const mapOf = (ctx: ToolContext, store: RomStore, rom: RomHandle, processor: Processor) =>
+  getProgramMaps(ctx.services).map(store, rom, {
+    processor,
+    evidence: EVIDENCE_IDS,
+    maxCodeBytes: MAP_LIMITS.maxCodeBytes.default,
+    maxSeconds: MAP_LIMITS.maxSeconds.default,
+    signal: ctx.signal,
+    onProgress: (codeBytes) => ctx.progress({ progress: codeBytes, message: 'mapping the program' }),
+  });
+
 export const ndsSignatures = defineTool({
   name: 'nds_signatures',
   title: 'Signature sets',
   profiles: ['static'],
   description: {
     purpose:
-      'Signature sets: list, build (.a/.o/ELF), import; apply to a ROM (name proposals); accept into the symbol store.',
+      'Signature sets: list, build (.a/.o/ELF, a named ROM), import; apply to a ROM (name proposals); accept into the symbol store.',
     useWhen: 'naming known code in a stripped ROM.',
     behaviour: `tiers strong (${APPLY_LIMITS.minCompared.default}+ bytes), supported, ambiguous; accept stores the first two (source signature).`,
     limits: `${SIGNATURE_FILE_LIMITS.files.max} files of ${SIGNATURE_FILE_LIMITS.fileBytes.max / 2 ** 20} MiB; ${SIGNATURE_LIMITS.maxItems.max} signatures; ${SETS_LISTED.max} sets; ${SIGNATURE_FILE_LIMITS.workMs.max / 1000} s a step.`,
@@ -109,11 +123,10 @@ export const ndsSignatures = defineTool({
       .max(SIGNATURE_FILE_LIMITS.files.max)
       .optional()
       .describe('build: .a/.o/ELF; import: a set.'),
-    rom: workspacePath(
-      z.string().min(1).max(1024).optional().describe('apply, accept: workspace-relative .nds.'),
-      'file',
-      { action: 'apply', set: 'x' },
-    ),
+    rom: workspacePath(z.string().min(1).max(1024).optional().describe('Workspace-relative .nds.'), 'file', {
+      action: 'apply',
+      set: 'x',
+    }),
     processor: processorArg.default('arm9'),
     minScore: z.number().int().min(0).max(1_000_000).default(0),
     addresses: z.array(addressArg()).min(1).max(10_000).optional(),
@@ -210,9 +223,23 @@ export const ndsSignatures = defineTool({
       };
     }
     if (args.action === 'build') {
-      const b = await buildSignatureSet(ws, args.set!, args.files!, ctx.signal, (done, total) =>
-        ctx.progress({ progress: done, total, message: 'reading and building' }),
-      );
+      if ((args.files === undefined) === (args.rom === undefined))
+        throw new ReMcpError('invalid-argument', 'build takes files, or a rom whose stored names it carries');
+      const b =
+        args.files !== undefined
+          ? await buildSignatureSet(ws, args.set!, args.files, ctx.signal, (done, total) =>
+              ctx.progress({ progress: done, total, message: 'reading and building' }),
+            )
+          : await withToolRom(ctx, args.rom!, async (rom, store) =>
+              buildSignatureSetFromRom(
+                ctx.services,
+                rom,
+                args.rom!,
+                await mapOf(ctx, store, rom, args.processor),
+                args.set!,
+                ctx.signal,
+              ),
+            );
       const view = setView(b.set);
       return {
         structured: {
@@ -243,14 +270,7 @@ export const ndsSignatures = defineTool({
     // accept takes strong and supported proposals only: an ambiguous one names no one function.
     const tiers: readonly string[] = args.action === 'apply' ? PROPOSAL_TIERS : ['strong', 'supported'];
     return withToolRom(ctx, args.rom!, async (rom, store) => {
-      const map = await getProgramMaps(ctx.services).map(store, rom, {
-        processor,
-        evidence: EVIDENCE_IDS,
-        maxCodeBytes: MAP_LIMITS.maxCodeBytes.default,
-        maxSeconds: MAP_LIMITS.maxSeconds.default,
-        signal: ctx.signal,
-        onProgress: (codeBytes) => ctx.progress({ progress: codeBytes, message: 'mapping the program' }),
-      });
+      const map = await mapOf(ctx, store, rom, processor);
       const applied: AppliedSet = await applySignatureSet(
         set,
         map,

@@ -6,10 +6,12 @@
 // round-trips through import; hostile sets, paths and arguments are typed refusals.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../../src/config/config.js';
+import { parseElfObject, STT_FUNC } from '../../../src/formats/objects/elf-object.js';
 import { Services } from '../../../src/services.js';
 import { analysisTools } from '../../../src/tools/analysis/index.js';
 import { extractTools } from '../../../src/tools/extract/index.js';
@@ -17,7 +19,7 @@ import { Workspace } from '../../../src/workspace/workspace.js';
 import { ARM_KIT_BUILD_DIR, loadProgramTruth } from '../../kit/arm/index.js';
 import { inProcess } from '../../kit/in-process.js';
 import { makeWorkspace } from '../../kit/mcp-harness.js';
-import { programRomBytes } from '../../kit/program-rom.js';
+import { kitRomBytes, programRomBytes } from '../../kit/program-rom.js';
 
 const TOOLS = [...extractTools, ...analysisTools];
 const truth = loadProgramTruth('arm9-program');
@@ -230,4 +232,52 @@ test('the set file imports back; hostile sets, paths and arguments are typed ref
   await w.fails('nds_signatures', { action: 'apply', set: 'nothing-here', rom }, 'not-found');
   await w.fails('nds_signatures', { action: 'apply', set: 'program' }, 'invalid-argument');
   await w.fails('nds_signatures', { action: 'list', set: 'program' }, 'invalid-argument');
+});
+
+test('names carried build to build: a set from the named ROM applied to the same code in another layout', async (t) => {
+  // ROM A: the kit program, named from its ELF. ROM B: arm9-calico, the same sources linked in current
+  // devkitARM's start-up layout (a bootstub first, everything else moved).
+  await writeFile(join(root, 'roms/calico.nds'), kitRomBytes('arm9-calico', 'arm7-blocksds'));
+  await w.ok('nds_symbols', { rom, action: 'import', file: 'program.elf' });
+  const built: any = await w.ok('nds_signatures', { action: 'build', set: 'from-a', rom });
+  assert.equal(built.built.inputs[0].kind, 'rom');
+  assert.equal(built.set.sources[0].path, rom);
+  const calico = loadProgramTruth('arm9-calico');
+  const calicoNames = new Map<number, Set<string>>();
+  // Every name the ELF gives an address (a constructor's C1 and C2 aliases both).
+  for (const f of parseElfObject(new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-calico.elf'))))
+    .symbols)
+    if (f.type === STT_FUNC && f.name !== null)
+      calicoNames.set(f.value & ~1, (calicoNames.get(f.value & ~1) ?? new Set()).add(f.name));
+  const proposals: any[] = [];
+  let offset: number | null = 0;
+  let counts: any = null;
+  while (offset !== null) {
+    const r: any = await w.ok('nds_signatures', {
+      action: 'apply',
+      set: 'from-a',
+      rom: 'roms/calico.nds',
+      offset,
+      limit: 500,
+    });
+    counts = r.applied.counts;
+    proposals.push(...r.applied.proposals);
+    offset = r.applied.nextOffset;
+  }
+  let right = 0;
+  const wrong: string[] = [];
+  for (const p of proposals) {
+    if (p.name === null) continue;
+    const a = Number.parseInt(p.address.slice(2), 16);
+    if ([p.name, ...p.candidates[0].aliases].some((n: string) => calicoNames.get(a)?.has(n))) right++;
+    else wrong.push(`${p.address} ${p.name} (ELF: ${[...(calicoNames.get(a) ?? [])].join(', ') || 'none'})`);
+  }
+  const shared = calico.functions.filter((f) =>
+    namesAt.has(truth.functions.find((g) => g.name === f.name)?.address ?? -1),
+  ).length;
+  t.diagnostic(
+    `counts ${JSON.stringify(counts)}; right ${right}, wrong ${wrong.length}; functions of B named in A ${shared}, recall ${(right / shared).toFixed(3)}`,
+  );
+  assert.ok(right / (right + wrong.length) >= 0.99, wrong.slice(0, 20).join('; '));
+  assert.ok(right > 300, `${right}`);
 });
