@@ -109,6 +109,8 @@ function matchesAt(item: SigItem, bytes: Uint8Array, o: number): boolean {
 
 const head = (b: Uint8Array, o: number) =>
   (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+/** The first two words hashed into one key (a collision only costs a comparison). */
+const head8 = (b: Uint8Array, o: number) => (Math.imul(head(b, o), 0x9e3779b1) ^ head(b, o + 4)) >>> 0;
 
 /** The proposals of `set` for `functions` (see the file comment). */
 export function* applySteps(
@@ -118,8 +120,10 @@ export function* applySteps(
   minCompared: number = APPLY_LIMITS.minCompared.default,
 ): Steps<Applied> {
   const items = set.items;
-  // Function signatures by mode and first word (when its four bytes are compared), or unindexed.
+  // Function signatures by mode and first two words (when those eight bytes are compared), else by
+  // the first word (when its four are), else unindexed. The keys only narrow: every byte is compared.
   const byHead = { arm: new Map<number, number[]>(), thumb: new Map<number, number[]>() };
+  const byHead8 = { arm: new Map<number, number[]>(), thumb: new Map<number, number[]>() };
   const loose = { arm: [] as number[], thumb: [] as number[] };
   const byName = new Map<string, number>();
   const compared = new Int32Array(items.length);
@@ -128,12 +132,17 @@ export function* applySteps(
     if (!byName.has(item.key)) byName.set(item.key, i);
     for (const n of item.names) if (!byName.has(n)) byName.set(n, i);
     if (item.kind !== 'function' || item.mode === null || item.bytes.length === 0) continue;
-    if (item.bytes.length >= 4 && item.mask[0] && item.mask[1] && item.mask[2] && item.mask[3]) {
-      const k = head(item.bytes, 0);
-      const list = byHead[item.mode].get(k) ?? [];
-      list.push(i);
-      byHead[item.mode].set(k, list);
-    } else loose[item.mode].push(i);
+    const kept = (from: number, to: number) =>
+      item.bytes.length >= to && item.mask.subarray(from, to).every((m) => m === 1);
+    const index = kept(0, 8) ? byHead8[item.mode] : kept(0, 4) ? byHead[item.mode] : null;
+    if (index === null) {
+      loose[item.mode].push(i);
+      continue;
+    }
+    const k = index === byHead[item.mode] ? head(item.bytes, 0) : head8(item.bytes, 0);
+    const list = index.get(k) ?? [];
+    list.push(i);
+    index.set(k, list);
   }
   yield;
   // Pass 1: byte matches.
@@ -145,7 +154,8 @@ export function* applySteps(
     const o = fn.address - fn.start;
     const list: Match[] = [];
     const cands = o + 4 <= fn.bytes.length ? (byHead[fn.mode].get(head(fn.bytes, o)) ?? []) : [];
-    for (const group of [cands, loose[fn.mode]])
+    const cands8 = o + 8 <= fn.bytes.length ? (byHead8[fn.mode].get(head8(fn.bytes, o)) ?? []) : [];
+    for (const group of [cands8, cands, loose[fn.mode]])
       for (const i of group)
         if (matchesAt(items[i]!, fn.bytes, o))
           list.push({ item: i, compared: compared[i]!, agreed: 0, unchecked: 0, contradicted: 0, why: null });
