@@ -272,6 +272,10 @@ test('names carried build to build: a set from the named ROM applied to the same
     if ([p.name, ...p.candidates[0].aliases].some((n: string) => calicoNames.get(a)?.has(n))) right++;
     else wrong.push(`${p.address} ${p.name} (ELF: ${[...(calicoNames.get(a) ?? [])].join(', ') || 'none'})`);
   }
+  const places = proposals.filter((p) => p.alsoAt.length > 0).length;
+  t.diagnostic(
+    `ambiguous by several places ${places}, by several names ${proposals.filter((p) => p.candidates.length > 1).length}`,
+  );
   const shared = calico.functions.filter((f) =>
     namesAt.has(truth.functions.find((g) => g.name === f.name)?.address ?? -1),
   ).length;
