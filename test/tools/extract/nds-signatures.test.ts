@@ -52,12 +52,12 @@ const namesAt = new Map<number, Set<string>>();
 for (const f of truth.functions) namesAt.set(f.address, (namesAt.get(f.address) ?? new Set()).add(f.name));
 
 /** All proposals of one application, page by page. */
-async function allProposals(set: string): Promise<{ counts: any; proposals: any[] }> {
+async function allProposals(set: string, on = rom): Promise<{ counts: any; proposals: any[] }> {
   const proposals: any[] = [];
   let offset: number | null = 0;
   let counts: any = null;
   while (offset !== null) {
-    const r: any = await w.ok('nds_signatures', { action: 'apply', set, rom, offset, limit: 500 });
+    const r: any = await w.ok('nds_signatures', { action: 'apply', set, rom: on, offset, limit: 500 });
     counts = r.applied.counts;
     proposals.push(...r.applied.proposals);
     offset = r.applied.nextOffset;
@@ -249,21 +249,7 @@ test('names carried build to build: a set from the named ROM applied to the same
     .symbols)
     if (f.type === STT_FUNC && f.name !== null)
       calicoNames.set(f.value & ~1, (calicoNames.get(f.value & ~1) ?? new Set()).add(f.name));
-  const proposals: any[] = [];
-  let offset: number | null = 0;
-  let counts: any = null;
-  while (offset !== null) {
-    const r: any = await w.ok('nds_signatures', {
-      action: 'apply',
-      set: 'from-a',
-      rom: 'roms/calico.nds',
-      offset,
-      limit: 500,
-    });
-    counts = r.applied.counts;
-    proposals.push(...r.applied.proposals);
-    offset = r.applied.nextOffset;
-  }
+  const { counts, proposals } = await allProposals('from-a', 'roms/calico.nds');
   let right = 0;
   const wrong: string[] = [];
   for (const p of proposals) {
