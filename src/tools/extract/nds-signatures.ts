@@ -2,7 +2,7 @@ import { z } from 'zod/v4';
 import { EVIDENCE_IDS } from '../../analysis/evidence/index.js';
 import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
 import { APPLY_LIMITS, PROPOSAL_TIERS } from '../../analysis/signatures/apply.js';
-import { SIGNATURE_LIMITS, SIGNATURE_SOURCE_KINDS } from '../../analysis/signatures/types.js';
+import { SET_NAME, SIGNATURE_LIMITS, SIGNATURE_SOURCE_KINDS } from '../../analysis/signatures/types.js';
 import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
@@ -109,14 +109,14 @@ export const ndsSignatures = defineTool({
   profiles: ['static'],
   description: {
     purpose:
-      'Signature sets: list, build (.a/.o/ELF, a named ROM), import; apply to a ROM (name proposals); accept into the symbol store.',
+      'Signature sets: list, build (.a/.o/ELF or a named ROM), import, apply to a ROM (name proposals), accept as names.',
     useWhen: 'naming known code in a stripped ROM.',
-    behaviour: `tiers strong (${APPLY_LIMITS.minCompared.default}+ bytes), supported, ambiguous; accept stores the first two (source signature).`,
+    behaviour: `tiers strong (${APPLY_LIMITS.minCompared.default}+ bytes), supported, ambiguous; accept stores the first two.`,
     limits: `${SIGNATURE_FILE_LIMITS.files.max} files of ${SIGNATURE_FILE_LIMITS.fileBytes.max / 2 ** 20} MiB; ${SIGNATURE_LIMITS.maxItems.max} signatures; ${SETS_LISTED.max} sets; ${SIGNATURE_FILE_LIMITS.workMs.max / 1000} s a step.`,
   },
   input: z.object({
     action: z.enum(ACTIONS).default('list'),
-    set: z.string().min(1).max(64).optional(),
+    set: z.string().regex(SET_NAME).optional(),
     files: z
       .array(pathItem)
       .min(1)
@@ -129,7 +129,7 @@ export const ndsSignatures = defineTool({
     }),
     processor: processorArg.default('arm9'),
     minScore: z.number().int().min(0).max(1_000_000).default(0),
-    addresses: z.array(addressArg()).min(1).max(10_000).optional(),
+    addresses: z.array(addressArg()).min(1).max(10_000).optional().describe('accept: only these.'),
     offset: z.number().int().min(0).max(1_000_000).default(0),
     limit: limitArg(PAGE.limit),
   }),
