@@ -14,6 +14,7 @@ const MODULES: Array<[string, string, string]> = [
   ['arm', 'arm.ts', 'benchArm'],
   ['analysis', 'analysis.ts', 'benchAnalysis'],
   ['program-map', 'program-map.ts', 'benchProgramMap'],
+  ['signatures', 'signatures.ts', 'benchSignatures'],
   ['retroarch', 'retroarch.ts', 'benchRetroarch'],
   ['desmume', 'desmume.ts', 'benchDesmume'],
   ['live', 'live-features.ts', 'benchLiveFeatures'],

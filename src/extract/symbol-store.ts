@@ -30,7 +30,7 @@ export const SYMBOL_STORE_LIMITS = {
 const FILE = 'symbols.json';
 const VERSION = 1;
 
-export type SymbolSource = 'user' | 'elf' | 'nosgba' | 'symbols-txt' | 'plain' | 'csv';
+export type SymbolSource = 'user' | 'elf' | 'nosgba' | 'symbols-txt' | 'plain' | 'csv' | 'signature';
 
 export interface StoredSymbol {
   processor: Processor;

@@ -1,0 +1,354 @@
+// A signature set applied to a program's functions: each function's bytes compared with every
+// function signature of its mode (the masked bytes skipped), then every match's references checked in
+// the program: a call's target must be a function that the callee's signature matches, an address
+// word must name a place the named item matches, a string's bytes must be there. A reference that
+// disagrees rules the match out; one that cannot be checked (a veneer, a callee outside the set or
+// unmatched) counts for nothing. What is left becomes a proposal with its evidence and tier:
+//   strong     one name matches, with at least APPLY_LIMITS.minCompared compared bytes;
+//   supported  one name matches on fewer bytes, and at least one reference agrees;
+//   ambiguous  several names match (aliases of other files, identical code), or the one name matches
+//              several functions of the program: listed with every candidate, never one chosen.
+// A match on fewer bytes with nothing to support it is no proposal (counted as too short). Pure.
+import type { ArmMode } from '../../arm/types.js';
+import type { Steps } from '../../core/cooperative.js';
+import { directBranchAt, u32 } from './relocs.js';
+import { comparedBytes, type SigItem, type SignatureSet } from './types.js';
+
+export const PROPOSAL_TIERS = ['strong', 'supported', 'ambiguous'] as const;
+export type ProposalTier = (typeof PROPOSAL_TIERS)[number];
+
+export const APPLY_LIMITS = {
+  /** Compared bytes a match needs to stand alone (fewer: a reference must agree). */
+  minCompared: { default: 16, min: 4, max: 4096, unit: 'bytes' },
+} as const;
+
+/** A function of the program, with the bytes of the component holding it. */
+export interface ProgramFunction {
+  key: string;
+  address: number;
+  mode: ArmMode;
+  /** Where its code ends (exclusive) as the program map walked it. */
+  end: number;
+  /** The bytes of its component and the address they start at. */
+  bytes: Uint8Array;
+  start: number;
+}
+
+/** The program's memory as its components hold it. */
+export interface ProgramMemory {
+  read(address: number, length: number): Uint8Array | null;
+}
+
+export interface Candidate {
+  name: string;
+  aliases: string[];
+  origin: string;
+  comparedBytes: number;
+  size: number;
+  refsAgreed: number;
+  refsUnchecked: number;
+}
+
+export interface Proposal {
+  key: string;
+  address: number;
+  mode: ArmMode;
+  tier: ProposalTier;
+  /** The proposed name (null when ambiguous). */
+  name: string | null;
+  /** Score: compared bytes plus 16 per agreeing reference (of the best candidate). */
+  score: number;
+  /** Every name that matched after the references were checked (one unless ambiguous). */
+  candidates: Candidate[];
+  /** Other functions of the program the same name matched (ambiguous then). */
+  alsoAt: number[];
+  reasons: string[];
+}
+
+export interface ApplyCounts {
+  functions: number;
+  signatures: number;
+  /** Functions some signature's bytes matched. */
+  matched: number;
+  strong: number;
+  supported: number;
+  ambiguous: number;
+  /** Matches on fewer than minCompared bytes with no reference agreeing. */
+  tooShort: number;
+  /** Functions whose every byte match a reference contradicted (or whose body runs past the signature). */
+  contradicted: number;
+}
+
+export interface Applied {
+  proposals: Proposal[];
+  counts: ApplyCounts;
+}
+
+const STEP_FUNCTIONS = 64;
+const AGREE_WEIGHT = 16;
+/** Data items followed through data items' address words (a vtable, its type_info, its name). */
+const DATA_DEPTH = 3;
+
+interface Match {
+  item: number;
+  compared: number;
+  agreed: number;
+  unchecked: number;
+  contradicted: number;
+  why: string | null;
+}
+
+/** Whether `item`'s pattern matches `bytes` at `o`. */
+function matchesAt(item: SigItem, bytes: Uint8Array, o: number): boolean {
+  const b = item.bytes;
+  const m = item.mask;
+  if (o < 0 || o + b.length > bytes.length) return false;
+  for (let i = 0; i < b.length; i++) if (m[i] && bytes[o + i] !== b[i]) return false;
+  return true;
+}
+
+const head = (b: Uint8Array, o: number) =>
+  (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+/** The first two words hashed into one key (a collision only costs a comparison). */
+const head8 = (b: Uint8Array, o: number) => (Math.imul(head(b, o), 0x9e3779b1) ^ head(b, o + 4)) >>> 0;
+
+/** The proposals of `set` for `functions` (see the file comment). */
+export function* applySteps(
+  set: SignatureSet,
+  functions: readonly ProgramFunction[],
+  memory: ProgramMemory,
+  minCompared: number = APPLY_LIMITS.minCompared.default,
+): Steps<Applied> {
+  const items = set.items;
+  // Function signatures by mode and first two words (when those eight bytes are compared), else by
+  // the first word (when its four are), else unindexed. The keys only narrow: every byte is compared.
+  const byHead = { arm: new Map<number, number[]>(), thumb: new Map<number, number[]>() };
+  const byHead8 = { arm: new Map<number, number[]>(), thumb: new Map<number, number[]>() };
+  const loose = { arm: [] as number[], thumb: [] as number[] };
+  const byName = new Map<string, number>();
+  const compared = new Int32Array(items.length);
+  for (const [i, item] of items.entries()) {
+    compared[i] = comparedBytes(item);
+    if (!byName.has(item.key)) byName.set(item.key, i);
+    for (const n of item.names) if (!byName.has(n)) byName.set(n, i);
+    if (item.kind !== 'function' || item.mode === null || item.bytes.length === 0) continue;
+    const kept = (from: number, to: number) =>
+      item.bytes.length >= to && item.mask.subarray(from, to).every((m) => m === 1);
+    const index = kept(0, 8) ? byHead8[item.mode] : kept(0, 4) ? byHead[item.mode] : null;
+    if (index === null) {
+      loose[item.mode].push(i);
+      continue;
+    }
+    const k = index === byHead[item.mode] ? head(item.bytes, 0) : head8(item.bytes, 0);
+    const list = index.get(k) ?? [];
+    list.push(i);
+    index.set(k, list);
+  }
+  yield;
+  // Pass 1: byte matches.
+  const byAddress = new Map<string, number>();
+  for (const [f, fn] of functions.entries()) byAddress.set(`${fn.mode}:${fn.address}`, f);
+  const matches: Match[][] = [];
+  for (const [f, fn] of functions.entries()) {
+    if (f % STEP_FUNCTIONS === 0) yield;
+    const o = fn.address - fn.start;
+    const list: Match[] = [];
+    const cands = o + 4 <= fn.bytes.length ? (byHead[fn.mode].get(head(fn.bytes, o)) ?? []) : [];
+    const cands8 = o + 8 <= fn.bytes.length ? (byHead8[fn.mode].get(head8(fn.bytes, o)) ?? []) : [];
+    for (const group of [cands8, cands, loose[fn.mode]])
+      for (const i of group)
+        if (matchesAt(items[i]!, fn.bytes, o))
+          list.push({ item: i, compared: compared[i]!, agreed: 0, unchecked: 0, contradicted: 0, why: null });
+    matches.push(list);
+  }
+  const matchedAt = (mode: ArmMode, address: number): Match[] | null => {
+    const f =
+      byAddress.get(`${mode}:${address}`) ?? byAddress.get(`${mode === 'arm' ? 'thumb' : 'arm'}:${address}`);
+    return f === undefined ? null : matches[f]!;
+  };
+  /** Agreement of the function at `address` with item `want`: 1 agrees, -1 contradicts, 0 unknown. */
+  const functionAgrees = (address: number, want: number): number => {
+    const there = matchedAt('arm', address) ?? matchedAt('thumb', address);
+    if (there === null || there.length === 0) return 0;
+    const w = items[want]!;
+    return there.some((m) => m.item === want || items[m.item]!.names[0] === w.names[0]) ? 1 : -1;
+  };
+  /**
+   * Agreement of the bytes at `address` with data item `want`: its compared bytes, then the functions
+   * its own address words name (a vtable's methods): 1 agrees, -1 contradicts, 0 unknown.
+   */
+  const dataMemo = new Map<string, number>();
+  const dataAgrees = (address: number, want: number, depth = 0): number => {
+    const memo = `${address}:${want}`;
+    const known = dataMemo.get(memo);
+    if (known !== undefined) return known;
+    // Settled as unknown while it is being worked out (a table that names itself).
+    dataMemo.set(memo, 0);
+    const verdict = dataVerdict(address, want, depth);
+    dataMemo.set(memo, verdict);
+    return verdict;
+  };
+  const dataVerdict = (address: number, want: number, depth: number): number => {
+    const w = items[want]!;
+    const there = memory.read(address, w.bytes.length);
+    if (there === null) return 0;
+    if (!matchesAt(w, there, 0)) return -1;
+    let verdict = 1;
+    for (const r of w.refs) {
+      if (r.kind !== 'word' || r.target === null || r.at + 4 > there.length) continue;
+      const named = byName.get(r.target);
+      if (named === undefined) continue;
+      const value = u32(there, r.at);
+      const v =
+        items[named]!.kind === 'function'
+          ? functionAgrees(((value & ~1) - r.offset) >>> 0, named)
+          : depth < DATA_DEPTH && items[named]!.bytes.length > 0
+            ? dataAgrees((value - r.offset) >>> 0, named, depth + 1)
+            : 0;
+      if (v < 0) return -1;
+      if (v > 0) verdict = 2;
+    }
+    return verdict;
+  };
+  // Pass 2: references.
+  for (const [f, fn] of functions.entries()) {
+    if (f % STEP_FUNCTIONS === 0) yield;
+    const o = fn.address - fn.start;
+    for (const m of matches[f]!) {
+      const item = items[m.item]!;
+      if (fn.end > fn.address + item.size) {
+        m.contradicted++;
+        m.why = `its code runs to ${fn.end - fn.address} bytes, past the signature's ${item.size}`;
+        continue;
+      }
+      for (const r of item.refs) {
+        const at = o + r.at;
+        let verdict = 0;
+        if (r.kind === 'call') {
+          const want = r.target === null ? undefined : byName.get(r.target);
+          const b = directBranchAt(fn.bytes, at, fn.address + r.at, item.mode!);
+          if (want !== undefined && b !== null && items[want]!.kind === 'function')
+            verdict = functionAgrees(b.target, want);
+        } else if (r.kind === 'word' && at + 4 <= fn.bytes.length) {
+          const value = u32(fn.bytes, at);
+          if (r.content !== null) {
+            const there = memory.read(value, r.content.length);
+            if (there !== null) verdict = there.every((x, k) => x === r.content![k]) ? 1 : -1;
+          } else {
+            const want = r.target === null ? undefined : byName.get(r.target);
+            const w = want === undefined ? null : items[want]!;
+            if (w !== null && w.kind === 'function')
+              verdict = functionAgrees(((value & ~1) - r.offset) >>> 0, want!);
+            else if (w !== null && w.bytes.length > 0) verdict = dataAgrees((value - r.offset) >>> 0, want!);
+          }
+        }
+        if (verdict > 0) m.agreed++;
+        else if (verdict < 0) {
+          m.contradicted++;
+          m.why ??= `its ${r.kind} at +0x${r.at.toString(16)} names ${r.target ?? 'other bytes'}, the program's does not`;
+        } else m.unchecked++;
+      }
+    }
+  }
+  yield;
+  // Pass 3: proposals.
+  const counts: ApplyCounts = {
+    functions: functions.length,
+    signatures: items.filter((i) => i.kind === 'function').length,
+    matched: 0,
+    strong: 0,
+    supported: 0,
+    ambiguous: 0,
+    tooShort: 0,
+    contradicted: 0,
+  };
+  const proposals: Proposal[] = [];
+  for (const [f, fn] of functions.entries()) {
+    const all = matches[f]!;
+    if (all.length === 0) continue;
+    counts.matched++;
+    const kept = all.filter((m) => m.contradicted === 0);
+    if (kept.length === 0) {
+      counts.contradicted++;
+      continue;
+    }
+    // One candidate per name: the best supported.
+    const byFirst = new Map<string, Match>();
+    for (const m of kept) {
+      const name = items[m.item]!.names[0]!;
+      const had = byFirst.get(name);
+      if (!had || m.compared + AGREE_WEIGHT * m.agreed > had.compared + AGREE_WEIGHT * had.agreed)
+        byFirst.set(name, m);
+    }
+    const ranked = [...byFirst.values()].sort(
+      (a, b) =>
+        b.compared + AGREE_WEIGHT * b.agreed - (a.compared + AGREE_WEIGHT * a.agreed) || a.item - b.item,
+    );
+    const best = ranked[0]!;
+    const standsAlone = (m: Match) => m.compared >= minCompared || m.agreed > 0;
+    if (!ranked.some(standsAlone)) {
+      counts.tooShort++;
+      continue;
+    }
+    const candidates = ranked.map((m) => {
+      const item = items[m.item]!;
+      return {
+        name: item.names[0]!,
+        aliases: item.names.slice(1),
+        origin: item.origin,
+        comparedBytes: m.compared,
+        size: item.size,
+        refsAgreed: m.agreed,
+        refsUnchecked: m.unchecked,
+      };
+    });
+    const unique = ranked.length === 1;
+    const tier: ProposalTier = !unique ? 'ambiguous' : best.compared >= minCompared ? 'strong' : 'supported';
+    const reasons = unique
+      ? [
+          `${best.compared} of ${items[best.item]!.bytes.length} bytes compared and equal (${items[best.item]!.bytes.length - best.compared} masked)`,
+          'one name in the set matches',
+          ...(best.agreed > 0 ? [`${best.agreed} reference(s) agree`] : []),
+          ...(best.unchecked > 0 ? [`${best.unchecked} reference(s) not checkable`] : []),
+        ]
+      : [
+          `${ranked.length} names match these bytes: ${candidates
+            .map((c) => c.name)
+            .slice(0, 8)
+            .join(', ')}`,
+        ];
+    const ruledOut = all.length - kept.length;
+    if (ruledOut > 0)
+      reasons.push(`${ruledOut} other byte match(es) ruled out by their references or extent`);
+    proposals.push({
+      key: fn.key,
+      address: fn.address,
+      mode: fn.mode,
+      tier,
+      name: unique ? candidates[0]!.name : null,
+      score: best.compared + AGREE_WEIGHT * best.agreed,
+      candidates,
+      alsoAt: [],
+      reasons,
+    });
+  }
+  // One name at several functions: ambiguous at each.
+  const at = new Map<string, Proposal[]>();
+  for (const p of proposals)
+    if (p.name !== null) {
+      const list = at.get(p.name) ?? [];
+      list.push(p);
+      at.set(p.name, list);
+    }
+  for (const list of at.values()) {
+    if (list.length < 2) continue;
+    for (const p of list) {
+      p.alsoAt = list.filter((q) => q !== p).map((q) => q.address);
+      p.tier = 'ambiguous';
+      p.reasons.push(`the same name matches ${list.length} functions of the program`);
+      p.name = null;
+    }
+  }
+  for (const p of proposals) counts[p.tier]++;
+  return { proposals, counts };
+}

@@ -1,0 +1,83 @@
+// A whole-program map as the signature matcher and the ROM-sourced builder read it: its functions
+// with their components' bytes, and its memory (bytes at an address when every component holding it
+// agrees on them: overlays sharing a range that differ there give nothing).
+
+import type { Steps } from '../../core/cooperative.js';
+import type { ProgramMap } from '../program-map/map.js';
+import type { ProgramFunction, ProgramMemory } from './apply.js';
+import { type ImagePlace, imageItemSteps } from './from-image.js';
+import { SIGNATURE_LIMITS, type SigItem } from './types.js';
+
+export function programFunctions(map: ProgramMap): ProgramFunction[] {
+  return map.functions.map((f) => ({
+    key: f.key,
+    address: f.address,
+    mode: f.mode,
+    end: f.end,
+    bytes: f.component.bytes,
+    start: f.component.start,
+  }));
+}
+
+export function programMemory(map: ProgramMap): ProgramMemory & { isAddress(value: number): boolean } {
+  return {
+    read(address, length) {
+      if (!Number.isInteger(address) || length <= 0) return null;
+      let out: Uint8Array | null = null;
+      for (const c of map.set.holding(address)) {
+        const o = address - c.start;
+        if (o + length > c.bytes.length) return null;
+        const here = c.bytes.subarray(o, o + length);
+        if (out === null) out = here;
+        else if (!out.every((x, i) => x === here[i])) return null;
+      }
+      return out;
+    },
+    isAddress(value) {
+      if (value >= 0x80000000) return false;
+      const found = map.set.lookup(value);
+      return !('unresolved' in found) || found.unresolved !== 'unmapped';
+    },
+  };
+}
+
+/** A name a ROM's symbol store gives an address of the processor. */
+export interface KnownName {
+  address: number;
+  name: string;
+  overlayId: number | null;
+}
+
+/**
+ * Signatures of the functions of a ROM's map that `names` name (at their entry exactly, in the same
+ * overlay or outside overlays): each function's code from its entry to where its code ends, masked as
+ * a linked program's are (from-image.ts). Aliases at one place make one item.
+ */
+export function* romItemSteps(
+  map: ProgramMap,
+  names: readonly KnownName[],
+  origin: string,
+): Steps<{ items: SigItem[]; skipped: string[] }> {
+  const memory = programMemory(map);
+  const byPlace = new Map<string, ImagePlace>();
+  const fnAt = new Map<string, { address: number; end: number; mode: 'arm' | 'thumb' }>();
+  for (const f of map.functions) fnAt.set(`${f.component.overlayId ?? '-'}:${f.address}`, f);
+  let n = 0;
+  for (const s of names) {
+    if (n++ % 1024 === 0) yield;
+    const f = fnAt.get(`${s.overlayId ?? '-'}:${s.address}`);
+    if (!f || f.end <= f.address) continue;
+    const key = `${s.overlayId ?? '-'}:${s.address}`;
+    const known = byPlace.get(key);
+    if (known) {
+      if (known.names.length < SIGNATURE_LIMITS.namesPerItem.max && !known.names.includes(s.name))
+        known.names.push(s.name);
+    } else byPlace.set(key, { names: [s.name], address: f.address, mode: f.mode, size: f.end - f.address });
+  }
+  // A name at several places (static functions of two files): each keyed by its place too.
+  const uses = new Map<string, number>();
+  for (const p of byPlace.values()) uses.set(p.names[0]!, (uses.get(p.names[0]!) ?? 0) + 1);
+  for (const p of byPlace.values())
+    if (uses.get(p.names[0]!)! > 1) p.key = `${p.names[0]}@${p.address.toString(16).padStart(8, '0')}`;
+  return yield* imageItemSteps(memory, [...byPlace.values()], origin);
+}

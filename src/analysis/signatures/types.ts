@@ -1,0 +1,99 @@
+// The vocabulary of signature sets: what a signature is (a function's or a data object's bytes with
+// the bytes that vary masked out, and what its relocations name), the set that holds them, and the
+// bounds every reader and builder keeps. Pure data; docs/SIGNATURES.md describes the file format.
+import type { ArmMode } from '../../arm/types.js';
+
+export const SIGNATURE_FORMAT = 're-mcp.signatures';
+export const SIGNATURE_VERSION = 1;
+
+/** What a set was built from. */
+export const SIGNATURE_SOURCE_KINDS = ['archive', 'object', 'elf', 'rom'] as const;
+export type SignatureSourceKind = (typeof SIGNATURE_SOURCE_KINDS)[number];
+
+export const ITEM_KINDS = ['function', 'data'] as const;
+export type ItemKind = (typeof ITEM_KINDS)[number];
+
+/**
+ * How a relocated (or address-bearing) place names its target: `call` a branch with link or a branch
+ * to another function (the target is where the instruction goes), `word` a 32-bit address, `pcrel` a
+ * 32-bit offset from the word itself.
+ */
+export const SIG_REF_KINDS = ['call', 'word', 'pcrel'] as const;
+export type RefKind = (typeof SIG_REF_KINDS)[number];
+
+export interface SigRef {
+  /** Offset of the relocated place in the item. */
+  at: number;
+  kind: RefKind;
+  /** The key of the item it names (see SigItem.key), or null when nothing names it (a string literal). */
+  target: string | null;
+  /** Offset into the target that the place names. */
+  offset: number;
+  /** For a target without a name: its first bytes (a string literal's), to compare. Null otherwise. */
+  content: Uint8Array | null;
+}
+
+export interface SigItem {
+  kind: ItemKind;
+  /**
+   * What refs name it by: its name for a global symbol, `name@origin` for a local one (two files may
+   * each have a static function of one name).
+   */
+  key: string;
+  /** Its names: the first is the one proposed, the rest are aliases at the same place. */
+  names: string[];
+  /** Code mode (functions), null for data. */
+  mode: ArmMode | null;
+  /** Its length in bytes; bytes may be empty for data without content (BSS). */
+  size: number;
+  bytes: Uint8Array;
+  /** One entry per byte of `bytes`: 1 compared, 0 masked (varies from program to program). */
+  mask: Uint8Array;
+  refs: SigRef[];
+  /** Where it came from: `libc.a(lib_a-memcpy.o)`, a file, or a ROM. */
+  origin: string;
+}
+
+export interface SignatureSource {
+  kind: SignatureSourceKind;
+  /** The file's workspace path. */
+  path: string;
+  sha256: string;
+}
+
+export interface SignatureSet {
+  name: string;
+  sources: SignatureSource[];
+  items: SigItem[];
+}
+
+/** Names a set's name may take (it names the file). */
+export const SET_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export const SIGNATURE_LIMITS = {
+  /** Items (functions and data objects) in one set. */
+  maxItems: { max: 200_000, unit: 'signatures' },
+  /** Bytes of one item's pattern (a longer function keeps its first bytes). */
+  itemBytes: { max: 65_536, unit: 'bytes' },
+  /** Bytes of a data object's content kept (a longer object keeps its first bytes). */
+  dataBytes: { max: 1024, unit: 'bytes' },
+  /** Refs kept per item. */
+  refsPerItem: { max: 4096, unit: 'refs' },
+  /** Bytes of an unnamed target's content kept (a string literal's). */
+  contentBytes: { max: 64, unit: 'bytes' },
+  /** Characters of a key (a name, or a name and its origin). */
+  keyChars: { max: 512, unit: 'characters' },
+  /** Characters of an origin. */
+  originChars: { max: 512, unit: 'characters' },
+  /** Aliases per item. */
+  namesPerItem: { max: 16, unit: 'names' },
+  /** Sources named by one set. */
+  sources: { max: 64, unit: 'sources' },
+} as const;
+
+/** Bytes of an item compared (its mask's ones). */
+export function comparedBytes(item: SigItem): number {
+  let n = 0;
+  for (let i = 0; i < item.mask.length; i++) n += item.mask[i]!;
+  return n;
+}

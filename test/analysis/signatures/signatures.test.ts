@@ -1,0 +1,237 @@
+// Signatures of real compiled code: an object GCC compiles here gives each function its bytes with the
+// relocated ones masked (the call, the address words) and what they name (the callee, the string);
+// the same code linked at two addresses into two different programs matches itself in both, with its
+// references agreeing; the set file round-trips; damaged objects and archives, and damaged set files,
+// settle as a set or a typed refusal.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import {
+  applySteps,
+  type ProgramFunction,
+  type ProgramMemory,
+} from '../../../src/analysis/signatures/apply.js';
+import {
+  buildSetSteps,
+  decodeSetSteps,
+  encodeSetSteps,
+  patternOf,
+} from '../../../src/analysis/signatures/set.js';
+import type { SignatureSet } from '../../../src/analysis/signatures/types.js';
+import { runSteps } from '../../../src/core/cooperative.js';
+import { ReMcpError } from '../../../src/core/errors.js';
+import { parseElfObject, STT_FUNC } from '../../../src/formats/objects/elf-object.js';
+import { rng } from '../../kit/rng.js';
+
+const dir = mkdtempSync(join(tmpdir(), 're-mcp-signatures-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const CPU = ['-mcpu=arm946e-s', '-mthumb-interwork', '-O2', '-fno-ident'];
+
+const LIB = [
+  'extern int puts(const char *);',
+  'extern int counter;',
+  'static int scale(int x) { return x * 3 + counter; }',
+  '__attribute__((noinline)) int lib_entry(int a) { puts("library says hello"); return scale(a) + scale(a >> 2); }',
+  '__attribute__((target("thumb"))) int lib_thumb(int a, int b) { return lib_entry(a) ^ (b * 0x1234567); }',
+].join('\n');
+
+function compile(name: string, source: string, extra: string[] = []): string {
+  writeFileSync(join(dir, `${name}.c`), source);
+  const out = join(dir, `${name}.o`);
+  execFileSync('arm-none-eabi-gcc', [...CPU, '-marm', ...extra, '-c', '-o', out, join(dir, `${name}.c`)]);
+  return out;
+}
+
+/** A program of `objects` linked at `base`, as its functions and memory. */
+function link(name: string, base: number, objects: string[]) {
+  const elf = join(dir, `${name}.elf`);
+  execFileSync('arm-none-eabi-gcc', [
+    ...CPU,
+    '-nostdlib',
+    '-nostartfiles',
+    `-Wl,-Ttext=0x${base.toString(16)}`,
+    '-Wl,-e,main',
+    '-o',
+    elf,
+    ...objects,
+  ]);
+  const obj = parseElfObject(new Uint8Array(readFileSync(elf)));
+  const text = obj.sections.filter((s) => s.size > 0 && (s.flags & 2) !== 0 && s.type === 1);
+  const memory: ProgramMemory = {
+    read(address, length) {
+      for (const s of text)
+        if (address >= s.addr && address + length <= s.addr + s.size)
+          return s.data.subarray(address - s.addr, address - s.addr + length);
+      return null;
+    },
+  };
+  const functions: (ProgramFunction & { name: string })[] = obj.symbols
+    .filter((s) => s.type === STT_FUNC && s.name !== null && s.shndx > 0 && s.shndx < obj.sections.length)
+    .map((s) => {
+      const section = obj.sections[s.shndx]!;
+      const address = s.value & ~1;
+      return {
+        name: s.name!,
+        key: s.name!,
+        address,
+        mode: (s.value & 1) === 1 ? 'thumb' : 'arm',
+        end: address + s.size,
+        bytes: section.data,
+        start: section.addr,
+      };
+    });
+  return { functions, memory };
+}
+
+const libObject = () => compile('lib', LIB);
+const setOf = (files: string[]): SignatureSet =>
+  runSteps(
+    buildSetSteps(
+      'test',
+      files.map((f) => ({ path: f, sha256: '0'.repeat(64), bytes: new Uint8Array(readFileSync(f)) })),
+    ),
+  ).set;
+
+test('an object: calls and address words masked, naming their callee, the string and the variable', () => {
+  const set = setOf([libObject()]);
+  const entry = set.items.find((i) => i.names[0] === 'lib_entry')!;
+  const thumb = set.items.find((i) => i.names[0] === 'lib_thumb')!;
+  assert.equal(entry.mode, 'arm');
+  assert.equal(thumb.mode, 'thumb');
+  const calls = entry.refs.filter((r) => r.kind === 'call').map((r) => r.target);
+  assert.ok(calls.includes('puts'), JSON.stringify(entry.refs));
+  const text = entry.refs.find((r) => r.content !== null);
+  assert.ok(text, 'the string is named by its bytes');
+  assert.equal(new TextDecoder().decode(text!.content!), 'library says hello\u0000');
+  // Every ref's bytes are masked; the rest compared.
+  for (const r of entry.refs) for (let i = r.at; i < r.at + 4; i++) assert.equal(entry.mask[i], 0);
+  assert.ok(patternOf(entry).includes('..'));
+  assert.ok(thumb.refs.some((r) => r.kind === 'call' && r.target === 'lib_entry'));
+});
+
+test('the same object linked into two different programs at two addresses: named in both, references agreeing', () => {
+  const lib = libObject();
+  const set = setOf([lib]);
+  const a = compile(
+    'app-a',
+    'int counter = 5; int puts(const char *s) { return *s; }\nextern int lib_thumb(int, int);\nint main(void) { return lib_thumb(1, 2); }',
+  );
+  const b = compile(
+    'app-b',
+    'int pad[64]; int counter = 9; int other(int x) { return x * 7; }\nint puts(const char *s) { return s[1] + other(2); }\nextern int lib_entry(int);\nint main(void) { return lib_entry(3) + other(4); }',
+    ['-mthumb'],
+  );
+  for (const [name, base, objs] of [
+    ['prog-a', 0x02000000, [a, lib]],
+    ['prog-b', 0x02100000, [b, lib]],
+  ] as const) {
+    const p = link(name, base, [...objs]);
+    const r = runSteps(applySteps(set, p.functions, p.memory));
+    const at = (n: string) => p.functions.find((f) => f.name === n)!.address;
+    for (const n of ['lib_entry', 'lib_thumb']) {
+      const prop = r.proposals.find((x) => x.address === at(n));
+      assert.ok(prop, `${name}: ${n} proposed`);
+      assert.equal(prop.name, n, `${name}: ${JSON.stringify(prop)}`);
+      assert.equal(prop.tier, 'strong');
+    }
+    // lib_entry's string is there: that reference agrees. (lib_thumb's call reaches lib_entry
+    // through a veneer the linker added: not checkable, and not held against it.)
+    const e = r.proposals.find((x) => x.name === 'lib_entry')!;
+    assert.ok(e.candidates[0]!.refsAgreed >= 1, JSON.stringify(e));
+    // Nothing of the program's own code is named.
+    for (const own of ['main', 'puts', 'other'])
+      assert.equal(
+        r.proposals.find((x) => x.address === p.functions.find((f) => f.name === own)?.address)?.name ?? null,
+        null,
+      );
+  }
+});
+
+test('a reference that disagrees rules the match out', () => {
+  const set = setOf([libObject()]);
+  const entry = set.items.find((i) => i.names[0] === 'lib_entry')!;
+  // The string it loads, changed in the program: the match goes.
+  const a = compile(
+    'app-c',
+    'int counter = 5; int puts(const char *s) { return *s; }\nextern int lib_entry(int);\nint main(void) { return lib_entry(1); }',
+  );
+  const p = link('prog-c', 0x02000000, [a, join(dir, 'lib.o')]);
+  const strRef = entry.refs.find((r) => r.content !== null)!;
+  const f = p.functions.find((x) => x.name === 'lib_entry')!;
+  const word = new DataView(f.bytes.buffer, f.bytes.byteOffset).getUint32(
+    f.address - f.start + strRef.at,
+    true,
+  );
+  const memory: ProgramMemory = {
+    read(address, length) {
+      const real = p.memory.read(address, length);
+      if (real === null || address !== word) return real;
+      const changed = real.slice();
+      changed[0] ^= 0xff;
+      return changed;
+    },
+  };
+  const r = runSteps(applySteps(set, p.functions, memory));
+  assert.equal(
+    r.proposals.find((x) => x.address === f.address),
+    undefined,
+  );
+  assert.ok(r.counts.contradicted >= 1);
+});
+
+test('the set file round-trips; damaged set files are typed refusals', () => {
+  const set = setOf([libObject()]);
+  const text = runSteps(encodeSetSteps(set));
+  const back = runSteps(decodeSetSteps(text));
+  assert.equal(runSteps(encodeSetSteps(back)), text);
+  assert.deepEqual(
+    back.items.map((i) => [i.key, patternOf(i), i.refs.length]),
+    set.items.map((i) => [i.key, patternOf(i), i.refs.length]),
+  );
+  const r = rng(4501);
+  for (let k = 0; k < 400; k++) {
+    const chars = [...text];
+    for (let i = 0, n = 1 + Math.floor(r() * 4); i < n; i++)
+      chars[Math.floor(r() * chars.length)] = String.fromCharCode(32 + Math.floor(r() * 95));
+    try {
+      runSteps(decodeSetSteps(chars.join('')));
+    } catch (error) {
+      assert.ok(error instanceof ReMcpError && error.code === 'invalid-argument', String(error));
+    }
+  }
+  for (let n = 0; n < text.length; n += 97)
+    assert.throws(
+      () => runSteps(decodeSetSteps(text.slice(0, n))),
+      (e: unknown) => e instanceof ReMcpError && e.code === 'invalid-argument',
+    );
+});
+
+test('damaged objects and archives build a set or are typed refusals', () => {
+  const obj = new Uint8Array(readFileSync(libObject()));
+  const archivePath = join(dir, 'lib.a');
+  rmSync(archivePath, { force: true });
+  execFileSync('arm-none-eabi-ar', ['rcs', archivePath, join(dir, 'lib.o'), join(dir, 'app-a.o')]);
+  const ar = new Uint8Array(readFileSync(archivePath));
+  const r = rng(4502);
+  let built = 0;
+  for (const [what, good] of [
+    ['object', obj],
+    ['archive', ar],
+  ] as const) {
+    for (let k = 0; k < 300; k++) {
+      const b = good.slice();
+      for (let i = 0, n = 1 + Math.floor(r() * 8); i < n; i++)
+        b[Math.floor(r() * b.length)] = Math.floor(r() * 256);
+      try {
+        runSteps(buildSetSteps('fuzz', [{ path: what, sha256: '0'.repeat(64), bytes: b }]));
+        built++;
+      } catch (error) {
+        assert.ok(error instanceof ReMcpError, `${what} ${k}: ${String(error)}`);
+      }
+    }
+  }
+  assert.ok(built > 0);
+});
