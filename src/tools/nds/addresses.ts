@@ -19,6 +19,7 @@ import {
   resolveRuntimeAddress,
 } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
+import { copiesFor, runsAtFields, runsAtSchema } from '../shared/copied.js';
 import { nameField, ownerRuntime, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
@@ -106,7 +107,8 @@ export const ndsResolveRomOffset = defineTool({
   description: {
     purpose: 'Every structure owning one ROM byte, from header fields to files.',
     useWhen: 'what a search hit or offset belongs to; nds_resolve_runtime_address for RAM.',
-    behaviour: 'runtime address only where mapped one-to-one; unowned: range is the whole gap.',
+    behaviour:
+      'runtime address only where mapped one-to-one; runsAt: copied by start-up (ITCM); unowned: range is the whole gap.',
     limits: 'one offset per call, inside the file.',
   },
   input: z.object({ rom: romArg, offset: addressArg('ROM offset') }),
@@ -126,12 +128,13 @@ export const ndsResolveRomOffset = defineTool({
         compressed: z.boolean().optional(),
         runtimeAddress: addressOut.nullable().optional(),
         runtimeName: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
+        ...runsAtSchema,
       }),
     ),
   }),
   annotations: READ_ONLY,
   async handler(args, ctx) {
-    return withToolRom(ctx, args.rom, async (rom) => {
+    return withToolRom(ctx, args.rom, async (rom, store) => {
       const names = await romNames(ctx, rom);
       if (args.offset >= rom.identity.size) {
         throw new ReMcpError(
@@ -144,6 +147,16 @@ export const ndsResolveRomOffset = defineTool({
         );
       }
       const owners = resolveRomOffset(rom.model, args.offset);
+      // A main executable's bytes the start-up copies elsewhere: where they run, beside where stored.
+      const copies = await copiesFor(
+        ctx,
+        store,
+        rom,
+        owners.flatMap((o) => (o.kind === 'main' && o.processor ? [o.processor] : [])),
+      );
+      const runs = owners.map((o) =>
+        o.kind === 'main' ? runsAtFields(copies, names, o.processor, o.runtimeAddress) : {},
+      );
       const summary = owners
         .map((o) =>
           o.kind === 'file'
@@ -156,13 +169,20 @@ export const ndsResolveRomOffset = defineTool({
       return {
         structured: {
           offset: hex(args.offset),
-          owners: owners.map(({ range, runtimeAddress, ...o }) => ({
+          owners: owners.map(({ range, runtimeAddress, ...o }, i) => ({
             ...o,
             range: formatRange(range),
             ...ownerRuntime(names, o, runtimeAddress),
+            ...runs[i],
           })),
         },
-        text: `${hex(args.offset)}: ${summary}`,
+        text: `${hex(args.offset)}: ${summary}${runs
+          .flatMap((r) =>
+            r.runsAt
+              ? [`; runs at ${r.runsAt}${r.runsAtName ? ` (${r.runsAtName})` : ''} after start-up copies it`]
+              : [],
+          )
+          .join('')}`,
       };
     });
   },

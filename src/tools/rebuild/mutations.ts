@@ -13,6 +13,7 @@ import { type DraftOperation, draftManifest } from '../../rebuild/draft.js';
 import { REBUILD_LIMITS, selector } from '../../rebuild/manifest.js';
 import { type BuildResult, buildManifest, validateManifest, verifyBuild } from '../../rebuild/service.js';
 import { READ_ONLY } from '../shared/annotations.js';
+import { startupCopies } from '../shared/copied.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
 import { romNames } from '../shared/names.js';
 import { workspacePath } from '../shared/paths.js';
@@ -74,7 +75,7 @@ function shapeBuild(r: BuildResult): z.input<typeof buildOutput> {
 const OPS = ['patch', 'replace-component', 'replace-file', 'add-file', 'replace-overlay'] as const;
 /** The fields each operation takes besides op and id. */
 const FIELDS: Record<(typeof OPS)[number], readonly string[]> = {
-  patch: ['component', 'offset'],
+  patch: ['component'],
   'replace-component': ['component', 'artifact'],
   'replace-file': ['component', 'artifact'],
   'add-file': ['path', 'artifact'],
@@ -87,7 +88,8 @@ const operation = z.strictObject({
   op: z.enum(OPS),
   id: z.string().min(1).max(64).optional().describe('Default: op-N.'),
   component: selector.optional(),
-  offset: addressArg('patch: offset inside the component').optional(),
+  offset: addressArg('patch: offset inside the component as stored').optional(),
+  address: addressArg('patch (or offset): where the bytes run, ITCM copies too').optional(),
   replacement: z
     .string()
     .min(2)
@@ -123,9 +125,14 @@ function draftOperations(ops: z.output<typeof operation>[]): DraftOperation[] {
       `operation ${i + 1}:`,
       { ...o, kind: o.op, op: undefined, id: undefined },
       FIELDS[o.op],
-      patch ? ['replacement', 'assembly', 'mode'] : [],
+      patch ? ['offset', 'address', 'replacement', 'assembly', 'mode'] : [],
     );
     if (problem) throw new ReMcpError('invalid-argument', problem);
+    if (patch && (o.offset === undefined) === (o.address === undefined))
+      throw new ReMcpError(
+        'invalid-argument',
+        `operation ${i + 1}: a patch takes offset or address (one of them)`,
+      );
     if (patch && (o.replacement === undefined) === (o.assembly === undefined))
       throw new ReMcpError(
         'invalid-argument',
@@ -193,6 +200,26 @@ export const ndsMutationDraft = defineTool({
         }),
       )
       .describe('Each assembled patch: its source next to its bytes, decoded back'),
+    placed: z
+      .array(
+        z.object({
+          id: z.string(),
+          offset: addressOut,
+          storedAddress: addressOut,
+          runAddress: addressOut,
+          copy: z
+            .object({
+              kind: z.enum(['code', 'data']),
+              runStart: addressOut,
+              size: z.number().int(),
+              storedStart: addressOut,
+              storedBy: addressOut,
+            })
+            .nullable()
+            .describe('The start-up copy moving them; null: run where stored'),
+        }),
+      )
+      .describe('Each patch of code: where stored, where it runs'),
     operations: z.array(
       z.object({
         id: z.string(),
@@ -214,13 +241,14 @@ export const ndsMutationDraft = defineTool({
     const r = await withToolRom(
       ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const names = operations.some((o) => o.op === 'patch' && o.assembly)
           ? await romNames(ctx, rom)
           : null;
         return draftManifest(ctx.services.workspace, rom, args.name, operations, {
           signal: ctx.signal,
           memory: ctx.services.memory,
+          copies: (processor) => startupCopies(ctx, store, rom, processor),
           labels: (processor, source) => {
             const wanted = identifiers(source);
             const out = new Map<string, number>();
@@ -253,6 +281,28 @@ export const ndsMutationDraft = defineTool({
         messages: a.messages,
       });
     }
+    const placed = r.placed.map((x) => ({
+      id: x.id,
+      offset: formatAddress(x.offset),
+      storedAddress: formatAddress(x.storedAddress),
+      runAddress: formatAddress(x.runAddress),
+      copy:
+        x.copy === null
+          ? null
+          : {
+              kind: x.copy.kind,
+              runStart: formatAddress(x.copy.runStart),
+              size: x.copy.size,
+              storedStart: formatAddress(x.copy.storedStart),
+              storedBy: formatAddress(x.copy.storedBy),
+            },
+    }));
+    const moved = r.placed
+      .filter((x) => x.copy !== null)
+      .map(
+        (x) =>
+          `${x.id}: stored at ${formatAddress(x.storedAddress)}, runs at ${formatAddress(x.runAddress)} (start-up ${x.copy!.kind} copy)`,
+      );
     return {
       structured: {
         manifest: r.manifest,
@@ -262,6 +312,7 @@ export const ndsMutationDraft = defineTool({
         outputDir: r.validated.outputDir,
         outputSize: p.output.size,
         assembled,
+        placed,
         operations: p.operations.map((o) => ({
           id: o.id,
           op: o.op,
@@ -272,7 +323,7 @@ export const ndsMutationDraft = defineTool({
           afterSha256: o.afterSha256,
         })),
       },
-      text: `drafted and validated ${r.manifest} (${p.operations.length} operations, build ${p.buildId}); build it with nds_mutation_build`,
+      text: `drafted and validated ${r.manifest} (${p.operations.length} operations, build ${p.buildId}); build it with nds_mutation_build${moved.length > 0 ? `\n${moved.join('\n')}` : ''}`,
     };
   },
 });
