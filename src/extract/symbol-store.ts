@@ -73,6 +73,50 @@ export class SymbolTable {
     return this.symbols.length;
   }
 
+  private byName: Map<string, StoredSymbol[]> | null = null;
+
+  /** Every place `name` names on `processor` (an index made on first use). */
+  named(processor: Processor, name: string): StoredSymbol[] {
+    if (this.byName === null) {
+      this.byName = new Map();
+      for (const s of this.symbols) {
+        const key = `${s.processor}:${s.name}`;
+        const list = this.byName.get(key);
+        if (list) list.push(s);
+        else this.byName.set(key, [s]);
+      }
+    }
+    return this.byName.get(`${processor}:${name}`) ?? [];
+  }
+
+  /**
+   * Up to `max` names of `processor` like `text` (case-insensitive): those containing it, shortest
+   * first; when none does, those sharing its longest common prefix (3 characters at least), a typo's.
+   */
+  like(processor: Processor, text: string, max: number): string[] {
+    const needle = text.toLowerCase();
+    const found = new Set<string>();
+    const byPrefix = new Map<number, Set<string>>();
+    let best = 3;
+    for (const s of this.byProcessor.get(processor) ?? []) {
+      const name = s.name.toLowerCase();
+      if (name.includes(needle)) {
+        found.add(s.name);
+        continue;
+      }
+      if (found.size > 0) continue;
+      let n = 0;
+      while (n < name.length && n < needle.length && name[n] === needle[n]) n++;
+      if (n < best) continue;
+      best = n;
+      const set = byPrefix.get(n) ?? new Set<string>();
+      if (set.size < max) set.add(s.name);
+      byPrefix.set(n, set);
+    }
+    const list = found.size > 0 ? [...found] : [...(byPrefix.get(best) ?? [])];
+    return list.sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, max);
+  }
+
   /**
    * The name of `address` as `name` or `name+0x10`: the nearest symbol at or below it on that processor,
    * in the same overlay (or outside overlays when `overlayId` is null; a main-memory name also serves an

@@ -9,6 +9,7 @@ import {
   formatOptionalAddress,
   formatRange,
   formatAddress as hex,
+  nameOrAddressArg,
   PROCESSORS,
 } from '../../core/vocabulary.js';
 import {
@@ -20,7 +21,7 @@ import {
 } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { copiesFor, runsAtFields, runsAtSchema } from '../shared/copied.js';
-import { nameField, ownerRuntime, romNames } from '../shared/names.js';
+import { nameField, ownerRuntime, romArgNames, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 // nds_resolve_runtime_address: Resolve a runtime address.
@@ -38,7 +39,7 @@ export const ndsResolveRuntimeAddress = defineTool({
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: addressArg('Runtime address'),
+    address: nameOrAddressArg('Runtime address'),
     overlayId: overlayIdArg('Filters candidates (main kept); not a loaded flag.'),
   }),
   output: z.object({
@@ -61,6 +62,7 @@ export const ndsResolveRuntimeAddress = defineTool({
     ),
   }),
   annotations: READ_ONLY,
+  names: romArgNames,
   async handler(args, ctx) {
     return withToolRom(ctx, args.rom, async (rom) => {
       const names = await romNames(ctx, rom);

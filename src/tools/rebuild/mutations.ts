@@ -6,7 +6,13 @@ import { decodeWindow } from '../../arm/decoder.js';
 import { ARM_MODES } from '../../arm/types.js';
 import { ASM_LABEL, ASM_LIMITS, identifiers } from '../../asm/source.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress, PROCESSORS } from '../../core/vocabulary.js';
+import {
+  addressArg,
+  addressOut,
+  formatAddress,
+  nameOrAddressArg,
+  PROCESSORS,
+} from '../../core/vocabulary.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import type { RomHandle } from '../../nds/rom-store.js';
 import { type DraftOperation, draftManifest } from '../../rebuild/draft.js';
@@ -15,7 +21,7 @@ import { type BuildResult, buildManifest, validateManifest, verifyBuild } from '
 import { READ_ONLY } from '../shared/annotations.js';
 import { startupCopies } from '../shared/copied.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
-import { romNames } from '../shared/names.js';
+import { romNames, tableNamer } from '../shared/names.js';
 import { workspacePath } from '../shared/paths.js';
 import { kindFieldsProblem } from '../shared/per-kind.js';
 import { romArg, withToolRom } from '../shared/rom.js';
@@ -89,7 +95,7 @@ const operation = z.strictObject({
   id: z.string().min(1).max(64).optional().describe('Default: op-N.'),
   component: selector.optional(),
   offset: addressArg('patch: offset inside the component as stored').optional(),
-  address: addressArg('patch (or offset): where the bytes run, ITCM copies too').optional(),
+  address: nameOrAddressArg('patch (or offset): where the bytes run, ITCM copies too').optional(),
   replacement: z
     .string()
     .min(2)
@@ -235,6 +241,23 @@ export const ndsMutationDraft = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: REBUILD_TOOL_LIMITS,
   needs: { operations: [{ op: 'patch', component: { kind: 'arm9' }, offset: 0, replacement: '00' }] },
+  // A patch's address may be a stored name, looked up on its component's processor (and overlay).
+  async names(args, ctx) {
+    const table = await withToolRom(ctx, args.rom, (rom) => romNames(ctx, rom), null);
+    const component = (holder: Readonly<Record<string, unknown>>) =>
+      (holder.component ?? {}) as { kind?: string; processor?: 'arm9' | 'arm7'; id?: number };
+    return tableNamer(
+      table,
+      (holder) => {
+        const c = component(holder);
+        return c.kind === 'arm7' ? 'arm7' : c.kind === 'overlay' ? (c.processor ?? 'arm9') : 'arm9';
+      },
+      (holder) => {
+        const c = component(holder);
+        return c.kind === 'overlay' ? (c.id ?? null) : null;
+      },
+    );
+  },
   async handler(args, ctx) {
     // Each operation's fields are checked before the ROM is opened.
     const operations = draftOperations(args.operations);

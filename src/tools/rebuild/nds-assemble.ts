@@ -7,11 +7,11 @@ import { ARM_MODES } from '../../arm/types.js';
 import { ASSEMBLE_TIME, assemble } from '../../asm/armips.js';
 import { ASM_LABEL, ASM_LIMITS, identifiers } from '../../asm/source.js';
 import { toArmipsSyntax } from '../../asm/ual.js';
-import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { formatAddress, nameOrAddressArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { startupCopies } from '../shared/copied.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
-import { romNames } from '../shared/names.js';
+import { romArgNames, romNames } from '../shared/names.js';
 import { workspacePath } from '../shared/paths.js';
 import { processorArg, withToolRom } from '../shared/rom.js';
 
@@ -30,7 +30,7 @@ export const ndsAssemble = defineTool({
   input: z.object({
     processor: processorArg,
     mode: z.enum(ARM_MODES),
-    address: addressArg('Runtime address of the first byte'),
+    address: nameOrAddressArg('Runtime address of the first byte'),
     source: z
       .string()
       .min(1)
@@ -54,6 +54,7 @@ export const ndsAssemble = defineTool({
     ...ASM_LIMITS,
     millis: { default: ASSEMBLE_TIME.default, max: ASSEMBLE_TIME.max, unit: 'milliseconds of assembly' },
   },
+  names: romArgNames,
   async handler(args, ctx) {
     // The disassembly's syntax (UAL) rewritten into armips' own; armips' own passes unchanged.
     const armips = toArmipsSyntax(args.source, { mode: args.mode, processor: args.processor });
