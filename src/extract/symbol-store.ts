@@ -37,7 +37,10 @@ export interface StoredSymbol {
   address: number;
   /** The overlay the name belongs to; null outside overlays. */
   overlayId: number | null;
-  /** Where the address lies statically: main, autoload, overlay, or unmapped (RAM, I/O). */
+  /**
+   * Where the address lies: main, autoload, overlay, copied (code the start-up copies runs there), or
+   * unmapped (RAM, I/O).
+   */
   component: string;
   mode: SymbolMode | null;
   name: string;
@@ -361,8 +364,33 @@ function decodeWhole(text: string, sha256: string): StoredSymbol[] {
   return (d.symbols as StoredSymbol[]).map(checked);
 }
 
+/**
+ * Where code the start-up copies runs, per processor (the program map's detection): a name there is
+ * owned by the copy (`copied`), not by what holds the address statically (nothing: ITCM; or main, for
+ * a program copied below where it is loaded).
+ */
+export type CopiedRuns = (processor: Processor, address: number) => boolean;
+
 /** Where `address` lies statically on `processor`: a component label and the overlay, or a conflict. */
 export function placeOf(
+  rom: RomHandle,
+  processor: Processor,
+  address: number,
+  overlayId: number | null,
+  copied?: CopiedRuns,
+): { component: string; overlayId: number | null } | { why: string } {
+  const place = staticPlaceOf(rom, processor, address, overlayId);
+  if (
+    copied !== undefined &&
+    'component' in place &&
+    (place.component === 'unmapped' || place.component === 'main') &&
+    copied(processor, address)
+  )
+    return { component: 'copied', overlayId: null };
+  return place;
+}
+
+function staticPlaceOf(
   rom: RomHandle,
   processor: Processor,
   address: number,
@@ -402,7 +430,7 @@ export function* mergeSymbols(
   rom: RomHandle,
   symbols: StoredSymbol[],
   incoming: RawSymbol[],
-  defaults: { processor: Processor; source: SymbolSource; replace: boolean },
+  defaults: { processor: Processor; source: SymbolSource; replace: boolean; copied?: CopiedRuns },
 ): Steps<ImportResult> {
   const index = new Map<string, number>();
   for (const [i, s] of symbols.entries()) {
@@ -417,7 +445,7 @@ export function* mergeSymbols(
   for (const [i, raw] of incoming.entries()) {
     if (i % STEP_NAMES === 0) yield;
     const processor = raw.processor ?? defaults.processor;
-    const place = placeOf(rom, processor, raw.address, raw.overlayId);
+    const place = placeOf(rom, processor, raw.address, raw.overlayId, defaults.copied);
     if ('why' in place) {
       conflict({ name: raw.name, address: raw.address, processor, why: place.why });
       continue;
