@@ -25,6 +25,7 @@ import { romNames, tableNamer } from '../shared/names.js';
 import { workspacePath } from '../shared/paths.js';
 import { kindFieldsProblem } from '../shared/per-kind.js';
 import { romArg, withToolRom } from '../shared/rom.js';
+import { carriedNamesOut, carriedText, carryTo } from './carry.js';
 
 // What the four share: their limits and Limits line; validate, build and verify also take the same
 // arguments (a ROM and a manifest, both workspace files), and build and verify return the same result.
@@ -436,7 +437,7 @@ export const ndsMutationBuild = defineTool({
     limits: `${REBUILD_LIMITS_LINE}.`,
   },
   input: rebuildInput,
-  output: buildOutput,
+  output: buildOutput.extend({ names: carriedNamesOut }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
@@ -451,9 +452,11 @@ export const ndsMutationBuild = defineTool({
         },
       }),
     );
+    // The source's names follow the build where its bytes still hold them.
+    const names = await carryTo(ctx, args.rom, r.rom);
     return {
-      structured: shapeBuild(r),
-      text: `${r.reused ? 'reused verified' : 'built'} ${r.rom} (${r.outputSize} bytes, sha256 ${r.outputSha256})`,
+      structured: { ...shapeBuild(r), names },
+      text: `${r.reused ? 'reused verified' : 'built'} ${r.rom} (${r.outputSize} bytes, sha256 ${r.outputSha256})\n${carriedText(names)}`,
     };
   },
 });
