@@ -8,6 +8,9 @@
 //   JSON handling unchanged.
 // - IN: every address/offset argument accepts that exact string, any "0x"/"0X" hex of 1..8 digits, a
 //   string of decimal digits, or a JSON integer. So a value one tool returns goes verbatim into another.
+//   An address argument of a tool that knows a ROM's names (nameOrAddressArg) also takes a stored
+//   symbol name or `name+offset` (`utilLoad`, `utilLoad+0x10`): the tool pipeline resolves it against
+//   that ROM's symbol store before the handler runs (src/mcp/named-args.ts) and says what it resolved.
 import { z } from 'zod/v4';
 
 export const PROCESSORS = ['arm9', 'arm7'] as const;
@@ -48,6 +51,41 @@ export function addressArg(what?: string) {
       return z.NEVER;
     }
     return n;
+  });
+  return what === undefined ? arg : arg.describe(`${what}.`);
+}
+
+/** Characters of a name argument: a stored name (256 at most) and `+` with a 10-digit offset. */
+export const NAME_ARG_CHARS = 256 + 11;
+/** What a name argument may hold: no space, control, bidi or invisible character (as stored names). */
+const NAME_TEXT =
+  /^[^\u0000-\u0020\u007f-\u00a0\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]+$/;
+
+/**
+ * A symbol name (with an optional `+offset`) given where an address is taken, as parsed: the tool
+ * pipeline replaces it by the address it names before the handler sees the arguments, or refuses the
+ * call (src/mcp/named-args.ts). A handler never receives one.
+ */
+export class NamedAddress {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * An address argument that also takes a stored name: `name` or `name+offset` (offset hex or decimal).
+ * Typed as the number it becomes: the pipeline resolves every NamedAddress before the handler runs.
+ */
+export function nameOrAddressArg(what?: string) {
+  const arg = z.union([z.number().int(), z.string().max(NAME_ARG_CHARS)]).transform((v, ctx): number => {
+    const n = parseAddress(v);
+    if (n !== null) return n;
+    if (typeof v === 'string' && !/^[0-9]/.test(v) && NAME_TEXT.test(v))
+      return new NamedAddress(v) as unknown as number;
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'expected "0x" + 1..8 hex digits, an integer 0..4294967295, or a stored name (name or name+0x10)',
+    });
+    return z.NEVER;
   });
   return what === undefined ? arg : arg.describe(`${what}.`);
 }

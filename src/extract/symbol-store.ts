@@ -37,7 +37,10 @@ export interface StoredSymbol {
   address: number;
   /** The overlay the name belongs to; null outside overlays. */
   overlayId: number | null;
-  /** Where the address lies statically: main, autoload, overlay, or unmapped (RAM, I/O). */
+  /**
+   * Where the address lies: main, autoload, overlay, copied (code the start-up copies runs there), or
+   * unmapped (RAM, I/O).
+   */
   component: string;
   mode: SymbolMode | null;
   name: string;
@@ -71,6 +74,50 @@ export class SymbolTable {
 
   get size(): number {
     return this.symbols.length;
+  }
+
+  private byName: Map<string, StoredSymbol[]> | null = null;
+
+  /** Every place `name` names on `processor` (an index made on first use). */
+  named(processor: Processor, name: string): StoredSymbol[] {
+    if (this.byName === null) {
+      this.byName = new Map();
+      for (const s of this.symbols) {
+        const key = `${s.processor}:${s.name}`;
+        const list = this.byName.get(key);
+        if (list) list.push(s);
+        else this.byName.set(key, [s]);
+      }
+    }
+    return this.byName.get(`${processor}:${name}`) ?? [];
+  }
+
+  /**
+   * Up to `max` names of `processor` like `text` (case-insensitive): those containing it, shortest
+   * first; when none does, those sharing its longest common prefix (3 characters at least), a typo's.
+   */
+  like(processor: Processor, text: string, max: number): string[] {
+    const needle = text.toLowerCase();
+    const found = new Set<string>();
+    const byPrefix = new Map<number, Set<string>>();
+    let best = 3;
+    for (const s of this.byProcessor.get(processor) ?? []) {
+      const name = s.name.toLowerCase();
+      if (name.includes(needle)) {
+        found.add(s.name);
+        continue;
+      }
+      if (found.size > 0) continue;
+      let n = 0;
+      while (n < name.length && n < needle.length && name[n] === needle[n]) n++;
+      if (n < best) continue;
+      best = n;
+      const set = byPrefix.get(n) ?? new Set<string>();
+      if (set.size < max) set.add(s.name);
+      byPrefix.set(n, set);
+    }
+    const list = found.size > 0 ? [...found] : [...(byPrefix.get(best) ?? [])];
+    return list.sort((a, b) => a.length - b.length || (a < b ? -1 : 1)).slice(0, max);
   }
 
   /**
@@ -317,8 +364,33 @@ function decodeWhole(text: string, sha256: string): StoredSymbol[] {
   return (d.symbols as StoredSymbol[]).map(checked);
 }
 
+/**
+ * Where code the start-up copies runs, per processor (the program map's detection): a name there is
+ * owned by the copy (`copied`), not by what holds the address statically (nothing: ITCM; or main, for
+ * a program copied below where it is loaded).
+ */
+export type CopiedRuns = (processor: Processor, address: number) => boolean;
+
 /** Where `address` lies statically on `processor`: a component label and the overlay, or a conflict. */
 export function placeOf(
+  rom: RomHandle,
+  processor: Processor,
+  address: number,
+  overlayId: number | null,
+  copied?: CopiedRuns,
+): { component: string; overlayId: number | null } | { why: string } {
+  const place = staticPlaceOf(rom, processor, address, overlayId);
+  if (
+    copied !== undefined &&
+    'component' in place &&
+    (place.component === 'unmapped' || place.component === 'main') &&
+    copied(processor, address)
+  )
+    return { component: 'copied', overlayId: null };
+  return place;
+}
+
+function staticPlaceOf(
   rom: RomHandle,
   processor: Processor,
   address: number,
@@ -358,7 +430,7 @@ export function* mergeSymbols(
   rom: RomHandle,
   symbols: StoredSymbol[],
   incoming: RawSymbol[],
-  defaults: { processor: Processor; source: SymbolSource; replace: boolean },
+  defaults: { processor: Processor; source: SymbolSource; replace: boolean; copied?: CopiedRuns },
 ): Steps<ImportResult> {
   const index = new Map<string, number>();
   for (const [i, s] of symbols.entries()) {
@@ -373,7 +445,7 @@ export function* mergeSymbols(
   for (const [i, raw] of incoming.entries()) {
     if (i % STEP_NAMES === 0) yield;
     const processor = raw.processor ?? defaults.processor;
-    const place = placeOf(rom, processor, raw.address, raw.overlayId);
+    const place = placeOf(rom, processor, raw.address, raw.overlayId, defaults.copied);
     if ('why' in place) {
       conflict({ name: raw.name, address: raw.address, processor, why: place.why });
       continue;

@@ -6,6 +6,7 @@ import { type ErrorCode, isReMcpError } from '../core/errors.js';
 import { inline } from '../core/text-safety.js';
 import { formatAddress } from '../core/vocabulary.js';
 import type { Services } from '../services.js';
+import { NAMES_META_KEY, type NameUse, namesLine, resolveNamedArguments } from './named-args.js';
 import { renderToolText } from './render/registry.js';
 import type { ProgressUpdate, ToolDefinition } from './tool.js';
 
@@ -156,14 +157,18 @@ async function invokeUnbounded(
     return errorResult({ code: 'invalid-argument', message: describeZodIssues(parsed.error) });
   }
   let success: Awaited<ReturnType<ToolDefinition['handler']>>;
+  let names: NameUse[] = [];
   try {
     if (options.signal.aborted)
       return errorResult({ code: 'cancelled', message: 'cancelled before it started' });
-    success = await def.handler(parsed.data, {
+    const ctx = {
       services,
       signal: options.signal,
       progress: makeProgress(options.onProgress, finished, options.signal),
-    });
+    };
+    // Names given for addresses become addresses before the handler runs (named-args.ts).
+    names = await resolveNamedArguments(def, parsed.data as Record<string, unknown>, ctx);
+    success = await def.handler(parsed.data, ctx);
   } catch (error) {
     if (isReMcpError(error)) {
       return errorResult({
@@ -201,10 +206,18 @@ async function invokeUnbounded(
     JSON.stringify({ content: [{ type: 'text', text: '' }, ...images], structuredContent: structured }),
     'utf8',
   );
-  const text = renderToolText(def.name, success.text, structured, limit - frame - TEXT_SLACK_BYTES);
+  const meta = names.length > 0 ? { _meta: { [NAMES_META_KEY]: names } } : {};
+  const summary = names.length > 0 ? `${namesLine(names)}\n${success.text}` : success.text;
+  const text = renderToolText(
+    def.name,
+    summary,
+    structured,
+    limit - frame - TEXT_SLACK_BYTES - (names.length > 0 ? Buffer.byteLength(JSON.stringify(meta)) : 0),
+  );
   const result: ToolCallResult = {
     content: [{ type: 'text', text }, ...images],
     structuredContent: structured,
+    ...meta,
   };
   const size = Buffer.byteLength(JSON.stringify(result), 'utf8');
   if (size > limit) {

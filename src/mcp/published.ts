@@ -21,7 +21,7 @@ export function instructionsFor(emulators: readonly Emulator[] = EMULATORS): str
   return [
     're-mcp: narrow, bounded tools for ROM reverse engineering. Shared conventions (tool descriptions do not repeat them):',
     '- Paths are workspace-relative; source ROMs are never modified.',
-    '- Addresses and ROM offsets are returned as "0x%08x" text; arguments take that, "0x" hex (1..8 digits), decimal text or an integer, so a returned value can be passed on verbatim. Sizes and counts are integers.',
+    '- Addresses and offsets are returned as "0x%08x"; arguments take that, "0x" hex (1..8 digits), decimal text or an integer, so they pass on verbatim; code addresses take names (f+0x10). Sizes, counts: integers.',
     "- ROM tools check the ROM's SHA-256 before and after each read: error rom-changed if it changed in between, invalid-rom on a bad header.",
     '- All max* arguments apply at once; status "truncated" (with the limit named) means the answer is partial; a negative answer is definitive only when complete.',
     '- Long calls report progress when given a progressToken and stop when cancelled.',

@@ -3,7 +3,7 @@
 // mapping, output limits, progress and cancellation behave identically everywhere.
 import type { z } from 'zod/v4';
 import type { ProfileName } from '../core/profiles.js';
-import type { LimitSpec } from '../core/vocabulary.js';
+import type { LimitSpec, Processor } from '../core/vocabulary.js';
 import type { Services } from '../services.js';
 
 /** Rendered into one description string with a fixed layout an assistant can rely on. */
@@ -81,8 +81,31 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
    * no line in their files.
    */
   needs?: Partial<z.input<I>>;
+  /**
+   * Where a name given for an address argument (nameOrAddressArg) is looked up: the ROM's names on the
+   * call's processor. Asked only when a call gives a name; a tool without it takes numbers only (the
+   * pipeline refuses a name: src/mcp/named-args.ts).
+   */
+  names?: (args: z.output<I>, ctx: ToolContext) => Promise<AddressNamer>;
   handler(args: z.output<I>, ctx: ToolContext): Promise<ToolSuccess<z.input<O>>>;
 }
+
+/** What one name given for an address resolved to. */
+export interface ResolvedName {
+  /** The stored name (without the offset). */
+  symbol: string;
+  offset: number;
+  address: number;
+  processor: Processor;
+  overlayId: number | null;
+}
+
+/**
+ * Resolves the name `text` given for an address argument; `holder` is the object holding the argument
+ * (its own processor, overlayId or component, where it has them). Throws a typed error for an unknown
+ * or ambiguous name.
+ */
+export type AddressNamer = (text: string, holder: Readonly<Record<string, unknown>>) => ResolvedName;
 
 /** Identity function that keeps the generic types tied together at the definition site. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(

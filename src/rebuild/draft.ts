@@ -5,10 +5,18 @@
 // other (the plan is the answer); nds_mutation_build and nds_mutation_verify take that path unchanged.
 
 import { createHash } from 'node:crypto';
+import {
+  type CopyEvidence,
+  refuseStorageAddress,
+  runOfStored,
+  type StartupCopies,
+  storedOfRun,
+} from '../analysis/run-address.js';
 import { assemble } from '../asm/armips.js';
 import { toArmipsSyntax } from '../asm/ual.js';
 import { ReMcpError } from '../core/errors.js';
 import type { MemoryBudget } from '../core/memory-budget.js';
+import { formatAddress as hex } from '../core/vocabulary.js';
 import { type ComponentSelector, resolveComponent } from '../formats/nds/selectors.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import { sha256File } from '../workspace/hash.js';
@@ -21,7 +29,13 @@ export type DraftOperation =
       op: 'patch';
       id?: string;
       component: ComponentSelector;
-      offset: number;
+      /** Where in the component as stored, or: */
+      offset?: number;
+      /**
+       * Where the bytes run (a runtime address on the component's processor): inside code the start-up
+       * copies elsewhere, the address it runs at, mapped to where it is stored.
+       */
+      address?: number;
       /** Hex bytes, or: */
       replacement?: string;
       /** ARM or Thumb source, assembled at the runtime address of the patched byte. */
@@ -85,42 +99,68 @@ export interface DraftResult {
     /** How a line was read where it could be read two ways (ual.ts), and armips' warnings. */
     messages: string[];
   }[];
+  /**
+   * Each patch of an executable's bytes as they are stored: where they are stored and where they run
+   * (different where the start-up copies them, with the copy as evidence).
+   */
+  placed: {
+    id: string;
+    processor: 'arm9' | 'arm7';
+    offset: number;
+    storedAddress: number;
+    runAddress: number;
+    copy: CopyEvidence | null;
+  }[];
 }
 
-/**
- * Where a patch's first byte runs, for assembling it: a main executable or an overlay stored plain
- * (its stored bytes are its runtime bytes from its load address on); a file, or a compressed component
- * (stored bytes are not runtime bytes), has no such address.
- */
-function runtimeOf(
-  rom: RomHandle,
-  sel: ComponentSelector,
-  offset: number,
-): { processor: 'arm9' | 'arm7'; address: number } {
+/** The executable a patch edits as stored: main or overlay, its processor, load address and size. */
+interface Executable {
+  processor: 'arm9' | 'arm7';
+  main: boolean;
+  ramAddress: number;
+  size: number;
+  /** Why its stored bytes are not its runtime bytes (compressed), or null. */
+  notPlain: string | null;
+}
+
+function executableOf(rom: RomHandle, sel: ComponentSelector): Executable | null {
   const m = rom.model;
   if (sel.kind === 'arm9' || sel.kind === 'arm7') {
     const exe = m[sel.kind];
-    if (exe.compressed)
-      throw new ReMcpError(
-        'invalid-argument',
-        `${sel.kind} is compressed: assemble against its runtime image is not possible in place`,
-      );
-    return { processor: sel.kind, address: exe.ramAddress + offset };
+    return {
+      processor: sel.kind,
+      main: true,
+      ramAddress: exe.ramAddress,
+      size: exe.size,
+      notPlain: exe.compressed ? `${sel.kind} is compressed: its stored bytes are not its code` : null,
+    };
   }
   if (sel.kind === 'overlay') {
     const o = m.overlays[sel.processor].find((x) => x.id === sel.id);
     if (!o) throw new ReMcpError('not-found', `no ${sel.processor} overlay ${sel.id}`);
-    if (o.compressed)
-      throw new ReMcpError(
-        'invalid-argument',
-        `${sel.processor} overlay ${sel.id} is compressed: its stored bytes are not its code`,
-      );
-    return { processor: sel.processor, address: o.ramAddress + offset };
+    return {
+      processor: sel.processor,
+      main: false,
+      ramAddress: o.ramAddress,
+      size: o.file.end - o.file.start,
+      notPlain: o.compressed
+        ? `${sel.processor} overlay ${sel.id} is compressed: its stored bytes are not its code`
+        : null,
+    };
   }
-  throw new ReMcpError(
-    'invalid-argument',
-    'assembly needs a main executable or an overlay (a file has no runtime address)',
-  );
+  return null;
+}
+
+/** An executable that runs as stored (uncompressed), or the refusal of `what` on it. */
+function plainExecutable(rom: RomHandle, sel: ComponentSelector, what: string): Executable {
+  const exe = executableOf(rom, sel);
+  if (exe === null)
+    throw new ReMcpError(
+      'invalid-argument',
+      `${what} needs a main executable or an overlay (a file has no runtime address)`,
+    );
+  if (exe.notPlain !== null) throw new ReMcpError('invalid-argument', `${what}: ${exe.notPlain}`);
+  return exe;
 }
 
 export async function draftManifest(
@@ -134,10 +174,16 @@ export async function draftManifest(
     memory?: MemoryBudget;
     /** Names a source may use as labels, per processor (the symbol store's). */
     labels?: (processor: 'arm9' | 'arm7', source: string) => ReadonlyMap<string, number>;
+    /**
+     * What the start-up of a processor copies where (the program map's detection): patches of the
+     * copied bytes are assembled where they run, and an address may name where they run.
+     */
+    copies?: (processor: 'arm9' | 'arm7') => Promise<StartupCopies>;
   } = {},
 ): Promise<DraftResult> {
   const signal = options.signal;
   const assembled: DraftResult['assembled'] = [];
+  const placed: DraftResult['placed'] = [];
   if (!DRAFT_NAME.test(name))
     throw new ReMcpError('invalid-argument', 'a manifest name is 1..64 of A-Z a-z 0-9 . _ - (no path)');
   if (operations.length === 0 || operations.length > REBUILD_LIMITS.operations.max)
@@ -172,19 +218,51 @@ export async function draftManifest(
     const id = op.id ?? `${op.op}-${i + 1}`;
     switch (op.op) {
       case 'patch': {
-        let replacement: string;
+        let replacement: string | null = null;
+        if (op.assembly === undefined) {
+          if (op.replacement === undefined || !/^([0-9a-fA-F]{2})+$/.test(op.replacement))
+            throw new ReMcpError('invalid-argument', `operation "${id}": replacement must be hex bytes`);
+          replacement = op.replacement.toLowerCase();
+        }
+        const exe = executableOf(rom, op.component);
+        const copies =
+          exe?.main && exe.notPlain === null && options.copies ? await options.copies(exe.processor) : null;
+        // Where the first byte is stored (its offset) and where it runs.
+        let offset: number;
+        let run: { address: number; copy: CopyEvidence | null } | null = null;
+        if (op.address !== undefined) {
+          const e = plainExecutable(rom, op.component, `operation "${id}": an address`);
+          const m = copies ? storedOfRun(copies, op.address) : null;
+          if (m === null && copies) refuseStorageAddress(copies, op.address, `operation "${id}": address`);
+          const stored = m?.stored ?? op.address;
+          offset = stored - e.ramAddress;
+          if (offset < 0 || offset >= e.size)
+            throw new ReMcpError(
+              'invalid-argument',
+              `operation "${id}": ${e.processor} ${hex(op.address)} is not in the component (${hex(e.ramAddress)}..${hex(e.ramAddress + e.size)} as loaded${copies && copies.code.length + copies.data.length > 0 ? ', or a copy the start-up makes of it' : ''})`,
+            );
+          run = { address: op.address, copy: m?.copy ?? null };
+        } else if (op.offset !== undefined) offset = op.offset;
+        else throw new ReMcpError('invalid-argument', `operation "${id}": a patch takes offset or address`);
+        const runOf = (e: Executable, length: number) => {
+          const stored = e.ramAddress + offset;
+          const m = copies ? runOfStored(copies, stored, length) : null;
+          return { address: m?.run ?? stored, copy: m?.copy ?? null };
+        };
         if (op.assembly !== undefined) {
-          const where = runtimeOf(rom, op.component, op.offset);
+          const e = plainExecutable(rom, op.component, 'assembly');
+          // Assembled where the first byte runs: branches and PC-relative loads are relative to it.
+          const where = run ?? runOf(e, 1);
           const armips = toArmipsSyntax(op.assembly.source, {
             mode: op.assembly.mode,
-            processor: where.processor,
+            processor: e.processor,
           });
           const r = await assemble({
             source: armips.source,
-            processor: where.processor,
+            processor: e.processor,
             mode: op.assembly.mode,
             address: where.address,
-            labels: options.labels?.(where.processor, armips.source) ?? new Map(),
+            labels: options.labels?.(e.processor, armips.source) ?? new Map(),
             ...(signal ? { signal } : {}),
             ...(options.memory ? { memory: options.memory } : {}),
           });
@@ -196,24 +274,38 @@ export async function draftManifest(
           assembled.push({
             id,
             source: op.assembly.source,
-            processor: where.processor,
+            processor: e.processor,
             mode: op.assembly.mode,
             address: where.address,
             bytes: r.bytes,
             messages: [...armips.notes, ...r.messages],
           });
           replacement = Buffer.from(r.bytes).toString('hex');
-        } else {
-          if (op.replacement === undefined || !/^([0-9a-fA-F]{2})+$/.test(op.replacement))
-            throw new ReMcpError('invalid-argument', `operation "${id}": replacement must be hex bytes`);
-          replacement = op.replacement.toLowerCase();
         }
-        const original = componentBytes(rom, op.component, op.offset, replacement.length / 2);
+        const length = replacement!.length / 2;
+        const original = componentBytes(rom, op.component, offset, length);
+        if (exe !== null && exe.notPlain === null) {
+          // Every byte runs in one place: all of them copied by one copy, or none (runOfStored).
+          const whole = runOf(exe, length);
+          if (run !== null && whole.address !== run.address)
+            throw new ReMcpError(
+              'invalid-argument',
+              `operation "${id}": ${hex(run.address)} and the bytes stored at ${hex(exe.ramAddress + offset)} run in different places`,
+            );
+          placed.push({
+            id,
+            processor: exe.processor,
+            offset,
+            storedAddress: exe.ramAddress + offset,
+            runAddress: whole.address,
+            copy: whole.copy,
+          });
+        }
         out.push({
           op: 'patch',
           id,
           component: op.component,
-          offset: `0x${op.offset.toString(16)}`,
+          offset: `0x${offset.toString(16)}`,
           original: Buffer.from(original).toString('hex'),
           replacement,
           componentSha256: await componentHash(op.component),
@@ -281,5 +373,6 @@ export async function draftManifest(
     manifestSha256: createHash('sha256').update(text).digest('hex'),
     validated,
     assembled,
+    placed,
   };
 }

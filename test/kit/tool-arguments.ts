@@ -5,6 +5,7 @@
 // caller picks) with the definition's `needs` over them (what the schema cannot say: exactly one of
 // address and romOffset, a kind's own fields), and its path arguments are read from those marks.
 import { z } from 'zod/v4';
+import { NAME_ARG_CHARS } from '../../src/core/vocabulary.js';
 import type { ToolDefinition } from '../../src/mcp/tool.js';
 import { type PathKind, WORKSPACE_PATHS } from '../../src/tools/shared/paths.js';
 
@@ -71,14 +72,14 @@ export interface Fill {
   optional?(arg: string): boolean;
 }
 
-/** `addressArg`: an integer or a short string (core/vocabulary.ts). */
+/** `addressArg` (an integer or a short string) or `nameOrAddressArg` (a string as long as a name). */
 function isAddress(s: Schema): boolean {
   const branches = s.anyOf as Schema[] | undefined;
   return (
     Array.isArray(branches) &&
     branches.length === 2 &&
     branches.some((b) => b.type === 'integer') &&
-    branches.some((b) => b.type === 'string' && b.maxLength === 12)
+    branches.some((b) => b.type === 'string' && (b.maxLength === 12 || b.maxLength === NAME_ARG_CHARS))
   );
 }
 

@@ -21,6 +21,12 @@ export interface RawSymbol {
   overlayId: number | null;
   /** 1-based line (text formats) or symbol index (ELF), for reports. */
   line: number;
+  /**
+   * Where the file loads the bytes of a place that runs elsewhere (an ELF section whose load address
+   * differs from its run address: ITCM, DTCM, code the start-up copies); absent when it runs where it
+   * is loaded or the file does not say.
+   */
+  loadAddress?: number;
 }
 
 export interface SkippedEntry {

@@ -12,7 +12,7 @@ import {
 import type { ComponentKind } from '../../analysis/functions/nds-scope.js';
 import type { CfgResult } from '../../arm/cfg.js';
 import { ARM_MODES } from '../../arm/types.js';
-import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
+import { addressOut, formatAddress, nameOrAddressArg, type Processor } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
 import {
@@ -21,6 +21,7 @@ import {
   cfgStatusSchema,
   cfgTruncationSchema,
 } from '../shared/control-flow.js';
+import { romArgNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import { answerCall } from './answer-call.js';
 import {
@@ -77,7 +78,7 @@ export const ndsAnalyzeFunction = defineTool({
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: addressArg('Entry; must resolve to one code source'),
+    address: nameOrAddressArg('Entry; must resolve to one code source'),
     mode: z.enum(ARM_MODES).describe('arm 4-, thumb 2-aligned.'),
     overlayId: overlayIdArg('Overlay holding the entry; not a loaded flag.'),
     ...questionArgs(L),
@@ -120,6 +121,7 @@ export const ndsAnalyzeFunction = defineTool({
   }),
   annotations: READ_ONLY,
   limits: questionLimits(L),
+  names: romArgNames,
   async handler(args, ctx) {
     const limits = { ...searchLimits(args), proofSites: args.maxProofSites };
     const cfg = {

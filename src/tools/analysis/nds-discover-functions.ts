@@ -16,7 +16,7 @@ import {
 } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
-import { nameField } from '../shared/names.js';
+import { nameField, romArgNames } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import { answerCall } from './answer-call.js';
 import { MAP_LIMITS } from './map-scope.js';
@@ -126,6 +126,7 @@ export const ndsDiscoverFunctions = defineTool({
   }),
   annotations: READ_ONLY,
   limits: { ...L, ...MAP_LIMITS, ...FUNCTION_PAGE },
+  names: romArgNames,
   async handler(args, ctx) {
     return answerCall(
       ctx,

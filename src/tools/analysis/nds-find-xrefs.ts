@@ -13,12 +13,13 @@ import {
   addressOut,
   formatAddress,
   limitArg,
+  nameOrAddressArg,
   type Processor,
   pageOut,
 } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
-import { nameField } from '../shared/names.js';
+import { nameField, romArgNames } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import { answerCall } from './answer-call.js';
 import { MAP_LIMITS } from './map-scope.js';
@@ -71,7 +72,7 @@ export const ndsFindXrefs = defineTool({
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: addressArg('Or give romOffset').optional(),
+    address: nameOrAddressArg('Or give romOffset').optional(),
     romOffset: addressArg('Must map to one runtime address').optional(),
     ...questionArgs(L),
     offset: limitArg(XREF_OFFSET),
@@ -123,6 +124,7 @@ export const ndsFindXrefs = defineTool({
   annotations: READ_ONLY,
   limits: { ...L, offset: XREF_OFFSET, seeds: SEEDS_LIMIT, ...MAP_LIMITS },
   needs: { address: '0x02000000' },
+  names: romArgNames,
   async handler(args, ctx) {
     if ((args.address === undefined) === (args.romOffset === undefined)) {
       throw new ReMcpError('invalid-argument', 'give exactly one of address and romOffset');

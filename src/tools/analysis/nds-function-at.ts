@@ -7,10 +7,10 @@ import { z } from 'zod/v4';
 import { type FunctionAtAnswer, functionAt } from '../../analysis/answers/function-at.js';
 import { FUNCTION_LOOKUPS } from '../../analysis/functions/coverage.js';
 import { BYTE_CLASS_NAMES, HOLDER_VIAS } from '../../analysis/program-map/types.js';
-import { addressArg, addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
+import { addressOut, formatAddress, nameOrAddressArg, type Processor } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
-import { nameField } from '../shared/names.js';
+import { nameField, romArgNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import { answerCall } from './answer-call.js';
 import {
@@ -46,7 +46,7 @@ export const ndsFunctionAt = defineTool({
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: addressArg('Address inside a function'),
+    address: nameOrAddressArg('Address inside a function'),
     overlayId: overlayIdArg("Only this overlay's blocks match."),
     ...questionArgs(L),
   }),
@@ -95,6 +95,7 @@ export const ndsFunctionAt = defineTool({
   }),
   annotations: READ_ONLY,
   limits: questionLimits(L),
+  names: romArgNames,
   async handler(args, ctx) {
     return answerCall(
       ctx,

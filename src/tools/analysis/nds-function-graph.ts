@@ -9,13 +9,19 @@ import type { MapFunction, ProgramMap } from '../../analysis/program-map/map.js'
 import { callGraph, functionCfg } from '../../analysis/program-map/pictures.js';
 import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, BOUNDED_STATUSES, formatAddress, limitArg } from '../../core/vocabulary.js';
+import {
+  addressOut,
+  BOUNDED_STATUSES,
+  formatAddress,
+  limitArg,
+  nameOrAddressArg,
+} from '../../core/vocabulary.js';
 import { toDot } from '../../graph/dot.js';
 import { LAYOUT_TIME, layout } from '../../graph/graphviz.js';
 import { encodePng } from '../../graph/png.js';
 import { fitScale, type GraphvizJson, rasterize } from '../../graph/raster.js';
 import { defineTool } from '../../mcp/tool.js';
-import { romNames } from '../shared/names.js';
+import { romArgNames, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import { answerProgress } from './answer-call.js';
 import { MAP_LIMITS, toolMap } from './map-scope.js';
@@ -46,7 +52,7 @@ export const ndsFunctionGraph = defineTool({
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: addressArg('In the function'),
+    address: nameOrAddressArg('In the function'),
     overlayId: overlayIdArg('Overlay holding it.'),
     view: z.enum(VIEWS).default('cfg'),
     depth: limitArg(GRAPH_LIMITS.depth),
@@ -90,6 +96,7 @@ export const ndsFunctionGraph = defineTool({
     layoutMillis: { default: LAYOUT_TIME.default, max: LAYOUT_TIME.default, unit: 'milliseconds of layout' },
     pixels: { default: PICTURE_LIMITS.maxPixels, max: PICTURE_LIMITS.maxPixels, unit: 'pixels per picture' },
   },
+  names: romArgNames,
   async handler(args, ctx) {
     const progress = answerProgress(ctx, 'map');
     return withToolRom(

@@ -17,10 +17,10 @@ import { MAP_LIMITS } from '../../analysis/program-map/service.js';
 import { COMPONENT_KINDS, TIERS } from '../../analysis/program-map/types.js';
 import { ARM_MODES } from '../../arm/types.js';
 import {
-  addressArg,
   addressOut,
   limitArg as coreLimitArg,
   formatAddress,
+  nameOrAddressArg,
   PROCESSORS,
   type Processor,
 } from '../../core/vocabulary.js';
@@ -156,7 +156,7 @@ export const MAX_SEEDS = 64;
 export const seedsArg = z
   .array(
     z.object({
-      address: addressArg(),
+      address: nameOrAddressArg(),
       mode: z.enum(ARM_MODES),
       overlayId: overlayIdArg(),
     }),

@@ -23,7 +23,7 @@ import {
   sourceSchema,
   sourceView,
 } from '../shared/instructions.js';
-import { nameField, romNames } from '../shared/names.js';
+import { nameField, romArgNames, romNames } from '../shared/names.js';
 import { READ_ONLY, withToolRom } from '../shared/rom.js';
 import { CODE_IMAGE_LIMIT_TEXT, provenModeOf, startArgs } from './start.js';
 
@@ -82,6 +82,7 @@ export const ndsAnalyzeControlFlow = defineTool({
   }),
   annotations: READ_ONLY,
   limits: CFG_TOOL_LIMITS,
+  names: romArgNames,
   async handler(args, ctx) {
     return withToolRom(ctx, args.rom, async (rom, store) => {
       const copied = await copiedBlocks(ctx, store, rom, args.processor);

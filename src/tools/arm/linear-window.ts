@@ -26,7 +26,7 @@ import {
   sourceSchema,
   sourceView,
 } from '../shared/instructions.js';
-import { nameField, romNames } from '../shared/names.js';
+import { nameField, romArgNames, romNames } from '../shared/names.js';
 import { READ_ONLY, withToolRom } from '../shared/rom.js';
 import { CODE_IMAGE_LIMIT_TEXT, provenModeOf, startArgs } from './start.js';
 
@@ -156,6 +156,7 @@ export const ndsDisassembleRange = defineTool({
   }),
   annotations: READ_ONLY,
   limits: LINEAR_LIMITS,
+  names: romArgNames,
   async handler(args, ctx) {
     const w = await linearWindow(ctx, args);
     const refs = referencesOfWindow(w.instructions).length;
@@ -228,6 +229,7 @@ export const ndsListReferences = defineTool({
   }),
   annotations: READ_ONLY,
   limits: LINEAR_LIMITS,
+  names: romArgNames,
   async handler(args, ctx) {
     const w = await linearWindow(ctx, args);
     const references = referencesOfWindow(w.instructions).map((ref) => {

@@ -3,7 +3,7 @@
 import { z } from 'zod/v4';
 import { START_MODES } from '../../analysis/code-source.js';
 import { getProgramMaps } from '../../analysis/program-map/service.js';
-import { addressArg, type Processor } from '../../core/vocabulary.js';
+import { addressArg, nameOrAddressArg, type Processor } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
 import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
 import { overlayIdArg, processorArg, romArg } from '../shared/rom.js';
@@ -11,7 +11,7 @@ import { overlayIdArg, processorArg, romArg } from '../shared/rom.js';
 export const startArgs = {
   rom: romArg,
   processor: processorArg,
-  address: addressArg('Or give romOffset').optional(),
+  address: nameOrAddressArg('Or give romOffset').optional(),
   romOffset: addressArg('Must map to one runtime address').optional(),
   overlayId: overlayIdArg('Among overlapping overlays; not a loaded flag.'),
   mode: z.enum(START_MODES).describe('auto: where the mode is proven; arm 4-, thumb 2-aligned.'),

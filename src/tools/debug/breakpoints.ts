@@ -4,7 +4,7 @@
 import { z } from 'zod/v4';
 import { START_MODES } from '../../analysis/code-source.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress, valueArg } from '../../core/vocabulary.js';
+import { addressArg, addressOut, formatAddress, nameOrAddressArg, valueArg } from '../../core/vocabulary.js';
 import type { Emulator } from '../../debug/backend.js';
 import {
   type BreakCondition,
@@ -22,6 +22,7 @@ import {
   breakpointView,
   cpuOf,
   generationNumber,
+  liveArgNames,
   liveNames,
   processorInput,
   RUNTIME,
@@ -44,7 +45,7 @@ export const emuBreakpointAdd = emulatorTool({
   },
   input: z.object({
     processor: processorInput,
-    address: addressArg(),
+    address: nameOrAddressArg(),
     mode: z.enum(START_MODES).default('auto'),
   }),
   output: z.object({
@@ -55,6 +56,7 @@ export const emuBreakpointAdd = emulatorTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { breakpoints: { max: LIMITS.breakpoints.max, unit: 'active breakpoints per CPU' } },
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const cpu = cpuOf(ctx.services, emu, args.processor);

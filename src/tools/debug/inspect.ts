@@ -9,7 +9,13 @@ import { LINEAR_LIMITS } from '../../analysis/linear-window.js';
 import { decodeWindow } from '../../arm/decoder.js';
 import { ARM_MODES, type ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
+import {
+  addressOut,
+  formatAddress,
+  nameOrAddressArg,
+  PROCESSORS,
+  type Processor,
+} from '../../core/vocabulary.js';
 import type { Emulator } from '../../debug/backend.js';
 import { captureContext, registerView } from '../../debug/control.js';
 import { LIMITS } from '../../debug/policy.js';
@@ -32,6 +38,7 @@ import {
   contextOutput,
   cpuOf,
   generationNumber,
+  liveArgNames,
   liveNames,
   processorInput,
   RUNTIME,
@@ -92,7 +99,7 @@ export const emuReadMemory = emulatorTool({
   },
   input: z.object({
     processor: processorInput,
-    address: addressArg(),
+    address: nameOrAddressArg(),
     length: z.number().int().min(1).describe(`At most ${LIMITS.memoryRead.max} bytes.`),
   }),
   output: z.object({
@@ -105,6 +112,7 @@ export const emuReadMemory = emulatorTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { length: { min: LIMITS.memoryRead.min, max: LIMITS.memoryRead.max, unit: 'bytes' } },
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const bytes = await cpuOf(ctx.services, emu, args.processor).readMemory(args.address, args.length);
@@ -278,7 +286,7 @@ export const emuDisassembleLive = emulatorTool({
   },
   input: z.object({
     processor: processorInput,
-    address: addressArg('Default: the PC').optional(),
+    address: nameOrAddressArg('Default: the PC').optional(),
     mode: z.enum(START_MODES).default('auto'),
     ...linearWindowArgs,
   }),
@@ -305,6 +313,7 @@ export const emuDisassembleLive = emulatorTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { maxInstructions: LINEAR_LIMITS.instructions, maxBytes: LINEAR_LIMITS.bytes },
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const gen = debugSession(ctx.services, emu).requireGeneration();

@@ -4,13 +4,13 @@
 // whose session it drives.
 import type { z } from 'zod/v4';
 import { type Emulator, toolName } from '../../debug/backend.js';
-import type { ToolContext, ToolDefinition, ToolSuccess } from '../../mcp/tool.js';
+import type { AddressNamer, ToolContext, ToolDefinition, ToolSuccess } from '../../mcp/tool.js';
 
 /** A text that is the same for every emulator, or made from the emulator. */
 export type EmulatorText = string | ((emu: Emulator) => string);
 
 export interface EmulatorTool<I extends z.ZodObject, O extends z.ZodObject>
-  extends Omit<ToolDefinition<I, O>, 'name' | 'title' | 'description' | 'input' | 'handler'> {
+  extends Omit<ToolDefinition<I, O>, 'name' | 'title' | 'description' | 'input' | 'handler' | 'names'> {
   /** The name after the emulator's prefix. */
   verb: string;
   title: EmulatorText;
@@ -25,6 +25,8 @@ export interface EmulatorTool<I extends z.ZodObject, O extends z.ZodObject>
   /** The input schema, or a function of the emulator when a field's description names one of its tools. */
   input: I | ((emu: Emulator) => I);
   handler(args: z.output<I>, ctx: ToolContext, emu: Emulator): Promise<ToolSuccess<z.input<O>>>;
+  /** As ToolDefinition's names, given the emulator whose session holds the ROM. */
+  names?: (args: z.output<I>, ctx: ToolContext, emu: Emulator) => Promise<AddressNamer>;
 }
 
 /** Identity function that keeps the generic types tied together at the definition site (as defineTool). */
@@ -45,7 +47,7 @@ export function forEmulator<I extends z.ZodObject, O extends z.ZodObject>(
   def: EmulatorTool<I, O>,
 ): ToolDefinition<I, O> {
   const text = (t: EmulatorText) => (typeof t === 'function' ? t(emu) : t);
-  const { verb, title, description: d, input, handler, ...rest } = def;
+  const { verb, title, description: d, input, handler, names, ...rest } = def;
   return {
     ...rest,
     name: tool(emu, verb),
@@ -59,5 +61,6 @@ export function forEmulator<I extends z.ZodObject, O extends z.ZodObject>(
     },
     input: typeof input === 'function' ? input(emu) : input,
     handler: (args, ctx) => handler(args, ctx, emu),
+    ...(names === undefined ? {} : { names: (args, ctx) => names(args, ctx, emu) }),
   };
 }

@@ -19,9 +19,9 @@ import { type ExecRange, LIMITS, RANGE_MODES, RANGE_SOURCES } from '../../debug/
 import { debugSession } from '../../debug/service.js';
 import { WATCH_ACCESSES } from '../../debug/watchpoints.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
-import type { LimitSpec, ToolContext } from '../../mcp/tool.js';
+import type { AddressNamer, LimitSpec, ToolContext } from '../../mcp/tool.js';
 import type { Services } from '../../services.js';
-import { nameField, romNames } from '../shared/names.js';
+import { nameField, romNames, tableNamer } from '../shared/names.js';
 
 /** Undescribed: arm7 needing <prefix>_start arm7: true is said once, by that argument. */
 export const processorInput = z.enum(PROCESSORS).default('arm9');
@@ -87,6 +87,28 @@ export async function liveNames(
   const gen = debugSession(ctx.services, emu).generation;
   if (gen === null) return null;
   return { table: await romNames(ctx, gen.rom), processor };
+}
+
+/**
+ * The `names` hook of a debugger tool: a name given for an address is looked up in the running ROM's
+ * store on the call's processor, outside overlays (which overlay is loaded is not known from here).
+ */
+export async function liveArgNames(
+  args: { processor: Processor },
+  ctx: ToolContext,
+  emu: Emulator,
+): Promise<AddressNamer> {
+  const gen = debugSession(ctx.services, emu).generation;
+  if (gen === null)
+    throw new ReMcpError(
+      'invalid-argument',
+      "a name is looked up in the running ROM's stored names: start a session first, or give the address",
+    );
+  return tableNamer(
+    await romNames(ctx, gen.rom),
+    () => args.processor,
+    () => null,
+  );
 }
 
 export function stopView(

@@ -1,7 +1,13 @@
 // The data watchpoint tools: <emu>_watchpoint_add and <emu>_watchpoint_remove, with the
 // watchpoint's output shape.
 import { z } from 'zod/v4';
-import { addressArg, addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
+import {
+  addressOut,
+  formatAddress,
+  nameOrAddressArg,
+  PROCESSORS,
+  type Processor,
+} from '../../core/vocabulary.js';
 import { debugSession } from '../../debug/service.js';
 import {
   addWatchpoint,
@@ -12,7 +18,7 @@ import {
   type Watchpoint,
 } from '../../debug/watchpoints.js';
 import { emulatorTool, tool } from './per-emulator.js';
-import { cpuOf, generationNumber, processorInput, RUNTIME } from './session-views.js';
+import { cpuOf, generationNumber, liveArgNames, processorInput, RUNTIME } from './session-views.js';
 
 /** A watchpoint as the watchpoint tools return it. */
 const watchpointOutput = z.object({
@@ -59,7 +65,7 @@ export const emuWatchpointAdd = emulatorTool({
   },
   input: z.object({
     processor: processorInput,
-    address: addressArg(),
+    address: nameOrAddressArg(),
     length: z.union([z.literal(1), z.literal(2), z.literal(4)]).default(4),
     access: z.enum(WATCH_ACCESSES).default('write').describe('access: read or write.'),
   }),
@@ -71,6 +77,7 @@ export const emuWatchpointAdd = emulatorTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { watchpoints: { max: WATCH_LIMITS.perCpu.max, unit: 'active watchpoints per CPU' } },
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const cpu = cpuOf(ctx.services, emu, args.processor);

@@ -1,8 +1,10 @@
 import { z } from 'zod/v4';
+import { type StartupCopies, storedOfRun } from '../../analysis/run-address.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
+import { addressArg, formatAddress as hex, limitArg, type Processor } from '../../core/vocabulary.js';
 import { exportSymbols, readSymbolFile, SYMBOL_FILE_LIMITS } from '../../extract/symbol-files.js';
 import {
+  type CopiedRuns,
   getSymbolStore,
   mergeSymbols,
   placeKey,
@@ -12,6 +14,7 @@ import {
 } from '../../extract/symbol-store.js';
 import { badName, SYMBOL_FORMATS, SYMBOL_LIMITS, SYMBOL_MODES } from '../../formats/symbols/types.js';
 import { defineTool } from '../../mcp/tool.js';
+import { startupCopies } from '../shared/copied.js';
 import { workspacePath } from '../shared/paths.js';
 import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.js';
 
@@ -129,8 +132,18 @@ export const ndsSymbols = defineTool({
     if (args.action === 'import') await ctx.services.workspace.resolveExisting(args.file, 'file');
     const store = getSymbolStore(ctx.services);
     const processor = args.processor ?? 'arm9';
-    return withToolRom(ctx, args.rom, async (rom) => {
+    return withToolRom(ctx, args.rom, async (rom, romStore) => {
       const storePath = store.path(rom);
+      // Names where start-up copies code run there, owned by the copy (ITCM, WRAM, main moved down).
+      const copiesOf = new Map<Processor, StartupCopies>();
+      const copiedRuns = async (processors: Iterable<Processor>): Promise<CopiedRuns> => {
+        for (const p of new Set(processors))
+          if (!copiesOf.has(p)) copiesOf.set(p, await startupCopies(ctx, romStore, rom, p));
+        return (p, address) => {
+          const c = copiesOf.get(p);
+          return c !== undefined && storedOfRun(c, address) !== null;
+        };
+      };
       let changes: {
         added: number;
         replaced: number;
@@ -147,7 +160,7 @@ export const ndsSymbols = defineTool({
       if (args.action === 'set') {
         const address = args.address!;
         const overlayId = args.overlayId ?? null;
-        const place = placeOf(rom, processor, address, overlayId);
+        const place = placeOf(rom, processor, address, overlayId, await copiedRuns([processor]));
         if ('why' in place) throw new ReMcpError('invalid-argument', `${hex(address)}: ${place.why}`);
         shown = await store.update(
           rom,
@@ -210,6 +223,10 @@ export const ndsSymbols = defineTool({
           ctx.signal,
         );
         read = format;
+        const copied = await copiedRuns([
+          processor,
+          ...parsed.symbols.flatMap((x) => (x.processor === null ? [] : [x.processor])),
+        ]);
         const r = await store.update(
           rom,
           (symbols) =>
@@ -217,6 +234,7 @@ export const ndsSymbols = defineTool({
               processor,
               source: format,
               replace: args.replace === true,
+              copied,
             }),
           ctx.signal,
         );

@@ -9,6 +9,7 @@ import {
   formatOptionalAddress,
   formatRange,
   formatAddress as hex,
+  nameOrAddressArg,
   PROCESSORS,
 } from '../../core/vocabulary.js';
 import {
@@ -19,7 +20,8 @@ import {
   resolveRuntimeAddress,
 } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
-import { nameField, ownerRuntime, romNames } from '../shared/names.js';
+import { copiesFor, runsAtFields, runsAtSchema } from '../shared/copied.js';
+import { nameField, ownerRuntime, romArgNames, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 // nds_resolve_runtime_address: Resolve a runtime address.
@@ -37,7 +39,7 @@ export const ndsResolveRuntimeAddress = defineTool({
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: addressArg('Runtime address'),
+    address: nameOrAddressArg('Runtime address'),
     overlayId: overlayIdArg('Filters candidates (main kept); not a loaded flag.'),
   }),
   output: z.object({
@@ -60,6 +62,7 @@ export const ndsResolveRuntimeAddress = defineTool({
     ),
   }),
   annotations: READ_ONLY,
+  names: romArgNames,
   async handler(args, ctx) {
     return withToolRom(ctx, args.rom, async (rom) => {
       const names = await romNames(ctx, rom);
@@ -106,7 +109,8 @@ export const ndsResolveRomOffset = defineTool({
   description: {
     purpose: 'Every structure owning one ROM byte, from header fields to files.',
     useWhen: 'what a search hit or offset belongs to; nds_resolve_runtime_address for RAM.',
-    behaviour: 'runtime address only where mapped one-to-one; unowned: range is the whole gap.',
+    behaviour:
+      'runtime address only where mapped one-to-one; runsAt: copied by start-up (ITCM); unowned: range is the whole gap.',
     limits: 'one offset per call, inside the file.',
   },
   input: z.object({ rom: romArg, offset: addressArg('ROM offset') }),
@@ -126,12 +130,13 @@ export const ndsResolveRomOffset = defineTool({
         compressed: z.boolean().optional(),
         runtimeAddress: addressOut.nullable().optional(),
         runtimeName: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
+        ...runsAtSchema,
       }),
     ),
   }),
   annotations: READ_ONLY,
   async handler(args, ctx) {
-    return withToolRom(ctx, args.rom, async (rom) => {
+    return withToolRom(ctx, args.rom, async (rom, store) => {
       const names = await romNames(ctx, rom);
       if (args.offset >= rom.identity.size) {
         throw new ReMcpError(
@@ -144,6 +149,16 @@ export const ndsResolveRomOffset = defineTool({
         );
       }
       const owners = resolveRomOffset(rom.model, args.offset);
+      // A main executable's bytes the start-up copies elsewhere: where they run, beside where stored.
+      const copies = await copiesFor(
+        ctx,
+        store,
+        rom,
+        owners.flatMap((o) => (o.kind === 'main' && o.processor ? [o.processor] : [])),
+      );
+      const runs = owners.map((o) =>
+        o.kind === 'main' ? runsAtFields(copies, names, o.processor, o.runtimeAddress) : {},
+      );
       const summary = owners
         .map((o) =>
           o.kind === 'file'
@@ -156,13 +171,20 @@ export const ndsResolveRomOffset = defineTool({
       return {
         structured: {
           offset: hex(args.offset),
-          owners: owners.map(({ range, runtimeAddress, ...o }) => ({
+          owners: owners.map(({ range, runtimeAddress, ...o }, i) => ({
             ...o,
             range: formatRange(range),
             ...ownerRuntime(names, o, runtimeAddress),
+            ...runs[i],
           })),
         },
-        text: `${hex(args.offset)}: ${summary}`,
+        text: `${hex(args.offset)}: ${summary}${runs
+          .flatMap((r) =>
+            r.runsAt
+              ? [`; runs at ${r.runsAt}${r.runsAtName ? ` (${r.runsAtName})` : ''} after start-up copies it`]
+              : [],
+          )
+          .join('')}`,
       };
     });
   },

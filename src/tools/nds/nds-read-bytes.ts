@@ -11,6 +11,7 @@ import {
 import { uint } from '../../formats/le.js';
 import { defineTool } from '../../mcp/tool.js';
 import { textView } from '../../search/strings.js';
+import { copiesFor, runsAtFields, runsAtSchema } from '../shared/copied.js';
 import { nameField, romNames } from '../shared/names.js';
 import { kindFieldsProblem } from '../shared/per-kind.js';
 import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
@@ -76,7 +77,8 @@ export const ndsReadBytes = defineTool({
     purpose:
       'A window of one ROM region: hex + ASCII or little-endian values, ROM offsets, runtime addresses.',
     useWhen: 'seeing data, tables or strings; nds_disassemble_range for code.',
-    behaviour: 'decoded: the BLZ-decoded image of a compressed executable or overlay (no ROM offsets).',
+    behaviour:
+      'decoded: the BLZ-decoded image of a compressed executable or overlay (no ROM offsets); runsAt: copied by start-up.',
     limits: `${L.length.max} bytes a call.`,
   },
   input: z.object({
@@ -102,6 +104,7 @@ export const ndsReadBytes = defineTool({
         romOffset: addressOut.nullable(),
         runtimeAddress: addressOut.nullable(),
         name: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
+        ...runsAtSchema,
         hex: z.string(),
         ascii: z.string(),
         values: z.array(z.string()).describe('u8/u16/u32: little-endian, hex'),
@@ -135,6 +138,28 @@ export const ndsReadBytes = defineTool({
                 ? 'arm9'
                 : null;
         const overlayId = r.kind === 'overlay' ? (r.id ?? null) : null;
+        // A main executable's bytes the start-up copies elsewhere (ITCM, WRAM): where they run too.
+        const main = r.kind === 'arm9' || r.kind === 'arm7' ? r.kind : null;
+        const copies = await copiesFor(ctx, store, rom, main === null ? [] : [main]);
+        const mainCopies = main === null ? undefined : copies(main);
+        if (mainCopies !== undefined && w.bytes.length > 0) {
+          const first = w.runtimeOf(w.offset);
+          if (first !== null) {
+            const last = first + w.bytes.length;
+            for (const [kind, list] of [
+              ['code', mainCopies.code],
+              ['data', mainCopies.data],
+            ] as const)
+              for (const b of list)
+                if (b.source < last && first < b.source + b.size) {
+                  const from = Math.max(first, b.source);
+                  const to = Math.min(last, b.source + b.size);
+                  w.notes.push(
+                    `${formatAddress(from)}..${formatAddress(to)} (offset ${from - first + w.offset}..${to - first + w.offset}) runs at ${formatAddress(b.start + (from - b.source))}..${formatAddress(b.start + (to - b.source))}: start-up ${kind} copy of ${b.size} bytes from ${formatAddress(b.source)} to ${formatAddress(b.start)}, stored by the instruction at ${formatAddress(b.storedBy)}`,
+                  );
+                }
+          }
+        }
         const rows = [];
         let text: { encoding: string; content: string } | null = null;
         if (args.format === 'text') {
@@ -166,6 +191,7 @@ export const ndsReadBytes = defineTool({
             ...(processor !== null && rt0 !== null
               ? nameField('name', names, processor, rt0, overlayId)
               : {}),
+            ...runsAtFields(copies, names, main, rt0),
             hex: Array.from(chunk, (b) => b.toString(16).padStart(2, '0')).join(' '),
             ascii: Array.from(chunk, printable).join(''),
             values,

@@ -6,18 +6,26 @@ import { decodeWindow } from '../../arm/decoder.js';
 import { ARM_MODES } from '../../arm/types.js';
 import { ASM_LABEL, ASM_LIMITS, identifiers } from '../../asm/source.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress, PROCESSORS } from '../../core/vocabulary.js';
+import {
+  addressArg,
+  addressOut,
+  formatAddress,
+  nameOrAddressArg,
+  PROCESSORS,
+} from '../../core/vocabulary.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import type { RomHandle } from '../../nds/rom-store.js';
 import { type DraftOperation, draftManifest } from '../../rebuild/draft.js';
 import { REBUILD_LIMITS, selector } from '../../rebuild/manifest.js';
 import { type BuildResult, buildManifest, validateManifest, verifyBuild } from '../../rebuild/service.js';
 import { READ_ONLY } from '../shared/annotations.js';
+import { startupCopies } from '../shared/copied.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
-import { romNames } from '../shared/names.js';
+import { romNames, tableNamer } from '../shared/names.js';
 import { workspacePath } from '../shared/paths.js';
 import { kindFieldsProblem } from '../shared/per-kind.js';
 import { romArg, withToolRom } from '../shared/rom.js';
+import { carriedNamesOut, carriedText, carryTo } from './carry.js';
 
 // What the four share: their limits and Limits line; validate, build and verify also take the same
 // arguments (a ROM and a manifest, both workspace files), and build and verify return the same result.
@@ -74,7 +82,7 @@ function shapeBuild(r: BuildResult): z.input<typeof buildOutput> {
 const OPS = ['patch', 'replace-component', 'replace-file', 'add-file', 'replace-overlay'] as const;
 /** The fields each operation takes besides op and id. */
 const FIELDS: Record<(typeof OPS)[number], readonly string[]> = {
-  patch: ['component', 'offset'],
+  patch: ['component'],
   'replace-component': ['component', 'artifact'],
   'replace-file': ['component', 'artifact'],
   'add-file': ['path', 'artifact'],
@@ -87,7 +95,8 @@ const operation = z.strictObject({
   op: z.enum(OPS),
   id: z.string().min(1).max(64).optional().describe('Default: op-N.'),
   component: selector.optional(),
-  offset: addressArg('patch: offset inside the component').optional(),
+  offset: addressArg('patch: offset inside the component as stored').optional(),
+  address: nameOrAddressArg('patch (or offset): where the bytes run, ITCM copies too').optional(),
   replacement: z
     .string()
     .min(2)
@@ -123,9 +132,14 @@ function draftOperations(ops: z.output<typeof operation>[]): DraftOperation[] {
       `operation ${i + 1}:`,
       { ...o, kind: o.op, op: undefined, id: undefined },
       FIELDS[o.op],
-      patch ? ['replacement', 'assembly', 'mode'] : [],
+      patch ? ['offset', 'address', 'replacement', 'assembly', 'mode'] : [],
     );
     if (problem) throw new ReMcpError('invalid-argument', problem);
+    if (patch && (o.offset === undefined) === (o.address === undefined))
+      throw new ReMcpError(
+        'invalid-argument',
+        `operation ${i + 1}: a patch takes offset or address (one of them)`,
+      );
     if (patch && (o.replacement === undefined) === (o.assembly === undefined))
       throw new ReMcpError(
         'invalid-argument',
@@ -193,6 +207,26 @@ export const ndsMutationDraft = defineTool({
         }),
       )
       .describe('Each assembled patch: its source next to its bytes, decoded back'),
+    placed: z
+      .array(
+        z.object({
+          id: z.string(),
+          offset: addressOut,
+          storedAddress: addressOut,
+          runAddress: addressOut,
+          copy: z
+            .object({
+              kind: z.enum(['code', 'data']),
+              runStart: addressOut,
+              size: z.number().int(),
+              storedStart: addressOut,
+              storedBy: addressOut,
+            })
+            .nullable()
+            .describe('The start-up copy moving them; null: run where stored'),
+        }),
+      )
+      .describe('Each patch of code: where stored, where it runs'),
     operations: z.array(
       z.object({
         id: z.string(),
@@ -208,19 +242,37 @@ export const ndsMutationDraft = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: REBUILD_TOOL_LIMITS,
   needs: { operations: [{ op: 'patch', component: { kind: 'arm9' }, offset: 0, replacement: '00' }] },
+  // A patch's address may be a stored name, looked up on its component's processor (and overlay).
+  async names(args, ctx) {
+    const table = await withToolRom(ctx, args.rom, (rom) => romNames(ctx, rom), null);
+    const component = (holder: Readonly<Record<string, unknown>>) =>
+      (holder.component ?? {}) as { kind?: string; processor?: 'arm9' | 'arm7'; id?: number };
+    return tableNamer(
+      table,
+      (holder) => {
+        const c = component(holder);
+        return c.kind === 'arm7' ? 'arm7' : c.kind === 'overlay' ? (c.processor ?? 'arm9') : 'arm9';
+      },
+      (holder) => {
+        const c = component(holder);
+        return c.kind === 'overlay' ? (c.id ?? null) : null;
+      },
+    );
+  },
   async handler(args, ctx) {
     // Each operation's fields are checked before the ROM is opened.
     const operations = draftOperations(args.operations);
     const r = await withToolRom(
       ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const names = operations.some((o) => o.op === 'patch' && o.assembly)
           ? await romNames(ctx, rom)
           : null;
         return draftManifest(ctx.services.workspace, rom, args.name, operations, {
           signal: ctx.signal,
           memory: ctx.services.memory,
+          copies: (processor) => startupCopies(ctx, store, rom, processor),
           labels: (processor, source) => {
             const wanted = identifiers(source);
             const out = new Map<string, number>();
@@ -253,6 +305,28 @@ export const ndsMutationDraft = defineTool({
         messages: a.messages,
       });
     }
+    const placed = r.placed.map((x) => ({
+      id: x.id,
+      offset: formatAddress(x.offset),
+      storedAddress: formatAddress(x.storedAddress),
+      runAddress: formatAddress(x.runAddress),
+      copy:
+        x.copy === null
+          ? null
+          : {
+              kind: x.copy.kind,
+              runStart: formatAddress(x.copy.runStart),
+              size: x.copy.size,
+              storedStart: formatAddress(x.copy.storedStart),
+              storedBy: formatAddress(x.copy.storedBy),
+            },
+    }));
+    const moved = r.placed
+      .filter((x) => x.copy !== null)
+      .map(
+        (x) =>
+          `${x.id}: stored at ${formatAddress(x.storedAddress)}, runs at ${formatAddress(x.runAddress)} (start-up ${x.copy!.kind} copy)`,
+      );
     return {
       structured: {
         manifest: r.manifest,
@@ -262,6 +336,7 @@ export const ndsMutationDraft = defineTool({
         outputDir: r.validated.outputDir,
         outputSize: p.output.size,
         assembled,
+        placed,
         operations: p.operations.map((o) => ({
           id: o.id,
           op: o.op,
@@ -272,7 +347,7 @@ export const ndsMutationDraft = defineTool({
           afterSha256: o.afterSha256,
         })),
       },
-      text: `drafted and validated ${r.manifest} (${p.operations.length} operations, build ${p.buildId}); build it with nds_mutation_build`,
+      text: `drafted and validated ${r.manifest} (${p.operations.length} operations, build ${p.buildId}); build it with nds_mutation_build${moved.length > 0 ? `\n${moved.join('\n')}` : ''}`,
     };
   },
 });
@@ -362,7 +437,7 @@ export const ndsMutationBuild = defineTool({
     limits: `${REBUILD_LIMITS_LINE}.`,
   },
   input: rebuildInput,
-  output: buildOutput,
+  output: buildOutput.extend({ names: carriedNamesOut }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
@@ -377,9 +452,11 @@ export const ndsMutationBuild = defineTool({
         },
       }),
     );
+    // The source's names follow the build where its bytes still hold them.
+    const names = await carryTo(ctx, args.rom, r.rom);
     return {
-      structured: shapeBuild(r),
-      text: `${r.reused ? 'reused verified' : 'built'} ${r.rom} (${r.outputSize} bytes, sha256 ${r.outputSha256})`,
+      structured: { ...shapeBuild(r), names },
+      text: `${r.reused ? 'reused verified' : 'built'} ${r.rom} (${r.outputSize} bytes, sha256 ${r.outputSha256})\n${carriedText(names)}`,
     };
   },
 });

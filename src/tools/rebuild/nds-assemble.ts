@@ -1,15 +1,17 @@
 // nds_assemble: ARM or Thumb assembly to bytes at a runtime address, with armips in a bounded worker
 // (src/asm/), decoded back by our own disassembler; nothing is built or written.
 import { z } from 'zod/v4';
+import { refuseStorageAddress } from '../../analysis/run-address.js';
 import { decodeWindow } from '../../arm/decoder.js';
 import { ARM_MODES } from '../../arm/types.js';
 import { ASSEMBLE_TIME, assemble } from '../../asm/armips.js';
 import { ASM_LABEL, ASM_LIMITS, identifiers } from '../../asm/source.js';
 import { toArmipsSyntax } from '../../asm/ual.js';
-import { addressArg, formatAddress } from '../../core/vocabulary.js';
+import { formatAddress, nameOrAddressArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
+import { startupCopies } from '../shared/copied.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';
-import { romNames } from '../shared/names.js';
+import { romArgNames, romNames } from '../shared/names.js';
 import { workspacePath } from '../shared/paths.js';
 import { processorArg, withToolRom } from '../shared/rom.js';
 
@@ -22,13 +24,13 @@ export const ndsAssemble = defineTool({
       'Assembles ARM/Thumb at a runtime address; returns the bytes and their disassembly. Takes lines as nds_disassemble_range prints them (UAL: movs, ldrbeq, ldm r0!, svc #1) or armips syntax.',
     useWhen: 'before a patch: the bytes for nds_mutation_draft; branches and names resolve at the address.',
     behaviour:
-      'read-only; isolated (in-memory files, own thread); directives that read or write files refused; rom: its stored names become labels.',
+      'read-only; isolated (in-memory files, own thread); directives that read or write files refused; rom: its stored names become labels, and an address where code the start-up copies elsewhere (ITCM) is only stored is refused, naming where it runs.',
     limits: `${ASM_LIMITS.sourceChars.max} characters, ${ASM_LIMITS.outputBytes.max} bytes out, ${ASSEMBLE_TIME.default / 1000} s, ${ASM_LIMITS.labels.max} names.`,
   },
   input: z.object({
     processor: processorArg,
     mode: z.enum(ARM_MODES),
-    address: addressArg('Runtime address of the first byte'),
+    address: nameOrAddressArg('Runtime address of the first byte'),
     source: z
       .string()
       .min(1)
@@ -52,6 +54,7 @@ export const ndsAssemble = defineTool({
     ...ASM_LIMITS,
     millis: { default: ASSEMBLE_TIME.default, max: ASSEMBLE_TIME.max, unit: 'milliseconds of assembly' },
   },
+  names: romArgNames,
   async handler(args, ctx) {
     // The disassembly's syntax (UAL) rewritten into armips' own; armips' own passes unchanged.
     const armips = toArmipsSyntax(args.source, { mode: args.mode, processor: args.processor });
@@ -61,7 +64,9 @@ export const ndsAssemble = defineTool({
       await withToolRom(
         ctx,
         args.rom,
-        async (rom) => {
+        async (rom, store) => {
+          // Bytes the start-up copies elsewhere never run where they are stored: refused there.
+          refuseStorageAddress(await startupCopies(ctx, store, rom, args.processor), args.address, 'address');
           const names = await romNames(ctx, rom);
           for (const s of names.symbols) {
             if (labels.size >= ASM_LIMITS.labels.max) break;

@@ -5,6 +5,7 @@ import { defineTool } from '../../mcp/tool.js';
 import { APPLY_CHECKS, APPLY_LIMITS, applyPatchFile, PATCH_FORMATS } from '../../rebuild/apply.js';
 import { workspacePath } from '../shared/paths.js';
 import { romArg, withToolRom } from '../shared/rom.js';
+import { carriedNamesOut, carriedText, carryTo } from './carry.js';
 
 const MiB = 1024 * 1024;
 
@@ -34,6 +35,7 @@ export const ndsPatchApply = defineTool({
     outputSize: z.number().int(),
     checked: z.enum(APPLY_CHECKS),
     metadata: z.string().nullable().describe("The BPS patch's own metadata text"),
+    names: carriedNamesOut,
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: APPLY_LIMITS,
@@ -46,9 +48,11 @@ export const ndsPatchApply = defineTool({
       (rom) => applyPatchFile(ctx.services.workspace, rom, args.patch, ctx.services.memory, ctx.signal),
       null,
     );
+    // The source's names follow the patch where its bytes still hold them.
+    const names = await carryTo(ctx, args.rom, r.output);
     return {
-      structured: r,
-      text: `${r.format.toUpperCase()} patch applied: ${r.output} (${r.outputSize} bytes, sha256 ${r.outputSha256}); checked: ${r.checked}`,
+      structured: { ...r, names },
+      text: `${r.format.toUpperCase()} patch applied: ${r.output} (${r.outputSize} bytes, sha256 ${r.outputSha256}); checked: ${r.checked}\n${carriedText(names)}`,
     };
   },
 });

@@ -10,6 +10,7 @@ import {
 import { listStrings, STRING_AREAS, STRING_LIST_LIMITS } from '../../extract/string-list.js';
 import { defineTool } from '../../mcp/tool.js';
 import { STRING_ENCODINGS } from '../../search/strings.js';
+import { copiesFor, runsAtFields, runsAtSchema } from '../shared/copied.js';
 import { nameField, romNames } from '../shared/names.js';
 import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
@@ -52,6 +53,7 @@ export const ndsListStrings = defineTool({
         romOffset: hexOut.nullable(),
         address: hexOut.nullable(),
         name: z.string().optional().describe('The stored name of address (nds_symbols)'),
+        ...runsAtSchema,
         encoding: z.enum(STRING_ENCODINGS),
         chars: z.number().int(),
         bytes: z.number().int(),
@@ -112,11 +114,19 @@ export const ndsListStrings = defineTool({
         a: number | undefined,
         ov: number | null,
       ) => (p === null ? {} : nameField(key, names, p, a, ov));
+      // Strings in a main executable's bytes the start-up copies elsewhere: where they are read from.
+      const copies = await copiesFor(
+        ctx,
+        store,
+        rom,
+        r.strings.flatMap((s) => (s.overlayId === null && s.processor !== null ? [s.processor] : [])),
+      );
       const strings = r.strings.map((s) => ({
         ...s,
         romOffset: at(s.romOffset),
         address: at(s.address),
         ...named('name', s.processor, s.address ?? undefined, s.overlayId),
+        ...(s.overlayId === null ? runsAtFields(copies, names, s.processor, s.address) : {}),
         refs:
           s.refs === null
             ? null

@@ -13,6 +13,7 @@ import { keptScans } from '../../nds/kept-scans.js';
 import { SCAN_TRUNCATIONS } from '../../search/scan.js';
 import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
+import { copiesFor, runsAtFields, runsAtSchema } from '../shared/copied.js';
 import { ownerRuntime, romNames } from '../shared/names.js';
 import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import { componentSelectorSchema, patternSchema } from '../shared/search-inputs.js';
@@ -33,6 +34,7 @@ const ownerSchema = z.object({
   compressed: z.boolean().optional(),
   runtimeAddress: addressOut.nullable().optional(),
   runtimeName: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
+  ...runsAtSchema,
 });
 
 export const ndsSearchPattern = defineTool({
@@ -107,7 +109,7 @@ export const ndsSearchPattern = defineTool({
     return withToolRom(
       ctx,
       args.rom,
-      async (rom) => {
+      async (rom, store) => {
         const names = await romNames(ctx, rom);
         // Every read goes through the ROM handle withToolRom opened and proved to be the checked file.
         const result = await searchRom(
@@ -131,26 +133,44 @@ export const ndsSearchPattern = defineTool({
             ...(args.startRomOffset !== undefined ? { startRomOffset: args.startRomOffset } : {}),
           },
         );
-        const head = result.matches
+        // Hits in a main executable's bytes the start-up copies elsewhere: where they run too.
+        const copies = await copiesFor(
+          ctx,
+          store,
+          rom,
+          result.matches.flatMap((m) =>
+            m.owners.flatMap((o) =>
+              o.kind === 'main' && (o.processor === 'arm9' || o.processor === 'arm7') ? [o.processor] : [],
+            ),
+          ),
+        );
+        const matches = result.matches.map(({ romOffset, owners, context, ...m }) => ({
+          ...m,
+          romOffset: hex(romOffset),
+          owners: owners.map(({ start, end, runtimeAddress, ...o }) => ({
+            ...o,
+            start: hex(start),
+            end: hex(end),
+            ...ownerRuntime(names, o, runtimeAddress),
+            ...(o.kind === 'main'
+              ? runsAtFields(copies, names, o.processor as 'arm9' | 'arm7', runtimeAddress)
+              : {}),
+          })),
+          ...(context ? { context: { ...context, clippedTo: formatRange(context.clippedTo) } } : {}),
+        }));
+        const head = matches
           .slice(0, 5)
-          .map((m) => `${hex(m.romOffset)} ${m.owners.map((o) => o.kind).join('+')}`);
+          .map(
+            (m) =>
+              `${m.romOffset} ${m.owners.map((o) => `${o.kind}${'runsAt' in o && o.runsAt ? ` (runs at ${o.runsAt})` : ''}`).join('+')}`,
+          );
         const more = result.matches.length > 5 ? ` ...` : '';
         const why = result.truncationReasons.length ? ` (${result.truncationReasons.join(', ')})` : '';
         return {
           structured: {
             ...result,
             resumeRomOffset: result.resumeRomOffset === null ? null : hex(result.resumeRomOffset),
-            matches: result.matches.map(({ romOffset, owners, context, ...m }) => ({
-              ...m,
-              romOffset: hex(romOffset),
-              owners: owners.map(({ start, end, runtimeAddress, ...o }) => ({
-                ...o,
-                start: hex(start),
-                end: hex(end),
-                ...ownerRuntime(names, o, runtimeAddress),
-              })),
-              ...(context ? { context: { ...context, clippedTo: formatRange(context.clippedTo) } } : {}),
-            })),
+            matches,
           },
           text:
             `${rom.path}: ${result.pattern.kind} ${result.pattern.length} bytes, ${result.status}${why}; ` +

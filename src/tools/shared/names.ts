@@ -1,9 +1,13 @@
 // Names from the ROM's symbol store (nds_symbols) beside the addresses tools return: user-asserted
-// labels, shown as `name` or `name+0x10`, never evidence.
+// labels, shown as `name` or `name+0x10`, never evidence; and the same names taken for addresses
+// (the tools' `names` hooks: src/mcp/named-args.ts).
 
+import { ReMcpError } from '../../core/errors.js';
 import { formatOptionalAddress, type Processor } from '../../core/vocabulary.js';
+import { resolveName } from '../../extract/symbol-names.js';
 import { getSymbolStore, type RomIdentity, type SymbolTable } from '../../extract/symbol-store.js';
-import type { ToolContext } from '../../mcp/tool.js';
+import type { AddressNamer, ToolContext } from '../../mcp/tool.js';
+import { withToolRom } from './rom.js';
 
 /** The ROM's names (an empty table when it has none). */
 export function romNames(ctx: ToolContext, rom: RomIdentity): Promise<SymbolTable> {
@@ -46,4 +50,35 @@ export function ownerRuntime(
         )
       : {}),
   };
+}
+
+/** The holder's own overlayId (a seed's), else the call's. */
+const overlayOf = (holder: Readonly<Record<string, unknown>>, fallback: number | undefined): number | null =>
+  typeof holder.overlayId === 'number' ? holder.overlayId : (fallback ?? null);
+
+/** Names of `table` on `processor` as an AddressNamer (see src/mcp/named-args.ts). */
+export function tableNamer(
+  table: SymbolTable,
+  processor: (holder: Readonly<Record<string, unknown>>) => Processor,
+  overlayId: (holder: Readonly<Record<string, unknown>>) => number | null,
+): AddressNamer {
+  return (text, holder) => resolveName(table, processor(holder), text, overlayId(holder));
+}
+
+/**
+ * The `names` hook of a ROM tool: names from the store of `args.rom`, on `args.processor` (arm9 when
+ * the tool has none), an argument's own overlayId or the call's picking among overlays.
+ */
+export async function romArgNames(
+  args: { rom?: string | undefined; processor?: Processor | undefined; overlayId?: number | undefined },
+  ctx: ToolContext,
+): Promise<AddressNamer> {
+  if (args.rom === undefined)
+    throw new ReMcpError('invalid-argument', "a name is looked up in a ROM's stored names: give rom");
+  const table = await withToolRom(ctx, args.rom, (rom) => romNames(ctx, rom));
+  return tableNamer(
+    table,
+    () => args.processor ?? 'arm9',
+    (holder) => overlayOf(holder, args.overlayId),
+  );
 }

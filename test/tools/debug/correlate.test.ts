@@ -216,11 +216,16 @@ describe('nds_correlate_stop_context (real DeSmuME)', () => {
       name: 'copy_words',
       mode: 'arm',
     });
-    const copyBp = await h.ok<{ breakpoint: { id: string; name?: string } }>('desmume_breakpoint_add', {
-      address: hex(s.copy),
-      mode: 'arm',
-    });
+    // Set by its name: the session's ROM's stored names resolve it (outside overlays).
+    const copyBp = await h.ok<{ breakpoint: { id: string; address: string; name?: string } }>(
+      'desmume_breakpoint_add',
+      { address: 'copy_words', mode: 'arm' },
+    );
+    assert.equal(copyBp.breakpoint.address, hex(s.copy));
     assert.equal(copyBp.breakpoint.name, 'copy_words');
+    const unknown = await h.call('desmume_breakpoint_add', { address: 'copy_wrds', mode: 'arm' });
+    assert.equal(unknown.isError, true);
+    assert.match(unknown.content[0]?.text ?? '', /similar: copy_words/);
     const run = await h.ok<{ stop: { pc: string; pcName?: string } }>('desmume_continue', {
       captureContext: false,
       expectedBreakpointId: copyBp.breakpoint.id,

@@ -1,0 +1,240 @@
+// Patches of code the start-up copies elsewhere (the kit's realistic ARM9 copies .itcm from main RAM
+// into ITCM): nds_mutation_draft assembles them where they run, whether the patch names the run
+// address (`address`) or the stored bytes (`offset`), gives both addresses with the copy as evidence,
+// and makes the bytes GNU as makes at the run address; an address that is only where the copy is stored
+// is refused with the run address (the draft's and nds_assemble's); a patch half inside the copy, an
+// address outside the component, or offset and address together are refused, and nothing is written.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { loadConfig } from '../../src/config/config.js';
+import { formatAddress } from '../../src/core/vocabulary.js';
+import { invokeTool } from '../../src/mcp/invoke.js';
+import type { ToolDefinition } from '../../src/mcp/tool.js';
+import { Services } from '../../src/services.js';
+import { rebuildTools } from '../../src/tools/rebuild/index.js';
+import { Workspace } from '../../src/workspace/workspace.js';
+import { loadProgramTruth, truthFunction } from '../kit/arm/index.js';
+import { makeWorkspace } from '../kit/mcp-harness.js';
+import { buildRom } from '../kit/rom-builder.js';
+
+const a9 = loadProgramTruth('arm9-program');
+const a7 = loadProgramTruth('arm7-program');
+const root = await makeWorkspace('re-mcp-run-address-');
+after(() => rm(root, { recursive: true, force: true }));
+await mkdir(join(root, 'roms'));
+const built = buildRom({
+  arm9: { code: a9.bytes, ramAddress: a9.loadAddress, entry: a9.loadAddress },
+  arm7: { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.loadAddress },
+});
+await writeFile(join(root, 'roms/program.nds'), built.bytes);
+const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
+
+async function call(name: string, args: Record<string, unknown>) {
+  const tool = (rebuildTools as unknown as ToolDefinition[]).find((t) => t.name === name)!;
+  return (await invokeTool(tool, { rom: 'roms/program.nds', ...args }, services, {
+    signal: new AbortController().signal,
+    log: () => {},
+  })) as { isError?: boolean; structuredContent: Record<string, any>; content: { text: string }[] };
+}
+
+const itcm = a9.sections.find((s) => s.name === '.itcm')!;
+const fn = truthFunction(a9, 'itcm_fast_copy');
+/** Where the ROM stores the function's bytes (main RAM, before the copy). */
+const stored = itcm.lma + (fn.address - itcm.vma);
+const target = truthFunction(a9, 'main').address;
+
+/** GNU as + ld: `source` linked to run at `address`, as bytes. */
+function gnuAt(address: number, source: string): string {
+  const dir = join(root, `gnu-${address.toString(16)}`);
+  execFileSync('mkdir', ['-p', dir]);
+  const s = join(dir, 'p.s');
+  execFileSync('sh', [
+    '-c',
+    `printf '%s\\n' "$1" > "$2"`,
+    'sh',
+    `.arm\n.global _start\n_start:\n${source}`,
+    s,
+  ]);
+  execFileSync('arm-none-eabi-as', ['-march=armv5te', '-o', join(dir, 'p.o'), s]);
+  execFileSync('arm-none-eabi-ld', [
+    `-Ttext=${formatAddress(address)}`,
+    '-o',
+    join(dir, 'p.elf'),
+    join(dir, 'p.o'),
+  ]);
+  execFileSync('arm-none-eabi-objcopy', ['-O', 'binary', join(dir, 'p.elf'), join(dir, 'p.bin')]);
+  return execFileSync('od', ['-An', '-tx1', '-v', join(dir, 'p.bin')])
+    .toString()
+    .replace(/\s+/g, '');
+}
+
+async function manifests(): Promise<string[]> {
+  return readdir(join(root, 'analysis/generated/manifests'), { recursive: true }).catch(() => []);
+}
+
+test('a patch at an ITCM run address is assembled there and stored where the copy comes from', async () => {
+  const source = `b ${formatAddress(target)}`;
+  const r = await call('nds_mutation_draft', {
+    name: 'itcm-run',
+    operations: [
+      {
+        op: 'patch',
+        id: 'b',
+        component: { kind: 'arm9' },
+        address: formatAddress(fn.address),
+        assembly: source,
+        mode: 'arm',
+      },
+    ],
+  });
+  assert.ok(!r.isError, r.content[0]?.text);
+  const s = r.structuredContent;
+  assert.equal(s.assembled[0].address, formatAddress(fn.address));
+  assert.equal(s.assembled[0].hex, gnuAt(fn.address, source));
+  // Not what the storage address would give: a branch is relative to where it runs.
+  assert.notEqual(s.assembled[0].hex, gnuAt(stored, source));
+  assert.equal(s.assembled[0].instructions[0].targetAddress ?? formatAddress(target), formatAddress(target));
+  const p = s.placed[0];
+  assert.equal(p.storedAddress, formatAddress(stored));
+  assert.equal(p.runAddress, formatAddress(fn.address));
+  assert.equal(p.offset, formatAddress(stored - a9.loadAddress));
+  assert.equal(p.copy.kind, 'code');
+  assert.equal(p.copy.runStart, formatAddress(itcm.vma));
+  assert.equal(p.copy.storedStart, formatAddress(itcm.lma));
+  assert.match(r.content[0]!.text, new RegExp(`runs at ${formatAddress(fn.address)}`));
+  // The manifest edits the stored bytes.
+  const m = JSON.parse(await readFile(join(root, s.manifest), 'utf8'));
+  assert.equal(m.operations[0].offset, stored - a9.loadAddress);
+  assert.equal(m.operations[0].replacement, s.assembled[0].hex);
+});
+
+test('a patch by its stored offset is assembled at the run address too', async () => {
+  const source = `b ${formatAddress(target)}`;
+  const r = await call('nds_mutation_draft', {
+    name: 'itcm-offset',
+    operations: [
+      {
+        op: 'patch',
+        component: { kind: 'arm9' },
+        offset: formatAddress(stored - a9.loadAddress),
+        assembly: source,
+        mode: 'arm',
+      },
+    ],
+  });
+  assert.ok(!r.isError, r.content[0]?.text);
+  assert.equal(r.structuredContent.assembled[0].address, formatAddress(fn.address));
+  assert.equal(r.structuredContent.assembled[0].hex, gnuAt(fn.address, source));
+  assert.equal(r.structuredContent.placed[0].runAddress, formatAddress(fn.address));
+});
+
+test('code that runs where it is stored keeps one address, with no copy', async () => {
+  const r = await call('nds_mutation_draft', {
+    name: 'in-place',
+    operations: [
+      { op: 'patch', component: { kind: 'arm9' }, address: formatAddress(target), replacement: '00bf' },
+    ],
+  });
+  assert.ok(!r.isError, r.content[0]?.text);
+  const p = r.structuredContent.placed[0];
+  assert.equal(p.storedAddress, formatAddress(target));
+  assert.equal(p.runAddress, formatAddress(target));
+  assert.equal(p.copy, null);
+});
+
+test('the storage address of copied code is refused, naming where it runs', async () => {
+  const before = await manifests();
+  const r = await call('nds_mutation_draft', {
+    name: 'itcm-stored',
+    operations: [
+      {
+        op: 'patch',
+        component: { kind: 'arm9' },
+        address: formatAddress(stored),
+        assembly: 'bx lr',
+        mode: 'arm',
+      },
+    ],
+  });
+  assert.equal(r.isError, true);
+  assert.match(r.content[0]!.text, new RegExp(`give ${formatAddress(fn.address)}`));
+  const a = await call('nds_assemble', {
+    processor: 'arm9',
+    mode: 'arm',
+    address: formatAddress(stored),
+    source: 'bx lr',
+  });
+  assert.equal(a.isError, true);
+  assert.match(a.content[0]!.text, new RegExp(`give ${formatAddress(fn.address)}`));
+  const ok = await call('nds_assemble', {
+    processor: 'arm9',
+    mode: 'arm',
+    address: formatAddress(fn.address),
+    source: `b ${formatAddress(target)}`,
+  });
+  assert.ok(!ok.isError, ok.content[0]?.text);
+  assert.equal(ok.structuredContent.hex, gnuAt(fn.address, `b ${formatAddress(target)}`));
+  assert.deepEqual(await manifests(), before);
+});
+
+test('hostile placements are refused with typed errors and write nothing', async () => {
+  const before = await manifests();
+  const bad: [string, Record<string, unknown>, RegExp][] = [
+    // Four bytes across the start of the copied bytes: half run in ITCM, half nowhere.
+    [
+      'straddle',
+      {
+        op: 'patch',
+        component: { kind: 'arm9' },
+        offset: formatAddress(itcm.lma - a9.loadAddress - 2),
+        replacement: '00000000',
+      },
+      /partly in bytes the start-up copies/,
+    ],
+    [
+      'both',
+      { op: 'patch', component: { kind: 'arm9' }, offset: 0, address: '0x02000000', replacement: '00' },
+      /offset or address/,
+    ],
+    ['neither', { op: 'patch', component: { kind: 'arm9' }, replacement: '00' }, /offset or address/],
+    [
+      'outside',
+      { op: 'patch', component: { kind: 'arm9' }, address: '0x02fff000', replacement: '00' },
+      /not in the component/,
+    ],
+    [
+      'below',
+      { op: 'patch', component: { kind: 'arm9' }, address: '0x00000000', replacement: '00' },
+      /not in the component/,
+    ],
+    [
+      'arm7 in arm9',
+      { op: 'patch', component: { kind: 'arm7' }, address: formatAddress(fn.address), replacement: '00' },
+      /not in the component/,
+    ],
+    [
+      'file',
+      { op: 'patch', component: { kind: 'file', fileId: 0 }, address: '0x02000000', replacement: '00' },
+      /main executable or an overlay|no file|not/,
+    ],
+    [
+      'junk',
+      { op: 'patch', component: { kind: 'arm9' }, address: 'itcm!', replacement: '00' },
+      /no name "itcm!"/,
+    ],
+    [
+      'huge',
+      { op: 'patch', component: { kind: 'arm9' }, address: '0x1ffffffff', replacement: '00' },
+      /expected|invalid/i,
+    ],
+  ];
+  for (const [why, op, message] of bad) {
+    const r = await call('nds_mutation_draft', { name: `bad-${why.replace(/ /g, '-')}`, operations: [op] });
+    assert.equal(r.isError, true, why);
+    assert.match(r.content[0]!.text, message, why);
+  }
+  assert.deepEqual(await manifests(), before);
+});
