@@ -8,18 +8,14 @@ import type { NdsRomModel, Overlay } from '../formats/nds/index.js';
 import type { ComponentSelector } from '../search/scope.js';
 import { resolveSelector } from '../search/scope.js';
 
+export { romDirSegments } from '../workspace/rom-dir.js';
+
 const MiB = 1024 * 1024;
 
 export const EXTRACT_LIMITS = {
   /** Bytes of one extracted component (it is read whole before the atomic write). */
   componentBytes: { max: 128 * MiB, unit: 'bytes' },
 } as const;
-
-/** analysis/generated/nds/<first 16 hex of the SHA-256>. */
-export function romDirSegments(sha256: string): string[] {
-  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new ReMcpError('internal-error', 'not a SHA-256');
-  return ['nds', sha256.slice(0, 16)];
-}
 
 export function overlayFileName(overlay: Overlay, duplicated: boolean): string {
   const base = `overlay_${String(overlay.id).padStart(4, '0')}`;

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { driveSteps, sha256Steps } from '../../core/cooperative.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
-import { romDirSegments } from '../../extract/artifacts.js';
+import { romDirSegments } from '../../workspace/rom-dir.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { CopyDetection } from '../evidence/copied-code.js';
 import type { BuiltMap } from './build.js';
