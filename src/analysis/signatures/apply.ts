@@ -112,16 +112,22 @@ const head = (b: Uint8Array, o: number) =>
 /** The first two words hashed into one key (a collision only costs a comparison). */
 const head8 = (b: Uint8Array, o: number) => (Math.imul(head(b, o), 0x9e3779b1) ^ head(b, o + 4)) >>> 0;
 
-/** The proposals of `set` for `functions` (see the file comment). */
-export function* applySteps(
-  set: SignatureSet,
-  functions: readonly ProgramFunction[],
-  memory: ProgramMemory,
-  minCompared: number = APPLY_LIMITS.minCompared.default,
-): Steps<Applied> {
-  const items = set.items;
-  // Function signatures by mode and first two words (when those eight bytes are compared), else by
-  // the first word (when its four are), else unindexed. The keys only narrow: every byte is compared.
+/** Function signatures indexed for pass 1, and every item by each of its names. */
+interface SetIndex {
+  /** By mode and first two words (when those eight bytes are compared). */
+  byHead8: Record<ArmMode, Map<number, number[]>>;
+  /** By mode and first word (when its four bytes are compared, but not the next four). */
+  byHead: Record<ArmMode, Map<number, number[]>>;
+  /** The rest, by mode: compared with every function. */
+  loose: Record<ArmMode, number[]>;
+  /** Item index by key and by each name (the first item holding it). */
+  byName: Map<string, number>;
+  /** Compared bytes of each item. */
+  compared: Int32Array;
+}
+
+/** The index of `items`. The keys only narrow: every byte is compared. */
+function indexSet(items: readonly SigItem[]): SetIndex {
   const byHead = { arm: new Map<number, number[]>(), thumb: new Map<number, number[]>() };
   const byHead8 = { arm: new Map<number, number[]>(), thumb: new Map<number, number[]>() };
   const loose = { arm: [] as number[], thumb: [] as number[] };
@@ -144,39 +150,59 @@ export function* applySteps(
     list.push(i);
     index.set(k, list);
   }
-  yield;
-  // Pass 1: byte matches.
+  return { byHead, byHead8, loose, byName, compared };
+}
+
+/** Pass 1 for one function: every function signature whose bytes match at its address. */
+function byteMatches(items: readonly SigItem[], index: SetIndex, fn: ProgramFunction): Match[] {
+  const o = fn.address - fn.start;
+  const list: Match[] = [];
+  const cands = o + 4 <= fn.bytes.length ? (index.byHead[fn.mode].get(head(fn.bytes, o)) ?? []) : [];
+  const cands8 = o + 8 <= fn.bytes.length ? (index.byHead8[fn.mode].get(head8(fn.bytes, o)) ?? []) : [];
+  for (const group of [cands8, cands, index.loose[fn.mode]])
+    for (const i of group)
+      if (matchesAt(items[i]!, fn.bytes, o))
+        list.push({
+          item: i,
+          compared: index.compared[i]!,
+          agreed: 0,
+          unchecked: 0,
+          contradicted: 0,
+          why: null,
+        });
+  return list;
+}
+
+/** Whether the program agrees with a named item: 1 agrees, -1 contradicts, 0 unknown. */
+interface Agreement {
+  /** Of the function at `address` with function item `want`. */
+  functionAgrees(address: number, want: number): number;
+  /** Of the bytes at `address` with data item `want`. */
+  dataAgrees(address: number, want: number): number;
+}
+
+/** The agreement checks over the byte matches of pass 1 (`matches[f]` of `functions[f]`). */
+function agreement(
+  items: readonly SigItem[],
+  byName: ReadonlyMap<string, number>,
+  functions: readonly ProgramFunction[],
+  matches: readonly Match[][],
+  memory: ProgramMemory,
+): Agreement {
   const byAddress = new Map<string, number>();
   for (const [f, fn] of functions.entries()) byAddress.set(`${fn.mode}:${fn.address}`, f);
-  const matches: Match[][] = [];
-  for (const [f, fn] of functions.entries()) {
-    if (f % STEP_FUNCTIONS === 0) yield;
-    const o = fn.address - fn.start;
-    const list: Match[] = [];
-    const cands = o + 4 <= fn.bytes.length ? (byHead[fn.mode].get(head(fn.bytes, o)) ?? []) : [];
-    const cands8 = o + 8 <= fn.bytes.length ? (byHead8[fn.mode].get(head8(fn.bytes, o)) ?? []) : [];
-    for (const group of [cands8, cands, loose[fn.mode]])
-      for (const i of group)
-        if (matchesAt(items[i]!, fn.bytes, o))
-          list.push({ item: i, compared: compared[i]!, agreed: 0, unchecked: 0, contradicted: 0, why: null });
-    matches.push(list);
-  }
   const matchedAt = (mode: ArmMode, address: number): Match[] | null => {
     const f =
       byAddress.get(`${mode}:${address}`) ?? byAddress.get(`${mode === 'arm' ? 'thumb' : 'arm'}:${address}`);
     return f === undefined ? null : matches[f]!;
   };
-  /** Agreement of the function at `address` with item `want`: 1 agrees, -1 contradicts, 0 unknown. */
   const functionAgrees = (address: number, want: number): number => {
     const there = matchedAt('arm', address) ?? matchedAt('thumb', address);
     if (there === null || there.length === 0) return 0;
     const w = items[want]!;
     return there.some((m) => m.item === want || items[m.item]!.names[0] === w.names[0]) ? 1 : -1;
   };
-  /**
-   * Agreement of the bytes at `address` with data item `want`: its compared bytes, then the functions
-   * its own address words name (a vtable's methods): 1 agrees, -1 contradicts, 0 unknown.
-   */
+  /** Its compared bytes, then the functions its own address words name (a vtable's methods). */
   const dataMemo = new Map<string, number>();
   const dataAgrees = (address: number, want: number, depth = 0): number => {
     const memo = `${address}:${want}`;
@@ -210,129 +236,132 @@ export function* applySteps(
     }
     return verdict;
   };
-  // Pass 2: references.
-  for (const [f, fn] of functions.entries()) {
-    if (f % STEP_FUNCTIONS === 0) yield;
-    const o = fn.address - fn.start;
-    for (const m of matches[f]!) {
-      const item = items[m.item]!;
-      if (fn.end > fn.address + item.size) {
-        m.contradicted++;
-        m.why = `its code runs to ${fn.end - fn.address} bytes, past the signature's ${item.size}`;
-        continue;
-      }
-      for (const r of item.refs) {
-        const at = o + r.at;
-        let verdict = 0;
-        if (r.kind === 'call') {
-          const want = r.target === null ? undefined : byName.get(r.target);
-          const b = directBranchAt(fn.bytes, at, fn.address + r.at, item.mode!);
-          if (want !== undefined && b !== null && items[want]!.kind === 'function')
-            verdict = functionAgrees(b.target, want);
-        } else if (r.kind === 'word' && at + 4 <= fn.bytes.length) {
-          const value = u32(fn.bytes, at);
-          if (r.content !== null) {
-            const there = memory.read(value, r.content.length);
-            if (there !== null) verdict = there.every((x, k) => x === r.content![k]) ? 1 : -1;
-          } else {
-            const want = r.target === null ? undefined : byName.get(r.target);
-            const w = want === undefined ? null : items[want]!;
-            if (w !== null && w.kind === 'function')
-              verdict = functionAgrees(((value & ~1) - r.offset) >>> 0, want!);
-            else if (w !== null && w.bytes.length > 0) verdict = dataAgrees((value - r.offset) >>> 0, want!);
-          }
-        }
-        if (verdict > 0) m.agreed++;
-        else if (verdict < 0) {
-          m.contradicted++;
-          m.why ??= `its ${r.kind} at +0x${r.at.toString(16)} names ${r.target ?? 'other bytes'}, the program's does not`;
-        } else m.unchecked++;
+  return { functionAgrees, dataAgrees: (address, want) => dataAgrees(address, want) };
+}
+
+/** Pass 2 for one byte match of `fn`: its extent, then each of its references, counted into `m`. */
+function checkReferences(
+  m: Match,
+  fn: ProgramFunction,
+  items: readonly SigItem[],
+  byName: ReadonlyMap<string, number>,
+  memory: ProgramMemory,
+  agree: Agreement,
+): void {
+  const o = fn.address - fn.start;
+  const item = items[m.item]!;
+  if (fn.end > fn.address + item.size) {
+    m.contradicted++;
+    m.why = `its code runs to ${fn.end - fn.address} bytes, past the signature's ${item.size}`;
+    return;
+  }
+  for (const r of item.refs) {
+    const at = o + r.at;
+    let verdict = 0;
+    if (r.kind === 'call') {
+      const want = r.target === null ? undefined : byName.get(r.target);
+      const b = directBranchAt(fn.bytes, at, fn.address + r.at, item.mode!);
+      if (want !== undefined && b !== null && items[want]!.kind === 'function')
+        verdict = agree.functionAgrees(b.target, want);
+    } else if (r.kind === 'word' && at + 4 <= fn.bytes.length) {
+      const value = u32(fn.bytes, at);
+      if (r.content !== null) {
+        const there = memory.read(value, r.content.length);
+        if (there !== null) verdict = there.every((x, k) => x === r.content![k]) ? 1 : -1;
+      } else {
+        const want = r.target === null ? undefined : byName.get(r.target);
+        const w = want === undefined ? null : items[want]!;
+        if (w !== null && w.kind === 'function')
+          verdict = agree.functionAgrees(((value & ~1) - r.offset) >>> 0, want!);
+        else if (w !== null && w.bytes.length > 0)
+          verdict = agree.dataAgrees((value - r.offset) >>> 0, want!);
       }
     }
+    if (verdict > 0) m.agreed++;
+    else if (verdict < 0) {
+      m.contradicted++;
+      m.why ??= `its ${r.kind} at +0x${r.at.toString(16)} names ${r.target ?? 'other bytes'}, the program's does not`;
+    } else m.unchecked++;
   }
-  yield;
-  // Pass 3: proposals.
-  const counts: ApplyCounts = {
-    functions: functions.length,
-    signatures: items.filter((i) => i.kind === 'function').length,
-    matched: 0,
-    strong: 0,
-    supported: 0,
-    ambiguous: 0,
-    tooShort: 0,
-    contradicted: 0,
+}
+
+const weight = (m: Match) => m.compared + AGREE_WEIGHT * m.agreed;
+
+/**
+ * Pass 3 for one function with byte matches `all`: its proposal, or null (counted in `counts` as
+ * contradicted or too short). Counts `matched` too; the tiers are counted by the caller.
+ */
+function propose(
+  fn: ProgramFunction,
+  all: readonly Match[],
+  items: readonly SigItem[],
+  minCompared: number,
+  counts: ApplyCounts,
+): Proposal | null {
+  counts.matched++;
+  const kept = all.filter((m) => m.contradicted === 0);
+  if (kept.length === 0) {
+    counts.contradicted++;
+    return null;
+  }
+  // One candidate per name: the best supported.
+  const byFirst = new Map<string, Match>();
+  for (const m of kept) {
+    const name = items[m.item]!.names[0]!;
+    const had = byFirst.get(name);
+    if (!had || weight(m) > weight(had)) byFirst.set(name, m);
+  }
+  const ranked = [...byFirst.values()].sort((a, b) => weight(b) - weight(a) || a.item - b.item);
+  const best = ranked[0]!;
+  const standsAlone = (m: Match) => m.compared >= minCompared || m.agreed > 0;
+  if (!ranked.some(standsAlone)) {
+    counts.tooShort++;
+    return null;
+  }
+  const candidates = ranked.map((m) => {
+    const item = items[m.item]!;
+    return {
+      name: item.names[0]!,
+      aliases: item.names.slice(1),
+      origin: item.origin,
+      comparedBytes: m.compared,
+      size: item.size,
+      refsAgreed: m.agreed,
+      refsUnchecked: m.unchecked,
+    };
+  });
+  const unique = ranked.length === 1;
+  const tier: ProposalTier = !unique ? 'ambiguous' : best.compared >= minCompared ? 'strong' : 'supported';
+  const reasons = unique
+    ? [
+        `${best.compared} of ${items[best.item]!.bytes.length} bytes compared and equal (${items[best.item]!.bytes.length - best.compared} masked)`,
+        'one name in the set matches',
+        ...(best.agreed > 0 ? [`${best.agreed} reference(s) agree`] : []),
+        ...(best.unchecked > 0 ? [`${best.unchecked} reference(s) not checkable`] : []),
+      ]
+    : [
+        `${ranked.length} names match these bytes: ${candidates
+          .map((c) => c.name)
+          .slice(0, 8)
+          .join(', ')}`,
+      ];
+  const ruledOut = all.length - kept.length;
+  if (ruledOut > 0) reasons.push(`${ruledOut} other byte match(es) ruled out by their references or extent`);
+  return {
+    key: fn.key,
+    address: fn.address,
+    mode: fn.mode,
+    tier,
+    name: unique ? candidates[0]!.name : null,
+    score: weight(best),
+    candidates,
+    alsoAt: [],
+    reasons,
   };
-  const proposals: Proposal[] = [];
-  for (const [f, fn] of functions.entries()) {
-    const all = matches[f]!;
-    if (all.length === 0) continue;
-    counts.matched++;
-    const kept = all.filter((m) => m.contradicted === 0);
-    if (kept.length === 0) {
-      counts.contradicted++;
-      continue;
-    }
-    // One candidate per name: the best supported.
-    const byFirst = new Map<string, Match>();
-    for (const m of kept) {
-      const name = items[m.item]!.names[0]!;
-      const had = byFirst.get(name);
-      if (!had || m.compared + AGREE_WEIGHT * m.agreed > had.compared + AGREE_WEIGHT * had.agreed)
-        byFirst.set(name, m);
-    }
-    const ranked = [...byFirst.values()].sort(
-      (a, b) =>
-        b.compared + AGREE_WEIGHT * b.agreed - (a.compared + AGREE_WEIGHT * a.agreed) || a.item - b.item,
-    );
-    const best = ranked[0]!;
-    const standsAlone = (m: Match) => m.compared >= minCompared || m.agreed > 0;
-    if (!ranked.some(standsAlone)) {
-      counts.tooShort++;
-      continue;
-    }
-    const candidates = ranked.map((m) => {
-      const item = items[m.item]!;
-      return {
-        name: item.names[0]!,
-        aliases: item.names.slice(1),
-        origin: item.origin,
-        comparedBytes: m.compared,
-        size: item.size,
-        refsAgreed: m.agreed,
-        refsUnchecked: m.unchecked,
-      };
-    });
-    const unique = ranked.length === 1;
-    const tier: ProposalTier = !unique ? 'ambiguous' : best.compared >= minCompared ? 'strong' : 'supported';
-    const reasons = unique
-      ? [
-          `${best.compared} of ${items[best.item]!.bytes.length} bytes compared and equal (${items[best.item]!.bytes.length - best.compared} masked)`,
-          'one name in the set matches',
-          ...(best.agreed > 0 ? [`${best.agreed} reference(s) agree`] : []),
-          ...(best.unchecked > 0 ? [`${best.unchecked} reference(s) not checkable`] : []),
-        ]
-      : [
-          `${ranked.length} names match these bytes: ${candidates
-            .map((c) => c.name)
-            .slice(0, 8)
-            .join(', ')}`,
-        ];
-    const ruledOut = all.length - kept.length;
-    if (ruledOut > 0)
-      reasons.push(`${ruledOut} other byte match(es) ruled out by their references or extent`);
-    proposals.push({
-      key: fn.key,
-      address: fn.address,
-      mode: fn.mode,
-      tier,
-      name: unique ? candidates[0]!.name : null,
-      score: best.compared + AGREE_WEIGHT * best.agreed,
-      candidates,
-      alsoAt: [],
-      reasons,
-    });
-  }
-  // One name at several functions: ambiguous at each.
+}
+
+/** One name proposed at several functions: made ambiguous at each, each naming the others. */
+function markSharedNames(proposals: readonly Proposal[]): void {
   const at = new Map<string, Proposal[]>();
   for (const p of proposals)
     if (p.name !== null) {
@@ -349,6 +378,49 @@ export function* applySteps(
       p.name = null;
     }
   }
+}
+
+/** The proposals of `set` for `functions` (see the file comment). */
+export function* applySteps(
+  set: SignatureSet,
+  functions: readonly ProgramFunction[],
+  memory: ProgramMemory,
+  minCompared: number = APPLY_LIMITS.minCompared.default,
+): Steps<Applied> {
+  const items = set.items;
+  const index = indexSet(items);
+  yield;
+  // Pass 1: byte matches.
+  const matches: Match[][] = [];
+  for (const [f, fn] of functions.entries()) {
+    if (f % STEP_FUNCTIONS === 0) yield;
+    matches.push(byteMatches(items, index, fn));
+  }
+  // Pass 2: references.
+  const agree = agreement(items, index.byName, functions, matches, memory);
+  for (const [f, fn] of functions.entries()) {
+    if (f % STEP_FUNCTIONS === 0) yield;
+    for (const m of matches[f]!) checkReferences(m, fn, items, index.byName, memory, agree);
+  }
+  yield;
+  // Pass 3: proposals.
+  const counts: ApplyCounts = {
+    functions: functions.length,
+    signatures: items.filter((i) => i.kind === 'function').length,
+    matched: 0,
+    strong: 0,
+    supported: 0,
+    ambiguous: 0,
+    tooShort: 0,
+    contradicted: 0,
+  };
+  const proposals: Proposal[] = [];
+  for (const [f, fn] of functions.entries()) {
+    if (matches[f]!.length === 0) continue;
+    const p = propose(fn, matches[f]!, items, minCompared, counts);
+    if (p !== null) proposals.push(p);
+  }
+  markSharedNames(proposals);
   for (const p of proposals) counts[p.tier]++;
   return { proposals, counts };
 }
