@@ -47,6 +47,42 @@ function widthOf(s: StoredSymbol): number {
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
 
+interface ImagePair {
+  from: RuntimeImage;
+  /** Null when the output has no such component (or it cannot be decoded). */
+  to: RuntimeImage | null;
+  same: boolean;
+}
+
+/** Each component's two images (source, output), read once when first asked, and whether they are equal. */
+function componentImages(
+  roms: RomStore,
+  source: RomHandle,
+  output: RomHandle,
+  signal?: AbortSignal,
+): (processor: Processor, overlayId: number | null) => Promise<ImagePair> {
+  const images = new Map<string, Promise<ImagePair>>();
+  return (processor, overlayId) => {
+    const key = `${processor}:${overlayId}`;
+    let known = images.get(key);
+    if (!known) {
+      known = (async () => {
+        const from = await roms.decoded.runtimeImage(source, processor, overlayId, signal);
+        let to: RuntimeImage | null = null;
+        try {
+          to = await roms.decoded.runtimeImage(output, processor, overlayId, signal);
+        } catch (error) {
+          // The output has no such overlay (or cannot be decoded): its names cannot follow.
+          if (!isReMcpError(error)) throw error;
+        }
+        return { from, to, same: to !== null && sameBytes(from.bytes, to.bytes) };
+      })();
+      images.set(key, known);
+    }
+    return known;
+  };
+}
+
 /**
  * Carries `source`'s names to `output` (see the file comment); `copies` gives the source's start-up
  * copies of a processor (asked only when a name is in one).
@@ -69,27 +105,7 @@ export async function carryNames(
   };
   const table = await symbols.table(source);
   if (table.size === 0 || source.identity.sha256 === output.identity.sha256) return result;
-  // Each component's two images (source, output) once, and whether they are equal.
-  const images = new Map<string, Promise<{ from: RuntimeImage; to: RuntimeImage | null; same: boolean }>>();
-  const imagesOf = (processor: Processor, overlayId: number | null) => {
-    const key = `${processor}:${overlayId}`;
-    let known = images.get(key);
-    if (!known) {
-      known = (async () => {
-        const from = await roms.decoded.runtimeImage(source, processor, overlayId, signal);
-        let to: RuntimeImage | null = null;
-        try {
-          to = await roms.decoded.runtimeImage(output, processor, overlayId, signal);
-        } catch (error) {
-          // The output has no such overlay (or cannot be decoded): its names cannot follow.
-          if (!isReMcpError(error)) throw error;
-        }
-        return { from, to, same: to !== null && sameBytes(from.bytes, to.bytes) };
-      })();
-      images.set(key, known);
-    }
-    return known;
-  };
+  const imagesOf = componentImages(roms, source, output, signal);
   const copiesOf = new Map<Processor, Promise<StartupCopies>>();
   const carried: StoredSymbol[] = [];
   const drop = (s: StoredSymbol, why: string) => {

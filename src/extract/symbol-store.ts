@@ -5,18 +5,26 @@
 // overlay, address); an import that names a place differently, or an address several overlays hold
 // without saying which, is reported as a conflict and never resolved silently.
 // A store of 200,000 names is read, changed and written in slices (the server answers meanwhile): the
-// file is laid out one name a line (encodeSteps), read back a line at a time (decodeSteps; a store in
-// another valid layout, as older versions wrote it, is read whole once), and a change is a generator.
+// file is laid out one name a line and read back a line at a time (symbol-store-file.ts), and a change
+// is a generator.
 import { driveSteps, type Steps, sha256Steps } from '../core/cooperative.js';
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
-import { badName, type RawSymbol, SYMBOL_LIMITS, type SymbolMode } from '../formats/symbols/types.js';
+import { type RawSymbol, SYMBOL_LIMITS } from '../formats/symbols/types.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import { type Services, serviceKey } from '../services.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { romDirSegments } from './artifacts.js';
 import { recoverLeftovers, withDirLock } from './promote.js';
+import {
+  decodeSteps,
+  encodeSteps,
+  STEP_NAMES,
+  STORE_FILE,
+  type StoredSymbol,
+  type SymbolSource,
+} from './symbol-store-file.js';
 
 export const SYMBOL_STORE_LIMITS = {
   /** Names kept per ROM. */
@@ -27,27 +35,7 @@ export const SYMBOL_STORE_LIMITS = {
   reach: { max: 0x1000, unit: 'bytes' },
 } as const;
 
-const FILE = 'symbols.json';
-const VERSION = 1;
-
-export type SymbolSource = 'user' | 'elf' | 'nosgba' | 'symbols-txt' | 'plain' | 'csv' | 'signature';
-
-export interface StoredSymbol {
-  processor: Processor;
-  address: number;
-  /** The overlay the name belongs to; null outside overlays. */
-  overlayId: number | null;
-  /**
-   * Where the address lies: main, autoload, overlay, copied (code the start-up copies runs there), or
-   * unmapped (RAM, I/O).
-   */
-  component: string;
-  mode: SymbolMode | null;
-  name: string;
-  size: number | null;
-  comment: string | null;
-  source: SymbolSource;
-}
+export type { StoredSymbol, SymbolSource } from './symbol-store-file.js';
 
 export interface Conflict {
   name: string;
@@ -179,7 +167,7 @@ export class SymbolStore {
   /** The workspace-relative path of the store file. */
   path(rom: RomIdentity): string {
     const [area, sha16] = romDirSegments(rom.identity.sha256);
-    return `analysis/generated/${area}/${sha16}/${FILE}`;
+    return `analysis/generated/${area}/${sha16}/${STORE_FILE}`;
   }
 
   /**
@@ -239,7 +227,7 @@ export class SymbolStore {
           await recoverLeftovers(areaDir, sha16);
           const dir = await areaDir.child(sha16);
           try {
-            const bytes = await dir.readIfSmall(FILE, SYMBOL_STORE_LIMITS.storeBytes.max);
+            const bytes = await dir.readIfSmall(STORE_FILE, SYMBOL_STORE_LIMITS.storeBytes.max);
             const drive = signal ? { signal } : {};
             const symbols =
               bytes === null ? [] : await driveSteps(decodeSteps(bytes, rom.identity.sha256), drive);
@@ -252,7 +240,7 @@ export class SymbolStore {
             await rom.verifyUnchanged(signal);
             const text = Buffer.from(await driveSteps(encodeSteps(symbols, rom.identity.sha256), drive));
             this.cache.delete(rom.identity.sha256);
-            await dir.writeAtomic(FILE, text);
+            await dir.writeAtomic(STORE_FILE, text);
             await dir.verifyInPlace();
             // What was written is what the next read finds: kept, so it is not decoded again.
             const stamp = await driveSteps(sha256Steps(text), drive);
@@ -268,100 +256,6 @@ export class SymbolStore {
       await areaDir.close();
     }
   }
-}
-
-/** Names between two yields of the steps below. */
-const STEP_NAMES = 4096;
-
-const header = (sha256: string) => `{"version":${VERSION},"sourceSha256":"${sha256}","symbols":[`;
-
-/**
- * The store's JSON: a header line, one name a line (sorted by processor, overlay and address), and a
- * closing line, so it can be read back a line at a time.
- */
-function* encodeSteps(symbols: StoredSymbol[], sha256: string): Steps<string> {
-  const sorted = [...symbols].sort(
-    (a, b) =>
-      (a.processor === b.processor ? 0 : a.processor < b.processor ? -1 : 1) ||
-      (a.overlayId ?? -1) - (b.overlayId ?? -1) ||
-      a.address - b.address,
-  );
-  yield;
-  const lines: string[] = [header(sha256)];
-  for (const [i, s] of sorted.entries()) {
-    if (i % STEP_NAMES === 0) yield;
-    lines.push(`${JSON.stringify(s)}${i < sorted.length - 1 ? ',' : ''}`);
-  }
-  lines.push(']}', '');
-  return lines.join('\n');
-}
-
-const malformed = () =>
-  new ReMcpError('invalid-argument', `the symbol store ${FILE} holds a malformed entry`);
-
-function checked(s: StoredSymbol): StoredSymbol {
-  const ok =
-    s !== null &&
-    typeof s === 'object' &&
-    (s.processor === 'arm9' || s.processor === 'arm7') &&
-    Number.isInteger(s.address) &&
-    s.address >= 0 &&
-    s.address <= 0xffffffff &&
-    typeof s.name === 'string' &&
-    badName(s.name) === null;
-  if (!ok) throw malformed();
-  return s;
-}
-
-/** The names of a store file: a line at a time in encodeSteps' layout, whole in any other. */
-function* decodeSteps(bytes: Buffer, sha256: string): Steps<StoredSymbol[]> {
-  const text = bytes.toString('utf8');
-  const first = text.indexOf('\n');
-  if (first >= 0 && text.slice(0, first) === header(sha256)) {
-    const out: StoredSymbol[] = [];
-    let ended = -1;
-    for (let start = first + 1, n = 0; start < text.length && ended < 0; n++) {
-      if (n % STEP_NAMES === 0) yield;
-      let end = text.indexOf('\n', start);
-      if (end < 0) end = text.length;
-      const line = text.slice(start, end);
-      start = end + 1;
-      if (line === ']}') {
-        ended = start;
-        continue;
-      }
-      let s: StoredSymbol;
-      try {
-        s = JSON.parse(line.endsWith(',') ? line.slice(0, -1) : line) as StoredSymbol;
-      } catch {
-        // Not the line layout after all (a store edited by hand): read whole below.
-        out.length = 0;
-        break;
-      }
-      out.push(checked(s));
-    }
-    if (ended >= 0 && text.slice(ended).trim() === '') return out;
-  }
-  return decodeWhole(text, sha256);
-}
-
-function decodeWhole(text: string, sha256: string): StoredSymbol[] {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new ReMcpError(
-      'invalid-argument',
-      `the symbol store ${FILE} is not JSON; move it away to start anew`,
-    );
-  }
-  const d = doc as { version?: unknown; sourceSha256?: unknown; symbols?: unknown };
-  if (d?.version !== VERSION || d.sourceSha256 !== sha256 || !Array.isArray(d.symbols))
-    throw new ReMcpError(
-      'invalid-argument',
-      `the symbol store ${FILE} is not a version ${VERSION} store of this ROM`,
-    );
-  return (d.symbols as StoredSymbol[]).map(checked);
 }
 
 /**

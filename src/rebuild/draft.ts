@@ -163,23 +163,163 @@ function plainExecutable(rom: RomHandle, sel: ComponentSelector, what: string): 
   return exe;
 }
 
+interface DraftOptions {
+  signal?: AbortSignal;
+  /** The server's memory budget, which each assembly reserves its worker from. */
+  memory?: MemoryBudget;
+  /** Names a source may use as labels, per processor (the symbol store's). */
+  labels?: (processor: 'arm9' | 'arm7', source: string) => ReadonlyMap<string, number>;
+  /**
+   * What the start-up of a processor copies where (the program map's detection): patches of the
+   * copied bytes are assembled where they run, and an address may name where they run.
+   */
+  copies?: (processor: 'arm9' | 'arm7') => Promise<StartupCopies>;
+}
+
+/** What the operations of one draft share: the ROM, the options, the answer's lists, hashes once. */
+interface DraftContext {
+  rom: RomHandle;
+  options: DraftOptions;
+  assembled: DraftResult['assembled'];
+  placed: DraftResult['placed'];
+  componentHash: (sel: ComponentSelector) => Promise<string>;
+}
+
+/**
+ * A patch in full: its offset (from an address where it runs, mapped to where it is stored), its
+ * replacement (assembled where its first byte runs), the bytes it replaces and the component's hash.
+ */
+async function draftPatch(
+  ctx: DraftContext,
+  op: Extract<DraftOperation, { op: 'patch' }>,
+  id: string,
+): Promise<unknown> {
+  let replacement: string | null = null;
+  if (op.assembly === undefined) {
+    if (op.replacement === undefined || !/^([0-9a-fA-F]{2})+$/.test(op.replacement))
+      throw new ReMcpError('invalid-argument', `operation "${id}": replacement must be hex bytes`);
+    replacement = op.replacement.toLowerCase();
+  }
+  const exe = executableOf(ctx.rom, op.component);
+  const copies =
+    exe?.main && exe.notPlain === null && ctx.options.copies ? await ctx.options.copies(exe.processor) : null;
+  // Where the first byte is stored (its offset) and where it runs.
+  let offset: number;
+  let run: { address: number; copy: CopyEvidence | null } | null = null;
+  if (op.address !== undefined) {
+    const e = plainExecutable(ctx.rom, op.component, `operation "${id}": an address`);
+    const m = copies ? storedOfRun(copies, op.address) : null;
+    if (m === null && copies) refuseStorageAddress(copies, op.address, `operation "${id}": address`);
+    const stored = m?.stored ?? op.address;
+    offset = stored - e.ramAddress;
+    if (offset < 0 || offset >= e.size)
+      throw new ReMcpError(
+        'invalid-argument',
+        `operation "${id}": ${e.processor} ${hex(op.address)} is not in the component (${hex(e.ramAddress)}..${hex(e.ramAddress + e.size)} as loaded${copies && copies.code.length + copies.data.length > 0 ? ', or a copy the start-up makes of it' : ''})`,
+      );
+    run = { address: op.address, copy: m?.copy ?? null };
+  } else if (op.offset !== undefined) offset = op.offset;
+  else throw new ReMcpError('invalid-argument', `operation "${id}": a patch takes offset or address`);
+  const runOf = (e: Executable, length: number) => {
+    const stored = e.ramAddress + offset;
+    const m = copies ? runOfStored(copies, stored, length) : null;
+    return { address: m?.run ?? stored, copy: m?.copy ?? null };
+  };
+  if (op.assembly !== undefined) {
+    const e = plainExecutable(ctx.rom, op.component, 'assembly');
+    // Assembled where the first byte runs: branches and PC-relative loads are relative to it.
+    const where = run ?? runOf(e, 1);
+    const armips = toArmipsSyntax(op.assembly.source, {
+      mode: op.assembly.mode,
+      processor: e.processor,
+    });
+    const r = await assemble({
+      source: armips.source,
+      processor: e.processor,
+      mode: op.assembly.mode,
+      address: where.address,
+      labels: ctx.options.labels?.(e.processor, armips.source) ?? new Map(),
+      ...(ctx.options.signal ? { signal: ctx.options.signal } : {}),
+      ...(ctx.options.memory ? { memory: ctx.options.memory } : {}),
+    });
+    if (r.bytes.length === 0 || r.bytes.length > REBUILD_LIMITS.patchBytes.max)
+      throw new ReMcpError(
+        'invalid-argument',
+        `operation "${id}": the assembly makes ${r.bytes.length} bytes (1..${REBUILD_LIMITS.patchBytes.max})`,
+      );
+    ctx.assembled.push({
+      id,
+      source: op.assembly.source,
+      processor: e.processor,
+      mode: op.assembly.mode,
+      address: where.address,
+      bytes: r.bytes,
+      messages: [...armips.notes, ...r.messages],
+    });
+    replacement = Buffer.from(r.bytes).toString('hex');
+  }
+  const length = replacement!.length / 2;
+  const original = componentBytes(ctx.rom, op.component, offset, length);
+  if (exe !== null && exe.notPlain === null) {
+    // Every byte runs in one place: all of them copied by one copy, or none (runOfStored).
+    const whole = runOf(exe, length);
+    if (run !== null && whole.address !== run.address)
+      throw new ReMcpError(
+        'invalid-argument',
+        `operation "${id}": ${hex(run.address)} and the bytes stored at ${hex(exe.ramAddress + offset)} run in different places`,
+      );
+    ctx.placed.push({
+      id,
+      processor: exe.processor,
+      offset,
+      storedAddress: exe.ramAddress + offset,
+      runAddress: whole.address,
+      copy: whole.copy,
+    });
+  }
+  return {
+    op: 'patch',
+    id,
+    component: op.component,
+    offset: `0x${offset.toString(16)}`,
+    original: Buffer.from(original).toString('hex'),
+    replacement,
+    componentSha256: await ctx.componentHash(op.component),
+  };
+}
+
+/** Checks the drafted manifest against the manifest schema and writes it atomically; its path and text. */
+async function writeDraft(
+  workspace: Workspace,
+  rom: RomHandle,
+  name: string,
+  manifest: unknown,
+): Promise<{ path: string; text: string }> {
+  // The schema is the manifest's own: a draft that does not satisfy it is refused before any write.
+  const checked = manifestSchema.safeParse(manifest);
+  if (!checked.success)
+    throw new ReMcpError(
+      'invalid-argument',
+      `the drafted manifest is not valid: ${checked.error.issues[0]?.message}`,
+    );
+  const text = `${JSON.stringify(checked.data as Manifest, null, 2)}\n`;
+  const sha16 = rom.identity.sha256.slice(0, 16);
+  const dir = await workspace.outputDir('analysis/generated', ['manifests', sha16]);
+  const file = `${name}.json`;
+  try {
+    await dir.writeAtomic(file, text);
+  } finally {
+    await dir.close();
+  }
+  return { path: `analysis/generated/manifests/${sha16}/${file}`, text };
+}
+
 export async function draftManifest(
   workspace: Workspace,
   rom: RomHandle,
   name: string,
   operations: readonly DraftOperation[],
-  options: {
-    signal?: AbortSignal;
-    /** The server's memory budget, which each assembly reserves its worker from. */
-    memory?: MemoryBudget;
-    /** Names a source may use as labels, per processor (the symbol store's). */
-    labels?: (processor: 'arm9' | 'arm7', source: string) => ReadonlyMap<string, number>;
-    /**
-     * What the start-up of a processor copies where (the program map's detection): patches of the
-     * copied bytes are assembled where they run, and an address may name where they run.
-     */
-    copies?: (processor: 'arm9' | 'arm7') => Promise<StartupCopies>;
-  } = {},
+  options: DraftOptions = {},
 ): Promise<DraftResult> {
   const signal = options.signal;
   const assembled: DraftResult['assembled'] = [];
@@ -217,101 +357,9 @@ export async function draftManifest(
   for (const [i, op] of operations.entries()) {
     const id = op.id ?? `${op.op}-${i + 1}`;
     switch (op.op) {
-      case 'patch': {
-        let replacement: string | null = null;
-        if (op.assembly === undefined) {
-          if (op.replacement === undefined || !/^([0-9a-fA-F]{2})+$/.test(op.replacement))
-            throw new ReMcpError('invalid-argument', `operation "${id}": replacement must be hex bytes`);
-          replacement = op.replacement.toLowerCase();
-        }
-        const exe = executableOf(rom, op.component);
-        const copies =
-          exe?.main && exe.notPlain === null && options.copies ? await options.copies(exe.processor) : null;
-        // Where the first byte is stored (its offset) and where it runs.
-        let offset: number;
-        let run: { address: number; copy: CopyEvidence | null } | null = null;
-        if (op.address !== undefined) {
-          const e = plainExecutable(rom, op.component, `operation "${id}": an address`);
-          const m = copies ? storedOfRun(copies, op.address) : null;
-          if (m === null && copies) refuseStorageAddress(copies, op.address, `operation "${id}": address`);
-          const stored = m?.stored ?? op.address;
-          offset = stored - e.ramAddress;
-          if (offset < 0 || offset >= e.size)
-            throw new ReMcpError(
-              'invalid-argument',
-              `operation "${id}": ${e.processor} ${hex(op.address)} is not in the component (${hex(e.ramAddress)}..${hex(e.ramAddress + e.size)} as loaded${copies && copies.code.length + copies.data.length > 0 ? ', or a copy the start-up makes of it' : ''})`,
-            );
-          run = { address: op.address, copy: m?.copy ?? null };
-        } else if (op.offset !== undefined) offset = op.offset;
-        else throw new ReMcpError('invalid-argument', `operation "${id}": a patch takes offset or address`);
-        const runOf = (e: Executable, length: number) => {
-          const stored = e.ramAddress + offset;
-          const m = copies ? runOfStored(copies, stored, length) : null;
-          return { address: m?.run ?? stored, copy: m?.copy ?? null };
-        };
-        if (op.assembly !== undefined) {
-          const e = plainExecutable(rom, op.component, 'assembly');
-          // Assembled where the first byte runs: branches and PC-relative loads are relative to it.
-          const where = run ?? runOf(e, 1);
-          const armips = toArmipsSyntax(op.assembly.source, {
-            mode: op.assembly.mode,
-            processor: e.processor,
-          });
-          const r = await assemble({
-            source: armips.source,
-            processor: e.processor,
-            mode: op.assembly.mode,
-            address: where.address,
-            labels: options.labels?.(e.processor, armips.source) ?? new Map(),
-            ...(signal ? { signal } : {}),
-            ...(options.memory ? { memory: options.memory } : {}),
-          });
-          if (r.bytes.length === 0 || r.bytes.length > REBUILD_LIMITS.patchBytes.max)
-            throw new ReMcpError(
-              'invalid-argument',
-              `operation "${id}": the assembly makes ${r.bytes.length} bytes (1..${REBUILD_LIMITS.patchBytes.max})`,
-            );
-          assembled.push({
-            id,
-            source: op.assembly.source,
-            processor: e.processor,
-            mode: op.assembly.mode,
-            address: where.address,
-            bytes: r.bytes,
-            messages: [...armips.notes, ...r.messages],
-          });
-          replacement = Buffer.from(r.bytes).toString('hex');
-        }
-        const length = replacement!.length / 2;
-        const original = componentBytes(rom, op.component, offset, length);
-        if (exe !== null && exe.notPlain === null) {
-          // Every byte runs in one place: all of them copied by one copy, or none (runOfStored).
-          const whole = runOf(exe, length);
-          if (run !== null && whole.address !== run.address)
-            throw new ReMcpError(
-              'invalid-argument',
-              `operation "${id}": ${hex(run.address)} and the bytes stored at ${hex(exe.ramAddress + offset)} run in different places`,
-            );
-          placed.push({
-            id,
-            processor: exe.processor,
-            offset,
-            storedAddress: exe.ramAddress + offset,
-            runAddress: whole.address,
-            copy: whole.copy,
-          });
-        }
-        out.push({
-          op: 'patch',
-          id,
-          component: op.component,
-          offset: `0x${offset.toString(16)}`,
-          original: Buffer.from(original).toString('hex'),
-          replacement,
-          componentSha256: await componentHash(op.component),
-        });
+      case 'patch':
+        out.push(await draftPatch({ rom, options, assembled, placed, componentHash }, op, id));
         break;
-      }
       case 'replace-component':
       case 'replace-file':
         out.push({
@@ -350,23 +398,7 @@ export async function draftManifest(
     source: { sha256: rom.identity.sha256, size: rom.identity.size },
     operations: out,
   };
-  // The schema is the manifest's own: a draft that does not satisfy it is refused before any write.
-  const checked = manifestSchema.safeParse(manifest);
-  if (!checked.success)
-    throw new ReMcpError(
-      'invalid-argument',
-      `the drafted manifest is not valid: ${checked.error.issues[0]?.message}`,
-    );
-  const text = `${JSON.stringify(checked.data as Manifest, null, 2)}\n`;
-  const sha16 = rom.identity.sha256.slice(0, 16);
-  const dir = await workspace.outputDir('analysis/generated', ['manifests', sha16]);
-  const file = `${name}.json`;
-  try {
-    await dir.writeAtomic(file, text);
-  } finally {
-    await dir.close();
-  }
-  const path = `analysis/generated/manifests/${sha16}/${file}`;
+  const { path, text } = await writeDraft(workspace, rom, name, manifest);
   const validated = await validateManifest(workspace, rom, path, signal);
   return {
     manifest: path,

@@ -1,6 +1,6 @@
 // High-level RetroArch operations over the transport: chunked reads and writes, confirmed pause
 // state, spaced frame advance, screenshots fetched from disk when the directory is known; save states
-// and the slot pointer live in states.ts. Every wait here is bounded.
+// and the slot pointer live in states.ts, controller input in input.ts. Every wait here is bounded.
 //
 // Facts this relies on (RetroArch 1.14, observed): hotkey-like commands (FRAMEADVANCE, PAUSE_TOGGLE,
 // STATE_SLOT_*) are edge-triggered once per main-loop turn, so presses are serialised and spaced.
@@ -11,7 +11,7 @@ import {
   COMMAND_SINCE,
   configQuery,
   formatVersion,
-  type PadButton,
+  MAX_FRAMES,
   PRESS_SPACING_MS,
   parseConfig,
   parseReadReply,
@@ -23,6 +23,7 @@ import {
   readQuery,
   readReplyCount,
   requireContent,
+  SETTLE_MS,
   type Space,
   type Status,
   showMessageCommand,
@@ -32,18 +33,16 @@ import {
   versionQuery,
 } from './codec.js';
 import { MAX_SCREENSHOT_BYTES, pngSnapshot, readCompletePng, sleep } from './files.js';
+import { type InputResult, type InputStep, pressInput } from './input.js';
 import { RemotePad } from './pad.js';
 import { MAX_SLOT, StateSlots } from './states.js';
 import { type CoreSupport, probeCoreSupport, withSupport } from './support.js';
 import { RetroArchTransport, type TransportOptions } from './transport.js';
 
-export { MAX_SCREENSHOT_BYTES, MAX_SLOT, PRESS_SPACING_MS };
+export { MAX_FRAMES, MAX_SCREENSHOT_BYTES, MAX_SLOT, PRESS_SPACING_MS };
 
-/** After a press while paused the loop sleeps ~10 ms: wait this long before looking at the effect. */
-export const SETTLE_MS = 30;
 export const MAX_READ_BYTES = 65_536;
 export const MAX_WRITE_BYTES = 65_536;
-export const MAX_FRAMES = 600;
 
 export interface ClientOptions extends TransportOptions {
   screenshotDir: string | null;
@@ -51,34 +50,7 @@ export interface ClientOptions extends TransportOptions {
   padPort?: number;
 }
 
-/** Steps of one input call, and frames they hold in all. */
-export const MAX_INPUT_STEPS = 32;
-export const MAX_INPUT_FRAMES = MAX_FRAMES;
-/** A frame of a running game, for holds timed by the clock (RetroArch runs 60 Hz content in real time). */
-export const FRAME_MS = 1000 / 60;
 export const DEFAULT_PAD_PORT = 55_400;
-
-export interface InputStep {
-  buttons: PadButton[];
-  /** Frames the buttons are held (press). */
-  frames: number;
-}
-
-export const INPUT_ACTIONS = ['press', 'hold', 'release'] as const;
-/** frame-exact: paused, held over exactly that many FRAMEADVANCE presses; timed: running, held for the frames' time. */
-export const INPUT_TIMINGS = ['frame-exact', 'timed', 'none'] as const;
-
-export interface InputResult {
-  player: number;
-  action: (typeof INPUT_ACTIONS)[number];
-  timing: (typeof INPUT_TIMINGS)[number];
-  steps: number;
-  frames: number;
-  /** Buttons left pressed (hold): released by a later release call. */
-  held: PadButton[];
-  port: number;
-  state: Status['state'];
-}
 
 export interface ReadResult {
   bytes: Uint8Array;
@@ -127,7 +99,7 @@ export class RetroArchClient {
    * reacts to the press edge: a second press in the next loop turn reads as "still held" and is lost
    * (observed with PAUSE_TOGGLE right after a confirmed toggle).
    */
-  /** @internal also used by states.ts */
+  /** @internal also used by states.ts and input.ts */
   hotkey(datagram: string, signal?: AbortSignal): Promise<void> {
     const run = this.pressChain.then(async () => {
       const wait = this.lastPressAt + PRESS_SPACING_MS - Date.now();
@@ -146,7 +118,8 @@ export class RetroArchClient {
    * its frame, has ended. On a loaded machine a turn can take far longer than the press spacing: this,
    * not the clock, says a FRAMEADVANCE was taken as its own frame.
    */
-  private async loopTurned(signal?: AbortSignal): Promise<void> {
+  /** @internal also used by input.ts */
+  async loopTurned(signal?: AbortSignal): Promise<void> {
     await this.status(signal);
     await this.status(signal);
   }
@@ -359,7 +332,7 @@ export class RetroArchClient {
     return this.exclusive(() => this.frameAdvanceNow(frames, signal, progress), signal);
   }
 
-  /** Controller input through the remote pad (see inputNow). */
+  /** Controller input through the remote pad (input.ts). */
   input(
     player: number,
     action: InputResult['action'],
@@ -367,7 +340,7 @@ export class RetroArchClient {
     signal?: AbortSignal,
     progress?: Progress,
   ): Promise<InputResult> {
-    return this.exclusive(() => this.inputNow({ player, action, steps }, signal, progress), signal);
+    return this.exclusive(() => pressInput(this, { player, action, steps }, signal, progress), signal);
   }
 
   reset(resumeIfPaused: boolean, signal?: AbortSignal) {
@@ -417,92 +390,6 @@ export class RetroArchClient {
       throw new ReMcpError('unconfirmed', `PAUSE_TOGGLE was sent but RetroArch still reports ${after.state}`);
     }
     return { state: want, changed: true };
-  }
-
-  /**
-   * press: each step's buttons down, held `frames` frames, released; frame-exact while paused (the
-   * frames are FRAMEADVANCE presses), timed by the clock while running. Whatever happens (an error,
-   * a cancellation) a pressed button is released before the call ends: no button is left stuck.
-   * hold: the buttons down until a release call; release: the buttons up.
-   */
-  private async inputNow(
-    { player, action, steps }: { player: number; action: InputResult['action']; steps: InputStep[] },
-    signal?: AbortSignal,
-    progress?: Progress,
-  ): Promise<InputResult> {
-    if (steps.length === 0 || steps.length > MAX_INPUT_STEPS)
-      throw new ReMcpError('invalid-argument', `1..${MAX_INPUT_STEPS} steps`);
-    const total = steps.reduce((n, s) => n + s.frames, 0);
-    if (action === 'press' && total > MAX_INPUT_FRAMES)
-      throw new ReMcpError(
-        'invalid-argument',
-        `the steps hold ${total} frames; at most ${MAX_INPUT_FRAMES} a call`,
-      );
-    const before = await this.status(signal);
-    requireContent(before);
-    const port = this.pad.portOf(player);
-    const base = { player, action, steps: steps.length, port };
-    if (action !== 'press') {
-      const buttons = [...new Set(steps.flatMap((s) => s.buttons))];
-      for (const [i, b] of buttons.entries()) await this.pad.send(player, b, action === 'hold', i === 0);
-      return {
-        ...base,
-        timing: 'none',
-        frames: 0,
-        held: action === 'hold' ? buttons : [],
-        state: before.state,
-      };
-    }
-    const paused = before.state === 'paused';
-    let done = 0;
-    let first = true;
-    for (const step of steps) {
-      const down: PadButton[] = [];
-      let failure: unknown = null;
-      try {
-        for (const b of step.buttons) {
-          await this.pad.send(player, b, true, first);
-          first = false;
-          down.push(b);
-        }
-        if (paused) {
-          for (let i = 0; i < step.frames; i++) {
-            await this.hotkey('FRAMEADVANCE', signal);
-            // The next press, or the release, only once this frame has run (a loaded machine may
-            // take longer than the press spacing to run it, and would merge or miss it).
-            await this.loopTurned(signal);
-            progress?.(++done, total);
-          }
-          // The buttons go up once the last frame has run, not before (else it would run with them up).
-          await sleep(SETTLE_MS, signal);
-        } else {
-          await sleep(step.frames * FRAME_MS, signal);
-          done += step.frames;
-          progress?.(done, total);
-        }
-      } catch (error) {
-        failure = error;
-      }
-      // Released without the caller's signal: a cancelled hold must not leave the button down.
-      // Every button is tried; one that cannot be released is said first (it may still be held).
-      const stuck: PadButton[] = [];
-      for (const b of down) {
-        try {
-          await this.pad.send(player, b, false);
-        } catch {
-          stuck.push(b);
-        }
-      }
-      if (stuck.length > 0)
-        throw new ReMcpError(
-          'unconfirmed',
-          `the release of ${stuck.join(', ')} could not be sent: RetroArch may still hold ${stuck.length === 1 ? 'it' : 'them'} (send action release)`,
-          { player, buttons: stuck },
-        );
-      if (failure !== null) throw failure;
-    }
-    const after = await this.status(signal);
-    return { ...base, timing: paused ? 'frame-exact' : 'timed', frames: total, held: [], state: after.state };
   }
 
   /** N spaced FRAMEADVANCE presses, from the paused state (paused first when running). */

@@ -11,6 +11,10 @@ import { putU16, putU32 } from '../formats/le.js';
  * loop turn: presses closer than ~50 ms merge or are lost, so they are sent at least this far apart.
  */
 export const PRESS_SPACING_MS = 60;
+/** After a press while paused the loop sleeps ~10 ms: wait this long before looking at the effect. */
+export const SETTLE_MS = 30;
+/** Frames one call advances or holds. */
+export const MAX_FRAMES = 600;
 
 /** RetroArch cuts incoming datagrams at 2,047 bytes; we stay under that with room to spare. */
 export const MAX_COMMAND_BYTES = 2_000;

@@ -6,14 +6,25 @@ import { exportSymbols, readSymbolFile, SYMBOL_FILE_LIMITS } from '../../extract
 import {
   type CopiedRuns,
   getSymbolStore,
+  type ImportResult,
   mergeSymbols,
   placeKey,
   placeOf,
   type StoredSymbol,
   SYMBOL_STORE_LIMITS,
+  type SymbolStore,
 } from '../../extract/symbol-store.js';
-import { badName, SYMBOL_FORMATS, SYMBOL_LIMITS, SYMBOL_MODES } from '../../formats/symbols/types.js';
+import {
+  badName,
+  type ParsedSymbols,
+  SYMBOL_FORMATS,
+  SYMBOL_LIMITS,
+  SYMBOL_MODES,
+  type SymbolMode,
+} from '../../formats/symbols/types.js';
 import { defineTool } from '../../mcp/tool.js';
+import type { RomHandle } from '../../nds/rom-store.js';
+import type { Workspace } from '../../workspace/workspace.js';
 import { startupCopies } from '../shared/copied.js';
 import { workspacePath } from '../shared/paths.js';
 import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.js';
@@ -46,6 +57,180 @@ const symbolOut = z.object({
   source: z.string(),
 });
 const view = (s: StoredSymbol) => ({ ...s, address: hex(s.address) });
+
+type Action = (typeof ACTIONS)[number];
+
+/** What an action changed in the store (the answer's `changes`). */
+interface Changes {
+  added: number;
+  replaced: number;
+  removed: number;
+  unchanged: number;
+  skipped: { line: number; why: string }[];
+  conflicts: { name: string; address: string; processor: string; why: string }[];
+}
+const noChanges = (): Changes => ({
+  added: 0,
+  replaced: 0,
+  removed: 0,
+  unchanged: 0,
+  skipped: [],
+  conflicts: [],
+});
+
+/** Refuses fields another action takes, missing required ones, and a bad name or comment. */
+function checkActionArgs(args: {
+  action: Action;
+  offset: number;
+  limit: number;
+  name?: string | undefined;
+  comment?: string | undefined;
+}): void {
+  const given = (Object.keys(FIELDS) as Action[]).flatMap((a) => FIELDS[a]);
+  const extra = [...new Set(given)].filter(
+    (f) =>
+      !FIELDS[args.action].includes(f) &&
+      (args as Record<string, unknown>)[f] !== undefined &&
+      !(f === 'offset' && args.offset === 0) &&
+      !(f === 'limit' && args.limit === PAGE.limit.default),
+  );
+  const missing = (REQUIRED[args.action] ?? []).filter(
+    (f) => (args as Record<string, unknown>)[f] === undefined,
+  );
+  if (extra.length > 0 || missing.length > 0)
+    throw new ReMcpError(
+      'invalid-argument',
+      `action ${args.action} takes ${FIELDS[args.action].join(', ')}${missing.length > 0 ? `; missing ${missing.join(', ')}` : ''}${extra.length > 0 ? `; not for this action: ${extra.join(', ')}` : ''}`,
+    );
+  if (args.name !== undefined && badName(args.name))
+    throw new ReMcpError('invalid-argument', `name refused: ${badName(args.name)}`);
+  if (args.comment !== undefined && /[\u0000-\u001f\u007f-\u009f\u2028-\u202e]/.test(args.comment))
+    throw new ReMcpError('invalid-argument', 'a comment is one line of printable text');
+}
+
+/**
+ * Names a place (a new name, or a rename keeping the size, and the mode and comment unless given);
+ * the stored name and what changed.
+ */
+async function setName(
+  store: SymbolStore,
+  rom: RomHandle,
+  given: {
+    processor: Processor;
+    address: number;
+    place: { component: string; overlayId: number | null };
+    name: string;
+    mode: SymbolMode | undefined;
+    comment: string | undefined;
+  },
+  signal: AbortSignal,
+): Promise<{ shown: StoredSymbol[]; changes: Changes }> {
+  const s: StoredSymbol = {
+    processor: given.processor,
+    address: given.address,
+    overlayId: given.place.overlayId,
+    component: given.place.component,
+    mode: given.mode ?? null,
+    name: given.name,
+    size: null,
+    comment: given.comment ?? null,
+    source: 'user',
+  };
+  let changes = noChanges();
+  const shown = await store.update(
+    rom,
+    function* (symbols) {
+      const at = symbols.findIndex((x) => placeKey(x) === placeKey(s));
+      if (at < 0) {
+        symbols.push(s);
+        changes = { ...noChanges(), added: 1 };
+      } else if (
+        symbols[at]!.name === s.name &&
+        (given.mode === undefined || given.mode === symbols[at]!.mode) &&
+        (given.comment === undefined || given.comment === symbols[at]!.comment)
+      ) {
+        changes = { ...noChanges(), unchanged: 1 };
+      } else {
+        const old = symbols[at]!;
+        symbols[at] = {
+          ...old,
+          ...s,
+          mode: given.mode ?? old.mode,
+          comment: given.comment ?? old.comment,
+          size: old.size,
+        };
+        changes = { ...noChanges(), replaced: 1 };
+      }
+      return [symbols[at < 0 ? symbols.length - 1 : at]!];
+    },
+    signal,
+  );
+  return { shown, changes };
+}
+
+/** Exports the names as text beside the store; where, and the names the format cannot express. */
+async function exportNames(
+  workspace: Workspace,
+  rom: RomHandle,
+  symbols: StoredSymbol[],
+  format: (typeof SYMBOL_FORMATS)[number],
+  processor: Processor | null,
+): Promise<{ exported: string; changes: Changes | null }> {
+  if (format === 'elf')
+    throw new ReMcpError('invalid-argument', 'names are exported as text (nosgba, symbols-txt, plain, csv)');
+  const e = await exportSymbols(workspace, rom, symbols, format, processor);
+  const changes =
+    e.omitted.length > 0
+      ? {
+          ...noChanges(),
+          skipped: e.omitted.slice(0, 200).map((n) => ({
+            line: 0,
+            why: `${n}: not expressible in ${format} (a leading '.' is a directive there)`,
+          })),
+        }
+      : null;
+  return { exported: e.path, changes };
+}
+
+/** Removes the name of one place; what changed. */
+async function removeName(
+  store: SymbolStore,
+  rom: RomHandle,
+  key: string,
+  signal: AbortSignal,
+): Promise<Changes> {
+  let changes = noChanges();
+  await store.update(
+    rom,
+    function* (symbols) {
+      const at = symbols.findIndex((x) => placeKey(x) === key);
+      if (at >= 0) symbols.splice(at, 1);
+      changes = { ...noChanges(), removed: at >= 0 ? 1 : 0, unchanged: at >= 0 ? 0 : 1 };
+    },
+    signal,
+  );
+  return changes;
+}
+
+/** An import's changes: the merge's counts and conflicts, the file's skipped lines (200 listed). */
+function importChanges(parsed: ParsedSymbols, r: ImportResult): Changes {
+  return {
+    added: r.added,
+    replaced: r.replaced,
+    removed: 0,
+    unchanged: r.unchanged,
+    skipped: [
+      ...parsed.skipped.slice(0, 200),
+      ...(parsed.skipped.length > 200 || parsed.skippedMore > 0
+        ? [{ line: 0, why: `${parsed.skipped.length - 200 + parsed.skippedMore} more line(s) skipped` }]
+        : []),
+      ...(parsed.cut > 0
+        ? [{ line: 0, why: `${parsed.cut} more past ${SYMBOL_LIMITS.maxSymbols.max}` }]
+        : []),
+    ],
+    conflicts: r.conflicts.map((c) => ({ ...c, address: hex(c.address) })),
+  };
+}
 
 export const ndsSymbols = defineTool({
   name: 'nds_symbols',
@@ -108,26 +293,7 @@ export const ndsSymbols = defineTool({
     ...PAGE,
   },
   async handler(args, ctx) {
-    const given = (Object.keys(FIELDS) as (typeof ACTIONS)[number][]).flatMap((a) => FIELDS[a]);
-    const extra = [...new Set(given)].filter(
-      (f) =>
-        !FIELDS[args.action].includes(f) &&
-        (args as Record<string, unknown>)[f] !== undefined &&
-        !(f === 'offset' && args.offset === 0) &&
-        !(f === 'limit' && args.limit === PAGE.limit.default),
-    );
-    const missing = (REQUIRED[args.action] ?? []).filter(
-      (f) => (args as Record<string, unknown>)[f] === undefined,
-    );
-    if (extra.length > 0 || missing.length > 0)
-      throw new ReMcpError(
-        'invalid-argument',
-        `action ${args.action} takes ${FIELDS[args.action].join(', ')}${missing.length > 0 ? `; missing ${missing.join(', ')}` : ''}${extra.length > 0 ? `; not for this action: ${extra.join(', ')}` : ''}`,
-      );
-    if (args.name !== undefined && badName(args.name))
-      throw new ReMcpError('invalid-argument', `name refused: ${badName(args.name)}`);
-    if (args.comment !== undefined && /[\u0000-\u001f\u007f-\u009f\u2028-\u202e]/.test(args.comment))
-      throw new ReMcpError('invalid-argument', 'a comment is one line of printable text');
+    checkActionArgs(args);
     // A hostile import path is refused before the ROM is opened.
     if (args.action === 'import') await ctx.services.workspace.resolveExisting(args.file, 'file');
     const store = getSymbolStore(ctx.services);
@@ -144,77 +310,28 @@ export const ndsSymbols = defineTool({
           return c !== undefined && storedOfRun(c, address) !== null;
         };
       };
-      let changes: {
-        added: number;
-        replaced: number;
-        removed: number;
-        unchanged: number;
-        skipped: { line: number; why: string }[];
-        conflicts: { name: string; address: string; processor: string; why: string }[];
-      } | null = null;
+      let changes: Changes | null = null;
       let exported: string | null = null;
       let read: (typeof SYMBOL_FORMATS)[number] | null = null;
       let shown: StoredSymbol[] = [];
       let nextOffset: number | null = null;
-      const none = { added: 0, replaced: 0, removed: 0, unchanged: 0, skipped: [], conflicts: [] };
       if (args.action === 'set') {
         const address = args.address!;
         const overlayId = args.overlayId ?? null;
         const place = placeOf(rom, processor, address, overlayId, await copiedRuns([processor]));
         if ('why' in place) throw new ReMcpError('invalid-argument', `${hex(address)}: ${place.why}`);
-        shown = await store.update(
+        ({ shown, changes } = await setName(
+          store,
           rom,
-          function* (symbols) {
-            const s: StoredSymbol = {
-              processor,
-              address,
-              overlayId: place.overlayId,
-              component: place.component,
-              mode: args.mode ?? null,
-              name: args.name!,
-              size: null,
-              comment: args.comment ?? null,
-              source: 'user',
-            };
-            const at = symbols.findIndex((x) => placeKey(x) === placeKey(s));
-            if (at < 0) {
-              symbols.push(s);
-              changes = { ...none, added: 1 };
-            } else if (
-              symbols[at]!.name === s.name &&
-              (args.mode === undefined || args.mode === symbols[at]!.mode) &&
-              (args.comment === undefined || args.comment === symbols[at]!.comment)
-            ) {
-              changes = { ...none, unchanged: 1 };
-            } else {
-              const old = symbols[at]!;
-              symbols[at] = {
-                ...old,
-                ...s,
-                mode: args.mode ?? old.mode,
-                comment: args.comment ?? old.comment,
-                size: old.size,
-              };
-              changes = { ...none, replaced: 1 };
-            }
-            return [symbols[at < 0 ? symbols.length - 1 : at]!];
-          },
+          { processor, address, place, name: args.name!, mode: args.mode, comment: args.comment },
           ctx.signal,
-        );
+        ));
       } else if (args.action === 'remove') {
         // The same place a set names: an address only one overlay holds is that overlay's.
         const place = placeOf(rom, processor, args.address!, args.overlayId ?? null);
         if ('why' in place) throw new ReMcpError('invalid-argument', `${hex(args.address!)}: ${place.why}`);
         const key = placeKey({ processor, overlayId: place.overlayId, address: args.address! });
-        await store.update(
-          rom,
-          function* (symbols) {
-            const at = symbols.findIndex((x) => placeKey(x) === key);
-            if (at >= 0) symbols.splice(at, 1);
-            changes = { ...none, removed: at >= 0 ? 1 : 0, unchanged: at >= 0 ? 0 : 1 };
-          },
-          ctx.signal,
-        );
+        changes = await removeName(store, rom, key, ctx.signal);
       } else if (args.action === 'import') {
         const { parsed, format } = await readSymbolFile(
           ctx.services.workspace,
@@ -238,47 +355,17 @@ export const ndsSymbols = defineTool({
             }),
           ctx.signal,
         );
-        changes = {
-          added: r.added,
-          replaced: r.replaced,
-          removed: 0,
-          unchanged: r.unchanged,
-          skipped: [
-            ...parsed.skipped.slice(0, 200),
-            ...(parsed.skipped.length > 200 || parsed.skippedMore > 0
-              ? [{ line: 0, why: `${parsed.skipped.length - 200 + parsed.skippedMore} more line(s) skipped` }]
-              : []),
-            ...(parsed.cut > 0
-              ? [{ line: 0, why: `${parsed.cut} more past ${SYMBOL_LIMITS.maxSymbols.max}` }]
-              : []),
-          ],
-          conflicts: r.conflicts.map((c) => ({ ...c, address: hex(c.address) })),
-        };
+        changes = importChanges(parsed, r);
       }
       const table = await store.table(rom);
       if (args.action === 'export') {
-        const format = args.format ?? 'csv';
-        if (format === 'elf')
-          throw new ReMcpError(
-            'invalid-argument',
-            'names are exported as text (nosgba, symbols-txt, plain, csv)',
-          );
-        const e = await exportSymbols(
+        ({ exported, changes } = await exportNames(
           ctx.services.workspace,
           rom,
           table.symbols,
-          format,
-          format === 'csv' ? (args.processor ?? null) : processor,
-        );
-        exported = e.path;
-        if (e.omitted.length > 0)
-          changes = {
-            ...none,
-            skipped: e.omitted.slice(0, 200).map((n) => ({
-              line: 0,
-              why: `${n}: not expressible in ${format} (a leading '.' is a directive there)`,
-            })),
-          };
+          args.format ?? 'csv',
+          args.format === undefined || args.format === 'csv' ? (args.processor ?? null) : processor,
+        ));
       }
       if (args.action === 'list') {
         const needle = args.contains?.toLowerCase();

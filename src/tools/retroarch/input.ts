@@ -2,15 +2,9 @@
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
 import { defineTool } from '../../mcp/tool.js';
-import {
-  DEFAULT_PAD_PORT,
-  INPUT_ACTIONS,
-  INPUT_TIMINGS,
-  MAX_INPUT_FRAMES,
-  MAX_INPUT_STEPS,
-  PRESS_SPACING_MS,
-} from '../../retroarch/client.js';
+import { DEFAULT_PAD_PORT, PRESS_SPACING_MS } from '../../retroarch/client.js';
 import { MAX_PLAYERS, PAD_BUTTONS } from '../../retroarch/codec.js';
+import { INPUT_ACTIONS, INPUT_TIMINGS, MAX_INPUT_FRAMES, MAX_INPUT_STEPS } from '../../retroarch/input.js';
 import { PROFILES, retroarch, stateEnum, TIMEOUT_LIMIT } from './client.js';
 
 const buttons = z.array(z.enum(PAD_BUTTONS)).min(1).max(PAD_BUTTONS.length);
