@@ -74,8 +74,16 @@ export const CASES: Case[] = [
   {
     family: 'arm',
     tool: 'nds_disassemble_range',
-    args: { rom: 'roms/game.nds', processor: 'arm9', mode: 'arm', address: 'zz' },
+    // Neither an address nor a name (a name never starts with a digit).
+    args: { rom: 'roms/game.nds', processor: 'arm9', mode: 'arm', address: '0xzz' },
     code: 'invalid-argument',
+  },
+  {
+    family: 'arm',
+    tool: 'nds_disassemble_range',
+    // A name the ROM's store does not hold: refused, never guessed.
+    args: { rom: 'roms/game.nds', processor: 'arm9', mode: 'arm', address: 'zz' },
+    code: 'not-found',
   },
   {
     family: 'analysis',
