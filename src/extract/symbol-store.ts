@@ -14,6 +14,7 @@ import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
 import { type RawSymbol, SYMBOL_LIMITS } from '../formats/symbols/types.js';
 import type { RomHandle } from '../nds/rom-store.js';
 import { type Services, serviceKey } from '../services.js';
+import { readWhole } from '../workspace/read-whole.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { romDirSegments } from './artifacts.js';
 import { recoverLeftovers, withDirLock } from './promote.js';
@@ -190,14 +191,7 @@ export class SymbolStore {
           'limit-exceeded',
           `the symbol store is ${size} bytes, over ${SYMBOL_STORE_LIMITS.storeBytes.max}`,
         );
-      bytes = Buffer.alloc(size);
-      let at = 0;
-      while (at < size) {
-        const { bytesRead } = await opened.handle.read(bytes, at, size - at, at);
-        if (bytesRead === 0) break;
-        at += bytesRead;
-      }
-      bytes = bytes.subarray(0, at);
+      bytes = await readWhole(opened.handle, size);
     } finally {
       await opened.handle.close();
     }

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { driveSteps, sha256Steps } from '../../core/cooperative.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
+import { readWhole } from '../../workspace/read-whole.js';
 import { romDirSegments } from '../../workspace/rom-dir.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { CopyDetection } from '../evidence/copied-code.js';
@@ -71,14 +72,8 @@ export class MapStore {
           return null;
         }
         await reserve(size);
-        bytes = Buffer.alloc(size);
-        let at = 0;
-        while (at < size) {
-          const { bytesRead } = await opened.handle.read(bytes, at, size - at, at);
-          if (bytesRead === 0) break;
-          at += bytesRead;
-        }
-        if (at !== size) {
+        bytes = await readWhole(opened.handle, size);
+        if (bytes.length !== size) {
           this.events.refused?.(path, 'it changed while it was read');
           return null;
         }

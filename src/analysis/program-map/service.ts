@@ -212,14 +212,7 @@ export class ProgramMapService {
     const found = enabled.has('copied-code')
       ? await this.copied(store, rom, req.processor, req.signal)
       : null;
-    const set = await loadComponents(
-      store,
-      rom,
-      req.processor,
-      found?.copies ?? [],
-      req.signal,
-      found?.dataCopies ?? [],
-    );
+    const set = await componentsWith(store, rom, req, found);
     const code = Math.min(
       req.maxCodeBytes,
       set.list.reduce((n, c) => n + c.cls.length, 0),
@@ -277,14 +270,7 @@ export class ProgramMapService {
       );
       if (!contents) return null;
       const found = contents.header.copies;
-      const set: ComponentSet = await loadComponents(
-        store,
-        rom,
-        req.processor,
-        found?.copies ?? [],
-        req.signal,
-        found?.dataCopies ?? [],
-      );
+      const set = await componentsWith(store, rom, req, found);
       // Checked throughout; anything it still cannot make sense of is a refusal, never a failure.
       const built: BuiltMap | string = await builtFromFile(contents, set, MapStore.path(id)).catch(
         (e: unknown) => {
@@ -333,6 +319,16 @@ export class ProgramMapService {
     this.held.get(key)?.release();
     this.held.delete(key);
   }
+}
+
+/** The components of the processor, with the copies the start-up path makes (none when not detected). */
+function componentsWith(
+  store: RomStore,
+  rom: RomHandle,
+  req: MapRequest,
+  found: CopyDetection | null,
+): Promise<ComponentSet> {
+  return loadComponents(store, rom, req.processor, found?.copies ?? [], req.signal, found?.dataCopies ?? []);
 }
 
 /** A kept map file refused or not written is said on stderr (the question is answered all the same). */
