@@ -4,7 +4,9 @@
 // Concurrent requests for one key share one build. The start-up copy detection is kept per ROM and
 // processor too (the ARM tools resolve addresses in copied code with it). A build reserves what it
 // holds at its peak from the server's memory budget first (the kept maps are bounded apart, by
-// MAX_MAPS and MAX_MAP_BYTES), so concurrent builds of large programs wait their turn.
+// MAX_MAPS and MAX_MAP_BYTES), so concurrent builds of large programs wait their turn. A complete map
+// is also written to the workspace (map-store.ts) and a later process reads it back instead of building
+// it again; a file that is not right for the question is refused and the map built as if it were absent.
 import { prepareDecoder } from '../../arm/decoder.js';
 import type { ArmMode } from '../../arm/types.js';
 import { driveSteps } from '../../core/cooperative.js';
