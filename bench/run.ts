@@ -19,6 +19,7 @@ const MODULES: Array<[string, string, string]> = [
   ['desmume', 'desmume.ts', 'benchDesmume'],
   ['live', 'live-features.ts', 'benchLiveFeatures'],
   ['flood', 'flood.ts', 'benchFlood'],
+  ['floors', 'floors.ts', 'benchFloors'],
 ];
 
 // The benches that read the real-data corpora take them from the test settings; on a development

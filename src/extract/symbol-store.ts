@@ -7,6 +7,7 @@
 // A store of 200,000 names is read, changed and written in slices (the server answers meanwhile): the
 // file is laid out one name a line and read back a line at a time (symbol-store-file.ts), and a change
 // is a generator.
+import { lstatSync, statSync } from 'node:fs';
 import { driveSteps, type Steps, sha256Steps } from '../core/cooperative.js';
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
@@ -154,9 +155,24 @@ export interface RomIdentity {
   identity: { sha256: string };
 }
 
+/**
+ * The stat key of what `lexical` names (links followed) as text; null when neither it nor a link is
+ * there (nothing to read); undefined when that cannot be told (the full path decides).
+ */
+function fileKey(lexical: string): string | null | undefined {
+  try {
+    const s = statSync(lexical, { bigint: true, throwIfNoEntry: false });
+    if (s) return s.isFile() ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : undefined;
+    return lstatSync(lexical, { throwIfNoEntry: false }) === undefined ? null : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** One ROM's store: read, change under the lock, write atomically. */
 export class SymbolStore {
-  private cache = new Map<string, { stamp: string; table: SymbolTable }>();
+  /** By ROM SHA-256: the names last read (their file's hash, and its stat key once read from disk). */
+  private cache = new Map<string, { stamp: string; table: SymbolTable; key?: string }>();
 
   constructor(private readonly workspace: Workspace) {}
 
@@ -176,6 +192,14 @@ export class SymbolStore {
    * never creating anything: read-only tools call it to show names.
    */
   async table(rom: RomIdentity): Promise<SymbolTable> {
+    // Fast paths (a warm answer asks for the names on every call): the store file unchanged since it
+    // was read (same device, inode, size and times) holds the names read then; nothing at its path,
+    // not even a link, holds none. Anything else is read through the path policy.
+    const lexical = this.workspace.lexicalPath(this.path(rom));
+    const hit = this.cache.get(rom.identity.sha256);
+    const now = fileKey(lexical);
+    if (now === null) return EMPTY;
+    if (hit?.key !== undefined && hit.key === now) return hit.table;
     let opened: Awaited<ReturnType<Workspace['openFile']>>;
     try {
       opened = await this.workspace.openFile(this.path(rom));
@@ -196,10 +220,14 @@ export class SymbolStore {
       await opened.handle.close();
     }
     const stamp = await driveSteps(sha256Steps(bytes));
-    const hit = this.cache.get(rom.identity.sha256);
-    if (hit && hit.stamp === stamp) return hit.table;
+    // The key taken before the read: a write since then changes it, and the next call reads again.
+    const key = now === undefined ? {} : { key: now };
+    if (hit && hit.stamp === stamp) {
+      this.cache.set(rom.identity.sha256, { ...hit, ...key });
+      return hit.table;
+    }
     const table = new SymbolTable(await driveSteps(decodeSteps(bytes, rom.identity.sha256)));
-    this.cache.set(rom.identity.sha256, { stamp, table });
+    this.cache.set(rom.identity.sha256, { stamp, table, ...key });
     return table;
   }
 

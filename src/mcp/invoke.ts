@@ -200,26 +200,37 @@ async function invokeUnbounded(
   const structured = checked.data as Record<string, unknown>;
   const limit = services.config.maxOutputBytes;
   const images = success.images ?? [];
+  // Serialized once: the bound's arithmetic and the text's rendering both start from this JSON (it is
+  // what a client receives), and the whole result's size follows from its parts.
+  const structuredJson = JSON.stringify(structured);
+  const imagesJson = images.map((image) => `,${JSON.stringify(image)}`).join('');
+  const metaJson = names.length > 0 ? JSON.stringify({ [NAMES_META_KEY]: names }) : null;
   // The text block carries the data too (clients that show only content[], older protocol versions):
   // it gets whatever the bound leaves after the structured result and the images.
   const frame = Buffer.byteLength(
-    JSON.stringify({ content: [{ type: 'text', text: '' }, ...images], structuredContent: structured }),
+    `{"content":[{"type":"text","text":""}${imagesJson}],"structuredContent":${structuredJson}}`,
     'utf8',
   );
-  const meta = names.length > 0 ? { _meta: { [NAMES_META_KEY]: names } } : {};
+  const meta = metaJson !== null ? { _meta: { [NAMES_META_KEY]: names } } : {};
   const summary = names.length > 0 ? `${namesLine(names)}\n${success.text}` : success.text;
   const text = renderToolText(
     def.name,
     summary,
-    structured,
-    limit - frame - TEXT_SLACK_BYTES - (names.length > 0 ? Buffer.byteLength(JSON.stringify(meta)) : 0),
+    JSON.parse(structuredJson) as Record<string, unknown>,
+    limit - frame - TEXT_SLACK_BYTES - (metaJson !== null ? Buffer.byteLength(`{"_meta":${metaJson}}`) : 0),
+    { json: true },
   );
   const result: ToolCallResult = {
     content: [{ type: 'text', text }, ...images],
     structuredContent: structured,
     ...meta,
   };
-  const size = Buffer.byteLength(JSON.stringify(result), 'utf8');
+  // JSON.stringify(result), counted from its parts: the frame with this text in place of "", and _meta.
+  const size =
+    frame +
+    Buffer.byteLength(JSON.stringify(text), 'utf8') -
+    2 +
+    (metaJson !== null ? Buffer.byteLength(`,"_meta":${metaJson}`, 'utf8') : 0);
   if (size > limit) {
     // Refused whole, never cut mid-structure: the caller narrows the request (pagination, smaller windows).
     return errorResult({

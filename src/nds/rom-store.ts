@@ -4,11 +4,13 @@
 // identical file reuses its model. Operations run through withRom(), which re-checks the identity
 // after the work: a ROM modified meanwhile fails the operation with 'rom-changed', whatever the work
 // itself returned or threw.
-// The file is opened once, through Workspace.openFile, which proves the handle is the checked regular
-// file (no symlink or FIFO swapped in between the check and the open). The identity hash, the model
-// and every read of the operation go through that handle; withRom() closes it.
-import { readSync } from 'node:fs';
-import { type FileHandle, stat } from 'node:fs/promises';
+// The file is opened through Workspace.openFile, which proves the handle is the checked regular file
+// (no symlink or FIFO swapped in between the check and the open). The identity hash, the model and
+// every read of the operation go through that handle. withRom() ends the operation's use of it; the
+// handle is then kept open for a while (kept-rom-files.ts) and a later operation on the same path
+// reuses it while the path still names that unchanged file.
+import { fstatSync, readSync, statSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { isReMcpError, ReMcpError } from '../core/errors.js';
 import type { ByteSource } from '../formats/nds/index.js';
 import { type NdsRomModel, parseNdsRom } from '../formats/nds/index.js';
@@ -16,17 +18,12 @@ import { type Services, serviceKey } from '../services.js';
 import { sha256File } from '../workspace/hash.js';
 import type { ResolvedPath, Workspace } from '../workspace/workspace.js';
 import { DecodedImageCache } from './decoded-images.js';
+import { type FileKey, type KeptFile, KeptRomFiles } from './kept-rom-files.js';
 import type { RomHandle, RomIdentity } from './rom-handle.js';
 
 export type { RomHandle, RomIdentity };
 
-interface StatKey {
-  dev: bigint;
-  ino: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
-}
+type StatKey = FileKey;
 
 /** Models kept in memory at once; each is small (tables only), a few hundred KiB for big ROMs. */
 const MAX_CACHED_MODELS = 16;
@@ -46,11 +43,15 @@ function sameKey(a: StatKey, b: StatKey): boolean {
   );
 }
 
-/** The stat key of what `file` names now: a path (followed) or the open handle itself. */
+/**
+ * The stat key of what `file` names now: a path (followed) or the open handle itself. One stat call,
+ * made synchronously: a stat of a local file costs microseconds, a trip through the thread pool
+ * several times that, and a warm answer makes a few of them.
+ */
 async function statKey(file: string | FileHandle): Promise<StatKey> {
   try {
     const s =
-      typeof file === 'string' ? await stat(file, { bigint: true }) : await file.stat({ bigint: true });
+      typeof file === 'string' ? statSync(file, { bigint: true }) : fstatSync(file.fd, { bigint: true });
     return { dev: s.dev, ino: s.ino, size: s.size, mtimeNs: s.mtimeNs, ctimeNs: s.ctimeNs };
   } catch {
     throw new ReMcpError('rom-changed', 'the ROM disappeared while it was in use');
@@ -97,6 +98,7 @@ export class RomStore {
   private readonly identities = new Map<string, { key: StatKey; identity: RomIdentity }>();
   private readonly models = new Map<string, NdsRomModel | ReMcpError>();
   readonly decoded = new DecodedImageCache();
+  private readonly files = new KeptRomFiles();
 
   constructor(private readonly workspace: Workspace) {}
 
@@ -107,6 +109,9 @@ export class RomStore {
    * (withRom does).
    */
   async openRom(rel: string, signal?: AbortSignal, onProgress?: HashProgress): Promise<RomHandle> {
+    const lexical = this.workspace.lexicalPath(rel);
+    const warm = await this.reopen(lexical);
+    if (warm) return warm;
     const { resolved, handle: file } = await this.workspace.openFile(rel);
     const absolute = resolved.absolute;
     let handed = false;
@@ -122,46 +127,80 @@ export class RomStore {
         });
       }
       if (model instanceof ReMcpError) throw model;
-      let closed = false;
-      const handle: RomHandle = {
-        path: resolved.relative,
-        absolute,
-        identity,
-        model,
-        verifyUnchanged: (s) => this.verify(file, key, resolved, identity, s),
-        unmodifiedSinceIdentified: async () => sameKey(key, await statKey(file)),
-        readBytes: (offset, length) => {
-          // A closed descriptor number may already name another file: never read through it.
-          if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
-          return readRange(file.fd, offset, length, identity.size);
-        },
-        readBytesInto: (into, offset) => {
-          if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
-          checkRange(offset, into.length, identity.size);
-          return into.length === 0 ? into : readAtInto(file.fd, offset, into);
-        },
-        readChunk: async (into, position) => {
-          if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
-          let done = 0;
-          // Bounded: every pass reads at least one byte or stops at the end of the file.
-          while (done < into.length) {
-            const { bytesRead } = await file.read(into, done, into.length - done, position + done);
-            if (bytesRead === 0) break;
-            done += bytesRead;
-          }
-          return done;
-        },
-        close: async () => {
-          if (closed) return;
-          closed = true;
-          await file.close();
-        },
-      };
+      const opened = { resolved, file, key };
+      const kept = this.files.keep(lexical, opened);
+      const close = kept ? () => this.files.release(kept) : () => file.close();
+      const handle = this.handleOf(opened, identity, model, close);
       handed = true;
       return handle;
     } finally {
       if (!handed) await file.close();
     }
+  }
+
+  /**
+   * The ROM through the handle kept from an earlier operation, when the caller's path still names
+   * that unchanged file and its identity and model are known (kept-rom-files.ts); else null.
+   */
+  private async reopen(lexical: string): Promise<RomHandle | null> {
+    const kept = await this.files.take(lexical, async (k) => {
+      const [named, opened] = await Promise.all([statKey(lexical), statKey(k.file)]);
+      return sameKey(named, k.key) && sameKey(opened, k.key);
+    });
+    if (!kept) return null;
+    const known = this.identities.get(kept.resolved.absolute);
+    const model = known && sameKey(known.key, kept.key) ? this.modelFor(kept.file.fd, known.identity) : null;
+    if (!known || model === null || model instanceof ReMcpError) {
+      this.files.forget(lexical);
+      await this.files.release(kept);
+      return null;
+    }
+    return this.handleOf(kept, known.identity, model, () => this.files.release(kept));
+  }
+
+  /** The operation's view of an open, identified ROM; `release` ends its use of the file. */
+  private handleOf(
+    opened: KeptFile,
+    identity: RomIdentity,
+    model: NdsRomModel,
+    release: () => Promise<void>,
+  ): RomHandle {
+    const { file, key, resolved } = opened;
+    let closed = false;
+    return {
+      path: resolved.relative,
+      absolute: resolved.absolute,
+      identity,
+      model,
+      verifyUnchanged: (s) => this.verify(file, key, resolved, identity, s),
+      unmodifiedSinceIdentified: async () => sameKey(key, await statKey(file)),
+      readBytes: (offset, length) => {
+        // A closed descriptor number may already name another file: never read through it.
+        if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
+        return readRange(file.fd, offset, length, identity.size);
+      },
+      readBytesInto: (into, offset) => {
+        if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
+        checkRange(offset, into.length, identity.size);
+        return into.length === 0 ? into : readAtInto(file.fd, offset, into);
+      },
+      readChunk: async (into, position) => {
+        if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
+        let done = 0;
+        // Bounded: every pass reads at least one byte or stops at the end of the file.
+        while (done < into.length) {
+          const { bytesRead } = await file.read(into, done, into.length - done, position + done);
+          if (bytesRead === 0) break;
+          done += bytesRead;
+        }
+        return done;
+      },
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await release();
+      },
+    };
   }
 
   /** Runs `fn` on an identified ROM and re-verifies the identity afterwards (also when `fn` throws). */

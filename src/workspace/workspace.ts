@@ -31,6 +31,11 @@ export class Workspace {
     );
   }
 
+  /** A caller's workspace-relative path joined to the root, checked but not resolved (links not followed). */
+  lexicalPath(input: unknown): string {
+    return join(this.root, ...checkRelativePath(input));
+  }
+
   /** Resolves a caller's workspace-relative path to an existing entry of the given kind. */
   async resolveExisting(input: unknown, kind: EntryKind = 'file'): Promise<ResolvedPath> {
     const segments = checkRelativePath(input);

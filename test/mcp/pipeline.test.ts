@@ -91,6 +91,50 @@ test('a result over RE_MCP_MAX_OUTPUT_BYTES is refused whole, never cut', async 
   assert.equal((await run({ n: 1 }, s)).isError, undefined);
 });
 
+const sized = defineTool({
+  name: 'sized',
+  title: 'Sized',
+  profiles: ['project'],
+  description: { purpose: 'p', useWhen: 'u', behaviour: 'b', limits: 'l', returns: 'r' },
+  input: z.object({ chars: z.number().int().min(0).max(100_000), unit: z.string().max(4) }),
+  output: z.object({ blob: z.string(), rows: z.array(z.object({ k: z.string() })) }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  async handler(args) {
+    const blob = args.unit.repeat(args.chars);
+    return {
+      structured: { blob, rows: [{ k: `a${args.unit}\u0007` }, { k: 'b' }] },
+      text: `s\u202e${args.unit}`,
+    };
+  },
+});
+
+test('the bound is counted exactly: an accepted result fits, a refused one is over (multi-byte and escaped text)', async () => {
+  const limit = 65536;
+  const s = await services({ RE_MCP_MAX_OUTPUT_BYTES: String(limit) });
+  for (const unit of ['y', '\u00e9', '\u{1f600}', '"', '\u0001']) {
+    let accepted = 0;
+    let refused = 0;
+    for (let chars = 0; chars < limit + 4000; chars += 1733) {
+      const r = await invokeTool(sized, { chars, unit }, s, {
+        signal: new AbortController().signal,
+        log: () => {},
+      });
+      const bytes = Buffer.byteLength(JSON.stringify(r), 'utf8');
+      if (r.isError) {
+        const error = (r.structuredContent as { error: { code: string; details: { resultBytes: number } } })
+          .error;
+        assert.equal(error.code, 'output-too-large');
+        assert.ok(error.details.resultBytes > limit);
+        refused++;
+      } else {
+        assert.ok(bytes <= limit, `${bytes} bytes over ${limit} (${chars} x ${JSON.stringify(unit)})`);
+        accepted++;
+      }
+    }
+    assert.ok(accepted > 0 && refused > 0, `both sides of the bound seen for ${JSON.stringify(unit)}`);
+  }
+});
+
 test('progress is reported over MCP and cancellation stops a long hash', async () => {
   const h = await startServer();
   const big = join(h.workspace, 'big.bin');

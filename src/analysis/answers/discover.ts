@@ -12,6 +12,7 @@ import {
   identityKey,
 } from '../functions/discover.js';
 import type { ScopeStatus } from '../functions/nds-scope.js';
+import type { ProgramMap } from '../program-map/map.js';
 import { TIERS, type Tier } from '../program-map/types.js';
 import {
   type AnswerOptions,
@@ -126,13 +127,8 @@ function countEvidence(fns: readonly { evidence: readonly EvidenceId[] }[]) {
   return out;
 }
 
-async function programFunctions(
-  src: RomSource,
-  req: DiscoverRequest,
-  opts: AnswerOptions,
-): Promise<DiscoverAnswer> {
-  const full = req.detail === 'full';
-  const { map, lowest, coverage, components, totals } = await mapScope(src, req, opts);
+/** The functions a program-scope page is cut from (tier, name filter, order), with their counts. */
+function acceptedList(map: ProgramMap, req: DiscoverRequest, lowest: Tier) {
   const accepted = named(
     req,
     map.functions.filter((f) => TIERS.indexOf(f.tier) <= TIERS.indexOf(lowest)),
@@ -140,6 +136,25 @@ async function programFunctions(
   );
   if (req.order === 'size') accepted.sort((a, b) => b.bytes - a.bytes || a.address - b.address);
   if (req.order === 'callers') accepted.sort((a, b) => b.callers - a.callers || a.address - b.address);
+  const byTier = { proven: 0, referenced: 0, heuristic: 0 };
+  for (const f of accepted) byTier[f.tier]++;
+  const byEvidence = countEvidence(accepted.map((f) => ({ evidence: evidenceClasses(f.evidence) })));
+  return { accepted, byTier, byEvidence };
+}
+
+async function programFunctions(
+  src: RomSource,
+  req: DiscoverRequest,
+  opts: AnswerOptions,
+): Promise<DiscoverAnswer> {
+  const full = req.detail === 'full';
+  const { map, lowest, coverage, components, totals } = await mapScope(src, req, opts);
+  // Without a name filter the list and its counts depend on the map, the tier and the order alone:
+  // made once per map (a warm page then costs its own functions only).
+  const { accepted, byTier, byEvidence } =
+    req.name === undefined
+      ? map.memo(`discover:${lowest}:${req.order ?? 'address'}`, () => acceptedList(map, req, lowest))
+      : acceptedList(map, req, lowest);
   const page = paginate(accepted, req.offset, req.limit);
   const made = map.callsMadeBy(page.items);
   const functions = page.items.map((f, i) => {
@@ -175,8 +190,6 @@ async function programFunctions(
       calleeCount: calls.length,
     };
   });
-  const byTier = { proven: 0, referenced: 0, heuristic: 0 };
-  for (const f of accepted) byTier[f.tier]++;
   return {
     scope: 'program',
     evidence: [...req.evidence],
@@ -186,8 +199,8 @@ async function programFunctions(
     components,
     coverage,
     totals: { functions: accepted.length, ...totals },
-    byTier,
-    byEvidence: countEvidence(accepted.map((f) => ({ evidence: evidenceClasses(f.evidence) }))),
+    byTier: { ...byTier },
+    byEvidence: { ...byEvidence },
     page: pageOf(page),
     functions,
     callSites: null,

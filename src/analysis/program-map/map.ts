@@ -40,6 +40,10 @@ export type { MapBlock } from './walker.js';
 
 export class ProgramMap {
   readonly functions: MapFunction[];
+  /** Answers computed once per map (its coverage per tier, callers' views): see `memo`. */
+  private readonly memos = new Map<string, unknown>();
+  /** The calls of each block (indexes into the walk's calls), made on first use. */
+  private callsByBlock: Map<number, number[]> | null = null;
 
   private constructor(
     /** The build: read only inside src/analysis/ (test/architecture checks tools and the debugger). */
@@ -127,16 +131,32 @@ export class ProgramMap {
     return (this.built.bodies.get(fn.key)?.callSites ?? []).map((i) => this.built.walker.calls.get(i));
   }
 
+  /**
+   * `make()` once per map and key, then the same value: for what callers derive from the map alone
+   * (never from a request's other inputs). A map never changes once built, so nothing goes stale; the
+   * keys are the callers' own, a handful per map. The value is frozen (shared by every later answer).
+   */
+  memo<T>(key: string, make: () => T): T {
+    if (this.memos.has(key)) return this.memos.get(key) as T;
+    const value = make();
+    this.memos.set(key, typeof value === 'object' && value !== null ? Object.freeze(value) : value);
+    return value;
+  }
+
   /** The calls each function's body makes (blocks ascending, a block's calls in walk order). */
   callsMadeBy(fns: readonly MapFunction[]): MapCall[][] {
     const w = this.built.walker;
-    const callsIn = new Map<number, number[]>();
-    for (let i = 0; i < w.calls.length; i++) {
-      const block = w.calls.get(i).block;
-      const list = callsIn.get(block) ?? [];
-      list.push(i);
-      callsIn.set(block, list);
+    if (this.callsByBlock === null) {
+      const callsIn = new Map<number, number[]>();
+      for (let i = 0; i < w.calls.length; i++) {
+        const block = w.calls.get(i).block;
+        const list = callsIn.get(block);
+        if (list) list.push(i);
+        else callsIn.set(block, [i]);
+      }
+      this.callsByBlock = callsIn;
     }
+    const callsIn = this.callsByBlock;
     return fns.map((f) =>
       (this.built.bodies.get(f.key)?.blocks ?? [])
         .flatMap((b) => callsIn.get(b) ?? [])
@@ -182,7 +202,17 @@ export class ProgramMap {
   }
 
   /** How complete the map is for a caller accepting tiers down to `lowest`. */
+  /** What the map covered down to `lowest`, and whether that is definitive (computed once per tier). */
   coverage(lowest: Tier): MapCoverage {
+    return this.memo(`coverage:${lowest}`, () => {
+      const c = this.computeCoverage(lowest);
+      Object.freeze(c.unresolved);
+      Object.freeze(c.notDefinitive);
+      return c;
+    });
+  }
+
+  private computeCoverage(lowest: Tier): MapCoverage {
     const max = TIER_RANK[lowest];
     let executable = 0;
     let classified = 0;

@@ -8,6 +8,7 @@ import { hexdump, renderStructuredCounted } from './text.js';
 type Renderer = (
   summary: string,
   structured: Record<string, unknown>,
+  json: boolean,
 ) => string | { text: string; escaped: number };
 
 /** RetroArch reads: the head line and the complete hexdump, in place of the tool's own summary. */
@@ -22,8 +23,8 @@ const SPECIALISED: Record<string, Renderer> = {
   retroarch_read_ram: retroarchRead,
 };
 
-const generic: Renderer = (summary, structured) => {
-  const data = renderStructuredCounted(structured);
+const generic: Renderer = (summary, structured, json) => {
+  const data = renderStructuredCounted(structured, json);
   return { text: `${summary}\n\n${data.text}`, escaped: data.escaped };
 };
 
@@ -51,15 +52,19 @@ export function boundText(text: string, budget: number): string {
   return [...kept, marker(kept.length)].join('\n');
 }
 
-/** The text block for a success: data included, at most `budget` bytes once serialized. */
+/**
+ * The text block for a success: data included, at most `budget` bytes once serialized. `json`: the
+ * structured data is already as JSON carries it (parsed from its serialization), nothing to normalise.
+ */
 export function renderToolText(
   name: string,
   summary: string,
   structured: Record<string, unknown>,
   budget: number,
+  options: { json?: boolean } = {},
 ): string {
   const render = SPECIALISED[name] ?? generic;
-  const rendered = render(summary, structured);
+  const rendered = render(summary, structured, options.json === true);
   const body = typeof rendered === 'string' ? { text: rendered, escaped: 0 } : rendered;
   // Whatever a summary embedded: controls other than tabs and line breaks are escaped too.
   const safe = escapeUnsafe(body.text, 'lines');

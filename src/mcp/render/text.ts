@@ -257,13 +257,19 @@ export function renderStructured(structured: Record<string, unknown>): string {
   return renderStructuredCounted(structured).text;
 }
 
-/** renderStructured, with the number of unsafe characters it escaped. */
-export function renderStructuredCounted(structured: Record<string, unknown>): {
+/**
+ * renderStructured, with the number of unsafe characters it escaped. `json`: the value was parsed from
+ * its JSON (already as a client receives it), so it is rendered without being normalised first.
+ */
+export function renderStructuredCounted(
+  structured: Record<string, unknown>,
+  json = false,
+): {
   text: string;
   escaped: number;
 } {
   const lines: string[] = [];
   escapedCount = 0;
-  renderRecord(asJson(structured) as Record_, '', lines);
+  renderRecord((json ? structured : asJson(structured)) as Record_, '', lines);
   return { text: lines.join('\n'), escaped: escapedCount };
 }
