@@ -194,11 +194,20 @@ async function warmOn(root: string, rom: string, label: string) {
           const [ms] = await s.raw.call(tool(q), args[q]);
           if (i >= 3) times.get(s.name)!.get(q)!.push(ms);
         }
+    // The transport's own floor: an MCP ping's round trip on the same session (nothing of a tool).
+    const pings = new Map(sessions.map((s) => [s.name, [] as number[]]));
+    for (let i = 0; i < WARM_RUNS; i++)
+      for (const s of sessions) {
+        const started = performance.now();
+        await s.raw.request('ping', {});
+        pings.get(s.name)!.push(performance.now() - started);
+      }
     const floor = await floors(root, rom, target);
     const out: Record<string, unknown> = {
       rom: label,
       target: `0x${target.toString(16)} (the most called function)`,
       mapColdMs: cold,
+      pingRoundTripMs: Object.fromEntries([...pings].map(([n, t]) => [n, r3(median(t))])),
     };
     for (const q of QUESTIONS) {
       const entry: Record<string, unknown> = {

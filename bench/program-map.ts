@@ -35,6 +35,21 @@ const EVIDENCE_SETS: Record<string, EvidenceId[]> = {
   'every tier': [...EVIDENCE_IDS],
 };
 
+/** Wall time of `arm-none-eabi-objdump -D` over `bin` loaded at `base` (output discarded); null without it. */
+function objdumpMs(bin: string, base: number): number | null {
+  const started = performance.now();
+  try {
+    execFileSync(
+      'arm-none-eabi-objdump',
+      ['-D', '-b', 'binary', '-marm', `--adjust-vma=0x${base.toString(16)}`, bin],
+      { stdio: ['ignore', 'ignore', 'ignore'], maxBuffer: 1 << 30 },
+    );
+  } catch {
+    return null;
+  }
+  return performance.now() - started;
+}
+
 async function childBundle(): Promise<string> {
   // Inside the repository so the bundle finds Capstone in node_modules. One CommonJS file with
   // Capstone external and lazy imports as require() calls, as scripts/bundle.mjs builds the server:
@@ -52,6 +67,9 @@ async function childBundle(): Promise<string> {
     external: ['@alexaltea/capstone-js'],
     supported: { 'dynamic-import': false },
     logLevel: 'warning',
+    // As the server's bundle fixes its engine hash (scripts/bundle.mjs): one value for every child of
+    // this run, so a map kept by one is read back by the next.
+    define: { __RE_MCP_ENGINE__: JSON.stringify(`bench-${process.pid}`) },
   });
   return outfile;
 }
@@ -120,9 +138,12 @@ export async function benchProgramMap(): Promise<Record<string, unknown>> {
       writeFileSync(join(root, `${name}.bin`), code);
       const maps: Record<string, number & string>[] = [];
       const lins: Record<string, number & string>[] = [];
+      const dumps: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         maps.push(child(bundle, ['map', root, `roms/${name}.nds`, 'arm9']));
         lins.push(child(bundle, ['linear', join(root, `${name}.bin`), String(a9.loadAddress)]));
+        const dump = objdumpMs(join(root, `${name}.bin`), a9.loadAddress);
+        if (dump !== null) dumps.push(dump);
       }
       // The map kept in the workspace: written by a first run, then read back by new processes.
       child(bundle, ['kept', root, `roms/${name}.nds`, 'arm9']);
@@ -137,6 +158,9 @@ export async function benchProgramMap(): Promise<Record<string, unknown>> {
         mapColdMs: Math.round(mapMs),
         linearDecodeColdMs: Math.round(linMs),
         mapVsLinearDecode: Number((mapMs / linMs).toFixed(2)),
+        // The floor issue 49 names: GNU objdump -D of the same bytes (ARM), its listing discarded.
+        objdumpMs: dumps.length > 0 ? Math.round(median(dumps)) : 'arm-none-eabi-objdump not installed',
+        mapVsObjdump: dumps.length > 0 ? Number((mapMs / median(dumps)).toFixed(2)) : null,
         usPerByte: Number(((mapMs * 1000) / size).toFixed(2)),
         keptMapReadMs: Math.round(readMs),
         keptReadVsColdBuild: Number((readMs / mapMs).toFixed(3)),
