@@ -3,16 +3,28 @@
 // the program: a call's target must be a function that the callee's signature matches, an address
 // word must name a place the named item matches, a string's bytes must be there. A reference that
 // disagrees rules the match out; one that cannot be checked (a veneer, a callee outside the set or
-// unmatched) counts for nothing. What is left becomes a proposal with its evidence and tier:
+// unmatched) counts for nothing. Then the functions one name matches name others (narrowSteps): the
+// function each of their calls reaches, and their neighbours in their object's section (a linker
+// keeps an input section whole), each only among the names its own bytes match; and a function
+// several names match loses those whose calls reach functions named otherwise. What is left becomes
+// a proposal with its evidence and tier:
 //   strong     one name matches, with at least APPLY_LIMITS.minCompared compared bytes;
-//   supported  one name matches on fewer bytes, and at least one reference agrees;
+//   supported  one name matches on fewer bytes, and at least one reference agrees or a caller or
+//              neighbour named it so;
 //   ambiguous  several names match (aliases of other files, identical code), or the one name matches
 //              several functions of the program: listed with every candidate, never one chosen.
 // A match on fewer bytes with nothing to support it is no proposal (counted as too short). Pure.
 import type { ArmMode } from '../../arm/types.js';
 import type { Steps } from '../../core/cooperative.js';
+import { type Match, narrowSteps } from './narrow.js';
 import { directBranchAt, u32 } from './relocs.js';
-import { comparedBytes, type SigItem, type SignatureSet } from './types.js';
+import {
+  comparedBytes,
+  type ProgramFunction,
+  type ProgramMemory,
+  type SigItem,
+  type SignatureSet,
+} from './types.js';
 
 export const PROPOSAL_TIERS = ['strong', 'supported', 'ambiguous'] as const;
 export type ProposalTier = (typeof PROPOSAL_TIERS)[number];
@@ -22,22 +34,7 @@ export const APPLY_LIMITS = {
   minCompared: { default: 16, min: 4, max: 4096, unit: 'bytes' },
 } as const;
 
-/** A function of the program, with the bytes of the component holding it. */
-export interface ProgramFunction {
-  key: string;
-  address: number;
-  mode: ArmMode;
-  /** Where its code ends (exclusive) as the program map walked it. */
-  end: number;
-  /** The bytes of its component and the address they start at. */
-  bytes: Uint8Array;
-  start: number;
-}
-
-/** The program's memory as its components hold it. */
-export interface ProgramMemory {
-  read(address: number, length: number): Uint8Array | null;
-}
+export type { ProgramFunction, ProgramMemory } from './types.js';
 
 export interface Candidate {
   name: string;
@@ -88,15 +85,6 @@ const STEP_FUNCTIONS = 64;
 const AGREE_WEIGHT = 16;
 /** Data items followed through data items' address words (a vtable, its type_info, its name). */
 const DATA_DEPTH = 3;
-
-interface Match {
-  item: number;
-  compared: number;
-  agreed: number;
-  unchecked: number;
-  contradicted: number;
-  why: string | null;
-}
 
 /** Whether `item`'s pattern matches `bytes` at `o`. */
 function matchesAt(item: SigItem, bytes: Uint8Array, o: number): boolean {
@@ -169,6 +157,7 @@ function byteMatches(items: readonly SigItem[], index: SetIndex, fn: ProgramFunc
           unchecked: 0,
           contradicted: 0,
           why: null,
+          calledAs: null,
         });
   return list;
 }
@@ -294,12 +283,12 @@ const weight = (m: Match) => m.compared + AGREE_WEIGHT * m.agreed;
 function propose(
   fn: ProgramFunction,
   all: readonly Match[],
+  kept: readonly Match[],
   items: readonly SigItem[],
   minCompared: number,
   counts: ApplyCounts,
 ): Proposal | null {
   counts.matched++;
-  const kept = all.filter((m) => m.contradicted === 0);
   if (kept.length === 0) {
     counts.contradicted++;
     return null;
@@ -313,7 +302,7 @@ function propose(
   }
   const ranked = [...byFirst.values()].sort((a, b) => weight(b) - weight(a) || a.item - b.item);
   const best = ranked[0]!;
-  const standsAlone = (m: Match) => m.compared >= minCompared || m.agreed > 0;
+  const standsAlone = (m: Match) => m.compared >= minCompared || m.agreed > 0 || m.calledAs !== null;
   if (!ranked.some(standsAlone)) {
     counts.tooShort++;
     return null;
@@ -337,6 +326,7 @@ function propose(
         `${best.compared} of ${items[best.item]!.bytes.length} bytes compared and equal (${items[best.item]!.bytes.length - best.compared} masked)`,
         'one name in the set matches',
         ...(best.agreed > 0 ? [`${best.agreed} reference(s) agree`] : []),
+        ...(best.calledAs !== null ? [best.calledAs] : []),
         ...(best.unchecked > 0 ? [`${best.unchecked} reference(s) not checkable`] : []),
       ]
     : [
@@ -346,7 +336,8 @@ function propose(
           .join(', ')}`,
       ];
   const ruledOut = all.length - kept.length;
-  if (ruledOut > 0) reasons.push(`${ruledOut} other byte match(es) ruled out by their references or extent`);
+  if (ruledOut > 0)
+    reasons.push(`${ruledOut} other byte match(es) ruled out by their references, their callers or extent`);
   return {
     key: fn.key,
     address: fn.address,
@@ -403,7 +394,10 @@ export function* applySteps(
     for (const m of matches[f]!) checkReferences(m, fn, items, index.byName, memory, agree);
   }
   yield;
-  // Pass 3: proposals.
+  // Pass 3: the references of functions one name matches narrow the functions they name.
+  const live = matches.map((ms) => ms.filter((m) => m.contradicted === 0));
+  yield* narrowSteps(items, index.byName, functions, live, minCompared);
+  // Pass 4: proposals.
   const counts: ApplyCounts = {
     functions: functions.length,
     signatures: items.filter((i) => i.kind === 'function').length,
@@ -417,7 +411,7 @@ export function* applySteps(
   const proposals: Proposal[] = [];
   for (const [f, fn] of functions.entries()) {
     if (matches[f]!.length === 0) continue;
-    const p = propose(fn, matches[f]!, items, minCompared, counts);
+    const p = propose(fn, matches[f]!, live[f]!, items, minCompared, counts);
     if (p !== null) proposals.push(p);
   }
   markSharedNames(proposals);

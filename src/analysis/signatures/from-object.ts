@@ -190,6 +190,7 @@ function itemOf(ctx: BuildContext, g: Group): SigItem {
     mask,
     refs,
     origin: ctx.origin,
+    place: { section: g.section.index, offset: g.start },
   };
 }
 

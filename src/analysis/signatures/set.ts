@@ -178,6 +178,7 @@ export function* encodeSetSteps(set: SignatureSet): Steps<string> {
           r.content === null ? null : hex(r.content),
         ]),
         origin: item.origin,
+        ...(item.place ? { place: [item.place.section, item.place.offset] } : {}),
       }),
     );
   }
@@ -304,6 +305,13 @@ function itemOf(v: unknown, i: number): SigItem {
       content: content === null ? null : fromHex(content as string),
     };
   });
+  let place: SigItem['place'];
+  if (x.place !== undefined) {
+    const pl = x.place;
+    if (!Array.isArray(pl) || pl.length !== 2 || !isInt(pl[0], 0, 0xffffffff) || !isInt(pl[1], 0, 0xffffffff))
+      return bad(`${where}: place`);
+    place = { section: pl[0], offset: pl[1] };
+  }
   return {
     kind: x.kind as SigItem['kind'],
     key: x.key,
@@ -314,5 +322,6 @@ function itemOf(v: unknown, i: number): SigItem {
     mask,
     refs,
     origin: x.origin,
+    ...(place ? { place } : {}),
   };
 }

@@ -52,6 +52,18 @@ export interface SigItem {
   refs: SigRef[];
   /** Where it came from: `libc.a(lib_a-memcpy.o)`, a file, or a ROM. */
   origin: string;
+  /**
+   * Objects only: its section in the origin and its offset there. A linker keeps an input section
+   * whole and in order, so items of one section lie at the same distances from each other in every
+   * program that links it (apply.ts places neighbours by it).
+   */
+  place?: SigPlace | undefined;
+}
+
+export interface SigPlace {
+  /** The section's index in its object (names can repeat). */
+  section: number;
+  offset: number;
 }
 
 export interface SignatureSource {
@@ -96,4 +108,21 @@ export function comparedBytes(item: SigItem): number {
   let n = 0;
   for (let i = 0; i < item.mask.length; i++) n += item.mask[i]!;
   return n;
+}
+
+/** A function of the program, with the bytes of the component holding it. */
+export interface ProgramFunction {
+  key: string;
+  address: number;
+  mode: ArmMode;
+  /** Where its code ends (exclusive) as the program map walked it. */
+  end: number;
+  /** The bytes of its component and the address they start at. */
+  bytes: Uint8Array;
+  start: number;
+}
+
+/** The program's memory as its components hold it. */
+export interface ProgramMemory {
+  read(address: number, length: number): Uint8Array | null;
 }

@@ -182,6 +182,60 @@ test('a reference that disagrees rules the match out', () => {
   assert.ok(r.counts.contradicted >= 1);
 });
 
+test('functions too short or too alike to tell apart are named by their caller and by their place in the object', () => {
+  const tiny = compile(
+    'tiny',
+    [
+      'extern int counter;',
+      '__attribute__((noinline)) int tiny_a(void) { return 1; }',
+      '__attribute__((noinline)) int tiny_b(void) { return 2; }',
+      '__attribute__((noinline)) int tiny_c(void) { return 1; }',
+      '__attribute__((noinline)) int big(int x) { int s = 0; for (int i = 0; i < x; i++) s += (i * counter) ^ (s >> 3); return s + tiny_a(); }',
+    ].join('\n'),
+  );
+  const set = setOf([tiny]);
+  // The set file keeps each item's place in its object.
+  const text = runSteps(encodeSetSteps(set));
+  const back = runSteps(decodeSetSteps(text));
+  assert.deepEqual(
+    back.items.map((i) => i.place),
+    set.items.map((i) => i.place),
+  );
+  assert.ok(set.items.every((i) => i.place !== undefined));
+  for (const bad of ['[1]', '[-1,0]', '[0,"x"]', '"0,0"'])
+    assert.throws(
+      () => runSteps(decodeSetSteps(text.replace(/"place":\[\d+,\d+\]/, `"place":${bad}`))),
+      (e: unknown) => e instanceof ReMcpError && e.code === 'invalid-argument',
+      bad,
+    );
+  const app = compile(
+    'app-tiny',
+    'int counter = 3;\nextern int big(int);\nextern int tiny_b(void);\nint main(void) { return big(4) + tiny_b(); }',
+  );
+  const p = link('prog-tiny', 0x02000000, [app, tiny]);
+  const r = runSteps(applySteps(set, p.functions, p.memory));
+  const at = (n: string) => p.functions.find((f) => f.name === n)!.address;
+  const named = (n: string) => r.proposals.find((x) => x.address === at(n));
+  assert.equal(named('big')?.name, 'big');
+  assert.equal(named('big')?.tier, 'strong');
+  // tiny_a and tiny_c have the same 8 bytes: big's call names one, the object's layout the other;
+  // tiny_b is too short to stand alone: its place names it.
+  for (const [n, why] of [
+    ['tiny_a', /called as tiny_a by big/],
+    ['tiny_c', /placed -?\d+ bytes from/],
+    ['tiny_b', /placed -?\d+ bytes from/],
+  ] as const) {
+    const prop = named(n);
+    assert.equal(prop?.name, n, `${n}: ${JSON.stringify(prop)}`);
+    assert.equal(prop.tier, 'supported');
+    assert.ok(
+      prop.reasons.some((x) => why.test(x)),
+      prop.reasons.join('; '),
+    );
+  }
+  assert.equal(r.proposals.find((x) => x.address === at('main'))?.name ?? null, null);
+});
+
 test('the set file round-trips; damaged set files are typed refusals', () => {
   const set = setOf([libObject()]);
   const text = runSteps(encodeSetSteps(set));

@@ -1,0 +1,137 @@
+// Narrowing the byte matches of a signature set's application (apply.ts, pass 3) by what functions
+// one name matches say of others: the function each of their calls reaches, and their neighbours in
+// their object's section (a linker keeps an input section whole and in order), each named only among
+// the names its own bytes match; and a function several names match loses those whose calls reach
+// functions named otherwise. Pure.
+import { directBranchAt } from './relocs.js';
+import type { ProgramFunction, SigItem } from './types.js';
+
+/** Functions handled between two turns of the event loop. */
+const STEP_FUNCTIONS = 64;
+
+/** One signature whose bytes matched a function, and what its references said. */
+export interface Match {
+  item: number;
+  compared: number;
+  agreed: number;
+  unchecked: number;
+  contradicted: number;
+  why: string | null;
+  /** Pass 3: the caller that names it (its call's relocation, the caller matched by one name alone). */
+  calledAs: string | null;
+}
+
+/** Rounds of narrowing at most (each one settles what the previous one named). */
+const NARROW_ROUNDS = 8;
+
+/**
+ * Narrows the live matches of each function (`live[f]`) by what functions named by one signature
+ * alone say of the functions they call: a caller whose bytes match one name with enough compared
+ * bytes (or agreeing references) names, through each call its signature's relocation names, the
+ * function that call reaches: that function keeps only the matches of that name (if it has one; a
+ * function whose bytes match no such name is left as it is). Then a function several names match
+ * loses each name whose calls reach functions now named otherwise. Repeated while anything changes,
+ * at most NARROW_ROUNDS times. A name given by a caller is evidence of its own: the match stands even
+ * on few bytes (`calledAs` says who called it so).
+ */
+export function* narrowSteps(
+  items: readonly SigItem[],
+  byName: ReadonlyMap<string, number>,
+  functions: readonly ProgramFunction[],
+  live: Match[][],
+  minCompared: number,
+): Generator<void, void, unknown> {
+  const at = new Map<number, number>();
+  for (const [f, fn] of functions.entries()) if (!at.has(fn.address)) at.set(fn.address, f);
+  const nameOf = (m: Match) => items[m.item]!.names[0]!;
+  /** The one name `live[f]` holds, or null (none, or several). */
+  const oneName = (f: number): string | null => {
+    const ms = live[f]!;
+    if (ms.length === 0) return null;
+    const first = nameOf(ms[0]!);
+    return ms.every((m) => nameOf(m) === first) ? first : null;
+  };
+  /** Each call of match `m` of `fn` its signature names: the function it reaches and the name wanted there. */
+  const callsOf = (fn: ProgramFunction, m: Match) => {
+    const item = items[m.item]!;
+    const out: { g: number; want: string; at: number }[] = [];
+    for (const r of item.refs) {
+      if (r.kind !== 'call' || r.target === null) continue;
+      const want = byName.get(r.target);
+      if (want === undefined || items[want]!.kind !== 'function') continue;
+      const b = directBranchAt(fn.bytes, fn.address - fn.start + r.at, fn.address + r.at, item.mode!);
+      const g = b === null ? undefined : at.get(b.target);
+      if (g !== undefined) out.push({ g, want: items[want]!.names[0]!, at: fn.address + r.at });
+    }
+    return out;
+  };
+  const hex = (n: number) => `0x${n.toString(16)}`;
+  // The function items of each object section, by origin and section.
+  const sections = new Map<string, number[]>();
+  for (const [i, item] of items.entries()) {
+    if (item.kind !== 'function' || !item.place) continue;
+    const k = `${item.origin}\u0000${item.place.section}`;
+    const list = sections.get(k);
+    if (list) list.push(i);
+    else sections.set(k, [i]);
+  }
+  /** Names `g` keeps `want` (its live matches of that name), said so by `why`; whether anything changed. */
+  const name = (g: number, want: string, why: string): boolean => {
+    const there = live[g]!;
+    const keep = there.filter((x) => nameOf(x) === want);
+    if (keep.length === 0) return false;
+    let changed = false;
+    if (keep.length < there.length) {
+      live[g] = keep;
+      changed = true;
+    }
+    for (const x of keep)
+      if (x.calledAs === null) {
+        x.calledAs = why;
+        changed = true;
+      }
+    return changed;
+  };
+  for (let round = 0; round < NARROW_ROUNDS; round++) {
+    let changed = false;
+    for (const [f, fn] of functions.entries()) {
+      if (f % STEP_FUNCTIONS === 0) yield;
+      const one = oneName(f);
+      if (one === null) continue;
+      const m = live[f]!.find((x) => x.compared >= minCompared || x.agreed > 0 || x.calledAs !== null);
+      if (!m) continue;
+      for (const { g, want, at: site } of callsOf(fn, m)) {
+        if (g === f) continue;
+        if (name(g, want, `called as ${want} by ${one} (${hex(fn.address)}) at ${hex(site)}`)) changed = true;
+      }
+      // Its neighbours in its object's section lie at the same distances in the program.
+      const item = items[m.item]!;
+      const place = item.place;
+      if (!place) continue;
+      for (const i of sections.get(`${item.origin}\u0000${place.section}`) ?? []) {
+        const other = items[i]!;
+        if (i === m.item || other.mode !== item.mode) continue;
+        const g = at.get((fn.address + other.place!.offset - place.offset) >>> 0);
+        if (g === undefined || g === f) continue;
+        const want = other.names[0]!;
+        const why = `placed ${other.place!.offset - place.offset} bytes from ${one} (${hex(fn.address)}) as in ${item.origin}`;
+        if (name(g, want, why)) changed = true;
+      }
+    }
+    for (const [f, fn] of functions.entries()) {
+      if (f % STEP_FUNCTIONS === 0) yield;
+      if (live[f]!.length < 2 || oneName(f) !== null) continue;
+      const keep = live[f]!.filter((m) =>
+        callsOf(fn, m).every(({ g, want }) => {
+          const named = oneName(g);
+          return named === null || named === want;
+        }),
+      );
+      if (keep.length > 0 && keep.length < live[f]!.length) {
+        live[f] = keep;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+}
