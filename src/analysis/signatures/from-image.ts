@@ -31,6 +31,8 @@ export interface ImagePlace {
   mode: ArmMode | null;
   /** Its extent in bytes (0 when unknown: it is then not made an item, only named). */
   size: number;
+  /** The part of the image it lies in (a section, an overlay; default 0): its item's place is its address there. */
+  section?: number;
 }
 
 /** The program as a signature builder reads it. */
@@ -62,6 +64,12 @@ export function* imageItemSteps(
       if (p.mode !== null) skipped.push(`${p.names[0]}: its bytes are not all in the program`);
       continue;
     }
+    if (p.mode !== null && isLinkerStub(bytes, p.mode)) {
+      // The linker's own code, placed and ordered by each link: carried to another build it would
+      // name whichever stub lands at its place. What it reaches is named in its own right.
+      skipped.push(`${p.names[0]}: a linker's interworking or long-branch stub`);
+      continue;
+    }
     items.push(
       p.mode === null
         ? {
@@ -79,6 +87,22 @@ export function* imageItemSteps(
     );
   }
   return { items, skipped };
+}
+
+/**
+ * Whether `bytes` (code in `mode`) start as a stub a linker writes between caller and callee: Thumb
+ * `bx pc` then `nop` or `b .-2` (on to ARM code), ARM `ldr ip, [pc]; bx ip` or `ldr pc, [pc, #-4]`
+ * (a word to go to).
+ */
+export function isLinkerStub(bytes: Uint8Array, mode: ArmMode): boolean {
+  if (mode === 'thumb') {
+    // bx pc, then nop or a branch back to it (never run: the bx leaves for ARM).
+    const w0 = bytes.length >= 4 ? u32(bytes, 0) : 0;
+    return w0 === 0x46c04778 || w0 === 0xe7fd4778;
+  }
+  if (bytes.length < 8) return false;
+  const w0 = u32(bytes, 0);
+  return (w0 === 0xe59fc000 && u32(bytes, 4) === 0xe12fff1c) || w0 === 0xe51ff004;
 }
 
 /** The place `address` lies in (for a function, its start exactly or inside its extent). */
@@ -163,6 +187,7 @@ function codeItem(
     mask,
     refs,
     origin,
+    place: { section: p.section ?? 0, offset: p.address },
   };
 }
 
@@ -226,7 +251,7 @@ export function* imageItemsOfElf(
       if (known.names.length < SIGNATURE_LIMITS.namesPerItem.max && !known.names.includes(s.name))
         known.names.push(s.name);
       known.size = Math.max(known.size, s.size);
-    } else byAddress.set(key, { names: [s.name], address, mode, size: s.size });
+    } else byAddress.set(key, { names: [s.name], address, mode, size: s.size, section: s.shndx });
   }
   yield;
   const r = yield* imageItemSteps(image, [...byAddress.values()], origin);

@@ -75,6 +75,11 @@ export function* narrowSteps(
     if (list) list.push(i);
     else sections.set(k, [i]);
   }
+  for (const list of sections.values())
+    list.sort((a, b) => items[a]!.place!.offset - items[b]!.place!.offset);
+  /** The index of each item in its section's list. */
+  const rankIn = new Map<number, number>();
+  for (const list of sections.values()) for (const [k, i] of list.entries()) rankIn.set(i, k);
   /** Names `g` keeps `want` (its live matches of that name), said so by `why`; whether anything changed. */
   const name = (g: number, want: string, why: string): boolean => {
     const there = live[g]!;
@@ -104,19 +109,25 @@ export function* narrowSteps(
         if (g === f) continue;
         if (name(g, want, `called as ${want} by ${one} (${hex(fn.address)}) at ${hex(site)}`)) changed = true;
       }
-      // Its neighbours in its object's section lie at the same distances in the program.
+      // Its neighbours in its section lie at the same distances in the program: walked outwards
+      // while each function found where one should be is one its bytes match (a function missing
+      // there, or another one, ends the walk: it never steps over what it cannot confirm).
       const item = items[m.item]!;
       const place = item.place;
       if (!place) continue;
-      for (const i of sections.get(`${item.origin}\u0000${place.section}`) ?? []) {
-        const other = items[i]!;
-        if (i === m.item || other.mode !== item.mode) continue;
-        const g = at.get((fn.address + other.place!.offset - place.offset) >>> 0);
-        if (g === undefined || g === f) continue;
-        const want = other.names[0]!;
-        const why = `placed ${other.place!.offset - place.offset} bytes from ${one} (${hex(fn.address)}) as in ${item.origin}`;
-        if (name(g, want, why)) changed = true;
-      }
+      const list = sections.get(`${item.origin}\u0000${place.section}`)!;
+      const from = rankIn.get(m.item)!;
+      for (const step of [1, -1])
+        for (let k = from + step; k >= 0 && k < list.length; k += step) {
+          const other = items[list[k]!]!;
+          const distance = other.place!.offset - place.offset;
+          const g = at.get((fn.address + distance) >>> 0);
+          if (g === undefined || g === f) break;
+          const want = other.names[0]!;
+          if (!live[g]!.some((x) => nameOf(x) === want)) break;
+          if (name(g, want, `placed ${distance} bytes from ${one} (${hex(fn.address)}) as in ${item.origin}`))
+            changed = true;
+        }
     }
     for (const [f, fn] of functions.entries()) {
       if (f % STEP_FUNCTIONS === 0) yield;

@@ -72,7 +72,15 @@ export function* romItemSteps(
     if (known) {
       if (known.names.length < SIGNATURE_LIMITS.namesPerItem.max && !known.names.includes(s.name))
         known.names.push(s.name);
-    } else byPlace.set(key, { names: [s.name], address: f.address, mode: f.mode, size: f.end - f.address });
+    } else
+      byPlace.set(key, {
+        names: [s.name],
+        address: f.address,
+        mode: f.mode,
+        size: f.end - f.address,
+        // Each overlay apart from the rest (their places are addresses).
+        section: s.overlayId === null ? 0 : s.overlayId + 1,
+      });
   }
   // A name at several places (static functions of two files): each keyed by its place too.
   const uses = new Map<string, number>();

@@ -14,6 +14,7 @@ import {
   type ProgramFunction,
   type ProgramMemory,
 } from '../../../src/analysis/signatures/apply.js';
+import { isLinkerStub } from '../../../src/analysis/signatures/from-image.js';
 import {
   buildSetSteps,
   decodeSetSteps,
@@ -234,6 +235,17 @@ test('functions too short or too alike to tell apart are named by their caller a
     );
   }
   assert.equal(r.proposals.find((x) => x.address === at('main'))?.name ?? null, null);
+});
+
+test("a linker's stubs are told from code (they are never carried to another build)", () => {
+  const le = (...words: number[]) => new Uint8Array(new Uint32Array(words).buffer);
+  assert.equal(isLinkerStub(le(0x46c04778, 0xea000000), 'thumb'), true, 'bx pc; nop');
+  assert.equal(isLinkerStub(le(0xe7fd4778, 0xeafffcf6), 'thumb'), true, 'bx pc; b .-2');
+  assert.equal(isLinkerStub(le(0xe59fc000, 0xe12fff1c, 0x02000001), 'arm'), true, 'ldr ip, [pc]; bx ip');
+  assert.equal(isLinkerStub(le(0xe51ff004, 0x02000000), 'arm'), true, 'ldr pc, [pc, #-4]');
+  assert.equal(isLinkerStub(le(0xb5104778), 'thumb'), false, 'bx pc then push: not a stub');
+  assert.equal(isLinkerStub(le(0xe92d4010, 0xe12fff1e), 'arm'), false, 'push; bx lr');
+  assert.equal(isLinkerStub(le(0x46c04778).subarray(0, 2), 'thumb'), false, 'too short');
 });
 
 test('the set file round-trips; damaged set files are typed refusals', () => {

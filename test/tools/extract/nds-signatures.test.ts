@@ -269,6 +269,10 @@ test('names carried build to build: a set from the named ROM applied to the same
   t.diagnostic(
     `counts ${JSON.stringify(counts)}; right ${right}, wrong ${wrong.length}; functions of B named in A ${shared}, recall ${(right / shared).toFixed(3)}`,
   );
+  if (wrong.length > 0) t.diagnostic(`wrong: ${wrong.slice(0, 10).join('; ')}`);
   assert.ok(right / (right + wrong.length) >= 0.99, wrong.slice(0, 20).join('; '));
-  assert.ok(right > 300, `${right}`);
+  // Measured 0.919 (0.51 before the places of named functions named their neighbours); the rest are
+  // mostly the linker's stubs, never carried. The one wrong name is a label A's ELF gives the
+  // second entry of a division routine, which B's ELF gives no FUNC symbol.
+  assert.ok(right / shared >= 0.9, `recall ${right / shared}`);
 });
