@@ -5,71 +5,18 @@
 // is refused with the run address (the draft's and nds_assemble's); a patch half inside the copy, an
 // address outside the component, or offset and address together are refused, and nothing is written.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
+import { test } from 'node:test';
 import { formatAddress } from '../../src/core/vocabulary.js';
-import { invokeTool } from '../../src/mcp/invoke.js';
-import type { ToolDefinition } from '../../src/mcp/tool.js';
-import { Services } from '../../src/services.js';
 import { rebuildTools } from '../../src/tools/rebuild/index.js';
-import { Workspace } from '../../src/workspace/workspace.js';
-import { loadProgramTruth, truthFunction } from '../kit/arm/index.js';
-import { makeWorkspace } from '../kit/mcp-harness.js';
-import { buildRom } from '../kit/rom-builder.js';
+import { truthFunction } from '../kit/arm/index.js';
+import { a9, fn, gnuAt as gnuIn, itcm, itcmWorkspace, stored } from '../kit/itcm-program.js';
 
-const a9 = loadProgramTruth('arm9-program');
-const a7 = loadProgramTruth('arm7-program');
-const root = await makeWorkspace('re-mcp-run-address-');
-after(() => rm(root, { recursive: true, force: true }));
-await mkdir(join(root, 'roms'));
-const built = buildRom({
-  arm9: { code: a9.bytes, ramAddress: a9.loadAddress, entry: a9.loadAddress },
-  arm7: { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.loadAddress },
-});
-await writeFile(join(root, 'roms/program.nds'), built.bytes);
-const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
-
-async function call(name: string, args: Record<string, unknown>) {
-  const tool = (rebuildTools as unknown as ToolDefinition[]).find((t) => t.name === name)!;
-  return (await invokeTool(tool, { rom: 'roms/program.nds', ...args }, services, {
-    signal: new AbortController().signal,
-    log: () => {},
-  })) as { isError?: boolean; structuredContent: Record<string, any>; content: { text: string }[] };
-}
-
-const itcm = a9.sections.find((s) => s.name === '.itcm')!;
-const fn = truthFunction(a9, 'itcm_fast_copy');
-/** Where the ROM stores the function's bytes (main RAM, before the copy). */
-const stored = itcm.lma + (fn.address - itcm.vma);
+const { root, call } = await itcmWorkspace('re-mcp-run-address-', rebuildTools);
 const target = truthFunction(a9, 'main').address;
-
 /** GNU as + ld: `source` linked to run at `address`, as bytes. */
-function gnuAt(address: number, source: string): string {
-  const dir = join(root, `gnu-${address.toString(16)}`);
-  execFileSync('mkdir', ['-p', dir]);
-  const s = join(dir, 'p.s');
-  execFileSync('sh', [
-    '-c',
-    `printf '%s\\n' "$1" > "$2"`,
-    'sh',
-    `.arm\n.global _start\n_start:\n${source}`,
-    s,
-  ]);
-  execFileSync('arm-none-eabi-as', ['-march=armv5te', '-o', join(dir, 'p.o'), s]);
-  execFileSync('arm-none-eabi-ld', [
-    `-Ttext=${formatAddress(address)}`,
-    '-o',
-    join(dir, 'p.elf'),
-    join(dir, 'p.o'),
-  ]);
-  execFileSync('arm-none-eabi-objcopy', ['-O', 'binary', join(dir, 'p.elf'), join(dir, 'p.bin')]);
-  return execFileSync('od', ['-An', '-tx1', '-v', join(dir, 'p.bin')])
-    .toString()
-    .replace(/\s+/g, '');
-}
+const gnuAt = (address: number, source: string) => gnuIn(root, address, source);
 
 async function manifests(): Promise<string[]> {
   return readdir(join(root, 'analysis/generated/manifests'), { recursive: true }).catch(() => []);
