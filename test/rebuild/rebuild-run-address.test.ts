@@ -5,13 +5,14 @@
 // is refused with the run address (the draft's and nds_assemble's); a patch half inside the copy, an
 // address outside the component, or offset and address together are refused, and nothing is written.
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { formatAddress } from '../../src/core/vocabulary.js';
 import { rebuildTools } from '../../src/tools/rebuild/index.js';
 import { truthFunction } from '../kit/arm/index.js';
-import { a9, fn, gnuAt as gnuIn, itcm, itcmWorkspace, stored } from '../kit/itcm-program.js';
+import { a9, built, fn, gnuAt as gnuIn, itcm, itcmWorkspace, stored } from '../kit/itcm-program.js';
 
 const { root, call } = await itcmWorkspace('re-mcp-run-address-', rebuildTools);
 const target = truthFunction(a9, 'main').address;
@@ -184,4 +185,67 @@ test('hostile placements are refused with typed errors and write nothing', async
     assert.match(r.content[0]!.text, message, why);
   }
   assert.deepEqual(await manifests(), before);
+});
+
+test('validate and build show both addresses of a patch of copied code, as the draft does', async () => {
+  const d = await call('nds_mutation_draft', {
+    name: 'itcm-shown',
+    operations: [
+      {
+        op: 'patch',
+        id: 'itcm',
+        component: { kind: 'arm9' },
+        address: formatAddress(fn.address + 4),
+        assembly: 'nop',
+        mode: 'arm',
+      },
+      {
+        op: 'patch',
+        id: 'main',
+        component: { kind: 'arm9' },
+        address: formatAddress(target),
+        replacement: '00bf',
+      },
+    ],
+  });
+  assert.ok(!d.isError, d.content[0]?.text);
+  const line = `itcm: stored at ${formatAddress(stored + 4)}, runs at ${formatAddress(fn.address + 4)} (start-up code copy)`;
+  for (const tool of ['nds_mutation_validate', 'nds_mutation_build']) {
+    const r = await call(tool, { manifest: d.structuredContent.manifest });
+    assert.ok(!r.isError, r.content[0]?.text);
+    // The same placements as the draft's, for a manifest read back from its file.
+    assert.deepEqual(r.structuredContent.placed, d.structuredContent.placed, tool);
+    const [itcmPatch, mainPatch] = r.structuredContent.placed;
+    assert.equal(itcmPatch.storedAddress, formatAddress(stored + 4));
+    assert.equal(itcmPatch.runAddress, formatAddress(fn.address + 4));
+    assert.equal(itcmPatch.copy.storedStart, formatAddress(itcm.lma));
+    assert.equal(mainPatch.runAddress, mainPatch.storedAddress);
+    assert.equal(mainPatch.copy, null);
+    assert.ok(r.content[0]!.text.includes(line), `${tool}: ${r.content[0]!.text}`);
+    assert.ok(!r.content[0]!.text.includes('main: stored'), tool);
+  }
+});
+
+test('a hand-written patch across the start of the copy validates, said to run in no one place', async () => {
+  const offset = itcm.lma - a9.loadAddress - 2;
+  const original = Buffer.from(a9.bytes.subarray(offset, offset + 4)).toString('hex');
+  await mkdir(join(root, 'm'), { recursive: true });
+  await writeFile(
+    join(root, 'm/straddle.json'),
+    JSON.stringify({
+      formatVersion: 1,
+      source: { sha256: createHash('sha256').update(built.bytes).digest('hex'), size: built.bytes.length },
+      operations: [
+        { op: 'patch', id: 'across', component: { kind: 'arm9' }, offset, original, replacement: '00000000' },
+      ],
+    }),
+  );
+  const r = await call('nds_mutation_validate', { manifest: 'm/straddle.json' });
+  assert.ok(!r.isError, r.content[0]?.text);
+  assert.equal(r.structuredContent.placed.length, 1);
+  const [p] = r.structuredContent.placed;
+  assert.equal(p.storedAddress, formatAddress(itcm.lma - 2));
+  assert.equal(p.runAddress, null);
+  assert.match(p.why, /partly in bytes the start-up copies elsewhere/);
+  assert.match(r.content[0]!.text, /across: stored at 0x[0-9a-f]{8}, runs in no one place: /);
 });
