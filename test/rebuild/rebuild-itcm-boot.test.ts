@@ -5,7 +5,8 @@
 // both addresses, the rebuilt ROM lists the source's names but the patched function's, and booted,
 // the start-up copy puts the patched word in ITCM, the game's call runs it, and a breakpoint set by
 // name at guru_meditation (never called otherwise: the exception handler) is hit straight from it,
-// the stop named from the rebuilt ROM's carried names.
+// the stop named from the rebuilt ROM's carried names; a breakpoint condition's memory address and a
+// memory scan's start are given by name too.
 import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -126,6 +127,19 @@ describe('an ITCM patch drafted by name, built, booted in DeSmuME', () => {
       { address: 'guru_meditation', mode: 'arm' },
     );
     assert.equal(atGuru.breakpoint.address, hex(guru.address));
+    // A condition on memory named too: guru_meditation's first word, as the ROM holds it. Resolved
+    // elsewhere, it would not hold and the only hit would be passed over.
+    const at = guru.address - a9.loadAddress;
+    const guruWord = Buffer.from(a9.bytes.subarray(at, at + 4)).readUInt32LE(0);
+    const cond = await h.call('desmume_breakpoint_condition', {
+      id: atCopy.breakpoint.id,
+      condition: { memory: [{ address: 'guru_meditation', size: 4, op: 'eq', value: hex(guruWord) }] },
+    });
+    assert.notEqual(cond.isError, true, JSON.stringify(cond.content));
+    const named = `condition.memory.0.address guru_meditation = arm9 ${hex(guru.address)}`;
+    assert.ok(cond.content[0]?.text?.includes(named), cond.content[0]?.text);
+    const shownCondition = cond.structuredContent as { condition: { memory: { address: string }[] } };
+    assert.equal(shownCondition.condition.memory[0]!.address, hex(guru.address));
     const first = await h.ok<{ stop: { pc: string }; expectedMatched: boolean }>('desmume_continue', {
       expectedBreakpointId: atCopy.breakpoint.id,
       timeoutMs: 20_000,
@@ -138,6 +152,13 @@ describe('an ITCM patch drafted by name, built, booted in DeSmuME', () => {
       length: 4,
     });
     assert.equal(live.hex, patch.hex);
+    // A memory scan's start named: the region begins at the function.
+    const scan = await h.ok<{ base: string; length: number }>('desmume_memory_scan_start', {
+      address: 'guru_meditation',
+      length: 16,
+      size: 4,
+    });
+    assert.deepEqual([scan.base, scan.length], [hex(guru.address), 16]);
     const second = await h.ok<{
       stop: { pc: string; pcName?: string; breakpointId: string | null };
       expectedMatched: boolean;

@@ -161,7 +161,7 @@ const conditionInput = z.object({
   memory: z
     .array(
       z.object({
-        address: addressArg(),
+        address: nameOrAddressArg(),
         size: z.union([z.literal(1), z.literal(2), z.literal(4)]).describe('Bytes, little-endian.'),
         signed: z.boolean().default(false),
         op: opInput,
@@ -245,6 +245,8 @@ export const emuBreakpointCondition = emulatorTool({
     comparisons: { max: CONDITION_LIMITS.comparisons.max, unit: 'comparisons' },
     skipHits: { ...CONDITION_LIMITS.skipHits, unit: 'hits' },
   },
+  // A memory comparison's address may be a stored name of the running ROM.
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const cpu = cpuOf(ctx.services, emu, args.processor);
