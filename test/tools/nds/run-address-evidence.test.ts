@@ -79,3 +79,22 @@ test('a search hit in the copy gives its run address', async () => {
   assert.equal(main.runsAt, formatAddress(fn.address));
   assert.match(r.content[0]!.text, new RegExp(`runs at ${formatAddress(fn.address)}`));
 });
+
+test('a runtime address where a copy runs names the copy and where its bytes are stored', async () => {
+  const r = await call('nds_resolve_runtime_address', {
+    processor: 'arm9',
+    address: formatAddress(fn.address + 4),
+  });
+  assert.ok(!r.isError, r.content[0]?.text);
+  const s = r.structuredContent;
+  // Statically nothing holds ITCM; the copy does once start-up is over.
+  assert.equal(s.status, 'unmapped');
+  assert.equal(s.copied.storedAt, formatAddress(stored + 4));
+  assert.match(s.copied.copy, /^code copy of \d+ bytes from /);
+  assert.match(r.content[0]!.text, new RegExp(`copies from ${formatAddress(stored + 4)}`));
+  // Main code that runs where it is stored, and ITCM no copy fills: no copy.
+  for (const address of [formatAddress(a9.loadAddress + 0x100), '0x01ffa000']) {
+    const o = await call('nds_resolve_runtime_address', { processor: 'arm9', address });
+    assert.equal(o.structuredContent.copied, null, address);
+  }
+});
