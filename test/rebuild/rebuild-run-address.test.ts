@@ -249,3 +249,37 @@ test('a hand-written patch across the start of the copy validates, said to run i
   assert.match(p.why, /partly in bytes the start-up copies elsewhere/);
   assert.match(r.content[0]!.text, /across: stored at 0x[0-9a-f]{8}, runs in no one place: /);
 });
+
+test('a runtime guard at the run address of copied code is refused, naming where the bytes load', async () => {
+  const offset = stored - a9.loadAddress;
+  const original = Buffer.from(a9.bytes.subarray(offset, offset + 4)).toString('hex');
+  const manifest = (runtimeAddress: number) =>
+    JSON.stringify({
+      formatVersion: 1,
+      source: { sha256: createHash('sha256').update(built.bytes).digest('hex'), size: built.bytes.length },
+      operations: [
+        {
+          op: 'patch',
+          id: 'guarded',
+          component: { kind: 'arm9' },
+          offset,
+          original,
+          replacement: original,
+          runtimeAddress: formatAddress(runtimeAddress),
+        },
+      ],
+    });
+  await mkdir(join(root, 'm'), { recursive: true });
+  await writeFile(join(root, 'm/guard-run.json'), manifest(fn.address));
+  const r = await call('nds_mutation_validate', { manifest: 'm/guard-run.json' });
+  assert.equal(r.isError, true);
+  assert.match(
+    r.content[0]!.text,
+    new RegExp(`does not load at ${formatAddress(fn.address)} \\(it loads at ${formatAddress(stored)};`),
+  );
+  // Guarded where it loads, it validates, and the answer gives where it runs.
+  await writeFile(join(root, 'm/guard-stored.json'), manifest(stored));
+  const ok = await call('nds_mutation_validate', { manifest: 'm/guard-stored.json' });
+  assert.ok(!ok.isError, ok.content[0]?.text);
+  assert.equal(ok.structuredContent.placed[0].runAddress, formatAddress(fn.address));
+});
