@@ -5,8 +5,8 @@
 // both addresses, the rebuilt ROM lists the source's names but the patched function's, and booted,
 // the start-up copy puts the patched word in ITCM, the game's call runs it, and a breakpoint set by
 // name at guru_meditation (never called otherwise: the exception handler) is hit straight from it,
-// the stop named from the rebuilt ROM's carried names; a breakpoint condition's memory address and a
-// memory scan's start are given by name too.
+// the stop named from the rebuilt ROM's carried names; an executable range's ends, a breakpoint
+// condition's memory address and a memory scan's start are given by name too.
 import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -117,6 +117,17 @@ describe('an ITCM patch drafted by name, built, booted in DeSmuME', () => {
 
     // Booted: the copy puts the patched word in ITCM and the game's call runs it.
     await h.ok('desmume_start', { rom: b.rom });
+    // An executable range given by names (it adds to what the allowlist already holds).
+    const ranges = await h.ok<{ executableRanges: { start: string; end: string; label: string }[] }>(
+      'desmume_executable_ranges_replace',
+      { ranges: [{ start: 'guru_meditation', end: 'guru_meditation+0x44', label: 'guru' }] },
+    );
+    const guruRange = ranges.executableRanges.find((r) => r.label === 'guru');
+    assert.deepEqual(
+      [guruRange?.start, guruRange?.end],
+      [hex(guru.address), hex(guru.address + 0x44)],
+      JSON.stringify(ranges.executableRanges),
+    );
     const atCopy = await h.ok<{ breakpoint: { id: string } }>('desmume_breakpoint_add', {
       address: hex(fn.address),
       mode: 'arm',
