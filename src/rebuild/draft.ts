@@ -8,7 +8,6 @@ import { createHash } from 'node:crypto';
 import {
   type CopyEvidence,
   refuseStorageAddress,
-  runOfStored,
   type StartupCopies,
   storedOfRun,
 } from '../analysis/run-address.js';
@@ -22,6 +21,7 @@ import type { RomHandle } from '../nds/rom-store.js';
 import { sha256File } from '../workspace/hash.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';
+import { executableOf, type Placement, plainExecutable, runOfPatch } from './placement.js';
 import { type Validated, validateManifest } from './service.js';
 
 export type DraftOperation =
@@ -103,64 +103,7 @@ export interface DraftResult {
    * Each patch of an executable's bytes as they are stored: where they are stored and where they run
    * (different where the start-up copies them, with the copy as evidence).
    */
-  placed: {
-    id: string;
-    processor: 'arm9' | 'arm7';
-    offset: number;
-    storedAddress: number;
-    runAddress: number;
-    copy: CopyEvidence | null;
-  }[];
-}
-
-/** The executable a patch edits as stored: main or overlay, its processor, load address and size. */
-interface Executable {
-  processor: 'arm9' | 'arm7';
-  main: boolean;
-  ramAddress: number;
-  size: number;
-  /** Why its stored bytes are not its runtime bytes (compressed), or null. */
-  notPlain: string | null;
-}
-
-function executableOf(rom: RomHandle, sel: ComponentSelector): Executable | null {
-  const m = rom.model;
-  if (sel.kind === 'arm9' || sel.kind === 'arm7') {
-    const exe = m[sel.kind];
-    return {
-      processor: sel.kind,
-      main: true,
-      ramAddress: exe.ramAddress,
-      size: exe.size,
-      notPlain: exe.compressed ? `${sel.kind} is compressed: its stored bytes are not its code` : null,
-    };
-  }
-  if (sel.kind === 'overlay') {
-    const o = m.overlays[sel.processor].find((x) => x.id === sel.id);
-    if (!o) throw new ReMcpError('not-found', `no ${sel.processor} overlay ${sel.id}`);
-    return {
-      processor: sel.processor,
-      main: false,
-      ramAddress: o.ramAddress,
-      size: o.file.end - o.file.start,
-      notPlain: o.compressed
-        ? `${sel.processor} overlay ${sel.id} is compressed: its stored bytes are not its code`
-        : null,
-    };
-  }
-  return null;
-}
-
-/** An executable that runs as stored (uncompressed), or the refusal of `what` on it. */
-function plainExecutable(rom: RomHandle, sel: ComponentSelector, what: string): Executable {
-  const exe = executableOf(rom, sel);
-  if (exe === null)
-    throw new ReMcpError(
-      'invalid-argument',
-      `${what} needs a main executable or an overlay (a file has no runtime address)`,
-    );
-  if (exe.notPlain !== null) throw new ReMcpError('invalid-argument', `${what}: ${exe.notPlain}`);
-  return exe;
+  placed: Placement[];
 }
 
 interface DraftOptions {
@@ -200,14 +143,14 @@ async function draftPatch(
       throw new ReMcpError('invalid-argument', `operation "${id}": replacement must be hex bytes`);
     replacement = op.replacement.toLowerCase();
   }
-  const exe = executableOf(ctx.rom, op.component);
+  const exe = executableOf(ctx.rom.model, op.component);
   const copies =
     exe?.main && exe.notPlain === null && ctx.options.copies ? await ctx.options.copies(exe.processor) : null;
   // Where the first byte is stored (its offset) and where it runs.
   let offset: number;
   let run: { address: number; copy: CopyEvidence | null } | null = null;
   if (op.address !== undefined) {
-    const e = plainExecutable(ctx.rom, op.component, `operation "${id}": an address`);
+    const e = plainExecutable(ctx.rom.model, op.component, `operation "${id}": an address`);
     const m = copies ? storedOfRun(copies, op.address) : null;
     if (m === null && copies) refuseStorageAddress(copies, op.address, `operation "${id}": address`);
     const stored = m?.stored ?? op.address;
@@ -220,15 +163,10 @@ async function draftPatch(
     run = { address: op.address, copy: m?.copy ?? null };
   } else if (op.offset !== undefined) offset = op.offset;
   else throw new ReMcpError('invalid-argument', `operation "${id}": a patch takes offset or address`);
-  const runOf = (e: Executable, length: number) => {
-    const stored = e.ramAddress + offset;
-    const m = copies ? runOfStored(copies, stored, length) : null;
-    return { address: m?.run ?? stored, copy: m?.copy ?? null };
-  };
   if (op.assembly !== undefined) {
-    const e = plainExecutable(ctx.rom, op.component, 'assembly');
+    const e = plainExecutable(ctx.rom.model, op.component, 'assembly');
     // Assembled where the first byte runs: branches and PC-relative loads are relative to it.
-    const where = run ?? runOf(e, 1);
+    const where = run ?? runOfPatch(e, offset, 1, copies);
     const armips = toArmipsSyntax(op.assembly.source, {
       mode: op.assembly.mode,
       processor: e.processor,
@@ -262,7 +200,7 @@ async function draftPatch(
   const original = componentBytes(ctx.rom, op.component, offset, length);
   if (exe !== null && exe.notPlain === null) {
     // Every byte runs in one place: all of them copied by one copy, or none (runOfStored).
-    const whole = runOf(exe, length);
+    const whole = runOfPatch(exe, offset, length, copies);
     if (run !== null && whole.address !== run.address)
       throw new ReMcpError(
         'invalid-argument',

@@ -230,6 +230,8 @@ export interface BuildResult {
   verification: VerificationRecord;
   /** The patch files beside the ROM (workspace-relative), or why IPS could not be written. */
   patches: { bps: string; ips: string | null; ipsRefused: string | null };
+  /** The manifest built, as read and checked. */
+  manifest: Manifest;
 }
 
 export interface BuildOptions {
@@ -442,5 +444,6 @@ function buildResult(
       ips: patches.ips ? `${v.outputDir}/${PATCH_FILES.ips}` : null,
       ipsRefused: patches.ipsRefused,
     },
+    manifest: v.manifest,
   };
 }

@@ -5,71 +5,19 @@
 // is refused with the run address (the draft's and nds_assemble's); a patch half inside the copy, an
 // address outside the component, or offset and address together are refused, and nothing is written.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { loadConfig } from '../../src/config/config.js';
+import { test } from 'node:test';
 import { formatAddress } from '../../src/core/vocabulary.js';
-import { invokeTool } from '../../src/mcp/invoke.js';
-import type { ToolDefinition } from '../../src/mcp/tool.js';
-import { Services } from '../../src/services.js';
 import { rebuildTools } from '../../src/tools/rebuild/index.js';
-import { Workspace } from '../../src/workspace/workspace.js';
-import { loadProgramTruth, truthFunction } from '../kit/arm/index.js';
-import { makeWorkspace } from '../kit/mcp-harness.js';
-import { buildRom } from '../kit/rom-builder.js';
+import { truthFunction } from '../kit/arm/index.js';
+import { a9, built, fn, gnuAt as gnuIn, itcm, itcmWorkspace, stored } from '../kit/itcm-program.js';
 
-const a9 = loadProgramTruth('arm9-program');
-const a7 = loadProgramTruth('arm7-program');
-const root = await makeWorkspace('re-mcp-run-address-');
-after(() => rm(root, { recursive: true, force: true }));
-await mkdir(join(root, 'roms'));
-const built = buildRom({
-  arm9: { code: a9.bytes, ramAddress: a9.loadAddress, entry: a9.loadAddress },
-  arm7: { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.loadAddress },
-});
-await writeFile(join(root, 'roms/program.nds'), built.bytes);
-const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
-
-async function call(name: string, args: Record<string, unknown>) {
-  const tool = (rebuildTools as unknown as ToolDefinition[]).find((t) => t.name === name)!;
-  return (await invokeTool(tool, { rom: 'roms/program.nds', ...args }, services, {
-    signal: new AbortController().signal,
-    log: () => {},
-  })) as { isError?: boolean; structuredContent: Record<string, any>; content: { text: string }[] };
-}
-
-const itcm = a9.sections.find((s) => s.name === '.itcm')!;
-const fn = truthFunction(a9, 'itcm_fast_copy');
-/** Where the ROM stores the function's bytes (main RAM, before the copy). */
-const stored = itcm.lma + (fn.address - itcm.vma);
+const { root, call } = await itcmWorkspace('re-mcp-run-address-', rebuildTools);
 const target = truthFunction(a9, 'main').address;
-
 /** GNU as + ld: `source` linked to run at `address`, as bytes. */
-function gnuAt(address: number, source: string): string {
-  const dir = join(root, `gnu-${address.toString(16)}`);
-  execFileSync('mkdir', ['-p', dir]);
-  const s = join(dir, 'p.s');
-  execFileSync('sh', [
-    '-c',
-    `printf '%s\\n' "$1" > "$2"`,
-    'sh',
-    `.arm\n.global _start\n_start:\n${source}`,
-    s,
-  ]);
-  execFileSync('arm-none-eabi-as', ['-march=armv5te', '-o', join(dir, 'p.o'), s]);
-  execFileSync('arm-none-eabi-ld', [
-    `-Ttext=${formatAddress(address)}`,
-    '-o',
-    join(dir, 'p.elf'),
-    join(dir, 'p.o'),
-  ]);
-  execFileSync('arm-none-eabi-objcopy', ['-O', 'binary', join(dir, 'p.elf'), join(dir, 'p.bin')]);
-  return execFileSync('od', ['-An', '-tx1', '-v', join(dir, 'p.bin')])
-    .toString()
-    .replace(/\s+/g, '');
-}
+const gnuAt = (address: number, source: string) => gnuIn(root, address, source);
 
 async function manifests(): Promise<string[]> {
   return readdir(join(root, 'analysis/generated/manifests'), { recursive: true }).catch(() => []);
@@ -237,4 +185,101 @@ test('hostile placements are refused with typed errors and write nothing', async
     assert.match(r.content[0]!.text, message, why);
   }
   assert.deepEqual(await manifests(), before);
+});
+
+test('validate and build show both addresses of a patch of copied code, as the draft does', async () => {
+  const d = await call('nds_mutation_draft', {
+    name: 'itcm-shown',
+    operations: [
+      {
+        op: 'patch',
+        id: 'itcm',
+        component: { kind: 'arm9' },
+        address: formatAddress(fn.address + 4),
+        assembly: 'nop',
+        mode: 'arm',
+      },
+      {
+        op: 'patch',
+        id: 'main',
+        component: { kind: 'arm9' },
+        address: formatAddress(target),
+        replacement: '00bf',
+      },
+    ],
+  });
+  assert.ok(!d.isError, d.content[0]?.text);
+  const line = `itcm: stored at ${formatAddress(stored + 4)}, runs at ${formatAddress(fn.address + 4)} (start-up code copy)`;
+  for (const tool of ['nds_mutation_validate', 'nds_mutation_build']) {
+    const r = await call(tool, { manifest: d.structuredContent.manifest });
+    assert.ok(!r.isError, r.content[0]?.text);
+    // The same placements as the draft's, for a manifest read back from its file.
+    assert.deepEqual(r.structuredContent.placed, d.structuredContent.placed, tool);
+    const [itcmPatch, mainPatch] = r.structuredContent.placed;
+    assert.equal(itcmPatch.storedAddress, formatAddress(stored + 4));
+    assert.equal(itcmPatch.runAddress, formatAddress(fn.address + 4));
+    assert.equal(itcmPatch.copy.storedStart, formatAddress(itcm.lma));
+    assert.equal(mainPatch.runAddress, mainPatch.storedAddress);
+    assert.equal(mainPatch.copy, null);
+    assert.ok(r.content[0]!.text.includes(line), `${tool}: ${r.content[0]!.text}`);
+    assert.ok(!r.content[0]!.text.includes('main: stored'), tool);
+  }
+});
+
+test('a hand-written patch across the start of the copy validates, said to run in no one place', async () => {
+  const offset = itcm.lma - a9.loadAddress - 2;
+  const original = Buffer.from(a9.bytes.subarray(offset, offset + 4)).toString('hex');
+  await mkdir(join(root, 'm'), { recursive: true });
+  await writeFile(
+    join(root, 'm/straddle.json'),
+    JSON.stringify({
+      formatVersion: 1,
+      source: { sha256: createHash('sha256').update(built.bytes).digest('hex'), size: built.bytes.length },
+      operations: [
+        { op: 'patch', id: 'across', component: { kind: 'arm9' }, offset, original, replacement: '00000000' },
+      ],
+    }),
+  );
+  const r = await call('nds_mutation_validate', { manifest: 'm/straddle.json' });
+  assert.ok(!r.isError, r.content[0]?.text);
+  assert.equal(r.structuredContent.placed.length, 1);
+  const [p] = r.structuredContent.placed;
+  assert.equal(p.storedAddress, formatAddress(itcm.lma - 2));
+  assert.equal(p.runAddress, null);
+  assert.match(p.why, /partly in bytes the start-up copies elsewhere/);
+  assert.match(r.content[0]!.text, /across: stored at 0x[0-9a-f]{8}, runs in no one place: /);
+});
+
+test('a runtime guard at the run address of copied code is refused, naming where the bytes load', async () => {
+  const offset = stored - a9.loadAddress;
+  const original = Buffer.from(a9.bytes.subarray(offset, offset + 4)).toString('hex');
+  const manifest = (runtimeAddress: number) =>
+    JSON.stringify({
+      formatVersion: 1,
+      source: { sha256: createHash('sha256').update(built.bytes).digest('hex'), size: built.bytes.length },
+      operations: [
+        {
+          op: 'patch',
+          id: 'guarded',
+          component: { kind: 'arm9' },
+          offset,
+          original,
+          replacement: original,
+          runtimeAddress: formatAddress(runtimeAddress),
+        },
+      ],
+    });
+  await mkdir(join(root, 'm'), { recursive: true });
+  await writeFile(join(root, 'm/guard-run.json'), manifest(fn.address));
+  const r = await call('nds_mutation_validate', { manifest: 'm/guard-run.json' });
+  assert.equal(r.isError, true);
+  assert.match(
+    r.content[0]!.text,
+    new RegExp(`does not load at ${formatAddress(fn.address)} \\(it loads at ${formatAddress(stored)};`),
+  );
+  // Guarded where it loads, it validates, and the answer gives where it runs.
+  await writeFile(join(root, 'm/guard-stored.json'), manifest(stored));
+  const ok = await call('nds_mutation_validate', { manifest: 'm/guard-stored.json' });
+  assert.ok(!ok.isError, ok.content[0]?.text);
+  assert.equal(ok.structuredContent.placed[0].runAddress, formatAddress(fn.address));
 });

@@ -13,6 +13,13 @@ import type { CfgLimitsOf, DiscoveryTruncation } from '../functions/discover.js'
 import type { ScopeStatus } from '../functions/nds-scope.js';
 import type { MapRefKind } from '../program-map/map.js';
 import type { ComponentKind, Tier } from '../program-map/types.js';
+import {
+  type CopyEvidence,
+  type RunMapping,
+  runOfStored,
+  type StartupCopies,
+  storedOfRun,
+} from '../run-address.js';
 import { XrefCollector } from '../xrefs/match.js';
 import {
   type AnswerOptions,
@@ -59,9 +66,26 @@ export interface XrefAnswer {
   loadedBy?: number[];
 }
 
+/**
+ * Who owns the target. Statically: resolved, ambiguous, bss, compressed-overlay or unmapped (the
+ * address map); `copied` where a start-up copy runs (ITCM code, a program copied below where it is
+ * loaded): the copy owns the address once start-up is over, whatever holds it statically.
+ */
+export interface XrefTarget {
+  address: number;
+  romOffset: number | null;
+  ownership: string;
+  /** copied: where the ROM stores the bytes that run at the address, and the copy (evidence). */
+  storedAt?: number;
+  copy?: CopyEvidence;
+  /** The target is where copied bytes are stored: where they run once copied (ask there for code). */
+  runsAt?: number;
+  runsAtCopy?: CopyEvidence;
+}
+
 export interface XrefsAnswer {
   scope: 'bounded' | 'program';
-  target: { address: number; romOffset: number | null; ownership: string };
+  target: XrefTarget;
   /** program: the lowest tier accepted. */
   lowestTier: Tier;
   status: ScopeStatus;
@@ -112,14 +136,46 @@ export async function findXrefs(
     'address' in req.target
       ? req.target.address
       : runtimeOfRomOffset(src.rom, req.processor, req.target.romOffset);
-  const target = {
+  const target = await targetOf(
+    src,
+    req.processor,
     address,
-    romOffset: 'romOffset' in req.target ? req.target.romOffset : null,
-    ownership: resolveRuntimeAddress(src.rom.model, req.processor, address).status,
-  };
+    'romOffset' in req.target ? req.target.romOffset : null,
+    opts,
+  );
   return req.scope === 'program'
     ? programXrefs(src, req, target, opts)
     : boundedXrefs(src, req, target, opts);
+}
+
+/**
+ * The target's ownership: static (the address map), unless a start-up copy runs there over nothing
+ * or over the main program (then the copy owns it); and where the target is only the stored side of
+ * a copy, where those bytes run.
+ */
+async function targetOf(
+  src: RomSource,
+  processor: Processor,
+  address: number,
+  romOffset: number | null,
+  opts: AnswerOptions,
+): Promise<XrefTarget> {
+  const r = resolveRuntimeAddress(src.rom.model, processor, address);
+  const target: XrefTarget = { address, romOffset, ownership: r.status };
+  const staticMain = r.status === 'resolved' && r.candidates[0]?.component === 'main';
+  if (r.status !== 'unmapped' && !staticMain) return target;
+  const found = await src.maps.copied(src.store, src.rom, processor, opts.signal);
+  const copies: StartupCopies = { processor, code: found.copies, data: found.dataCopies };
+  const run = storedOfRun(copies, address);
+  if (run !== null) return { ...target, ownership: 'copied', storedAt: run.stored, copy: run.copy };
+  if (!staticMain) return target;
+  let stored: RunMapping | null = null;
+  try {
+    stored = runOfStored(copies, address);
+  } catch {
+    // Copied to two places: no one run address to give.
+  }
+  return stored === null ? target : { ...target, runsAt: stored.run, runsAtCopy: stored.copy };
 }
 
 async function programXrefs(

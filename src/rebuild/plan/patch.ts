@@ -44,10 +44,18 @@ export function* planPatch(state: PlanState, o: PatchOperation): Steps<void> {
   if (o.runtimeAddress !== undefined) {
     const owners = resolveRomOffset(model, start);
     if (!owners.some((r) => r.runtimeAddress === o.runtimeAddress)) {
+      const loads = [
+        ...new Set(owners.flatMap((r) => (typeof r.runtimeAddress === 'number' ? [r.runtimeAddress] : []))),
+      ];
+      // Bytes the start-up copies elsewhere are guarded where they load, not where they run.
       opError(
         o,
         'invalid-argument',
-        `the runtime guard failed: ROM offset ${formatAddress(start)} does not load at ${formatAddress(o.runtimeAddress)}`,
+        `the runtime guard failed: ROM offset ${formatAddress(start)} does not load at ${formatAddress(o.runtimeAddress)}${
+          loads.length > 0
+            ? ` (it loads at ${loads.map(formatAddress).join(', ')}; code the start-up copies is guarded where it loads, nds_resolve_rom_offset gives both)`
+            : ''
+        }`,
       );
     }
   }

@@ -7,6 +7,7 @@ import { findXrefs, type XrefsAnswer } from '../../analysis/answers/xrefs.js';
 import { CONSTANT_CALL_VIAS } from '../../analysis/functions/constant-register.js';
 import { REF_KINDS } from '../../analysis/program-map/map.js';
 import { REF_MODES } from '../../analysis/program-map/types.js';
+import { describeCopy } from '../../analysis/run-address.js';
 import { ReMcpError } from '../../core/errors.js';
 import {
   addressArg,
@@ -84,7 +85,15 @@ export const ndsFindXrefs = defineTool({
       romOffset: addressOut.optional(),
       ownership: z
         .string()
-        .describe('resolved | ambiguous | bss | unmapped (static ownership of the address)'),
+        .describe(
+          'resolved | ambiguous | bss | unmapped (static), copied (a start-up copy runs there: storedAt)',
+        ),
+      storedAt: addressOut.optional().describe('copied: where the ROM stores the bytes'),
+      copy: z.string().optional().describe('That start-up copy (evidence)'),
+      runsAt: addressOut
+        .optional()
+        .describe('Stored bytes a start-up copy runs elsewhere: where (their code is referenced there)'),
+      runsAtName: z.string().optional(),
     }),
     status: searchStatusSchema,
     definitive: z.boolean().describe('True only when no reference beyond these can exist: see coverage'),
@@ -153,9 +162,27 @@ export const ndsFindXrefs = defineTool({
   },
 });
 
+/** The target's copy fields and their words in the text: where a start-up copy runs or stores it. */
+function copiedTarget(p: Processor, t: XrefsAnswer['target'], names: SymbolTable) {
+  if (t.storedAt !== undefined && t.copy !== undefined)
+    return {
+      fields: { storedAt: formatAddress(t.storedAt), copy: describeCopy(t.copy) },
+      text: ` (copied: runs here, stored at ${formatAddress(t.storedAt)})`,
+    };
+  if (t.runsAt !== undefined && t.runsAtCopy !== undefined) {
+    const named = nameField('runsAtName', names, p, t.runsAt);
+    return {
+      fields: { runsAt: formatAddress(t.runsAt), ...named, copy: describeCopy(t.runsAtCopy) },
+      text: ` (stored here; start-up copies it to run at ${formatAddress(t.runsAt)}${named.runsAtName ? ` (${named.runsAtName})` : ''}: ask there for its code's callers)`,
+    };
+  }
+  return { fields: {}, text: '' };
+}
+
 /** An xrefs answer as the tool says it: addresses formatted, stored names beside them. */
 function xrefsResult(p: Processor, a: XrefsAnswer, names: SymbolTable) {
   const at = formatAddress(a.target.address);
+  const copied = copiedTarget(p, a.target, names);
   const xrefs = a.xrefs.map((x) => ({
     from: formatAddress(x.from),
     ...nameField('fromName', names, p, x.from, x.overlayId),
@@ -187,6 +214,7 @@ function xrefsResult(p: Processor, a: XrefsAnswer, names: SymbolTable) {
         ...nameField('name', names, p, a.target.address),
         ...(a.target.romOffset !== null ? { romOffset: formatAddress(a.target.romOffset) } : {}),
         ownership: a.target.ownership,
+        ...copied.fields,
       },
       status: a.status,
       definitive: a.definitive,
@@ -197,7 +225,7 @@ function xrefsResult(p: Processor, a: XrefsAnswer, names: SymbolTable) {
       totals: a.totals,
       xrefs,
     },
-    text: `${p} ${at}: ${a.totals.xrefs} xref(s)${
+    text: `${p} ${at}${copied.text}: ${a.totals.xrefs} xref(s)${
       a.scope === 'program' ? ` from the whole-program map (${a.lowestTier} tier and above)${listing}` : ''
     }${verdict}\n${coverageText(a.coverage)}`,
   };

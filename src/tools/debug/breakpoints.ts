@@ -161,7 +161,7 @@ const conditionInput = z.object({
   memory: z
     .array(
       z.object({
-        address: addressArg(),
+        address: nameOrAddressArg(),
         size: z.union([z.literal(1), z.literal(2), z.literal(4)]).describe('Bytes, little-endian.'),
         signed: z.boolean().default(false),
         op: opInput,
@@ -245,6 +245,8 @@ export const emuBreakpointCondition = emulatorTool({
     comparisons: { max: CONDITION_LIMITS.comparisons.max, unit: 'comparisons' },
     skipHits: { ...CONDITION_LIMITS.skipHits, unit: 'hits' },
   },
+  // A memory comparison's address may be a stored name of the running ROM.
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const cpu = cpuOf(ctx.services, emu, args.processor);
@@ -302,8 +304,8 @@ export const emuExecutableRangesReplace = emulatorTool({
     ranges: z
       .array(
         z.object({
-          start: addressArg(),
-          end: addressArg('Exclusive'),
+          start: nameOrAddressArg(),
+          end: nameOrAddressArg('Exclusive'),
           label: z.string().min(1).max(64).describe('E.g. "overlay 3".'),
           mode: z.enum(RANGE_MODES).default('mixed'),
         }),
@@ -317,6 +319,8 @@ export const emuExecutableRangesReplace = emulatorTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { ranges: { max: LIMITS.ranges.max, unit: 'ranges per CPU' } },
+  // A range's ends may be stored names of the running ROM (name+0x200 for an end).
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const cpu = cpuOf(ctx.services, emu, args.processor);

@@ -4,7 +4,7 @@
 
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, formatAddress, type Processor } from '../../core/vocabulary.js';
+import { formatAddress, nameOrAddressArg, type Processor } from '../../core/vocabulary.js';
 import type { Emulator } from '../../debug/backend.js';
 import type { CpuDebugger } from '../../debug/cpu.js';
 import { LIMITS } from '../../debug/policy.js';
@@ -29,7 +29,7 @@ import {
   sizeInput,
 } from '../shared/memory-scan.js';
 import { emulatorTool, tool } from './per-emulator.js';
-import { cpuOf, liveNames, processorInput, RUNTIME } from './session-views.js';
+import { cpuOf, liveArgNames, liveNames, processorInput, RUNTIME } from './session-views.js';
 
 /** DS main RAM (4 MiB; its mirrors are not scanned separately). */
 const MAIN_RAM = { start: 0x0200_0000, end: 0x0240_0000 } as const;
@@ -87,7 +87,7 @@ export const emuMemoryScanStart = emulatorTool({
   },
   input: z.object({
     processor: processorInput,
-    address: addressArg().default(MAIN_RAM.start),
+    address: nameOrAddressArg().default(MAIN_RAM.start),
     length: z
       .number()
       .int()
@@ -100,6 +100,8 @@ export const emuMemoryScanStart = emulatorTool({
   output: z.object({ generation: z.number().int(), ...scanOutput, dropped: z.array(z.string()) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: scanLimits,
+  // The region's start may be a stored name of the running ROM (a variable or a table).
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       checkMainRam(emu, args.address, args.length);

@@ -1,6 +1,7 @@
 // The address tools, one per direction: nds_resolve_runtime_address (every static owner of a RAM
 // address) and nds_resolve_rom_offset (every structure owning one ROM byte, and where it runs).
 import { z } from 'zod/v4';
+import { describeCopy, type RunMapping, storedOfRun } from '../../analysis/run-address.js';
 import { ReMcpError } from '../../core/errors.js';
 import {
   addressArg,
@@ -16,11 +17,13 @@ import {
   RESOLUTION_STATUSES,
   RUNTIME_COMPONENTS,
   RUNTIME_RANGE_KINDS,
+  type RuntimeResolution,
   resolveRomOffset,
   resolveRuntimeAddress,
 } from '../../formats/nds/index.js';
-import { defineTool } from '../../mcp/tool.js';
-import { copiesFor, runsAtFields, runsAtSchema } from '../shared/copied.js';
+import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import { copiesFor, runsAtFields, runsAtSchema, startupCopies } from '../shared/copied.js';
 import { nameField, ownerRuntime, romArgNames, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
@@ -32,14 +35,13 @@ export const ndsResolveRuntimeAddress = defineTool({
   description: {
     purpose: 'Every static owner of a RAM address: main executable, autoload block or overlay.',
     useWhen: 'where RAM contents come from; nds_resolve_rom_offset for the reverse.',
-    behaviour:
-      'overlapping overlays: status ambiguous, listing all; romOffset null for BSS and decoded bytes.',
+    behaviour: 'overlapping overlays: ambiguous, all listed; romOffset null for BSS and decoded bytes.',
     limits: 'one address per call.',
   },
   input: z.object({
     rom: romArg,
     processor: processorArg,
-    address: nameOrAddressArg('Runtime address'),
+    address: nameOrAddressArg(),
     overlayId: overlayIdArg('Filters candidates (main kept); not a loaded flag.'),
   }),
   output: z.object({
@@ -60,13 +62,22 @@ export const ndsResolveRuntimeAddress = defineTool({
         name: z.string().optional().describe('The stored name of the address here (nds_symbols)'),
       }),
     ),
+    copied: z
+      .object({
+        storedAt: addressOut,
+        storedName: z.string().optional(),
+        copy: z.string().describe('The start-up copy (evidence)'),
+      })
+      .nullable()
+      .describe('A start-up copy runs here (ITCM...), owning the address after start-up'),
   }),
   annotations: READ_ONLY,
   names: romArgNames,
   async handler(args, ctx) {
-    return withToolRom(ctx, args.rom, async (rom) => {
+    return withToolRom(ctx, args.rom, async (rom, store) => {
       const names = await romNames(ctx, rom);
       const r = resolveRuntimeAddress(rom.model, args.processor, args.address, args.overlayId);
+      const copied = await copiedOwner(ctx, store, rom, r);
       const first = r.candidates[0];
       const where =
         r.candidates.length === 1 && first
@@ -94,12 +105,36 @@ export const ndsResolveRuntimeAddress = defineTool({
               c.component === 'overlay' ? c.overlayId : null,
             ),
           })),
+          copied: copied && {
+            storedAt: hex(copied.stored),
+            ...nameField('storedName', names, args.processor, copied.stored),
+            copy: describeCopy(copied.copy),
+          },
         },
-        text: `${args.processor} ${hex(r.address)}: ${r.status}${where}${excluded}`,
+        text: `${args.processor} ${hex(r.address)}: ${r.status}${where}${excluded}${
+          copied
+            ? `; runs bytes the start-up copies from ${hex(copied.stored)} (${describeCopy(copied.copy)})`
+            : ''
+        }`,
       };
     });
   },
 });
+
+/**
+ * Where a start-up copy runs at the resolved address over nothing or over the main program (the
+ * copy owns it once start-up is over): where its bytes are stored, with the copy; null elsewhere.
+ */
+async function copiedOwner(
+  ctx: ToolContext,
+  store: RomStore,
+  rom: RomHandle,
+  r: RuntimeResolution,
+): Promise<RunMapping | null> {
+  const overMain = r.status === 'resolved' && r.candidates[0]?.component === 'main';
+  if (r.status !== 'unmapped' && !overMain) return null;
+  return storedOfRun(await startupCopies(ctx, store, rom, r.processor), r.address);
+}
 
 // nds_resolve_rom_offset: Resolve a ROM offset.
 export const ndsResolveRomOffset = defineTool({

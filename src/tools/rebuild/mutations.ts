@@ -14,7 +14,7 @@ import {
   PROCESSORS,
 } from '../../core/vocabulary.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
-import type { RomHandle } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { type DraftOperation, draftManifest } from '../../rebuild/draft.js';
 import { REBUILD_LIMITS, selector } from '../../rebuild/manifest.js';
 import { type BuildResult, buildManifest, validateManifest, verifyBuild } from '../../rebuild/service.js';
@@ -26,6 +26,7 @@ import { workspacePath } from '../shared/paths.js';
 import { kindFieldsProblem } from '../shared/per-kind.js';
 import { romArg, withToolRom } from '../shared/rom.js';
 import { carriedNamesOut, carriedText, carryTo } from './carry.js';
+import { placedOut, placedSchema, placedText, placementsOf } from './placed.js';
 
 // What the four share: their limits and Limits line; validate, build and verify also take the same
 // arguments (a ROM and a manifest, both workspace files), and build and verify return the same result.
@@ -162,7 +163,7 @@ function draftOperations(ops: z.output<typeof operation>[]): DraftOperation[] {
 async function onManifest<T>(
   ctx: ToolContext,
   args: { rom: string; manifest: string },
-  work: (rom: RomHandle) => Promise<T>,
+  work: (rom: RomHandle, store: RomStore) => Promise<T>,
 ): Promise<T> {
   await ctx.services.workspace.resolveExisting(args.manifest, 'file');
   return withToolRom(ctx, args.rom, work, null);
@@ -207,26 +208,7 @@ export const ndsMutationDraft = defineTool({
         }),
       )
       .describe('Each assembled patch: its source next to its bytes, decoded back'),
-    placed: z
-      .array(
-        z.object({
-          id: z.string(),
-          offset: addressOut,
-          storedAddress: addressOut,
-          runAddress: addressOut,
-          copy: z
-            .object({
-              kind: z.enum(['code', 'data']),
-              runStart: addressOut,
-              size: z.number().int(),
-              storedStart: addressOut,
-              storedBy: addressOut,
-            })
-            .nullable()
-            .describe('The start-up copy moving them; null: run where stored'),
-        }),
-      )
-      .describe('Each patch of code: where stored, where it runs'),
+    placed: placedSchema,
     operations: z.array(
       z.object({
         id: z.string(),
@@ -305,28 +287,6 @@ export const ndsMutationDraft = defineTool({
         messages: a.messages,
       });
     }
-    const placed = r.placed.map((x) => ({
-      id: x.id,
-      offset: formatAddress(x.offset),
-      storedAddress: formatAddress(x.storedAddress),
-      runAddress: formatAddress(x.runAddress),
-      copy:
-        x.copy === null
-          ? null
-          : {
-              kind: x.copy.kind,
-              runStart: formatAddress(x.copy.runStart),
-              size: x.copy.size,
-              storedStart: formatAddress(x.copy.storedStart),
-              storedBy: formatAddress(x.copy.storedBy),
-            },
-    }));
-    const moved = r.placed
-      .filter((x) => x.copy !== null)
-      .map(
-        (x) =>
-          `${x.id}: stored at ${formatAddress(x.storedAddress)}, runs at ${formatAddress(x.runAddress)} (start-up ${x.copy!.kind} copy)`,
-      );
     return {
       structured: {
         manifest: r.manifest,
@@ -336,7 +296,7 @@ export const ndsMutationDraft = defineTool({
         outputDir: r.validated.outputDir,
         outputSize: p.output.size,
         assembled,
-        placed,
+        placed: placedOut(r.placed),
         operations: p.operations.map((o) => ({
           id: o.id,
           op: o.op,
@@ -347,7 +307,7 @@ export const ndsMutationDraft = defineTool({
           afterSha256: o.afterSha256,
         })),
       },
-      text: `drafted and validated ${r.manifest} (${p.operations.length} operations, build ${p.buildId}); build it with nds_mutation_build${moved.length > 0 ? `\n${moved.join('\n')}` : ''}`,
+      text: `drafted and validated ${r.manifest} (${p.operations.length} operations, build ${p.buildId}); build it with nds_mutation_build${placedText(r.placed)}`,
     };
   },
 });
@@ -361,9 +321,8 @@ export const ndsMutationValidate = defineTool({
   profiles: ['build'],
   description: {
     purpose: 'Checks a manifest against the source ROM and plans the build; writes nothing.',
-    useWhen: 'before nds_mutation_build; nds_mutation_verify checks an existing build.',
-    behaviour:
-      'format 1: same-size guarded edits, component replacement; format 2 adds resized and new NitroFS files.',
+    useWhen: 'before nds_mutation_build; nds_mutation_verify checks a built one.',
+    behaviour: 'v1: same-size guarded edits, component replacement; v2 adds resized and new NitroFS files.',
     limits: `${REBUILD_LIMITS_LINE}.`,
   },
   input: rebuildInput,
@@ -389,13 +348,15 @@ export const ndsMutationValidate = defineTool({
     ),
     headerRewrite: z.array(z.object({ field: z.string(), before: addressOut, after: addressOut })),
     tables: z.array(z.object({ table: z.string(), start: addressOut, end: addressOut, sha256: z.string() })),
+    placed: placedSchema,
   }),
   annotations: READ_ONLY,
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
-    const v = await onManifest(ctx, args, (rom) =>
-      validateManifest(ctx.services.workspace, rom, args.manifest, ctx.signal),
-    );
+    const { v, placed } = await onManifest(ctx, args, async (rom, store) => {
+      const v = await validateManifest(ctx.services.workspace, rom, args.manifest, ctx.signal);
+      return { v, placed: await placementsOf(ctx, store, rom, v.manifest.operations) };
+    });
     const r = v.plan.resolved;
     return {
       structured: {
@@ -418,8 +379,9 @@ export const ndsMutationValidate = defineTool({
         })),
         headerRewrite: r.headerRewrite,
         tables: r.tables,
+        placed: placedOut(placed),
       },
-      text: `valid: ${r.operations.length} operation(s), build ${r.buildId} -> ${v.outputDir} (${r.output.size} bytes)`,
+      text: `valid: ${r.operations.length} operation(s), build ${r.buildId} -> ${v.outputDir} (${r.output.size} bytes)${placedText(placed)}`,
     };
   },
 });
@@ -433,16 +395,16 @@ export const ndsMutationBuild = defineTool({
     purpose: 'Applies a manifest to a copy of the ROM, verifies and publishes it.',
     useWhen: 'after nds_mutation_validate passes.',
     behaviour:
-      'publishes only when every check passed; an identical existing build is re-verified and reused, a different one is publish-collision.',
+      'publishes only when every check passed; an identical build is re-verified and reused, another is publish-collision.',
     limits: `${REBUILD_LIMITS_LINE}.`,
   },
   input: rebuildInput,
-  output: buildOutput.extend({ names: carriedNamesOut }),
+  output: buildOutput.extend({ placed: placedSchema, names: carriedNamesOut }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
-    const r = await onManifest(ctx, args, (rom) =>
-      buildManifest(ctx.services.workspace, rom, args.manifest, {
+    const { r, placed } = await onManifest(ctx, args, async (rom, store) => {
+      const r = await buildManifest(ctx.services.workspace, rom, args.manifest, {
         signal: ctx.signal,
         onProgress: (done, total) => {
           // One report per 32 MiB written (and the last), so a 256 MiB ROM sends a handful.
@@ -450,13 +412,14 @@ export const ndsMutationBuild = defineTool({
             ctx.progress({ progress: done, total, message: 'writing the rebuilt ROM' });
           }
         },
-      }),
-    );
+      });
+      return { r, placed: await placementsOf(ctx, store, rom, r.manifest.operations) };
+    });
     // The source's names follow the build where its bytes still hold them.
     const names = await carryTo(ctx, args.rom, r.rom);
     return {
-      structured: { ...shapeBuild(r), names },
-      text: `${r.reused ? 'reused verified' : 'built'} ${r.rom} (${r.outputSize} bytes, sha256 ${r.outputSha256})\n${carriedText(names)}`,
+      structured: { ...shapeBuild(r), placed: placedOut(placed), names },
+      text: `${r.reused ? 'reused verified' : 'built'} ${r.rom} (${r.outputSize} bytes, sha256 ${r.outputSha256})${placedText(placed)}\n${carriedText(names)}`,
     };
   },
 });
@@ -468,7 +431,7 @@ export const ndsMutationVerify = defineTool({
   profiles: ['build'],
   description: {
     purpose: 'Re-checks a published build: manifest, evidence files, ROM bytes and semantics.',
-    useWhen: 'to trust a build on disk; never repairs (nds_mutation_build rebuilds).',
+    useWhen: 'to trust a build on disk; never repairs (build again for that).',
     behaviour: 'verification-failed on any difference, even an extra file.',
     limits: `${REBUILD_LIMITS_LINE}.`,
   },

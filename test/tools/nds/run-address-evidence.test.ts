@@ -3,47 +3,18 @@
 // give the run address (and its stored name) beside the storage address, with the copy as evidence;
 // bytes that run where they are stored get no run address.
 import assert from 'node:assert/strict';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { loadConfig } from '../../../src/config/config.js';
+import { test } from 'node:test';
 import { formatAddress } from '../../../src/core/vocabulary.js';
-import { invokeTool } from '../../../src/mcp/invoke.js';
-import type { ToolDefinition } from '../../../src/mcp/tool.js';
-import { Services } from '../../../src/services.js';
 import { extractTools } from '../../../src/tools/extract/index.js';
 import { ndsStructureTools } from '../../../src/tools/nds/index.js';
 import { searchTools } from '../../../src/tools/search/index.js';
-import { Workspace } from '../../../src/workspace/workspace.js';
-import { loadProgramTruth, truthFunction } from '../../kit/arm/index.js';
-import { makeWorkspace } from '../../kit/mcp-harness.js';
-import { buildRom } from '../../kit/rom-builder.js';
+import { a9, built, fn, itcm, itcmWorkspace, romOffset, stored } from '../../kit/itcm-program.js';
 
-const a9 = loadProgramTruth('arm9-program');
-const a7 = loadProgramTruth('arm7-program');
-const root = await makeWorkspace('re-mcp-run-evidence-');
-after(() => rm(root, { recursive: true, force: true }));
-await mkdir(join(root, 'roms'));
-const built = buildRom({
-  arm9: { code: a9.bytes, ramAddress: a9.loadAddress, entry: a9.loadAddress },
-  arm7: { code: a7.bytes, ramAddress: a7.loadAddress, entry: a7.loadAddress },
-});
-await writeFile(join(root, 'roms/program.nds'), built.bytes);
-const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
-const tools = [...ndsStructureTools, ...searchTools, ...extractTools] as unknown as ToolDefinition[];
-
-async function call(name: string, args: Record<string, unknown>) {
-  const tool = tools.find((t) => t.name === name)!;
-  return (await invokeTool(tool, { rom: 'roms/program.nds', ...args }, services, {
-    signal: new AbortController().signal,
-    log: () => {},
-  })) as { isError?: boolean; structuredContent: Record<string, any>; content: { text: string }[] };
-}
-
-const itcm = a9.sections.find((s) => s.name === '.itcm')!;
-const fn = truthFunction(a9, 'itcm_fast_copy');
-const stored = itcm.lma + (fn.address - itcm.vma);
-const romOffset = built.layout.arm9.rom.start + (stored - a9.loadAddress);
+const { call } = await itcmWorkspace('re-mcp-run-evidence-', [
+  ...ndsStructureTools,
+  ...searchTools,
+  ...extractTools,
+]);
 
 test('a ROM offset in copied code gives where it runs and the copy', async () => {
   const r = await call('nds_resolve_rom_offset', { offset: formatAddress(romOffset) });
@@ -107,4 +78,23 @@ test('a search hit in the copy gives its run address', async () => {
   const main = hit.owners.find((o: any) => o.kind === 'main');
   assert.equal(main.runsAt, formatAddress(fn.address));
   assert.match(r.content[0]!.text, new RegExp(`runs at ${formatAddress(fn.address)}`));
+});
+
+test('a runtime address where a copy runs names the copy and where its bytes are stored', async () => {
+  const r = await call('nds_resolve_runtime_address', {
+    processor: 'arm9',
+    address: formatAddress(fn.address + 4),
+  });
+  assert.ok(!r.isError, r.content[0]?.text);
+  const s = r.structuredContent;
+  // Statically nothing holds ITCM; the copy does once start-up is over.
+  assert.equal(s.status, 'unmapped');
+  assert.equal(s.copied.storedAt, formatAddress(stored + 4));
+  assert.match(s.copied.copy, /^code copy of \d+ bytes from /);
+  assert.match(r.content[0]!.text, new RegExp(`copies from ${formatAddress(stored + 4)}`));
+  // Main code that runs where it is stored, and ITCM no copy fills: no copy.
+  for (const address of [formatAddress(a9.loadAddress + 0x100), '0x01ffa000']) {
+    const o = await call('nds_resolve_runtime_address', { processor: 'arm9', address });
+    assert.equal(o.structuredContent.copied, null, address);
+  }
 });
