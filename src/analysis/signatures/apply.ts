@@ -396,7 +396,7 @@ export function* applySteps(
   yield;
   // Pass 3: the references of functions one name matches narrow the functions they name.
   const live = matches.map((ms) => ms.filter((m) => m.contradicted === 0));
-  yield* narrowSteps(items, index.byName, functions, live, minCompared);
+  yield* narrowSteps(items, index.byName, functions, live, minCompared, memory);
   // Pass 4: proposals.
   const counts: ApplyCounts = {
     functions: functions.length,

@@ -3,8 +3,10 @@
 // their object's section (a linker keeps an input section whole and in order), each named only among
 // the names its own bytes match; and a function several names match loses those whose calls reach
 // functions named otherwise. Pure.
+import type { Steps } from '../../core/cooperative.js';
+import { dataNamedSteps } from './data-anchors.js';
 import { directBranchAt } from './relocs.js';
-import type { ProgramFunction, SigItem } from './types.js';
+import type { ProgramFunction, ProgramMemory, SigItem } from './types.js';
 
 /** Functions handled between two turns of the event loop. */
 const STEP_FUNCTIONS = 64;
@@ -40,7 +42,8 @@ export function* narrowSteps(
   functions: readonly ProgramFunction[],
   live: Match[][],
   minCompared: number,
-): Generator<void, void, unknown> {
+  memory: ProgramMemory,
+): Steps<void> {
   const at = new Map<number, number>();
   for (const [f, fn] of functions.entries()) if (!at.has(fn.address)) at.set(fn.address, f);
   const nameOf = (m: Match) => items[m.item]!.names[0]!;
@@ -97,6 +100,11 @@ export function* narrowSteps(
       }
     return changed;
   };
+  // The functions the set's data found in the program names (a vtable's slots).
+  for (const d of yield* dataNamedSteps(items, byName, memory)) {
+    const g = at.get(d.address);
+    if (g !== undefined) name(g, d.want, d.why);
+  }
   for (let round = 0; round < NARROW_ROUNDS; round++) {
     let changed = false;
     for (const [f, fn] of functions.entries()) {

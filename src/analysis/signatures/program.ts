@@ -19,6 +19,33 @@ export function programFunctions(map: ProgramMap): ProgramFunction[] {
   }));
 }
 
+/**
+ * Each component's bytes where they are used: the bytes a start-up copy takes from the main program
+ * appear at the copy's run address only (else every datum in them would be found twice).
+ */
+function programRegions(map: ProgramMap): { start: number; bytes: Uint8Array }[] {
+  const sources = map.set.list
+    .filter((c) => c.kind === 'copied' && c.copied !== null)
+    .map((c) => ({ start: c.copied!.source, end: c.copied!.source + c.copied!.size }))
+    .sort((a, b) => a.start - b.start);
+  const out: { start: number; bytes: Uint8Array }[] = [];
+  for (const c of map.set.list) {
+    if (c.kind !== 'main') {
+      out.push({ start: c.start, bytes: c.bytes });
+      continue;
+    }
+    let at = c.start;
+    const end = c.start + c.bytes.length;
+    for (const s of sources) {
+      if (s.end <= at || s.start >= end) continue;
+      if (s.start > at) out.push({ start: at, bytes: c.bytes.subarray(at - c.start, s.start - c.start) });
+      at = Math.max(at, s.end);
+    }
+    if (at < end) out.push({ start: at, bytes: c.bytes.subarray(at - c.start) });
+  }
+  return out;
+}
+
 export function programMemory(map: ProgramMap): ProgramMemory & { isAddress(value: number): boolean } {
   return {
     read(address, length) {
@@ -33,6 +60,7 @@ export function programMemory(map: ProgramMap): ProgramMemory & { isAddress(valu
       }
       return out;
     },
+    regions: () => programRegions(map),
     isAddress(value) {
       if (value >= 0x80000000) return false;
       const found = map.set.lookup(value);

@@ -125,4 +125,6 @@ export interface ProgramFunction {
 /** The program's memory as its components hold it. */
 export interface ProgramMemory {
   read(address: number, length: number): Uint8Array | null;
+  /** Its loaded runs (each component's bytes), when it can list them: data is searched there. */
+  regions?(): readonly { start: number; bytes: Uint8Array }[];
 }

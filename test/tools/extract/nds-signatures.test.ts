@@ -112,10 +112,10 @@ test('a set from the Debian libraries names the library code of the stripped kit
   );
   assert.ok(precision >= 0.99, wrong.slice(0, 20).join('; '));
   assert.ok(named > 300, `${named} named`);
-  // Measured 0.693 (0.59 before callers and object layout named the short and look-alike functions;
-  // the rest: identical code under several names that no caller or neighbour tells apart, reported
+  // Measured 0.718 (0.59 before callers, object layout and vtables named the short and look-alike
+  // functions; the rest: identical code under several names that nothing tells apart, reported
   // ambiguous, and functions of two to eight bytes nothing names).
-  assert.ok(recall >= 0.66, `recall ${recall}`);
+  assert.ok(recall >= 0.69, `recall ${recall}`);
   // Every proposal says why.
   for (const p of proposals.slice(0, 50)) assert.ok(p.reasons.length > 0);
   const memcpy = proposals.find((p) => p.name === 'memcpy');
