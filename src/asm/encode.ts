@@ -106,16 +106,22 @@ function address(operands: string[]): Address | null {
   return offset ? { base, pre: true, writeback: m[2] === '!', offset } : null;
 }
 
-/** An encoding from the bits below the condition field. */
-type Word = (bits: number) => Encoded;
+/** One statement as the encoders take it; `word` makes an encoding from the bits below the condition. */
+interface Statement {
+  parts: ArmParts;
+  operands: string[];
+  processor: Processor;
+  word: (bits: number) => Encoded;
+}
 
 /** The ARM encoding of a statement in this module's scope, or null (left to armips). */
 export function encodeArm(parts: ArmParts, operands: string[], processor: Processor): Encoded | null {
   const cond = CONDITION_CODES[parts.cond];
   if (cond === undefined) return null;
   const word = (bits: number): Encoded => ({ value: ((cond << 28) | bits) >>> 0 });
+  const statement: Statement = { parts, operands, processor, word };
   for (const family of ARM_FAMILIES) {
-    const encoded = family(parts, operands, processor, word);
+    const encoded = family(statement);
     if (encoded !== undefined) return encoded;
   }
   return null;
@@ -125,12 +131,7 @@ export function encodeArm(parts: ArmParts, operands: string[], processor: Proces
 // statement is its own, left to armips), or undefined when the statement is not of the family.
 
 /** Extra loads and stores (addressing mode 3). */
-function extraLoadStore(
-  parts: ArmParts,
-  operands: string[],
-  processor: Processor,
-  word: Word,
-): Encoded | null | undefined {
+function extraLoadStore({ parts, operands, processor, word }: Statement): Encoded | null | undefined {
   const { base, suffix } = parts;
   if ((base === 'ldr' || base === 'str') && ['h', 'sb', 'sh', 'd'].includes(suffix)) {
     if (suffix === 'd' && processor === 'arm7') return null; // ARMv5TE: armips refuses it on the ARM7
@@ -165,12 +166,7 @@ function extraLoadStore(
  * LDR/STR{B}{T} with a register offset, when armips would not take it: PC as the index (armips
  * has no r15 there), or STR post-indexed by a subtracted register (armips reads `-rm` as a label).
  */
-function registerOffsetLoadStore(
-  parts: ArmParts,
-  operands: string[],
-  _processor: Processor,
-  word: Word,
-): Encoded | null | undefined {
+function registerOffsetLoadStore({ parts, operands, word }: Statement): Encoded | null | undefined {
   const { base, suffix } = parts;
   if ((base === 'ldr' || base === 'str') && ['', 'b', 't', 'bt'].includes(suffix)) {
     const rt = reg(operands[0]);
@@ -200,12 +196,7 @@ function registerOffsetLoadStore(
 }
 
 /** LDR/STR{B}{T} with the offset #-0: U clear. */
-function negativeZeroLoadStore(
-  parts: ArmParts,
-  operands: string[],
-  _processor: Processor,
-  word: Word,
-): Encoded | null | undefined {
+function negativeZeroLoadStore({ parts, operands, word }: Statement): Encoded | null | undefined {
   const { base, suffix } = parts;
   if ((base === 'ldr' || base === 'str') && ['', 'b', 't', 'bt'].includes(suffix)) {
     const rt = reg(operands[0]);
@@ -234,12 +225,7 @@ function negativeZeroLoadStore(
 }
 
 /** SMLAL<x><y> RdLo, RdHi, Rm, Rs. */
-function smlalxy(
-  parts: ArmParts,
-  operands: string[],
-  processor: Processor,
-  word: Word,
-): Encoded | null | undefined {
+function smlalxy({ parts, operands, processor, word }: Statement): Encoded | null | undefined {
   const { base } = parts;
   const smlal = /^smlal([bt])([bt])$/.exec(base);
   if (smlal && processor === 'arm9') {
@@ -253,12 +239,7 @@ function smlalxy(
 }
 
 /** Data processing and MSR with an immediate whose rotation is given: #imm8, #rotation. */
-function rotatedImmediate(
-  parts: ArmParts,
-  operands: string[],
-  _processor: Processor,
-  word: Word,
-): Encoded | null | undefined {
+function rotatedImmediate({ parts, operands, word }: Statement): Encoded | null | undefined {
   const { base, suffix } = parts;
   if (operands.length >= 3) {
     const imm = number(operands.at(-2));
@@ -297,12 +278,7 @@ function rotatedImmediate(
  * SVC #n: n is the comment field as written (armips' SWI moves a number below 0xff to bits
  * 16..23, where the DS and GBA BIOS read it).
  */
-function svc(
-  parts: ArmParts,
-  operands: string[],
-  _processor: Processor,
-  word: Word,
-): Encoded | null | undefined {
+function svc({ parts, operands, word }: Statement): Encoded | null | undefined {
   const { base } = parts;
   if (base === 'svc' && operands.length === 1) {
     const n = number(operands[0]);
@@ -312,24 +288,14 @@ function svc(
 }
 
 /** BX PC (armips takes no PC there). */
-function bxPc(
-  parts: ArmParts,
-  operands: string[],
-  _processor: Processor,
-  word: Word,
-): Encoded | null | undefined {
+function bxPc({ parts, operands, word }: Statement): Encoded | null | undefined {
   const { base } = parts;
   if (base === 'bx' && operands.length === 1 && reg(operands[0]) === 15) return word(0x012fff1f);
   return undefined;
 }
 
 /** MRC/MRC2 to PC (Capstone names the destination apsr_nzcv: the flags are what it sets). */
-function mrcToPc(
-  parts: ArmParts,
-  operands: string[],
-  _processor: Processor,
-  word: Word,
-): Encoded | null | undefined {
+function mrcToPc({ parts, operands, word }: Statement): Encoded | null | undefined {
   const { base } = parts;
   if ((base === 'mrc' || base === 'mrc2') && operands.length >= 5) {
     const rt = operands[2]!.trim().toLowerCase();
