@@ -2,23 +2,10 @@
 // checked (or, in 'join' mode, run as both outcomes at once), then decoded by class: branches and
 // interworking, data processing, single and extra loads and stores, multiplies, swaps, block
 // transfers, and the status-register, coprocessor and SWI instructions the system policy decides.
+
+import { branchTo, load, loadWord, popcount, read, set, system, write } from './emulate-access.js';
 import { alu, conditionHolds, type Shifted, shift } from './emulate-alu.js';
-import {
-  bit,
-  branchTo,
-  type Ctx,
-  type EmuState,
-  load,
-  loadWord,
-  popcount,
-  read,
-  Stop,
-  set,
-  system,
-  u32,
-  type Value,
-  write,
-} from './emulate-state.js';
+import { bit, type Ctx, type EmuState, Stop, u32, type Value } from './emulate-state.js';
 
 /**
  * Runs `exec` (one conditional instruction whose condition is unknown) as both outcomes at once: what

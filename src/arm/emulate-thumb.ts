@@ -2,23 +2,10 @@
 // as one), dispatched by format to a handler each: shifts and three-operand add/subtract, 8-bit
 // immediates, the ALU operations, high registers and BX/BLX, loads and stores (literal, register,
 // immediate, halfword, SP-relative), address and SP arithmetic, PUSH/POP, LDMIA/STMIA, branches.
+
+import { branchTo, load, loadWord, popcount, read, set, system, write } from './emulate-access.js';
 import { alu, conditionHolds, shift } from './emulate-alu.js';
-import {
-  bit,
-  branchTo,
-  type Ctx,
-  type EmuState,
-  load,
-  loadWord,
-  popcount,
-  read,
-  Stop,
-  set,
-  system,
-  u32,
-  type Value,
-  write,
-} from './emulate-state.js';
+import { bit, type Ctx, type EmuState, Stop, u32, type Value } from './emulate-state.js';
 
 /** One Thumb format: the bits that identify it, their value, and its handler. */
 type ThumbFormat = [

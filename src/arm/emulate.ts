@@ -8,9 +8,11 @@
 // Bounded by the caller's step limit; one step is one instruction.
 //
 // This module is the run loop and the public surface; the parts: emulate-state.ts (state, memory,
-// register and memory accesses), emulate-alu.ts (conditions, shifter, ALU), emulate-arm.ts (an ARM
-// step) and emulate-thumb.ts (a Thumb step, one handler per format).
+// how a run stops), emulate-access.ts (register and memory accesses), emulate-alu.ts (conditions,
+// shifter, ALU), emulate-arm.ts (an ARM step) and emulate-thumb.ts (a Thumb step, one handler per
+// format).
 import type { Processor } from '../core/vocabulary.js';
+import { read } from './emulate-access.js';
 import { conditionHolds } from './emulate-alu.js';
 import { armStep } from './emulate-arm.js';
 import {
@@ -20,7 +22,6 @@ import {
   type EmuMemory,
   type EmuState,
   type EmuStop,
-  read,
   Stop,
 } from './emulate-state.js';
 import { thumbStep } from './emulate-thumb.js';
