@@ -144,31 +144,72 @@ interface Pending {
   span: CodeSpan;
 }
 
+/** Builds one CFG (see analyzeControlFlow). */
 export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
-  const blocks: CfgBlock[] = [];
-  const edges: CfgEdge[] = [];
-  const truncation = new Set<TruncationReason>();
+  return new CfgBuild(req).run();
+}
+
+/** One CFG being built: its blocks and edges so far, what is left to decode and what it has spent. */
+class CfgBuild {
+  readonly blocks: CfgBlock[] = [];
+  readonly edges: CfgEdge[] = [];
+  readonly truncation = new Set<TruncationReason>();
   // Per (component, overlay, autoload block, mode): block starts by address, and every address that is an instruction
   // of some block (so the scan for a block to split runs only when one exists).
-  const regions = new Map<string, { starts: Map<number, CfgBlock>; covered: Set<number> }>();
-  const queue: Pending[] = [];
-  const splitInto = new Map<CfgBlock, CfgBlock>();
-  let instructions = 0;
-  let bytes = 0;
-  const decode = req.decoder ?? freshDecoder(req.processor);
-  const regionOf = (span: CodeSpan, mode: ArmMode) => {
+  private readonly regions = new Map<string, { starts: Map<number, CfgBlock>; covered: Set<number> }>();
+  private readonly queue: Pending[] = [];
+  private readonly splitInto = new Map<CfgBlock, CfgBlock>();
+  private instructions = 0;
+  private bytes = 0;
+  private readonly decode: SpanDecoder;
+
+  constructor(private readonly req: CfgRequest) {
+    this.decode = req.decoder ?? freshDecoder(req.processor);
+  }
+
+  async run(): Promise<CfgResult> {
+    const { req, queue, truncation } = this;
+    const first = this.blockAt(req.span, req.mode, req.address);
+    if (typeof first === 'string') {
+      return {
+        status: 'truncated',
+        truncation: [...truncation],
+        blocks: this.blocks,
+        edges: this.edges,
+        totals: { instructions: this.instructions, bytes: this.bytes },
+      };
+    }
+    // FIFO: blocks are decoded in the order they were discovered.
+    while (queue.length > 0) {
+      throwIfCancelled(req.signal);
+      if (truncation.has('edge-limit') || truncation.has('instruction-limit') || truncation.has('byte-limit'))
+        break;
+      const { block, span } = queue.shift()!;
+      await this.decodeBlock(block, span);
+    }
+    return {
+      status: truncation.size > 0 ? 'truncated' : 'complete',
+      truncation: [...truncation].sort(),
+      blocks: this.blocks,
+      edges: this.edges,
+      totals: { instructions: this.instructions, bytes: this.bytes },
+    };
+  }
+
+  private regionOf(span: CodeSpan, mode: ArmMode) {
     const key = `${span.component}|${span.overlayId}|${span.autoloadIndex ?? null}|${span.copiedIndex ?? null}|${mode}`;
-    let region = regions.get(key);
+    let region = this.regions.get(key);
     if (!region) {
       region = { starts: new Map(), covered: new Set() };
-      regions.set(key, region);
+      this.regions.set(key, region);
     }
     return region;
-  };
+  }
 
   /** The block starting at `address` (creating and queueing it), or why there is none. */
-  const blockAt = (span: CodeSpan, mode: ArmMode, address: number): CfgBlock | string => {
-    const region = regionOf(span, mode);
+  private blockAt(span: CodeSpan, mode: ArmMode, address: number): CfgBlock | string {
+    const { blocks, edges, req, truncation, queue } = this;
+    const region = this.regionOf(span, mode);
     const known = region.starts.get(address);
     if (known) return known;
     // The region's own blocks only: same component, overlay, autoload block and mode.
@@ -204,14 +245,15 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
     };
     blocks.push(block);
     region.starts.set(address, block);
-    if (inside) split(inside, block);
+    if (inside) this.split(inside, block);
     else queue.push({ block, span });
     return block;
-  };
+  }
 
   // A target inside an already decoded block: the tail moves to the new block, which inherits the
   // old block's end, calls and outgoing edges; the head falls through into it.
-  const split = (head: CfgBlock, tail: CfgBlock) => {
+  private split(head: CfgBlock, tail: CfgBlock): void {
+    const { edges, splitInto } = this;
     const cut = head.instructions.findIndex((i) => i.address === tail.address);
     tail.instructions = head.instructions.slice(cut);
     head.instructions = head.instructions.slice(0, cut);
@@ -224,7 +266,7 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
     for (const e of edges) if (e.from === head.id) e.from = tail.id;
     head.end = tail.address;
     head.terminator = 'fallthrough';
-    // Keep the chain head -> tail -> (the head's former tail) so owner() finds the last piece.
+    // Keep the chain head -> tail -> (the head's former tail) so this.owner() finds the last piece.
     const former = splitInto.get(head);
     if (former) splitInto.set(tail, former);
     splitInto.set(head, tail);
@@ -235,15 +277,16 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
       target: tail.address,
       targetMode: tail.mode,
     });
-  };
+  }
 
-  const addEdge = async (
+  private async addEdge(
     from: CfgBlock,
     span: CodeSpan,
     kind: CfgEdge['kind'],
     target: number,
     mode: ArmMode,
-  ) => {
+  ): Promise<void> {
+    const { edges, req, truncation } = this;
     if (edges.length >= req.limits.edges) {
       truncation.add('edge-limit');
       return;
@@ -263,63 +306,44 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
       edge.unresolved = where;
       return;
     }
-    const block = blockAt(where, mode, target);
+    const block = this.blockAt(where, mode, target);
     if (typeof block === 'string') edge.unresolved = block;
     else edge.to = block.id;
-  };
-
-  const first = blockAt(req.span, req.mode, req.address);
-  if (typeof first === 'string') {
-    return {
-      status: 'truncated',
-      truncation: [...truncation],
-      blocks,
-      edges,
-      totals: { instructions, bytes },
-    };
   }
 
-  // FIFO: blocks are decoded in the order they were discovered.
-  while (queue.length > 0) {
-    throwIfCancelled(req.signal);
-    if (truncation.has('edge-limit') || truncation.has('instruction-limit') || truncation.has('byte-limit'))
-      break;
-    const { block, span } = queue.shift()!;
-    await decodeBlock(block, span);
-  }
-
-  async function decodeBlock(block: CfgBlock, span: CodeSpan): Promise<void> {
+  private async decodeBlock(block: CfgBlock, span: CodeSpan): Promise<void> {
+    const { req, truncation } = this;
     const spanEnd = span.start + span.bytes.length;
     let at = block.address;
     let window = FIRST_WINDOW;
-    const region = regionOf(span, block.mode);
+    const region = this.regionOf(span, block.mode);
     for (;;) {
       if (at >= spanEnd) {
         block.terminator = 'component-end';
         return;
       }
-      const instructionBudget = req.limits.instructions - instructions;
-      const byteBudget = req.limits.bytes - bytes;
+      const instructionBudget = req.limits.instructions - this.instructions;
+      const byteBudget = req.limits.bytes - this.bytes;
       if (instructionBudget <= 0 || byteBudget <= 0) {
         truncation.add(instructionBudget <= 0 ? 'instruction-limit' : 'byte-limit');
         return; // terminator stays 'limit'
       }
       const windowEnd = Math.min(spanEnd, at + byteBudget);
-      const r = await decode(span, at, windowEnd, block.mode, Math.min(window, instructionBudget));
+      const r = await this.decode(span, at, windowEnd, block.mode, Math.min(window, instructionBudget));
       window = Math.min(WINDOW, window * 2);
       for (const ins of r.instructions) {
         // Falling into a block that already exists ends this one.
         if (ins.address !== block.address && region.starts.has(ins.address)) {
           block.terminator = 'fallthrough';
-          await addEdge(block, span, 'fallthrough', ins.address, block.mode);
+          await this.addEdge(block, span, 'fallthrough', ins.address, block.mode);
           return;
         }
         block.instructions.push(ins);
         region.covered.add(ins.address);
         block.end = ins.address + ins.size;
-        instructions++;
-        bytes += ins.size;
-        if (await endsBlock(block, span, ins)) return;
+        this.instructions++;
+        this.bytes += ins.size;
+        if (await this.endsBlock(block, span, ins)) return;
       }
       at = block.end;
       if (r.stop) {
@@ -335,14 +359,15 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
     }
   }
 
-  function owner(block: CfgBlock): CfgBlock {
+  private owner(block: CfgBlock): CfgBlock {
+    const { splitInto } = this;
     let b = block;
     for (let next = splitInto.get(b); next; next = splitInto.get(b)) b = next;
     return b;
   }
 
   /** Applies one instruction's control flow; true when it ends the block. */
-  async function endsBlock(block: CfgBlock, span: CodeSpan, ins: DecodedInstruction): Promise<boolean> {
+  private async endsBlock(block: CfgBlock, span: CodeSpan, ins: DecodedInstruction): Promise<boolean> {
     const next = ins.address + ins.size;
     switch (ins.flow) {
       case undefined:
@@ -362,29 +387,21 @@ export async function analyzeControlFlow(req: CfgRequest): Promise<CfgResult> {
       case 'branch':
         if (ins.condition) {
           block.terminator = 'conditional-branch';
-          await addEdge(block, span, 'taken', ins.target!, ins.targetMode!);
+          await this.addEdge(block, span, 'taken', ins.target!, ins.targetMode!);
           // The taken edge may have split this very block (a loop): the tail owns the fall-through.
           if (next < span.start + span.bytes.length)
-            await addEdge(owner(block), span, 'fallthrough', next, block.mode);
+            await this.addEdge(this.owner(block), span, 'fallthrough', next, block.mode);
         } else {
           block.terminator = 'branch';
-          await addEdge(block, span, 'branch', ins.target!, ins.targetMode!);
+          await this.addEdge(block, span, 'branch', ins.target!, ins.targetMode!);
         }
         return true;
       default:
         // return / branch-indirect: the target is not proven. A conditional one may not be taken.
         block.terminator = ins.flow === 'return' ? 'return' : 'indirect-branch';
         if (ins.condition && next < span.start + span.bytes.length)
-          await addEdge(block, span, 'fallthrough', next, block.mode);
+          await this.addEdge(block, span, 'fallthrough', next, block.mode);
         return true;
     }
   }
-
-  return {
-    status: truncation.size > 0 ? 'truncated' : 'complete',
-    truncation: [...truncation].sort(),
-    blocks,
-    edges,
-    totals: { instructions, bytes },
-  };
 }

@@ -106,13 +106,33 @@ function address(operands: string[]): Address | null {
   return offset ? { base, pre: true, writeback: m[2] === '!', offset } : null;
 }
 
+/** One statement as the encoders take it; `word` makes an encoding from the bits below the condition. */
+interface Statement {
+  parts: ArmParts;
+  operands: string[];
+  processor: Processor;
+  word: (bits: number) => Encoded;
+}
+
 /** The ARM encoding of a statement in this module's scope, or null (left to armips). */
 export function encodeArm(parts: ArmParts, operands: string[], processor: Processor): Encoded | null {
   const cond = CONDITION_CODES[parts.cond];
   if (cond === undefined) return null;
   const word = (bits: number): Encoded => ({ value: ((cond << 28) | bits) >>> 0 });
+  const statement: Statement = { parts, operands, processor, word };
+  for (const family of ARM_FAMILIES) {
+    const encoded = family(statement);
+    if (encoded !== undefined) return encoded;
+  }
+  return null;
+}
+
+// The families of ARM statements encoded here, tried in order: each answers an encoding or null (the
+// statement is its own, left to armips), or undefined when the statement is not of the family.
+
+/** Extra loads and stores (addressing mode 3). */
+function extraLoadStore({ parts, operands, processor, word }: Statement): Encoded | null | undefined {
   const { base, suffix } = parts;
-  // Extra loads and stores (addressing mode 3).
   if ((base === 'ldr' || base === 'str') && ['h', 'sb', 'sh', 'd'].includes(suffix)) {
     if (suffix === 'd' && processor === 'arm7') return null; // ARMv5TE: armips refuses it on the ARM7
     const load = base === 'ldr';
@@ -139,8 +159,15 @@ export function encodeArm(parts: ArmParts, operands: string[], processor: Proces
     if (!a.offset.negative) bits |= 1 << 23;
     return word(bits);
   }
-  // LDR/STR{B}{T} with a register offset, when armips would not take it: PC as the index (armips
-  // has no r15 there), or STR post-indexed by a subtracted register (armips reads `-rm` as a label).
+  return undefined;
+}
+
+/**
+ * LDR/STR{B}{T} with a register offset, when armips would not take it: PC as the index (armips
+ * has no r15 there), or STR post-indexed by a subtracted register (armips reads `-rm` as a label).
+ */
+function registerOffsetLoadStore({ parts, operands, word }: Statement): Encoded | null | undefined {
+  const { base, suffix } = parts;
   if ((base === 'ldr' || base === 'str') && ['', 'b', 't', 'bt'].includes(suffix)) {
     const rt = reg(operands[0]);
     const a = shiftedAddress(operands.slice(1));
@@ -165,7 +192,12 @@ export function encodeArm(parts: ArmParts, operands: string[], processor: Proces
       return word(bits);
     }
   }
-  // LDR/STR{B}{T} with the offset #-0: U clear.
+  return undefined;
+}
+
+/** LDR/STR{B}{T} with the offset #-0: U clear. */
+function negativeZeroLoadStore({ parts, operands, word }: Statement): Encoded | null | undefined {
+  const { base, suffix } = parts;
   if ((base === 'ldr' || base === 'str') && ['', 'b', 't', 'bt'].includes(suffix)) {
     const rt = reg(operands[0]);
     const a = address(operands.slice(1));
@@ -189,7 +221,12 @@ export function encodeArm(parts: ArmParts, operands: string[], processor: Proces
       (rt << 12);
     return word(bits);
   }
-  // SMLAL<x><y> RdLo, RdHi, Rm, Rs.
+  return undefined;
+}
+
+/** SMLAL<x><y> RdLo, RdHi, Rm, Rs. */
+function smlalxy({ parts, operands, processor, word }: Statement): Encoded | null | undefined {
+  const { base } = parts;
   const smlal = /^smlal([bt])([bt])$/.exec(base);
   if (smlal && processor === 'arm9') {
     const [lo, hi, m, s] = operands.map(reg);
@@ -198,7 +235,12 @@ export function encodeArm(parts: ArmParts, operands: string[], processor: Proces
     const y = smlal[2] === 't' ? 1 : 0;
     return word(0x01400080 | (hi << 16) | (lo << 12) | (s << 8) | (y << 6) | (x << 5) | m);
   }
-  // Data processing and MSR with an immediate whose rotation is given: #imm8, #rotation.
+  return undefined;
+}
+
+/** Data processing and MSR with an immediate whose rotation is given: #imm8, #rotation. */
+function rotatedImmediate({ parts, operands, word }: Statement): Encoded | null | undefined {
+  const { base, suffix } = parts;
   if (operands.length >= 3) {
     const imm = number(operands.at(-2));
     const rotation = number(operands.at(-1));
@@ -229,15 +271,32 @@ export function encodeArm(parts: ArmParts, operands: string[], processor: Proces
       return null;
     }
   }
-  // SVC #n: n is the comment field as written (armips' SWI moves a number below 0xff to bits
-  // 16..23, where the DS and GBA BIOS read it).
+  return undefined;
+}
+
+/**
+ * SVC #n: n is the comment field as written (armips' SWI moves a number below 0xff to bits
+ * 16..23, where the DS and GBA BIOS read it).
+ */
+function svc({ parts, operands, word }: Statement): Encoded | null | undefined {
+  const { base } = parts;
   if (base === 'svc' && operands.length === 1) {
     const n = number(operands[0]);
     return n && !n.negative && n.magnitude <= 0xffffff ? word(0x0f000000 | n.magnitude) : null;
   }
-  // BX PC (armips takes no PC there).
+  return undefined;
+}
+
+/** BX PC (armips takes no PC there). */
+function bxPc({ parts, operands, word }: Statement): Encoded | null | undefined {
+  const { base } = parts;
   if (base === 'bx' && operands.length === 1 && reg(operands[0]) === 15) return word(0x012fff1f);
-  // MRC/MRC2 to PC (Capstone names the destination apsr_nzcv: the flags are what it sets).
+  return undefined;
+}
+
+/** MRC/MRC2 to PC (Capstone names the destination apsr_nzcv: the flags are what it sets). */
+function mrcToPc({ parts, operands, word }: Statement): Encoded | null | undefined {
+  const { base } = parts;
   if ((base === 'mrc' || base === 'mrc2') && operands.length >= 5) {
     const rt = operands[2]!.trim().toLowerCase();
     if (rt !== 'pc' && rt !== 'apsr_nzcv' && rt !== 'r15') return null;
@@ -254,8 +313,19 @@ export function encodeArm(parts: ArmParts, operands: string[], processor: Proces
       0x0e100010 | (n[1]! << 21) | (n[2]! << 16) | (15 << 12) | (n[0]! << 8) | (n[4]! << 5) | n[3]!;
     return base === 'mrc2' ? { value: (0xf0000000 | bits) >>> 0 } : word(bits);
   }
-  return null;
+  return undefined;
 }
+
+const ARM_FAMILIES = [
+  extraLoadStore,
+  registerOffsetLoadStore,
+  negativeZeroLoadStore,
+  smlalxy,
+  rotatedImmediate,
+  svc,
+  bxPc,
+  mrcToPc,
+] as const;
 
 const SHIFTS: Readonly<Record<string, number>> = { lsl: 0, lsr: 1, asr: 2, ror: 3 };
 

@@ -123,100 +123,11 @@ async function build(
   const recovered = [...recoveredLocks, ...(await recoverLeftovers(parent, sha16, ops))];
   const tmpName = tempName(sha16, 'tmp');
   const tmp = await parent.child(tmpName);
-  const subdirs = new Map<string, OutputDir>();
-  const dirFor = async (dir: string[]): Promise<OutputDir> => {
-    let current = tmp;
-    for (let i = 0; i < dir.length; i++) {
-      const key = dir.slice(0, i + 1).join('/');
-      let next = subdirs.get(key);
-      if (next === undefined) {
-        next = await current.child(dir[i]!);
-        subdirs.set(key, next);
-      }
-      current = next;
-    }
-    return current;
-  };
+  const w = new BundleWriter(tmp, rom, options);
   try {
-    const files: BundleFile[] = [];
-    const write = async (dir: string[], name: string, data: Uint8Array | string) => {
-      throwIfCancelled(options.signal);
-      // The bytes came from the identified ROM only if it is still that ROM now.
-      await rom.verifyUnchanged(options.signal);
-      await (await dirFor(dir)).writeAtomic(name, data);
-      const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-      const digest = sha256Of(data);
-      files.push({ path: [...dir, name].join('/'), size: bytes, sha256: digest });
-      await options.onStep?.(`wrote ${[...dir, name].join('/')}`);
-      return digest;
-    };
-    const read = (start: number, end: number, what: string) => {
-      if (end - start > EXTRACT_LIMITS.componentBytes.max) {
-        throw new ReMcpError('limit-exceeded', `${what} is ${end - start} bytes, over the extraction limit`);
-      }
-      return rom.readBytes(start, end - start);
-    };
-    const model = rom.model;
-    for (const p of ['arm9', 'arm7'] as const)
-      await write([], `${p}.bin`, read(model[p].rom.start, model[p].rom.end, p));
-    const overlays: Record<Processor, unknown[]> = { arm9: [], arm7: [] };
-    for (const p of ['arm9', 'arm7'] as const) {
-      for (const { overlay, name } of overlayRecords(model, p)) {
-        const digest = await write(
-          ['overlays', p],
-          name,
-          read(overlay.file.start, overlay.file.end, `${p} overlay ${overlay.id}`),
-        );
-        overlays[p].push(overlayJson(overlay, `overlays/${p}/${name}`, digest));
-      }
-    }
-    // Empty overlay directories still exist, so the layout is the same for every ROM.
-    for (const p of ['arm9', 'arm7'] as const) await dirFor(['overlays', p]);
-    const json = (value: unknown) => `${JSON.stringify(value, null, 1)}\n`;
-    await write([], 'overlays.json', json({ sourceSha256: sha256, ...overlays }));
-    await write(
-      [],
-      'address-map.json',
-      json({
-        sourceSha256: sha256,
-        arm9: mainJson(model, 'arm9'),
-        arm7: mainJson(model, 'arm7'),
-        autoloads: model.autoloads,
-        runtimeRanges: model.runtimeRanges,
-        header: {
-          fnt: model.header.fnt,
-          fat: model.header.fat,
-          arm9OverlayTable: model.header.arm9OverlayTable,
-          arm7OverlayTable: model.header.arm7OverlayTable,
-        },
-        banner: model.banner,
-        dsi: model.dsi,
-      }),
-    );
-    await write(
-      [],
-      'filesystem.json',
-      json({ sourceSha256: sha256, files: model.files, directories: model.directories }),
-    );
-    const bundleId = randomBytes(8).toString('hex');
-    // The manifest is written last and lists every other file with its digest: a reader can check
-    // completeness from it alone.
-    await write(
-      [],
-      'manifest.json',
-      json({
-        format: BUNDLE_FORMAT,
-        version: BUNDLE_VERSION,
-        generator: `re-mcp ${VERSION}`,
-        bundleId,
-        createdAt: new Date().toISOString(),
-        source: { sha256, size, title: model.header.title, gameCode: model.header.gameCode },
-        files,
-      }),
-    );
+    const { bundleId, overlays } = await writeBundleFiles(w, rom);
     await rom.verifyUnchanged(options.signal);
-    for (const d of subdirs.values()) await d.close();
-    subdirs.clear();
+    await w.close();
     const { replaced } = await promoteDirectory(parent, tmpName, sha16, sha16, ops, options.onStep);
     await parent.verifyInPlace();
     return {
@@ -224,9 +135,9 @@ async function build(
       sourceSha256: sha256,
       sourceSize: size,
       bundleId,
-      files: files.length,
-      totalBytes: files.reduce((n, f) => n + f.size, 0),
-      overlays: { arm9: overlays.arm9.length, arm7: overlays.arm7.length },
+      files: w.files.length,
+      totalBytes: w.files.reduce((n, f) => n + f.size, 0),
+      overlays,
       replacedPrevious: replaced,
       recovered,
     };
@@ -234,7 +145,126 @@ async function build(
     await ops.remove(parent, tmpName).catch(() => {});
     throw error;
   } finally {
-    for (const d of subdirs.values()) await d.close();
+    await w.close();
     await tmp.close();
   }
+}
+
+/** A bundle's files as they are written into its temporary directory: each atomically, each listed with its digest. */
+class BundleWriter {
+  readonly files: BundleFile[] = [];
+  private readonly subdirs = new Map<string, OutputDir>();
+
+  constructor(
+    private readonly tmp: OutputDir,
+    private readonly rom: RomHandle,
+    private readonly options: BundleOptions,
+  ) {}
+
+  /** The directory `dir` below the temporary one (made on first use). */
+  async dir(dir: string[]): Promise<OutputDir> {
+    let current = this.tmp;
+    for (let i = 0; i < dir.length; i++) {
+      const key = dir.slice(0, i + 1).join('/');
+      let next = this.subdirs.get(key);
+      if (next === undefined) {
+        next = await current.child(dir[i]!);
+        this.subdirs.set(key, next);
+      }
+      current = next;
+    }
+    return current;
+  }
+
+  /** Writes one file (the ROM checked unchanged first); returns its SHA-256. */
+  async write(dir: string[], name: string, data: Uint8Array | string): Promise<string> {
+    throwIfCancelled(this.options.signal);
+    // The bytes came from the identified ROM only if it is still that ROM now.
+    await this.rom.verifyUnchanged(this.options.signal);
+    await (await this.dir(dir)).writeAtomic(name, data);
+    const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
+    const digest = sha256Of(data);
+    this.files.push({ path: [...dir, name].join('/'), size: bytes, sha256: digest });
+    await this.options.onStep?.(`wrote ${[...dir, name].join('/')}`);
+    return digest;
+  }
+
+  /** Closes the directories below the temporary one. */
+  async close(): Promise<void> {
+    for (const d of this.subdirs.values()) await d.close();
+    this.subdirs.clear();
+  }
+}
+
+/** Writes every file of the bundle, the manifest last; returns the bundle's id and its overlay counts. */
+async function writeBundleFiles(
+  w: BundleWriter,
+  rom: RomHandle,
+): Promise<{ bundleId: string; overlays: Record<Processor, number> }> {
+  const { sha256, size } = rom.identity;
+  const read = (start: number, end: number, what: string) => {
+    if (end - start > EXTRACT_LIMITS.componentBytes.max) {
+      throw new ReMcpError('limit-exceeded', `${what} is ${end - start} bytes, over the extraction limit`);
+    }
+    return rom.readBytes(start, end - start);
+  };
+  const model = rom.model;
+  for (const p of ['arm9', 'arm7'] as const)
+    await w.write([], `${p}.bin`, read(model[p].rom.start, model[p].rom.end, p));
+  const overlays: Record<Processor, unknown[]> = { arm9: [], arm7: [] };
+  for (const p of ['arm9', 'arm7'] as const) {
+    for (const { overlay, name } of overlayRecords(model, p)) {
+      const digest = await w.write(
+        ['overlays', p],
+        name,
+        read(overlay.file.start, overlay.file.end, `${p} overlay ${overlay.id}`),
+      );
+      overlays[p].push(overlayJson(overlay, `overlays/${p}/${name}`, digest));
+    }
+  }
+  // Empty overlay directories still exist, so the layout is the same for every ROM.
+  for (const p of ['arm9', 'arm7'] as const) await w.dir(['overlays', p]);
+  const json = (value: unknown) => `${JSON.stringify(value, null, 1)}\n`;
+  await w.write([], 'overlays.json', json({ sourceSha256: sha256, ...overlays }));
+  await w.write(
+    [],
+    'address-map.json',
+    json({
+      sourceSha256: sha256,
+      arm9: mainJson(model, 'arm9'),
+      arm7: mainJson(model, 'arm7'),
+      autoloads: model.autoloads,
+      runtimeRanges: model.runtimeRanges,
+      header: {
+        fnt: model.header.fnt,
+        fat: model.header.fat,
+        arm9OverlayTable: model.header.arm9OverlayTable,
+        arm7OverlayTable: model.header.arm7OverlayTable,
+      },
+      banner: model.banner,
+      dsi: model.dsi,
+    }),
+  );
+  await w.write(
+    [],
+    'filesystem.json',
+    json({ sourceSha256: sha256, files: model.files, directories: model.directories }),
+  );
+  const bundleId = randomBytes(8).toString('hex');
+  // The manifest is written last and lists every other file with its digest: a reader can check
+  // completeness from it alone.
+  await w.write(
+    [],
+    'manifest.json',
+    json({
+      format: BUNDLE_FORMAT,
+      version: BUNDLE_VERSION,
+      generator: `re-mcp ${VERSION}`,
+      bundleId,
+      createdAt: new Date().toISOString(),
+      source: { sha256, size, title: model.header.title, gameCode: model.header.gameCode },
+      files: w.files,
+    }),
+  );
+  return { bundleId, overlays: { arm9: overlays.arm9.length, arm7: overlays.arm7.length } };
 }

@@ -84,6 +84,43 @@ function giveBack(bufs: Uint8Array[]): void {
   pool.push(...bufs);
 }
 
+/**
+ * Gives the event loop a turn (other requests, cancellation notices) when the caller has held it for
+ * a while (SCAN_LIMITS.yieldAfterMs); then honours cancellation.
+ */
+function breather(signal: AbortSignal | undefined): () => Promise<void> {
+  let lastYield = performance.now();
+  return async () => {
+    if (performance.now() - lastYield >= SCAN_LIMITS.yieldAfterMs.max) {
+      await new Promise((resolve) => setImmediate(resolve));
+      lastYield = performance.now();
+    }
+    throwIfCancelled(signal);
+  };
+}
+
+/**
+ * Matches one chunk's bytes (`data`, its first byte at `base`) in slices of SCAN_LIMITS.sliceWork,
+ * breathing between slices, until the chunk is done, the sink stops, or the verification work
+ * reaches `maxVerifyWork` (then the state is still 'paused').
+ */
+async function scanChunk(
+  matcher: ChunkMatcher,
+  data: Uint8Array,
+  base: number,
+  sink: (offset: number) => boolean,
+  maxVerifyWork: number,
+  breathe: () => Promise<void>,
+) {
+  let state = matcher.scan(data, base, sink, 0, SCAN_LIMITS.sliceWork.max);
+  while (state.kind === 'paused' && matcher.verifyWork < maxVerifyWork) {
+    const from = state.next;
+    await breathe();
+    state = matcher.scan(data, base, sink, from, SCAN_LIMITS.sliceWork.max);
+  }
+  return state;
+}
+
 export async function scanSegments(
   pattern: CompiledPattern,
   read: ChunkReader,
@@ -103,16 +140,7 @@ export async function scanSegments(
   let workResume: number | null = null;
   let workLimited = false;
   const maxVerifyWork = options.maxVerifyWork ?? SCAN_LIMITS.verifyWork.max;
-  let lastYield = performance.now();
-  // Gives the event loop a turn (other requests, cancellation notices) when this scan has held it
-  // for a while; then honours cancellation.
-  const breathe = async () => {
-    if (performance.now() - lastYield >= SCAN_LIMITS.yieldAfterMs.max) {
-      await new Promise((resolve) => setImmediate(resolve));
-      lastYield = performance.now();
-    }
-    throwIfCancelled(options.signal);
-  };
+  const breathe = breather(options.signal);
   const sink = (offset: number): boolean => {
     if (options.accept && !options.accept(offset, offset + len)) return true;
     if (offsets.length >= options.maxMatches) {
@@ -159,13 +187,7 @@ export async function scanSegments(
           pending = startRead(other, nextPos, expected);
         }
         const data = cur.subarray(CARRY_ROOM - carry, CARRY_ROOM + n);
-        let from = 0;
-        let state = matcher.scan(data, pos - carry, sink, from, SCAN_LIMITS.sliceWork.max);
-        while (state.kind === 'paused' && matcher.verifyWork < maxVerifyWork) {
-          from = state.next;
-          await breathe();
-          state = matcher.scan(data, pos - carry, sink, from, SCAN_LIMITS.sliceWork.max);
-        }
+        const state = await scanChunk(matcher, data, pos - carry, sink, maxVerifyWork, breathe);
         if (state.kind === 'paused') {
           // Verification work ran out inside this chunk: count only the starts actually tested.
           workLimited = true;

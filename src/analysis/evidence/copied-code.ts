@@ -126,61 +126,85 @@ export function* detectCopiesSteps(
   processor: Processor,
   limits = COPY_DETECTION_LIMITS,
 ): Steps<CopyDetection> {
-  const memory = new StartupMemory(image, limits.storedBytes);
-  let dtcm: { start: number; end: number } | null = null;
-  const endings = new Map<string, number>();
-  const end = (why: string) => endings.set(why, (endings.get(why) ?? 0) + 1);
-  const found: SourcedByte[][] = [];
-  const pending: Path[] = [
-    {
-      parent: null,
-      forkedAt: 0,
-      state: emuState(entry, false),
-      memory: memory.snapshot(),
-      forks: new Map(),
-      steps: 0,
-      lastCopy: 0,
-      copyStores: 0,
-    },
-  ];
-  let steps = 0;
-  let paths = 0;
-  let forks = 0;
-  while (pending.length > 0) {
-    if (steps >= limits.steps) {
-      end('step-limit');
-      break;
-    }
-    const path = pending.pop()!;
-    // A way not taken after the path it forks from made its last copy leads past start-up: not followed.
-    if (path.parent !== null && path.parent.lastCopy < path.forkedAt) {
-      end('a branch after start-up copies (not followed)');
-      continue;
-    }
-    paths++;
-    memory.restore(path.memory);
-    memory.state = path.state;
-    const why = yield* runPath(path);
-    end(why);
-    found.push(yield* memory.sourced());
+  return yield* new StartupRun(image, entry, processor, limits).run();
+}
+
+/** One detection under way: the paths still to run, the stores they made, what they spent. */
+class StartupRun {
+  private readonly memory: StartupMemory;
+  private dtcm: { start: number; end: number } | null = null;
+  private readonly endings = new Map<string, number>();
+  private readonly found: SourcedByte[][] = [];
+  private readonly pending: Path[];
+  private steps = 0;
+  private paths = 0;
+  private forks = 0;
+
+  constructor(
+    private readonly image: StaticImage,
+    entry: number,
+    private readonly processor: Processor,
+    private readonly limits: typeof COPY_DETECTION_LIMITS,
+  ) {
+    this.memory = new StartupMemory(image, limits.storedBytes);
+    this.pending = [
+      {
+        parent: null,
+        forkedAt: 0,
+        state: emuState(entry, false),
+        memory: this.memory.snapshot(),
+        forks: new Map(),
+        steps: 0,
+        lastCopy: 0,
+        copyStores: 0,
+      },
+    ];
   }
-  return {
-    ...(yield* copiesOf(found, image, processor, dtcm)),
-    ended: [...endings].map(([why, n]) => (n > 1 ? `${why} (${n} paths)` : why)).join('; '),
-    steps,
-    paths,
-    dtcm,
-  };
+
+  private end(why: string): void {
+    this.endings.set(why, (this.endings.get(why) ?? 0) + 1);
+  }
+
+  /** Runs every path (depth first, up to the limits) and reads the copies back from their stores. */
+  *run(): Steps<CopyDetection> {
+    const { memory, pending, limits } = this;
+    while (pending.length > 0) {
+      if (this.steps >= limits.steps) {
+        this.end('step-limit');
+        break;
+      }
+      const path = pending.pop()!;
+      // A way not taken after the path it forks from made its last copy leads past start-up: not followed.
+      if (path.parent !== null && path.parent.lastCopy < path.forkedAt) {
+        this.end('a branch after start-up copies (not followed)');
+        continue;
+      }
+      this.paths++;
+      memory.restore(path.memory);
+      memory.state = path.state;
+      const why = yield* this.runPath(path);
+      this.end(why);
+      this.found.push(yield* memory.sourced());
+    }
+    return {
+      ...(yield* copiesOf(this.found, this.image, this.processor, this.dtcm)),
+      ended: [...this.endings].map(([why, n]) => (n > 1 ? `${why} (${n} paths)` : why)).join('; '),
+      steps: this.steps,
+      paths: this.paths,
+      dtcm: this.dtcm,
+    };
+  }
 
   /** Runs one path to its end; returns why it ended. Forks push the other way onto `pending`. */
-  function* runPath(path: Path): Steps<string> {
+  private *runPath(path: Path): Steps<string> {
+    const { memory, limits, processor } = this;
     const state = path.state;
     const recent: string[] = [];
     for (;;) {
       if (memory.overflow) return 'store-limit';
-      if (path.steps >= limits.pathSteps || steps >= limits.steps) return 'step-limit';
+      if (path.steps >= limits.pathSteps || this.steps >= limits.steps) return 'step-limit';
       if (path.steps - path.lastCopy >= limits.quietSteps) return 'no copy for a while';
-      const budget = Math.min(CHUNK, limits.pathSteps - path.steps, limits.steps - steps);
+      const budget = Math.min(CHUNK, limits.pathSteps - path.steps, limits.steps - this.steps);
       const r = emulate(state, {
         processor,
         memory,
@@ -191,12 +215,12 @@ export function* detectCopiesSteps(
           // CP15 c9,c1,0: the DTCM's base and size (512 << n bytes).
           if (w.cp === 15 && w.crn === 9 && w.crm === 1 && w.opc2 === 0 && w.value !== null) {
             const start = (w.value & ~0xfff) >>> 0;
-            dtcm = { start, end: start + (512 << ((w.value >>> 1) & 0x1f)) };
+            this.dtcm = { start, end: start + (512 << ((w.value >>> 1) & 0x1f)) };
           }
         },
       });
       path.steps += r.steps;
-      steps += r.steps;
+      this.steps += r.steps;
       yield;
       if (memory.copyStores !== path.copyStores) {
         path.copyStores = memory.copyStores;
@@ -225,7 +249,7 @@ export function* detectCopiesSteps(
         path.forks.set(key, !taken);
         continue;
       }
-      if (forks < limits.paths - 1) {
+      if (this.forks < limits.paths - 1) {
         const other: Path = {
           parent: path,
           forkedAt: path.steps,
@@ -237,9 +261,9 @@ export function* detectCopiesSteps(
           copyStores: path.copyStores,
         };
         if (assumeCondition(other.state.flags, cond, false)) {
-          forks++;
+          this.forks++;
           other.forks.set(key, false);
-          pending.push(other);
+          this.pending.push(other);
         }
       }
       if (!assumeCondition(state.flags, cond, true)) return `unknown-condition at 0x${r.pc.toString(16)}`;

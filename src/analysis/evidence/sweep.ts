@@ -211,7 +211,7 @@ function probed(w: Walker, comp: MapComponent, o: Option): boolean {
     const p = probeFunction(w, comp, o.address, o.mode, { maxInstructions: PROBE_INSTRUCTIONS });
     o.ok = p.ok;
     o.returns = p.ok && p.returns;
-    if (!p.ok && p.why === TOO_LONG) w.undecided(comp, o.address);
+    if (!p.ok && p.why === TOO_LONG) w.undecided.add(comp, o.address);
   }
   return o.ok;
 }
@@ -391,7 +391,7 @@ export const sweep = {
         let e = o;
         while (e < cls.length && cls[e] === ByteClass.unknown) e++;
         // A gap where a candidate was too long to check may be code: it stays unclassified.
-        if (!w.undecidedIn(comp, comp.start + o, comp.start + e))
+        if (!w.undecided.within(comp, comp.start + o, comp.start + e))
           w.classify(comp, comp.start + o, e - o, 'data', 'heuristic');
         const pause = w.checkpoint();
         if (pause) await pause;

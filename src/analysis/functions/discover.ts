@@ -10,6 +10,7 @@ import {
   CFG_TRUNCATIONS,
   type CfgBlock,
   type CfgLimits,
+  type CfgResult,
   type CodeSpan,
   type SpanDecoder,
   type SpanLookup,
@@ -179,44 +180,93 @@ interface Work {
   seed: boolean;
 }
 
+/** Runs one discovery (see DiscoveryRequest). */
 export async function discoverFunctions(req: DiscoveryRequest): Promise<DiscoveryResult> {
-  const functions = new Map<string, DiscoveredFunction>();
-  const seeds: DiscoveryResult['seeds'] = [];
-  const callSites: CallSite[] = [];
-  const siteKeys = new Set<string>();
-  const truncation = new Set<DiscoveryTruncation>();
-  const scanned = new Set<string>();
-  const considered = new Set<string>();
-  const outOfLimit = new Set<string>();
-  const spans = new Map<string, CodeSpan>();
-  const totals = { blocks: 0, instructions: 0, bytes: 0, edges: 0 };
-  const queue: Work[] = [];
-  const analysedSeeds = new Set<string>();
-  const decoder = req.decoder ?? new DecodeCache(req.processor).decoder;
-  let stop = false;
+  return new Discovery(req).run();
+}
+
+/** One discovery under way: what it has proven and seen, its queue of CFGs to build, its spending. */
+class Discovery {
+  private readonly functions = new Map<string, DiscoveredFunction>();
+  private readonly seeds: DiscoveryResult['seeds'] = [];
+  private readonly callSites: CallSite[] = [];
+  private readonly siteKeys = new Set<string>();
+  private readonly truncation = new Set<DiscoveryTruncation>();
+  private readonly scanned = new Set<string>();
+  private readonly considered = new Set<string>();
+  private readonly outOfLimit = new Set<string>();
+  private readonly spans = new Map<string, CodeSpan>();
+  private readonly totals = { blocks: 0, instructions: 0, bytes: 0, edges: 0 };
+  private readonly queue: Work[] = [];
+  private readonly analysedSeeds = new Set<string>();
+  private readonly decoder: SpanDecoder;
+  private stop = false;
+  private analysed = 0;
+
+  constructor(private readonly req: DiscoveryRequest) {
+    this.decoder = req.decoder ?? new DecodeCache(req.processor).decoder;
+  }
+
+  async run(): Promise<DiscoveryResult> {
+    const { req, queue, functions, analysedSeeds } = this;
+    if (req.entry && req.evidence.has('program-entry') && this.admit(req.entry.span)) {
+      this.prove(identityIn(req.entry.span, req.entry.address, 'arm'), req.entry.span, 'program-entry');
+    }
+    for (const s of req.seeds) {
+      if (!this.admit(s.span)) continue;
+      const identity = identityIn(s.span, s.address, s.mode);
+      queue.push({ identity, span: s.span, seed: true });
+    }
+    while (queue.length > 0 && !this.stop) {
+      throwIfCancelled(req.signal);
+      const work = queue.shift()!;
+      const key = identityKey(work.identity);
+      if (work.seed) {
+        // A seed that is also a proven function is analysed once, as the function.
+        if (functions.has(key) || analysedSeeds.has(key)) continue;
+        analysedSeeds.add(key);
+      }
+      const cfg = await this.analyse(work, key);
+      if (cfg === null) break;
+      await this.callsOf(work, cfg);
+      req.onProgress?.(this.analysed, queue.length);
+    }
+    return {
+      functions: [...functions.values()],
+      seeds: this.seeds,
+      callSites: this.callSites,
+      truncation: [...this.truncation].sort(),
+      scanned: this.scanned,
+      outOfLimit: this.outOfLimit,
+      stoppedWhenProven: this.stop,
+      totals: this.totals,
+    };
+  }
 
   /** Admits a component to the operation, or refuses it at the component limit. */
-  const admit = (span: CodeSpan): boolean => {
+  private admit(span: CodeSpan): boolean {
+    const { req, considered, truncation } = this;
     const key = componentKey(span.component, span.overlayId, span.autoloadIndex);
     if (considered.has(key)) return true;
     if (considered.size >= req.limits.components) {
       truncation.add('component-limit');
-      outOfLimit.add(key);
+      this.outOfLimit.add(key);
       return false;
     }
     considered.add(key);
-    spans.set(key, span);
+    this.spans.set(key, span);
     return true;
-  };
+  }
 
   // Every cross-component lookup passes the component limit and remembers failures.
-  const lookup: SpanLookup = async (address, mode, from) => {
-    const found = await req.lookup(address, mode, from);
+  private readonly lookup: SpanLookup = async (address, mode, from) => {
+    const found = await this.req.lookup(address, mode, from);
     if ('unresolved' in found) return found;
-    return admit(found.span) ? found : { unresolved: 'component-limit' };
+    return this.admit(found.span) ? found : { unresolved: 'component-limit' };
   };
 
-  const prove = (identity: FunctionIdentity, span: CodeSpan, evidence: Evidence): void => {
+  private prove(identity: FunctionIdentity, span: CodeSpan, evidence: Evidence): void {
+    const { req, functions } = this;
     const key = identityKey(identity);
     const known = functions.get(key);
     if (known) {
@@ -224,33 +274,20 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
       return;
     }
     if (functions.size >= req.limits.functions) {
-      truncation.add('function-limit');
+      this.truncation.add('function-limit');
       return;
     }
     functions.set(key, { identity, evidence: [evidence], cfg: null });
-    queue.push({ identity, span, seed: false });
-    if (req.stopWhenProven && identityKey(req.stopWhenProven) === key) stop = true;
-  };
-
-  if (req.entry && req.evidence.has('program-entry') && admit(req.entry.span)) {
-    prove(identityIn(req.entry.span, req.entry.address, 'arm'), req.entry.span, 'program-entry');
-  }
-  for (const s of req.seeds) {
-    if (!admit(s.span)) continue;
-    const identity = identityIn(s.span, s.address, s.mode);
-    queue.push({ identity, span: s.span, seed: true });
+    this.queue.push({ identity, span, seed: false });
+    if (req.stopWhenProven && identityKey(req.stopWhenProven) === key) this.stop = true;
   }
 
-  let analysed = 0;
-  while (queue.length > 0 && !stop) {
-    throwIfCancelled(req.signal);
-    const work = queue.shift()!;
-    const key = identityKey(work.identity);
-    if (work.seed) {
-      // A seed that is also a proven function is analysed once, as the function.
-      if (functions.has(key) || analysedSeeds.has(key)) continue;
-      analysedSeeds.add(key);
-    }
+  /**
+   * Builds the CFG of one function or seed within what is left of the budget, and keeps its summary;
+   * null when the budget is spent (the discovery stops).
+   */
+  private async analyse(work: Work, key: string): Promise<CfgResult | null> {
+    const { req, totals, truncation } = this;
     const remaining: CfgLimits = {
       blocks: req.limits.blocks - totals.blocks,
       instructions: req.limits.instructions - totals.instructions,
@@ -260,7 +297,7 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
     const exhausted = (Object.keys(remaining) as (keyof CfgLimits)[]).filter((k) => remaining[k] <= 0);
     if (exhausted.length > 0) {
       for (const k of exhausted) truncation.add(REASON[k]);
-      break;
+      return null;
     }
     const local: CfgLimits = {
       blocks: Math.min(req.local.blocks, remaining.blocks),
@@ -274,11 +311,11 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
       address: work.identity.address,
       mode: work.identity.mode,
       limits: local,
-      lookup,
-      decoder,
+      lookup: this.lookup,
+      decoder: this.decoder,
       ...(req.signal ? { signal: req.signal } : {}),
     });
-    analysed++;
+    this.analysed++;
     totals.blocks += cfg.blocks.length;
     totals.instructions += cfg.totals.instructions;
     totals.bytes += cfg.totals.bytes;
@@ -306,17 +343,22 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
       bytes: cfg.totals.bytes,
       edges: cfg.edges.length,
     };
-    if (work.seed) seeds.push({ identity: work.identity, cfg: summary });
-    else functions.get(key)!.cfg = summary;
+    if (work.seed) this.seeds.push({ identity: work.identity, cfg: summary });
+    else this.functions.get(key)!.cfg = summary;
+    return cfg;
+  }
 
+  /** The call sites in a CFG's blocks: each recorded once, and each callee it proves queued. */
+  private async callsOf(work: Work, cfg: CfgResult): Promise<void> {
+    const { req } = this;
     for (const block of cfg.blocks) {
       const blockKey = componentKey(block.component, block.overlayId, block.autoloadIndex);
-      const span = spans.get(blockKey) ?? work.span;
-      if (block.instructions.length > 0) scanned.add(blockKey);
+      const span = this.spans.get(blockKey) ?? work.span;
+      if (block.instructions.length > 0) this.scanned.add(blockKey);
       req.onBlock?.(block, span);
       for (const call of block.calls) {
         if (call.target === undefined || call.targetMode === undefined) continue;
-        await site(work, block, span, {
+        await this.site(work, block, span, {
           at: call.at,
           kind: 'direct-call',
           target: call.target,
@@ -326,7 +368,7 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
       }
       if (req.evidence.has('constant-register-call')) {
         for (const c of constantRegisterCalls(block.instructions, span)) {
-          await site(work, block, span, {
+          await this.site(work, block, span, {
             at: c.at,
             kind: 'constant-register-call',
             target: c.target,
@@ -339,20 +381,21 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
         }
       }
     }
-    req.onProgress?.(analysed, queue.length);
   }
 
-  async function site(
+  /** Records one call site (once, however many CFGs hold it) and proves the callee it resolves to. */
+  private async site(
     work: Work,
     block: CfgBlock,
     span: CodeSpan,
     s: Omit<CallSite, 'caller' | 'callerIsSeed'>,
   ): Promise<void> {
+    const { req, siteKeys, callSites } = this;
     const key = `${componentKey(block.component, block.overlayId, block.autoloadIndex)}|${block.mode}|${s.at}|${s.kind}`;
     if (siteKeys.has(key)) return; // the same site seen from another CFG: one observation
     if (s.kind === 'direct-call' && !req.evidence.has('direct-call')) return;
     if (callSites.length >= req.limits.callSites) {
-      truncation.add('call-site-limit');
+      this.truncation.add('call-site-limit');
       return;
     }
     siteKeys.add(key);
@@ -365,7 +408,7 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
     let where: CodeSpan;
     if (s.target >= span.start && s.target < span.start + span.bytes.length) where = span;
     else {
-      const found = await lookup(s.target, s.targetMode, span);
+      const found = await this.lookup(s.target, s.targetMode, span);
       if ('unresolved' in found) {
         record.unresolved = found.unresolved;
         return;
@@ -374,19 +417,8 @@ export async function discoverFunctions(req: DiscoveryRequest): Promise<Discover
     }
     const callee = identityIn(where, s.target, s.targetMode);
     record.callee = callee;
-    prove(callee, where, s.kind);
+    this.prove(callee, where, s.kind);
   }
-
-  return {
-    functions: [...functions.values()],
-    seeds,
-    callSites,
-    truncation: [...truncation].sort(),
-    scanned,
-    outOfLimit,
-    stoppedWhenProven: stop,
-    totals,
-  };
 }
 
 const REASON: Record<keyof CfgLimits, TruncationReason> = {

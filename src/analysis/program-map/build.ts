@@ -262,7 +262,7 @@ async function offer(
     joinsKnown: c.orphan === true,
   });
   if (!p.ok) {
-    if (p.why === TOO_LONG) walker.undecided(comp, c.address);
+    if (p.why === TOO_LONG) walker.undecided.add(comp, c.address);
     return refuse(p.why, p.settled);
   }
   return walker.addEntry(request(), c.sourceTier as Tier) !== null;

@@ -32,8 +32,9 @@ import {
   type WalkOps,
 } from './resolvers/resolver.js';
 import { mayReturn } from './resolvers/returns.js';
-import { tailCall } from './resolvers/tails.js';
-import { ByteClass, headOf, TIER_RANK, TIERS, type Tier } from './types.js';
+import { sharedTail, tailCall } from './resolvers/tails.js';
+import { ByteClass, headOf, TIERS, type Tier } from './types.js';
+import { UndecidedPlaces } from './undecided.js';
 import { type WalkBudget, WalkClock } from './walk-clock.js';
 import {
   type EmitRequest,
@@ -80,6 +81,8 @@ export class Walker implements WalkOps {
     unresolvedSwitches: 0,
   };
   codeBytes = 0;
+  /** Places a candidate could not be checked (too long): their bytes stay a gap. */
+  readonly undecided = new UndecidedPlaces();
   readonly memo: IdiomMemo;
   readonly resolvers: ResolverHooks;
   private readonly table = new EntryTable();
@@ -113,25 +116,6 @@ export class Walker implements WalkOps {
     this.continuations = new Continuations(this.blocks, (id) => this.owner(id));
   }
 
-  /** Per component: places a candidate could not be checked (too long): their bytes stay a gap. */
-  private readonly undecidedAt: Set<number>[] = [];
-
-  /** Records that the candidate at `address` of `comp` could not be checked within the probe's bound. */
-  undecided(comp: MapComponent, address: number): void {
-    let set = this.undecidedAt[comp.index];
-    if (!set) {
-      set = new Set();
-      this.undecidedAt[comp.index] = set;
-    }
-    set.add(address);
-  }
-
-  /** Whether some undecided candidate of `comp` lies in [start, end). */
-  undecidedIn(comp: MapComponent, start: number, end: number): boolean {
-    for (const a of this.undecidedAt[comp.index] ?? []) if (a >= start && a < end) return true;
-    return false;
-  }
-
   /** Every function entry named so far, by key. */
   get entries(): Map<string, MapEntry> {
     return this.table.entries;
@@ -155,6 +139,11 @@ export class Walker implements WalkOps {
   /** The entry of `mode` code at `address` in component `comp`, if any (a lookup that makes no key text). */
   entryAt(comp: number, mode: ArmMode, address: number): MapEntry | undefined {
     return this.table.at(comp, mode, address);
+  }
+
+  /** The entry whose walk is number `walk` (what blocks.walkOf gives), if any. */
+  entryOfWalk(walk: number): MapEntry | undefined {
+    return this.table.byIndex(walk);
   }
 
   /** Adds a function entry (or evidence to a known one). Returns the entry, or null when refused. */
@@ -263,7 +252,7 @@ export class Walker implements WalkOps {
     if (existing) {
       this.link(item.from, existing.id, item.kind);
       if (isEntry && fn.entry.block < 0) fn.entry.block = existing.id;
-      this.sharedTail(fn, comp, item, existing.id);
+      sharedTail(this, fn, comp, item, existing.id);
       return null;
     }
     const cls = comp.cls[item.address - comp.start]!;
@@ -272,7 +261,7 @@ export class Walker implements WalkOps {
       if (tail) {
         this.link(item.from, tail.id, item.kind);
         if (isEntry && fn.entry.block < 0) fn.entry.block = tail.id;
-        this.sharedTail(fn, comp, item, tail.id);
+        sharedTail(this, fn, comp, item, tail.id);
       } else this.gaps.conflicts++;
       return null;
     }
@@ -286,34 +275,6 @@ export class Walker implements WalkOps {
     if (isEntry && fn.entry.block < 0) fn.entry.block = block.id;
     this.link(item.from, block.id, item.kind);
     return this.finishBlock(fn, comp, block, instructions);
-  }
-
-  /**
-   * An unconditional branch of one function's walk onto code another function's walk decoded: code
-   * two functions reach by a tail branch is a function of its own (a shared tail), named so.
-   */
-  private sharedTail(fn: FunctionWalk, comp: MapComponent, item: WalkItem, block: number): void {
-    if (item.kind !== 'branch' || item.from < 0) return;
-    const other = this.blocks.walkOf(block);
-    if (other < 0 || other === fn.entry.index || this.entryAt(comp.index, item.mode, item.address)) return;
-    // Two functions' own walks, at the tiers code references establish: a guess of the sweep (or code
-    // walked as no function) branching into a known function is no evidence that its target is shared.
-    const first = this.table.byIndex(other);
-    const worst = TIER_RANK.referenced;
-    if (!first || first.orphan || fn.entry.orphan || first.tier > worst || fn.tier > worst) return;
-    const from = this.blocks.get(this.owner(item.from));
-    this.addEntry(
-      {
-        component: comp,
-        address: item.address,
-        mode: item.mode,
-        class: 'tail-call',
-        classTier: 'proven',
-        from: from.end - (from.mode === 'arm' ? 4 : 2),
-        fromComponent: from.comp,
-      },
-      TIERS[fn.tier]!,
-    );
   }
 
   /** Decodes one block from `item` up to its control-flow instruction, known bytes or a decode stop. */

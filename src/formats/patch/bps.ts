@@ -261,55 +261,9 @@ export function* decodeBps(
   if (h.targetSize > maxTarget)
     throw new PatchError('mismatch', `the BPS target is ${h.targetSize} bytes, more than ${maxTarget}`);
   const at = { i: h.actionsStart };
-  /** Target bytes made, the staged ones included (the driver has received out - staged). */
-  let out = 0;
+  const o = new BpsOutput(crc);
   let sourceCursor = 0;
   let targetCursor = 0;
-  let targetCrc = 0;
-  const stage = new Uint8Array(STAGE_BYTES);
-  let staged = 0;
-  // The last source answer and where it starts: reads inside it are not asked for again.
-  let held = EMPTY;
-  let heldAt = 0;
-  /** Stages a short emit; false when `bytes` must go out through emit(). */
-  const stageSmall = (bytes: Uint8Array): boolean => {
-    if (bytes.length >= SMALL_EMIT || staged + bytes.length > STAGE_BYTES) return false;
-    stage.set(bytes, staged);
-    staged += bytes.length;
-    out += bytes.length;
-    return true;
-  };
-  function* flush(): PatchDecoder<void> {
-    if (staged === 0) return;
-    const bytes = stage.subarray(0, staged);
-    targetCrc = crc(bytes, targetCrc);
-    yield { kind: 'emit', offset: out - staged, bytes };
-    staged = 0;
-  }
-  function* emit(bytes: Uint8Array): PatchDecoder<void> {
-    yield* flush();
-    if (stageSmall(bytes)) return;
-    targetCrc = crc(bytes, targetCrc);
-    yield { kind: 'emit', offset: out, bytes };
-    out += bytes.length;
-  }
-  /** Source bytes already held, or null. */
-  const heldSource = (offset: number, length: number): Uint8Array | null => {
-    if (offset < heldAt || offset + length > heldAt + held.length) return null;
-    // The answer itself when it is exactly what is read (a caller may recognise its own buffer).
-    return offset === heldAt && length === held.length
-      ? held
-      : held.subarray(offset - heldAt, offset - heldAt + length);
-  };
-  function* askSource(offset: number, length: number): PatchDecoder<Uint8Array> {
-    held = answered(yield { kind: 'source', offset, length }, length, false);
-    heldAt = offset;
-    return heldSource(offset, length)!;
-  }
-  function* readTarget(offset: number, length: number): PatchDecoder<Uint8Array> {
-    yield* flush();
-    return answered(yield { kind: 'target', offset, length }, length, true);
-  }
   let actions = 0;
   const relative = (cursor: number, limit: number, what: string) => {
     const n = readNumber(patch, at, h.actionsEnd);
@@ -322,26 +276,20 @@ export function* decodeBps(
     const n = readNumber(patch, at, h.actionsEnd);
     const command = n % 4;
     const length = Math.floor(n / 4) + 1;
-    if (length > h.targetSize - out)
+    if (length > h.targetSize - o.out)
       throw new PatchError('malformed', 'a BPS action writes past the end of the target');
     switch (command) {
       case SOURCE_READ:
-        if (out + length > h.sourceSize)
+        if (o.out + length > h.sourceSize)
           throw new PatchError('malformed', 'a BPS source read runs past the end of the source');
-        for (let done = 0; done < length; ) {
-          const k = Math.min(BPS_COPY_PIECE, length - done);
-          const bytes = heldSource(out, k) ?? (yield* askSource(out, k));
-          if (!stageSmall(bytes)) yield* emit(bytes);
-          done += k;
-          if (k === BPS_COPY_PIECE) yield PAUSE;
-        }
+        yield* o.copySource(o.out, length);
         break;
       case TARGET_READ:
         if (length > h.actionsEnd - at.i)
           throw new PatchError('malformed', 'a BPS target read runs past the patch');
         {
           const bytes = patch.subarray(at.i, at.i + length);
-          if (!stageSmall(bytes)) yield* emit(bytes);
+          if (!o.stageSmall(bytes)) yield* o.emit(bytes);
         }
         at.i += length;
         break;
@@ -349,54 +297,127 @@ export function* decodeBps(
         sourceCursor = relative(sourceCursor, h.sourceSize, 'source');
         if (sourceCursor + length > h.sourceSize)
           throw new PatchError('malformed', 'a BPS source copy runs past the end of the source');
-        for (let done = 0; done < length; ) {
-          const k = Math.min(BPS_COPY_PIECE, length - done);
-          const bytes = heldSource(sourceCursor, k) ?? (yield* askSource(sourceCursor, k));
-          if (!stageSmall(bytes)) yield* emit(bytes);
-          sourceCursor += k;
-          done += k;
-          if (k === BPS_COPY_PIECE) yield PAUSE;
-        }
+        yield* o.copySource(sourceCursor, length);
+        sourceCursor += length;
         break;
       }
       default: {
-        targetCursor = relative(targetCursor, Math.max(1, out), 'target');
-        if (targetCursor >= out)
+        targetCursor = relative(targetCursor, Math.max(1, o.out), 'target');
+        if (targetCursor >= o.out)
           throw new PatchError('malformed', 'a BPS target copy starts at unwritten bytes');
-        const distance = out - targetCursor;
-        if (distance >= Math.min(length, BPS_COPY_PIECE)) {
-          // Every piece reads bytes already written (copied: the answer may be reused by the emit).
-          for (let done = 0; done < length; ) {
-            const k = Math.min(BPS_COPY_PIECE, length - done, distance);
-            yield* emit((yield* readTarget(targetCursor, k)).slice());
-            targetCursor += k;
-            done += k;
-            if (k === BPS_COPY_PIECE) yield PAUSE;
-          }
-        } else {
-          // An overlapping copy repeats the `distance` bytes before the cursor: a whole number of
-          // repeats a piece, so each piece starts on the pattern's first byte (no more repeats than
-          // the copy needs: a short copy costs a short tile).
-          const repeats = Math.min(Math.floor(BPS_COPY_PIECE / distance), Math.ceil(length / distance));
-          const tile = new Uint8Array(repeats * distance);
-          tile.set(yield* readTarget(targetCursor, distance));
-          for (let filled = distance; filled < tile.length; filled *= 2)
-            tile.copyWithin(filled, 0, Math.min(filled, tile.length - filled));
-          for (let done = 0; done < length; ) {
-            const k = Math.min(tile.length, length - done);
-            yield* emit(tile.subarray(0, k));
-            done += k;
-            if (k === tile.length) yield PAUSE;
-          }
-          targetCursor += length;
-        }
+        yield* o.copyTarget(targetCursor, length);
+        targetCursor += length;
       }
     }
   }
-  yield* flush();
-  if (out !== h.targetSize)
-    throw new PatchError('malformed', `the BPS actions make ${out} bytes; the header says ${h.targetSize}`);
-  if (targetCrc !== h.targetCrc32)
+  yield* o.flush();
+  if (o.out !== h.targetSize)
+    throw new PatchError('malformed', `the BPS actions make ${o.out} bytes; the header says ${h.targetSize}`);
+  if (o.crc32 !== h.targetCrc32)
     throw new PatchError('mismatch', 'the patched result does not have the CRC-32 the BPS patch names');
   return h;
+}
+
+/**
+ * The target as decodeBps makes it: its bytes emitted in order (short ones gathered first), its CRC-32,
+ * and the source and earlier target bytes it copies asked for piece by piece (the last source answer
+ * held, so reads inside it are not asked for again).
+ */
+class BpsOutput {
+  /** Target bytes made, the staged ones included (the driver has received out - staged). */
+  out = 0;
+  /** The CRC-32 of the bytes emitted so far. */
+  crc32 = 0;
+  private readonly stage = new Uint8Array(STAGE_BYTES);
+  private staged = 0;
+  // The last source answer and where it starts: reads inside it are not asked for again.
+  private held = EMPTY;
+  private heldAt = 0;
+
+  constructor(private readonly crc: (bytes: Uint8Array, crc?: number) => number) {}
+
+  /** Stages a short emit; false when `bytes` must go out through emit(). */
+  stageSmall(bytes: Uint8Array): boolean {
+    if (bytes.length >= SMALL_EMIT || this.staged + bytes.length > STAGE_BYTES) return false;
+    this.stage.set(bytes, this.staged);
+    this.staged += bytes.length;
+    this.out += bytes.length;
+    return true;
+  }
+
+  *flush(): PatchDecoder<void> {
+    if (this.staged === 0) return;
+    const bytes = this.stage.subarray(0, this.staged);
+    this.crc32 = this.crc(bytes, this.crc32);
+    yield { kind: 'emit', offset: this.out - this.staged, bytes };
+    this.staged = 0;
+  }
+
+  *emit(bytes: Uint8Array): PatchDecoder<void> {
+    yield* this.flush();
+    if (this.stageSmall(bytes)) return;
+    this.crc32 = this.crc(bytes, this.crc32);
+    yield { kind: 'emit', offset: this.out, bytes };
+    this.out += bytes.length;
+  }
+
+  /** Source bytes already held, or null. */
+  private heldSource(offset: number, length: number): Uint8Array | null {
+    if (offset < this.heldAt || offset + length > this.heldAt + this.held.length) return null;
+    // The answer itself when it is exactly what is read (a caller may recognise its own buffer).
+    return offset === this.heldAt && length === this.held.length
+      ? this.held
+      : this.held.subarray(offset - this.heldAt, offset - this.heldAt + length);
+  }
+
+  private *askSource(offset: number, length: number): PatchDecoder<Uint8Array> {
+    this.held = answered(yield { kind: 'source', offset, length }, length, false);
+    this.heldAt = offset;
+    return this.heldSource(offset, length)!;
+  }
+
+  private *readTarget(offset: number, length: number): PatchDecoder<Uint8Array> {
+    yield* this.flush();
+    return answered(yield { kind: 'target', offset, length }, length, true);
+  }
+
+  /** Emits `length` source bytes from `offset`, in pieces of at most BPS_COPY_PIECE (a pause after each whole one). */
+  *copySource(offset: number, length: number): PatchDecoder<void> {
+    for (let done = 0; done < length; ) {
+      const k = Math.min(BPS_COPY_PIECE, length - done);
+      const bytes = this.heldSource(offset + done, k) ?? (yield* this.askSource(offset + done, k));
+      if (!this.stageSmall(bytes)) yield* this.emit(bytes);
+      done += k;
+      if (k === BPS_COPY_PIECE) yield PAUSE;
+    }
+  }
+
+  /** Emits `length` bytes copied from the target at `cursor` (before out; the copy may overlap what it makes). */
+  *copyTarget(cursor: number, length: number): PatchDecoder<void> {
+    const distance = this.out - cursor;
+    if (distance >= Math.min(length, BPS_COPY_PIECE)) {
+      // Every piece reads bytes already written (copied: the answer may be reused by the emit).
+      for (let done = 0; done < length; ) {
+        const k = Math.min(BPS_COPY_PIECE, length - done, distance);
+        yield* this.emit((yield* this.readTarget(cursor + done, k)).slice());
+        done += k;
+        if (k === BPS_COPY_PIECE) yield PAUSE;
+      }
+      return;
+    }
+    // An overlapping copy repeats the `distance` bytes before the cursor: a whole number of
+    // repeats a piece, so each piece starts on the pattern's first byte (no more repeats than
+    // the copy needs: a short copy costs a short tile).
+    const repeats = Math.min(Math.floor(BPS_COPY_PIECE / distance), Math.ceil(length / distance));
+    const tile = new Uint8Array(repeats * distance);
+    tile.set(yield* this.readTarget(cursor, distance));
+    for (let filled = distance; filled < tile.length; filled *= 2)
+      tile.copyWithin(filled, 0, Math.min(filled, tile.length - filled));
+    for (let done = 0; done < length; ) {
+      const k = Math.min(tile.length, length - done);
+      yield* this.emit(tile.subarray(0, k));
+      done += k;
+      if (k === tile.length) yield PAUSE;
+    }
+  }
 }

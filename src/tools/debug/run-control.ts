@@ -15,7 +15,7 @@ import {
   stepInstructions,
   waitForStop,
 } from '../../debug/control.js';
-import { KNOWN_RUN_STATES, type StopInfo } from '../../debug/cpu.js';
+import { type CpuDebugger, KNOWN_RUN_STATES, type StopInfo } from '../../debug/cpu.js';
 import { LIMITS } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
 import {
@@ -81,22 +81,31 @@ function describeStop(processor: Processor, stop: StopInfo | null): string {
 /** A bounded wait for a halt: the run fields plus whether the target was halted before the call. */
 const haltOutput = z.object({ ...runOutput, alreadyStopped: z.boolean() });
 
-/** A halt's answer: its run fields (the stop with the running ROM's names) and one line of text. */
-async function haltAnswer(
+type HaltOutcome = RunOutcome & { alreadyStopped: boolean };
+
+/**
+ * A bounded wait for a halt (pause or waitForStop), in the debug session's turn, answered with its
+ * run fields (the stop with the running ROM's names) and the one line `say` makes of the outcome.
+ */
+async function awaitHalt(
   ctx: ToolContext,
   emu: Emulator,
   processor: Processor,
-  outcome: RunOutcome & { alreadyStopped: boolean },
-  text: string,
+  timeoutMs: number,
+  wait: (cpu: CpuDebugger, timeoutMs: number, signal: AbortSignal | undefined) => Promise<HaltOutcome>,
+  say: (outcome: HaltOutcome) => string,
 ) {
-  const names = await liveNames(ctx, emu, processor);
-  return {
-    structured: {
-      ...runView(ctx.services, emu, processor, outcome, names),
-      alreadyStopped: outcome.alreadyStopped,
-    },
-    text,
-  };
+  return debugSession(ctx.services, emu).exclusive(async () => {
+    const outcome = await wait(cpuOf(ctx.services, emu, processor), timeoutMs, ctx.signal);
+    const names = await liveNames(ctx, emu, processor);
+    return {
+      structured: {
+        ...runView(ctx.services, emu, processor, outcome, names),
+        alreadyStopped: outcome.alreadyStopped,
+      },
+      text: say(outcome),
+    };
+  });
 }
 
 // The run to a return of <emu>_step_over and <emu>_step_out: its argument, limits and result fields.
@@ -393,20 +402,13 @@ export const emuPause = emulatorTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { timeoutMs: msLimit(LIMITS.pauseMs) },
   async handler(args, ctx, emu) {
-    return debugSession(ctx.services, emu).exclusive(async () => {
-      const outcome = await pause(cpuOf(ctx.services, emu, args.processor), args.timeoutMs, ctx.signal);
-      return haltAnswer(
-        ctx,
-        emu,
-        args.processor,
-        outcome,
-        outcome.alreadyStopped
-          ? `${args.processor} was already halted`
-          : outcome.state === 'running'
-            ? `${args.processor} did not halt within ${args.timeoutMs} ms`
-            : describeStop(args.processor, outcome.stop),
-      );
-    });
+    return awaitHalt(ctx, emu, args.processor, args.timeoutMs, pause, (outcome) =>
+      outcome.alreadyStopped
+        ? `${args.processor} was already halted`
+        : outcome.state === 'running'
+          ? `${args.processor} did not halt within ${args.timeoutMs} ms`
+          : describeStop(args.processor, outcome.stop),
+    );
   },
 });
 
@@ -427,17 +429,10 @@ export const emuWaitForStop = emulatorTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   limits: { timeoutMs: msLimit(LIMITS.waitMs) },
   async handler(args, ctx, emu) {
-    return debugSession(ctx.services, emu).exclusive(async () => {
-      const outcome = await waitForStop(cpuOf(ctx.services, emu, args.processor), args.timeoutMs, ctx.signal);
-      return haltAnswer(
-        ctx,
-        emu,
-        args.processor,
-        outcome,
-        outcome.state === 'running'
-          ? `${args.processor} still running`
-          : describeStop(args.processor, outcome.stop),
-      );
-    });
+    return awaitHalt(ctx, emu, args.processor, args.timeoutMs, waitForStop, (outcome) =>
+      outcome.state === 'running'
+        ? `${args.processor} still running`
+        : describeStop(args.processor, outcome.stop),
+    );
   },
 });

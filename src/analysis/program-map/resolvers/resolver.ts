@@ -50,6 +50,10 @@ export interface WalkOps {
     tier: Tier,
   ): boolean;
   addEntry(req: EmitRequest, sourceTier: Tier): MapEntry | null;
+  /** The entry of `mode` code at `address` in component `comp`, if any. */
+  entryAt(comp: number, mode: ArmMode, address: number): MapEntry | undefined;
+  /** The entry whose walk is number `walk` (what blocks.walkOf gives), if any. */
+  entryOfWalk(walk: number): MapEntry | undefined;
   blockAt(comp: MapComponent, mode: ArmMode, address: number): MapBlock | null;
   /** The block that owns what block `id` ended with before any split. */
   owner(id: number): number;

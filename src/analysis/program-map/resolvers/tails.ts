@@ -3,14 +3,16 @@
 // applies tailCall to every kind of branch); so is an unconditional branch to code that saves LR
 // first; a branch to a mode-switch veneer (the linker's, e.g. __f_from_arm) is a tail call of the
 // veneer (the direct-call evidence names the veneer an entry; the body stops there). A branch onto
-// code another function's walk decoded is named by the walk itself (Walker.sharedTail).
+// code another function's walk decoded is a shared tail (sharedTail: the walk asks when a branch
+// meets a block it has already decoded).
 
 import type { ArmMode } from '../../../arm/types.js';
 import { u32 } from '../../../formats/le.js';
 import type { MapBlock } from '../blocks.js';
 import type { MapComponent } from '../components.js';
 import { veneerLanding } from '../idioms.js';
-import { TIERS } from '../types.js';
+import { TIER_RANK, TIERS } from '../types.js';
+import type { FunctionWalk, WalkItem } from '../walk-types.js';
 import type { FlowSite, Resolver, WalkOps } from './resolver.js';
 import { savesLr } from './returns.js';
 
@@ -83,3 +85,37 @@ export const tailPrologue: Resolver = {
     return true;
   },
 };
+
+/**
+ * An unconditional branch of one function's walk onto code another function's walk decoded: code
+ * two functions reach by a tail branch is a function of its own (a shared tail), named so.
+ */
+export function sharedTail(
+  walk: WalkOps,
+  fn: FunctionWalk,
+  comp: MapComponent,
+  item: WalkItem,
+  block: number,
+): void {
+  if (item.kind !== 'branch' || item.from < 0) return;
+  const other = walk.blocks.walkOf(block);
+  if (other < 0 || other === fn.entry.index || walk.entryAt(comp.index, item.mode, item.address)) return;
+  // Two functions' own walks, at the tiers code references establish: a guess of the sweep (or code
+  // walked as no function) branching into a known function is no evidence that its target is shared.
+  const first = walk.entryOfWalk(other);
+  const worst = TIER_RANK.referenced;
+  if (!first || first.orphan || fn.entry.orphan || first.tier > worst || fn.tier > worst) return;
+  const from = walk.blocks.get(walk.owner(item.from));
+  walk.addEntry(
+    {
+      component: comp,
+      address: item.address,
+      mode: item.mode,
+      class: 'tail-call',
+      classTier: 'proven',
+      from: from.end - (from.mode === 'arm' ? 4 : 2),
+      fromComponent: from.comp,
+    },
+    TIERS[fn.tier]!,
+  );
+}

@@ -1,0 +1,161 @@
+// The interpreter's arithmetic (see emulate.ts): the condition codes over flags that may be unknown,
+// the barrel shifter and the sixteen data-processing operations with their N/Z/C/V results.
+import { bit, type EmuFlags, Stop, u32, type Value } from './emulate-state.js';
+
+export function conditionHolds(cond: number, f: EmuFlags): boolean {
+  const need = (...xs: (boolean | null)[]) => {
+    if (xs.some((x) => x === null)) throw new Stop('unknown-condition');
+    return xs as boolean[];
+  };
+  switch (cond) {
+    case 0x0:
+      return need(f.z)[0]!;
+    case 0x1:
+      return !need(f.z)[0]!;
+    case 0x2:
+      return need(f.c)[0]!;
+    case 0x3:
+      return !need(f.c)[0]!;
+    case 0x4:
+      return need(f.n)[0]!;
+    case 0x5:
+      return !need(f.n)[0]!;
+    case 0x6:
+      return need(f.v)[0]!;
+    case 0x7:
+      return !need(f.v)[0]!;
+    case 0x8: {
+      const [c, z] = need(f.c, f.z);
+      return c! && !z!;
+    }
+    case 0x9: {
+      // LS: C clear or Z set. A known decisive half suffices.
+      if (f.c === false || f.z === true) return true;
+      const [c, z] = need(f.c, f.z);
+      return !c! || z!;
+    }
+    case 0xa: {
+      const [n, v] = need(f.n, f.v);
+      return n === v;
+    }
+    case 0xb: {
+      const [n, v] = need(f.n, f.v);
+      return n !== v;
+    }
+    case 0xc: {
+      const [z, n, v] = need(f.z, f.n, f.v);
+      return !z! && n === v;
+    }
+    case 0xd: {
+      const [z, n, v] = need(f.z, f.n, f.v);
+      return z! || n !== v;
+    }
+    case 0xe:
+      return true;
+    default:
+      throw new Stop('undefined');
+  }
+}
+
+export interface Shifted {
+  value: Value;
+  carry: boolean | null;
+}
+
+/** The barrel shifter: type 0 LSL, 1 LSR, 2 ASR, 3 ROR (amount 0 with `immediate` = LSR/ASR #32, RRX). */
+export function shift(
+  value: Value,
+  type: number,
+  amount: Value,
+  carryIn: boolean | null,
+  immediate: boolean,
+): Shifted {
+  if (value === null) return { value: null, carry: null };
+  if (amount === null) return { value: null, carry: null };
+  let n = amount & 0xff;
+  if (immediate && n === 0) {
+    if (type === 0) return { value, carry: carryIn };
+    if (type === 3) {
+      // RRX
+      if (carryIn === null) return { value: null, carry: bit(value, 0) === 1 };
+      return { value: u32((value >>> 1) | ((carryIn ? 1 : 0) << 31)), carry: bit(value, 0) === 1 };
+    }
+    n = 32;
+  }
+  if (n === 0) return { value, carry: carryIn };
+  switch (type) {
+    case 0:
+      if (n < 32) return { value: u32(value << n), carry: bit(value, 32 - n) === 1 };
+      return { value: 0, carry: n === 32 ? bit(value, 0) === 1 : false };
+    case 1:
+      if (n < 32) return { value: value >>> n, carry: bit(value, n - 1) === 1 };
+      return { value: 0, carry: n === 32 ? bit(value, 31) === 1 : false };
+    case 2:
+      if (n < 32) return { value: u32((value | 0) >> n), carry: bit(value, n - 1) === 1 };
+      return { value: bit(value, 31) ? 0xffffffff : 0, carry: bit(value, 31) === 1 };
+    default: {
+      const r = n & 31;
+      if (r === 0) return { value, carry: bit(value, 31) === 1 };
+      return { value: u32((value >>> r) | (value << (32 - r))), carry: bit(value, r - 1) === 1 };
+    }
+  }
+}
+
+export interface AluResult {
+  value: Value;
+  flags: EmuFlags;
+}
+
+/** One data-processing operation (opcode 0..15) with its N/Z/C/V results. */
+export function alu(op: number, a: Value, b: Value, shifterCarry: boolean | null, f: EmuFlags): AluResult {
+  const logical = (value: Value): AluResult => ({
+    value,
+    flags: {
+      n: value === null ? null : bit(value, 31) === 1,
+      z: value === null ? null : value === 0,
+      c: shifterCarry,
+      v: f.v,
+    },
+  });
+  const arith = (x: Value, y: Value, carry: number | null, subtract: boolean): AluResult => {
+    if (x === null || y === null || carry === null)
+      return { value: null, flags: { n: null, z: null, c: null, v: null } };
+    const yy = subtract ? u32(~y) : y;
+    const sum = x + yy + carry;
+    const value = u32(sum);
+    const c = sum > 0xffffffff;
+    const v = (bit(x, 31) === bit(yy, 31) && bit(value, 31) !== bit(x, 31)) as boolean;
+    return { value, flags: { n: bit(value, 31) === 1, z: value === 0, c, v } };
+  };
+  const cin = f.c === null ? null : f.c ? 1 : 0;
+  switch (op) {
+    case 0x0:
+    case 0x8:
+      return logical(a === null || b === null ? null : u32(a & b));
+    case 0x1:
+    case 0x9:
+      return logical(a === null || b === null ? null : u32(a ^ b));
+    case 0x2:
+    case 0xa:
+      return arith(a, b, 1, true);
+    case 0x3:
+      return arith(b, a, 1, true);
+    case 0x4:
+    case 0xb:
+      return arith(a, b, 0, false);
+    case 0x5:
+      return arith(a, b, cin, false);
+    case 0x6:
+      return arith(a, b, cin, true);
+    case 0x7:
+      return arith(b, a, cin, true);
+    case 0xc:
+      return logical(a === null || b === null ? null : u32(a | b));
+    case 0xd:
+      return logical(b);
+    case 0xe:
+      return logical(a === null || b === null ? null : u32(a & ~b));
+    default:
+      return logical(b === null ? null : u32(~b));
+  }
+}
