@@ -2,53 +2,50 @@
 // the barrel shifter and the sixteen data-processing operations with their N/Z/C/V results.
 import { bit, type EmuFlags, Stop, u32, type Value } from './emulate-state.js';
 
+/** A flag a condition needs: its value, or the run stops (an unknown flag decides nothing). */
+function known(x: boolean | null): boolean {
+  if (x === null) throw new Stop('unknown-condition');
+  return x;
+}
+
+/** Whether condition `cond` holds on `f` (run for every conditional instruction: allocates nothing). */
 export function conditionHolds(cond: number, f: EmuFlags): boolean {
-  const need = (...xs: (boolean | null)[]) => {
-    if (xs.some((x) => x === null)) throw new Stop('unknown-condition');
-    return xs as boolean[];
-  };
   switch (cond) {
     case 0x0:
-      return need(f.z)[0]!;
+      return known(f.z);
     case 0x1:
-      return !need(f.z)[0]!;
+      return !known(f.z);
     case 0x2:
-      return need(f.c)[0]!;
+      return known(f.c);
     case 0x3:
-      return !need(f.c)[0]!;
+      return !known(f.c);
     case 0x4:
-      return need(f.n)[0]!;
+      return known(f.n);
     case 0x5:
-      return !need(f.n)[0]!;
+      return !known(f.n);
     case 0x6:
-      return need(f.v)[0]!;
+      return known(f.v);
     case 0x7:
-      return !need(f.v)[0]!;
+      return !known(f.v);
     case 0x8: {
-      const [c, z] = need(f.c, f.z);
-      return c! && !z!;
+      const c = known(f.c);
+      return c && !known(f.z);
     }
-    case 0x9: {
+    case 0x9:
       // LS: C clear or Z set. A known decisive half suffices.
       if (f.c === false || f.z === true) return true;
-      const [c, z] = need(f.c, f.z);
-      return !c! || z!;
-    }
-    case 0xa: {
-      const [n, v] = need(f.n, f.v);
-      return n === v;
-    }
-    case 0xb: {
-      const [n, v] = need(f.n, f.v);
-      return n !== v;
-    }
+      return !known(f.c) || known(f.z);
+    case 0xa:
+      return known(f.n) === known(f.v);
+    case 0xb:
+      return known(f.n) !== known(f.v);
     case 0xc: {
-      const [z, n, v] = need(f.z, f.n, f.v);
-      return !z! && n === v;
+      const z = known(f.z);
+      return !z && known(f.n) === known(f.v);
     }
     case 0xd: {
-      const [z, n, v] = need(f.z, f.n, f.v);
-      return z! || n !== v;
+      const z = known(f.z);
+      return z || known(f.n) !== known(f.v);
     }
     case 0xe:
       return true;
