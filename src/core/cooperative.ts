@@ -3,8 +3,8 @@
 // a cancellation is seen while a hash or a BLZ encode is under way. (Run to the end at once, a
 // generator is just a loop over next(); the BLZ encoder's synchronous entry does that.)
 import { createHash } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ReMcpError, throwIfCancelled } from './errors.js';
+import { turnGate } from './turn-gate.js';
 
 /** A computation that yields between bounded pieces of work; its return value is the result. */
 export type Steps<T> = Generator<void, T, void>;
@@ -51,9 +51,13 @@ export function sliceDue(since: number, now = performance.now(), sliceMs = COOPE
   return own >= sliceMs || (own >= MIN_SLICE_MS && now - turnBegan >= SHARED_TURN_MS);
 }
 
-/** Yields to the event loop (setImmediate); the work after it counts in the new turn's shared bound. */
-export async function cooperativeTurn(): Promise<void> {
-  await nextTurn();
+/**
+ * Yields to the event loop through the server's turn gate (core/turn-gate.ts: the loops that yield
+ * resume one per turn of the event loop, in order); the work after it counts in the new turn's shared
+ * bound. A cancellation of `signal` ends the wait at once (the caller checks it next).
+ */
+export async function cooperativeTurn(signal?: AbortSignal): Promise<void> {
+  await turnGate.pass(signal);
   beginTurn(performance.now());
 }
 
@@ -82,7 +86,7 @@ export async function driveSteps<T>(
           `${options.deadline!.what} took longer than ${options.deadline!.ms} ms and was stopped`,
         );
       if (sliceDue(since, now, slice)) {
-        await cooperativeTurn();
+        await cooperativeTurn(options.signal);
         throwIfCancelled(options.signal);
         since = performance.now();
       }

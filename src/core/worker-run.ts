@@ -20,7 +20,7 @@ import { MemoryBudget, type Reservation } from './memory-budget.js';
 
 /** Worker jobs that run at once: one per core. */
 export const WORKER_SLOTS = new MemoryBudget(
-  Math.max(1, availableParallelism()),
+  Math.max(1, availableParallelism() - 1),
   'worker slot(s)',
   'the number of worker jobs that run at once',
 );

@@ -5,6 +5,7 @@
 // thread pool while chunk N is matched, so matching and I/O overlap on a multi-core machine. A chunk is
 // read as 1 MiB parts at once (core/read-parts.ts: the pool's threads copy them in parallel).
 // Pure: the file is reached only through the injected reader.
+import { cooperativeTurn } from '../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { readInParts } from '../core/read-parts.js';
 import { ChunkMatcher } from './matcher.js';
@@ -108,7 +109,7 @@ export async function scanSegments(
   // for a while; then honours cancellation.
   const breathe = async () => {
     if (performance.now() - lastYield >= SCAN_LIMITS.yieldAfterMs.max) {
-      await new Promise((resolve) => setImmediate(resolve));
+      await cooperativeTurn(options.signal);
       lastYield = performance.now();
     }
     throwIfCancelled(options.signal);
