@@ -5,7 +5,7 @@
 // thread pool while chunk N is matched, so matching and I/O overlap on a multi-core machine. A chunk is
 // read as 1 MiB parts at once (core/read-parts.ts: the pool's threads copy them in parallel).
 // Pure: the file is reached only through the injected reader.
-import { cooperativeTurn } from '../core/cooperative.js';
+import { cooperativeTurn, sliceDue } from '../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { readInParts } from '../core/read-parts.js';
 import { ChunkMatcher } from './matcher.js';
@@ -108,7 +108,8 @@ export async function scanSegments(
   // Gives the event loop a turn (other requests, cancellation notices) when this scan has held it
   // for a while; then honours cancellation.
   const breathe = async () => {
-    if (performance.now() - lastYield >= SCAN_LIMITS.yieldAfterMs.max) {
+    // Its own slice, or sooner once the loops of this turn used the turn's shared bound.
+    if (sliceDue(lastYield, performance.now(), SCAN_LIMITS.yieldAfterMs.max)) {
       await cooperativeTurn(options.signal);
       lastYield = performance.now();
     }
