@@ -106,9 +106,8 @@ export async function scanSegments(
   const maxVerifyWork = options.maxVerifyWork ?? SCAN_LIMITS.verifyWork.max;
   let lastYield = performance.now();
   // Gives the event loop a turn (other requests, cancellation notices) when this scan has held it
-  // for a while; then honours cancellation.
+  // for its slice, or less once this turn's loops used the shared bound; then honours cancellation.
   const breathe = async () => {
-    // Its own slice, or sooner once the loops of this turn used the turn's shared bound.
     if (sliceDue(lastYield, performance.now(), SCAN_LIMITS.yieldAfterMs.max)) {
       await cooperativeTurn(options.signal);
       lastYield = performance.now();
