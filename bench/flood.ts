@@ -9,7 +9,9 @@
 // patch results), and each kind of call of the mix by itself at the CI size (alone: which of them holds
 // the pings). RE_MCP_BENCH_FLOOD=<run> runs only that one.
 // The latencies are measured by this process's clock and event loop: on a loaded machine they include
-// its own delays, so the load average is reported with them.
+// its own delays, so the load average is reported with them, and so is the CPU time of the server
+// during the calls: its main thread on a CPU and runnable but waiting for one (what the machine's other
+// load costs the pings), and all its threads together (workers included).
 import { rm } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { type FloodFigures, type FloodSizes, runMixedFlood } from '../test/hardening/mixed-flood.js';
@@ -94,6 +96,7 @@ export async function benchFlood(): Promise<Record<string, unknown>> {
           pingP95Ms: f.pings.p95Ms,
           pingSlowestMs: f.pings.slowestMs,
           pingsOver250Ms: `${f.pings.over250Ms} of ${f.pings.sent}`,
+          cpu: f.cpu,
         };
       } finally {
         await rm(root, { recursive: true, force: true });

@@ -3,23 +3,28 @@
 // a cancellation is seen while a hash or a BLZ encode is under way. (Run to the end at once, a
 // generator is just a loop over next(); the BLZ encoder's synchronous entry does that.)
 import { createHash } from 'node:crypto';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ReMcpError, throwIfCancelled } from './errors.js';
+import { turnGate } from './turn-gate.js';
 
 /** A computation that yields between bounded pieces of work; its return value is the result. */
 export type Steps<T> = Generator<void, T, void>;
 
-/** Longest stretch of work between two event-loop turns in driveSteps, in milliseconds. */
-export const COOPERATIVE_SLICE_MS = 10;
+/**
+ * Longest stretch of work of one loop between two of its turns (driveSteps, turnTaker, the map's walk
+ * clock), in milliseconds. Short, because under load the slice is what a ping waits for, stretched by
+ * every other thread the machine runs (measured in the flood: the server's main thread waited for a
+ * CPU twice as long as it ran); each turn costs the loop well under 0.1 ms.
+ */
+export const COOPERATIVE_SLICE_MS = 5;
 
 /**
- * The work every cooperative loop does together in one turn of the event loop, in milliseconds. Each
- * loop yields after its own slice; with dozens of calls running, their slices add up before the loop
- * reads its input again (a ping waited for all of them). So once the loops of one turn have run this
- * long together, each further one yields after MIN_SLICE_MS of its own work: the turn ends after
+ * The work every cooperative loop does together in one turn of the event loop, in milliseconds. The
+ * loops that yield resume one per turn (core/turn-gate.ts), but loops also start and resume outside
+ * the gate (a call that arrives, a read that completes): once the loops of one turn have run this
+ * long together, each further one yields after MIN_SLICE_MS of its own work, so the turn ends after
  * about SHARED_TURN_MS plus MIN_SLICE_MS a loop, however many calls run.
  */
-export const SHARED_TURN_MS = 20;
+export const SHARED_TURN_MS = 10;
 /** The least a loop works (after it starts or resumes) before it gives way to the shared bound. */
 export const MIN_SLICE_MS = 1;
 
@@ -51,9 +56,13 @@ export function sliceDue(since: number, now = performance.now(), sliceMs = COOPE
   return own >= sliceMs || (own >= MIN_SLICE_MS && now - turnBegan >= SHARED_TURN_MS);
 }
 
-/** Yields to the event loop (setImmediate); the work after it counts in the new turn's shared bound. */
-export async function cooperativeTurn(): Promise<void> {
-  await nextTurn();
+/**
+ * Yields to the event loop through the server's turn gate (core/turn-gate.ts: the loops that yield
+ * resume one per turn of the event loop, in order); the work after it counts in the new turn's shared
+ * bound. A cancellation of `signal` ends the wait at once (the caller checks it next).
+ */
+export async function cooperativeTurn(signal?: AbortSignal): Promise<void> {
+  await turnGate.pass(signal);
   beginTurn(performance.now());
 }
 
@@ -82,7 +91,7 @@ export async function driveSteps<T>(
           `${options.deadline!.what} took longer than ${options.deadline!.ms} ms and was stopped`,
         );
       if (sliceDue(since, now, slice)) {
-        await cooperativeTurn();
+        await cooperativeTurn(options.signal);
         throwIfCancelled(options.signal);
         since = performance.now();
       }

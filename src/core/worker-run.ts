@@ -7,6 +7,10 @@
 // Under load: at most one job per core runs at once (WORKER_SLOTS; the rest wait their turn, in order,
 // cancellably), and a job's deadline counts from its start, so the time it waited for a core never
 // counts against it: valid work does not time out because 32 calls arrived together.
+// A worker thread runs below the main thread (LOWERED_WORKER: nice +10 on Linux, as the process's own
+// helper threads, src/cli/helper-threads.ts): on a machine with few cores the jobs still get every
+// core the main thread leaves idle, but never hold the main thread off a core, so the server keeps
+// reading its input and answering pings while layouts and assemblies run.
 // KeptWorkers: the same bounded jobs on workers kept between jobs (at most one per core), for work
 // whose start-up costs more than the job (armips: loading and compiling its WebAssembly). A kept
 // worker runs one job at a time; at its deadline, on cancellation, when it fails or exits, or when its
@@ -58,11 +62,28 @@ for (const stream of [process.stdout, process.stderr])
 `;
 
 /**
- * A worker thread running `code` (CommonJS, evaluated) with `data`; its output streams drained, or
- * (kept workers) silenced inside it.
+ * Run first in every worker: on Linux the worker's own thread (its id from /proc/thread-self) goes
+ * WORKER_NICE steps below the main thread (at most 19; never raised, a thread already lower is left
+ * alone; a refusal changes nothing). Elsewhere a thread has no id of its own for setpriority(2).
+ */
+const WORKER_NICE = 10;
+const LOWERED_WORKER = `
+if (process.platform === 'linux') {
+  try {
+    const os = require('node:os');
+    const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+    const target = Math.min(19, os.getPriority(process.pid) + ${WORKER_NICE});
+    if (Number.isSafeInteger(tid) && tid !== process.pid && os.getPriority(tid) < target) os.setPriority(tid, target);
+  } catch {}
+}
+`;
+
+/**
+ * A worker thread running `code` (CommonJS, evaluated) with `data`, below the main thread
+ * (LOWERED_WORKER); its output streams drained, or (kept workers) silenced inside it.
  */
 function startWorker(code: string, data: unknown, heapMb: number, silenced = false): Worker {
-  const worker = new Worker(silenced ? SILENCED + code : code, {
+  const worker = new Worker(LOWERED_WORKER + (silenced ? SILENCED + code : code), {
     eval: true,
     workerData: data,
     resourceLimits: { maxOldGenerationSizeMb: heapMb },

@@ -10,6 +10,7 @@
 import { EVIDENCE_IDS } from '../analysis/evidence/index.js';
 import { getProgramMaps, MAP_LIMITS } from '../analysis/program-map/service.js';
 import { TIERS, type Tier } from '../analysis/program-map/types.js';
+import { cooperativeTurn } from '../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import type { BoundedStatus, Processor } from '../core/vocabulary.js';
 import { autoloadImageOffset } from '../formats/nds/address-map.js';
@@ -264,7 +265,7 @@ async function scanArea(
       async (done) => {
         scanned = before + done;
         req.onProgress?.(scanned, Math.min(totalBytes, req.maxScanBytes), `scanning ${src.label}`);
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await cooperativeTurn(req.signal);
         throwIfCancelled(req.signal);
       },
     );

@@ -8,7 +8,7 @@
 // file is laid out one name a line and read back a line at a time (symbol-store-file.ts), and a change
 // is a generator.
 import { lstatSync, statSync } from 'node:fs';
-import { driveSteps, type Steps, sha256Steps } from '../core/cooperative.js';
+import { driveSteps, runSteps, type Steps, sha256Steps } from '../core/cooperative.js';
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
@@ -49,36 +49,95 @@ export interface Conflict {
 const placeKey = (s: { processor: Processor; overlayId: number | null; address: number }) =>
   `${s.processor}:${s.overlayId ?? '-'}:${s.address}`;
 
-/** The names of one ROM, sorted for lookups. */
-export class SymbolTable {
-  private readonly byProcessor = new Map<string, StoredSymbol[]>();
+/** What SymbolTable looks names up by: per processor sorted by address, and by processor and name. */
+interface TableIndex {
+  byProcessor: Map<string, StoredSymbol[]>;
+  byName: Map<string, StoredSymbol[]>;
+}
 
-  constructor(readonly symbols: StoredSymbol[]) {
-    for (const s of symbols) {
-      const list = this.byProcessor.get(s.processor) ?? [];
-      list.push(s);
-      this.byProcessor.set(s.processor, list);
+/** Names sorted in one piece before the pieces are merged (in steps). */
+const SORT_RUN = 2048;
+
+/**
+ * `list` sorted by address, in steps: runs of SORT_RUN sorted at once, then merged pairwise with a
+ * yield every STEP_NAMES names. Stable (the same order as one stable sort), so a 200,000-name store
+ * is sorted without holding the event loop.
+ */
+export function* sortByAddress(list: StoredSymbol[]): Steps<StoredSymbol[]> {
+  const byAddress = (a: StoredSymbol, b: StoredSymbol) => a.address - b.address;
+  const n = list.length;
+  let src = list;
+  for (let i = 0; i < n; i += SORT_RUN) {
+    const run = src.slice(i, i + SORT_RUN).sort(byAddress);
+    for (let k = 0; k < run.length; k++) src[i + k] = run[k]!;
+    yield;
+  }
+  let dst: StoredSymbol[] = new Array(n);
+  let moved = 0;
+  for (let width = SORT_RUN; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n);
+      const hi = Math.min(lo + 2 * width, n);
+      let a = lo;
+      let b = mid;
+      for (let out = lo; out < hi; out++) {
+        // Ties take the left run first: stable.
+        dst[out] = b >= hi || (a < mid && src[a]!.address <= src[b]!.address) ? src[a++]! : src[b++]!;
+        if (++moved % STEP_NAMES === 0) yield;
+      }
     }
-    for (const list of this.byProcessor.values()) list.sort((a, b) => a.address - b.address);
+    [src, dst] = [dst, src];
+  }
+  return src;
+}
+
+/** The table's indexes of `symbols`, in steps. */
+function* indexSteps(symbols: StoredSymbol[]): Steps<TableIndex> {
+  const grouped = new Map<string, StoredSymbol[]>();
+  const byName = new Map<string, StoredSymbol[]>();
+  for (const [i, s] of symbols.entries()) {
+    if (i % STEP_NAMES === 0) yield;
+    const list = grouped.get(s.processor);
+    if (list) list.push(s);
+    else grouped.set(s.processor, [s]);
+    const key = `${s.processor}:${s.name}`;
+    const named = byName.get(key);
+    if (named) named.push(s);
+    else byName.set(key, [s]);
+  }
+  const byProcessor = new Map<string, StoredSymbol[]>();
+  for (const [processor, list] of grouped) byProcessor.set(processor, yield* sortByAddress(list));
+  return { byProcessor, byName };
+}
+
+/**
+ * The names of one ROM, sorted for lookups. The server makes it with SymbolTable.build (the indexes
+ * made in slices); the constructor makes them at once (small tables, tests).
+ */
+export class SymbolTable {
+  private readonly byProcessor: Map<string, StoredSymbol[]>;
+  private readonly byName: Map<string, StoredSymbol[]>;
+
+  constructor(
+    readonly symbols: StoredSymbol[],
+    index?: TableIndex,
+  ) {
+    const made = index ?? runSteps(indexSteps(symbols));
+    this.byProcessor = made.byProcessor;
+    this.byName = made.byName;
+  }
+
+  /** The table of `symbols`, its indexes made in slices (driveSteps: the server answers meanwhile). */
+  static async build(symbols: StoredSymbol[], signal?: AbortSignal): Promise<SymbolTable> {
+    return new SymbolTable(symbols, await driveSteps(indexSteps(symbols), signal ? { signal } : {}));
   }
 
   get size(): number {
     return this.symbols.length;
   }
 
-  private byName: Map<string, StoredSymbol[]> | null = null;
-
-  /** Every place `name` names on `processor` (an index made on first use). */
+  /** Every place `name` names on `processor`. */
   named(processor: Processor, name: string): StoredSymbol[] {
-    if (this.byName === null) {
-      this.byName = new Map();
-      for (const s of this.symbols) {
-        const key = `${s.processor}:${s.name}`;
-        const list = this.byName.get(key);
-        if (list) list.push(s);
-        else this.byName.set(key, [s]);
-      }
-    }
     return this.byName.get(`${processor}:${name}`) ?? [];
   }
 
@@ -226,7 +285,7 @@ export class SymbolStore {
       this.cache.set(rom.identity.sha256, { ...hit, ...key });
       return hit.table;
     }
-    const table = new SymbolTable(await driveSteps(decodeSteps(bytes, rom.identity.sha256)));
+    const table = await SymbolTable.build(await driveSteps(decodeSteps(bytes, rom.identity.sha256)));
     this.cache.set(rom.identity.sha256, { stamp, table, ...key });
     return table;
   }
@@ -266,7 +325,7 @@ export class SymbolStore {
             await dir.verifyInPlace();
             // What was written is what the next read finds: kept, so it is not decoded again.
             const stamp = await driveSteps(sha256Steps(text), drive);
-            this.cache.set(rom.identity.sha256, { stamp, table: new SymbolTable(symbols) });
+            this.cache.set(rom.identity.sha256, { stamp, table: await SymbolTable.build(symbols) });
             return result;
           } finally {
             await dir.close();

@@ -3,8 +3,15 @@
 // palette (colour type 3, one byte a pixel, transparency in tRNS when any colour has some), which
 // deflates to a fraction of the RGBA form; any other as 8-bit RGBA (colour type 6), each row with the
 // filter (None, Sub or Up) whose output has the smallest sum of absolute values. Deflated by zlib.
-import { deflateSync } from 'node:zlib';
+// The server encodes with encodePngCooperative: the pixel passes run as steps (a yield every row, the
+// event loop gets its turn between slices) and zlib deflates on its thread pool, so a large picture
+// never holds the event loop; encodePng is the same file at once.
+import { promisify } from 'node:util';
+import { deflate, deflateSync } from 'node:zlib';
+import { driveSteps, runSteps, type Steps } from '../core/cooperative.js';
 import { crc32 } from '../formats/crc32.js';
+
+const deflateAsync = promisify(deflate);
 
 const SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** Largest IDAT payload we write in one chunk. */
@@ -20,8 +27,8 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Row filtering: a filter-type byte then the filtered row, for every row. */
-function filterRows(width: number, height: number, rgba: Uint8Array): Uint8Array {
+/** Row filtering: a filter-type byte then the filtered row, for every row (a yield after each). */
+function* filterRows(width: number, height: number, rgba: Uint8Array): Steps<Uint8Array> {
   const stride = width * 4;
   const out = new Uint8Array(height * (stride + 1));
   const sub = new Uint8Array(stride);
@@ -53,19 +60,20 @@ function filterRows(width: number, height: number, rgba: Uint8Array): Uint8Array
       out[at] = 2;
       out.set(up, at + 1);
     }
+    yield;
   }
   return out;
 }
 
 /**
  * The picture as palette indices, with its palette (RGBA per entry, in first-seen order), or null when
- * it has more than 256 colours.
+ * it has more than 256 colours (a yield after each row).
  */
-function indexed(
+function* indexed(
   width: number,
   height: number,
   rgba: Uint8Array,
-): { palette: Uint32Array; rows: Uint8Array } | null {
+): Steps<{ palette: Uint32Array; rows: Uint8Array } | null> {
   const index = new Map<number, number>();
   const palette = new Uint32Array(256);
   const rows = new Uint8Array(height * (width + 1));
@@ -90,12 +98,12 @@ function indexed(
       }
       rows[at] = lastIndex;
     }
+    yield;
   }
   return { palette: palette.subarray(0, index.size), rows };
 }
 
-/** A PNG file of a width x height picture given as RGBA bytes, row by row from the top. */
-export function encodePng(width: number, height: number, rgba: Uint8Array): Uint8Array {
+function checkPicture(width: number, height: number, rgba: Uint8Array): void {
   for (const [name, v] of [
     ['width', width],
     ['height', height],
@@ -108,24 +116,63 @@ export function encodePng(width: number, height: number, rgba: Uint8Array): Uint
     throw new Error(
       `encodePng: rgba has ${rgba.length} bytes, expected ${width}*${height}*4 = ${width * height * 4}`,
     );
+}
 
+/** The rows to deflate (palette indices, or filtered RGBA) and the palette when there is one. */
+function* pixelSteps(
+  width: number,
+  height: number,
+  rgba: Uint8Array,
+): Steps<{ palette: Uint32Array | null; rows: Uint8Array }> {
+  const pal = yield* indexed(width, height, rgba);
+  if (pal) return pal;
+  return { palette: null, rows: yield* filterRows(width, height, rgba) };
+}
+
+/** A PNG file of a width x height picture given as RGBA bytes, row by row from the top. */
+export function encodePng(width: number, height: number, rgba: Uint8Array): Uint8Array {
+  checkPicture(width, height, rgba);
+  const pixels = runSteps(pixelSteps(width, height, rgba));
+  return assemble(width, height, pixels.palette, deflateSync(pixels.rows));
+}
+
+/**
+ * encodePng for the server: the pixel passes in slices (driveSteps: the event loop answers between
+ * them, `signal` is honoured) and the deflate on zlib's thread pool. The same bytes as encodePng.
+ */
+export async function encodePngCooperative(
+  width: number,
+  height: number,
+  rgba: Uint8Array,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
+  checkPicture(width, height, rgba);
+  const pixels = await driveSteps(pixelSteps(width, height, rgba), signal ? { signal } : {});
+  return assemble(width, height, pixels.palette, await deflateAsync(pixels.rows));
+}
+
+/** The file's chunks around the deflated rows. */
+function assemble(
+  width: number,
+  height: number,
+  palette: Uint32Array | null,
+  compressed: Uint8Array,
+): Uint8Array {
   const ihdr = new Uint8Array(13);
   const dv = new DataView(ihdr.buffer);
   dv.setUint32(0, width);
   dv.setUint32(4, height);
-  const pal = indexed(width, height, rgba);
   ihdr[8] = 8; // bits per channel (or per index)
-  ihdr[9] = pal ? 3 : 6; // palette, or RGBA
+  ihdr[9] = palette ? 3 : 6; // palette, or RGBA
   ihdr[10] = 0; // deflate
   ihdr[11] = 0; // adaptive filtering
   ihdr[12] = 0; // not interlaced
 
-  const compressed = deflateSync(pal ? pal.rows : filterRows(width, height, rgba));
   const parts: Uint8Array[] = [Uint8Array.from(SIGNATURE), chunk('IHDR', ihdr)];
-  if (pal) {
-    const plte = new Uint8Array(pal.palette.length * 3);
-    const alpha = new Uint8Array(pal.palette.length);
-    for (const [i, c] of pal.palette.entries()) {
+  if (palette) {
+    const plte = new Uint8Array(palette.length * 3);
+    const alpha = new Uint8Array(palette.length);
+    for (const [i, c] of palette.entries()) {
       plte[i * 3] = c >>> 24;
       plte[i * 3 + 1] = (c >>> 16) & 0xff;
       plte[i * 3 + 2] = (c >>> 8) & 0xff;

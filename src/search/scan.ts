@@ -5,6 +5,7 @@
 // thread pool while chunk N is matched, so matching and I/O overlap on a multi-core machine. A chunk is
 // read as 1 MiB parts at once (core/read-parts.ts: the pool's threads copy them in parallel).
 // Pure: the file is reached only through the injected reader.
+import { cooperativeTurn, sliceDue } from '../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { readInParts } from '../core/read-parts.js';
 import { ChunkMatcher } from './matcher.js';
@@ -90,9 +91,11 @@ function giveBack(bufs: Uint8Array[]): void {
  */
 function breather(signal: AbortSignal | undefined): () => Promise<void> {
   let lastYield = performance.now();
+  // A turn when this scan has held the event loop for its slice, or less once this turn's loops used
+  // the shared bound (core/cooperative.ts); then cancellation is honoured.
   return async () => {
-    if (performance.now() - lastYield >= SCAN_LIMITS.yieldAfterMs.max) {
-      await new Promise((resolve) => setImmediate(resolve));
+    if (sliceDue(lastYield, performance.now(), SCAN_LIMITS.yieldAfterMs.max)) {
+      await cooperativeTurn(signal);
       lastYield = performance.now();
     }
     throwIfCancelled(signal);

@@ -15,7 +15,7 @@ import {
 
 const STEP_MS = 0.25;
 const LOOPS = 30;
-const STEPS = 36;
+const STEPS = 18;
 
 /** Busy work of STEP_MS. */
 function busy(): void {

@@ -150,3 +150,24 @@ console.log(a.value, w.idleWorkers);
   assert.equal(r.stdout, 'done 1\n');
   assert.doesNotMatch(r.stderr, /to nobody/);
 });
+
+test('a worker thread runs below the main thread (nice +10 on Linux): it never holds the event loop off a core', {
+  skip: process.platform !== 'linux' ? 'thread priorities are per thread on Linux only' : false,
+}, async () => {
+  const { getPriority } = await import('node:os');
+  const { runInWorker } = await import('../../src/core/worker-run.js');
+  const code = `
+const { parentPort } = require('node:worker_threads');
+const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+parentPort.postMessage({ tid, nice: require('node:os').getPriority(tid) });
+`;
+  const answer = await runInWorker<{ tid: number; nice: number }>(code, null, {
+    what: 'a priority probe',
+    timeoutMs: 30_000,
+    heapMb: 64,
+    failure: 'internal-error',
+  });
+  assert.notEqual(answer.tid, process.pid, 'the job ran on a thread of its own');
+  assert.equal(answer.nice, Math.min(19, getPriority(process.pid) + 10));
+  assert.equal(getPriority(process.pid), getPriority(), 'the main thread keeps its priority');
+});

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as zlib from 'node:zlib';
 import { crc32 } from '../../src/formats/crc32.js';
-import { encodePng } from '../../src/graph/png.js';
+import { encodePng, encodePngCooperative } from '../../src/graph/png.js';
 import { readPng } from '../kit/png.js';
 import { rng } from '../kit/rng.js';
 
@@ -225,4 +225,25 @@ test('exactly 256 colours keep the palette; 257 switch to RGBA', () => {
   const at257 = encodePng(257, 2, wide);
   assert.equal(chunks(at257)[0]!.data[9], 6);
   assert.deepEqual(readPng(at257).pixels, wide);
+});
+
+test('the cooperative encoder (the server: pixel passes in slices, deflate off the event loop) writes the same bytes', async () => {
+  const few = new Uint8Array(300 * 200 * 4);
+  for (let i = 0; i < few.length; i += 4) few.set([(i >> 9) & 3 ? 255 : 0, 40, 90, i % 7 ? 255 : 128], i);
+  for (const [w, h, rgba] of [
+    [300, 200, few],
+    [257, 3, randomPixels(257, 3, 5)],
+    [64, 64, randomPixels(64, 64, 6)],
+  ] as const) {
+    const sync = encodePng(w, h, rgba);
+    const cooperative = await encodePngCooperative(w, h, rgba);
+    assert.deepEqual(Buffer.from(cooperative), Buffer.from(sync), `${w}x${h}`);
+    assert.deepEqual(readPng(cooperative).pixels, rgba);
+  }
+  await assert.rejects(encodePngCooperative(2, 2, new Uint8Array(3)), Error);
+  const stop = new AbortController();
+  stop.abort();
+  await assert.rejects(encodePngCooperative(2, 2, new Uint8Array(16), stop.signal), {
+    code: 'cancelled',
+  });
 });

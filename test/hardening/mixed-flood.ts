@@ -19,6 +19,30 @@ import { INITIALIZE, INITIALIZED } from '../kit/raw-server.js';
 import { buildRom } from '../kit/rom-builder.js';
 import { line, rssMiB, spawnServer } from './floods.js';
 
+/**
+ * Nanoseconds the server's threads spent on a CPU and runnable waiting for one (/proc schedstat):
+ * the main thread's (the event loop: a ping waits while it runs or waits for a CPU) and all threads'
+ * together (workers, GC helpers; /proc stat's utime and stime). Zero where /proc has neither.
+ */
+function schedNs(pid: number): { mainRun: number; mainWait: number; allRun: number } {
+  const read = (path: string) => {
+    try {
+      const [run, wait] = readFileSync(path, 'utf8').split(' ').map(Number);
+      return { run: run || 0, wait: wait || 0 };
+    } catch {
+      return { run: 0, wait: 0 };
+    }
+  };
+  const main = read(`/proc/${pid}/task/${pid}/schedstat`);
+  // utime and stime of every thread, ended ones included (clock ticks of 10 ms), after the command name.
+  let allRun = 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    allRun = (Number(fields[11]) + Number(fields[12])) * 1e7;
+  } catch {}
+  return { mainRun: main.run, mainWait: main.wait, allRun };
+}
+
 function peakRssMiB(pid: number): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;
@@ -77,6 +101,11 @@ export interface FloodFigures {
   };
   /** Pings to the idle server before the calls (FloodSizes.idleSeconds): the machine's own delays. */
   idlePings: { answered: number; p50Ms: number; slowestMs: number };
+  /**
+   * CPU seconds during the calls (first sent to last answered): the server's main thread on a CPU and
+   * runnable but waiting for one (the machine's other load), and all its threads on a CPU.
+   */
+  cpu: { mainThreadOnCpu: number; mainThreadWaitingForCpu: number; allThreadsOnCpu: number };
   calls: { total: number; answered: number };
   /** Per tool, how many calls ended how ('ok', an error code, or 'unanswered'). */
   outcomes: Record<string, Record<string, number>>;
@@ -198,6 +227,7 @@ export async function runMixedFlood(root: string, sizes: FloodSizes): Promise<Fl
       await new Promise((r) => setTimeout(r, every));
     }
     const began = Date.now();
+    const schedBefore = schedNs(child.pid!);
     for (const [i, [name, args]] of calls.entries())
       child.stdin.write(
         line({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name, arguments: args } }),
@@ -211,6 +241,8 @@ export async function runMixedFlood(root: string, sizes: FloodSizes): Promise<Fl
       await new Promise((r) => setTimeout(r, every));
     }
     const seconds = (Date.now() - began) / 1000;
+    const schedAfter = schedNs(child.pid!);
+    const cpuSeconds = (ns: number) => Math.round(ns / 1e7) / 100;
     const peak = peakRssMiB(child.pid!);
     const pings = [...sent.keys()].filter((id) => id < IDLE_PING_IDS);
     // Every ping sent before the last reply was answered.
@@ -250,6 +282,11 @@ export async function runMixedFlood(root: string, sizes: FloodSizes): Promise<Fl
         answered: idle.length,
         p50Ms: idleSorted[Math.floor(idleSorted.length / 2)] ?? Number.NaN,
         slowestMs: idleSorted.at(-1) ?? Number.NaN,
+      },
+      cpu: {
+        mainThreadOnCpu: cpuSeconds(schedAfter.mainRun - schedBefore.mainRun),
+        mainThreadWaitingForCpu: cpuSeconds(schedAfter.mainWait - schedBefore.mainWait),
+        allThreadsOnCpu: cpuSeconds(schedAfter.allRun - schedBefore.allRun),
       },
       calls: { total: calls.length, answered: calls.filter((_, i) => replies.has(10 + i)).length },
       outcomes,

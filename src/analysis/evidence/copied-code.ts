@@ -294,7 +294,7 @@ function* copiesOf(
   let n = 0;
   for (const bytes of paths) {
     for (const b of bytes) {
-      if ((++n & 0xffff) === 0) yield;
+      if ((++n & 0x1fff) === 0) yield;
       if (!inImage(b.source)) continue;
       const known = byDest.get(b.address);
       if (known === undefined) byDest.set(b.address, b);
@@ -308,7 +308,7 @@ function* copiesOf(
   // Runs at one distance, joined across a few bytes stored otherwise (variables the start-up code set).
   const runs: { start: number; end: number; delta: number; first: SourcedByte; executed: boolean }[] = [];
   for (let k = 0; k < addresses.length; k++) {
-    if ((k & 0xffff) === 0xffff) yield;
+    if ((k & 0x1fff) === 0x1fff) yield;
     const address = addresses[k]!;
     const b = byDest.get(address);
     if (!b) continue;

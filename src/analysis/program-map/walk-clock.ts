@@ -1,5 +1,9 @@
 // The walk's clock: every 64 calls of its checkpoint, cancellation and the deadline are checked, and
-// past 15 ms since the last yield progress is reported and the event loop gets a turn.
+// once the walk's slice is due (core/cooperative.ts sliceDue: COOPERATIVE_SLICE_MS of its own work, or
+// less once the loops of this turn of the event loop used the turn's shared bound) progress is
+// reported and the walk waits for its next turn at the server's turn gate (one loop resumes per turn
+// of the event loop, so concurrent walks never run their slices back to back before input is read).
+import { cooperativeTurn, sliceDue } from '../../core/cooperative.js';
 import { throwIfCancelled } from '../../core/errors.js';
 import { WalkStopped } from './walk-types.js';
 
@@ -13,7 +17,8 @@ export interface WalkBudget {
 }
 
 export class WalkClock {
-  private lastYield = Date.now();
+  /** performance.now() when the walk last resumed. */
+  private since = performance.now();
   private ticks = 0;
 
   constructor(readonly budget: WalkBudget) {}
@@ -26,15 +31,11 @@ export class WalkClock {
   checkpoint(done: () => number): Promise<void> | undefined {
     if ((++this.ticks & 63) !== 0) return undefined;
     throwIfCancelled(this.budget.signal);
-    const now = Date.now();
-    if (now > this.budget.deadline) throw new WalkStopped('time-limit');
-    if (now - this.lastYield <= 15) return undefined;
+    if (Date.now() > this.budget.deadline) throw new WalkStopped('time-limit');
+    if (!sliceDue(this.since)) return undefined;
     this.budget.onProgress?.(done());
-    return new Promise<void>((resolve) => {
-      setImmediate(() => {
-        this.lastYield = Date.now();
-        resolve();
-      });
+    return cooperativeTurn(this.budget.signal).then(() => {
+      this.since = performance.now();
     });
   }
 }

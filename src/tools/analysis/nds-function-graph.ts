@@ -18,7 +18,7 @@ import {
 } from '../../core/vocabulary.js';
 import { toDot } from '../../graph/dot.js';
 import { LAYOUT_TIME, layout } from '../../graph/graphviz.js';
-import { encodePng } from '../../graph/png.js';
+import { encodePngCooperative } from '../../graph/png.js';
 import { fitScale, type GraphvizJson, rasterize } from '../../graph/raster.js';
 import { defineTool } from '../../mcp/tool.js';
 import { romArgNames, romNames } from '../shared/names.js';
@@ -141,7 +141,7 @@ export const ndsFunctionGraph = defineTool({
             },
           );
         const drawn = rasterize(json, { scale });
-        const png = encodePng(drawn.width, drawn.height, drawn.rgba);
+        const png = await encodePngCooperative(drawn.width, drawn.height, drawn.rgba, ctx.signal);
         const name = nameOf(fn.address, fn.component.overlayId);
         const what =
           args.view === 'cfg'
