@@ -326,7 +326,7 @@ export function patchStream<T>(
                 `${options.deadline.what} took longer than ${options.deadline.ms} ms and was stopped`,
               );
             if (sliceDue(since, now)) {
-              await cooperativeTurn();
+              await cooperativeTurn(options.signal);
               throwIfCancelled(options.signal);
               since = performance.now();
             }
