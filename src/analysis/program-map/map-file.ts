@@ -183,7 +183,7 @@ const MAX_COPIES = 4096;
 const u32 = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff;
 
 /** Whether `c` has the shape of a CopyDetection, every number a 32-bit address or count. */
-function copiesWellFormed(c: CopyDetection): boolean {
+export function copiesWellFormed(c: CopyDetection): boolean {
   if (typeof c !== 'object' || c === null) return false;
   const blocks = (list: unknown) =>
     Array.isArray(list) &&

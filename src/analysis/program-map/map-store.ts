@@ -5,7 +5,8 @@
 // back only when its checksum holds and it names this engine (src/engine.ts), this ROM, processor and
 // evidence set; anything else (a damaged, truncated or stale file, one of other code) is set aside
 // with the reason and the map is built again, and the file written anew. Neither a failed read nor a
-// failed write ever fails the question that asked for the map.
+// failed write ever fails the question that asked for the map. The start-up copies found for a ROM's
+// processor are kept beside the maps the same way (copies-file.ts).
 import { createHash } from 'node:crypto';
 import { driveSteps, sha256Steps } from '../../core/cooperative.js';
 import { ReMcpError } from '../../core/errors.js';
@@ -16,6 +17,7 @@ import type { Workspace } from '../../workspace/workspace.js';
 import type { CopyDetection } from '../evidence/copied-code.js';
 import type { BuiltMap } from './build.js';
 import type { ComponentSet } from './components.js';
+import { type CopiesIdentity, loadCopies, saveCopies } from './copies-file.js';
 import { encodeMapFile, type MapFileContents, type MapFileIdentity, readMapFile } from './map-file.js';
 
 /** The largest map file read back (a 64 MiB program's map is about 400 MiB; its build would be longer). */
@@ -101,6 +103,16 @@ export class MapStore {
       return null;
     }
     return contents;
+  }
+
+  /** The start-up copies kept for `id` (copies-file.ts), or null. Never throws. */
+  loadCopies(id: CopiesIdentity): Promise<CopyDetection | null> {
+    return loadCopies(this.workspace, id, this.events);
+  }
+
+  /** Keeps the start-up copies found for `id` (copies-file.ts). Never throws. */
+  saveCopies(id: CopiesIdentity, copies: CopyDetection): Promise<void> {
+    return saveCopies(this.workspace, id, copies, this.events);
   }
 
   /** Reports the file for `id` refused for a reason found past its container (map-file-walk.ts). */

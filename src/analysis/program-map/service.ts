@@ -103,6 +103,13 @@ export class ProgramMapService {
     const key = `${rom.identity.sha256}:${rom.identity.size}:${processor}`;
     const known = this.copies.get(key);
     if (known) return known;
+    // Kept in the workspace by an earlier process (copies-file.ts).
+    const id = { engine: engineId(), sha256: rom.identity.sha256, size: rom.identity.size, processor };
+    const kept = await this.files?.loadCopies(id);
+    if (kept) {
+      this.rememberCopies(key, kept);
+      return kept;
+    }
     const main = await store.decoded.runtimeImage(rom, processor, null, signal);
     // Millions of instructions at most: run in slices, the server answering meanwhile.
     const found = await driveSteps(
@@ -115,6 +122,7 @@ export class ProgramMapService {
     );
     await rom.verifyUnchanged(signal);
     this.rememberCopies(key, found);
+    await this.files?.saveCopies(id, found);
     return found;
   }
 
@@ -333,13 +341,13 @@ function componentsWith(
   return loadComponents(store, rom, req.processor, found?.copies ?? [], req.signal, found?.dataCopies ?? []);
 }
 
-/** A kept map file refused or not written is said on stderr (the question is answered all the same). */
+/** A kept file (a map, start-up copies) refused or not written is said on stderr (the question is answered all the same). */
 const KEPT_FILE_EVENTS = {
   refused: (path: string, why: string) =>
-    process.stderr.write(`re-mcp: the kept program map ${path} is not used (${why}); it is built again\n`),
+    process.stderr.write(`re-mcp: the kept analysis file ${path} is not used (${why}); it is made again\n`),
   failed: (path: string, error: unknown) =>
     process.stderr.write(
-      `re-mcp: the kept program map ${path} could not be read or written: ${String(error)}\n`,
+      `re-mcp: the kept analysis file ${path} could not be read or written: ${String(error)}\n`,
     ),
 };
 
