@@ -16,10 +16,11 @@
 // A match on fewer bytes with nothing to support it is no proposal (counted as too short). Pure.
 import type { ArmMode } from '../../arm/types.js';
 import type { Steps } from '../../core/cooperative.js';
-import { type Match, narrowSteps } from './narrow.js';
+import { type Match, narrowSteps, STEP_FUNCTIONS } from './narrow.js';
 import { directBranchAt, u32 } from './relocs.js';
 import {
   comparedBytes,
+  matchesAt,
   type ProgramFunction,
   type ProgramMemory,
   type SigItem,
@@ -81,19 +82,9 @@ export interface Applied {
   counts: ApplyCounts;
 }
 
-const STEP_FUNCTIONS = 64;
 const AGREE_WEIGHT = 16;
 /** Data items followed through data items' address words (a vtable, its type_info, its name). */
 const DATA_DEPTH = 3;
-
-/** Whether `item`'s pattern matches `bytes` at `o`. */
-function matchesAt(item: SigItem, bytes: Uint8Array, o: number): boolean {
-  const b = item.bytes;
-  const m = item.mask;
-  if (o < 0 || o + b.length > bytes.length) return false;
-  for (let i = 0; i < b.length; i++) if (m[i] && bytes[o + i] !== b[i]) return false;
-  return true;
-}
 
 const head = (b: Uint8Array, o: number) =>
   (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;

@@ -7,7 +7,7 @@
 // their vtables are not. Pure; bounded by the program's size and the set's.
 import type { Steps } from '../../core/cooperative.js';
 import { u32 } from './relocs.js';
-import type { ProgramMemory, SigItem } from './types.js';
+import { matchesAt, type ProgramMemory, type SigItem } from './types.js';
 
 /** A string item this short could be found by chance: not searched for. */
 const MIN_FOUND_BYTES = 6;
@@ -66,9 +66,9 @@ export function* dataNamedSteps(
     if (hits.length === 1) found.set(i, hits[0]!);
     if (i % 256 === 0) yield;
   }
-  const matchesAt = (item: SigItem, address: number) => {
+  const matchesHere = (item: SigItem, address: number) => {
     const there = memory.read(address, item.bytes.length);
-    return there !== null && item.bytes.every((b, k) => item.mask[k] === 0 || there[k] === b);
+    return there !== null && matchesAt(item, there, 0);
   };
   for (let round = 0; round < DATA_ROUNDS; round++) {
     let more = false;
@@ -83,7 +83,7 @@ export function* dataNamedSteps(
         .map((a) => (a - first.at) >>> 0)
         .filter(
           (a) =>
-            matchesAt(item, a) &&
+            matchesHere(item, a) &&
             known.every((r) => {
               const w = memory.read(a + r.at, 4);
               return w !== null && u32(w, 0) === (found.get(byName.get(r.target!)!)! + r.offset) >>> 0;

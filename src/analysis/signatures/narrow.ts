@@ -8,8 +8,8 @@ import { dataNamedSteps } from './data-anchors.js';
 import { directBranchAt } from './relocs.js';
 import type { ProgramFunction, ProgramMemory, SigItem } from './types.js';
 
-/** Functions handled between two turns of the event loop. */
-const STEP_FUNCTIONS = 64;
+/** Functions handled between two turns of the event loop (here and in apply.ts). */
+export const STEP_FUNCTIONS = 64;
 
 /** One signature whose bytes matched a function, and what its references said. */
 export interface Match {

@@ -103,6 +103,15 @@ export const SIGNATURE_LIMITS = {
   sources: { max: 64, unit: 'sources' },
 } as const;
 
+/** Whether `item`'s pattern matches `bytes` at `o` (its masked bytes skipped). */
+export function matchesAt(item: SigItem, bytes: Uint8Array, o: number): boolean {
+  const b = item.bytes;
+  const m = item.mask;
+  if (o < 0 || o + b.length > bytes.length) return false;
+  for (let i = 0; i < b.length; i++) if (m[i] && bytes[o + i] !== b[i]) return false;
+  return true;
+}
+
 /** Bytes of an item compared (its mask's ones). */
 export function comparedBytes(item: SigItem): number {
   let n = 0;
