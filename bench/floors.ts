@@ -19,7 +19,7 @@ import { EVIDENCE_IDS } from '../src/analysis/evidence/index.js';
 import { getProgramMaps, MAP_LIMITS } from '../src/analysis/program-map/service.js';
 import { TIER_RANK } from '../src/analysis/program-map/types.js';
 import { loadConfig } from '../src/config/config.js';
-import { getRomStore } from '../src/nds/rom-store.js';
+import { getRomStore } from '../src/roms/rom-store.js';
 import { Services } from '../src/services.js';
 import { Workspace } from '../src/workspace/workspace.js';
 import { DESMUME_CLI, killDesmumeProcesses, writeDebugTargetRom } from '../test/kit/desmume/index.js';

@@ -10,7 +10,7 @@ import { getProgramMaps } from '../src/analysis/program-map/service.js';
 import { decodeWindow } from '../src/arm/decoder.js';
 import { lowerHelperThreads } from '../src/cli/helper-threads.js';
 import { loadConfig } from '../src/config/config.js';
-import { getRomStore } from '../src/nds/rom-store.js';
+import { getRomStore } from '../src/roms/rom-store.js';
 import { Services } from '../src/services.js';
 import { Workspace } from '../src/workspace/workspace.js';
 

@@ -15,7 +15,7 @@ import { build } from 'esbuild';
 import { EVIDENCE_IDS, type EvidenceId } from '../src/analysis/evidence/index.js';
 import { getProgramMaps } from '../src/analysis/program-map/service.js';
 import { loadConfig } from '../src/config/config.js';
-import { getRomStore } from '../src/nds/rom-store.js';
+import { getRomStore } from '../src/roms/rom-store.js';
 import { Services } from '../src/services.js';
 import { Workspace } from '../src/workspace/workspace.js';
 import { ARM_REALISTIC_PROGRAMS, loadProgramTruth, type ProgramTruth } from '../test/kit/arm/index.js';

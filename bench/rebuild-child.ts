@@ -3,8 +3,8 @@
 // to the build alone; then one nds_mutation_verify of what it built (verifyMs: every byte of the
 // source and the output read again and checked, the evidence compared). BENCH_REBUILD_FLUSH_MIB sets the early-flush interval of the ROM write (a variant).
 import { readFileSync } from 'node:fs';
-import { RomStore } from '../src/nds/rom-store.js';
 import { buildManifest, verifyBuild } from '../src/rebuild/service.js';
+import { RomStore } from '../src/roms/rom-store.js';
 import * as streamWrite from '../src/workspace/stream-write.js';
 import { Workspace } from '../src/workspace/workspace.js';
 

@@ -14,7 +14,7 @@ import { programFunctions, programMemory } from '../src/analysis/signatures/prog
 import { buildSetSteps, decodeSetSteps, encodeSetSteps } from '../src/analysis/signatures/set.js';
 import { loadConfig } from '../src/config/config.js';
 import { runSteps } from '../src/core/cooperative.js';
-import { getRomStore } from '../src/nds/rom-store.js';
+import { getRomStore } from '../src/roms/rom-store.js';
 import { Services } from '../src/services.js';
 import { Workspace } from '../src/workspace/workspace.js';
 import { kitRomBytes } from '../test/kit/program-rom.js';

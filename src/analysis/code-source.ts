@@ -21,8 +21,8 @@ import {
   resolveRomOffset,
   resolveRuntimeAddress,
 } from '../formats/nds/index.js';
-import type { RuntimeImage } from '../nds/decoded-images.js';
-import type { RomHandle, RomStore } from '../nds/rom-store.js';
+import type { RuntimeImage } from '../roms/decoded-images.js';
+import type { RomHandle, RomStore } from '../roms/rom-store.js';
 import type { CopiedBlock } from './program-map/types.js';
 
 export interface ResolvedSource {

@@ -9,8 +9,8 @@ import type { Processor } from '../core/vocabulary.js';
 import { u32 } from '../formats/le.js';
 import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
 import { type WordTarget, wordTarget } from '../formats/nds/index.js';
-import { CODE_IMAGE_LIMITS } from '../nds/decoded-images.js';
-import type { RomHandle, RomStore } from '../nds/rom-store.js';
+import { CODE_IMAGE_LIMITS } from '../roms/decoded-images.js';
+import type { RomHandle, RomStore } from '../roms/rom-store.js';
 import { SCAN_START, type StringEncoding, scanStrings, stringText } from '../search/strings.js';
 import { type ResolvedSource, resolveStart, type StartRequest } from './code-source.js';
 

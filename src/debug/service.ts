@@ -2,7 +2,7 @@
 // make, and the memory scans tied to that session's generations; and the list of emulators the server
 // offers. Tools reach them through these accessors.
 import { ReMcpError } from '../core/errors.js';
-import { ScanStore } from '../scan/memory-scan.js';
+import { ScanStore } from '../memory-scan/memory-scan.js';
 import { type ServiceKey, type Services, serviceKey } from '../services.js';
 import type { Emulator } from './backend.js';
 import { EMULATORS, startHint } from './emulators.js';

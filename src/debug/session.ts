@@ -7,7 +7,7 @@
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import type { NdsRomModel } from '../formats/nds/model.js';
-import type { RomHandle, RomIdentity, RomStore } from '../nds/rom-store.js';
+import type { RomHandle, RomIdentity, RomStore } from '../roms/rom-store.js';
 import {
   checkProfile,
   type EmulatorBackend,

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { ReMcpError } from '../core/errors.js';
 import type { NdsRomModel, Overlay } from '../formats/nds/index.js';
-import type { ComponentSelector } from '../search/scope.js';
-import { resolveSelector } from '../search/scope.js';
+import type { ComponentSelector } from '../search/search-scope.js';
+import { resolveSelector } from '../search/search-scope.js';
 
 export { romDirSegments } from '../workspace/rom-dir.js';
 

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import type { NdsRomModel, Overlay } from '../formats/nds/index.js';
-import type { RomHandle } from '../nds/rom-store.js';
+import type { RomHandle } from '../roms/rom-store.js';
 import { VERSION } from '../version.js';
 import type { OutputDir } from '../workspace/output-dir.js';
 import type { Workspace } from '../workspace/workspace.js';

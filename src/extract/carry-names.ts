@@ -10,8 +10,8 @@ import type { StartupCopies } from '../analysis/run-address.js';
 import { storedOfRun } from '../analysis/run-address.js';
 import { isReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
-import type { RuntimeImage } from '../nds/decoded-images.js';
-import type { RomHandle, RomStore } from '../nds/rom-store.js';
+import type { RuntimeImage } from '../roms/decoded-images.js';
+import type { RomHandle, RomStore } from '../roms/rom-store.js';
 import type { Services } from '../services.js';
 import { getSymbolStore, placeKey, type StoredSymbol } from './symbol-store.js';
 

@@ -3,8 +3,8 @@
 // already in place is left alone, so re-extraction is idempotent.
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
-import type { RomHandle } from '../nds/rom-store.js';
-import type { ComponentSelector } from '../search/scope.js';
+import type { RomHandle } from '../roms/rom-store.js';
+import type { ComponentSelector } from '../search/search-scope.js';
 import type { OutputDir } from '../workspace/output-dir.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { componentArtifact, EXTRACT_LIMITS, romDirSegments, sha256Of } from './artifacts.js';

@@ -5,8 +5,8 @@
 // such a place.
 import { ReMcpError } from '../core/errors.js';
 import { formatAddress } from '../core/vocabulary.js';
-import type { RomHandle, RomStore } from '../nds/rom-store.js';
-import type { ComponentSelector } from '../search/scope.js';
+import type { RomHandle, RomStore } from '../roms/rom-store.js';
+import type { ComponentSelector } from '../search/search-scope.js';
 import { componentArtifact } from './artifacts.js';
 
 export const READ_WINDOW_LIMITS = {

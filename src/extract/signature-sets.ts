@@ -14,7 +14,7 @@ import { driveSteps } from '../core/cooperative.js';
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import type { RawSymbol } from '../formats/symbols/types.js';
-import type { RomHandle } from '../nds/rom-store.js';
+import type { RomHandle } from '../roms/rom-store.js';
 import type { Services } from '../services.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { getSymbolStore, type ImportResult, mergeSymbols } from './symbol-store.js';

@@ -14,7 +14,7 @@ import { cooperativeTurn } from '../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import type { BoundedStatus, Processor } from '../core/vocabulary.js';
 import { autoloadImageOffset } from '../formats/nds/address-map.js';
-import type { RomHandle, RomStore } from '../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../roms/rom-store.js';
 import {
   STRING_ENCODINGS,
   type StringEncoding,

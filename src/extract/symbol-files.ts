@@ -7,7 +7,7 @@ import { detectSymbolFormat } from '../formats/symbols/detect.js';
 import { ElfError, elfSymbolSteps } from '../formats/symbols/elf.js';
 import { symbolTextSteps, writeSymbolText } from '../formats/symbols/text.js';
 import type { ParsedSymbols, RawSymbol, SymbolFormat } from '../formats/symbols/types.js';
-import type { RomHandle } from '../nds/rom-store.js';
+import type { RomHandle } from '../roms/rom-store.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { romDirSegments } from './artifacts.js';
 import type { StoredSymbol } from './symbol-store.js';

@@ -13,7 +13,7 @@ import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import { resolveRuntimeAddress } from '../formats/nds/address-map.js';
 import { type RawSymbol, SYMBOL_LIMITS } from '../formats/symbols/types.js';
-import type { RomHandle } from '../nds/rom-store.js';
+import type { RomHandle } from '../roms/rom-store.js';
 import { type Services, serviceKey } from '../services.js';
 import { readWhole } from '../workspace/read-whole.js';
 import type { Workspace } from '../workspace/workspace.js';

@@ -19,7 +19,7 @@ import { readSmallFile } from '../core/small-file.js';
 import { decodeBps, PatchError, readBpsHeader } from '../formats/patch/bps.js';
 import { decodeIps, ipsTargetSize, readIps } from '../formats/patch/ips.js';
 import type { PatchDecoder } from '../formats/patch/requests.js';
-import type { RomHandle } from '../nds/rom-store.js';
+import type { RomHandle } from '../roms/rom-store.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { applyStreamBytes, patchStream, SourceWindow } from './apply-stream.js';
 import { fastCrc32 } from './crc.js';

@@ -17,7 +17,7 @@ import { ReMcpError } from '../core/errors.js';
 import type { MemoryBudget } from '../core/memory-budget.js';
 import { formatAddress as hex } from '../core/vocabulary.js';
 import { type ComponentSelector, resolveComponent } from '../formats/nds/selectors.js';
-import type { RomHandle } from '../nds/rom-store.js';
+import type { RomHandle } from '../roms/rom-store.js';
 import { sha256File } from '../workspace/hash.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { type Manifest, manifestSchema, REBUILD_LIMITS } from './manifest.js';

@@ -16,11 +16,16 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { isReMcpError, ReMcpError } from '../core/errors.js';
 import { pidAlive } from '../core/pid.js';
 import { withDirLock } from '../extract/promote.js';
-import type { RomHandle } from '../nds/rom-store.js';
+import type { RomHandle } from '../roms/rom-store.js';
 import type { OutputDir } from '../workspace/output-dir.js';
 import { alignedBuffer } from '../workspace/stream-write.js';
 import type { Workspace } from '../workspace/workspace.js';
-import { EVIDENCE_FILES, evidenceTexts, type VerificationRecord, verificationText } from './evidence.js';
+import {
+  EVIDENCE_FILES,
+  evidenceTexts,
+  type VerificationRecord,
+  verificationText,
+} from './build-evidence.js';
 import { loadArtifacts, loadManifest, verifyArtifacts } from './inputs.js';
 import { type Manifest, REBUILD_LIMITS } from './manifest.js';
 import {

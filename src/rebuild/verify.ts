@@ -17,8 +17,8 @@ import { formatAddress } from '../core/vocabulary.js';
 import { blzDecode } from '../formats/blz/index.js';
 import type { NdsRomModel } from '../formats/nds/index.js';
 import { type ByteSource, parseNdsRom } from '../formats/nds/index.js';
+import type { VerificationRecord } from './build-evidence.js';
 import { fastCrc32 } from './crc.js';
-import type { VerificationRecord } from './evidence.js';
 import type { Plan } from './plan/index.js';
 import {
   attributeChunk,

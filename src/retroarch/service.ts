@@ -1,6 +1,6 @@
 // The per-server RetroArch services (the client, one UDP socket created on first use, and the memory
 // scans tied to the loaded content) and the start-up probe.
-import { ScanStore } from '../scan/memory-scan.js';
+import { ScanStore } from '../memory-scan/memory-scan.js';
 import { type Services, serviceKey } from '../services.js';
 import { RetroArchClient } from './client.js';
 

@@ -6,7 +6,7 @@ import type { BoundedStatus } from '../core/vocabulary.js';
 import { type NdsRomModel, ownersOfRomRange, type RomOwner } from '../formats/nds/index.js';
 import { type CompiledPattern, compilePattern, type PatternInput } from './pattern.js';
 import { type ChunkReader, type ScanResult, scanSegments, type TruncationReason } from './scan.js';
-import { resolveScope, type ScopeComponent, type ScopeInput } from './scope.js';
+import { resolveScope, type ScopeComponent, type ScopeInput } from './search-scope.js';
 
 const MiB = 1024 * 1024;
 

@@ -27,8 +27,8 @@ const LAYERS: string[][] = [
   ['formats'],
   ['graph', 'asm'],
   ['arm'],
-  ['search', 'scan'],
-  ['nds'],
+  ['search', 'memory-scan'],
+  ['roms'],
   ['analysis'],
   ['extract', 'debug', 'retroarch', 'project'],
   ['rebuild'],
@@ -51,7 +51,7 @@ const PURE = [
   'src/asm/encode.ts',
   'src/arm/',
   'src/search/',
-  'src/scan/',
+  'src/memory-scan/',
   'src/debug/rsp/',
   'src/debug/calls.ts',
   'src/debug/conditions.ts',
@@ -313,7 +313,7 @@ test('the checker catches each kind of break', () => {
     ['src/tools/arm/a.ts', ['src/tools/nds/b.ts', 'src/tools/shared/rom.ts']],
     ['src/tools/nds/b.ts', []],
     ['src/tools/shared/rom.ts', []],
-    ['src/nds/store.ts', ['src/tools/arm/a.ts']],
+    ['src/roms/store.ts', ['src/tools/arm/a.ts']],
     ['src/debug/s.ts', ['src/retroarch/c.ts']],
     ['src/retroarch/c.ts', []],
     ['src/core/p.ts', ['src/core/q.ts']],
@@ -326,7 +326,7 @@ test('the checker catches each kind of break', () => {
   assert.match(found, /src\/arm\/y\.ts: pure module imports src\/mcp\/tool\.ts/);
   assert.match(found, /tool family arm imports family nds/);
   assert.doesNotMatch(found, /imports family shared/);
-  assert.match(found, /src\/nds\/store\.ts imports src\/tools\/arm\/a\.ts against the layer order/);
+  assert.match(found, /src\/roms\/store\.ts imports src\/tools\/arm\/a\.ts against the layer order/);
   assert.match(found, /src\/debug\/s\.ts imports src\/retroarch\/c\.ts against the layer order/);
   assert.match(found, /import cycle: src\/core\/p\.ts -> src\/core\/q\.ts -> src\/core\/p\.ts/);
 });

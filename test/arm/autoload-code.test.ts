@@ -13,7 +13,7 @@ import { resolveStart, spanLookup } from '../../src/analysis/code-source.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { ReMcpError } from '../../src/core/errors.js';
 import { formatAddress as A } from '../../src/core/vocabulary.js';
-import { getRomStore } from '../../src/nds/rom-store.js';
+import { getRomStore } from '../../src/roms/rom-store.js';
 import { Services } from '../../src/services.js';
 import { armTools } from '../../src/tools/arm/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';

@@ -16,7 +16,7 @@ import { ReMcpError } from '../../src/core/errors.js';
 import { continueUntilStop, pause, stepInstructions } from '../../src/debug/control.js';
 import { DebugSession } from '../../src/debug/session.js';
 import { addWatchpoint } from '../../src/debug/watchpoints.js';
-import { RomStore } from '../../src/nds/rom-store.js';
+import { RomStore } from '../../src/roms/rom-store.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { REPO_ROOT } from '../kit/mcp-harness.js';
 import {

@@ -22,7 +22,7 @@ import { LIMITS } from '../../src/debug/policy.js';
 import { pickFreePort } from '../../src/debug/ports.js';
 import { debugSessionKey } from '../../src/debug/service.js';
 import { DebugSession, type SessionOptions } from '../../src/debug/session.js';
-import { RomStore } from '../../src/nds/rom-store.js';
+import { RomStore } from '../../src/roms/rom-store.js';
 import { Services } from '../../src/services.js';
 import { emuProbeGdb } from '../../src/tools/debug/lifecycle.js';
 import { forEmulator } from '../../src/tools/debug/per-emulator.js';

@@ -1,7 +1,7 @@
 // Child process for the crash test: builds a bundle and, at step number KILL_AT, announces it and
 // blocks so the parent can SIGKILL it exactly there. Usage: bundle-child.ts <root> <rom> <killAt>.
 import { buildAnalysisBundle } from '../../src/extract/bundle.js';
-import { RomStore } from '../../src/nds/rom-store.js';
+import { RomStore } from '../../src/roms/rom-store.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 
 const [root, rom, killAtText] = process.argv.slice(2) as [string, string, string];

@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import { buildAnalysisBundle } from '../../src/extract/bundle.js';
 import { extractComponent } from '../../src/extract/component.js';
 import { type DirOps, realOps, recoverLeftovers } from '../../src/extract/promote.js';
-import { RomStore } from '../../src/nds/rom-store.js';
+import { RomStore } from '../../src/roms/rom-store.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';
 import { checkCompleteBundle } from './bundle-check.js';

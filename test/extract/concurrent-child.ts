@@ -3,7 +3,7 @@
 import { isReMcpError } from '../../src/core/errors.js';
 import { buildAnalysisBundle } from '../../src/extract/bundle.js';
 import { extractComponent } from '../../src/extract/component.js';
-import { RomStore } from '../../src/nds/rom-store.js';
+import { RomStore } from '../../src/roms/rom-store.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 
 const [root, rom, rounds] = process.argv.slice(2) as [string, string, string];

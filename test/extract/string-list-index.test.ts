@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { stringIndexing } from '../../src/extract/string-index.js';
 import { listStrings, type StringListRequest } from '../../src/extract/string-list.js';
-import { getRomStore } from '../../src/nds/rom-store.js';
+import { getRomStore } from '../../src/roms/rom-store.js';
 import { Services } from '../../src/services.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { loadArmProgram } from '../kit/arm/index.js';

@@ -11,9 +11,9 @@ import { mkdir, open, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path';
 import { after, afterEach, test } from 'node:test';
 import { ReMcpError } from '../../src/core/errors.js';
-import { getRomStore } from '../../src/nds/rom-store.js';
 import { APPLY_LIMITS, applyPatchFile } from '../../src/rebuild/apply.js';
 import { applyStreamBytes, applyStreaming } from '../../src/rebuild/apply-stream.js';
+import { getRomStore } from '../../src/roms/rom-store.js';
 import { OutputDir } from '../../src/workspace/output-dir.js';
 import { streamWriting } from '../../src/workspace/stream-write.js';
 import { zeroBomb } from '../kit/patch-bombs.js';

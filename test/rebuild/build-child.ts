@@ -4,8 +4,8 @@
 // FAILED <code>. REBUILD_TEST_FLUSH_BYTES sets the early-flush interval of the ROM write;
 // REBUILD_TEST_BUFFERED=1 writes it through the page cache (no O_DIRECT).
 import { isReMcpError } from '../../src/core/errors.js';
-import { RomStore } from '../../src/nds/rom-store.js';
 import { buildManifest } from '../../src/rebuild/service.js';
+import { RomStore } from '../../src/roms/rom-store.js';
 import { streamWriting } from '../../src/workspace/stream-write.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 

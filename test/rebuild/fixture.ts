@@ -2,8 +2,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { RomStore } from '../../src/nds/rom-store.js';
 import { buildManifest, validateManifest, verifyBuild } from '../../src/rebuild/service.js';
+import { RomStore } from '../../src/roms/rom-store.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { type Fixture, writeFixture } from '../extract/fixture.js';
 import { makeWorkspace } from '../kit/mcp-harness.js';

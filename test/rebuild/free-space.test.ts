@@ -12,7 +12,7 @@ import { ByteClass, TIER_RANK } from '../../src/analysis/program-map/types.js';
 import { loadConfig } from '../../src/config/config.js';
 import { invokeTool } from '../../src/mcp/invoke.js';
 import type { ToolDefinition } from '../../src/mcp/tool.js';
-import { getRomStore } from '../../src/nds/rom-store.js';
+import { getRomStore } from '../../src/roms/rom-store.js';
 import { Services } from '../../src/services.js';
 import { rebuildTools } from '../../src/tools/rebuild/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';

@@ -12,7 +12,7 @@ import {
   STANDARD_DISCOVERY,
   STANDARD_FUNCTION_CFG,
 } from '../functions/discover.js';
-import type { ScopeStatus } from '../functions/nds-scope.js';
+import type { ScopeStatus } from '../functions/nds-bounded.js';
 import type { MapComponent } from '../program-map/components.js';
 import type { MapBlock, MapFunction } from '../program-map/map.js';
 import type { MapTruncation, Tier } from '../program-map/types.js';

@@ -11,7 +11,7 @@ import {
   type DiscoveryTruncation,
   identityKey,
 } from '../functions/discover.js';
-import type { ScopeStatus } from '../functions/nds-scope.js';
+import type { ScopeStatus } from '../functions/nds-bounded.js';
 import type { ProgramMap } from '../program-map/map.js';
 import { TIERS, type Tier } from '../program-map/types.js';
 import {

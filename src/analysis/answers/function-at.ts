@@ -7,7 +7,7 @@ import { ReMcpError } from '../../core/errors.js';
 import type { EvidenceId } from '../evidence/index.js';
 import type { FunctionLookup } from '../functions/coverage.js';
 import { type DiscoveryTruncation, identityKey } from '../functions/discover.js';
-import type { ScopeStatus } from '../functions/nds-scope.js';
+import type { ScopeStatus } from '../functions/nds-bounded.js';
 import type { ByteClassName, ComponentKind, HOLDER_VIAS, Tier } from '../program-map/types.js';
 import {
   type AnswerOptions,

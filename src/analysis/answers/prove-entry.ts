@@ -21,7 +21,7 @@ import {
   identityIn,
   identityKey,
 } from '../functions/discover.js';
-import { SCOPE_STATUSES } from '../functions/nds-scope.js';
+import { SCOPE_STATUSES } from '../functions/nds-bounded.js';
 import type { ComponentSet } from '../program-map/components.js';
 import { TIER_RANK, type Tier } from '../program-map/types.js';
 import {

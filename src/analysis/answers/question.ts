@@ -7,7 +7,7 @@
 import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import {
   type AnalysisScope,
   BOUNDED_EVIDENCE_IDS,
@@ -30,7 +30,7 @@ import {
   type ScopeRequest as NdsScopeRequest,
   type ScopeResult,
   type SeedRequest,
-} from '../functions/nds-scope.js';
+} from '../functions/nds-bounded.js';
 import type { MapComponent } from '../program-map/components.js';
 import type { CallKind, MapCoverage, ProgramMap } from '../program-map/map.js';
 import type { ProgramMapService } from '../program-map/service.js';

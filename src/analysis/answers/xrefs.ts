@@ -7,10 +7,10 @@ import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import { formatAddress, type Processor, paginate } from '../../core/vocabulary.js';
 import { resolveRomOffset, resolveRuntimeAddress } from '../../formats/nds/index.js';
-import type { RomHandle } from '../../nds/rom-store.js';
+import type { RomHandle } from '../../roms/rom-store.js';
 import type { ConstantCallVia } from '../functions/constant-register.js';
 import type { CfgLimitsOf, DiscoveryTruncation } from '../functions/discover.js';
-import type { ScopeStatus } from '../functions/nds-scope.js';
+import type { ScopeStatus } from '../functions/nds-bounded.js';
 import type { MapRefKind } from '../program-map/map.js';
 import type { ComponentKind, Tier } from '../program-map/types.js';
 import {

@@ -9,7 +9,7 @@ import type { Processor } from '../../core/vocabulary.js';
 import type { NdsRomModel } from '../../formats/nds/index.js';
 import type { UnresolvedCounts } from '../program-map/map.js';
 import { type CallSite, componentKey } from './discover.js';
-import type { ComponentCoverage } from './nds-scope.js';
+import type { ComponentCoverage } from './nds-bounded.js';
 
 /**
  * The answer to "which function holds this address": one does (found); none, and the analysis left

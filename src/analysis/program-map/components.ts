@@ -9,7 +9,7 @@ import { turnTaker } from '../../core/cooperative.js';
 import { ReMcpError } from '../../core/errors.js';
 import { formatAddress, type Processor } from '../../core/vocabulary.js';
 import { autoloadImageOffset, type NdsRomModel } from '../../formats/nds/index.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import { ByteClass, type ComponentKind, type CopiedBlock, NO_TIER } from './types.js';
 
 export interface MapComponent {

@@ -14,7 +14,7 @@ import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { MemoryBudget, Reservation } from '../../core/memory-budget.js';
 import type { Processor } from '../../core/vocabulary.js';
 import { engineId } from '../../engine.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import { type Services, serviceKey } from '../../services.js';
 import { type CopyDetection, detectCopiesSteps } from '../evidence/copied-code.js';
 import { EVIDENCE_CLASSES, type EvidenceId } from '../evidence/index.js';

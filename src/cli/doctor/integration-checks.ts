@@ -10,9 +10,9 @@ import type { Config } from '../../config/config.js';
 import { isReMcpError } from '../../core/errors.js';
 import { type Emulator, toolName, type VerifiedEmulator } from '../../debug/backend.js';
 import { DebugSession } from '../../debug/session.js';
-import { RomStore } from '../../nds/rom-store.js';
 import { RetroArchClient } from '../../retroarch/client.js';
 import { noCoreInfoReason } from '../../retroarch/support.js';
+import { RomStore } from '../../roms/rom-store.js';
 import { Workspace } from '../../workspace/workspace.js';
 import { type CheckResult, message, notOk, ok } from './check.js';
 

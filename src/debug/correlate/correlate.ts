@@ -15,7 +15,7 @@ import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import { u32 } from '../../formats/le.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import type { CpuDebugger } from '../cpu.js';
 import type { Generation } from '../session.js';
 import {

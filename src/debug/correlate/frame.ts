@@ -15,7 +15,7 @@ import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import { RUNTIME_COMPONENTS, type RuntimeRangeKind, resolveRuntimeAddress } from '../../formats/nds/index.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 
 /** A function's authority: its tier as a static fact (`static-proven`...), in TIERS' order. */
 export const FUNCTION_AUTHORITIES = TIERS.map((t) => `static-${t}` as const);

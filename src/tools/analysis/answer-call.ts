@@ -5,13 +5,13 @@
 import type { AnswerOptions, AnswerProgress, Question, RomSource } from '../../analysis/answers/question.js';
 import { resolveEvidence } from '../../analysis/answers/question.js';
 import type { AnalysisScope, EvidenceId } from '../../analysis/evidence/index.js';
-import type { SeedRequest } from '../../analysis/functions/nds-scope.js';
+import type { SeedRequest } from '../../analysis/functions/nds-bounded.js';
 import { getProgramMaps } from '../../analysis/program-map/service.js';
 import type { Tier } from '../../analysis/program-map/types.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import { romNames } from '../shared/names.js';
 import { withToolRom } from '../shared/rom.js';
 

@@ -9,7 +9,7 @@ import {
   type ProveEntryAnswer,
   proveEntry,
 } from '../../analysis/answers/prove-entry.js';
-import type { ComponentKind } from '../../analysis/functions/nds-scope.js';
+import type { ComponentKind } from '../../analysis/functions/nds-bounded.js';
 import type { CfgResult } from '../../arm/cfg.js';
 import { ARM_MODES } from '../../arm/types.js';
 import { addressOut, formatAddress, nameOrAddressArg, type Processor } from '../../core/vocabulary.js';
@@ -23,7 +23,6 @@ import {
 } from '../shared/control-flow.js';
 import { romArgNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
-import { answerCall } from './answer-call.js';
 import {
   addressSearchLimits,
   callSiteSchema,
@@ -45,7 +44,8 @@ import {
   questionLimits,
   searchLimits,
   tierSchema,
-} from './proof-search.js';
+} from './analysis-terms.js';
+import { answerCall } from './answer-call.js';
 
 export const ANALYZE_FUNCTION_LIMITS = {
   ...addressSearchLimits({

@@ -18,8 +18,6 @@ import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
 import { nameField, romArgNames } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
-import { answerCall } from './answer-call.js';
-import { MAP_LIMITS } from './map-scope.js';
 import {
   callSiteSchema,
   callSiteView,
@@ -37,7 +35,9 @@ import {
   questionArgs,
   searchStatusSchema,
   tierSchema,
-} from './proof-search.js';
+} from './analysis-terms.js';
+import { answerCall } from './answer-call.js';
+import { MAP_LIMITS } from './map-args.js';
 
 /** Re-exported: the bench and nds_function_at name the discovery bounds by this tool. */
 export { DISCOVERY_LIMITS };

@@ -22,8 +22,6 @@ import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
 import { nameField, romArgNames } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
-import { answerCall } from './answer-call.js';
-import { MAP_LIMITS } from './map-scope.js';
 import {
   addressSearchLimits,
   componentKindSchema,
@@ -39,7 +37,9 @@ import {
   searchLimits,
   searchStatusSchema,
   tierSchema,
-} from './proof-search.js';
+} from './analysis-terms.js';
+import { answerCall } from './answer-call.js';
+import { MAP_LIMITS } from './map-args.js';
 
 export const XREF_LIMITS = {
   ...addressSearchLimits({

@@ -12,7 +12,6 @@ import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
 import { nameField, romArgNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
-import { answerCall } from './answer-call.js';
 import {
   componentKindSchema,
   coverageFields,
@@ -29,7 +28,8 @@ import {
   questionLimits,
   searchStatusSchema,
   tierSchema,
-} from './proof-search.js';
+} from './analysis-terms.js';
+import { answerCall } from './answer-call.js';
 
 const L = DISCOVERY_LIMITS;
 

@@ -23,9 +23,9 @@ import { fitScale, type GraphvizJson, rasterize } from '../../graph/raster.js';
 import { defineTool } from '../../mcp/tool.js';
 import { romArgNames, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
+import { tierSchema } from './analysis-terms.js';
 import { answerProgress } from './answer-call.js';
-import { MAP_LIMITS, toolMap } from './map-scope.js';
-import { tierSchema } from './proof-search.js';
+import { MAP_LIMITS, toolMap } from './map-args.js';
 
 export const GRAPH_LIMITS = {
   maxNodes: { default: 200, min: 1, max: 400, unit: 'nodes (blocks or functions)' },

@@ -21,8 +21,6 @@ import {
 } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
 import { processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
-import { answerProgress } from './answer-call.js';
-import { MAP_LIMITS, mapComponentView, toolMap } from './map-scope.js';
 import {
   componentKindSchema,
   coverageSchema,
@@ -32,7 +30,9 @@ import {
   lowestTierArg,
   mapLimitArgs,
   tierSchema,
-} from './proof-search.js';
+} from './analysis-terms.js';
+import { answerProgress } from './answer-call.js';
+import { MAP_LIMITS, mapComponentView, toolMap } from './map-args.js';
 
 export const GAP_PAGE = {
   offset: { default: 0, min: 0, max: 10_000_000, unit: 'gaps skipped' },

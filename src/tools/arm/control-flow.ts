@@ -6,7 +6,7 @@ import { analyzeControlFlow, BLOCK_ENDS } from '../../arm/cfg.js';
 import { ARM_MODES } from '../../arm/types.js';
 import { addressOut, formatAddress as hex, limitArg } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
+import { CODE_IMAGE_LIMITS } from '../../roms/decoded-images.js';
 import {
   CFG_BOUNDS,
   cfgCallSchema,

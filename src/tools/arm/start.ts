@@ -5,7 +5,7 @@ import { START_MODES } from '../../analysis/code-source.js';
 import { getProgramMaps } from '../../analysis/program-map/service.js';
 import { addressArg, nameOrAddressArg, type Processor } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import { CODE_IMAGE_LIMITS } from '../../nds/decoded-images.js';
+import { CODE_IMAGE_LIMITS } from '../../roms/decoded-images.js';
 import { overlayIdArg, processorArg, romArg } from '../shared/rom.js';
 
 export const startArgs = {

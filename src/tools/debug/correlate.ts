@@ -3,7 +3,7 @@
 
 import { z } from 'zod/v4';
 import { ANALYSIS_SCOPES } from '../../analysis/evidence/index.js';
-import { SCOPE_STATUSES } from '../../analysis/functions/nds-scope.js';
+import { SCOPE_STATUSES } from '../../analysis/functions/nds-bounded.js';
 import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
 import { TIERS } from '../../analysis/program-map/types.js';
 import { REFERENCE_KINDS } from '../../arm/references.js';
@@ -38,7 +38,7 @@ import { runningSession } from '../../debug/service.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { RUNTIME_RANGE_KINDS } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
+import { getRomStore } from '../../roms/rom-store.js';
 import { nameField, romNames } from '../shared/names.js';
 import { msLimit, processorInput, RUNTIME, timeoutInput } from './session-views.js';
 

@@ -21,7 +21,7 @@ import { captureContext, registerView } from '../../debug/control.js';
 import { LIMITS } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
+import { getRomStore } from '../../roms/rom-store.js';
 import { copiedBlocks } from '../shared/copied.js';
 import {
   decodeStopSchema,

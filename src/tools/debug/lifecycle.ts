@@ -11,7 +11,7 @@ import { LIMITS } from '../../debug/policy.js';
 import { debugSession } from '../../debug/service.js';
 import { describeExit } from '../../debug/session.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import { getRomStore } from '../../nds/rom-store.js';
+import { getRomStore } from '../../roms/rom-store.js';
 import { copiedBlocks } from '../shared/copied.js';
 import { romArg } from '../shared/rom.js';
 import { emulatorTool, tool } from './per-emulator.js';

@@ -10,7 +10,7 @@ import type { CpuDebugger } from '../../debug/cpu.js';
 import { LIMITS } from '../../debug/policy.js';
 import { debugSession, emulatorScans } from '../../debug/service.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import { SCAN_LIMITS } from '../../scan/memory-scan.js';
+import { SCAN_LIMITS } from '../../memory-scan/memory-scan.js';
 import type { Services } from '../../services.js';
 import {
   type CandidateName,

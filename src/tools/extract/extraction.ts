@@ -7,7 +7,7 @@ import { EXTRACT_LIMITS } from '../../extract/artifacts.js';
 import { buildAnalysisBundle } from '../../extract/bundle.js';
 import { extractComponent } from '../../extract/component.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
-import type { RomHandle } from '../../nds/rom-store.js';
+import type { RomHandle } from '../../roms/rom-store.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { romArg, withToolRom } from '../shared/rom.js';
 import { componentSelectorSchema } from '../shared/search-inputs.js';

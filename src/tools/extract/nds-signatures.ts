@@ -34,7 +34,7 @@ import {
 } from '../../extract/signature-sets.js';
 import { getSymbolStore } from '../../extract/symbol-store.js';
 import { defineTool, type ToolContext, type ToolSuccess } from '../../mcp/tool.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import { workspacePath } from '../shared/paths.js';
 import { processorArg, withToolRom } from '../shared/rom.js';
 

@@ -23,7 +23,7 @@ import {
   type SymbolMode,
 } from '../../formats/symbols/types.js';
 import { defineTool } from '../../mcp/tool.js';
-import type { RomHandle } from '../../nds/rom-store.js';
+import type { RomHandle } from '../../roms/rom-store.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { startupCopies } from '../shared/copied.js';
 import { workspacePath } from '../shared/paths.js';

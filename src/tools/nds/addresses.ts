@@ -22,7 +22,7 @@ import {
   resolveRuntimeAddress,
 } from '../../formats/nds/index.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import { copiesFor, runsAtFields, runsAtSchema, startupCopies } from '../shared/copied.js';
 import { nameField, ownerRuntime, romArgNames, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';

@@ -14,10 +14,10 @@ import {
   PROCESSORS,
 } from '../../core/vocabulary.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import { type DraftOperation, draftManifest } from '../../rebuild/draft.js';
 import { REBUILD_LIMITS, selector } from '../../rebuild/manifest.js';
 import { type BuildResult, buildManifest, validateManifest, verifyBuild } from '../../rebuild/service.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import { READ_ONLY } from '../shared/annotations.js';
 import { startupCopies } from '../shared/copied.js';
 import { instructionSchema, instructionView } from '../shared/instructions.js';

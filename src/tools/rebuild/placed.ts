@@ -5,9 +5,9 @@ import { z } from 'zod/v4';
 import type { StartupCopies } from '../../analysis/run-address.js';
 import { addressOut, formatAddress } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
 import type { ManifestOperation } from '../../rebuild/manifest.js';
 import { type Placement, patchedMains, placePatches } from '../../rebuild/placement.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import { startupCopies } from '../shared/copied.js';
 
 export const placedSchema = z

@@ -7,10 +7,10 @@ import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
 import { addressArg, formatAddress } from '../../core/vocabulary.js';
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
+import { SCAN_LIMITS } from '../../memory-scan/memory-scan.js';
 import { MAX_READ_BYTES, type RetroArchClient } from '../../retroarch/client.js';
 import { MEMORY_SPACES, requireContent, type Space } from '../../retroarch/codec.js';
 import { retroarchScans } from '../../retroarch/service.js';
-import { SCAN_LIMITS } from '../../scan/memory-scan.js';
 import * as shared from '../shared/memory-scan.js';
 import { PROFILES, retroarch, TIMEOUT_LIMIT } from './client.js';
 

@@ -9,10 +9,10 @@ import {
   limitArg,
 } from '../../core/vocabulary.js';
 import { defineTool } from '../../mcp/tool.js';
-import { keptScans } from '../../nds/kept-scans.js';
+import { keptScans } from '../../roms/kept-scans.js';
 import { SCAN_TRUNCATIONS } from '../../search/scan.js';
-import { SCOPE_LIMITS } from '../../search/scope.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
+import { SCOPE_LIMITS } from '../../search/search-scope.js';
 import { copiesFor, runsAtFields, runsAtSchema } from '../shared/copied.js';
 import { ownerRuntime, romNames } from '../shared/names.js';
 import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';

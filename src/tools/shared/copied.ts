@@ -9,7 +9,7 @@ import { ReMcpError } from '../../core/errors.js';
 import { addressOut, formatAddress, type Processor } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import { nameField } from './names.js';
 
 export async function copiedBlocks(

@@ -1,17 +1,17 @@
 // Schemas and result shapes shared by the emulators' and RetroArch's memory-scan tools: one scan model
-// (src/scan/memory-scan.ts), two ways of reading memory.
+// (src/memory-scan/memory-scan.ts), two ways of reading memory.
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
 import { addressOut, formatAddress, valueArg } from '../../core/vocabulary.js';
 import type { ProgressUpdate, ToolContext } from '../../mcp/tool.js';
-import { MEMORY_SPACES } from '../../retroarch/codec.js';
 import {
   type MemoryScan,
   type ReadSpan,
   SCAN_COMPARISONS,
   SCAN_LIMITS,
   type ScanComparison,
-} from '../../scan/memory-scan.js';
+} from '../../memory-scan/memory-scan.js';
+import { MEMORY_SPACES } from '../../retroarch/codec.js';
 
 export const sizeInput = z
   .union([z.literal(1), z.literal(2), z.literal(4)])

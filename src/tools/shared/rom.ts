@@ -2,7 +2,7 @@
 import { z } from 'zod/v4';
 import { PROCESSORS } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import { getRomStore, type HashProgress, type RomHandle, type RomStore } from '../../nds/rom-store.js';
+import { getRomStore, type HashProgress, type RomHandle, type RomStore } from '../../roms/rom-store.js';
 import { workspacePath } from './paths.js';
 
 export const romArg = workspacePath(

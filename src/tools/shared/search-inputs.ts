@@ -3,7 +3,7 @@
 import { z } from 'zod/v4';
 import { PROCESSORS } from '../../core/vocabulary.js';
 import { ENDIANNESSES, type PatternInput } from '../../search/pattern.js';
-import type { ComponentSelector } from '../../search/scope.js';
+import type { ComponentSelector } from '../../search/search-scope.js';
 import { kindFieldsProblem } from './per-kind.js';
 
 const SELECTOR_KINDS = ['arm9', 'arm7', 'overlay', 'file', 'path'] as const;

@@ -21,7 +21,7 @@ import { ReMcpError } from '../../../src/core/errors.js';
 import { correlateStop } from '../../../src/debug/correlate/correlate.js';
 import type { CpuDebugger } from '../../../src/debug/cpu.js';
 import type { Generation } from '../../../src/debug/session.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { analysisTools } from '../../../src/tools/analysis/index.js';
 import { extractTools } from '../../../src/tools/extract/index.js';

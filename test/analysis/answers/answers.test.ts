@@ -23,7 +23,7 @@ import { STANDARD_DISCOVERY, STANDARD_FUNCTION_CFG } from '../../../src/analysis
 import { ProgramMapService } from '../../../src/analysis/program-map/service.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { isReMcpError } from '../../../src/core/errors.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { loadProgramTruth, truthFunction } from '../../kit/arm/index.js';

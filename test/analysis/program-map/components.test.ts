@@ -9,7 +9,7 @@ import { ADDRESS_LIMIT, ComponentSet } from '../../../src/analysis/program-map/c
 import { getProgramMaps } from '../../../src/analysis/program-map/service.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { ReMcpError } from '../../../src/core/errors.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { loadArmProgram } from '../../kit/arm/index.js';

@@ -12,7 +12,7 @@ import type { ProgramMap } from '../../../src/analysis/program-map/map.js';
 import { getProgramMaps } from '../../../src/analysis/program-map/service.js';
 import { ByteClass, byteClassName } from '../../../src/analysis/program-map/types.js';
 import { loadConfig } from '../../../src/config/config.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { armSymbol, loadArmProgram } from '../../kit/arm/index.js';

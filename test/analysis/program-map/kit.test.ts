@@ -12,7 +12,7 @@ import type { ProgramMap } from '../../../src/analysis/program-map/map.js';
 import { getProgramMaps } from '../../../src/analysis/program-map/service.js';
 import { ByteClass, TIER_RANK, TIERS, type Tier } from '../../../src/analysis/program-map/types.js';
 import { loadConfig } from '../../../src/config/config.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { loadProgramTruth, type ProgramTruth, truthFunction } from '../../kit/arm/index.js';

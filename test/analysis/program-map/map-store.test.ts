@@ -19,7 +19,7 @@ import { getProgramMaps, ProgramMapService } from '../../../src/analysis/program
 import { TIERS } from '../../../src/analysis/program-map/types.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { engineId } from '../../../src/engine.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { makeWorkspace } from '../../kit/mcp-harness.js';

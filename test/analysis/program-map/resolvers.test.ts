@@ -14,7 +14,7 @@ import { RESOLVERS } from '../../../src/analysis/program-map/resolvers/index.js'
 import type { Resolver } from '../../../src/analysis/program-map/resolvers/resolver.js';
 import { getProgramMaps } from '../../../src/analysis/program-map/service.js';
 import { loadConfig } from '../../../src/config/config.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { makeWorkspace } from '../../kit/mcp-harness.js';

@@ -9,7 +9,7 @@ import { EVIDENCE_IDS } from '../../../src/analysis/evidence/index.js';
 import type { ProgramMap } from '../../../src/analysis/program-map/map.js';
 import { getProgramMaps } from '../../../src/analysis/program-map/service.js';
 import { loadConfig } from '../../../src/config/config.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { makeWorkspace } from '../../kit/mcp-harness.js';

@@ -15,10 +15,10 @@ import {
   STANDARD_DISCOVERY,
   STANDARD_FUNCTION_CFG,
 } from '../../../src/analysis/functions/discover.js';
-import { discoverInRom } from '../../../src/analysis/functions/nds-scope.js';
+import { discoverInRom } from '../../../src/analysis/functions/nds-bounded.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { correlateFrame, type FrameContext, type LiveWindow } from '../../../src/debug/correlate/frame.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 import { writeOverlayTargetRom } from '../../kit/desmume/index.js';

@@ -6,7 +6,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { ReMcpError } from '../../../src/core/errors.js';
 import { desmumeBackend } from '../../../src/debug/desmume/backend.js';
 import { DebugSession } from '../../../src/debug/session.js';
-import { RomStore } from '../../../src/nds/rom-store.js';
+import { RomStore } from '../../../src/roms/rom-store.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
 
 const [dir, launcher, argvFile, attempts] = process.argv.slice(2) as [string, string, string, string];

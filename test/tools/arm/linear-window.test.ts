@@ -8,7 +8,7 @@ import { after, test } from 'node:test';
 import { spanLookup } from '../../../src/analysis/code-source.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { formatAddress as A } from '../../../src/core/vocabulary.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { armTools } from '../../../src/tools/arm/index.js';
 import { Workspace } from '../../../src/workspace/workspace.js';

@@ -15,7 +15,7 @@ import { desmume } from '../../../src/debug/desmume/index.js';
 import { debugSessionKey } from '../../../src/debug/service.js';
 import { DebugSession } from '../../../src/debug/session.js';
 import { invokeTool } from '../../../src/mcp/invoke.js';
-import { getRomStore } from '../../../src/nds/rom-store.js';
+import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
 import { ndsCorrelateStopContext } from '../../../src/tools/debug/correlate.js';
 import { Workspace } from '../../../src/workspace/workspace.js';

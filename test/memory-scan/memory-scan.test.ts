@@ -1,7 +1,7 @@
 // The pure memory-scan core: narrowing by value and by previous step, spans, paging, owners.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MemoryScan, SCAN_LIMITS, ScanStore } from '../../src/scan/memory-scan.js';
+import { MemoryScan, SCAN_LIMITS, ScanStore } from '../../src/memory-scan/memory-scan.js';
 
 describe('memory scan core', () => {
   it('narrows 16-bit signed values by comparisons and reads only candidate spans', async () => {

@@ -1,4 +1,4 @@
-// ROM files kept open between operations (src/nds/kept-rom-files.ts): a warm operation reuses the
+// ROM files kept open between operations (src/roms/kept-rom-files.ts): a warm operation reuses the
 // handle only while the caller's path names that same unchanged file; every change of the path or the
 // file takes the full resolve-and-check path again, and the kept handles are bounded.
 import assert from 'node:assert/strict';
@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { ReMcpError } from '../../src/core/errors.js';
-import { KeptRomFiles, MAX_KEPT_FILES } from '../../src/nds/kept-rom-files.js';
-import { RomStore } from '../../src/nds/rom-store.js';
+import { KeptRomFiles, MAX_KEPT_FILES } from '../../src/roms/kept-rom-files.js';
+import { RomStore } from '../../src/roms/rom-store.js';
 import { Services } from '../../src/services.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { fullSpec } from '../formats/nds/specs.js';

@@ -1,7 +1,7 @@
 // The terms of the analysis tools, in either scope: what a question takes (evidence, scope and seed
 // arguments, limit tables with the specification's defaults and maxima), how its answer
 // (src/analysis/answers/) is said (function identities that other tools accept verbatim, call sites,
-// coverage and status) and its progress. The map's own arguments are in ./map-scope.ts.
+// coverage and status) and its progress. The map's own arguments are in ./map-args.ts.
 import { z } from 'zod/v4';
 import type { CallSiteAnswer, CoverageAnswer, FunctionRef } from '../../analysis/answers/question.js';
 import { XREF_TRUNCATIONS } from '../../analysis/answers/xrefs.js';
@@ -12,7 +12,7 @@ import {
   DISCOVERY_TRUNCATIONS,
   STANDARD_DISCOVERY,
 } from '../../analysis/functions/discover.js';
-import { COVERAGES, SCOPE_STATUSES } from '../../analysis/functions/nds-scope.js';
+import { COVERAGES, SCOPE_STATUSES } from '../../analysis/functions/nds-bounded.js';
 import { MAP_LIMITS } from '../../analysis/program-map/service.js';
 import { COMPONENT_KINDS, TIERS } from '../../analysis/program-map/types.js';
 import { ARM_MODES } from '../../arm/types.js';

@@ -8,7 +8,7 @@ import type { ArmMode } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import { resolveRuntimeAddress } from '../../formats/nds/index.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import { resolveStart, spanLookup } from '../code-source.js';
 import {
   type CfgLimitsOf,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../src/config/config.js';
 import { ReMcpError } from '../../src/core/errors.js';
-import { getRomStore, RomStore } from '../../src/nds/rom-store.js';
+import { getRomStore, RomStore } from '../../src/roms/rom-store.js';
 import { Services } from '../../src/services.js';
 import { type EntryKind, Workspace } from '../../src/workspace/workspace.js';
 import { fullSpec } from '../formats/nds/specs.js';

@@ -7,7 +7,7 @@ import type { ProgramMap } from '../../analysis/program-map/map.js';
 import { getProgramMaps, MAP_LIMITS } from '../../analysis/program-map/service.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { ToolContext } from '../../mcp/tool.js';
-import type { RomHandle, RomStore } from '../../nds/rom-store.js';
+import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 
 export { MAP_LIMITS };
 
