@@ -18,7 +18,7 @@ import {
   STT_OBJECT,
 } from '../../formats/objects/elf-object.js';
 import { badName } from '../../formats/symbols/types.js';
-import { directBranchAt, literalLoadAt, u32 } from './relocs.js';
+import { directBranchAt, isLinkerStub, literalLoadAt, refBranchMode, u32 } from './relocs.js';
 import { SIGNATURE_LIMITS, type SigItem, type SigRef } from './types.js';
 
 /** A named place of the program. */
@@ -65,9 +65,11 @@ export function* imageItemSteps(
       continue;
     }
     if (p.mode !== null && isLinkerStub(bytes, p.mode)) {
-      // The linker's own code, placed and ordered by each link: carried to another build it would
-      // name whichever stub lands at its place. What it reaches is named in its own right.
-      skipped.push(`${p.names[0]}: a linker's interworking or long-branch stub`);
+      // The linker's own code, placed and ordered by each link: known by what it reaches alone (its
+      // one reference), never by its place, so it names only a stub whose target is named the same.
+      const stub = stubItem(image, sorted, p, p.mode, bytes, origin);
+      if (stub === null) skipped.push(`${p.names[0]}: a linker stub whose target is not a named place`);
+      else items.push(stub);
       continue;
     }
     items.push(
@@ -89,22 +91,6 @@ export function* imageItemSteps(
   return { items, skipped };
 }
 
-/**
- * Whether `bytes` (code in `mode`) start as a stub a linker writes between caller and callee: Thumb
- * `bx pc` then `nop` or `b .-2` (on to ARM code), ARM `ldr ip, [pc]; bx ip` or `ldr pc, [pc, #-4]`
- * (a word to go to).
- */
-export function isLinkerStub(bytes: Uint8Array, mode: ArmMode): boolean {
-  if (mode === 'thumb') {
-    // bx pc, then nop or a branch back to it (never run: the bx leaves for ARM).
-    const w0 = bytes.length >= 4 ? u32(bytes, 0) : 0;
-    return w0 === 0x46c04778 || w0 === 0xe7fd4778;
-  }
-  if (bytes.length < 8) return false;
-  const w0 = u32(bytes, 0);
-  return (w0 === 0xe59fc000 && u32(bytes, 4) === 0xe12fff1c) || w0 === 0xe51ff004;
-}
-
 /** The place `address` lies in (for a function, its start exactly or inside its extent). */
 function placeAt(sorted: readonly ImagePlace[], address: number): ImagePlace | null {
   let lo = 0;
@@ -122,6 +108,55 @@ function placeAt(sorted: readonly ImagePlace[], address: number): ImagePlace | n
     if (address === p.address || address < p.address + p.size) return p;
   }
   return null;
+}
+
+/**
+ * A linker stub's item (isLinkerStub): its bytes with the target field masked and one reference, the
+ * place it goes to (a branch or an address word); no place of its own, so no neighbour walk names it.
+ * Null when what it goes to is no named place.
+ */
+function stubItem(
+  image: ProgramImage,
+  sorted: readonly ImagePlace[],
+  p: ImagePlace,
+  mode: ArmMode,
+  bytes: Uint8Array,
+  origin: string,
+): SigItem | null {
+  const mask = new Uint8Array(bytes.length).fill(1);
+  let ref: SigRef | null = null;
+  // The ARM part: after `bx pc; nop` in a Thumb stub, at once in an ARM one.
+  const arm = mode === 'thumb' ? 4 : 0;
+  const branch =
+    arm + 4 <= bytes.length
+      ? directBranchAt(bytes, arm, p.address + arm, refBranchMode(bytes, mode, arm))
+      : null;
+  if (branch !== null && !branch.link && !branch.conditional) {
+    mask.fill(0, arm, arm + 4);
+    const t = placeAt(sorted, branch.target);
+    if (t !== null && t.address === branch.target && t.mode !== null)
+      ref = { at: arm, kind: 'call', target: keyOf(t), offset: 0, content: null };
+  } else {
+    // `ldr ip, [pc]; bx ip; .word x` or `ldr pc, [pc, #-4]; .word x`.
+    const at = arm + (u32(bytes, arm) === 0xe51ff004 ? 4 : 8);
+    if (at + 4 <= bytes.length) {
+      mask.fill(0, at, at + 4);
+      const named = wordRef(image, sorted, u32(bytes, at), at);
+      if (named !== null && named.target !== null) ref = named;
+    }
+  }
+  if (ref === null) return null;
+  return {
+    kind: 'function',
+    key: keyOf(p),
+    names: p.names,
+    mode,
+    size: p.size,
+    bytes: bytes.slice(),
+    mask,
+    refs: [ref],
+    origin,
+  };
 }
 
 function codeItem(
@@ -207,9 +242,17 @@ function wordRef(
   for (let n = SIGNATURE_LIMITS.contentBytes.max; n >= 4 && content === null; n >>= 1)
     content = image.read(value, n);
   if (content === null) return null;
-  // A string: up to its terminator.
+  // A string: up to its terminator. Other bytes: up to the first word holding an address of the
+  // program, which another build or layout changes (a table of pointers); none kept when that leaves
+  // fewer than 4.
   const nul = content.indexOf(0);
   if (nul >= 4) content = content.subarray(0, nul + 1);
+  else {
+    let end = content.length;
+    for (let k = (4 - (value & 3)) & 3; k + 4 <= end; k += 4) if (image.isAddress(u32(content, k))) end = k;
+    if (end < 4) return null;
+    content = content.subarray(0, end);
+  }
   return { at, kind: 'word', target: null, offset: 0, content: content.slice() };
 }
 

@@ -5,7 +5,7 @@
 // functions named otherwise. Pure.
 import type { Steps } from '../../core/cooperative.js';
 import { dataNamedSteps } from './data-anchors.js';
-import { directBranchAt } from './relocs.js';
+import { directBranchAt, refBranchMode } from './relocs.js';
 import type { ProgramFunction, ProgramMemory, SigItem } from './types.js';
 
 /** Functions handled between two turns of the event loop (here and in apply.ts). */
@@ -62,7 +62,12 @@ export function* narrowSteps(
       if (r.kind !== 'call' || r.target === null) continue;
       const want = byName.get(r.target);
       if (want === undefined || items[want]!.kind !== 'function') continue;
-      const b = directBranchAt(fn.bytes, fn.address - fn.start + r.at, fn.address + r.at, item.mode!);
+      const b = directBranchAt(
+        fn.bytes,
+        fn.address - fn.start + r.at,
+        fn.address + r.at,
+        refBranchMode(item.bytes, item.mode!, r.at),
+      );
       const g = b === null ? undefined : at.get(b.target);
       if (g !== undefined) out.push({ g, want: items[want]!.names[0]!, at: fn.address + r.at });
     }

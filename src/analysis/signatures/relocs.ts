@@ -153,3 +153,27 @@ export function literalLoadAt(bytes: Uint8Array, o: number, address: number, mod
   // Thumb LDR Rt, [PC, #imm8*4]: from the word-aligned PC.
   return (((address + 4) & ~3) + (h & 0xff) * 4) >>> 0;
 }
+
+/**
+ * Whether `bytes` (code in `mode`) start as a stub a linker writes between caller and callee: Thumb
+ * `bx pc` then `nop` or `b .-2` (on to ARM code), ARM `ldr ip, [pc]; bx ip` or `ldr pc, [pc, #-4]`
+ * (a word to go to).
+ */
+export function isLinkerStub(bytes: Uint8Array, mode: ArmMode): boolean {
+  if (mode === 'thumb') {
+    // bx pc, then nop or a branch back to it (never run: the bx leaves for ARM).
+    const w0 = bytes.length >= 4 ? u32(bytes, 0) : 0;
+    return w0 === 0x46c04778 || w0 === 0xe7fd4778;
+  }
+  if (bytes.length < 8) return false;
+  const w0 = u32(bytes, 0);
+  return (w0 === 0xe59fc000 && u32(bytes, 4) === 0xe12fff1c) || w0 === 0xe51ff004;
+}
+
+/**
+ * The mode of the instruction at `at` of a function whose bytes begin `bytes`: ARM after the `bx pc`
+ * of a Thumb linker stub (its branch on is ARM code), else the function's own.
+ */
+export function refBranchMode(bytes: Uint8Array, mode: ArmMode, at: number): ArmMode {
+  return mode === 'thumb' && at >= 4 && bytes.length >= 2 && u16(bytes, 0) === 0x4778 ? 'arm' : mode;
+}

@@ -14,7 +14,8 @@ import {
   type ProgramFunction,
   type ProgramMemory,
 } from '../../../src/analysis/signatures/apply.js';
-import { isLinkerStub } from '../../../src/analysis/signatures/from-image.js';
+import { imageItemSteps } from '../../../src/analysis/signatures/from-image.js';
+import { isLinkerStub } from '../../../src/analysis/signatures/relocs.js';
 import {
   buildSetSteps,
   decodeSetSteps,
@@ -237,7 +238,7 @@ test('functions too short or too alike to tell apart are named by their caller a
   assert.equal(r.proposals.find((x) => x.address === at('main'))?.name ?? null, null);
 });
 
-test("a linker's stubs are told from code (they are never carried to another build)", () => {
+test("a linker's stubs are told from code (they are carried only by what they reach)", () => {
   const le = (...words: number[]) => new Uint8Array(new Uint32Array(words).buffer);
   assert.equal(isLinkerStub(le(0x46c04778, 0xea000000), 'thumb'), true, 'bx pc; nop');
   assert.equal(isLinkerStub(le(0xe7fd4778, 0xeafffcf6), 'thumb'), true, 'bx pc; b .-2');
@@ -246,6 +247,113 @@ test("a linker's stubs are told from code (they are never carried to another bui
   assert.equal(isLinkerStub(le(0xb5104778), 'thumb'), false, 'bx pc then push: not a stub');
   assert.equal(isLinkerStub(le(0xe92d4010, 0xe12fff1e), 'arm'), false, 'push; bx lr');
   assert.equal(isLinkerStub(le(0x46c04778).subarray(0, 2), 'thumb'), false, 'too short');
+});
+
+/** One flat image at `base` holding `words` (little-endian), as a builder and an applier read it. */
+function flatImage(base: number, words: number[]) {
+  const bytes = new Uint8Array(new Uint32Array(words).buffer);
+  return {
+    bytes,
+    read: (address: number, length: number) =>
+      address >= base && address + length <= base + bytes.length
+        ? bytes.subarray(address - base, address - base + length)
+        : null,
+    isAddress: (value: number) => value >= base && value < base + bytes.length,
+  };
+}
+/** ARM `b target` at `at`. */
+const armB = (at: number, target: number) => (0xea000000 | (((target - at - 8) >> 2) & 0xffffff)) >>> 0;
+/** Five distinct ARM instructions then `bx lr`: a function of 24 bytes. */
+const body = (k: number) => [
+  0xe3a00000 + k,
+  0xe2800001 + k * 16,
+  0xe0800001,
+  0xe1a01000 + k,
+  0xe0210002,
+  0xe12fff1e,
+];
+
+test("a linker's stubs are carried by what they reach, never by their place", () => {
+  // Program A: f at 0x1000, g at 0x1018; Thumb stubs to f (0x1030) and g (0x1038); an ARM stub by
+  // address word to g (0x1040).
+  const A = 0x1000;
+  const a = flatImage(A, [
+    ...body(1),
+    ...body(2),
+    0x46c04778,
+    armB(0x1034, 0x1000),
+    0x46c04778,
+    armB(0x103c, 0x1018),
+    0xe59fc000,
+    0xe12fff1c,
+    0x1018,
+  ]);
+  const places = [
+    { names: ['f'], address: 0x1000, mode: 'arm' as const, size: 24 },
+    { names: ['g'], address: 0x1018, mode: 'arm' as const, size: 24 },
+    { names: ['__f_from_thumb'], address: 0x1030, mode: 'thumb' as const, size: 8 },
+    { names: ['__g_from_thumb'], address: 0x1038, mode: 'thumb' as const, size: 8 },
+    { names: ['__g_from_arm'], address: 0x1040, mode: 'arm' as const, size: 12 },
+  ];
+  const { items, skipped } = runSteps(imageItemSteps(a, places, 'a'));
+  assert.deepEqual(skipped, []);
+  const stub = items.find((i) => i.names[0] === '__f_from_thumb')!;
+  assert.equal(stub.place, undefined, 'a stub has no place for the neighbour walk');
+  assert.deepEqual(
+    stub.refs.map((r) => [r.at, r.kind, r.target]),
+    [[4, 'call', 'f']],
+  );
+  assert.deepEqual([...stub.mask], [1, 1, 1, 1, 0, 0, 0, 0]);
+  const set: SignatureSet = { name: 't', sources: [], items };
+  // Program B, moved and reordered: g at 0x2000, f at 0x2018, an unnamed h at 0x2030; the stubs in
+  // another order (g, h, f), and the ARM stub to f now.
+  const B = 0x2000;
+  const b = flatImage(B, [
+    ...body(2),
+    ...body(1),
+    ...body(3),
+    0x46c04778,
+    armB(0x204c, 0x2000),
+    0x46c04778,
+    armB(0x2054, 0x2030),
+    0x46c04778,
+    armB(0x205c, 0x2018),
+    0xe59fc000,
+    0xe12fff1c,
+    0x2018,
+  ]);
+  const fn = (address: number, mode: 'arm' | 'thumb', size: number) => ({
+    key: address.toString(16),
+    address,
+    mode,
+    end: address + size,
+    bytes: b.bytes,
+    start: B,
+  });
+  const functions = [
+    fn(0x2000, 'arm', 24),
+    fn(0x2018, 'arm', 24),
+    fn(0x2030, 'arm', 24),
+    fn(0x2048, 'thumb', 8),
+    fn(0x2050, 'thumb', 8),
+    fn(0x2058, 'thumb', 8),
+    fn(0x2060, 'arm', 12),
+  ];
+  const r = runSteps(applySteps(set, functions, b));
+  const named = Object.fromEntries(
+    r.proposals.filter((p) => p.name !== null).map((p) => [p.address, p.name]),
+  );
+  assert.deepEqual(named, {
+    [0x2000]: 'g',
+    [0x2018]: 'f',
+    [0x2048]: '__g_from_thumb',
+    [0x2058]: '__f_from_thumb',
+  });
+  // The stub to the unnamed h and the ARM stub that reaches f (A's reached g) name nothing.
+  for (const at of [0x2050, 0x2060]) {
+    const p = r.proposals.find((x) => x.address === at);
+    assert.equal(p?.name ?? null, null, `0x${at.toString(16)}`);
+  }
 });
 
 test('the set file round-trips; damaged set files are typed refusals', () => {

@@ -219,6 +219,21 @@ thumb Os pack.c
 thumb O2 syscalls.c
 LIST
 
+# arm9-revision: a later revision of the arm9-program, as real revisions differ: game.c with one command
+# changed and one added with its string (-DKIT_REVISION), math_arm.c at another optimisation level, and
+# everything after the change moved (build-to-build name matching is scored on it).
+program arm9-revision ARM9_CPU ../arm9-program/arm9-program.ld <<'LIST'
+arm O2 ../arm9-program/crt0.s
+arm O2 ../arm9-program/vectors.s
+arm O2 ../arm9-program/itcm.s
+arm O2 ../arm9-program/system.c
+thumb O2 ../arm9-program/game.c -DKIT_REVISION
+arm O1 ../arm9-program/math_arm.c
+thumb Os ../arm9-program/compact.c
+thumb O2 ../arm9-program/dtcm.c
+thumb O2 ../arm9-program/world.cpp
+LIST
+
 # arm9-calico: the arm9-program's code in the start-up layout of current devkitARM (a bootstub after the
 # secure area copies the crt0, which walks a load list; the main code runs 16 KiB below its load address,
 # over the bootstub: --no-check-sections lets the run addresses overlap the load image).

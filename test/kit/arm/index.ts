@@ -139,7 +139,9 @@ export function armBytesAt(program: ArmProgram, address: number, length: number)
  * area copies the crt0, which walks a load list; the main code runs ~16 KiB below its load address);
  * arm7-blocksds that of a BlocksDS ARM7 (a handshake copied to WRAM and called, then the body copied
  * over it); arm9-interp is a conventional layout with a 40 KB interpreter function, tail calls,
- * commands registered by address, late starts, fall-into entries, vtables and long jumps by BL.
+ * commands registered by address, late starts, fall-into entries, vtables and long jumps by BL;
+ * arm9-revision is a later revision of arm9-program (one function changed, one added with its strings,
+ * one file at another optimisation level, the rest moved) for carrying names build to build.
  */
 export const ARM_REALISTIC_PROGRAMS = [
   'arm9-program',
@@ -147,6 +149,7 @@ export const ARM_REALISTIC_PROGRAMS = [
   'arm9-calico',
   'arm7-blocksds',
   'arm9-interp',
+  'arm9-revision',
 ] as const;
 export type ArmRealisticProgram = (typeof ARM_REALISTIC_PROGRAMS)[number];
 

@@ -11,12 +11,12 @@ import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../../src/config/config.js';
-import { parseElfObject, STT_FUNC } from '../../../src/formats/objects/elf-object.js';
+import { parseElfObject, STT_FUNC, STT_NOTYPE } from '../../../src/formats/objects/elf-object.js';
 import { Services } from '../../../src/services.js';
 import { analysisTools } from '../../../src/tools/analysis/index.js';
 import { extractTools } from '../../../src/tools/extract/index.js';
 import { Workspace } from '../../../src/workspace/workspace.js';
-import { ARM_KIT_BUILD_DIR, loadProgramTruth } from '../../kit/arm/index.js';
+import { ARM_KIT_BUILD_DIR, type ArmRealisticProgram, loadProgramTruth } from '../../kit/arm/index.js';
 import { inProcess } from '../../kit/in-process.js';
 import { makeWorkspace } from '../../kit/mcp-harness.js';
 import { kitRomBytes, programRomBytes } from '../../kit/program-rom.js';
@@ -235,6 +235,45 @@ test('the set file imports back; hostile sets, paths and arguments are typed ref
   await w.fails('nds_signatures', { action: 'list', set: 'program' }, 'invalid-argument');
 });
 
+/**
+ * Every name an ELF gives each address: its functions (a constructor's C1 and C2 aliases both) and the
+ * code labels without a type (a second entry, like libgcc's `.divsi3_skip_div0_test`); never its
+ * mapping symbols.
+ */
+function elfNamesAt(program: string): Map<number, Set<string>> {
+  const names = new Map<number, Set<string>>();
+  for (const f of parseElfObject(new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, `${program}.elf`))))
+    .symbols)
+    if ((f.type === STT_FUNC || f.type === STT_NOTYPE) && f.name !== null && !f.name.startsWith('$'))
+      names.set(f.value & ~1, (names.get(f.value & ~1) ?? new Set()).add(f.name));
+  return names;
+}
+
+/**
+ * The names a set built from the named kit ROM proposes for program B's ROM, scored against B's ELF:
+ * right and wrong proposals, and the functions of B (by address) that A names too, less those
+ * `changed` (their source differs between the builds); `missed` lists those shared left unnamed.
+ */
+async function carried(set: string, romB: string, programB: ArmRealisticProgram, changed: string[] = []) {
+  const namesB = elfNamesAt(programB);
+  const { counts, proposals } = await allProposals(set, romB);
+  const wrong: string[] = [];
+  const rightAt = new Set<number>();
+  for (const p of proposals) {
+    if (p.name === null) continue;
+    const a = Number.parseInt(p.address.slice(2), 16);
+    if ([p.name, ...p.candidates[0].aliases].some((n: string) => namesB.get(a)?.has(n))) rightAt.add(a);
+    else wrong.push(`${p.address} ${p.name} (ELF: ${[...(namesB.get(a) ?? [])].join(', ') || 'none'})`);
+  }
+  const inA = new Set(truth.functions.map((f) => f.name));
+  const sharedAt = new Map<number, string>();
+  for (const f of loadProgramTruth(programB).functions)
+    if (inA.has(f.name) && !changed.includes(f.name)) sharedAt.set(f.address, f.name);
+  const right = [...rightAt].filter((a) => sharedAt.has(a)).length;
+  const missed = [...sharedAt].filter(([a]) => !rightAt.has(a)).map(([, name]) => name);
+  return { counts, proposals, named: rightAt.size, right, wrong, shared: sharedAt.size, missed };
+}
+
 test('names carried build to build: a set from the named ROM applied to the same code in another layout', async (t) => {
   // ROM A: the kit program, named from its ELF. ROM B: arm9-calico, the same sources linked in current
   // devkitARM's start-up layout (a bootstub first, everything else moved).
@@ -243,36 +282,53 @@ test('names carried build to build: a set from the named ROM applied to the same
   const built: any = await w.ok('nds_signatures', { action: 'build', set: 'from-a', rom });
   assert.equal(built.built.inputs[0].kind, 'rom');
   assert.equal(built.set.sources[0].path, rom);
-  const calico = loadProgramTruth('arm9-calico');
-  const calicoNames = new Map<number, Set<string>>();
-  // Every name the ELF gives an address (a constructor's C1 and C2 aliases both).
-  for (const f of parseElfObject(new Uint8Array(readFileSync(join(ARM_KIT_BUILD_DIR, 'arm9-calico.elf'))))
-    .symbols)
-    if (f.type === STT_FUNC && f.name !== null)
-      calicoNames.set(f.value & ~1, (calicoNames.get(f.value & ~1) ?? new Set()).add(f.name));
-  const { counts, proposals } = await allProposals('from-a', 'roms/calico.nds');
-  let right = 0;
-  const wrong: string[] = [];
-  for (const p of proposals) {
-    if (p.name === null) continue;
-    const a = Number.parseInt(p.address.slice(2), 16);
-    if ([p.name, ...p.candidates[0].aliases].some((n: string) => calicoNames.get(a)?.has(n))) right++;
-    else wrong.push(`${p.address} ${p.name} (ELF: ${[...(calicoNames.get(a) ?? [])].join(', ') || 'none'})`);
-  }
+  const { counts, proposals, named, right, wrong, shared, missed } = await carried(
+    'from-a',
+    'roms/calico.nds',
+    'arm9-calico',
+  );
   const places = proposals.filter((p) => p.alsoAt.length > 0).length;
   t.diagnostic(
     `ambiguous by several places ${places}, by several names ${proposals.filter((p) => p.candidates.length > 1).length}`,
   );
-  const shared = calico.functions.filter((f) =>
-    namesAt.has(truth.functions.find((g) => g.name === f.name)?.address ?? -1),
-  ).length;
   t.diagnostic(
     `counts ${JSON.stringify(counts)}; right ${right}, wrong ${wrong.length}; functions of B named in A ${shared}, recall ${(right / shared).toFixed(3)}`,
   );
   if (wrong.length > 0) t.diagnostic(`wrong: ${wrong.slice(0, 10).join('; ')}`);
-  assert.ok(right / (right + wrong.length) >= 0.99, wrong.slice(0, 20).join('; '));
-  // Measured 0.919 (0.51 before the places of named functions named their neighbours); the rest are
-  // mostly the linker's stubs, never carried. The one wrong name is a label A's ELF gives the
-  // second entry of a division routine, which B's ELF gives no FUNC symbol.
-  assert.ok(right / shared >= 0.9, `recall ${right / shared}`);
+  t.diagnostic(`missed (${missed.length}): ${missed.slice(0, 40).join(', ')}`);
+  assert.ok(named / (named + wrong.length) >= 0.99, wrong.slice(0, 20).join('; '));
+  // Measured 0.967 (0.51 before the places of named functions named their neighbours, 0.919 before
+  // the linker's stubs were carried by what they reach). The rest: the unwind library's VFP/WMMX
+  // save/restore routines and their stubs (no caller: not in the map), and a few functions whose
+  // every reference is to code that moved differently.
+  assert.ok(right / shared >= 0.95, `recall ${right / shared}`);
+});
+
+test('names carried to a later revision: a changed and an added function, one file built otherwise, the rest moved', async (t) => {
+  // ROM B: arm9-revision, the kit program's sources as a later revision (build.sh): cmd_gold changed,
+  // cmd_heal and its strings added in game.c (everything after them moved), math_arm.c at -O1.
+  await writeFile(join(root, 'roms/revision.nds'), kitRomBytes('arm9-revision', 'arm7-program'));
+  await w.ok('nds_symbols', { rom, action: 'import', file: 'program.elf' });
+  await w.ok('nds_signatures', { action: 'build', set: 'from-a-rev', rom });
+  const { counts, named, right, wrong, shared, missed } = await carried(
+    'from-a-rev',
+    'roms/revision.nds',
+    'arm9-revision',
+    ['cmd_gold'],
+  );
+  t.diagnostic(
+    `counts ${JSON.stringify(counts)}; right ${right}, wrong ${wrong.length}; unchanged functions of B named in A ${shared}, recall ${(right / shared).toFixed(3)}`,
+  );
+  if (wrong.length > 0) t.diagnostic(`wrong: ${wrong.slice(0, 10).join('; ')}`);
+  t.diagnostic(`missed (${missed.length}): ${missed.slice(0, 60).join(', ')}`);
+  assert.ok(named / (named + wrong.length) >= 0.99, wrong.slice(0, 20).join('; '));
+  // Measured 0.958: missed are the seven functions of the file built at -O1 (other code for the same
+  // source), run_command (its loop bound changed with the table), and what the layout test misses.
+  assert.ok(right / shared >= 0.95, `recall ${right / shared}`);
+  // What B added is named nothing it is not.
+  const added = loadProgramTruth('arm9-revision').functions.find((f) => f.name === 'cmd_heal')!;
+  const there = (await allProposals('from-a-rev', 'roms/revision.nds')).proposals.find(
+    (p) => Number.parseInt(p.address.slice(2), 16) === added.address,
+  );
+  assert.equal(there?.name ?? null, null);
 });

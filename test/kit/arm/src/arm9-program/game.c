@@ -1,6 +1,8 @@
 /* Game logic of the ARM9 kit program (Thumb): a state machine (a switch of 13 states), entities with
  * behaviour tables, a command table dispatched by name, sorting with comparators, formatted output,
- * handlers installed by address, tail calls, and functions nothing calls. */
+ * handlers installed by address, tail calls, and functions nothing calls. Built with -DKIT_REVISION
+ * (the arm9-revision program) it is a later revision of itself: one command changed, one added with
+ * its string, everything after them moved. */
 #include "game.h"
 #include "system.h"
 #include <stdio.h>
@@ -91,11 +93,26 @@ static int cmd_list(int argc, char **argv) {
   }
   return entity_count;
 }
+#ifndef KIT_REVISION
 static int cmd_gold(int argc, char **argv) {
   if (argc > 1) gold += atoi(argv[1]);
   printf("gold %d\n", gold);
   return gold;
 }
+#else
+static int cmd_gold(int argc, char **argv) {
+  if (argc > 1) gold += atoi(argv[1]);
+  if (gold > 9999) gold = 9999;
+  printf("gold %d of %d\n", gold, 9999);
+  return gold;
+}
+static int cmd_heal(int argc, char **argv) {
+  int amount = argc > 1 ? atoi(argv[1]) : 1;
+  for (int i = 0; i < entity_count; i++) entities[i].hp += amount;
+  printf("healed %d entities by %d\n", entity_count, amount);
+  return entity_count;
+}
+#endif
 static int cmd_math(int argc, char **argv) {
   if (argc < 4) return -1;
   int r = math_eval(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]));
@@ -115,6 +132,9 @@ struct command {
 static const struct command commands[] = {
     {"spawn", cmd_spawn, "spawn KIND"}, {"sort", cmd_sort, "sort [p]"}, {"list", cmd_list, "list"},
     {"gold", cmd_gold, "gold [N]"},     {"math", cmd_math, "math OP A B"}, {"state", cmd_state, "state N"},
+#ifdef KIT_REVISION
+    {"heal", cmd_heal, "heal [N]"},
+#endif
 };
 
 int run_command(const char *line) {
