@@ -317,20 +317,25 @@ function propose(
   });
   const unique = ranked.length === 1;
   const tier: ProposalTier = !unique ? 'ambiguous' : best.compared >= minCompared ? 'strong' : 'supported';
-  const reasons = unique
+  const reasons = !unique
     ? [
-        `${best.compared} of ${items[best.item]!.bytes.length} bytes compared and equal (${items[best.item]!.bytes.length - best.compared} masked)`,
-        'one name in the set matches',
-        ...(best.agreed > 0 ? [`${best.agreed} reference(s) agree`] : []),
-        ...(best.calledAs !== null ? [best.calledAs] : []),
-        ...(best.unchecked > 0 ? [`${best.unchecked} reference(s) not checkable`] : []),
-      ]
-    : [
         `${ranked.length} names match these bytes: ${candidates
           .map((c) => c.name)
           .slice(0, 8)
           .join(', ')}`,
-      ];
+      ]
+    : best.compared === 0
+      ? [
+          'its bytes match no signature (the same name built otherwise): named by its callers alone',
+          best.calledAs!,
+        ]
+      : [
+          `${best.compared} of ${items[best.item]!.bytes.length} bytes compared and equal (${items[best.item]!.bytes.length - best.compared} masked)`,
+          'one name in the set matches',
+          ...(best.agreed > 0 ? [`${best.agreed} reference(s) agree`] : []),
+          ...(best.calledAs !== null ? [best.calledAs] : []),
+          ...(best.unchecked > 0 ? [`${best.unchecked} reference(s) not checkable`] : []),
+        ];
   const ruledOut = all.length - kept.length;
   if (ruledOut > 0)
     reasons.push(`${ruledOut} other byte match(es) ruled out by their references, their callers or extent`);
@@ -392,7 +397,8 @@ export function* applySteps(
   yield;
   // Pass 3: the references of functions one name matches narrow the functions they name.
   const live = matches.map((ms) => ms.filter((m) => m.contradicted === 0));
-  yield* narrowSteps(items, index.byName, functions, live, minCompared, memory);
+  const bare = matches.map((ms) => ms.length === 0);
+  yield* narrowSteps(items, index.byName, functions, live, minCompared, memory, bare);
   // Pass 4: proposals.
   const counts: ApplyCounts = {
     functions: functions.length,
@@ -406,8 +412,9 @@ export function* applySteps(
   };
   const proposals: Proposal[] = [];
   for (const [f, fn] of functions.entries()) {
-    if (matches[f]!.length === 0) continue;
-    const p = propose(fn, matches[f]!, live[f]!, items, minCompared, counts);
+    if (matches[f]!.length === 0 && live[f]!.length === 0) continue;
+    const all = matches[f]!.length > 0 ? matches[f]! : live[f]!;
+    const p = propose(fn, all, live[f]!, items, minCompared, counts);
     if (p !== null) proposals.push(p);
   }
   markSharedNames(proposals);

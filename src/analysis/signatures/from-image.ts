@@ -18,7 +18,7 @@ import {
   STT_OBJECT,
 } from '../../formats/objects/elf-object.js';
 import { badName } from '../../formats/symbols/types.js';
-import { directBranchAt, isLinkerStub, literalLoadAt, refBranchMode, u32 } from './relocs.js';
+import { directBranchAt, isLinkerStub, literalLoadAt, stubReach, u32 } from './relocs.js';
 import { SIGNATURE_LIMITS, type SigItem, type SigRef } from './types.js';
 
 /** A named place of the program. */
@@ -124,26 +124,17 @@ function stubItem(
   origin: string,
 ): SigItem | null {
   const mask = new Uint8Array(bytes.length).fill(1);
+  const reach = stubReach(bytes, 0, p.address, mode);
+  if (reach === null) return null;
+  mask.fill(0, reach.at, reach.at + 4);
   let ref: SigRef | null = null;
-  // The ARM part: after `bx pc; nop` in a Thumb stub, at once in an ARM one.
-  const arm = mode === 'thumb' ? 4 : 0;
-  const branch =
-    arm + 4 <= bytes.length
-      ? directBranchAt(bytes, arm, p.address + arm, refBranchMode(bytes, mode, arm))
-      : null;
-  if (branch !== null && !branch.link && !branch.conditional) {
-    mask.fill(0, arm, arm + 4);
-    const t = placeAt(sorted, branch.target);
-    if (t !== null && t.address === branch.target && t.mode !== null)
-      ref = { at: arm, kind: 'call', target: keyOf(t), offset: 0, content: null };
+  if (reach.kind === 'call') {
+    const t = placeAt(sorted, reach.target);
+    if (t !== null && t.address === reach.target && t.mode !== null)
+      ref = { at: reach.at, kind: 'call', target: keyOf(t), offset: 0, content: null };
   } else {
-    // `ldr ip, [pc]; bx ip; .word x` or `ldr pc, [pc, #-4]; .word x`.
-    const at = arm + (u32(bytes, arm) === 0xe51ff004 ? 4 : 8);
-    if (at + 4 <= bytes.length) {
-      mask.fill(0, at, at + 4);
-      const named = wordRef(image, sorted, u32(bytes, at), at);
-      if (named !== null && named.target !== null) ref = named;
-    }
+    const named = wordRef(image, sorted, reach.target, reach.at);
+    if (named !== null && named.target !== null) ref = named;
   }
   if (ref === null) return null;
   return {

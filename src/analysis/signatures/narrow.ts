@@ -5,7 +5,7 @@
 // functions named otherwise. Pure.
 import type { Steps } from '../../core/cooperative.js';
 import { dataNamedSteps } from './data-anchors.js';
-import { directBranchAt, refBranchMode } from './relocs.js';
+import { directBranchAt, isLinkerStub, refBranchMode, stubReach } from './relocs.js';
 import type { ProgramFunction, ProgramMemory, SigItem } from './types.js';
 
 /** Functions handled between two turns of the event loop (here and in apply.ts). */
@@ -34,7 +34,12 @@ const NARROW_ROUNDS = 8;
  * function whose bytes match no such name is left as it is). Then a function several names match
  * loses each name whose calls reach functions now named otherwise. Repeated while anything changes,
  * at most NARROW_ROUNDS times. A name given by a caller is evidence of its own: the match stands even
- * on few bytes (`calledAs` says who called it so).
+ * on few bytes (`calledAs` says who called it so). A function whose bytes match no signature at all
+ * (`bare`: the same source built otherwise) takes the name its callers give it when they all agree
+ * (a match of no compared bytes, whose own calls name nothing: its bytes are not the signature's);
+ * a linker stub never does, and callers that disagree leave it unnamed. A call the set makes through a
+ * linker stub to a function reaches a stub in the program too: the function that stub goes to is
+ * named so (in the same ways).
  */
 export function* narrowSteps(
   items: readonly SigItem[],
@@ -43,6 +48,7 @@ export function* narrowSteps(
   live: Match[][],
   minCompared: number,
   memory: ProgramMemory,
+  bare: readonly boolean[] = [],
 ): Steps<void> {
   const at = new Map<number, number>();
   for (const [f, fn] of functions.entries()) if (!at.has(fn.address)) at.set(fn.address, f);
@@ -57,7 +63,8 @@ export function* narrowSteps(
   /** Each call of match `m` of `fn` its signature names: the function it reaches and the name wanted there. */
   const callsOf = (fn: ProgramFunction, m: Match) => {
     const item = items[m.item]!;
-    const out: { g: number; want: string; at: number }[] = [];
+    const out: { g: number; want: string; wantItem: number; at: number }[] = [];
+    if (m.compared === 0) return out;
     for (const r of item.refs) {
       if (r.kind !== 'call' || r.target === null) continue;
       const want = byName.get(r.target);
@@ -69,7 +76,8 @@ export function* narrowSteps(
         refBranchMode(item.bytes, item.mode!, r.at),
       );
       const g = b === null ? undefined : at.get(b.target);
-      if (g !== undefined) out.push({ g, want: items[want]!.names[0]!, at: fn.address + r.at });
+      if (g !== undefined)
+        out.push({ g, want: items[want]!.names[0]!, wantItem: want, at: fn.address + r.at });
     }
     return out;
   };
@@ -105,6 +113,42 @@ export function* narrowSteps(
       }
     return changed;
   };
+  /** Functions whose callers named them otherwise: left unnamed. */
+  const disputed = new Set<number>();
+  /** A bare function `g` named `wantItem`'s name by a caller (`why`); whether anything changed. */
+  const adopt = (g: number, wantItem: number, why: string): boolean => {
+    if (disputed.has(g)) return false;
+    const there = live[g]!;
+    if (there.length > 0) {
+      if (nameOf(there[0]!) === items[wantItem]!.names[0]) return false;
+      live[g] = [];
+      disputed.add(g);
+      return true;
+    }
+    const fn = functions[g]!;
+    if (isLinkerStub(fn.bytes.subarray(fn.address - fn.start, fn.end - fn.start), fn.mode)) return false;
+    live[g] = [
+      { item: wantItem, compared: 0, agreed: 0, unchecked: 0, contradicted: 0, why: null, calledAs: why },
+    ];
+    return true;
+  };
+  /**
+   * When item `wantItem` is a linker stub going to a function item and the program's function `g` is
+   * a stub too: the function `g` goes to and that item.
+   */
+  const throughStub = (g: number, wantItem: number): { h: number; target: number } | null => {
+    const item = items[wantItem]!;
+    const ref = item.refs[0];
+    if (!isLinkerStub(item.bytes, item.mode!) || ref === undefined || ref.target === null) return null;
+    const target = byName.get(ref.target);
+    if (target === undefined || items[target]!.kind !== 'function') return null;
+    const fn = functions[g]!;
+    const o = fn.address - fn.start;
+    if (!isLinkerStub(fn.bytes.subarray(o, fn.end - fn.start), fn.mode)) return null;
+    const reach = stubReach(fn.bytes, o, fn.address, fn.mode);
+    const h = reach === null ? undefined : at.get(reach.target & ~1);
+    return h === undefined || h === g ? null : { h, target };
+  };
   // The functions the set's data found in the program names (a vtable's slots).
   for (const d of yield* dataNamedSteps(items, byName, memory)) {
     const g = at.get(d.address);
@@ -118,9 +162,15 @@ export function* narrowSteps(
       if (one === null) continue;
       const m = live[f]!.find((x) => x.compared >= minCompared || x.agreed > 0 || x.calledAs !== null);
       if (!m) continue;
-      for (const { g, want, at: site } of callsOf(fn, m)) {
+      for (const { g, want, wantItem, at: site } of callsOf(fn, m)) {
         if (g === f) continue;
-        if (name(g, want, `called as ${want} by ${one} (${hex(fn.address)}) at ${hex(site)}`)) changed = true;
+        const why = `called as ${want} by ${one} (${hex(fn.address)}) at ${hex(site)}`;
+        if (bare[g] ? adopt(g, wantItem, why) : name(g, want, why)) changed = true;
+        const through = throughStub(g, wantItem);
+        if (through === null) continue;
+        const { h, target } = through;
+        const via = `reached as ${items[target]!.names[0]} through the linker stub at ${hex(functions[g]!.address)}, ${why}`;
+        if (bare[h] ? adopt(h, target, via) : name(h, items[target]!.names[0]!, via)) changed = true;
       }
       // Its neighbours in its section lie at the same distances in the program: walked outwards
       // while each function found where one should be is one its bytes match (a function missing

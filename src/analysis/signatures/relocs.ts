@@ -177,3 +177,30 @@ export function isLinkerStub(bytes: Uint8Array, mode: ArmMode): boolean {
 export function refBranchMode(bytes: Uint8Array, mode: ArmMode, at: number): ArmMode {
   return mode === 'thumb' && at >= 4 && bytes.length >= 2 && u16(bytes, 0) === 0x4778 ? 'arm' : mode;
 }
+
+/** Where a linker stub goes: the field that says it (a branch or an address word) and its target. */
+export interface StubReach {
+  /** Offset of the field in the stub. */
+  at: number;
+  kind: 'call' | 'word';
+  /** The address it goes to (a word keeps its Thumb bit). */
+  target: number;
+}
+
+/**
+ * Where the linker stub at `o` of `bytes` (at `address`, isLinkerStub) goes: after a Thumb stub's
+ * `bx pc; nop`, an ARM `b` or `ldr pc, [pc, #-4]; .word x`; an ARM stub's `ldr ip, [pc]; bx ip;
+ * .word x` or `ldr pc, [pc, #-4]; .word x`. Null when the bytes end first or hold another form.
+ */
+export function stubReach(bytes: Uint8Array, o: number, address: number, mode: ArmMode): StubReach | null {
+  const arm = mode === 'thumb' ? 4 : 0;
+  if (o + arm + 4 > bytes.length) return null;
+  const branch = directBranchAt(bytes, o + arm, address + arm, 'arm');
+  if (branch !== null) {
+    if (branch.link || branch.conditional) return null;
+    return { at: arm, kind: 'call', target: branch.target };
+  }
+  const at = arm + (u32(bytes, o + arm) === 0xe51ff004 ? 4 : 8);
+  if (o + at + 4 > bytes.length) return null;
+  return { at, kind: 'word', target: u32(bytes, o + at) };
+}
