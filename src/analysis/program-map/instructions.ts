@@ -36,17 +36,11 @@ export function decodeSpan(
  * none outside the component or at an address unaligned for the mode). `untilFlow`: up to the first PC
  * write, included.
  */
-export function decodeAt(
-  comp: MapComponent,
-  address: number,
-  mode: ArmMode,
-  processor: Processor,
-  max: number,
-  untilFlow = false,
-): DecodedInstruction[] {
+export function decodeAt(...span: Parameters<typeof decodeSpan>): DecodedInstruction[] {
+  const [comp, address, mode] = span;
   const unit = mode === 'arm' ? 4 : 2;
   if (address < comp.start || address >= comp.end || address % unit !== 0) return [];
-  return decodeSpan(comp, address, mode, processor, max, untilFlow).instructions;
+  return decodeSpan(...span).instructions;
 }
 
 export const baseOf = (ins: DecodedInstruction): string =>
