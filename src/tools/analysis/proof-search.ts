@@ -5,7 +5,12 @@
 import { z } from 'zod/v4';
 import type { CallSiteAnswer, CoverageAnswer, FunctionRef } from '../../analysis/answers/question.js';
 import { XREF_TRUNCATIONS } from '../../analysis/answers/xrefs.js';
-import { ANALYSIS_SCOPES, BOUNDED_EVIDENCE_IDS, EVIDENCE_IDS } from '../../analysis/evidence/index.js';
+import {
+  ANALYSIS_SCOPES,
+  BOUNDED_EVIDENCE_IDS,
+  EVIDENCE_IDS,
+  type EvidenceId,
+} from '../../analysis/evidence/index.js';
 import { CONSTANT_CALL_VIAS } from '../../analysis/functions/constant-register.js';
 import {
   CALL_SITE_KINDS,
@@ -14,7 +19,7 @@ import {
 } from '../../analysis/functions/discover.js';
 import { COVERAGES, SCOPE_STATUSES } from '../../analysis/functions/nds-scope.js';
 import { MAP_LIMITS } from '../../analysis/program-map/service.js';
-import { COMPONENT_KINDS, TIERS } from '../../analysis/program-map/types.js';
+import { COMPONENT_KINDS, TIERS, type Tier } from '../../analysis/program-map/types.js';
 import { ARM_MODES } from '../../arm/types.js';
 import {
   addressOut,
@@ -24,8 +29,10 @@ import {
   PROCESSORS,
   type Processor,
 } from '../../core/vocabulary.js';
+import type { SymbolTable } from '../../extract/symbol-store.js';
 import type { LimitSpec } from '../../mcp/tool.js';
 import { CFG_BOUNDS } from '../shared/control-flow.js';
+import { nameField, storedNameOut } from '../shared/names.js';
 import { overlayIdArg } from '../shared/rom.js';
 
 export type LimitTable = Record<string, LimitSpec & { default: number; min: number }>;
@@ -214,6 +221,30 @@ export function identityView(processor: Processor, id: FunctionRef): z.input<typ
   };
   if (id.overlayId !== null) out.overlayId = id.overlayId;
   return out;
+}
+
+/** The fields a function record of nds_discover_functions and nds_function_at starts with. */
+export const functionHeadFields = {
+  identity: identitySchema,
+  name: storedNameOut,
+  component: componentKindSchema,
+  evidence: evidenceListSchema,
+  tier: tierSchema,
+};
+
+/** Those fields of one function: its identity, its stored name beside it, its component, evidence and tier. */
+export function functionHeadView(
+  processor: Processor,
+  names: SymbolTable,
+  f: { ref: FunctionRef; evidence: EvidenceId[]; tier: Tier },
+) {
+  return {
+    identity: identityView(processor, f.ref),
+    ...nameField('name', names, processor, f.ref.address, f.ref.overlayId),
+    component: f.ref.component,
+    evidence: f.evidence,
+    tier: f.tier,
+  };
 }
 
 export const componentSchema = z.object({

@@ -2,6 +2,7 @@
 // labels, shown as `name` or `name+0x10`, never evidence; and the same names taken for addresses
 // (the tools' `names` hooks: src/mcp/named-args.ts).
 
+import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
 import { formatOptionalAddress, type Processor } from '../../core/vocabulary.js';
 import { resolveName } from '../../extract/symbol-names.js';
@@ -13,6 +14,9 @@ import { withToolRom } from './rom.js';
 export function romNames(ctx: ToolContext, rom: RomIdentity): Promise<SymbolTable> {
   return getSymbolStore(ctx.services).table(rom);
 }
+
+/** A stored name in an answer (absent when nds_symbols has none for the place). */
+export const storedNameOut = z.string().optional().describe('Its stored name (nds_symbols)');
 
 /** `{ [key]: name }` when a name covers the address, else nothing: spread into a record. */
 export function nameField<K extends string>(
