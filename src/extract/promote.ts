@@ -239,6 +239,27 @@ export async function withDirLock<T>(
   }
 }
 
+/**
+ * Runs `fn` holding the lock of the ROM directory `sha16` of `area`, once what a killed writer left
+ * there is repaired (recoverLeftovers).
+ */
+export function withRomDirLock<T>(
+  area: OutputDir,
+  sha16: string,
+  fn: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  return withDirLock(
+    area,
+    sha16,
+    async () => {
+      await recoverLeftovers(area, sha16);
+      return fn();
+    },
+    signal,
+  );
+}
+
 const LOCK_TEMP = /^\..+\.lock\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
 /** Removes the temp files of lock writes that dead processes left (a kill between write and link). */

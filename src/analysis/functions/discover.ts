@@ -96,14 +96,7 @@ export interface CallSite {
 export interface FunctionCfgSummary {
   status: BoundedStatus;
   truncation: TruncationReason[];
-  blocks: {
-    component: string;
-    overlayId: number | null;
-    autoloadIndex?: number;
-    mode: ArmMode;
-    address: number;
-    end: number;
-  }[];
+  blocks: Pick<CfgBlock, 'component' | 'overlayId' | 'autoloadIndex' | 'mode' | 'address' | 'end'>[];
   instructions: number;
   bytes: number;
   edges: number;
