@@ -10,7 +10,7 @@ import type { Workspace } from '../workspace/workspace.js';
 import { componentArtifact, EXTRACT_LIMITS, romDirSegments, sha256Of } from './artifacts.js';
 import { withRomDirLock } from './promote.js';
 
-export interface ExtractResult {
+interface ExtractResult {
   artifact: string;
   sidecar: string;
   component: {

@@ -19,7 +19,7 @@ import { acquireLock, recoverStaleLock, releaseLock } from '../workspace/dir-loc
 import type { OutputDir } from '../workspace/output-dir.js';
 
 /** The names a bundle owns at its top level; anything else in the directory is carried over. */
-export const BUNDLE_ENTRIES = new Set([
+const BUNDLE_ENTRIES = new Set([
   'manifest.json',
   'address-map.json',
   'filesystem.json',
@@ -204,8 +204,6 @@ export async function recoverLeftovers(
 const locks = new Map<string, Promise<unknown>>();
 /** Leftovers already reported as impossible to remove (each is said once per process). */
 const unremovable = new Set<string>();
-
-export { LOCK_LIMITS } from '../workspace/dir-lock.js';
 
 /**
  * Runs `fn` holding the lock `.<key>.lock` of `area`; `fn` receives the notes of any stale lock that

@@ -37,9 +37,9 @@ export const SYMBOL_STORE_LIMITS = {
   reach: { max: 0x1000, unit: 'bytes' },
 } as const;
 
-export type { StoredSymbol, SymbolSource } from './symbol-store-file.js';
+export type { StoredSymbol } from './symbol-store-file.js';
 
-export interface Conflict {
+interface Conflict {
   name: string;
   address: number;
   processor: Processor;

@@ -48,13 +48,13 @@ let patchedPending = 0;
 
 /** The patch formats applied, told apart by their headers. */
 export const PATCH_FORMATS = ['bps', 'ips'] as const;
-export type PatchFormat = (typeof PATCH_FORMATS)[number];
+type PatchFormat = (typeof PATCH_FORMATS)[number];
 
 /** What applying a patch checked: the BPS source and target CRC-32s, or nothing an IPS patch can say. */
 export const APPLY_CHECKS = ['source-and-target-crc32', 'none: IPS patches carry no checksums'] as const;
-export type ApplyCheck = (typeof APPLY_CHECKS)[number];
+type ApplyCheck = (typeof APPLY_CHECKS)[number];
 
-export interface ApplyResult {
+interface ApplyResult {
   format: PatchFormat;
   patchSha256: string;
   output: string;

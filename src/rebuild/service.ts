@@ -45,7 +45,7 @@ export interface Validated {
 }
 
 /** Test hook: called at named steps of a build (the crash test pauses there). */
-export type BuildStepHook = (step: string) => void | Promise<void>;
+type BuildStepHook = (step: string) => void | Promise<void>;
 
 function sourceReader(rom: RomHandle): ChunkReader {
   return (into, position) => rom.readChunk(into, position);
@@ -111,7 +111,7 @@ const EVIDENCE_MAX = REBUILD_LIMITS.manifestBytes.max * 16;
  * Removes temp build directories that dead processes left in `parent` (never a live process's). Every
  * removal is relative to the open directory: a leftover swapped for a link is unlinked, never followed.
  */
-export async function recoverBuildLeftovers(parent: OutputDir): Promise<string[]> {
+async function recoverBuildLeftovers(parent: OutputDir): Promise<string[]> {
   const removed: string[] = [];
   for (const name of await parent.names()) {
     const m = TMP.exec(name);
@@ -234,7 +234,7 @@ export interface BuildResult {
   manifest: Manifest;
 }
 
-export interface BuildOptions {
+interface BuildOptions {
   signal?: AbortSignal;
   onStep?: BuildStepHook;
   /** Bytes of the rebuilt ROM written so far, and its size. */

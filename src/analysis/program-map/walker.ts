@@ -45,8 +45,8 @@ import {
   WalkStopped,
 } from './walk-types.js';
 
-export type { EdgeKind, MapBlock, Term } from './blocks.js';
-export type { WalkBudget } from './walk-clock.js';
+export type { EdgeKind, MapBlock } from './blocks.js';
+
 export type { EmitRequest, MapEntry } from './walk-types.js';
 export { entryKey, placeKey, WalkStopped } from './walk-types.js';
 
@@ -63,7 +63,7 @@ export interface BlockView {
   emit(request: Omit<EmitRequest, 'fromComponent'>): void;
 }
 
-export interface WalkHooks {
+interface WalkHooks {
   onBlock(view: BlockView): void;
 }
 

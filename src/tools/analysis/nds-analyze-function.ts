@@ -47,7 +47,7 @@ import {
   tierSchema,
 } from './proof-search.js';
 
-export const ANALYZE_FUNCTION_LIMITS = {
+const ANALYZE_FUNCTION_LIMITS = {
   ...addressSearchLimits({
     components: 'components considered',
     blocks: 'blocks decoded',

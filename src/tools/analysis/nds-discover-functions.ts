@@ -45,7 +45,7 @@ export { DISCOVERY_LIMITS };
 const L = DISCOVERY_LIMITS;
 
 /** One page of functions (either scope). */
-export const FUNCTION_PAGE = {
+const FUNCTION_PAGE = {
   offset: { default: 0, min: 0, max: 10_000_000, unit: 'functions skipped' },
   limit: { default: 48, min: 1, max: 1024, unit: 'functions listed' },
 } as const;
