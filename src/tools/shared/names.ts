@@ -4,7 +4,7 @@
 
 import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { formatOptionalAddress, type Processor } from '../../core/vocabulary.js';
+import { addressOut, formatOptionalAddress, type Processor } from '../../core/vocabulary.js';
 import { resolveName } from '../../extract/symbol-names.js';
 import { getSymbolStore, type RomIdentity, type SymbolTable } from '../../extract/symbol-store.js';
 import type { AddressNamer, ToolContext } from '../../mcp/tool.js';
@@ -30,6 +30,12 @@ export function nameField<K extends string>(
   const name = names.nameOf(processor, address, overlayId);
   return name === null ? {} : ({ [key]: name } as Record<K, string>);
 }
+
+/** The fields ownerRuntime gives, for output schemas. */
+export const ownerRuntimeSchema = {
+  runtimeAddress: addressOut.nullable().optional(),
+  runtimeName: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
+};
 
 /**
  * `{ runtimeAddress, runtimeName? }` of a ROM-byte owner (resolve_rom_offset, search hits): the
