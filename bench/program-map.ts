@@ -100,6 +100,7 @@ const QUALITY_ROMS: Record<(typeof ARM_REALISTIC_PROGRAMS)[number], string> = {
   'arm9-calico': 'roms/layouts.nds',
   'arm7-blocksds': 'roms/layouts.nds',
   'arm9-interp': 'roms/interp.nds',
+  'arm9-revision': 'roms/revision.nds',
 };
 
 export async function benchProgramMap(): Promise<Record<string, unknown>> {
@@ -112,6 +113,7 @@ export async function benchProgramMap(): Promise<Record<string, unknown>> {
     writeFileSync(join(root, 'roms/program.nds'), kitRomBytes('arm9-program', 'arm7-program'));
     writeFileSync(join(root, 'roms/layouts.nds'), kitRomBytes('arm9-calico', 'arm7-blocksds'));
     writeFileSync(join(root, 'roms/interp.nds'), kitRomBytes('arm9-interp', 'arm7-program'));
+    writeFileSync(join(root, 'roms/revision.nds'), kitRomBytes('arm9-revision', 'arm7-program'));
     const out: Record<string, unknown> = { runs: RUNS };
     const quality: Record<string, unknown> = {};
     for (const name of ARM_REALISTIC_PROGRAMS) {

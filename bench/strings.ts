@@ -26,7 +26,7 @@ async function tree(root: string, label: string, workspace: string): Promise<Tre
   const { loadConfig } = await import(join(root, 'src/config/config.ts'));
   const { Services } = await import(join(root, 'src/services.ts'));
   const { Workspace } = await import(join(root, 'src/workspace/workspace.ts'));
-  const { getRomStore } = await import(join(root, 'src/nds/rom-store.ts'));
+  const { getRomStore } = await import(join(root, 'src/roms/rom-store.ts'));
   const { listStrings } = await import(join(root, 'src/extract/string-list.ts'));
   return {
     label,

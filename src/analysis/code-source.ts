@@ -432,7 +432,7 @@ export function spanLookup(
 }
 
 /** One explicit static candidate of a runtime address (as resolveRuntimeAddress lists it). */
-export interface ExplicitCandidate {
+interface ExplicitCandidate {
   component: RuntimeComponent;
   overlayId: number | null;
   autoloadIndex: number | null;

@@ -23,14 +23,14 @@ export const LINEAR_LIMITS = {
 
 /** complete: the requested window decoded; component-end: the code source ended first; decode-stopped: see stop. */
 export const LINEAR_WINDOW_STATUSES = ['complete', 'component-end', 'decode-stopped'] as const;
-export type LinearWindowStatus = (typeof LINEAR_WINDOW_STATUSES)[number];
+type LinearWindowStatus = (typeof LINEAR_WINDOW_STATUSES)[number];
 
 export interface LinearWindowRequest extends StartRequest {
   maxInstructions: number;
   maxBytes: number;
 }
 
-export interface LinearWindow {
+interface LinearWindow {
   source: ResolvedSource;
   status: LinearWindowStatus;
   stop: DecodeWindowResult['stop'];
@@ -59,7 +59,7 @@ export interface LiteralWord {
   text: string | null;
 }
 
-export const TEXT_AT = { minChars: 3, maxChars: 64, readBytes: 256 } as const;
+const TEXT_AT = { minChars: 3, maxChars: 64, readBytes: 256 } as const;
 const TEXT_ENCODINGS = new Set<StringEncoding>(['ascii', 'sjis', 'utf16le']);
 
 /** The string at runtime address `value`, read from the window's source or the ROM; null when none. */

@@ -3,7 +3,7 @@
 // to know when a runtime address cannot be pinned to one overlay.
 import type { Overlay } from '../formats/nds/index.js';
 
-export interface OverlayOverlaps {
+interface OverlayOverlaps {
   /** Exact number of other records overlapping this one. */
   count: number;
   /** Their IDs in ascending start order, at most `maxListed`. */

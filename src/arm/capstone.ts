@@ -94,7 +94,7 @@ export interface RawInstruction {
 /** Bytes copied into WASM memory per refill: bounds the copy whatever the caller's input size. */
 export const CHUNK_BYTES = 4096;
 
-export interface RunResult {
+interface RunResult {
   /** Bytes consumed by the instructions delivered. */
   consumed: number;
   /** Capstone refused the bytes at `consumed` (false when the input or the count ran out). */

@@ -74,9 +74,9 @@ export const BLOCK_ENDS = [
   'decode-stopped',
   'limit',
 ] as const;
-export type BlockEnd = (typeof BLOCK_ENDS)[number];
+type BlockEnd = (typeof BLOCK_ENDS)[number];
 
-export interface CfgCall {
+interface CfgCall {
   at: number;
   /** Absent for an indirect call (unresolved by design). */
   target?: number;
@@ -102,7 +102,7 @@ export interface CfgBlock {
 
 export const CFG_EDGE_KINDS = ['branch', 'taken', 'fallthrough'] as const;
 
-export interface CfgEdge {
+interface CfgEdge {
   from: number;
   /** Target block id; null when the target was not (or could not be) traversed. */
   to: number | null;
@@ -121,7 +121,7 @@ export interface CfgResult {
   totals: { instructions: number; bytes: number };
 }
 
-export interface CfgRequest {
+interface CfgRequest {
   processor: Processor;
   span: CodeSpan;
   address: number;

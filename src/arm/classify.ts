@@ -47,25 +47,15 @@ const COPROCESSOR = /^(cdp|ldc|stc|mcr|mrc|mcrr|mrrc)/;
 const COPROCESSOR_FIRST = new Set(['c', 'l', 's', 'm']);
 
 /** The mnemonic without its condition suffix (Capstone prints UAL: the condition comes last). */
-export function baseMnemonic(raw: Pick<RawInstruction, 'mnemonic' | 'condition'>): string {
+function baseMnemonic(raw: Pick<RawInstruction, 'mnemonic' | 'condition'>): string {
   const m = raw.mnemonic;
   return raw.condition && m.endsWith(raw.condition) ? m.slice(0, -raw.condition.length) : m;
 }
 
 /**
- * Why the processor cannot execute this instruction ('armv5t', 'armv5te', 'armv6+', 'thumb2' or the
- * offending Capstone group), or null when it can. ARM9 = ARMv5TE, ARM7 = ARMv4T.
+ * Why the processor cannot execute this instruction (base mnemonic `base`): 'armv5t', 'armv5te',
+ * 'armv6+', 'thumb2' or the offending Capstone group, or null when it can. ARM9 = ARMv5TE, ARM7 = ARMv4T.
  */
-export function missingArchitecture(
-  raw: RawInstruction,
-  mode: ArmMode,
-  processor: Processor,
-  bytes?: Uint8Array,
-): string | null {
-  return architectureGap(raw, baseMnemonic(raw), mode, processor, bytes);
-}
-
-/** missingArchitecture with the base mnemonic `base` of `raw`. */
 function architectureGap(
   raw: RawInstruction,
   base: string,
@@ -104,14 +94,6 @@ function architectureGap(
 const PC_WRITEBACK = /\[pc\b[^\]]*\]!/;
 
 /**
- * Encodings Capstone accepts although fixed (should-be-one / should-be-zero) bits are wrong, which
- * makes them UNPREDICTABLE: reported as undecodable rather than given a confident meaning.
- */
-export function violatesFixedBits(raw: RawInstruction, mode: ArmMode, bytes: Uint8Array): boolean {
-  return wrongFixedBits(raw, baseMnemonic(raw), mode, bytes);
-}
-
-/**
  * Why an instruction Capstone decoded is no instruction of `processor`: 'undecodable' for UDF (permanently
  * undefined) and wrong fixed bits (UNPREDICTABLE), 'architecture' for a later architecture's; null when
  * it is one. `bytes` are the instruction's own.
@@ -128,7 +110,11 @@ export function refusalOf(
   return null;
 }
 
-/** violatesFixedBits with the base mnemonic `base` of `raw`. */
+/**
+ * Encodings Capstone accepts although fixed (should-be-one / should-be-zero) bits are wrong, which
+ * makes them UNPREDICTABLE: reported as undecodable rather than given a confident meaning (`base`: the
+ * base mnemonic of `raw`).
+ */
 function wrongFixedBits(raw: RawInstruction, base: string, mode: ArmMode, bytes: Uint8Array): boolean {
   if (mode === 'thumb') {
     // BX/BLX Rm (010001 11 H Rm SBZ): bits 2..0 should be zero.

@@ -27,7 +27,7 @@ import {
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';
 
 /** Hard ceiling per call, far above every tool limit: keeps a single call's work bounded. */
-export const MAX_WINDOW_INSTRUCTIONS = 65_536;
+const MAX_WINDOW_INSTRUCTIONS = 65_536;
 
 // 32-bit Thumb encodings start with a halfword whose top five bits are 11101, 11110 or 11111.
 const isThumb32Prefix = (halfword: number): boolean => halfword >>> 11 >= 0b11101;
@@ -77,7 +77,7 @@ export async function loadDecoder(): Promise<void> {
  * `untilFlow`: stop after the first instruction that writes PC (a caller that ends a basic block
  * there makes no instructions it will not look at).
  */
-export async function decodeRange(
+async function decodeRange(
   bytes: Uint8Array,
   start: number,
   end: number,
@@ -310,5 +310,3 @@ function decodeOne(
       rest.includes(pcRelative.address.toString(16)));
   return { base: at, size: ins.size, refusal: null, ins, textAddress, portable: !mentions };
 }
-
-export type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';

@@ -98,7 +98,7 @@ export function shift(
   }
 }
 
-export interface AluResult {
+interface AluResult {
   value: Value;
   flags: EmuFlags;
 }

@@ -26,10 +26,10 @@ import {
 } from './emulate-state.js';
 import { thumbStep } from './emulate-thumb.js';
 
-export type { CoprocessorWrite, EmuFlags, EmuMemory, EmuState, EmuStop, Value } from './emulate-state.js';
+export type { CoprocessorWrite, EmuMemory, EmuState } from './emulate-state.js';
 export { emuState } from './emulate-state.js';
 
-export interface EmulateOptions {
+interface EmulateOptions {
   processor: Processor;
   memory: EmuMemory;
   maxSteps: number;
@@ -55,7 +55,7 @@ export interface EmulateOptions {
   onCoprocessorWrite?: (write: CoprocessorWrite) => void;
 }
 
-export interface EmulateResult {
+interface EmulateResult {
   stop: EmuStop;
   /** Where the run stopped: the next instruction to execute (or the one that could not run). */
   pc: number;

@@ -8,7 +8,7 @@ import { u32 } from '../formats/le.js';
 import { decodeWindow } from './decoder.js';
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from './types.js';
 
-export interface LiteralPoolData {
+interface LiteralPoolData {
   kind: 'literal-pool-data';
   address: number;
   size: 4;
@@ -25,7 +25,7 @@ export type LinearItem = DecodedInstruction | LiteralPoolData;
 export const isLiteralPoolData = (item: LinearItem): item is LiteralPoolData =>
   (item as LiteralPoolData).kind === 'literal-pool-data';
 
-export interface LinearWindowResult {
+interface LinearWindowResult {
   /** Instructions and marked pool words, in address order. */
   items: LinearItem[];
   stop: DecodeWindowResult['stop'];

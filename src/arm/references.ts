@@ -9,7 +9,7 @@ export const REFERENCE_KINDS = [
   'literal-pool',
   'pc-relative-address',
 ] as const;
-export type ReferenceKind = (typeof REFERENCE_KINDS)[number];
+type ReferenceKind = (typeof REFERENCE_KINDS)[number];
 
 export interface ArmReference {
   /** Address of the referencing instruction. */

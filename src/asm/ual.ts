@@ -15,9 +15,9 @@ import type { Processor } from '../core/vocabulary.js';
 import { CONDITION_CODES, type Encoded, encodeArm } from './encode.js';
 import { ASM_LIMITS } from './source.js';
 
-export type AsmMode = 'arm' | 'thumb';
+type AsmMode = 'arm' | 'thumb';
 
-export interface ArmipsSource {
+interface ArmipsSource {
   /** The source in armips' syntax, one line for each line of the caller's. */
   source: string;
   /** What the caller should know about a line read one way where it could be read another. */
@@ -176,7 +176,7 @@ function splitStatements(code: string): string[] {
 }
 
 /** Operands split at the commas outside brackets, braces, parentheses and literals, trimmed. */
-export function splitOperands(text: string): string[] {
+function splitOperands(text: string): string[] {
   if (text.trim() === '') return [];
   const out: string[] = [];
   let depth = 0;
@@ -198,7 +198,7 @@ export function splitOperands(text: string): string[] {
 const withAliases = (operand: string) => operand.replace(ALIAS, (m) => ALIASES[m.toLowerCase()] ?? m);
 
 /** r0..r15, sp, lr, pc (after aliases) -> its number; null otherwise. */
-export function registerNumber(text: string): number | null {
+function registerNumber(text: string): number | null {
   const t = text.trim().toLowerCase();
   if (t === 'sp') return 13;
   if (t === 'lr') return 14;
@@ -261,7 +261,7 @@ interface ArmMnemonic {
 const condOf = (rest: string): string | null => (rest === '' || CONDITION.has(rest) ? rest : null);
 
 /** A UAL ARM mnemonic in parts, or null when it is not one (armips' own spellings among them). */
-export function parseArmMnemonic(mnemonic: string): ArmMnemonic | null {
+function parseArmMnemonic(mnemonic: string): ArmMnemonic | null {
   for (const [base, family] of ARM_BASES) {
     if (!mnemonic.startsWith(base)) continue;
     const rest = mnemonic.slice(base.length);
@@ -479,7 +479,7 @@ function rewriteThumb(mnemonic: string, operandText: string, context: Context): 
 }
 
 /** The registers of `{r0, r2-r4}`, or null when it is not such a list of plain registers. */
-export function registerList(text: string): number[] | null {
+function registerList(text: string): number[] | null {
   const m = /^\{(.*)\}$/s.exec(text.trim());
   if (!m) return null;
   const out: number[] = [];

@@ -14,7 +14,7 @@ import { loadAllTools, toolsForProfile } from '../tools/index.js';
 import { Workspace } from '../workspace/workspace.js';
 
 /** Calls one command runs at most (each is bounded by its own tool's limits). */
-export const MAX_CALLS = 32;
+const MAX_CALLS = 32;
 
 const refusal = (code: string, message: string) => `${JSON.stringify({ error: { code, message } })}\n`;
 

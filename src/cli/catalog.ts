@@ -21,7 +21,7 @@ import { FAMILIES, loadFamily } from '../tools/families.js';
 
 declare const __RE_MCP_CATALOG__: PackedCatalogEntry[] | undefined;
 
-export interface CatalogEntry {
+interface CatalogEntry {
   family: string;
   profiles: readonly ProfileName[];
   limits?: Record<string, LimitSpec>;
@@ -58,7 +58,7 @@ export async function buildCatalog(): Promise<CatalogEntry[]> {
  * schema differs from the summary, its text and the summary's place in `published` are kept too, so
  * RE_MCP_OUTPUT_SCHEMAS=full is one splice per tool, not a derivation.
  */
-export interface PackedCatalogEntry {
+interface PackedCatalogEntry {
   family: string;
   profiles: readonly ProfileName[];
   limits?: Record<string, LimitSpec>;

@@ -2,7 +2,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export interface DemoStep {
+interface DemoStep {
   title: string;
   tool: string;
   args: Record<string, unknown>;

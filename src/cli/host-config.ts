@@ -8,16 +8,16 @@ import type { Emulator } from '../debug/backend.js';
 import { EMULATORS, emulatorSettings } from '../debug/emulators.js';
 
 export const HOSTS = ['claude-code', 'claude-desktop', 'cursor', 'vscode'] as const;
-export type Host = (typeof HOSTS)[number];
-export const SERVER_KEY = 're-mcp';
+type Host = (typeof HOSTS)[number];
+const SERVER_KEY = 're-mcp';
 
-export interface Launch {
+interface Launch {
   command: string;
   args: string[];
   env: Record<string, string>;
 }
 
-export const isHost = (value: string): value is Host => (HOSTS as readonly string[]).includes(value);
+const isHost = (value: string): value is Host => (HOSTS as readonly string[]).includes(value);
 
 /** How this process was started (Node and the entry it runs), and the settings to pass on. */
 export function launchFor(
@@ -39,7 +39,7 @@ function sh(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-export function snippet(host: Host, launch: Launch): { text: string; where: string } {
+function snippet(host: Host, launch: Launch): { text: string; where: string } {
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   const server = { command: launch.command, args: launch.args, env: launch.env };
   switch (host) {

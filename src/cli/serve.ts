@@ -44,9 +44,9 @@ function consoleToStderr(): void {
 }
 
 /** Longest wait, after stdin ends, for the requests already received to be answered. */
-export const SETTLE_MS = 60_000;
+const SETTLE_MS = 60_000;
 /** Longest wait for stdout to drain before the process exits. */
-export const FLUSH_MS = 5_000;
+const FLUSH_MS = 5_000;
 
 export async function serve(config: Config): Promise<void> {
   startupMark('serve loaded');

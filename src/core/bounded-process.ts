@@ -18,7 +18,7 @@ export interface BoundedOutput {
   truncated: boolean;
 }
 
-export interface BoundedRun {
+interface BoundedRun {
   exitCode: number | null;
   signal: string | null;
   durationMs: number;
@@ -30,7 +30,7 @@ export interface BoundedRun {
   spawnError: string | null;
 }
 
-export interface BoundedRunOptions {
+interface BoundedRunOptions {
   argv: readonly string[];
   cwd: string;
   env: Record<string, string>;

@@ -14,9 +14,9 @@ import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { resolve as resolvePath } from 'node:path';
 
-export type ContainmentMode = 'pid-namespace' | 'process-group';
+type ContainmentMode = 'pid-namespace' | 'process-group';
 
-export interface Containment {
+interface Containment {
   mode: ContainmentMode;
   /** argv prefix that runs a command contained (empty for the process-group fallback). */
   prefix: string[];

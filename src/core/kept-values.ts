@@ -5,7 +5,7 @@
 // number of values and a byte total; the least recently used goes first. Pure bookkeeping: no I/O.
 import type { MemoryBudget, Reservation } from './memory-budget.js';
 
-export interface KeptValuesLimits {
+interface KeptValuesLimits {
   /** Values kept at once. */
   maxValues: number;
   /** Estimated bytes of all kept values together. */

@@ -10,7 +10,7 @@
 // `unit` names what is counted in its refusals. Pure: no I/O.
 import { ReMcpError, throwIfCancelled } from './errors.js';
 
-export const MEMORY_BUDGET_LIMITS = {
+const MEMORY_BUDGET_LIMITS = {
   /** Bytes the budgeted buffers of all calls may hold at once. */
   budgetBytes: { max: 768 * 1024 * 1024, unit: 'bytes' },
   /** How long a call waits for its reservation before it is refused busy. */

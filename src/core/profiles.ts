@@ -11,7 +11,7 @@ export const PROFILE_SUMMARIES: Record<ProfileName, string> = {
   full: 'every tool',
 };
 
-export function isProfileName(value: string): value is ProfileName {
+function isProfileName(value: string): value is ProfileName {
   return (PROFILE_NAMES as readonly string[]).includes(value);
 }
 
@@ -85,7 +85,7 @@ export interface ProfileOrigin {
 }
 
 /** The selection of an unset RE_MCP_PROFILE, and why each profile beyond `static` is in it. */
-export function defaultProfileSelection(
+function defaultProfileSelection(
   env: Readonly<Record<string, string | undefined>>,
   triggers: readonly ProfileTrigger[] = PROFILE_TRIGGERS,
 ): {

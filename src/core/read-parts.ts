@@ -4,10 +4,10 @@
 // Pure: the reads come from the injected reader.
 
 /** Fills `into` from `position`; returns the bytes read (fewer only at the end of the file). */
-export type PartReader = (into: Uint8Array, position: number) => Promise<number>;
+type PartReader = (into: Uint8Array, position: number) => Promise<number>;
 
 /** Bytes of one part. */
-export const READ_PART_BYTES = 1024 * 1024;
+const READ_PART_BYTES = 1024 * 1024;
 
 /**
  * Reads `into` from `position` in parts of `part` bytes, all at once. Returns the bytes read in order

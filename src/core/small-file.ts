@@ -7,11 +7,11 @@ import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { ReMcpError } from './errors.js';
 
-export const SMALL_FILE_LIMITS = {
+const SMALL_FILE_LIMITS = {
   deadlineMs: { default: 2_000, max: 30_000, unit: 'ms' },
 } as const;
 
-export interface SmallFileOptions {
+interface SmallFileOptions {
   /** Largest accepted size; a larger file is refused with limit-exceeded. */
   maxBytes: number;
   /** How the file is named in errors (never an absolute path the caller did not give). */

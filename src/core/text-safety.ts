@@ -23,7 +23,7 @@ const UNSAFE_IN_LINES =
  * too), `line` (one line of a table or a `key: value`: tabs kept), `lines` (a text block laid out in
  * lines: tabs, line feeds and CRLF pairs kept, a lone CR escaped).
  */
-export type TextLayout = 'strict' | 'line' | 'lines';
+type TextLayout = 'strict' | 'line' | 'lines';
 
 const PATTERNS: Readonly<Record<TextLayout, RegExp>> = {
   strict: UNSAFE,

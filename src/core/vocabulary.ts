@@ -29,7 +29,7 @@ const HEX = /^0[xX][0-9a-fA-F]{1,8}$/;
 const DECIMAL = /^[0-9]{1,10}$/;
 
 /** Parses the input grammar above; null when the text is not an address in 0..0xFFFFFFFF. */
-export function parseAddress(value: number | string): number | null {
+function parseAddress(value: number | string): number | null {
   let n: number;
   if (typeof value === 'number') n = value;
   else if (HEX.test(value)) n = Number.parseInt(value.slice(2), 16);

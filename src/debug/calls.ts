@@ -6,7 +6,7 @@
 // from the prefix stops on the suffix, "inside" the call instruction.
 import { u16, u32 } from '../formats/le.js';
 
-export type CallKind =
+type CallKind =
   | 'arm-bl'
   | 'arm-blx-immediate'
   | 'arm-blx-register'
@@ -22,8 +22,8 @@ export interface CallSite {
   returnThumb: boolean;
 }
 
-export const isThumbBlPrefix = (h: number): boolean => (h & 0xf800) === 0xf000;
-export const isThumbBlSuffix = (h: number): boolean => (h & 0xf800) === 0xf800 || (h & 0xf800) === 0xe800;
+const isThumbBlPrefix = (h: number): boolean => (h & 0xf800) === 0xf000;
+const isThumbBlSuffix = (h: number): boolean => (h & 0xf800) === 0xf800 || (h & 0xf800) === 0xe800;
 
 /**
  * The call at `pc`, or null. `bytes` holds memory from `pc` (at least 4 bytes); for Thumb, `before`

@@ -8,9 +8,9 @@ import type { CpuDebugger, StopInfo } from './cpu.js';
 
 /** Why a stop whose condition did not hold was returned anyway. */
 export const GIVE_UP_REASONS = ['silent-resume-limit', 'deadline', 'cancelled'] as const;
-export type GiveUpReason = (typeof GIVE_UP_REASONS)[number];
+type GiveUpReason = (typeof GIVE_UP_REASONS)[number];
 
-export interface ConditionalOutcome extends RunOutcome {
+interface ConditionalOutcome extends RunOutcome {
   /** Breakpoint stops passed over because a condition did not hold or a matching hit was skipped. */
   skippedHits: number;
   /** null when the stop is not at a conditional breakpoint. */

@@ -15,12 +15,12 @@ export const CONDITION_LIMITS = {
 
 /** What a condition may name: the core registers, then the CPSR. */
 export const REGISTER_NAMES = [...CORE_REGISTERS, 'cpsr'] as const;
-export type RegisterName = (typeof REGISTER_NAMES)[number];
+type RegisterName = (typeof REGISTER_NAMES)[number];
 
 export const COMPARE_OPS = ['eq', 'ne', 'lt', 'le', 'gt', 'ge'] as const;
-export type CompareOp = (typeof COMPARE_OPS)[number];
+type CompareOp = (typeof COMPARE_OPS)[number];
 
-export interface RegisterComparison {
+interface RegisterComparison {
   register: RegisterName;
   op: CompareOp;
   value: number;
@@ -28,7 +28,7 @@ export interface RegisterComparison {
   mask: number;
 }
 
-export interface MemoryComparison {
+interface MemoryComparison {
   address: number;
   size: 1 | 2 | 4;
   signed: boolean;
@@ -80,7 +80,7 @@ export function validateCondition(c: BreakCondition): BreakCondition {
   return c;
 }
 
-export function registerValue(regs: DecodedRegisters, name: RegisterName): number {
+function registerValue(regs: DecodedRegisters, name: RegisterName): number {
   switch (name) {
     case 'sp':
       return regs.r[13]!;

@@ -27,11 +27,11 @@ export const ADDRESS_SPACE_END = 0x1_0000_0000;
 
 /** What an executable range says of its code's instruction set; `mixed` says nothing. */
 export const RANGE_MODES = [...ARM_MODES, 'mixed'] as const;
-export type RangeMode = (typeof RANGE_MODES)[number];
+type RangeMode = (typeof RANGE_MODES)[number];
 
 /** Who declared an executable range: the header (main binary), the start-up copies, or the caller. */
 export const RANGE_SOURCES = ['header', 'copied', 'caller'] as const;
-export type RangeSource = (typeof RANGE_SOURCES)[number];
+type RangeSource = (typeof RANGE_SOURCES)[number];
 
 export interface ExecRange {
   start: number;
@@ -69,7 +69,7 @@ export function containingRange(
   return ranges.find((r) => address >= r.start && address + size <= r.end) ?? null;
 }
 
-export interface ModeHints {
+interface ModeHints {
   /** Ranges that contain the address. */
   ranges: readonly ExecRange[];
   /** The CPU's entry point (always ARM on the DS). */

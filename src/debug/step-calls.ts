@@ -29,7 +29,7 @@ export const RETURN_RUN_ENDINGS = [
   'cancelled',
   'deeper-return-limit',
 ] as const;
-export type ReturnRunEnding = (typeof RETURN_RUN_ENDINGS)[number];
+type ReturnRunEnding = (typeof RETURN_RUN_ENDINGS)[number];
 
 export interface ReturnRunOutcome {
   state: 'stopped';
@@ -42,7 +42,7 @@ export interface ReturnRunOutcome {
   returnThumb: boolean;
 }
 
-export interface StepOverOutcome extends ReturnRunOutcome {
+interface StepOverOutcome extends ReturnRunOutcome {
   call: CallSite | null;
   startPc: number;
   /** The start PC was the second half of a Thumb BL pair. */

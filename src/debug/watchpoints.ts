@@ -7,13 +7,7 @@ import { formatAddress, type Processor } from '../core/vocabulary.js';
 import { type CpuDebugger, REPLY_TIMEOUT_MS } from './cpu.js';
 import { WATCH_LIMITS, WATCH_TYPE, type WatchAccess, type Watchpoint } from './watch-stop.js';
 
-export {
-  parseWatchStop,
-  WATCH_ACCESSES,
-  WATCH_LIMITS,
-  type WatchAccess,
-  type Watchpoint,
-} from './watch-stop.js';
+export { parseWatchStop, WATCH_ACCESSES, WATCH_LIMITS, type Watchpoint } from './watch-stop.js';
 
 import { parseOkReply } from './rsp/packets.js';
 

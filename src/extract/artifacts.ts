@@ -41,7 +41,7 @@ export function fileArtifactName(fileId: number, path: string | null): string {
   return /[A-Za-z0-9]/.test(safe) ? `${base}_${safe}` : `${base}.bin`;
 }
 
-export interface ComponentArtifact {
+interface ComponentArtifact {
   /** Directory segments below the ROM directory, then the file name. */
   dir: string[];
   name: string;

@@ -20,16 +20,16 @@ import {
   withDirLock,
 } from './promote.js';
 
-export const BUNDLE_FORMAT = 're-mcp-nds-analysis-bundle';
-export const BUNDLE_VERSION = 1;
+const BUNDLE_FORMAT = 're-mcp-nds-analysis-bundle';
+const BUNDLE_VERSION = 1;
 
-export interface BundleFile {
+interface BundleFile {
   path: string;
   size: number;
   sha256: string;
 }
 
-export interface BundleResult {
+interface BundleResult {
   directory: string;
   sourceSha256: string;
   sourceSize: number;
@@ -41,7 +41,7 @@ export interface BundleResult {
   recovered: string[];
 }
 
-export interface BundleOptions {
+interface BundleOptions {
   signal?: AbortSignal;
   /** Called after each durable step (tests use it to crash at exact points). */
   onStep?: StepHook;

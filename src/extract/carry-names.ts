@@ -15,7 +15,7 @@ import type { RomHandle, RomStore } from '../roms/rom-store.js';
 import type { Services } from '../services.js';
 import { getSymbolStore, placeKey, type StoredSymbol } from './symbol-store.js';
 
-export const CARRY_LIMITS = {
+const CARRY_LIMITS = {
   /** Dropped names listed in an answer (all are counted). */
   listed: { max: 100, unit: 'dropped names' },
   /** Bytes of data compared at a name without a mode-given width. */

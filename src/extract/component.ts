@@ -8,9 +8,9 @@ import type { ComponentSelector } from '../search/search-scope.js';
 import type { OutputDir } from '../workspace/output-dir.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { componentArtifact, EXTRACT_LIMITS, romDirSegments, sha256Of } from './artifacts.js';
-import { recoverLeftovers, withDirLock } from './promote.js';
+import { withRomDirLock } from './promote.js';
 
-export interface ExtractResult {
+interface ExtractResult {
   artifact: string;
   sidecar: string;
   component: {
@@ -52,11 +52,10 @@ export async function extractComponent(
   const [area, sha16] = romDirSegments(rom.identity.sha256) as [string, string];
   const areaDir = await workspace.outputDir('analysis/generated', [area]);
   try {
-    return await withDirLock(
+    return await withRomDirLock(
       areaDir,
       sha16,
       async () => {
-        await recoverLeftovers(areaDir, sha16);
         const bytes = rom.readBytes(art.start, size);
         // Written only if the bytes just read still belong to the identified ROM.
         await rom.verifyUnchanged(signal);

@@ -19,7 +19,7 @@ import { acquireLock, recoverStaleLock, releaseLock } from '../workspace/dir-loc
 import type { OutputDir } from '../workspace/output-dir.js';
 
 /** The names a bundle owns at its top level; anything else in the directory is carried over. */
-export const BUNDLE_ENTRIES = new Set([
+const BUNDLE_ENTRIES = new Set([
   'manifest.json',
   'address-map.json',
   'filesystem.json',
@@ -205,8 +205,6 @@ const locks = new Map<string, Promise<unknown>>();
 /** Leftovers already reported as impossible to remove (each is said once per process). */
 const unremovable = new Set<string>();
 
-export { LOCK_LIMITS } from '../workspace/dir-lock.js';
-
 /**
  * Runs `fn` holding the lock `.<key>.lock` of `area`; `fn` receives the notes of any stale lock that
  * was recovered to take it.
@@ -237,6 +235,27 @@ export async function withDirLock<T>(
   } finally {
     if (locks.get(key) === tail) locks.delete(key);
   }
+}
+
+/**
+ * Runs `fn` holding the lock of the ROM directory `sha16` of `area`, once what a killed writer left
+ * there is repaired (recoverLeftovers).
+ */
+export function withRomDirLock<T>(
+  area: OutputDir,
+  sha16: string,
+  fn: () => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  return withDirLock(
+    area,
+    sha16,
+    async () => {
+      await recoverLeftovers(area, sha16);
+      return fn();
+    },
+    signal,
+  );
 }
 
 const LOCK_TEMP = /^\..+\.lock\.(\d+)\.[0-9a-f]{8}\.tmp$/;

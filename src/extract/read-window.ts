@@ -15,7 +15,7 @@ export const READ_WINDOW_LIMITS = {
 } as const;
 
 export const TABLES = ['fnt', 'fat', 'arm9-overlay-table', 'arm7-overlay-table', 'banner'] as const;
-export type TableName = (typeof TABLES)[number];
+type TableName = (typeof TABLES)[number];
 
 export type ReadRegion =
   | ComponentSelector
@@ -24,9 +24,9 @@ export type ReadRegion =
   | { kind: 'autoload'; index: number };
 
 export const READ_VIEWS = ['stored', 'decoded'] as const;
-export type ReadView = (typeof READ_VIEWS)[number];
+type ReadView = (typeof READ_VIEWS)[number];
 
-export interface RegionWindow {
+interface RegionWindow {
   label: string;
   view: ReadView;
   /** The region was stored BLZ-compressed. */

@@ -17,7 +17,7 @@ export type Unscanned = { component: string; bytes: number; reason: string }[];
  * it instead of scanning the ROM again. Each string costs INDEX_BYTES_PER_STRING; the text is decoded
  * again from its bytes when a page shows it (the bytes of the same ROM: the same text).
  */
-export const STRING_INDEX_LIMITS = {
+const STRING_INDEX_LIMITS = {
   /** Strings one index holds; a page past them is found by a scan, as without an index. */
   strings: { max: 1 << 20, unit: 'strings in one index' },
   indexes: { max: 16, unit: 'indexes kept' },

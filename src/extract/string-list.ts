@@ -51,7 +51,7 @@ export const STRING_LIST_LIMITS = {
 } as const;
 
 export const STRING_AREAS = ['all', 'arm9', 'arm7', 'files'] as const;
-export type StringArea = (typeof STRING_AREAS)[number];
+type StringArea = (typeof STRING_AREAS)[number];
 
 export interface StringListRequest {
   area: StringArea;
@@ -69,7 +69,7 @@ export interface StringListRequest {
   onProgress?: ((done: number, total: number | undefined, message: string) => void) | undefined;
 }
 
-export interface StringRef {
+interface StringRef {
   from: number;
   kind: string;
   tier: Tier;
@@ -81,7 +81,7 @@ export interface StringRef {
   loadedBy: number[];
 }
 
-export interface ListedString {
+interface ListedString {
   component: string;
   /** The executable's processor and overlay (null for files, and outside overlays). */
   processor: Processor | null;
@@ -102,7 +102,7 @@ export interface ListedString {
   ambiguous: boolean;
 }
 
-export interface StringList {
+interface StringList {
   status: BoundedStatus;
   totalBytes: number;
   scannedBytes: number;

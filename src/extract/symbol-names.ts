@@ -13,7 +13,7 @@ export const NAME_LOOKUP_LIMITS = {
 } as const;
 
 /** What a name given for an address resolved to. */
-export interface NameHit {
+interface NameHit {
   /** The stored name. */
   symbol: string;
   offset: number;

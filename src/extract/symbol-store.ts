@@ -18,7 +18,7 @@ import { type Services, serviceKey } from '../services.js';
 import { readWhole } from '../workspace/read-whole.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { romDirSegments } from './artifacts.js';
-import { recoverLeftovers, withDirLock } from './promote.js';
+import { withRomDirLock } from './promote.js';
 import {
   decodeSteps,
   encodeSteps,
@@ -37,9 +37,9 @@ export const SYMBOL_STORE_LIMITS = {
   reach: { max: 0x1000, unit: 'bytes' },
 } as const;
 
-export type { StoredSymbol, SymbolSource } from './symbol-store-file.js';
+export type { StoredSymbol } from './symbol-store-file.js';
 
-export interface Conflict {
+interface Conflict {
   name: string;
   address: number;
   processor: Processor;
@@ -301,11 +301,10 @@ export class SymbolStore {
   ): Promise<T> {
     const { areaDir, sha16 } = await this.dirs(rom);
     try {
-      return await withDirLock(
+      return await withRomDirLock(
         areaDir,
         sha16,
         async () => {
-          await recoverLeftovers(areaDir, sha16);
           const dir = await areaDir.child(sha16);
           try {
             const bytes = await dir.readIfSmall(STORE_FILE, SYMBOL_STORE_LIMITS.storeBytes.max);

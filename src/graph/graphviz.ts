@@ -15,7 +15,7 @@ import { ReMcpError } from '../core/errors.js';
 import type { MemoryBudget } from '../core/memory-budget.js';
 import { runInWorker } from '../core/worker-run.js';
 
-export interface Layout {
+interface Layout {
   /** Graphviz's JSON output (-Tjson): bounding box, objects and edges with their drawing operations. */
   json: unknown;
   /** Present when asked for. */
@@ -28,7 +28,7 @@ export const LAYOUT_TIME = { default: 10_000, max: 60_000 } as const;
 /** The worker's JavaScript heap (Graphviz's own WebAssembly memory grows with the graph, bounded by its size). */
 const WORKER_HEAP_MB = 256;
 /** What one layout's worker may hold: its heap cap, Graphviz's WebAssembly memory, the thread itself. */
-export const LAYOUT_MEMORY_BYTES = (WORKER_HEAP_MB + 128) * 1024 * 1024;
+const LAYOUT_MEMORY_BYTES = (WORKER_HEAP_MB + 128) * 1024 * 1024;
 
 // Runs inside the worker (CommonJS, evaluated): loads Graphviz and renders each format asked for.
 const WORKER_SOURCE = `

@@ -5,7 +5,7 @@ import { CELL_ASCENT, CELL_HEIGHT, CELL_WIDTH, glyphOrBox } from './font.js';
 import { type Canvas, COORD_LIMIT, type Colour, MAX_FONT_PIXEL, MAX_TEXT_LENGTH } from './raster-canvas.js';
 
 /** Where one text goes: its anchor in pixels, the operation's alignment and laid-out width (points, as read). */
-export interface TextPlacement {
+interface TextPlacement {
   px: number;
   py: number;
   align: unknown;

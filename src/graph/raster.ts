@@ -32,7 +32,7 @@ const DEFAULT_FONT_SIZE = 14;
 const DASHED: readonly [number, number] = [5, 2];
 const DOTTED: readonly [number, number] = [1, 5];
 
-export type XdotPoint = [number, number];
+type XdotPoint = [number, number];
 
 /** The xdot drawing operations rasterize understands; any other op is skipped. */
 export type XdotOp =
@@ -71,7 +71,7 @@ export interface GraphvizLayout {
 /** Another name for GraphvizLayout. */
 export type GraphvizJson = GraphvizLayout;
 
-export interface RasterOptions {
+interface RasterOptions {
   /** Pixels per point. */
   scale: number;
   /** Colour of the pixels nothing is drawn on; white when left out. */
@@ -85,7 +85,7 @@ export interface Raster {
   rgba: Uint8Array;
 }
 
-export interface FitLimits {
+interface FitLimits {
   maxScale: number;
   maxPixels: number;
   maxSide: number;

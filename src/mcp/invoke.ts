@@ -23,7 +23,7 @@ export interface ToolCallResult {
   isError?: boolean;
 }
 
-export interface InvokeOptions {
+interface InvokeOptions {
   signal: AbortSignal;
   /** Receives progress updates (already made monotonic and rate-limited). */
   onProgress?: (update: ProgressUpdate) => void;

@@ -21,21 +21,21 @@ import { messageMark } from '../core/startup-trace.js';
 import { isErrorResponse, isNotification, isRequest, isResultResponse, RawJson } from './jsonrpc.js';
 
 /** Longest accepted line (bytes). Longer lines are refused with -32600 and skipped; the session goes on. */
-export const MAX_LINE_BYTES = 10 * 1024 * 1024;
+const MAX_LINE_BYTES = 10 * 1024 * 1024;
 
 /** Bytes queued for stdout above which no further input line is handled until it drains. */
 export const OUTPUT_HIGH_BYTES = 8 * 1024 * 1024;
 /** Requests read and not yet finished (and their lines' bytes) above which input waits. */
-export const OPEN_LIMITS = { requests: 1024, bytes: 64 * 1024 * 1024 } as const;
+const OPEN_LIMITS = { requests: 1024, bytes: 64 * 1024 * 1024 } as const;
 /**
  * Input lines handled per event-loop turn. Answers are written after the turn, so this bounds how far
  * output can overshoot OUTPUT_HIGH_BYTES: at most this many immediate answers (tools/list is the largest).
  */
 export const LINES_PER_TURN = 32;
 
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const INVALID_PARAMS = -32602;
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
 
 type Id = string | number;
 

@@ -44,7 +44,7 @@ export interface ToolContext {
   progress(update: ProgressUpdate): void;
 }
 
-export interface ImageBlock {
+interface ImageBlock {
   type: 'image';
   data: string;
   mimeType: string;
@@ -91,7 +91,7 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
 }
 
 /** What one name given for an address resolved to. */
-export interface ResolvedName {
+interface ResolvedName {
   /** The stored name (without the offset). */
   symbol: string;
   offset: number;

@@ -30,11 +30,11 @@ export const SCAN_COMPARISONS = [
 ] as const;
 export type ScanComparison = (typeof SCAN_COMPARISONS)[number];
 /** Comparisons against a caller's value; the others compare with the previous snapshot. */
-export const VALUE_COMPARISONS: readonly ScanComparison[] = ['equal', 'not-equal', 'greater', 'less'];
+const VALUE_COMPARISONS: readonly ScanComparison[] = ['equal', 'not-equal', 'greater', 'less'];
 
-export type ValueSize = 1 | 2 | 4;
+type ValueSize = 1 | 2 | 4;
 
-export interface ScanSpec {
+interface ScanSpec {
   base: number;
   length: number;
   size: ValueSize;
@@ -47,11 +47,11 @@ export interface ScanSpec {
 
 export type ReadSpan = (address: number, length: number) => Promise<Uint8Array>;
 
-export function readValue(bytes: Uint8Array, at: number, size: ValueSize, signed: boolean): number {
+function readValue(bytes: Uint8Array, at: number, size: ValueSize, signed: boolean): number {
   return signed ? int(bytes, at, size) : uint(bytes, at, size);
 }
 
-export function checkValue(value: number, size: ValueSize, signed: boolean): void {
+function checkValue(value: number, size: ValueSize, signed: boolean): void {
   const lo = signed ? -(2 ** (8 * size - 1)) : 0;
   const hi = signed ? 2 ** (8 * size - 1) - 1 : 2 ** (8 * size) - 1;
   if (!Number.isInteger(value) || value < lo || value > hi) {

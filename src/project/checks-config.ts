@@ -44,10 +44,10 @@ const configSchema = z
   })
   .strict();
 
-export type CheckSpec = z.infer<typeof checkSchema>;
+type CheckSpec = z.infer<typeof checkSchema>;
 
 /** The config is read whole into memory: a larger file is refused, not read. */
-export const MAX_CONFIG_BYTES = 1_048_576;
+const MAX_CONFIG_BYTES = 1_048_576;
 
 /**
  * Reads the config as a bounded regular file inside the workspace: a symlink leaving it, a FIFO or

@@ -17,13 +17,13 @@ export const GIT_LIMITS = {
   timeoutMs: { max: 15_000, unit: 'ms per git call' },
 } as const;
 
-export interface ChangedFile {
+interface ChangedFile {
   path: string;
   /** Two-letter porcelain code: index then worktree ('?' untracked, '!' ignored, 'U' conflict). */
   status: string;
 }
 
-export interface RepositoryStatus {
+interface RepositoryStatus {
   path: string;
   branch: string | null;
   detached: boolean;
@@ -189,7 +189,7 @@ export async function findRepositories(
   return { paths: found.slice(0, limit), truncated: found.length > limit };
 }
 
-export function parsePorcelainV2(output: string, maxFiles: number): Omit<RepositoryStatus, 'path' | 'error'> {
+function parsePorcelainV2(output: string, maxFiles: number): Omit<RepositoryStatus, 'path' | 'error'> {
   const status: Omit<RepositoryStatus, 'path' | 'error'> = {
     branch: null,
     detached: false,

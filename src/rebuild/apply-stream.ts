@@ -238,7 +238,7 @@ class TargetWindow {
   }
 }
 
-export interface PatchStreamOptions {
+interface PatchStreamOptions {
   signal?: AbortSignal;
   deadline: { ms: number; what: string };
   /** Turns what the decoder throws into the call's error. */

@@ -48,13 +48,13 @@ let patchedPending = 0;
 
 /** The patch formats applied, told apart by their headers. */
 export const PATCH_FORMATS = ['bps', 'ips'] as const;
-export type PatchFormat = (typeof PATCH_FORMATS)[number];
+type PatchFormat = (typeof PATCH_FORMATS)[number];
 
 /** What applying a patch checked: the BPS source and target CRC-32s, or nothing an IPS patch can say. */
 export const APPLY_CHECKS = ['source-and-target-crc32', 'none: IPS patches carry no checksums'] as const;
-export type ApplyCheck = (typeof APPLY_CHECKS)[number];
+type ApplyCheck = (typeof APPLY_CHECKS)[number];
 
-export interface ApplyResult {
+interface ApplyResult {
   format: PatchFormat;
   patchSha256: string;
   output: string;
@@ -124,60 +124,9 @@ async function applyRead(
     // What the stream holds, whatever the result's size (apply-stream.ts).
     held.push(await memory.reserve(applyStreamBytes(), `applying ${patchName}`, wait));
     const source = new SourceWindow((into, at) => rom.readChunk(into, at), size, rom.path);
-    let format: ApplyResult['format'];
-    let metadata: string | null = null;
-    let targetSize: number;
-    let decoder: PatchDecoder<unknown>;
-    if (head.startsWith('BPS1')) {
-      format = 'bps';
-      let header: ReturnType<typeof readBpsHeader>;
-      try {
-        header = readBpsHeader(patch);
-      } catch (error) {
-        refused(error);
-      }
-      if (header.targetSize > APPLY_LIMITS.targetBytes.max)
-        throw new ReMcpError('limit-exceeded', `the BPS result would be ${header.targetSize} bytes`, {
-          size: header.targetSize,
-        });
-      // Both checked before anything is written (the decoder checks them again).
-      if (header.sourceSize !== size)
-        throw new ReMcpError(
-          'verification-failed',
-          `the BPS patch is for a ${header.sourceSize}-byte source; ${rom.path} has ${size} bytes`,
-        );
-      const crc = await source.crc32(fastCrc32, signal);
-      if (crc !== header.sourceCrc32)
-        throw new ReMcpError(
-          'verification-failed',
-          `the BPS patch is for another source: ${rom.path} does not have the CRC-32 it names`,
-        );
-      targetSize = header.targetSize;
-      metadata = header.metadata || null;
-      decoder = decodeBps(patch, { size, crc32: crc }, APPLY_LIMITS.targetBytes.max, fastCrc32);
-    } else {
-      format = 'ips';
-      // The records read are objects: reserved at their most (a record takes at least 6 patch bytes).
-      held.push(
-        await memory.reserve(
-          Math.min(APPLY_LIMITS.ipsRecords.max, Math.floor(patch.length / 6)) * IPS_RECORD_BYTES,
-          `the records of ${patchName}`,
-          wait,
-        ),
-      );
-      let records: ReturnType<typeof readIps>;
-      try {
-        records = readIps(patch, APPLY_LIMITS.ipsRecords.max);
-      } catch (error) {
-        refused(error);
-      }
-      targetSize = ipsTargetSize(records, size);
-      if (targetSize > APPLY_LIMITS.targetBytes.max)
-        throw new ReMcpError('limit-exceeded', `the IPS result would be ${targetSize} bytes`, {
-          size: targetSize,
-        });
-      decoder = decodeIps(records, size);
-    }
+    const { format, metadata, targetSize, decoder } = head.startsWith('BPS1')
+      ? await openBps(patch, rom, source, signal)
+      : await openIps(patch, patchName, size, memory, held, wait);
     const patchSha256 = await driveSteps(sha256Steps(patch), wait);
     const name = `${patchSha256.slice(0, 16)}.nds`;
     const sha16 = rom.identity.sha256.slice(0, 16);
@@ -197,32 +146,7 @@ async function applyRead(
           );
       },
     });
-    const patched = await workspace.outputDir('output', ['patched']);
-    try {
-      // The quota check and the pending count are one synchronous step after the measure, so two
-      // calls of this server cannot both pass on the same free space.
-      const used = await patchedUsage(patched, { dir: sha16, name });
-      if (used + patchedPending + targetSize > APPLY_LIMITS.patchedBytes.max)
-        throw new ReMcpError(
-          'limit-exceeded',
-          `output/patched/ holds ${used} bytes${patchedPending > 0 ? ` (${patchedPending} more being written)` : ''}; this ${targetSize}-byte result would pass its quota of ${APPLY_LIMITS.patchedBytes.max} bytes: remove results you no longer need from output/patched/`,
-          { used, pending: patchedPending, size: targetSize, quota: APPLY_LIMITS.patchedBytes.max },
-        );
-      patchedPending += targetSize;
-      try {
-        const dir = await patched.child(sha16);
-        try {
-          // Written as it is made; removed unless every byte came out and every check passed.
-          await dir.writeAtomic(name, stream.chunks, stream.writeOptions);
-        } finally {
-          await dir.close();
-        }
-      } finally {
-        patchedPending -= targetSize;
-      }
-    } finally {
-      await patched.close();
-    }
+    await writePatched(workspace, { dir: sha16, name }, targetSize, stream);
     const made = stream.result();
     if (made.size !== targetSize)
       throw new ReMcpError('internal-error', `the patch made ${made.size} bytes, not ${targetSize}`);
@@ -237,6 +161,118 @@ async function applyRead(
     };
   } finally {
     for (const r of held) r.release();
+  }
+}
+
+/** A patch read and checked as far as it can be before anything is written, and its decoder. */
+interface OpenedPatch {
+  format: PatchFormat;
+  metadata: string | null;
+  targetSize: number;
+  decoder: PatchDecoder<unknown>;
+}
+
+/** A BPS patch whose result fits and whose source is this ROM (size and CRC-32). */
+async function openBps(
+  patch: Uint8Array,
+  rom: RomHandle,
+  source: SourceWindow,
+  signal: AbortSignal | undefined,
+): Promise<OpenedPatch> {
+  const size = rom.identity.size;
+  let header: ReturnType<typeof readBpsHeader>;
+  try {
+    header = readBpsHeader(patch);
+  } catch (error) {
+    refused(error);
+  }
+  if (header.targetSize > APPLY_LIMITS.targetBytes.max)
+    throw new ReMcpError('limit-exceeded', `the BPS result would be ${header.targetSize} bytes`, {
+      size: header.targetSize,
+    });
+  // Both checked before anything is written (the decoder checks them again).
+  if (header.sourceSize !== size)
+    throw new ReMcpError(
+      'verification-failed',
+      `the BPS patch is for a ${header.sourceSize}-byte source; ${rom.path} has ${size} bytes`,
+    );
+  const crc = await source.crc32(fastCrc32, signal);
+  if (crc !== header.sourceCrc32)
+    throw new ReMcpError(
+      'verification-failed',
+      `the BPS patch is for another source: ${rom.path} does not have the CRC-32 it names`,
+    );
+  return {
+    format: 'bps',
+    metadata: header.metadata || null,
+    targetSize: header.targetSize,
+    decoder: decodeBps(patch, { size, crc32: crc }, APPLY_LIMITS.targetBytes.max, fastCrc32),
+  };
+}
+
+/** A well-formed IPS patch whose result fits; its records' memory is reserved into `held`. */
+async function openIps(
+  patch: Uint8Array,
+  patchName: string,
+  size: number,
+  memory: MemoryBudget,
+  held: Reservation[],
+  wait: { signal?: AbortSignal },
+): Promise<OpenedPatch> {
+  // The records read are objects: reserved at their most (a record takes at least 6 patch bytes).
+  held.push(
+    await memory.reserve(
+      Math.min(APPLY_LIMITS.ipsRecords.max, Math.floor(patch.length / 6)) * IPS_RECORD_BYTES,
+      `the records of ${patchName}`,
+      wait,
+    ),
+  );
+  let records: ReturnType<typeof readIps>;
+  try {
+    records = readIps(patch, APPLY_LIMITS.ipsRecords.max);
+  } catch (error) {
+    refused(error);
+  }
+  const targetSize = ipsTargetSize(records, size);
+  if (targetSize > APPLY_LIMITS.targetBytes.max)
+    throw new ReMcpError('limit-exceeded', `the IPS result would be ${targetSize} bytes`, {
+      size: targetSize,
+    });
+  return { format: 'ips', metadata: null, targetSize, decoder: decodeIps(records, size) };
+}
+
+/** Writes the stream to output/patched/<dir>/<name> within the folder's quota. */
+async function writePatched(
+  workspace: Workspace,
+  at: { dir: string; name: string },
+  targetSize: number,
+  stream: ReturnType<typeof patchStream>,
+): Promise<void> {
+  const patched = await workspace.outputDir('output', ['patched']);
+  try {
+    // The quota check and the pending count are one synchronous step after the measure, so two
+    // calls of this server cannot both pass on the same free space.
+    const used = await patchedUsage(patched, at);
+    if (used + patchedPending + targetSize > APPLY_LIMITS.patchedBytes.max)
+      throw new ReMcpError(
+        'limit-exceeded',
+        `output/patched/ holds ${used} bytes${patchedPending > 0 ? ` (${patchedPending} more being written)` : ''}; this ${targetSize}-byte result would pass its quota of ${APPLY_LIMITS.patchedBytes.max} bytes: remove results you no longer need from output/patched/`,
+        { used, pending: patchedPending, size: targetSize, quota: APPLY_LIMITS.patchedBytes.max },
+      );
+    patchedPending += targetSize;
+    try {
+      const dir = await patched.child(at.dir);
+      try {
+        // Written as it is made; removed unless every byte came out and every check passed.
+        await dir.writeAtomic(at.name, stream.chunks, stream.writeOptions);
+      } finally {
+        await dir.close();
+      }
+    } finally {
+      patchedPending -= targetSize;
+    }
+  } finally {
+    await patched.close();
   }
 }
 

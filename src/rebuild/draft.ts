@@ -51,7 +51,7 @@ export type DraftOperation =
       artifact: string;
     };
 
-export const DRAFT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const DRAFT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** SHA-256 of a component as stored, read in 4 MiB pieces. */
 async function componentSha256(
@@ -84,7 +84,7 @@ function componentBytes(rom: RomHandle, sel: ComponentSelector, offset: number, 
   return rom.readBytes(c.rom.start + offset, length);
 }
 
-export interface DraftResult {
+interface DraftResult {
   manifest: string;
   manifestSha256: string;
   validated: Validated;

@@ -17,9 +17,9 @@ export const LARGEST_CARTRIDGE = 512 * 1024 * 1024;
 
 /** The kinds of place new bytes can go: a new NitroFS file, an overlay's BSS, padding proven unused. */
 export const SPACE_KINDS = ['nitrofs-add-file', 'overlay-bss', 'proven-padding'] as const;
-export type SpaceKind = (typeof SPACE_KINDS)[number];
+type SpaceKind = (typeof SPACE_KINDS)[number];
 
-export interface SpaceCandidate {
+interface SpaceCandidate {
   kind: SpaceKind;
   bytes: number;
   /** Whether the bytes are proven unused (the NitroFS append is new space; BSS is not proven). */

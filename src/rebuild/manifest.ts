@@ -109,7 +109,7 @@ const replaceOverlayOp = z.strictObject({
 
 const source = z.strictObject({ sha256, size: z.number().int().min(0x200).max(0xffffffff) });
 
-export const manifestV1Schema = z.strictObject({
+const manifestV1Schema = z.strictObject({
   formatVersion: z.literal(1),
   source,
   operations: z
@@ -118,7 +118,7 @@ export const manifestV1Schema = z.strictObject({
     .max(REBUILD_LIMITS.operations.max),
 });
 
-export const manifestV2Schema = z.strictObject({
+const manifestV2Schema = z.strictObject({
   formatVersion: z.literal(2),
   source,
   operations: z

@@ -10,7 +10,7 @@ import type { ComponentSelector } from '../formats/nds/selectors.js';
 import type { ManifestOperation } from './manifest.js';
 
 /** The executable a patch edits as stored: main or overlay, its processor, load address and size. */
-export interface Executable {
+interface Executable {
   processor: 'arm9' | 'arm7';
   main: boolean;
   ramAddress: number;

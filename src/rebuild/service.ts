@@ -50,7 +50,7 @@ export interface Validated {
 }
 
 /** Test hook: called at named steps of a build (the crash test pauses there). */
-export type BuildStepHook = (step: string) => void | Promise<void>;
+type BuildStepHook = (step: string) => void | Promise<void>;
 
 function sourceReader(rom: RomHandle): ChunkReader {
   return (into, position) => rom.readChunk(into, position);
@@ -116,7 +116,7 @@ const EVIDENCE_MAX = REBUILD_LIMITS.manifestBytes.max * 16;
  * Removes temp build directories that dead processes left in `parent` (never a live process's). Every
  * removal is relative to the open directory: a leftover swapped for a link is unlinked, never followed.
  */
-export async function recoverBuildLeftovers(parent: OutputDir): Promise<string[]> {
+async function recoverBuildLeftovers(parent: OutputDir): Promise<string[]> {
   const removed: string[] = [];
   for (const name of await parent.names()) {
     const m = TMP.exec(name);
@@ -239,7 +239,7 @@ export interface BuildResult {
   manifest: Manifest;
 }
 
-export interface BuildOptions {
+interface BuildOptions {
   signal?: AbortSignal;
   onStep?: BuildStepHook;
   /** Bytes of the rebuilt ROM written so far, and its size. */
@@ -283,84 +283,16 @@ async function buildLocked(
     buildResult(v, verification, reused, patches);
   const existing = await parent.kind(buildId);
   if (existing !== null) {
-    if (existing !== 'directory') {
-      throw new ReMcpError('publish-collision', `${v.outputDir} exists and is not a build directory`);
-    }
-    let checked: { record: VerificationRecord; patches: PatchSet };
-    try {
-      const dir = await parent.child(buildId, false);
-      try {
-        checked = await checkBuildDir(rom, v, dir, options.signal);
-      } finally {
-        await dir.close();
-      }
-    } catch (error) {
-      if (isReMcpError(error) && error.code === 'cancelled') throw error;
-      throw new ReMcpError(
-        'publish-collision',
-        `${v.outputDir} exists with other content; it is left as it is (${(error as Error).message})`,
-        { outputDir: v.outputDir },
-      );
-    }
-    await parent.verifyInPlace();
+    const checked = await checkExisting(parent, rom, v, existing, options.signal);
     return result(checked.record, true, checked.patches);
   }
   const tmpName = `.${buildId}.build-${process.pid}-${randomBytes(6).toString('hex')}.tmp`;
   const tmp = await parent.child(tmpName);
   try {
-    // One pass: the source is read once and copied with the pieces laid over it; the output is hashed
-    // as it is written (stream.ts). Nothing is read back but tables and planned pieces.
-    const tally = newTally();
-    // Chunks in page-aligned buffers, written with O_DIRECT where the file system allows it: no copy
-    // into the page cache and no writeback left for the fsync (stream-write.ts DIRECT_ALIGNMENT).
-    const pool = new ChunkPool(alignedBuffer);
-    let written = 0;
-    // Made while the ROM is synced (below).
-    const made: { patches: PatchSet | null } = { patches: null };
-    await tmp.writeAtomic(
-      romName,
-      outputStream(v.plan, sourceReader(rom), tally, {
-        ...(options.signal ? { signal: options.signal } : {}),
-        pool,
-        onChunk: (chunk) => {
-          written += chunk.length;
-          options.onProgress?.(written, v.plan.resolved.output.size);
-        },
-      }),
-      {
-        onWritten: (chunk) => pool.give(chunk),
-        direct: true,
-        // The patches follow from the plan and the source's CRC-32, known once the stream has ended:
-        // they are made and checked (CPU and cached reads) while the disk makes the ROM durable.
-        whileSyncing: async () => {
-          made.patches = checkedPatches(v.plan, rom, tally.sourceCrc32);
-        },
-      },
-    );
-    // The bytes copied are the validated source only if the source was not written at all while it
-    // was read (its identity was hashed when it was opened; it is not hashed again here).
-    if (!(await rom.unmodifiedSinceIdentified())) {
-      throw new ReMcpError('rom-changed', `the source ROM ${rom.path} was modified during the build`, {
-        path: rom.path,
-      });
-    }
-    // What was written is known from the stream; from here on the file must stay that file, untouched
-    // (any write changes its modification and change times). Checked again just before publishing.
-    const handle = await openRegular(tmp, romName);
-    let record: VerificationRecord;
-    let writtenKey: FileKey;
-    try {
-      writtenKey = fileKey(await handle.stat({ bigint: true }));
-      await options.onStep?.('rom-written');
-      record = await verifyBuiltOutput(v.plan, rom.model, tally, handle, readSync, options.signal);
-    } finally {
-      await handle.close();
-    }
+    const { record, writtenKey, patches } = await writeRom(tmp, rom, v, options);
     for (const [name, text] of Object.entries(evidenceTexts(v.manifest, v.plan, record.outputSha256))) {
       await tmp.writeAtomic(name, text);
     }
-    const patches = made.patches;
-    if (patches === null) throw new ReMcpError('internal-error', 'the patches were not made');
     for (const [name, bytes] of Object.entries(patchFiles(patches))) await tmp.writeAtomic(name, bytes);
     await tmp.writeAtomic(PATCH_FILES.record, patchesText(patches, v.plan, record.outputSha256));
     await options.onStep?.('evidence-written');
@@ -400,6 +332,101 @@ async function buildLocked(
   } finally {
     await tmp.close();
   }
+}
+
+/** A build directory already published under this build's name: reused if it is this build, to the byte. */
+async function checkExisting(
+  parent: OutputDir,
+  rom: RomHandle,
+  v: Validated,
+  existing: 'directory' | 'file' | 'symlink' | 'other',
+  signal: AbortSignal | undefined,
+): Promise<{ record: VerificationRecord; patches: PatchSet }> {
+  if (existing !== 'directory') {
+    throw new ReMcpError('publish-collision', `${v.outputDir} exists and is not a build directory`);
+  }
+  let checked: { record: VerificationRecord; patches: PatchSet };
+  try {
+    const dir = await parent.child(v.plan.resolved.buildId, false);
+    try {
+      checked = await checkBuildDir(rom, v, dir, signal);
+    } finally {
+      await dir.close();
+    }
+  } catch (error) {
+    if (isReMcpError(error) && error.code === 'cancelled') throw error;
+    throw new ReMcpError(
+      'publish-collision',
+      `${v.outputDir} exists with other content; it is left as it is (${(error as Error).message})`,
+      { outputDir: v.outputDir },
+    );
+  }
+  await parent.verifyInPlace();
+  return checked;
+}
+
+/**
+ * Writes the rebuilt ROM into the temporary build directory and verifies it from what was written;
+ * the patches are made meanwhile. Gives the file's key as written, to check it is untouched later.
+ */
+async function writeRom(
+  tmp: OutputDir,
+  rom: RomHandle,
+  v: Validated,
+  options: BuildOptions,
+): Promise<{ record: VerificationRecord; writtenKey: FileKey; patches: PatchSet }> {
+  const romName = v.plan.resolved.output.romName;
+  // One pass: the source is read once and copied with the pieces laid over it; the output is hashed
+  // as it is written (stream.ts). Nothing is read back but tables and planned pieces.
+  const tally = newTally();
+  // Chunks in page-aligned buffers, written with O_DIRECT where the file system allows it: no copy
+  // into the page cache and no writeback left for the fsync (stream-write.ts DIRECT_ALIGNMENT).
+  const pool = new ChunkPool(alignedBuffer);
+  let written = 0;
+  // Made while the ROM is synced (below).
+  const made: { patches: PatchSet | null } = { patches: null };
+  await tmp.writeAtomic(
+    romName,
+    outputStream(v.plan, sourceReader(rom), tally, {
+      ...(options.signal ? { signal: options.signal } : {}),
+      pool,
+      onChunk: (chunk) => {
+        written += chunk.length;
+        options.onProgress?.(written, v.plan.resolved.output.size);
+      },
+    }),
+    {
+      onWritten: (chunk) => pool.give(chunk),
+      direct: true,
+      // The patches follow from the plan and the source's CRC-32, known once the stream has ended:
+      // they are made and checked (CPU and cached reads) while the disk makes the ROM durable.
+      whileSyncing: async () => {
+        made.patches = checkedPatches(v.plan, rom, tally.sourceCrc32);
+      },
+    },
+  );
+  // The bytes copied are the validated source only if the source was not written at all while it
+  // was read (its identity was hashed when it was opened; it is not hashed again here).
+  if (!(await rom.unmodifiedSinceIdentified())) {
+    throw new ReMcpError('rom-changed', `the source ROM ${rom.path} was modified during the build`, {
+      path: rom.path,
+    });
+  }
+  // What was written is known from the stream; from here on the file must stay that file, untouched
+  // (any write changes its modification and change times). Checked again just before publishing.
+  const handle = await openRegular(tmp, romName);
+  let record: VerificationRecord;
+  let writtenKey: FileKey;
+  try {
+    writtenKey = fileKey(await handle.stat({ bigint: true }));
+    await options.onStep?.('rom-written');
+    record = await verifyBuiltOutput(v.plan, rom.model, tally, handle, readSync, options.signal);
+  } finally {
+    await handle.close();
+  }
+  const patches = made.patches;
+  if (patches === null) throw new ReMcpError('internal-error', 'the patches were not made');
+  return { record, writtenKey, patches };
 }
 export async function verifyBuild(
   workspace: Workspace,

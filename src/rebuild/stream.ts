@@ -205,7 +205,7 @@ async function produceChunk(
   return { source, out, touched: true };
 }
 
-export interface OutputStreamOptions {
+interface OutputStreamOptions {
   signal?: AbortSignal;
   /** Sees every chunk before it is yielded (progress). */
   onChunk?: (chunk: Uint8Array) => void;

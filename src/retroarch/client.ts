@@ -42,9 +42,9 @@ import { RetroArchTransport, type TransportOptions } from './transport.js';
 export { MAX_FRAMES, MAX_SCREENSHOT_BYTES, MAX_SLOT, PRESS_SPACING_MS };
 
 export const MAX_READ_BYTES = 65_536;
-export const MAX_WRITE_BYTES = 65_536;
+const MAX_WRITE_BYTES = 65_536;
 
-export interface ClientOptions extends TransportOptions {
+interface ClientOptions extends TransportOptions {
   screenshotDir: string | null;
   /** The network remote pad's base UDP port (player 1; player N at base + N - 1). */
   padPort?: number;
@@ -52,13 +52,13 @@ export interface ClientOptions extends TransportOptions {
 
 export const DEFAULT_PAD_PORT = 55_400;
 
-export interface ReadResult {
+interface ReadResult {
   bytes: Uint8Array;
   requested: number;
   requests: number;
 }
 
-export type Progress = (done: number, total: number) => void;
+type Progress = (done: number, total: number) => void;
 
 export class RetroArchClient {
   readonly transport: RetroArchTransport;

@@ -36,7 +36,7 @@ export interface InputResult {
 }
 
 /** What input needs of the client (RetroArchClient provides it; declared here, so no cycle). */
-export interface InputHost {
+interface InputHost {
   readonly pad: RemotePad;
   status(signal?: AbortSignal): Promise<Status>;
   hotkey(datagram: string, signal?: AbortSignal): Promise<void>;

@@ -8,7 +8,7 @@ import { MAX_PLAYERS, PAD_DATAGRAM_BYTES, type PadButton, padDatagram } from './
 import { sleep } from './files.js';
 
 /** How long a refusal may take to come back after a datagram (loopback answers in microseconds). */
-export const REFUSAL_WAIT_MS = 25;
+const REFUSAL_WAIT_MS = 25;
 
 interface PlayerSocket {
   socket: Socket;

@@ -25,7 +25,7 @@ export const STATE_METHODS = ['current', 'native', 'walk'] as const;
 type StateMethod = (typeof STATE_METHODS)[number];
 
 /** What the slot logic needs of the client (RetroArchClient provides it; declared here, so no cycle). */
-export interface StateHost {
+interface StateHost {
   readonly transport: { readonly host: string; readonly timeoutMs: number };
   hotkey(datagram: string, signal?: AbortSignal): Promise<void>;
   hasCommand(command: string, signal?: AbortSignal): Promise<boolean>;

@@ -20,7 +20,7 @@ const LIBRETRO_DS_CORES = /^nds$|desmume|melonds/i;
  * saved: a state file appeared for this game in this server; no-file: a save was sent and wrote none;
  * refused: RetroArch lacks the core info files and refuses states; untried: nothing known yet.
  */
-export const SAVE_STATE_SUPPORT = ['saved', 'no-file', 'refused', 'untried'] as const;
+const SAVE_STATE_SUPPORT = ['saved', 'no-file', 'refused', 'untried'] as const;
 
 export interface CoreSupport {
   /** The system as GET_STATUS names it: a system id, or without core info files the core's name. */
@@ -36,7 +36,7 @@ export interface CoreSupport {
 }
 
 /** What the probe needs of the client (RetroArchClient provides it; declared here, so no cycle). */
-export interface SupportHost {
+interface SupportHost {
   status(signal?: AbortSignal): Promise<Status>;
   /** One raw one-byte read at address 0 of `space` (never through the refusal explanations). */
   readFirstByte(space: Space, signal?: AbortSignal): Promise<unknown>;

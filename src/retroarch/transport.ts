@@ -29,7 +29,7 @@ export interface TransportOptions {
   maxQueued?: number;
 }
 
-export interface QueryOptions {
+interface QueryOptions {
   /** Re-send on timeout (reads, status). Writes pass false: they are sent once. */
   idempotent: boolean;
   signal?: AbortSignal;
@@ -37,7 +37,7 @@ export interface QueryOptions {
   accept?: (text: string) => boolean;
 }
 
-export interface TransportStats {
+interface TransportStats {
   sent: number;
   received: number;
   unmatched: number;

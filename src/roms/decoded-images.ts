@@ -19,7 +19,7 @@ export interface RuntimeImage {
 }
 
 /** Total decoded bytes kept; the oldest images are dropped beyond it. */
-export const DECODED_CACHE_BYTES = 64 * 1024 * 1024;
+const DECODED_CACHE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Bytes of one code component image (read or decoded whole). Twice the DSi's 16 MiB main RAM: real

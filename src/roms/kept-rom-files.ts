@@ -13,7 +13,7 @@ import type { ResolvedPath } from '../workspace/workspace.js';
 /** Handles kept open at once (least recently used first out). */
 export const MAX_KEPT_FILES = 8;
 /** An unused kept handle is closed after this long. */
-export const IDLE_CLOSE_MS = 2_000;
+const IDLE_CLOSE_MS = 2_000;
 
 /** What the file was when it was opened and checked (the identity cache's key). */
 export interface FileKey {

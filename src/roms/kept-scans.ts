@@ -8,7 +8,7 @@ import type { ScanMemo } from '../search/search.js';
 import { type Services, serviceKey } from '../services.js';
 import type { RomHandle } from './rom-handle.js';
 
-export const KEPT_SCAN_LIMITS = {
+const KEPT_SCAN_LIMITS = {
   scans: { max: 32, unit: 'searches kept' },
   bytes: { max: 64 * 1024 * 1024, unit: 'bytes of the kept searches' },
 } as const;

@@ -18,10 +18,10 @@
 import { type CompiledPattern, rarity } from './pattern.js';
 
 /** Receives an absolute match start; returns false to stop the scan. */
-export type HitSink = (offset: number) => boolean;
+type HitSink = (offset: number) => boolean;
 
 /** done: every start was tested; stopped: the sink asked to stop; paused: resume at `next`. */
-export type ScanState = { kind: 'done' } | { kind: 'stopped' } | { kind: 'paused'; next: number };
+type ScanState = { kind: 'done' } | { kind: 'stopped' } | { kind: 'paused'; next: number };
 
 /** Every this many anchor candidates in one chunk, check the density... */
 const DENSE_CHECK_EVERY = 1024;

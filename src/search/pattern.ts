@@ -55,7 +55,7 @@ function checkLength(length: number, kind: string): void {
   }
 }
 
-export function hexOf(bytes: Uint8Array, mask: Uint8Array | null = null): string {
+function hexOf(bytes: Uint8Array, mask: Uint8Array | null = null): string {
   const parts: string[] = [];
   for (let i = 0; i < bytes.length; i++) {
     parts.push(mask && mask[i] === 0 ? '??' : bytes[i]!.toString(16).padStart(2, '0').toUpperCase());
@@ -160,7 +160,7 @@ export function rarity(byte: number): number {
  * zeros), then the rarer first byte (memchr stops on each occurrence of it), then the longer, then the
  * earlier window.
  */
-export function chooseAnchor(bytes: Uint8Array, mask: Uint8Array | null): { start: number; length: number } {
+function chooseAnchor(bytes: Uint8Array, mask: Uint8Array | null): { start: number; length: number } {
   if (mask === null) return { start: 0, length: bytes.length };
   const runs: Array<{ start: number; end: number }> = [];
   let runStart = -1;

@@ -23,7 +23,7 @@ export type ChunkReader = (into: Uint8Array, position: number) => Promise<number
 export const SCAN_TRUNCATIONS = ['scan-byte-limit', 'match-count-limit', 'verification-work-limit'] as const;
 export type TruncationReason = (typeof SCAN_TRUNCATIONS)[number];
 
-export const SCAN_LIMITS = {
+const SCAN_LIMITS = {
   /**
    * JavaScript byte comparisons spent verifying anchor candidates, over one search. A pathological
    * pattern (thousands of exact padding bytes, each candidate verified over most of them) stops here
@@ -36,7 +36,7 @@ export const SCAN_LIMITS = {
   yieldAfterMs: { max: 8, unit: 'ms' },
 } as const;
 
-export interface ScanOptions {
+interface ScanOptions {
   /** Disjoint, ascending physical ranges (the union of the scope). */
   segments: readonly Segment[];
   maxScanBytes: number;
@@ -66,7 +66,7 @@ export interface ScanResult {
   resumeAt: number | null;
 }
 
-export const DEFAULT_CHUNK = 8 * 1024 * 1024;
+const DEFAULT_CHUNK = 8 * 1024 * 1024;
 /** Room for the longest carry: a 4,096-byte pattern straddling an edge. */
 const CARRY_ROOM = PATTERN_LIMITS.patternBytes.max - 1;
 

@@ -29,7 +29,7 @@ export interface ScopeComponent {
   end: number;
 }
 
-export interface ResolvedScope {
+interface ResolvedScope {
   kind: 'whole-rom' | 'components';
   /** Canonical order: ARM9, ARM7, ARM9 overlays, ARM7 overlays (by ID), files by ID. */
   components: ScopeComponent[];
@@ -109,10 +109,7 @@ export function resolveSelector(model: NdsRomModel, sel: ComponentSelector): Sco
 const ORDER = { main: 0, overlay: 1, file: 2 } as const;
 
 /** Resolves and de-duplicates selectors into canonical order. */
-export function selectComponents(
-  model: NdsRomModel,
-  selectors: readonly ComponentSelector[],
-): ScopeComponent[] {
+function selectComponents(model: NdsRomModel, selectors: readonly ComponentSelector[]): ScopeComponent[] {
   if (selectors.length === 0) throw new ReMcpError('invalid-argument', 'the component scope selects nothing');
   if (selectors.length > SCOPE_LIMITS.selectors.max) {
     throw new ReMcpError(

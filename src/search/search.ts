@@ -58,7 +58,7 @@ export interface SearchIo {
   scans?: ScanMemo;
 }
 
-export interface HitOwner {
+interface HitOwner {
   kind: RomOwner['kind'];
   start: number;
   end: number;
@@ -73,7 +73,7 @@ export interface HitOwner {
   runtimeAddress?: number | null;
 }
 
-export interface SearchHit {
+interface SearchHit {
   index: number;
   romOffset: number;
   owners: HitOwner[];
@@ -97,7 +97,7 @@ export interface SearchResult {
   matches: SearchHit[];
 }
 
-export function componentLabel(c: ScopeComponent): string {
+function componentLabel(c: ScopeComponent): string {
   if (c.kind === 'main') return `${c.processor}-main`;
   if (c.kind === 'overlay') return `${c.processor}-overlay:${c.overlayId}`;
   return c.path ? `file:${c.fileId}:${c.path}` : `file:${c.fileId}`;

@@ -53,7 +53,7 @@ function utf16Unit(u: number): 0 | 1 | 2 {
 }
 
 /** Where a scan of a buffer taken in pieces goes on: offsets in the whole buffer. */
-export interface ScanResume {
+interface ScanResume {
   /** The byte encodings' next offset. */
   bytes: number;
   /** UTF-16LE's next (even) offset. */
@@ -269,9 +269,9 @@ export function stringText(bytes: Uint8Array, s: FoundString): string {
   return latin1.decode(own);
 }
 
-export type TextEncodingName = 'utf-8' | 'utf-16le' | 'utf-16be' | 'shift_jis' | 'windows-1252';
+type TextEncodingName = 'utf-8' | 'utf-16le' | 'utf-16be' | 'shift_jis' | 'windows-1252';
 
-export interface TextView {
+interface TextView {
   encoding: TextEncodingName;
   /** How the encoding was chosen. */
   by: 'byte order mark' | 'valid utf-8' | 'valid shift_jis' | 'utf-16le pattern' | 'fallback';

@@ -11,7 +11,7 @@ import { link, open, stat, unlink } from 'node:fs/promises';
 import { ReMcpError } from '../core/errors.js';
 import { type OutputDir, outputError } from './output-dir.js';
 
-export const LOCK_LIMITS = {
+const LOCK_LIMITS = {
   /** Longest wait for a live owner's lock before `busy`. */
   waitMs: 60_000,
   pollMs: 50,
@@ -43,7 +43,7 @@ function pidExists(pid: number): boolean {
 const SELF = { pid: process.pid, start: processStart(process.pid) };
 
 /** What a lock file's text says about its owner. */
-export type LockState =
+type LockState =
   | { state: 'live'; pid: number }
   | { state: 'ours' }
   | { state: 'dead'; pid: number; why: string }

@@ -17,13 +17,13 @@ export const LISTING_LIMITS = {
 
 /** What a listed entry is (a symlink is listed as itself, never followed). */
 export const LISTED_KINDS = ['file', 'directory', 'symlink', 'other'] as const;
-export type ListedKind = (typeof LISTED_KINDS)[number];
+type ListedKind = (typeof LISTED_KINDS)[number];
 
 /** Why a listing stopped short: maxEntries visited, or directories at maxDepth left unlisted. */
 export const LISTING_TRUNCATIONS = ['entry-limit', 'depth-limit'] as const;
-export type ListingTruncation = (typeof LISTING_TRUNCATIONS)[number];
+type ListingTruncation = (typeof LISTING_TRUNCATIONS)[number];
 
-export interface ListedEntry {
+interface ListedEntry {
   /** Workspace-relative, '/'-separated. */
   path: string;
   kind: ListedKind;
@@ -37,7 +37,7 @@ export interface ListedEntry {
   usable: boolean;
 }
 
-export interface Listing {
+interface Listing {
   under: string;
   entries: ListedEntry[];
   totals: { files: number; directories: number; symlinks: number; other: number; bytes: number };

@@ -35,7 +35,7 @@ export interface CandidateFunction {
 }
 
 /** One static component an address may lie in (copied: a block the start-up code copies there). */
-export interface OwnerComponent {
+interface OwnerComponent {
   component: string;
   overlayId: number | null;
   autoloadIndex: number | null;
@@ -60,7 +60,7 @@ export const RETURN_EVIDENCE = [
   'after-call-site',
   'inside-function',
 ] as const;
-export type ReturnEvidence = (typeof RETURN_EVIDENCE)[number];
+type ReturnEvidence = (typeof RETURN_EVIDENCE)[number];
 
 export interface BacktraceMatch {
   function: CandidateFunction;

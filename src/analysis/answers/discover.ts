@@ -36,14 +36,14 @@ import {
 } from './question.js';
 
 /** Callers and callees listed per function in program scope; the rest are counted. */
-export const MAP_CALLS_SHOWN = 16;
+const MAP_CALLS_SHOWN = 16;
 
 /** bounded: `limits` and `local` are the discovery's budget. */
 /** How a page of functions is ordered: by address, largest first, or most called first. */
 export const FUNCTION_ORDERS = ['address', 'size', 'callers'] as const;
-export type FunctionOrder = (typeof FUNCTION_ORDERS)[number];
+type FunctionOrder = (typeof FUNCTION_ORDERS)[number];
 
-export interface DiscoverRequest extends Question, SearchBudget {
+interface DiscoverRequest extends Question, SearchBudget {
   /** full: each function's callers and callees (and, bounded, every call site). */
   detail: 'summary' | 'full';
   offset: number;
@@ -70,7 +70,7 @@ function named<T>(
   });
 }
 
-export interface CalleeAnswer {
+interface CalleeAnswer {
   at: number;
   kind: CallSiteKind;
   target: number;
@@ -78,7 +78,7 @@ export interface CalleeAnswer {
   unresolved?: string;
 }
 
-export interface DiscoveredAnswer {
+interface DiscoveredAnswer {
   ref: FunctionRef;
   evidence: EvidenceId[];
   tier: Tier;

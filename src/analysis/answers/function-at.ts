@@ -26,16 +26,16 @@ import {
 } from './question.js';
 
 /** Callers listed per match in program scope; the rest are counted. */
-export const MAP_CALLERS_SHOWN = 16;
+const MAP_CALLERS_SHOWN = 16;
 
 /** bounded: `limits` and `local` are the discovery's budget. */
-export interface FunctionAtRequest extends Question, SearchBudget {
+interface FunctionAtRequest extends Question, SearchBudget {
   address: number;
   /** Only this overlay's code matches. */
   overlayId?: number | undefined;
 }
 
-export interface FunctionMatch {
+interface FunctionMatch {
   ref: FunctionRef;
   evidence: EvidenceId[];
   tier: Tier;

@@ -45,13 +45,13 @@ import {
 
 /** A proven entry; a definitive negative; or neither. */
 export const PROOF_STATUSES = ['proven', 'not-proven-function-entry', 'proof-inconclusive'] as const;
-export type ProofStatus = (typeof PROOF_STATUSES)[number];
+type ProofStatus = (typeof PROOF_STATUSES)[number];
 
 /** How the proof search ended: a discovery's statuses, or stopped once the entry was proven. */
 export const PROOF_SEARCH_STATUSES = [...SCOPE_STATUSES, 'stopped-when-proven'] as const;
-export type ProofSearchStatus = (typeof PROOF_SEARCH_STATUSES)[number];
+type ProofSearchStatus = (typeof PROOF_SEARCH_STATUSES)[number];
 
-export interface ProveEntryRequest extends Question {
+interface ProveEntryRequest extends Question {
   address: number;
   mode: ArmMode;
   /** The overlay holding the entry. */

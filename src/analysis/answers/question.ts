@@ -105,7 +105,7 @@ export function resolveEvidence(
 }
 
 /** The whole-program map for a program-scope question (built, or kept from an earlier one). */
-export function programMap(src: RomSource, req: Question, opts: AnswerOptions): Promise<ProgramMap> {
+function programMap(src: RomSource, req: Question, opts: AnswerOptions): Promise<ProgramMap> {
   const report = opts.onProgress;
   return src.maps.map(src.store, src.rom, {
     processor: req.processor,
@@ -118,7 +118,7 @@ export function programMap(src: RomSource, req: Question, opts: AnswerOptions): 
 }
 
 /** What a program-scope answer stands on: the map, the tier accepted down to, what it covered there. */
-export interface MapScope {
+interface MapScope {
   map: ProgramMap;
   lowest: Tier;
   coverage: CoverageAnswer;
@@ -158,7 +158,7 @@ export interface SearchTotals {
 }
 
 /** A bounded search of a question's scope: what it found, and what it covered. */
-export interface Search extends ScopeResult {
+interface Search extends ScopeResult {
   /** The bytes the search decoded, per component; `stoppedEarly`: it did not finish. */
   coverage(stoppedEarly: boolean): CoverageAnswer;
 }

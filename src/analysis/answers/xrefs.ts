@@ -35,9 +35,9 @@ import {
 
 /** A discovery's truncations, and the xref search's own: its result limit. */
 export const XREF_TRUNCATIONS = ['xref-limit'] as const;
-export type XrefTruncation = DiscoveryTruncation | (typeof XREF_TRUNCATIONS)[number];
+type XrefTruncation = DiscoveryTruncation | (typeof XREF_TRUNCATIONS)[number];
 
-export interface XrefsRequest extends Question {
+interface XrefsRequest extends Question {
   /** The target: a runtime address, or a ROM offset that maps to exactly one. */
   target: { address: number } | { romOffset: number };
   /** bounded: the most xrefs collected; program: the most listed, from `offset`. */
@@ -49,7 +49,7 @@ export interface XrefsRequest extends Question {
   local: CfgLimitsOf;
 }
 
-export interface XrefAnswer {
+interface XrefAnswer {
   from: number;
   kind: MapRefKind;
   component: ComponentKind;
@@ -71,7 +71,7 @@ export interface XrefAnswer {
  * address map); `copied` where a start-up copy runs (ITCM code, a program copied below where it is
  * loaded): the copy owns the address once start-up is over, whatever holds it statically.
  */
-export interface XrefTarget {
+interface XrefTarget {
   address: number;
   romOffset: number | null;
   ownership: string;
@@ -100,7 +100,7 @@ export interface XrefsAnswer {
 }
 
 /** The one runtime address a ROM offset denotes for `processor`, or a refusal. */
-export function runtimeOfRomOffset(rom: RomHandle, processor: Processor, offset: number): number {
+function runtimeOfRomOffset(rom: RomHandle, processor: Processor, offset: number): number {
   const owners = resolveRomOffset(rom.model, offset).filter(
     (o) =>
       'processor' in o &&

@@ -26,8 +26,6 @@ import type { CopiedBlock } from '../program-map/types.js';
 import type { EvidenceClass } from './registry.js';
 import { type MemorySnapshot, type SourcedByte, StartupMemory, type StaticImage } from './startup-memory.js';
 
-export type { StaticImage } from './startup-memory.js';
-
 export const copiedCode = {
   id: 'copied-code',
   tier: 'proven',
@@ -37,7 +35,7 @@ export const copiedCode = {
 } as const satisfies EvidenceClass;
 
 /** Bounds of one detection. */
-export const COPY_DETECTION_LIMITS = {
+const COPY_DETECTION_LIMITS = {
   /** Instructions run in all, over every path. */
   steps: 3_000_000,
   /** Instructions one path runs at most. */

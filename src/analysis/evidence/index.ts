@@ -38,5 +38,3 @@ export const BOUNDED_EVIDENCE_IDS = EVIDENCE_CLASSES.filter((c) => c.bounded).ma
   EvidenceId,
   ...EvidenceId[],
 ];
-
-export type { EvidenceClass, IdleCandidate, IdleContext } from './registry.js';

@@ -11,7 +11,7 @@ import { u32 } from '../../formats/le.js';
 export const CONSTANT_CALL_VIAS = ['blx', 'bx', 'mov-lr-pc-bx'] as const;
 export type ConstantCallVia = (typeof CONSTANT_CALL_VIAS)[number];
 
-export interface ConstantRegisterCall {
+interface ConstantRegisterCall {
   /** Address of the BLX/BX instruction. */
   at: number;
   via: ConstantCallVia;

@@ -22,7 +22,7 @@ import { throwIfCancelled } from '../../core/errors.js';
 import type { BoundedStatus, Processor } from '../../core/vocabulary.js';
 import { type ConstantCallVia, constantRegisterCalls } from './constant-register.js';
 
-export const ALL_EVIDENCE = ['program-entry', 'direct-call', 'constant-register-call'] as const;
+const ALL_EVIDENCE = ['program-entry', 'direct-call', 'constant-register-call'] as const;
 export type Evidence = (typeof ALL_EVIDENCE)[number];
 
 export interface FunctionIdentity {
@@ -93,30 +93,23 @@ export interface CallSite {
   unresolved?: string;
 }
 
-export interface FunctionCfgSummary {
+interface FunctionCfgSummary {
   status: BoundedStatus;
   truncation: TruncationReason[];
-  blocks: {
-    component: string;
-    overlayId: number | null;
-    autoloadIndex?: number;
-    mode: ArmMode;
-    address: number;
-    end: number;
-  }[];
+  blocks: Pick<CfgBlock, 'component' | 'overlayId' | 'autoloadIndex' | 'mode' | 'address' | 'end'>[];
   instructions: number;
   bytes: number;
   edges: number;
 }
 
-export interface DiscoveredFunction {
+interface DiscoveredFunction {
   identity: FunctionIdentity;
   evidence: Evidence[];
   /** Null when a limit stopped the analysis before this function's CFG was built. */
   cfg: FunctionCfgSummary | null;
 }
 
-export interface DiscoveryRequest {
+interface DiscoveryRequest {
   processor: Processor;
   /** The program entry (ARM), when 'program-entry' evidence is enabled and the entry is code. */
   entry: { span: CodeSpan; address: number } | null;

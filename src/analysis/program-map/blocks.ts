@@ -6,7 +6,7 @@ import type { ArmMode } from '../../arm/types.js';
 import { Column, type Page } from './columns.js';
 import type { SwitchGuard } from './idioms.js';
 
-export type Term =
+type Term =
   | 'fallthrough'
   | 'branch'
   | 'conditional'

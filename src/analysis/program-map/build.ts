@@ -15,7 +15,7 @@ import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
 import type { WalkedProgram } from './walked.js';
 import { type EmitRequest, type MapEntry, placeKey, Walker, WalkStopped } from './walker.js';
 
-export interface MapBuildRequest {
+interface MapBuildRequest {
   set: ComponentSet;
   processor: Processor;
   /** The header entry point (in the main component). */
@@ -272,7 +272,7 @@ async function offer(
  * Which function bodies hold each block: almost always one, so one entry index per block in a typed
  * array and the rare others beside it.
  */
-export class BlockOwners {
+class BlockOwners {
   private readonly first: Int32Array;
   /**
    * The rare other owners: per block the newest of a chain through `extraBody` / `extraNext` (-1 when

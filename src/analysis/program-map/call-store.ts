@@ -6,7 +6,7 @@ import type { ArmMode } from '../../arm/types.js';
 import { Column, type Page } from './columns.js';
 
 export type CallKind = 'direct' | 'veneer' | 'register' | 'stub' | 'helper';
-export type Continuation = 'pending' | 'walked' | 'none';
+type Continuation = 'pending' | 'walked' | 'none';
 
 const KINDS: readonly CallKind[] = ['direct', 'veneer', 'register', 'stub', 'helper'];
 const CONTINUATIONS: readonly Continuation[] = ['pending', 'walked', 'none'];
@@ -24,7 +24,7 @@ const CONDITIONAL = 1 << 10;
 const CONTINUATION_SHIFT = 11;
 
 /** What a new call starts with. */
-export interface NewCall {
+interface NewCall {
   at: number;
   comp: number;
   mode: ArmMode;

@@ -40,7 +40,7 @@ export interface MapComponent {
 }
 
 /** A component that could not be read (a compressed overlay whose BLZ data is malformed). */
-export interface UnavailableComponent {
+interface UnavailableComponent {
   kind: ComponentKind;
   overlayId: number | null;
   start: number;
@@ -48,7 +48,7 @@ export interface UnavailableComponent {
   reason: string;
 }
 
-export type Lookup =
+type Lookup =
   | { readonly component: MapComponent }
   | { readonly unresolved: 'unmapped' | 'bss' | 'ambiguous-code-source' | 'not-decodable' };
 
@@ -187,7 +187,7 @@ const inAddressSpace = (start: number, size: number): boolean =>
   Number.isInteger(start) && start >= 0 && size >= 0 && start + size < ADDRESS_LIMIT;
 
 /** Where code can run: the ARM9 from ITCM, main RAM and shared WRAM; the ARM7 from main RAM and its WRAM. */
-export function executableRegion(processor: Processor, start: number, end: number): boolean {
+function executableRegion(processor: Processor, start: number, end: number): boolean {
   const inside = (lo: number, hi: number) => start >= lo && end <= hi;
   if (inside(0x02000000, 0x03000000) || inside(0x03000000, 0x04000000)) return true;
   return processor === 'arm9' && inside(0x00000000, 0x02000000);

@@ -17,7 +17,7 @@ import { copiesWellFormed } from './map-file.js';
 const FORMAT = 're-mcp.startup-copies';
 const VERSION = 1;
 /** The largest file read back (a detection names at most a few thousand copies). */
-export const COPIES_FILE_MAX_BYTES = 1024 * 1024;
+const COPIES_FILE_MAX_BYTES = 1024 * 1024;
 const FOLDER = 'program-maps';
 
 /** What the copies of a file are the copies of. */
@@ -29,7 +29,7 @@ export interface CopiesIdentity {
 }
 
 /** What happened to a file, for the logs and the tests. */
-export interface CopiesFileEvents {
+interface CopiesFileEvents {
   refused?: (path: string, why: string) => void;
   failed?: (path: string, error: unknown) => void;
 }

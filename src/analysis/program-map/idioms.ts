@@ -96,7 +96,7 @@ export function stubRegister(
   return REG.test(reg) ? reg : null;
 }
 
-export interface Landing {
+interface Landing {
   address: number;
   mode: ArmMode;
 }
@@ -263,7 +263,7 @@ export function guardMax(g: SwitchGuard, taken: boolean): number | null {
   return null;
 }
 
-export interface SwitchResult {
+interface SwitchResult {
   /** Landing of each index 0..max, in order. */
   targets: Landing[];
   /** Bytes of `comp` the dispatch read as data (its table). */

@@ -36,17 +36,11 @@ export function decodeSpan(
  * none outside the component or at an address unaligned for the mode). `untilFlow`: up to the first PC
  * write, included.
  */
-export function decodeAt(
-  comp: MapComponent,
-  address: number,
-  mode: ArmMode,
-  processor: Processor,
-  max: number,
-  untilFlow = false,
-): DecodedInstruction[] {
+export function decodeAt(...span: Parameters<typeof decodeSpan>): DecodedInstruction[] {
+  const [comp, address, mode] = span;
   const unit = mode === 'arm' ? 4 : 2;
   if (address < comp.start || address >= comp.end || address % unit !== 0) return [];
-  return decodeSpan(comp, address, mode, processor, max, untilFlow).instructions;
+  return decodeSpan(...span).instructions;
 }
 
 export const baseOf = (ins: DecodedInstruction): string =>
@@ -103,7 +97,7 @@ function perInstruction<T>(compute: (ins: DecodedInstruction) => T): (ins: Decod
 }
 
 export const REG = /^r([0-9]|1[0-2])$|^(sb|sl|fp|ip)$/;
-export const REG_NUMBER: Record<string, number> = { sb: 9, sl: 10, fp: 11, ip: 12, sp: 13, lr: 14, pc: 15 };
+const REG_NUMBER: Record<string, number> = { sb: 9, sl: 10, fp: 11, ip: 12, sp: 13, lr: 14, pc: 15 };
 export function regNumber(name: string): number | null {
   const n = name.trim();
   if (/^r\d+$/.test(n)) {
@@ -141,7 +135,7 @@ export const immediate = (text: string): number | null => {
  * How one instruction moves SP: a byte delta (negative grows the stack), 'unknown' for any other write
  * to SP, null when it leaves SP alone. `returns` when it also pops PC.
  */
-export type StackEffect = { readonly delta: number | 'unknown'; readonly returns: boolean } | null;
+type StackEffect = { readonly delta: number | 'unknown'; readonly returns: boolean } | null;
 
 const effectOf = perInstruction(computeStackEffect);
 

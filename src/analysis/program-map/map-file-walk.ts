@@ -19,7 +19,7 @@ const EDGE_KIND_COUNT = 5;
 const MAX_BYTE_CLASS = Math.max(...Object.values(ByteClass));
 
 /** The walk of `contents` over `set` (made again from the ROM), or why the file is refused. */
-export function walkFromFile(contents: MapFileContents, set: ComponentSet): LoadedWalk | string {
+function walkFromFile(contents: MapFileContents, set: ComponentSet): LoadedWalk | string {
   const { header: h, sections: s } = contents;
   const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
   if (!strings(h.callTexts) || !strings(h.entryTexts)) return 'malformed texts';

@@ -17,7 +17,7 @@ import type { ComponentSet } from './components.js';
 import { entrySections } from './map-file-entries.js';
 import type { WalkGaps } from './walk-types.js';
 
-export const MAP_FILE_FORMAT = 1;
+const MAP_FILE_FORMAT = 1;
 const MAGIC = [0x52, 0x45, 0x4d, 0x43, 0x50, 0x4d, 0x41, 0x50]; // "REMCPMAP"
 /** The header is JSON of a few kilobytes (a big program's copies and texts: a few hundred). */
 const MAX_HEADER_BYTES = 16 << 20;
@@ -33,7 +33,7 @@ export interface MapFileIdentity {
   evidence: readonly string[];
 }
 
-export type SectionType = 'i32' | 'u32' | 'f64' | 'u8' | 'u16';
+type SectionType = 'i32' | 'u32' | 'f64' | 'u8' | 'u16';
 const ARRAYS = {
   i32: Int32Array,
   u32: Uint32Array,
@@ -42,7 +42,7 @@ const ARRAYS = {
   u16: Uint16Array,
 } as const;
 
-export interface MapFileHeader extends MapFileIdentity {
+interface MapFileHeader extends MapFileIdentity {
   format: number;
   classes: string[];
   millis: number;

@@ -21,12 +21,12 @@ import { type CopiesIdentity, loadCopies, saveCopies } from './copies-file.js';
 import { encodeMapFile, type MapFileContents, type MapFileIdentity, readMapFile } from './map-file.js';
 
 /** The largest map file read back (a 64 MiB program's map is about 400 MiB; its build would be longer). */
-export const MAP_FILE_MAX_BYTES = 1024 * 1024 * 1024;
+const MAP_FILE_MAX_BYTES = 1024 * 1024 * 1024;
 const FOLDER = 'program-maps';
 const CHECKSUM_BYTES = 32;
 
 /** What the store did, for the logs and the tests: the last refusal of a file, by name. */
-export interface MapStoreEvents {
+interface MapStoreEvents {
   refused?: (path: string, why: string) => void;
   written?: (path: string) => void;
   failed?: (path: string, error: unknown) => void;

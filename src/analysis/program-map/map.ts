@@ -26,15 +26,9 @@ import {
 import { entryKey, type MapBlock } from './walker.js';
 
 // The shapes the map's queries hand out, named here (its public surface) wherever they are made.
-export type { CallKind, MapCall } from './call-store.js';
+export type { CallKind } from './call-store.js';
 export type { MapFunction } from './function-record.js';
-export type {
-  MapCoverage,
-  MapEntryInfo,
-  MapHolder,
-  MapXref,
-  UnresolvedCounts,
-} from './map-types.js';
+export type { MapCoverage, UnresolvedCounts } from './map-types.js';
 export { type MapRefKind, REF_KINDS } from './refs.js';
 export type { MapBlock } from './walker.js';
 

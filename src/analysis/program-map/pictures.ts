@@ -12,7 +12,7 @@ import { TIERS, type Tier } from './types.js';
 import type { EdgeKind, MapBlock } from './walker.js';
 
 /** The fill of each tier (and of code no function holds). */
-export const TIER_FILL: Record<Tier | 'none', string> = {
+const TIER_FILL: Record<Tier | 'none', string> = {
   proven: '#cfe9d4',
   referenced: '#d3e2f5',
   heuristic: '#f8e2bf',
@@ -31,9 +31,9 @@ const EDGE_STYLE: Record<EdgeKind | 'not-taken' | 'tail' | 'call', { color: stri
 };
 
 /** A name for an address, when the symbol store has one (user-asserted, shown as such). */
-export type NameOf = (address: number, overlayId: number | null) => string | null;
+type NameOf = (address: number, overlayId: number | null) => string | null;
 
-export interface Picture {
+interface Picture {
   graph: Graph;
   nodes: number;
   edges: number;

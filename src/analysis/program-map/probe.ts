@@ -19,7 +19,7 @@ export const PROBE_INSTRUCTIONS = 1 << 16;
 /** The refusal of a candidate the probe could not finish. */
 export const TOO_LONG = 'too long to check';
 
-export interface ProbeOptions {
+interface ProbeOptions {
   /** Instructions examined at most; a candidate that needs more is refused (not shown well-formed). */
   maxInstructions: number;
   /**
@@ -30,7 +30,7 @@ export interface ProbeOptions {
   joinsKnown?: boolean;
 }
 
-export type ProbeResult =
+type ProbeResult =
   /** `returns`: some path ends in a return, an indirect branch or a tail branch (not only in calls that never return). */
   | { ok: true; instructions: number; returns: boolean }
   /**

@@ -21,7 +21,7 @@ export type MapRefKind = (typeof REF_KINDS)[number];
 const KIND_CODE = new Map<MapRefKind, number>(REF_KINDS.map((k, i) => [k, i]));
 
 /** No mode: the reference comes from data (a table word), not an instruction. */
-export type RefMode = ArmMode | 'data';
+type RefMode = ArmMode | 'data';
 const MODES: RefMode[] = ['arm', 'thumb', 'data'];
 
 export interface MapRef {

@@ -55,7 +55,7 @@ const keptBytes = (map: ProgramMap) => Math.ceil(map.bytes() * KEPT_PER_COUNTED)
 const BUILD_FIXED_BYTES = 32 * 1024 * 1024;
 const BUILD_BYTES_PER_CODE_BYTE = 48;
 
-export interface MapRequest {
+interface MapRequest {
   processor: Processor;
   evidence: readonly EvidenceId[];
   maxCodeBytes: number;

@@ -13,9 +13,6 @@ export const TIER_RANK: Record<Tier, number> = { proven: 0, referenced: 1, heuri
 /** No tier: the byte is unclassified. */
 export const NO_TIER = 255;
 
-/** Whether a fact of tier `t` is accepted by a caller whose lowest accepted tier is `lowest`. */
-export const accepts = (lowest: Tier, t: Tier): boolean => TIER_RANK[t] <= TIER_RANK[lowest];
-
 /** What one byte of an executable component is, as the map established it. */
 export const ByteClass = {
   unknown: 0,
@@ -33,7 +30,6 @@ export const ByteClass = {
   /** Judged not to be code by the sweep (no well-formed code starts there). */
   data: 11,
 } as const;
-export type ByteClassCode = (typeof ByteClass)[keyof typeof ByteClass];
 
 export const BYTE_CLASS_NAMES = [
   'unknown',

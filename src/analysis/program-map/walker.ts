@@ -14,7 +14,7 @@ import { BlockIndex } from './block-index.js';
 import { callRefs, instructionRefs } from './block-refs.js';
 import { BlockStore, type EdgeKind, EdgeStore, type MapBlock } from './blocks.js';
 import { type ByteFact, classifyBytes, markCode, unclassified } from './bytes.js';
-import { type CallKind, CallStore, type MapCall } from './call-store.js';
+import { CallStore, type MapCall } from './call-store.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import { Continuations } from './continuations.js';
 import { EntryTable } from './entries.js';
@@ -45,8 +45,8 @@ import {
   WalkStopped,
 } from './walk-types.js';
 
-export type { EdgeKind, MapBlock, Term } from './blocks.js';
-export type { WalkBudget } from './walk-clock.js';
+export type { EdgeKind, MapBlock } from './blocks.js';
+
 export type { EmitRequest, MapEntry } from './walk-types.js';
 export { entryKey, placeKey, WalkStopped } from './walk-types.js';
 
@@ -63,7 +63,7 @@ export interface BlockView {
   emit(request: Omit<EmitRequest, 'fromComponent'>): void;
 }
 
-export interface WalkHooks {
+interface WalkHooks {
   onBlock(view: BlockView): void;
 }
 
@@ -354,15 +354,7 @@ export class Walker implements WalkOps {
   }
 
   /** Queues an intra-function edge to `target` (resolved across components when it leaves `comp`). */
-  edge(
-    fn: FunctionWalk,
-    block: MapBlock,
-    comp: MapComponent,
-    mode: ArmMode,
-    target: number,
-    kind: EdgeKind,
-    site?: number,
-  ) {
+  readonly edge: WalkOps['edge'] = (fn, block, comp, mode, target, kind, site) => {
     if (target % (mode === 'arm' ? 4 : 2) !== 0) return;
     let where = comp;
     if (target < comp.start || target >= comp.end) {
@@ -378,7 +370,7 @@ export class Walker implements WalkOps {
     }
     block.pendingOut++;
     fn.work.push({ comp: where.index, mode, address: target, from: block.id, kind });
-  }
+  };
 
   lateEdge(block: MapBlock, comp: MapComponent, mode: ArmMode, address: number): void {
     this.lateEdges.push({ from: block.id, comp: comp.index, mode, address });
@@ -389,15 +381,8 @@ export class Walker implements WalkOps {
     return flowSite(this, fn, comp, block, instructions, this.current);
   }
 
-  newCall(
-    comp: MapComponent,
-    block: MapBlock,
-    ins: DecodedInstruction,
-    kind: CallKind,
-    target: number | null,
-    targetMode: ArmMode | null,
-  ): number {
-    return this.calls.add({
+  readonly newCall: WalkOps['newCall'] = (comp, block, ins, kind, target, targetMode) =>
+    this.calls.add({
       at: ins.address | 0,
       comp: comp.index,
       mode: block.mode,
@@ -408,7 +393,6 @@ export class Walker implements WalkOps {
       conditional: ins.condition !== undefined,
       block: block.id,
     });
-  }
 
   /**
    * Drops what only the walk needs (its caches, the switch guards, the split chain): called once the

@@ -28,7 +28,7 @@ import {
 } from './types.js';
 
 export const PROPOSAL_TIERS = ['strong', 'supported', 'ambiguous'] as const;
-export type ProposalTier = (typeof PROPOSAL_TIERS)[number];
+type ProposalTier = (typeof PROPOSAL_TIERS)[number];
 
 export const APPLY_LIMITS = {
   /** Compared bytes a match needs to stand alone (fewer: a reference must agree). */
@@ -37,7 +37,7 @@ export const APPLY_LIMITS = {
 
 export type { ProgramFunction, ProgramMemory } from './types.js';
 
-export interface Candidate {
+interface Candidate {
   name: string;
   aliases: string[];
   origin: string;
@@ -77,7 +77,7 @@ export interface ApplyCounts {
   contradicted: number;
 }
 
-export interface Applied {
+interface Applied {
   proposals: Proposal[];
   counts: ApplyCounts;
 }

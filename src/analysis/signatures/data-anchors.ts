@@ -15,7 +15,7 @@ const MIN_FOUND_BYTES = 6;
 const DATA_ROUNDS = 3;
 
 /** A function a found data item names. */
-export interface DataNamed {
+interface DataNamed {
   address: number;
   want: string;
   why: string;

@@ -36,7 +36,7 @@ export interface ImagePlace {
 }
 
 /** The program as a signature builder reads it. */
-export interface ProgramImage {
+interface ProgramImage {
   /** `length` bytes at `address` when all are in one loaded run, else null. */
   read(address: number, length: number): Uint8Array | null;
   /** Whether `value` is an address of the program (varies with its layout). */

@@ -37,7 +37,7 @@ interface Group {
   code: boolean;
 }
 
-export interface ObjectItems {
+interface ObjectItems {
   items: SigItem[];
   /** Symbols not made into items, and why (a name refused, a place outside its section). */
   skipped: string[];
@@ -46,7 +46,7 @@ export interface ObjectItems {
 const isMapping = (name: string) => /^\$[atd](\.|$)/.test(name);
 
 /** The key refs name a symbol by. */
-export const symbolKey = (s: ObjSymbol, origin: string): string =>
+const symbolKey = (s: ObjSymbol, origin: string): string =>
   s.bind === STB_LOCAL ? `${s.name}@${origin}` : s.name!;
 
 /** Items of `obj`, whose origin (for reports and local keys) is `origin`. */

@@ -50,60 +50,107 @@ export function* narrowSteps(
   memory: ProgramMemory,
   bare: readonly boolean[] = [],
 ): Steps<void> {
-  const at = new Map<number, number>();
-  for (const [f, fn] of functions.entries()) if (!at.has(fn.address)) at.set(fn.address, f);
-  const nameOf = (m: Match) => items[m.item]!.names[0]!;
+  const n = new Naming(items, byName, functions, live, bare);
+  // The functions the set's data found in the program names (a vtable's slots).
+  for (const d of yield* dataNamedSteps(items, byName, memory)) {
+    const g = n.at.get(d.address);
+    if (g !== undefined) n.name(g, d.want, d.why);
+  }
+  for (let round = 0; round < NARROW_ROUNDS; round++) {
+    let changed = false;
+    for (const [f, fn] of functions.entries()) {
+      if (f % STEP_FUNCTIONS === 0) yield;
+      const one = n.oneName(f);
+      if (one === null) continue;
+      const m = live[f]!.find((x) => x.compared >= minCompared || x.agreed > 0 || x.calledAs !== null);
+      if (!m) continue;
+      if (n.byCalls(f, fn, m, one)) changed = true;
+      if (n.byPlace(f, fn, m, one)) changed = true;
+    }
+    for (const [f, fn] of functions.entries()) {
+      if (f % STEP_FUNCTIONS === 0) yield;
+      if (n.ruleOutByCalls(f, fn)) changed = true;
+    }
+    if (!changed) break;
+  }
+}
+
+const hex = (n: number) => `0x${n.toString(16)}`;
+
+/** What narrowSteps works with: the matches of each function and the ways one names another. */
+class Naming {
+  /** The function at each start address. */
+  readonly at = new Map<number, number>();
+  /** The function items of each object section, by origin and section, in their order there. */
+  private readonly sections = new Map<string, number[]>();
+  /** The index of each item in its section's list. */
+  private readonly rankIn = new Map<number, number>();
+  /** Functions whose callers named them otherwise: left unnamed. */
+  private readonly disputed = new Set<number>();
+
+  constructor(
+    private readonly items: readonly SigItem[],
+    private readonly byName: ReadonlyMap<string, number>,
+    private readonly functions: readonly ProgramFunction[],
+    private readonly live: Match[][],
+    private readonly bare: readonly boolean[],
+  ) {
+    for (const [f, fn] of functions.entries()) if (!this.at.has(fn.address)) this.at.set(fn.address, f);
+    for (const [i, item] of items.entries()) {
+      if (item.kind !== 'function' || !item.place) continue;
+      const k = `${item.origin}\u0000${item.place.section}`;
+      const list = this.sections.get(k);
+      if (list) list.push(i);
+      else this.sections.set(k, [i]);
+    }
+    for (const list of this.sections.values()) {
+      list.sort((a, b) => items[a]!.place!.offset - items[b]!.place!.offset);
+      for (const [k, i] of list.entries()) this.rankIn.set(i, k);
+    }
+  }
+
+  private nameOf(m: Match): string {
+    return this.items[m.item]!.names[0]!;
+  }
+
   /** The one name `live[f]` holds, or null (none, or several). */
-  const oneName = (f: number): string | null => {
-    const ms = live[f]!;
+  oneName(f: number): string | null {
+    const ms = this.live[f]!;
     if (ms.length === 0) return null;
-    const first = nameOf(ms[0]!);
-    return ms.every((m) => nameOf(m) === first) ? first : null;
-  };
+    const first = this.nameOf(ms[0]!);
+    return ms.every((m) => this.nameOf(m) === first) ? first : null;
+  }
+
   /** Each call of match `m` of `fn` its signature names: the function it reaches and the name wanted there. */
-  const callsOf = (fn: ProgramFunction, m: Match) => {
-    const item = items[m.item]!;
+  private callsOf(fn: ProgramFunction, m: Match) {
+    const item = this.items[m.item]!;
     const out: { g: number; want: string; wantItem: number; at: number }[] = [];
     if (m.compared === 0) return out;
     for (const r of item.refs) {
       if (r.kind !== 'call' || r.target === null) continue;
-      const want = byName.get(r.target);
-      if (want === undefined || items[want]!.kind !== 'function') continue;
+      const want = this.byName.get(r.target);
+      if (want === undefined || this.items[want]!.kind !== 'function') continue;
       const b = directBranchAt(
         fn.bytes,
         fn.address - fn.start + r.at,
         fn.address + r.at,
         refBranchMode(item.bytes, item.mode!, r.at),
       );
-      const g = b === null ? undefined : at.get(b.target);
+      const g = b === null ? undefined : this.at.get(b.target);
       if (g !== undefined)
-        out.push({ g, want: items[want]!.names[0]!, wantItem: want, at: fn.address + r.at });
+        out.push({ g, want: this.items[want]!.names[0]!, wantItem: want, at: fn.address + r.at });
     }
     return out;
-  };
-  const hex = (n: number) => `0x${n.toString(16)}`;
-  // The function items of each object section, by origin and section.
-  const sections = new Map<string, number[]>();
-  for (const [i, item] of items.entries()) {
-    if (item.kind !== 'function' || !item.place) continue;
-    const k = `${item.origin}\u0000${item.place.section}`;
-    const list = sections.get(k);
-    if (list) list.push(i);
-    else sections.set(k, [i]);
   }
-  for (const list of sections.values())
-    list.sort((a, b) => items[a]!.place!.offset - items[b]!.place!.offset);
-  /** The index of each item in its section's list. */
-  const rankIn = new Map<number, number>();
-  for (const list of sections.values()) for (const [k, i] of list.entries()) rankIn.set(i, k);
+
   /** Names `g` keeps `want` (its live matches of that name), said so by `why`; whether anything changed. */
-  const name = (g: number, want: string, why: string): boolean => {
-    const there = live[g]!;
-    const keep = there.filter((x) => nameOf(x) === want);
+  name(g: number, want: string, why: string): boolean {
+    const there = this.live[g]!;
+    const keep = there.filter((x) => this.nameOf(x) === want);
     if (keep.length === 0) return false;
     let changed = false;
     if (keep.length < there.length) {
-      live[g] = keep;
+      this.live[g] = keep;
       changed = true;
     }
     for (const x of keep)
@@ -112,100 +159,105 @@ export function* narrowSteps(
         changed = true;
       }
     return changed;
-  };
-  /** Functions whose callers named them otherwise: left unnamed. */
-  const disputed = new Set<number>();
+  }
+
   /** A bare function `g` named `wantItem`'s name by a caller (`why`); whether anything changed. */
-  const adopt = (g: number, wantItem: number, why: string): boolean => {
-    if (disputed.has(g)) return false;
-    const there = live[g]!;
+  private adopt(g: number, wantItem: number, why: string): boolean {
+    if (this.disputed.has(g)) return false;
+    const there = this.live[g]!;
     if (there.length > 0) {
-      if (nameOf(there[0]!) === items[wantItem]!.names[0]) return false;
-      live[g] = [];
-      disputed.add(g);
+      if (this.nameOf(there[0]!) === this.items[wantItem]!.names[0]) return false;
+      this.live[g] = [];
+      this.disputed.add(g);
       return true;
     }
-    const fn = functions[g]!;
+    const fn = this.functions[g]!;
     if (isLinkerStub(fn.bytes.subarray(fn.address - fn.start, fn.end - fn.start), fn.mode)) return false;
-    live[g] = [
+    this.live[g] = [
       { item: wantItem, compared: 0, agreed: 0, unchecked: 0, contradicted: 0, why: null, calledAs: why },
     ];
     return true;
-  };
+  }
+
+  /** `g` named `wantItem`'s name by a caller: among its own matches, or adopted when it has none. */
+  private named(g: number, wantItem: number, why: string): boolean {
+    return this.bare[g] ? this.adopt(g, wantItem, why) : this.name(g, this.items[wantItem]!.names[0]!, why);
+  }
+
   /**
    * When item `wantItem` is a linker stub going to a function item and the program's function `g` is
    * a stub too: the function `g` goes to and that item.
    */
-  const throughStub = (g: number, wantItem: number): { h: number; target: number } | null => {
-    const item = items[wantItem]!;
+  private throughStub(g: number, wantItem: number): { h: number; target: number } | null {
+    const item = this.items[wantItem]!;
     const ref = item.refs[0];
     if (!isLinkerStub(item.bytes, item.mode!) || ref === undefined || ref.target === null) return null;
-    const target = byName.get(ref.target);
-    if (target === undefined || items[target]!.kind !== 'function') return null;
-    const fn = functions[g]!;
+    const target = this.byName.get(ref.target);
+    if (target === undefined || this.items[target]!.kind !== 'function') return null;
+    const fn = this.functions[g]!;
     const o = fn.address - fn.start;
     if (!isLinkerStub(fn.bytes.subarray(o, fn.end - fn.start), fn.mode)) return null;
     const reach = stubReach(fn.bytes, o, fn.address, fn.mode);
-    const h = reach === null ? undefined : at.get(reach.target & ~1);
+    const h = reach === null ? undefined : this.at.get(reach.target & ~1);
     return h === undefined || h === g ? null : { h, target };
-  };
-  // The functions the set's data found in the program names (a vtable's slots).
-  for (const d of yield* dataNamedSteps(items, byName, memory)) {
-    const g = at.get(d.address);
-    if (g !== undefined) name(g, d.want, d.why);
   }
-  for (let round = 0; round < NARROW_ROUNDS; round++) {
+
+  /** The functions the calls of `fn` (named `one` by match `m`) reach, named; whether anything changed. */
+  byCalls(f: number, fn: ProgramFunction, m: Match, one: string): boolean {
     let changed = false;
-    for (const [f, fn] of functions.entries()) {
-      if (f % STEP_FUNCTIONS === 0) yield;
-      const one = oneName(f);
-      if (one === null) continue;
-      const m = live[f]!.find((x) => x.compared >= minCompared || x.agreed > 0 || x.calledAs !== null);
-      if (!m) continue;
-      for (const { g, want, wantItem, at: site } of callsOf(fn, m)) {
-        if (g === f) continue;
-        const why = `called as ${want} by ${one} (${hex(fn.address)}) at ${hex(site)}`;
-        if (bare[g] ? adopt(g, wantItem, why) : name(g, want, why)) changed = true;
-        const through = throughStub(g, wantItem);
-        if (through === null) continue;
-        const { h, target } = through;
-        const via = `reached as ${items[target]!.names[0]} through the linker stub at ${hex(functions[g]!.address)}, ${why}`;
-        if (bare[h] ? adopt(h, target, via) : name(h, items[target]!.names[0]!, via)) changed = true;
-      }
-      // Its neighbours in its section lie at the same distances in the program: walked outwards
-      // while each function found where one should be is one its bytes match (a function missing
-      // there, or another one, ends the walk: it never steps over what it cannot confirm).
-      const item = items[m.item]!;
-      const place = item.place;
-      if (!place) continue;
-      const list = sections.get(`${item.origin}\u0000${place.section}`)!;
-      const from = rankIn.get(m.item)!;
-      for (const step of [1, -1])
-        for (let k = from + step; k >= 0 && k < list.length; k += step) {
-          const other = items[list[k]!]!;
-          const distance = other.place!.offset - place.offset;
-          const g = at.get((fn.address + distance) >>> 0);
-          if (g === undefined || g === f) break;
-          const want = other.names[0]!;
-          if (!live[g]!.some((x) => nameOf(x) === want)) break;
-          if (name(g, want, `placed ${distance} bytes from ${one} (${hex(fn.address)}) as in ${item.origin}`))
-            changed = true;
-        }
+    for (const { g, want, wantItem, at: site } of this.callsOf(fn, m)) {
+      if (g === f) continue;
+      const why = `called as ${want} by ${one} (${hex(fn.address)}) at ${hex(site)}`;
+      if (this.named(g, wantItem, why)) changed = true;
+      const through = this.throughStub(g, wantItem);
+      if (through === null) continue;
+      const { h, target } = through;
+      const via = `reached as ${this.items[target]!.names[0]} through the linker stub at ${hex(this.functions[g]!.address)}, ${why}`;
+      if (this.named(h, target, via)) changed = true;
     }
-    for (const [f, fn] of functions.entries()) {
-      if (f % STEP_FUNCTIONS === 0) yield;
-      if (live[f]!.length < 2 || oneName(f) !== null) continue;
-      const keep = live[f]!.filter((m) =>
-        callsOf(fn, m).every(({ g, want }) => {
-          const named = oneName(g);
-          return named === null || named === want;
-        }),
-      );
-      if (keep.length > 0 && keep.length < live[f]!.length) {
-        live[f] = keep;
-        changed = true;
+    return changed;
+  }
+
+  /**
+   * The neighbours of `fn` in its section, which lie at the same distances in the program: walked
+   * outwards while each function found where one should be is one its bytes match (a function missing
+   * there, or another one, ends the walk: it never steps over what it cannot confirm).
+   */
+  byPlace(f: number, fn: ProgramFunction, m: Match, one: string): boolean {
+    const item = this.items[m.item]!;
+    const place = item.place;
+    if (!place) return false;
+    let changed = false;
+    const list = this.sections.get(`${item.origin}\u0000${place.section}`)!;
+    const from = this.rankIn.get(m.item)!;
+    for (const step of [1, -1])
+      for (let k = from + step; k >= 0 && k < list.length; k += step) {
+        const other = this.items[list[k]!]!;
+        const distance = other.place!.offset - place.offset;
+        const g = this.at.get((fn.address + distance) >>> 0);
+        if (g === undefined || g === f) break;
+        const want = other.names[0]!;
+        if (!this.live[g]!.some((x) => this.nameOf(x) === want)) break;
+        if (
+          this.name(g, want, `placed ${distance} bytes from ${one} (${hex(fn.address)}) as in ${item.origin}`)
+        )
+          changed = true;
       }
-    }
-    if (!changed) break;
+    return changed;
+  }
+
+  /** A function several names match loses those whose calls reach functions named otherwise. */
+  ruleOutByCalls(f: number, fn: ProgramFunction): boolean {
+    const live = this.live[f]!;
+    if (live.length < 2 || this.oneName(f) !== null) return false;
+    const keep = live.filter((m) =>
+      this.callsOf(fn, m).every(({ g, want }) => {
+        const named = this.oneName(g);
+        return named === null || named === want;
+      }),
+    );
+    if (keep.length === 0 || keep.length === live.length) return false;
+    this.live[f] = keep;
+    return true;
   }
 }

@@ -70,7 +70,7 @@ export function programMemory(map: ProgramMap): ProgramMemory & { isAddress(valu
 }
 
 /** A name a ROM's symbol store gives an address of the processor. */
-export interface KnownName {
+interface KnownName {
   address: number;
   name: string;
   overlayId: number | null;

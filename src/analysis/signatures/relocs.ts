@@ -5,7 +5,7 @@
 import type { ArmMode } from '../../arm/types.js';
 import type { RefKind } from './types.js';
 
-export interface RelocEffect {
+interface RelocEffect {
   /** Bytes from the place that vary (from its first byte). Zero: nothing changes (R_ARM_NONE, V4BX). */
   bytes: number;
   /** How the place names its target, or null when it names nothing a signature follows. */
@@ -57,7 +57,7 @@ export const u32 = (b: Uint8Array, o: number): number =>
   (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
 
 /** A branch that names a place by its immediate. */
-export interface DirectBranch {
+interface DirectBranch {
   /** Bytes of the instruction (ARM 4; Thumb 2, or 4 for the BL/BLX pair). */
   size: number;
   /** With link (BL, BLX). */
@@ -179,7 +179,7 @@ export function refBranchMode(bytes: Uint8Array, mode: ArmMode, at: number): Arm
 }
 
 /** Where a linker stub goes: the field that says it (a branch or an address word) and its target. */
-export interface StubReach {
+interface StubReach {
   /** Offset of the field in the stub. */
   at: number;
   kind: 'call' | 'word';

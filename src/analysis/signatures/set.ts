@@ -25,7 +25,7 @@ import {
   type SigRef,
 } from './types.js';
 
-export interface SetInput {
+interface SetInput {
   /** The file's workspace path (names the origin of its items). */
   path: string;
   sha256: string;

@@ -8,10 +8,10 @@ export const SIGNATURE_VERSION = 1;
 
 /** What a set was built from. */
 export const SIGNATURE_SOURCE_KINDS = ['archive', 'object', 'elf', 'rom'] as const;
-export type SignatureSourceKind = (typeof SIGNATURE_SOURCE_KINDS)[number];
+type SignatureSourceKind = (typeof SIGNATURE_SOURCE_KINDS)[number];
 
 export const ITEM_KINDS = ['function', 'data'] as const;
-export type ItemKind = (typeof ITEM_KINDS)[number];
+type ItemKind = (typeof ITEM_KINDS)[number];
 
 /**
  * How a relocated (or address-bearing) place names its target: `call` a branch with link or a branch
@@ -60,7 +60,7 @@ export interface SigItem {
   place?: SigPlace | undefined;
 }
 
-export interface SigPlace {
+interface SigPlace {
   /** The section's index in its object (names can repeat). */
   section: number;
   offset: number;

@@ -9,7 +9,7 @@ import { referencesOf } from '../../arm/references.js';
 import type { ArmMode } from '../../arm/types.js';
 import { type ConstantCallVia, wordAt } from '../functions/constant-register.js';
 
-export type XrefKind =
+type XrefKind =
   | 'direct-branch'
   | 'direct-call'
   | 'literal-pool'
@@ -17,7 +17,7 @@ export type XrefKind =
   | 'literal-value'
   | 'constant-register-call';
 
-export interface Xref {
+interface Xref {
   from: number;
   kind: XrefKind;
   component: string;

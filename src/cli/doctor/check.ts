@@ -1,5 +1,5 @@
 // The doctor's vocabulary: one result per capability, ok / missing / broken, with the fix.
-export type CheckStatus = 'ok' | 'missing' | 'broken';
+type CheckStatus = 'ok' | 'missing' | 'broken';
 
 export interface CheckResult {
   /** Stable identifier for scripts (`--json`). */

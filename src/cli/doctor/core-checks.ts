@@ -10,9 +10,9 @@ import { type CheckResult, message, notOk, ok } from './check.js';
 import { buildTinyRom, TINY_ROM } from './tiny-rom.js';
 
 const REINSTALL = 'reinstall re-mcp (npm install -g re-mcp) or, in a checkout, run npm ci && npm run build';
-export const MIN_NODE_MAJOR = 20;
+const MIN_NODE_MAJOR = 20;
 
-export function checkNode(): CheckResult {
+function checkNode(): CheckResult {
   const major = Number(process.versions.node.split('.')[0]);
   if (major >= MIN_NODE_MAJOR) return ok('node', `Node ${process.version}`, true);
   return notOk(
@@ -24,7 +24,7 @@ export function checkNode(): CheckResult {
   );
 }
 
-export function checkCodeCache(): CheckResult {
+function checkCodeCache(): CheckResult {
   // Set by the entry (src/cli/loader.ts) before the bundle runs; absent when running from source.
   const state = (globalThis as { __reMcpCodeCache?: CacheState }).__reMcpCodeCache;
   if (state === undefined)
@@ -48,7 +48,7 @@ export function checkCodeCache(): CheckResult {
 }
 
 /** `mov r0, #1` (ARM) and `movs r0, #1` (Thumb): two words whose decoding never changes. */
-export async function checkArmDecoder(): Promise<CheckResult> {
+async function checkArmDecoder(): Promise<CheckResult> {
   try {
     const arm = await decodeWindow(Uint8Array.of(0x01, 0x00, 0xa0, 0xe3), 0x02000000, 'arm', 'arm9', 1);
     const thumb = await decodeWindow(Uint8Array.of(0x01, 0x20), 0x02000000, 'thumb', 'arm7', 1);
@@ -63,7 +63,7 @@ export async function checkArmDecoder(): Promise<CheckResult> {
   }
 }
 
-export function checkBlz(): CheckResult {
+function checkBlz(): CheckResult {
   try {
     const data = new Uint8Array(4096);
     for (let i = 0; i < data.length; i++) data[i] = (i * 7) % 61 === 0 ? i & 0xff : (i >> 4) & 0x0f;
@@ -81,7 +81,7 @@ export function parseTinyRom(rom: Uint8Array): NdsRomModel {
   return parseNdsRom(bufferSource(rom));
 }
 
-export function checkNdsParser(rom: Uint8Array): { result: CheckResult; model: NdsRomModel | null } {
+function checkNdsParser(rom: Uint8Array): { result: CheckResult; model: NdsRomModel | null } {
   try {
     const model = parseTinyRom(rom);
     const file = model.files.find((f) => f.path === TINY_ROM.fileName);
@@ -119,7 +119,7 @@ export function checkNdsParser(rom: Uint8Array): { result: CheckResult; model: N
 }
 
 /** Searches the built-in ROM for its marker word: exactly one hit, owned by the ARM9 main binary. */
-export async function checkSearch(rom: Uint8Array, model: NdsRomModel | null): Promise<CheckResult> {
+async function checkSearch(rom: Uint8Array, model: NdsRomModel | null): Promise<CheckResult> {
   if (model === null)
     return notOk('search', 'broken', 'not run: the NDS parser check failed', REINSTALL, true);
   try {

@@ -20,7 +20,7 @@ type Env = Record<string, string | undefined>;
 type Settings = Omit<Config, 'workspaceRoot'>;
 
 /** Bound on the headless start (the stubs listen ~0.2 s after a start; a loaded machine is slower). */
-export const EMULATOR_START_TIMEOUT_MS = 20_000;
+const EMULATOR_START_TIMEOUT_MS = 20_000;
 const set = (env: Env, name: string) => (env[name] ?? '') !== '';
 
 /** One emulator: its program found and verified, then started headless with its stubs. */

@@ -26,11 +26,7 @@ import {
   type LiveWindow,
 } from './frame.js';
 
-export {
-  type BacktraceMatch,
-  RETURN_EVIDENCE,
-  type ReturnEvidence,
-} from '../../analysis/answers/code-owners.js';
+export { RETURN_EVIDENCE } from '../../analysis/answers/code-owners.js';
 
 export const CORRELATE_LIMITS = {
   nearbyInstructions: { default: 8, min: 1, max: 32, unit: 'instructions decoded per candidate' },
@@ -38,7 +34,7 @@ export const CORRELATE_LIMITS = {
   referenceLimit: { default: 16, min: 0, max: 64, unit: 'static references listed per decoded candidate' },
 } as const;
 
-export interface CorrelateRequest {
+interface CorrelateRequest {
   store: RomStore;
   maps: ProgramMapService;
   /** bounded: the standard discovery; program: the whole-program map at tiers down to lowestTier. */
@@ -58,9 +54,9 @@ export interface CorrelateRequest {
 
 /** Where a backtrace word was read: the link register, or a stack slot. */
 export const RETURN_SOURCES = ['lr', 'stack'] as const;
-export type ReturnSource = (typeof RETURN_SOURCES)[number];
+type ReturnSource = (typeof RETURN_SOURCES)[number];
 
-export interface BacktraceEntry {
+interface BacktraceEntry {
   source: ReturnSource;
   /** Stack slot address (stack words only). */
   slot: number | null;
@@ -90,7 +86,7 @@ const ADDRESS_SPACE = 0x1_0000_0000;
 
 /** The CPSR's processor mode (bits 4..0); invalid for a value no ARM mode has. */
 export const CPSR_MODES = ['usr', 'fiq', 'irq', 'svc', 'abt', 'und', 'sys', 'invalid'] as const;
-export type CpuMode = (typeof CPSR_MODES)[number];
+type CpuMode = (typeof CPSR_MODES)[number];
 const CPU_MODES: Record<number, CpuMode> = {
   16: 'usr',
   17: 'fiq',

@@ -19,19 +19,18 @@ import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 
 /** A function's authority: its tier as a static fact (`static-proven`...), in TIERS' order. */
 export const FUNCTION_AUTHORITIES = TIERS.map((t) => `static-${t}` as const);
-export type FunctionAuthority = (typeof FUNCTION_AUTHORITIES)[number];
 
 /** Whether live memory holds a candidate's static bytes at the address, or why that was not checked. */
 export const LIVE_STATUSES = ['live-bytes-match', 'mismatch', 'not-checked'] as const;
-export type LiveStatus = (typeof LIVE_STATUSES)[number];
+type LiveStatus = (typeof LIVE_STATUSES)[number];
 
 /** Whether any static component holds a frame's address. */
 export const FRAME_STATUSES = ['static-candidates', 'no-static-component'] as const;
-export type FrameStatus = (typeof FRAME_STATUSES)[number];
+type FrameStatus = (typeof FRAME_STATUSES)[number];
 
 /** A candidate's component: a runtime range's, or a block the start-up code copies (copied). */
 export const CANDIDATE_COMPONENTS = [...RUNTIME_COMPONENTS, 'copied'] as const;
-export type CandidateComponent = (typeof CANDIDATE_COMPONENTS)[number];
+type CandidateComponent = (typeof CANDIDATE_COMPONENTS)[number];
 
 /**
  * Why a candidate lists the functions it does: a function lookup's answer, or not-code (none asked
@@ -39,7 +38,7 @@ export type CandidateComponent = (typeof CANDIDATE_COMPONENTS)[number];
  * decode).
  */
 export const FUNCTION_REASONS = [...FUNCTION_LOOKUPS, 'not-code'] as const;
-export type FunctionReason = (typeof FUNCTION_REASONS)[number];
+type FunctionReason = (typeof FUNCTION_REASONS)[number];
 
 /** Bytes read from the stub around the frame's address (half before, half from it). */
 export const LIVE_WINDOW_BYTES = 64;
@@ -51,16 +50,14 @@ export interface LiveWindow {
   reason?: string;
 }
 
-export interface CandidateInstruction {
+interface CandidateInstruction {
   address: number;
   size: number;
   bytes: string;
   text: string;
 }
 
-export type { CandidateFunction, FunctionSource };
-
-export interface FrameCandidate {
+interface FrameCandidate {
   component: CandidateComponent;
   overlayId: number | null;
   autoloadIndex: number | null;

@@ -18,15 +18,15 @@ import type { EmulatorProcess, ExitInfo, Readiness } from '../backend.js';
  * fetched instruction, which the JIT would batch past. `--disable-sound`: no audio device headless.
  * A wrapper launcher must accept and forward these desmume-cli options.
  */
-export const FIXED_OPTIONS = ['--disable-sound', '--cpu-mode=0'] as const;
-export const LOG_TAIL_BYTES = 16_384;
+const FIXED_OPTIONS = ['--disable-sound', '--cpu-mode=0'] as const;
+const LOG_TAIL_BYTES = 16_384;
 
 export interface LauncherConfig {
   launcher: string | null;
   launcherSha256: string | null;
 }
 
-export interface LaunchRequest {
+interface LaunchRequest {
   romAbsolute: string;
   arm9Port: number;
   arm7Port: number | null;

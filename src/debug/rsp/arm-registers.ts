@@ -4,7 +4,7 @@
 // more list here. Every register is little-endian.
 import { ReMcpError } from '../../core/errors.js';
 
-export interface RegisterSlot {
+interface RegisterSlot {
   readonly name: string;
   /** Width in bytes. */
   readonly bytes: number;
@@ -60,10 +60,10 @@ export const ARM_CORE_LAYOUT: RegisterLayout = {
 };
 
 /** The CPSR's T bit: the CPU executes Thumb. */
-export const THUMB_BIT = 1 << 5;
+const THUMB_BIT = 1 << 5;
 
 /** What a layout means for the decoder: the packet length and where each decoded register sits. */
-export interface LayoutFacts {
+interface LayoutFacts {
   /** Registers in the packet. */
   count: number;
   /** Hex digits in a whole `g` reply. */

@@ -13,7 +13,7 @@
 import { ReMcpError } from '../../core/errors.js';
 import { blzParseFooter } from './footer.js';
 
-export interface BlzDecodeOptions {
+interface BlzDecodeOptions {
   /**
    * Also reject a blob that a console could not decode in place (the write pointer would overtake
    * stream bytes not yet read). Default false: a separate output buffer decodes such a blob fine.

@@ -10,7 +10,7 @@ import { BLZ_MIN_HEADER } from './footer.js';
 import { findMatchesSteps } from './match.js';
 import { optimalParseSteps } from './parse.js';
 
-export interface BlzEncodeOptions {
+interface BlzEncodeOptions {
   /** Leading bytes to keep raw whatever the gain (a compressed ARM9 keeps 0x4000). Default 0. */
   prefixLength?: number;
 }
@@ -19,7 +19,7 @@ export interface BlzEncodeOptions {
  * Most bytes considered for compression: memory is ~15 bytes per input byte, and the compressed
  * length field has 24 bits anyway. Anything before the last 16 MiB stays in the raw prefix.
  */
-export const BLZ_MAX_CODED_REGION = 16 * 1024 * 1024;
+const BLZ_MAX_CODED_REGION = 16 * 1024 * 1024;
 
 const align4 = (n: number): number => (n + 3) & ~3;
 

@@ -11,9 +11,9 @@ export const BLZ_MAX_HEADER = 11;
 /** The compressed length is a 24-bit field. */
 export const BLZ_MAX_COMPRESSED = 0xffffff;
 /** One stream byte decodes to at most 144/17 bytes (flag + 8 matches of 18); 9 is a safe upper bound. */
-export const BLZ_MAX_EXPANSION = 9;
+const BLZ_MAX_EXPANSION = 9;
 
-export interface BlzFooter {
+interface BlzFooter {
   /** false for a "not coded" blob (extra size 0): raw bytes, padded to 4, then 4 zero bytes. */
   coded: boolean;
   /** Bytes at the end of the blob that are compressed, including the header (0 when not coded). */

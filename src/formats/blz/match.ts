@@ -11,10 +11,10 @@
 //
 // Distances 1 and 2 are not encodable, so position k is inserted only when the search reaches k + 3.
 
-export const BLZ_MIN_MATCH = 3;
+const BLZ_MIN_MATCH = 3;
 export const BLZ_MAX_MATCH = 18;
-export const BLZ_MIN_DISTANCE = 3;
-export const BLZ_MAX_DISTANCE = 4098;
+const BLZ_MIN_DISTANCE = 3;
+const BLZ_MAX_DISTANCE = 4098;
 
 const HASH_BITS = 16;
 const NONE = -1;

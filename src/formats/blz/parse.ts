@@ -16,7 +16,7 @@ import { ReMcpError } from '../../core/errors.js';
 import { BLZ_MAX_COMPRESSED, BLZ_MAX_HEADER } from './footer.js';
 import { BLZ_MAX_MATCH, type MatchTable } from './match.js';
 
-export interface BlzParse {
+interface BlzParse {
   /** Bytes of x covered by the stream (0: nothing worth compressing). */
   end: number;
   /** Stream length in bytes for x[0..end), flag bytes included. */
@@ -35,14 +35,6 @@ const rankOf = (tokens: number) => (tokens === 0 ? 8 : tokens);
 /** Positions parsed between two yields of optimalParseSteps. */
 const STEP_POSITIONS = 1 << 16;
 
-export function optimalParse(n: number, matches: MatchTable): BlzParse {
-  const steps = optimalParseSteps(n, matches);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
-}
-
 interface ParseState {
   state: Int32Array;
   choice: Uint8Array;
@@ -51,7 +43,7 @@ interface ParseState {
   bestGain: number;
 }
 
-/** optimalParse in bounded steps: yields after every STEP_POSITIONS positions. */
+/** The optimal parse of x[0..n) (the cheapest token sequence), in bounded steps: yields after every STEP_POSITIONS positions. */
 export function* optimalParseSteps(n: number, matches: MatchTable): Generator<void, BlzParse, void> {
   const p: ParseState = {
     state: new Int32Array(RING).fill(INFINITE),

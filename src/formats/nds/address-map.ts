@@ -13,9 +13,9 @@ export const MAPPED_STATUSES = ['resolved', 'ambiguous', 'bss', 'compressed-over
 export type MappedStatus = (typeof MAPPED_STATUSES)[number];
 /** A runtime address's resolution: a mapped status, or unmapped (no static owner). */
 export const RESOLUTION_STATUSES = [...MAPPED_STATUSES, 'unmapped'] as const;
-export type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
+type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
 
-export interface RuntimeCandidate {
+interface RuntimeCandidate {
   component: RuntimeRange['component'];
   overlayId: number | null;
   autoloadIndex: number | null;
@@ -106,7 +106,7 @@ function statusOf(candidates: RuntimeCandidate[]): ResolutionStatus {
   return 'resolved';
 }
 
-export type RomOwnerKind =
+type RomOwnerKind =
   | 'header'
   | 'header-padding'
   | 'fnt'

@@ -23,16 +23,16 @@ import {
 } from './raw/module-params.js';
 
 /** Real SDK images list a handful of blocks (ITCM, DTCM, a few WRAM); more means garbage. */
-export const MAX_AUTOLOADS = 64;
+const MAX_AUTOLOADS = 64;
 /**
  * A compressed ARM9 is decoded at parse (to read its autoload list) only up to this decoded size:
  * twice the DSi's 16 MiB main RAM. A footer may claim up to 9x its stream; that is never allocated.
  */
-export const MAX_DECODED_ARM9 = 32 * 1024 * 1024;
+const MAX_DECODED_ARM9 = 32 * 1024 * 1024;
 const ADDRESS_SPACE = 0x1_0000_0000;
 
 /** ROM range of the ARM9 secure area on a retail cartridge layout. */
-export const SECURE_AREA = { start: 0x4000, end: 0x4800 } as const;
+const SECURE_AREA = { start: 0x4000, end: 0x4800 } as const;
 
 /**
  * A fact about the ARM9's first 2 KiB in the retail layout (ARM9 at 0x4000, entry past 2 KiB): zero-filled
@@ -90,7 +90,7 @@ export function plainExecutable(processor: Processor, entry: RawProgramEntry): M
   };
 }
 
-export interface Arm9Description {
+interface Arm9Description {
   footer: NitrocodeFooterReport | null;
   params: ModuleParamsReport;
   autoloads: AutoloadBlock[] | null;

@@ -4,5 +4,5 @@ export type * from './model.js';
 export { PARAMS_STATUSES, RUNTIME_COMPONENTS, RUNTIME_RANGE_KINDS } from './model.js';
 export { parseNdsRom, ROM_LIMITS } from './parse-rom.js';
 export { type ByteSource, bufferSource } from './raw/byte-source.js';
-export { type ComponentSelector, componentKey, type ModelComponent, resolveComponent } from './selectors.js';
+
 export { type WordTarget, wordTarget } from './word-target.js';

@@ -10,7 +10,7 @@ export interface ByteRange {
   end: number;
 }
 
-export interface CrcCheck {
+interface CrcCheck {
   stored: number;
   computed: number;
   ok: boolean;
@@ -45,7 +45,7 @@ export interface AutoloadBlock {
 
 /** Whether a self-description (module params, nitrocode footer) was found and is sane. */
 export const PARAMS_STATUSES = ['absent', 'valid', 'invalid'] as const;
-export type ParamsStatus = (typeof PARAMS_STATUSES)[number];
+type ParamsStatus = (typeof PARAMS_STATUSES)[number];
 
 export interface ModuleParamsReport {
   status: ParamsStatus;

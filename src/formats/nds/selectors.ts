@@ -27,11 +27,6 @@ export interface ModelComponent {
   rom: ByteRange;
 }
 
-/** One canonical text form per component (the same component named by file ID or by path agrees). */
-export function componentKey(c: ModelComponent): string {
-  return c.kind === 'main' ? c.processor! : `file:${c.fileId}`;
-}
-
 /**
  * The one component a selector names. An overlay ID that a table lists twice is ambiguous and refused
  * (`ambiguous`), since a write must know which record it changes.

@@ -9,27 +9,27 @@ import { runSteps, type Steps } from '../../core/cooperative.js';
 import { ReMcpError } from '../../core/errors.js';
 
 /** A file that is no archive this reader takes (an invalid-argument ReMcpError). */
-export class ArError extends ReMcpError {
+class ArError extends ReMcpError {
   constructor(message: string) {
     super('invalid-argument', message);
   }
 }
 
-export const AR_LIMITS = {
+const AR_LIMITS = {
   /** Members read from one archive (the rest are counted, not read). */
   maxMembers: { max: 65_536, unit: 'members' },
   /** Bytes of a member's name; a longer one is skipped, never cut. */
   nameBytes: { max: 256, unit: 'bytes' },
 } as const;
 
-export interface ArMember {
+interface ArMember {
   name: string;
   /** Offset of its data in the archive. */
   offset: number;
   bytes: Uint8Array;
 }
 
-export interface ParsedArchive {
+interface ParsedArchive {
   members: ArMember[];
   /** Members not read, and why (the first 100; the rest counted in `skippedMore`). */
   skipped: { offset: number; why: string }[];

@@ -10,13 +10,13 @@ import { runSteps, type Steps } from '../../core/cooperative.js';
 import { ReMcpError } from '../../core/errors.js';
 
 /** A file that is no ARM ELF file this reader takes (an invalid-argument ReMcpError). */
-export class ElfObjectError extends ReMcpError {
+class ElfObjectError extends ReMcpError {
   constructor(message: string) {
     super('invalid-argument', message);
   }
 }
 
-export const OBJECT_LIMITS = {
+const OBJECT_LIMITS = {
   /** Sections read from one file. */
   maxSections: { max: 65_536, unit: 'sections' },
   /** Bytes of a symbol or section name; a longer one is not decoded. */
@@ -25,13 +25,11 @@ export const OBJECT_LIMITS = {
 
 export const ET_REL = 1;
 export const ET_EXEC = 2;
-export const SHT_PROGBITS = 1;
 export const SHT_SYMTAB = 2;
-export const SHT_RELA = 4;
+const SHT_RELA = 4;
 export const SHT_NOBITS = 8;
 export const SHT_REL = 9;
 const SHT_SYMTAB_SHNDX = 18;
-export const SHF_WRITE = 1;
 export const SHF_ALLOC = 2;
 export const SHF_EXECINSTR = 4;
 export const STT_NOTYPE = 0;
@@ -40,7 +38,7 @@ export const STT_FUNC = 2;
 export const STT_SECTION = 3;
 export const STB_LOCAL = 0;
 export const STB_WEAK = 2;
-export const SHN_UNDEF = 0;
+const SHN_UNDEF = 0;
 const SHN_LORESERVE = 0xff00;
 const SHN_XINDEX = 0xffff;
 const STEP_ITEMS = 8192;

@@ -34,7 +34,7 @@ export interface PatchChange {
   bytes: Uint8Array;
 }
 
-export interface BpsInput {
+interface BpsInput {
   sourceSize: number;
   targetSize: number;
   sourceCrc32: number;
@@ -208,7 +208,7 @@ export function readBpsHeader(patch: Uint8Array): BpsHeader {
   };
 }
 /** How applyBps reads the source and earlier target bytes and hands out the target (PatchIo). */
-export type BpsApplyIo = PatchIo;
+type BpsApplyIo = PatchIo;
 
 /** Largest piece a copy action is carried out in (bounded memory per step; at most this is asked at once). */
 export const BPS_COPY_PIECE = 1 << 20;

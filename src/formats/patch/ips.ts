@@ -14,7 +14,7 @@ export const IPS_LIMIT = 0x1000000;
 const EOF_OFFSET = 0x454f46;
 const MAX_RECORD = 0xffff;
 
-export interface IpsInput {
+interface IpsInput {
   sourceSize: number;
   targetSize: number;
   /** Sorted by offset, non-overlapping, inside the target. */

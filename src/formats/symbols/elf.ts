@@ -39,7 +39,7 @@ const STT_FUNC = 2;
 const SHN_UNDEF = 0;
 const SHN_LORESERVE = 0xff00;
 
-export const ELF_LIMITS = {
+const ELF_LIMITS = {
   /** Loadable segments whose load address differs from their run address, read from one file. */
   movedSegments: { max: 256, unit: 'segments' },
 } as const;

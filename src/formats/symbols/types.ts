@@ -29,7 +29,7 @@ export interface RawSymbol {
   loadAddress?: number;
 }
 
-export interface SkippedEntry {
+interface SkippedEntry {
   line: number;
   why: string;
 }

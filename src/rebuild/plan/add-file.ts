@@ -6,7 +6,7 @@ import { type FntDirectoryRecord, parseFntTables } from '../../formats/nds/raw/f
 import type { ManifestOperation } from '../manifest.js';
 import { appendPayload, artifactOf, opError, type PlanState, range } from './state.js';
 
-export type AddFileOperation = Extract<ManifestOperation, { op: 'add-file' }>;
+type AddFileOperation = Extract<ManifestOperation, { op: 'add-file' }>;
 
 export function planAddFile(state: PlanState, o: AddFileOperation): void {
   const { model, read } = state;

@@ -49,7 +49,7 @@ function applyInto(target: Uint8Array, base: number, p: Piece): void {
   }
 }
 
-export interface HeaderRewrite {
+interface HeaderRewrite {
   /** The changed fields, before and after. */
   fields: ResolvedPlan['headerRewrite'];
   /** The output's device capacity code. */

@@ -22,7 +22,6 @@ import { planReplaceOverlay } from './replace-overlay.js';
 import { createPlanState, opError, type PlanState, range } from './state.js';
 import type { LoadedArtifact, Plan, ResolvedPlan, SourceRead } from './types.js';
 
-export { capacityFor } from './header.js';
 export { canonicalJson, ENGINE, normalizeManifest } from './identity.js';
 export { APPEND_ALIGN } from './layout.js';
 export type * from './types.js';

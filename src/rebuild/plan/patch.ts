@@ -7,7 +7,7 @@ import { resolveRomOffset } from '../../formats/nds/index.js';
 import type { ManifestOperation } from '../manifest.js';
 import { componentHash, componentOf, opError, type PlanState, plannedOn, range, sha } from './state.js';
 
-export type PatchOperation = Extract<ManifestOperation, { op: 'patch' }>;
+type PatchOperation = Extract<ManifestOperation, { op: 'patch' }>;
 
 const hex = (s: string) => Uint8Array.from(s.match(/../g)!.map((x) => Number.parseInt(x, 16)));
 

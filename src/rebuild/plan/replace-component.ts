@@ -4,7 +4,7 @@ import type { Steps } from '../../core/cooperative.js';
 import type { ManifestOperation } from '../manifest.js';
 import { opError, type PlanState, plannedOn, range, wholeReplacement } from './state.js';
 
-export type ReplaceComponentOperation = Extract<ManifestOperation, { op: 'replace-component' }>;
+type ReplaceComponentOperation = Extract<ManifestOperation, { op: 'replace-component' }>;
 
 export function* planReplaceComponent(state: PlanState, o: ReplaceComponentOperation): Steps<void> {
   const { c, a, before } = yield* wholeReplacement(state, o);

@@ -5,7 +5,7 @@ import type { ManifestOperation } from '../manifest.js';
 import { zeroOld } from './old-bytes.js';
 import { appendPayload, opError, type PlanState, plannedOn, range, wholeReplacement } from './state.js';
 
-export type ReplaceFileOperation = Extract<ManifestOperation, { op: 'replace-file' }>;
+type ReplaceFileOperation = Extract<ManifestOperation, { op: 'replace-file' }>;
 
 export function* planReplaceFile(state: PlanState, o: ReplaceFileOperation): Steps<void> {
   const { c, a, before } = yield* wholeReplacement(state, o);

@@ -18,7 +18,7 @@ import {
   sha,
 } from './state.js';
 
-export type ReplaceOverlayOperation = Extract<ManifestOperation, { op: 'replace-overlay' }>;
+type ReplaceOverlayOperation = Extract<ManifestOperation, { op: 'replace-overlay' }>;
 
 /** The processor's overlay table as it will be, read from the source on first use. */
 function overlayTable(state: PlanState, processor: 'arm9' | 'arm7') {

@@ -5,7 +5,12 @@
 import { z } from 'zod/v4';
 import type { CallSiteAnswer, CoverageAnswer, FunctionRef } from '../../analysis/answers/question.js';
 import { XREF_TRUNCATIONS } from '../../analysis/answers/xrefs.js';
-import { ANALYSIS_SCOPES, BOUNDED_EVIDENCE_IDS, EVIDENCE_IDS } from '../../analysis/evidence/index.js';
+import {
+  ANALYSIS_SCOPES,
+  BOUNDED_EVIDENCE_IDS,
+  EVIDENCE_IDS,
+  type EvidenceId,
+} from '../../analysis/evidence/index.js';
 import { CONSTANT_CALL_VIAS } from '../../analysis/functions/constant-register.js';
 import {
   CALL_SITE_KINDS,
@@ -14,7 +19,7 @@ import {
 } from '../../analysis/functions/discover.js';
 import { COVERAGES, SCOPE_STATUSES } from '../../analysis/functions/nds-bounded.js';
 import { MAP_LIMITS } from '../../analysis/program-map/service.js';
-import { COMPONENT_KINDS, TIERS } from '../../analysis/program-map/types.js';
+import { COMPONENT_KINDS, TIERS, type Tier } from '../../analysis/program-map/types.js';
 import { ARM_MODES } from '../../arm/types.js';
 import {
   addressOut,
@@ -24,19 +29,21 @@ import {
   PROCESSORS,
   type Processor,
 } from '../../core/vocabulary.js';
+import type { SymbolTable } from '../../extract/symbol-store.js';
 import type { LimitSpec } from '../../mcp/tool.js';
 import { CFG_BOUNDS } from '../shared/control-flow.js';
+import { nameField, storedNameOut } from '../shared/names.js';
 import { overlayIdArg } from '../shared/rom.js';
 
 export type LimitTable = Record<string, LimitSpec & { default: number; min: number }>;
 
 /** A bounded integer argument from one limit entry: its name, bounds and default say it all. */
-export function limitArg(l: LimitSpec & { default: number; min: number }) {
+function limitArg(l: LimitSpec & { default: number; min: number }) {
   return coreLimitArg(l);
 }
 
 /** One bounded argument per entry of a limit table, named as the table names it (maxBlocks...). */
-export function limitArgs<T extends LimitTable>(table: T): { [K in keyof T]: ReturnType<typeof limitArg> } {
+function limitArgs<T extends LimitTable>(table: T): { [K in keyof T]: ReturnType<typeof limitArg> } {
   return Object.fromEntries(Object.entries(table).map(([name, l]) => [name, limitArg(l)])) as {
     [K in keyof T]: ReturnType<typeof limitArg>;
   };
@@ -62,7 +69,7 @@ export const FUNCTION_CFG_MAX = {
  * The bounds of a bounded search around one address (nds_find_xrefs, nds_analyze_function): each
  * tool names its units; the numbers are these.
  */
-export const ADDRESS_SEARCH_BOUNDS = {
+const ADDRESS_SEARCH_BOUNDS = {
   components: { default: 32, max: 128, min: 1 },
   blocks: { default: 128, max: 512, min: 1 },
   instructions: { default: 2048, max: 16384, min: 1 },
@@ -100,8 +107,8 @@ export const DISCOVERY_LIMITS = {
 } satisfies LimitTable;
 
 /** Every evidence class, from the registry; the bounded search supports the specification's three. */
-export const EVIDENCE = EVIDENCE_IDS;
-export const BOUNDED_EVIDENCE = BOUNDED_EVIDENCE_IDS;
+const EVIDENCE = EVIDENCE_IDS;
+const BOUNDED_EVIDENCE = BOUNDED_EVIDENCE_IDS;
 
 export const evidenceArg = z
   .array(z.enum(EVIDENCE))
@@ -116,7 +123,7 @@ export const evidenceArg = z
     }; program all.`,
   );
 
-export const scopeArg = z
+const scopeArg = z
   .enum(ANALYSIS_SCOPES)
   .default('bounded')
   .describe('bounded: searched from the entry point; program: the whole-program map.');
@@ -153,7 +160,7 @@ export function coverageText(c: CoverageAnswer): string {
 }
 
 export const MAX_SEEDS = 64;
-export const seedsArg = z
+const seedsArg = z
   .array(
     z.object({
       address: nameOrAddressArg(),
@@ -165,17 +172,17 @@ export const seedsArg = z
   .default([])
   .describe('Scanned, never proof.');
 
-export const overlayScopeArg = z
+const overlayScopeArg = z
   .array(z.number().int().min(0).max(0xffffffff))
   .max(4096)
   .optional()
   .describe('Default all (main always).');
 
 /** What every proof search takes besides its target: evidence kinds, coverage seeds, overlays in scope. */
-export const proofScopeArgs = { evidence: evidenceArg, seeds: seedsArg, overlayIds: overlayScopeArg };
+const proofScopeArgs = { evidence: evidenceArg, seeds: seedsArg, overlayIds: overlayScopeArg };
 
 /** The whole-program choice every analysis tool takes. */
-export const mapScopeArgs = { scope: scopeArg, lowestTier: lowestTierArg };
+const mapScopeArgs = { scope: scopeArg, lowestTier: lowestTierArg };
 
 /** The map's own bounds, as arguments of the tools that may build it. */
 export const mapLimitArgs = limitArgs(MAP_LIMITS);
@@ -216,7 +223,31 @@ export function identityView(processor: Processor, id: FunctionRef): z.input<typ
   return out;
 }
 
-export const componentSchema = z.object({
+/** The fields a function record of nds_discover_functions and nds_function_at starts with. */
+export const functionHeadFields = {
+  identity: identitySchema,
+  name: storedNameOut,
+  component: componentKindSchema,
+  evidence: evidenceListSchema,
+  tier: tierSchema,
+};
+
+/** Those fields of one function: its identity, its stored name beside it, its component, evidence and tier. */
+export function functionHeadView(
+  processor: Processor,
+  names: SymbolTable,
+  f: { ref: FunctionRef; evidence: EvidenceId[]; tier: Tier },
+) {
+  return {
+    identity: identityView(processor, f.ref),
+    ...nameField('name', names, processor, f.ref.address, f.ref.overlayId),
+    component: f.ref.component,
+    evidence: f.evidence,
+    tier: f.tier,
+  };
+}
+
+const componentSchema = z.object({
   component: componentKindSchema,
   overlayId: z.number().int().nullable(),
   autoloadIndex: z.number().int().optional(),
@@ -257,7 +288,7 @@ export function callSiteView(processor: Processor, s: CallSiteAnswer): z.input<t
 }
 
 /** A discovery's truncations, and nds_find_xrefs' own: its result limit. */
-export const truncationSchema = z.enum([...DISCOVERY_TRUNCATIONS, ...XREF_TRUNCATIONS]);
+const truncationSchema = z.enum([...DISCOVERY_TRUNCATIONS, ...XREF_TRUNCATIONS]);
 
 /** What one discovery found and decoded (nds_discover_functions, nds_analyze_function). */
 export const discoveryTotalsSchema = z.object({

@@ -16,7 +16,7 @@ import { romNames } from '../shared/names.js';
 import { withToolRom } from '../shared/rom.js';
 
 /** What an answer reads: the open ROM, its store and the server's kept maps. */
-export function romSource(ctx: ToolContext, store: RomStore, rom: RomHandle): RomSource {
+function romSource(ctx: ToolContext, store: RomStore, rom: RomHandle): RomSource {
   return { store, rom, maps: getProgramMaps(ctx.services) };
 }
 
@@ -57,7 +57,7 @@ export function answerProgress(ctx: ToolContext, what: string) {
 }
 
 /** The arguments every analysis question takes (mapScopeArgs, proofScopeArgs, the map's bounds). */
-export interface ScopeArgs {
+interface ScopeArgs {
   rom: string;
   processor: Processor;
   scope: AnalysisScope;

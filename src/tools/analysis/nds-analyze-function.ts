@@ -47,7 +47,7 @@ import {
 } from './analysis-terms.js';
 import { answerCall } from './answer-call.js';
 
-export const ANALYZE_FUNCTION_LIMITS = {
+const ANALYZE_FUNCTION_LIMITS = {
   ...addressSearchLimits({
     components: 'components considered',
     blocks: 'blocks decoded',

@@ -16,12 +16,11 @@ import {
 } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
-import { nameField, romArgNames } from '../shared/names.js';
+import { romArgNames } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   callSiteSchema,
   callSiteView,
-  componentKindSchema,
   coverageFields,
   coverageSchema,
   coverageText,
@@ -29,12 +28,13 @@ import {
   discoveryBudgets,
   discoveryTotalsSchema,
   evidenceListSchema,
+  functionHeadFields,
+  functionHeadView,
   identitySchema,
   identityView,
   MAX_SEEDS,
   questionArgs,
   searchStatusSchema,
-  tierSchema,
 } from './analysis-terms.js';
 import { answerCall } from './answer-call.js';
 import { MAP_LIMITS } from './map-args.js';
@@ -45,7 +45,7 @@ export { DISCOVERY_LIMITS };
 const L = DISCOVERY_LIMITS;
 
 /** One page of functions (either scope). */
-export const FUNCTION_PAGE = {
+const FUNCTION_PAGE = {
   offset: { default: 0, min: 0, max: 10_000_000, unit: 'functions skipped' },
   limit: { default: 48, min: 1, max: 1024, unit: 'functions listed' },
 } as const;
@@ -91,11 +91,7 @@ export const ndsDiscoverFunctions = defineTool({
     page: z.object(pageOut).nullable().describe('program scope: which functions this page lists'),
     functions: z.array(
       z.object({
-        identity: identitySchema,
-        name: z.string().optional().describe('Its stored name (nds_symbols)'),
-        component: componentKindSchema,
-        evidence: evidenceListSchema,
-        tier: tierSchema,
+        ...functionHeadFields,
         analysed: z.boolean(),
         cfgStatus: z.enum(BOUNDED_STATUSES).nullable(),
         blocks: z.number().int(),
@@ -159,11 +155,7 @@ export const ndsDiscoverFunctions = defineTool({
 /** A discovery answer as the tool says it: identities and addresses formatted, stored names beside them. */
 function discoveryResult(p: Processor, a: DiscoverAnswer, names: SymbolTable, full: boolean) {
   const functions = a.functions.map((f) => ({
-    identity: identityView(p, f.ref),
-    ...nameField('name', names, p, f.ref.address, f.ref.overlayId),
-    component: f.ref.component,
-    evidence: f.evidence,
-    tier: f.tier,
+    ...functionHeadView(p, names, f),
     analysed: f.analysed,
     cfgStatus: f.cfgStatus,
     blocks: f.blocks,

@@ -20,7 +20,7 @@ import {
 } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
-import { nameField, romArgNames } from '../shared/names.js';
+import { nameField, romArgNames, storedNameOut } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   addressSearchLimits,
@@ -81,7 +81,7 @@ export const ndsFindXrefs = defineTool({
   output: z.object({
     target: z.object({
       address: addressOut,
-      name: z.string().optional().describe('Its stored name (nds_symbols)'),
+      name: storedNameOut,
       romOffset: addressOut.optional(),
       ownership: z
         .string()

@@ -10,7 +10,7 @@ import { BYTE_CLASS_NAMES, HOLDER_VIAS } from '../../analysis/program-map/types.
 import { addressOut, formatAddress, nameOrAddressArg, type Processor } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
-import { nameField, romArgNames } from '../shared/names.js';
+import { romArgNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   componentKindSchema,
@@ -19,9 +19,8 @@ import {
   coverageText,
   DISCOVERY_LIMITS,
   discoveryBudgets,
-  evidenceListSchema,
-  identitySchema,
-  identityView,
+  functionHeadFields,
+  functionHeadView,
   MAX_SEEDS,
   modeSchema,
   questionArgs,
@@ -55,11 +54,7 @@ export const ndsFunctionAt = defineTool({
     reason: z.enum(FUNCTION_LOOKUPS),
     matches: z.array(
       z.object({
-        identity: identitySchema,
-        name: z.string().optional().describe('Its stored name (nds_symbols)'),
-        component: componentKindSchema,
-        evidence: evidenceListSchema,
-        tier: tierSchema,
+        ...functionHeadFields,
         callers: z.array(addressOut),
         callerCount: z.number().int(),
         shape: z
@@ -115,11 +110,7 @@ export const ndsFunctionAt = defineTool({
 /** A function-at answer as the tool says it: identities and addresses formatted, stored names beside them. */
 function functionAtResult(p: Processor, a: FunctionAtAnswer, names: SymbolTable) {
   const matches = a.matches.map((m) => ({
-    identity: identityView(p, m.ref),
-    ...nameField('name', names, p, m.ref.address, m.ref.overlayId),
-    component: m.ref.component,
-    evidence: m.evidence,
-    tier: m.tier,
+    ...functionHeadView(p, names, m),
     callers: m.callers.map(formatAddress),
     callerCount: m.callerCount,
     shape:

@@ -27,7 +27,7 @@ import { tierSchema } from './analysis-terms.js';
 import { answerProgress } from './answer-call.js';
 import { MAP_LIMITS, toolMap } from './map-args.js';
 
-export const GRAPH_LIMITS = {
+const GRAPH_LIMITS = {
   maxNodes: { default: 200, min: 1, max: 400, unit: 'nodes (blocks or functions)' },
   depth: { default: 1, min: 1, max: 4, unit: 'call rings each way' },
 } as const;
@@ -37,7 +37,7 @@ const MAP_SECONDS = MAP_LIMITS.maxSeconds.default;
 /** cfg: the function's blocks; calls: its callers and callees. */
 const VIEWS = ['cfg', 'calls'] as const;
 /** The picture: at most this many pixels and this long a side, at most 1 pixel a Graphviz point. */
-export const PICTURE_LIMITS = { maxPixels: 2_500_000, maxSide: 4096, maxScale: 1 } as const;
+const PICTURE_LIMITS = { maxPixels: 2_500_000, maxSide: 4096, maxScale: 1 } as const;
 
 export const ndsFunctionGraph = defineTool({
   name: 'nds_function_graph',

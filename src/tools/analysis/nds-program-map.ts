@@ -34,7 +34,7 @@ import {
 import { answerProgress } from './answer-call.js';
 import { MAP_LIMITS, mapComponentView, toolMap } from './map-args.js';
 
-export const GAP_PAGE = {
+const GAP_PAGE = {
   offset: { default: 0, min: 0, max: 10_000_000, unit: 'gaps skipped' },
   limit: { default: 32, min: 0, max: 1024, unit: 'gaps listed' },
 } as const;

@@ -200,7 +200,7 @@ const conditionOutput = z.object({
   text: z.string(),
 });
 
-export function conditionView(c: BreakCondition): z.input<typeof conditionOutput> {
+function conditionView(c: BreakCondition): z.input<typeof conditionOutput> {
   return {
     registers: c.registers.map((r) => ({
       ...r,

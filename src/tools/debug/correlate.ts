@@ -39,7 +39,7 @@ import type { SymbolTable } from '../../extract/symbol-store.js';
 import { RUNTIME_RANGE_KINDS } from '../../formats/nds/index.js';
 import { defineTool } from '../../mcp/tool.js';
 import { getRomStore } from '../../roms/rom-store.js';
-import { nameField, romNames } from '../shared/names.js';
+import { nameField, romNames, storedNameOut } from '../shared/names.js';
 import { msLimit, processorInput, RUNTIME, timeoutInput } from './session-views.js';
 
 const L = CORRELATE_LIMITS;
@@ -50,7 +50,7 @@ const identity = z.object({ address: addressOut, mode, overlayId: z.number().int
 const tier = z.enum(TIERS);
 const functionOut = z.object({
   identity,
-  name: z.string().optional().describe('Its stored name (nds_symbols)'),
+  name: storedNameOut,
   evidence: z.array(z.string()),
   block: z.object({ address: addressOut, end: addressOut, mode }),
   tier,
@@ -219,7 +219,7 @@ export const ndsCorrelateStopContext = defineTool({
           matches: z.array(
             z.object({
               function: identity,
-              name: z.string().optional().describe('Its stored name (nds_symbols)'),
+              name: storedNameOut,
               functionEvidence: z.array(z.string()),
               evidence: z.enum(RETURN_EVIDENCE),
               tier,

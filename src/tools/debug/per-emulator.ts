@@ -7,7 +7,7 @@ import { type Emulator, toolName } from '../../debug/backend.js';
 import type { AddressNamer, ToolContext, ToolDefinition, ToolSuccess } from '../../mcp/tool.js';
 
 /** A text that is the same for every emulator, or made from the emulator. */
-export type EmulatorText = string | ((emu: Emulator) => string);
+type EmulatorText = string | ((emu: Emulator) => string);
 
 export interface EmulatorTool<I extends z.ZodObject, O extends z.ZodObject>
   extends Omit<ToolDefinition<I, O>, 'name' | 'title' | 'description' | 'input' | 'handler' | 'names'> {

@@ -6,7 +6,7 @@ import type { Config } from '../../config/config.js';
 import { isExecutableFile } from '../../core/containment.js';
 import type { Emulator, Readiness } from '../../debug/backend.js';
 
-export type IntegrationStatus = Readiness;
+type IntegrationStatus = Readiness;
 
 async function ghidraStatus(config: Config): Promise<IntegrationStatus> {
   // No tool uses Ghidra yet: whatever is installed, it is not an integration this server offers.

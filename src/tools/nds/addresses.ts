@@ -24,7 +24,7 @@ import {
 import { defineTool, type ToolContext } from '../../mcp/tool.js';
 import type { RomHandle, RomStore } from '../../roms/rom-store.js';
 import { copiesFor, runsAtFields, runsAtSchema, startupCopies } from '../shared/copied.js';
-import { nameField, ownerRuntime, romArgNames, romNames } from '../shared/names.js';
+import { nameField, ownerRuntime, ownerRuntimeSchema, romArgNames, romNames } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 
 // nds_resolve_runtime_address: Resolve a runtime address.
@@ -163,8 +163,7 @@ export const ndsResolveRomOffset = defineTool({
         tableIndex: z.number().int().optional(),
         autoloadIndex: z.number().int().optional(),
         compressed: z.boolean().optional(),
-        runtimeAddress: addressOut.nullable().optional(),
-        runtimeName: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
+        ...ownerRuntimeSchema,
         ...runsAtSchema,
       }),
     ),

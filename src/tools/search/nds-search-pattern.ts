@@ -14,7 +14,7 @@ import { SCAN_TRUNCATIONS } from '../../search/scan.js';
 import { SEARCH_LIMITS, searchRom } from '../../search/search.js';
 import { SCOPE_LIMITS } from '../../search/search-scope.js';
 import { copiesFor, runsAtFields, runsAtSchema } from '../shared/copied.js';
-import { ownerRuntime, romNames } from '../shared/names.js';
+import { ownerRuntime, ownerRuntimeSchema, romNames } from '../shared/names.js';
 import { READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import { componentSelectorSchema, patternSchema } from '../shared/search-inputs.js';
 
@@ -32,8 +32,7 @@ const ownerSchema = z.object({
   tableIndex: z.number().int().optional(),
   autoloadIndex: z.number().int().optional(),
   compressed: z.boolean().optional(),
-  runtimeAddress: addressOut.nullable().optional(),
-  runtimeName: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
+  ...ownerRuntimeSchema,
   ...runsAtSchema,
 });
 

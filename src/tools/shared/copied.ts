@@ -33,7 +33,7 @@ export async function startupCopies(
 }
 
 /** The start-up copies of a processor, when they were loaded for this answer. */
-export type CopiesOf = (processor: Processor) => StartupCopies | undefined;
+type CopiesOf = (processor: Processor) => StartupCopies | undefined;
 
 /** Loads the start-up copies of each of `processors` once (the program maps keep them per ROM). */
 export async function copiesFor(

@@ -20,9 +20,9 @@ export const sizeInput = z
 
 export const signedInput = z.boolean().default(false);
 
-export const comparisonInput = z.enum(SCAN_COMPARISONS);
+const comparisonInput = z.enum(SCAN_COMPARISONS);
 
-export const pageInputs = {
+const pageInputs = {
   offset: z.number().int().min(0).default(0).describe('Candidate index.'),
   limit: z
     .number()
@@ -32,7 +32,7 @@ export const pageInputs = {
     .default(SCAN_LIMITS.page.default),
 };
 
-export const scanIdInput = z.string().min(1).max(64).describe('From *_memory_scan_start.');
+const scanIdInput = z.string().min(1).max(64).describe('From *_memory_scan_start.');
 
 export const scanLimits = {
   regionBytes: { min: SCAN_LIMITS.regionBytes.min, max: SCAN_LIMITS.regionBytes.max, unit: 'bytes' },
@@ -55,7 +55,7 @@ export const scanOutput = {
   candidates: z.number().int(),
 };
 
-export const pageOutput = {
+const pageOutput = {
   offset: z.number().int(),
   page: z.array(
     z.object({

@@ -2,8 +2,9 @@
 // labels, shown as `name` or `name+0x10`, never evidence; and the same names taken for addresses
 // (the tools' `names` hooks: src/mcp/named-args.ts).
 
+import { z } from 'zod/v4';
 import { ReMcpError } from '../../core/errors.js';
-import { formatOptionalAddress, type Processor } from '../../core/vocabulary.js';
+import { addressOut, formatOptionalAddress, type Processor } from '../../core/vocabulary.js';
 import { resolveName } from '../../extract/symbol-names.js';
 import { getSymbolStore, type RomIdentity, type SymbolTable } from '../../extract/symbol-store.js';
 import type { AddressNamer, ToolContext } from '../../mcp/tool.js';
@@ -13,6 +14,9 @@ import { withToolRom } from './rom.js';
 export function romNames(ctx: ToolContext, rom: RomIdentity): Promise<SymbolTable> {
   return getSymbolStore(ctx.services).table(rom);
 }
+
+/** A stored name in an answer (absent when nds_symbols has none for the place). */
+export const storedNameOut = z.string().optional().describe('Its stored name (nds_symbols)');
 
 /** `{ [key]: name }` when a name covers the address, else nothing: spread into a record. */
 export function nameField<K extends string>(
@@ -26,6 +30,12 @@ export function nameField<K extends string>(
   const name = names.nameOf(processor, address, overlayId);
   return name === null ? {} : ({ [key]: name } as Record<K, string>);
 }
+
+/** The fields ownerRuntime gives, for output schemas. */
+export const ownerRuntimeSchema = {
+  runtimeAddress: addressOut.nullable().optional(),
+  runtimeName: z.string().optional().describe('The stored name of runtimeAddress (nds_symbols)'),
+};
 
 /**
  * `{ runtimeAddress, runtimeName? }` of a ROM-byte owner (resolve_rom_offset, search hits): the

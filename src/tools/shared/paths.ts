@@ -8,7 +8,7 @@ import { z } from 'zod/v4';
 const PATH_KINDS = ['file', 'directory'] as const;
 export type PathKind = (typeof PATH_KINDS)[number];
 
-export interface PathMark {
+interface PathMark {
   /** What the path names. */
   workspacePath: PathKind;
   /** Other arguments the tool needs before it reads this path, where its required ones are not enough. */

@@ -22,7 +22,7 @@ export const overlayIdArg = (what?: string) => {
 export { READ_ONLY } from './annotations.js';
 
 /** Forwards cold-open hashing progress (large ROMs) to the caller's progress token. */
-export const hashProgress =
+const hashProgress =
   (ctx: ToolContext) =>
   (done: number, total: number): void =>
     ctx.progress({ progress: done, total, message: 'hashing the ROM' });

@@ -25,5 +25,3 @@ export const RESOLVERS: readonly Resolver[] = [
   tailVeneer,
   noReturnHere,
 ];
-
-export type { CallOutcome, CallSite, FlowSite, Resolver, WalkOps } from './resolver.js';

@@ -89,7 +89,7 @@ export interface CallSite extends FlowSite {
 }
 
 /** What a call resolver made of a call: whether the code after it runs. */
-export type CallOutcome = 'continues' | 'ends';
+type CallOutcome = 'continues' | 'ends';
 
 export interface Resolver {
   readonly id: string;

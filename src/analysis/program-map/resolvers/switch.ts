@@ -7,7 +7,7 @@
 import type { MapComponent } from '../components.js';
 import { guardMax, guardOf, runSwitch } from '../idioms.js';
 import { decodeAt, lastCompare, mentionsRegister, valueReads, valueWrites } from '../instructions.js';
-import { ByteClass, TIER_RANK, TIERS } from '../types.js';
+import { ByteClass, TIER_RANK, TIERS, type Tier } from '../types.js';
 import type { CallSite, FlowSite, Resolver } from './resolver.js';
 
 /** Table candidates (a literal word in a place) tried per dispatch. */
@@ -93,25 +93,42 @@ function resolveSwitch(site: FlowSite, helper: { start: number; end: number } | 
     for (let a = last + 1; a < first && a - last < 4; a++) padding.push(a);
     markTable(comp, padding, block.tier);
   }
-  const t = TIERS[block.tier]!;
   if (ins.condition && ins.address + ins.size < comp.end)
     walk.edge(fn, block, comp, block.mode, ins.address + ins.size, 'fallthrough');
+  eachCase(site, r.targets, TIERS[block.tier]!, (target) =>
+    walk.edge(fn, block, comp, target.mode, target.address, 'switch'),
+  );
+  return true;
+}
+
+type SwitchCase = NonNullable<ReturnType<typeof runSwitch>>['targets'][number];
+
+/**
+ * Records every case of the dispatch ending `site` as a switch-case reference at `tier`, and follows
+ * each distinct case (by mode and address) once, in the order of the table.
+ */
+function eachCase(
+  site: FlowSite,
+  targets: SwitchCase[],
+  tier: Tier,
+  follow: (target: SwitchCase) => void,
+): void {
+  const { walk, comp, block, ins } = site;
   const seen = new Set<string>();
-  for (const target of r.targets) {
+  for (const target of targets) {
     walk.refs.add({
       from: ins.address,
       to: target.address,
       kind: 'switch-case',
       component: comp.index,
       mode: block.mode,
-      tier: t,
+      tier,
     });
     const key = `${target.mode}:${target.address}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    walk.edge(fn, block, comp, target.mode, target.address, 'switch');
+    follow(target);
   }
-  return true;
 }
 
 /** Registers the dispatch block reads before it writes them (besides its index): a table base set earlier. */
@@ -162,19 +179,7 @@ function spilledTable(site: FlowSite, g: Guard): boolean {
   const { r } = found[0]!;
   block.term = 'switch';
   markTable(comp, r.tableBytes, TIER_RANK.heuristic);
-  const seen = new Set<string>();
-  for (const target of r.targets) {
-    walk.refs.add({
-      from: ins.address,
-      to: target.address,
-      kind: 'switch-case',
-      component: comp.index,
-      mode: block.mode,
-      tier: 'heuristic',
-    });
-    const key = `${target.mode}:${target.address}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+  eachCase(site, r.targets, 'heuristic', (target) => {
     walk.addEntry(
       {
         component: comp,
@@ -188,7 +193,7 @@ function spilledTable(site: FlowSite, g: Guard): boolean {
       'heuristic',
     );
     walk.lateEdge(block, comp, target.mode, target.address);
-  }
+  });
   if (ins.condition && ins.address + ins.size < comp.end)
     walk.edge(fn, block, comp, block.mode, ins.address + ins.size, 'fallthrough');
   return true;

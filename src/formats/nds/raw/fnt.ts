@@ -17,8 +17,8 @@ import { putU16, putU32, u16, u32 } from '../../le.js';
 import { invalidRom } from './byte-source.js';
 import { latin1 } from './header.js';
 
-export const ROOT_DIRECTORY_ID = 0xf000;
-export const MAX_DIRECTORIES = 0x1000;
+const ROOT_DIRECTORY_ID = 0xf000;
+const MAX_DIRECTORIES = 0x1000;
 /**
  * Characters in one full path. Nesting multiplies name lengths: without a bound, 4,096 nested
  * directories with 127-character names in under 1 MiB of FNT build paths of half a megabyte for every
@@ -38,7 +38,7 @@ export interface FntDirectory {
   fileCount: number;
 }
 
-export interface FntResult {
+interface FntResult {
   directories: FntDirectory[];
   /** File ID -> full path, for every file the table names. */
   paths: Map<number, string>;
@@ -46,7 +46,7 @@ export interface FntResult {
   issues: string[];
 }
 
-export interface FntEntryRecord {
+interface FntEntryRecord {
   /** Name bytes as stored (1..127 bytes). */
   name: Uint8Array;
   /** Directory ID for a sub-directory entry; undefined for a file. */
@@ -62,7 +62,7 @@ export interface FntDirectoryRecord {
   entries: FntEntryRecord[];
 }
 
-export interface FntTables {
+interface FntTables {
   directories: FntDirectoryRecord[];
   /** Total FNT size in bytes (bytes the records do not cover are kept as `filler`). */
   size: number;

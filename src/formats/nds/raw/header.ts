@@ -10,9 +10,9 @@ import { putU16, putU32, u16, u32 } from '../../le.js';
 export const HEADER_BASE_SIZE = 0x200;
 /** The DSi extended fields read here end at 0x240 (title ID at 0x230). */
 export const DSI_HEADER_READ_END = 0x240;
-export const LOGO_START = 0xc0;
-export const LOGO_END = 0x15c;
-export const HEADER_CRC_END = 0x15e;
+const LOGO_START = 0xc0;
+const LOGO_END = 0x15c;
+const HEADER_CRC_END = 0x15e;
 /** CRC-16 of the genuine Nintendo logo bitmap. */
 export const NINTENDO_LOGO_CRC = 0xcf56;
 
@@ -95,7 +95,7 @@ export function latin1(bytes: Uint8Array): string {
 }
 
 /** Unit codes 2 (NDS+DSi) and 3 (DSi only) carry the extended header. */
-export function isDsiUnitCode(unitCode: number): boolean {
+function isDsiUnitCode(unitCode: number): boolean {
   return unitCode === 2 || unitCode === 3;
 }
 
@@ -261,9 +261,4 @@ export function writeRawHeader(base: Uint8Array, h: RawHeader): Uint8Array {
 export function sealHeaderCrcs(header: Uint8Array): void {
   putU16(header, LOGO_END, crc16Modbus(header.subarray(LOGO_START, LOGO_END)));
   putU16(header, HEADER_CRC_END, crc16Modbus(header.subarray(0, HEADER_CRC_END)));
-}
-
-/** Secure-area CRC-16 (header 0x6C) over ROM 0x4000..0x7FFF. */
-export function secureAreaCrc(secureArea: Uint8Array): number {
-  return crc16Modbus(secureArea);
 }

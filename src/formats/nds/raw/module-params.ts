@@ -22,13 +22,13 @@ export interface RawModuleParams {
   magicOk: boolean;
 }
 
-export interface RawNitrocodeFooter {
+interface RawNitrocodeFooter {
   magicOk: boolean;
   moduleParamsOffset: number;
   overlaySignaturesOffset: number;
 }
 
-export interface RawAutoloadEntry {
+interface RawAutoloadEntry {
   ramAddress: number;
   codeSize: number;
   bssSize: number;
