@@ -168,7 +168,7 @@ async function invokeUnbounded(
     };
     // Names given for addresses become addresses before the handler runs (named-args.ts).
     names = await resolveNamedArguments(def, parsed.data as Record<string, unknown>, ctx);
-    success = await def.handler(parsed.data, ctx);
+    success = await def.handler(parsed.data, names.length > 0 ? { ...ctx, names } : ctx);
   } catch (error) {
     if (isReMcpError(error)) {
       return errorResult({

@@ -42,6 +42,12 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress when the caller sent a progress token; a no-op otherwise. Rate-limit yourself. */
   progress(update: ProgressUpdate): void;
+  /**
+   * The names the call gave for addresses, as the pipeline resolved them (src/mcp/named-args.ts), in
+   * argument order; absent when it gave none. The handler sees only the numbers in its arguments: this
+   * says which came from a name, and the overlay of the place it names.
+   */
+  names?: readonly { argument: string; name: string; overlayId: number | null }[];
 }
 
 interface ImageBlock {

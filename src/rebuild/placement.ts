@@ -82,6 +82,11 @@ export interface Placement {
   runAddress: number | null;
   copy: CopyEvidence | null;
   why?: string;
+  /**
+   * The manifest's runtime guard, where it has one, and what makes it hold: the first byte loads
+   * there, or the start-up copies the patched bytes there (the plan checked it: plan/patch.ts).
+   */
+  runtimeGuard?: { address: number; holds: 'where-loaded' | 'where-copied' };
 }
 
 type Patch = Extract<ManifestOperation, { op: 'patch' }>;
@@ -114,18 +119,32 @@ export function placePatches(
     if (o.op !== 'patch') continue;
     const exe = executableOf(model, (o as Patch).component);
     if (exe === null || exe.notPlain !== null) continue;
+    const p = o as Patch;
+    const storedAddress = exe.ramAddress + o.offset;
     const base = {
       id: o.id,
       processor: exe.processor,
       offset: o.offset,
-      storedAddress: exe.ramAddress + o.offset,
+      storedAddress,
     };
+    const guard = (run: number | null) =>
+      p.runtimeAddress === undefined
+        ? {}
+        : {
+            runtimeGuard: {
+              address: p.runtimeAddress,
+              holds:
+                p.runtimeAddress !== storedAddress && p.runtimeAddress === run
+                  ? ('where-copied' as const)
+                  : ('where-loaded' as const),
+            },
+          };
     try {
       const run = runOfPatch(exe, o.offset, o.replacement.length / 2, copies(exe.processor));
-      out.push({ ...base, runAddress: run.address, copy: run.copy });
+      out.push({ ...base, runAddress: run.address, copy: run.copy, ...guard(run.address) });
     } catch (error) {
       if (!isReMcpError(error)) throw error;
-      out.push({ ...base, runAddress: null, copy: null, why: error.message });
+      out.push({ ...base, runAddress: null, copy: null, why: error.message, ...guard(null) });
     }
   }
   return out;

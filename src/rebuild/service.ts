@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { type BigIntStats, constants, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import type { StartupCopies } from '../analysis/run-address.js';
 import { isReMcpError, ReMcpError } from '../core/errors.js';
 import { pidAlive } from '../core/pid.js';
 import { withDirLock } from '../extract/promote.js';
@@ -39,6 +40,7 @@ import {
   type SourceBytes,
 } from './patches.js';
 import { type Plan, planRebuild } from './plan/index.js';
+import { guardedOffLoad } from './plan/patch.js';
 import { ChunkPool, type ChunkReader, newTally, outputStream } from './stream.js';
 import { verifyBuiltOutput, verifyOutput } from './verify.js';
 
@@ -84,14 +86,26 @@ function sourceInto(rom: RomHandle): (offset: number, into: Uint8Array) => Uint8
   return (offset, into) => rom.readBytesInto(into, offset);
 }
 
+/**
+ * What the start-up of a processor copies where (the program map's detection), asked only for a
+ * processor whose main executable a patch guards at an address other than where it loads: such a
+ * runtime guard holds when a copy proves the patched bytes run there (ITCM code), and is refused
+ * without this.
+ */
+type CopiesOf = (processor: 'arm9' | 'arm7') => Promise<StartupCopies>;
+
 export async function validateManifest(
   workspace: Workspace,
   rom: RomHandle,
   manifestPath: string,
   signal?: AbortSignal,
+  copiesOf?: CopiesOf,
 ): Promise<Validated> {
   const manifest = await loadManifest(workspace, manifestPath);
   const artifacts = await loadArtifacts(workspace, manifest, signal);
+  const copies = new Map<'arm9' | 'arm7', StartupCopies>();
+  if (copiesOf !== undefined)
+    for (const p of guardedOffLoad(rom.model, manifest.operations)) copies.set(p, await copiesOf(p));
   const plan = await planRebuild(
     rom.model,
     (offset, length) => rom.readBytes(offset, length),
@@ -100,6 +114,7 @@ export async function validateManifest(
     manifest,
     artifacts,
     signal,
+    copies,
   );
   return {
     manifest,
@@ -241,6 +256,8 @@ export interface BuildResult {
 
 interface BuildOptions {
   signal?: AbortSignal;
+  /** As validateManifest's: the start-up copies a runtime guard at a run address needs. */
+  copies?: CopiesOf;
   onStep?: BuildStepHook;
   /** Bytes of the rebuilt ROM written so far, and its size. */
   onProgress?: (done: number, total: number) => void;
@@ -252,7 +269,7 @@ export async function buildManifest(
   manifestPath: string,
   options: BuildOptions = {},
 ): Promise<BuildResult> {
-  const v = await validateManifest(workspace, rom, manifestPath, options.signal);
+  const v = await validateManifest(workspace, rom, manifestPath, options.signal, options.copies);
   const sha16 = rom.identity.sha256.slice(0, 16);
   // Held by descriptor for the whole build: the temp directory, every file in it and the publishing
   // rename are relative to it, so a directory swapped for a link meanwhile redirects nothing.
@@ -433,8 +450,9 @@ export async function verifyBuild(
   rom: RomHandle,
   manifestPath: string,
   signal?: AbortSignal,
+  copies?: CopiesOf,
 ): Promise<BuildResult> {
-  const v = await validateManifest(workspace, rom, manifestPath, signal);
+  const v = await validateManifest(workspace, rom, manifestPath, signal, copies);
   const resolved = await workspace.resolveExisting(v.outputDir, 'directory').catch((error) => {
     if (isReMcpError(error) && error.code === 'not-found') {
       throw new ReMcpError('not-found', `no build at ${v.outputDir}; run nds_mutation_build first`);

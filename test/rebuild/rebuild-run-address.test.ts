@@ -250,10 +250,15 @@ test('a hand-written patch across the start of the copy validates, said to run i
   assert.match(r.content[0]!.text, /across: stored at 0x[0-9a-f]{8}, runs in no one place: /);
 });
 
-test('a runtime guard at the run address of copied code is refused, naming where the bytes load', async () => {
-  const offset = stored - a9.loadAddress;
-  const original = Buffer.from(a9.bytes.subarray(offset, offset + 4)).toString('hex');
-  const manifest = (runtimeAddress: number) =>
+/**
+ * Writes m/<name>.json: one patch `guarded` rewriting the four arm9 bytes at `offset` with themselves,
+ * its runtime guard at `runtimeAddress`; returns the manifest's path.
+ */
+async function guardedManifest(name: string, offset: number, runtimeAddress: number): Promise<string> {
+  const word = Buffer.from(a9.bytes.subarray(offset, offset + 4)).toString('hex');
+  await mkdir(join(root, 'm'), { recursive: true });
+  await writeFile(
+    join(root, `m/${name}.json`),
     JSON.stringify({
       formatVersion: 1,
       source: { sha256: createHash('sha256').update(built.bytes).digest('hex'), size: built.bytes.length },
@@ -263,23 +268,73 @@ test('a runtime guard at the run address of copied code is refused, naming where
           id: 'guarded',
           component: { kind: 'arm9' },
           offset,
-          original,
-          replacement: original,
+          original: word,
+          replacement: word,
           runtimeAddress: formatAddress(runtimeAddress),
         },
       ],
-    });
-  await mkdir(join(root, 'm'), { recursive: true });
-  await writeFile(join(root, 'm/guard-run.json'), manifest(fn.address));
-  const r = await call('nds_mutation_validate', { manifest: 'm/guard-run.json' });
-  assert.equal(r.isError, true);
-  assert.match(
-    r.content[0]!.text,
-    new RegExp(`does not load at ${formatAddress(fn.address)} \\(it loads at ${formatAddress(stored)};`),
+    }),
   );
-  // Guarded where it loads, it validates, and the answer gives where it runs.
-  await writeFile(join(root, 'm/guard-stored.json'), manifest(stored));
-  const ok = await call('nds_mutation_validate', { manifest: 'm/guard-stored.json' });
+  return `m/${name}.json`;
+}
+
+test('a runtime guard at the run address of copied code holds where the start-up copy proves it', async () => {
+  const offset = stored - a9.loadAddress;
+  // At the run address (ITCM): the copy the start-up makes proves the stored bytes run there.
+  const atRun = await guardedManifest('guard-run', offset, fn.address);
+  const line = `guarded: stored at ${formatAddress(stored)}, runs at ${formatAddress(fn.address)} (start-up code copy); runtime guard ${formatAddress(fn.address)} holds by that copy`;
+  for (const tool of ['nds_mutation_validate', 'nds_mutation_build', 'nds_mutation_verify']) {
+    const r = await call(tool, { manifest: atRun });
+    assert.ok(!r.isError, `${tool}: ${r.content[0]?.text}`);
+    if (tool === 'nds_mutation_verify') continue;
+    const [p] = r.structuredContent.placed;
+    assert.equal(p.storedAddress, formatAddress(stored), tool);
+    assert.equal(p.runAddress, formatAddress(fn.address), tool);
+    assert.equal(p.copy.storedStart, formatAddress(itcm.lma), tool);
+    assert.deepEqual(p.runtimeGuard, { address: formatAddress(fn.address), holds: 'where-copied' }, tool);
+    assert.ok(r.content[0]!.text.includes(line), `${tool}: ${r.content[0]!.text}`);
+  }
+  // Guarded where it loads, it validates too, and the answer gives where it runs.
+  const atLoad = await guardedManifest('guard-stored', offset, stored);
+  const ok = await call('nds_mutation_validate', { manifest: atLoad });
   assert.ok(!ok.isError, ok.content[0]?.text);
   assert.equal(ok.structuredContent.placed[0].runAddress, formatAddress(fn.address));
+  assert.deepEqual(ok.structuredContent.placed[0].runtimeGuard, {
+    address: formatAddress(stored),
+    holds: 'where-loaded',
+  });
+  assert.ok(!ok.content[0]!.text.includes('runtime guard'), ok.content[0]!.text);
+});
+
+test('a runtime guard no start-up copy proves is still refused, saying why', async () => {
+  const offset = stored - a9.loadAddress;
+  const write = guardedManifest;
+  const refused: [string, RegExp][] = [
+    // Copied bytes guarded at another ITCM address than the one the copy puts them at.
+    [
+      await write('guard-elsewhere', offset, fn.address + 4),
+      new RegExp(
+        `does not load at ${formatAddress(fn.address + 4)} \\(it loads at ${formatAddress(stored)}\\), and no start-up copy proves it runs there: the start-up copies them to ${formatAddress(fn.address)} \\(code copy of \\d+ bytes from ${formatAddress(itcm.lma)} to ${formatAddress(itcm.vma)}`,
+      ),
+    ],
+    // Bytes no copy takes (main code, run where stored), guarded at an ITCM address.
+    [
+      await write('guard-uncopied', target - a9.loadAddress, fn.address),
+      /and no start-up copy proves it runs there: no start-up copy the program map found takes these bytes anywhere/,
+    ],
+    // Four bytes across the start of the copy: half of them run nowhere.
+    [
+      await write('guard-straddle', itcm.lma - a9.loadAddress - 2, itcm.vma - 2),
+      /and no start-up copy proves it runs there: .*partly in bytes the start-up copies elsewhere/,
+    ],
+  ];
+  for (const [manifest, message] of refused) {
+    for (const tool of ['nds_mutation_validate', 'nds_mutation_build']) {
+      const r = await call(tool, { manifest });
+      assert.equal(r.isError, true, `${tool} ${manifest}`);
+      assert.equal(r.structuredContent.error.code, 'invalid-argument');
+      assert.match(r.content[0]!.text, message, `${tool} ${manifest}`);
+      assert.match(r.content[0]!.text, /operation "guarded": the runtime guard failed/);
+    }
+  }
 });

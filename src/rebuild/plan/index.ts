@@ -7,6 +7,7 @@
 // replace-overlay.ts, add-file.ts), adding to one plan state (state.ts) in manifest order; then the
 // fixed edits are checked for conflicts and the appended bytes laid out (layout.ts), the header is
 // rewritten (header.ts) and the build identity computed (identity.ts).
+import type { StartupCopies } from '../../analysis/run-address.js';
 import { driveSteps, type Steps } from '../../core/cooperative.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { NdsRomModel } from '../../formats/nds/index.js';
@@ -38,8 +39,11 @@ export function planRebuild(
   manifest: Manifest,
   artifacts: ReadonlyMap<string, LoadedArtifact>,
   signal?: AbortSignal,
+  copies: ReadonlyMap<'arm9' | 'arm7', StartupCopies> = new Map(),
 ): Promise<Plan> {
-  return driveSteps(planSteps(model, read, sourceSize, sourceSha256, manifest, artifacts), { signal });
+  return driveSteps(planSteps(model, read, sourceSize, sourceSha256, manifest, artifacts, signal, copies), {
+    signal,
+  });
 }
 
 /** One operation, by its planner. */
@@ -58,9 +62,9 @@ function* planOperation(state: PlanState, o: ManifestOperation): Steps<void> {
   }
 }
 
-/** planRebuild's work as steps (its arguments but the signal). */
+/** planRebuild's work as steps (its arguments; the signal is driveSteps'). */
 function* planSteps(
-  ...[model, read, sourceSize, sourceSha256, manifest, artifacts]: Parameters<typeof planRebuild>
+  ...[model, read, sourceSize, sourceSha256, manifest, artifacts, , copies]: Parameters<typeof planRebuild>
 ): Steps<Plan> {
   if (manifest.source.sha256 !== sourceSha256 || manifest.source.size !== sourceSize) {
     throw new ReMcpError('invalid-argument', 'the manifest names another source ROM', {
@@ -73,7 +77,7 @@ function* planSteps(
     if (ids.has(o.id)) opError(o, 'invalid-argument', 'the operation id is used twice');
     ids.add(o.id);
   }
-  const state = createPlanState(model, read, sourceSize, artifacts);
+  const state = createPlanState(model, read, sourceSize, artifacts, copies);
   for (const o of manifest.operations) yield* planOperation(state, o);
 
   checkConflicts(state.fixed);

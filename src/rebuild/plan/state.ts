@@ -3,6 +3,7 @@
 // planners share: component resolution, artifact checks, component hashes (each component hashed once
 // per plan), whole-component replacement.
 import { createHash } from 'node:crypto';
+import type { StartupCopies } from '../../analysis/run-address.js';
 import type { Steps } from '../../core/cooperative.js';
 import { ReMcpError } from '../../core/errors.js';
 import { formatAddress } from '../../core/vocabulary.js';
@@ -40,6 +41,11 @@ export interface PlanState {
   /** Overlay tables read when an overlay record changes, by processor. */
   readonly overlayTables: Partial<Record<'arm9' | 'arm7', RawOverlayEntry[]>>;
   readonly overlayRecords: ResolvedPlan['overlayRecords'];
+  /**
+   * The start-up copies of the processors whose main executable a patch guards at another address
+   * than where its bytes load (a run address proven by a copy); empty when none was asked.
+   */
+  readonly copies: ReadonlyMap<'arm9' | 'arm7', StartupCopies>;
 }
 
 export function createPlanState(
@@ -47,6 +53,7 @@ export function createPlanState(
   read: SourceRead,
   sourceSize: number,
   artifacts: ReadonlyMap<string, LoadedArtifact>,
+  copies: ReadonlyMap<'arm9' | 'arm7', StartupCopies> = new Map(),
 ): PlanState {
   const fatRaw = parseRawFat(read(model.header.fat.start, model.header.fat.end - model.header.fat.start));
   return {
@@ -66,6 +73,7 @@ export function createPlanState(
     touchedFiles: new Set(),
     overlayTables: {},
     overlayRecords: [],
+    copies,
   };
 }
 

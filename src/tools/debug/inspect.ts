@@ -156,6 +156,7 @@ export const emuCaptureStopContext = emulatorTool({
     regions: { max: LIMITS.regions.max, unit: 'regions' },
     regionLength: { min: LIMITS.regionBytes.min, max: LIMITS.regionBytes.max, unit: 'bytes' },
   },
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const cpu = cpuOf(ctx.services, emu, args.processor);
@@ -215,6 +216,7 @@ export const emuCaptureRuntimeEvidence = emulatorTool({
     regions: { max: LIMITS.regions.max, unit: 'regions' },
     regionLength: { min: LIMITS.regionBytes.min, max: LIMITS.regionBytes.max, unit: 'bytes' },
   },
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const session = debugSession(ctx.services, emu);

@@ -3,7 +3,13 @@
 import { z } from 'zod/v4';
 import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, addressOut, formatAddress, PROCESSORS, type Processor } from '../../core/vocabulary.js';
+import {
+  addressOut,
+  formatAddress,
+  nameOrAddressArg,
+  PROCESSORS,
+  type Processor,
+} from '../../core/vocabulary.js';
 import type { Emulator } from '../../debug/backend.js';
 import { continueWithConditions, GIVE_UP_REASONS } from '../../debug/conditional-run.js';
 import { CONDITION_LIMITS } from '../../debug/conditions.js';
@@ -33,6 +39,7 @@ import {
   cpuOf,
   generationNumber,
   type LiveNames,
+  liveArgNames,
   liveNames,
   msLimit,
   processorInput,
@@ -178,6 +185,7 @@ export const emuContinue = emulatorTool({
     timeoutMs: msLimit(LIMITS.continueMs),
     maxSilentResumes: { ...CONDITION_LIMITS.silentResumes, unit: 'resumes' },
   },
+  names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const cpu = cpuOf(ctx.services, emu, args.processor);
@@ -348,13 +356,14 @@ export const emuStepOut = emulatorTool({
   },
   input: z.object({
     processor: processorInput,
-    returnAddress: addressArg('Bit 0 set for Thumb; default: LR').optional(),
+    returnAddress: nameOrAddressArg('Bit 0 set for Thumb (a name: by its mode); default: LR').optional(),
     timeoutMs: timeoutInput(STEP_CALL_LIMITS.timeoutMs),
     maxDeeperReturns: deeperInput,
   }),
   output: z.object({ ...runOutput, ...returnRunOutput, returnAddressSource: z.enum(['lr', 'caller']) }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   limits: returnRunLimits,
+  names: (args, ctx, emu) => liveArgNames(args, ctx, emu, true),
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
       const cpu = cpuOf(ctx.services, emu, args.processor);

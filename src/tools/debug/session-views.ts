@@ -6,10 +6,10 @@ import { z } from 'zod/v4';
 import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import {
-  addressArg,
   addressOut,
   formatAddress,
   limitArg,
+  nameOrAddressArg,
   PROCESSORS,
   type Processor,
 } from '../../core/vocabulary.js';
@@ -40,7 +40,7 @@ export const regionsInput = z
   .array(
     z.object({
       label: z.string().min(1).max(64).describe('Names the region in the result.'),
-      address: addressArg(),
+      address: nameOrAddressArg(),
       length: z.number().int().min(LIMITS.regionBytes.min).max(LIMITS.regionBytes.max),
     }),
   )
@@ -92,11 +92,14 @@ export async function liveNames(
 /**
  * The `names` hook of a debugger tool: a name given for an address is looked up in the running ROM's
  * store on the call's processor, outside overlays (which overlay is loaded is not known from here).
+ * `thumbBit`: an address whose bit 0 says the mode (a return address) gets bit 0 set when the stored
+ * name says its code is Thumb.
  */
 export async function liveArgNames(
   args: { processor: Processor },
   ctx: ToolContext,
   emu: Emulator,
+  thumbBit = false,
 ): Promise<AddressNamer> {
   const gen = debugSession(ctx.services, emu).generation;
   if (gen === null)
@@ -104,11 +107,18 @@ export async function liveArgNames(
       'invalid-argument',
       "a name is looked up in the running ROM's stored names: start a session first, or give the address",
     );
-  return tableNamer(
-    await romNames(ctx, gen.rom),
+  const table = await romNames(ctx, gen.rom);
+  const namer = tableNamer(
+    table,
     () => args.processor,
     () => null,
   );
+  if (!thumbBit) return namer;
+  return (text, holder) => {
+    const hit = namer(text, holder);
+    const s = table.named(hit.processor, hit.symbol).find((x) => x.overlayId === hit.overlayId);
+    return s?.mode === 'thumb' ? { ...hit, address: (hit.address | 1) >>> 0 } : hit;
+  };
 }
 
 export function stopView(

@@ -12,10 +12,10 @@ import { ARM_MODES } from '../../arm/types.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import {
-  addressArg,
   addressOut,
   formatAddress as hex,
   limitArg,
+  nameOrAddressArg,
   pageOut,
   paginate,
 } from '../../core/vocabulary.js';
@@ -35,6 +35,7 @@ import {
 import { getSymbolStore } from '../../extract/symbol-store.js';
 import { defineTool, type ToolContext, type ToolSuccess } from '../../mcp/tool.js';
 import type { RomHandle, RomStore } from '../../roms/rom-store.js';
+import { romArgNames } from '../shared/names.js';
 import { workspacePath } from '../shared/paths.js';
 import { processorArg, withToolRom } from '../shared/rom.js';
 
@@ -123,7 +124,12 @@ const input = z.object({
   }),
   processor: processorArg.default('arm9'),
   minScore: z.number().int().min(0).max(1_000_000).default(0),
-  addresses: z.array(addressArg()).min(1).max(10_000).optional().describe('accept: only these.'),
+  addresses: z
+    .array(nameOrAddressArg())
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe("accept: only these (a name: its overlay's only)."),
   offset: z.number().int().min(0).max(1_000_000).default(0),
   limit: limitArg(PAGE.limit),
 });
@@ -335,6 +341,22 @@ async function acceptChosen(
   };
 }
 
+/**
+ * The places accept takes: an address given as a number picks the proposals there in every overlay
+ * (`address`), one given by a stored name of an overlay only that overlay's (`address@overlay`).
+ */
+function wantedPlaces(addresses: readonly number[], ctx: ToolContext): Set<string> {
+  const overlayOf = new Map(
+    (ctx.names ?? []).flatMap((u) => (u.overlayId === null ? [] : [[u.argument, u.overlayId] as const])),
+  );
+  return new Set(
+    addresses.map((a, i) => {
+      const overlay = overlayOf.get(`addresses.${i}`);
+      return overlay === undefined ? `${a}` : `${a}@${overlay}`;
+    }),
+  );
+}
+
 /** actions apply and accept: the set matched against the ROM's program map. */
 async function applyOrAccept(args: Args, ctx: ToolContext): Promise<Result> {
   const set = await readSignatureSet(ctx.services.workspace, args.set!, ctx.signal);
@@ -349,9 +371,12 @@ async function applyOrAccept(args: Args, ctx: ToolContext): Promise<Result> {
       APPLY_LIMITS.minCompared.default,
       ctx.signal,
     );
-    const wanted = args.addresses === undefined ? null : new Set(args.addresses);
+    const wanted = args.addresses === undefined ? null : wantedPlaces(args.addresses, ctx);
     const chosen = applied.proposals.filter(
-      (p) => tiers.includes(p.tier) && p.score >= args.minScore && (wanted === null || wanted.has(p.address)),
+      (p) =>
+        tiers.includes(p.tier) &&
+        p.score >= args.minScore &&
+        (wanted === null || wanted.has(`${p.address}`) || wanted.has(`${p.address}@${p.overlayId}`)),
     );
     const c = applied.counts;
     const summary = `${c.functions} function(s): ${c.strong} strong, ${c.supported} supported, ${c.ambiguous} ambiguous, ${c.tooShort} too short, ${c.contradicted} ruled out by references`;
@@ -381,6 +406,8 @@ export const ndsSignatures = defineTool({
     maxItems: SIGNATURE_LIMITS.maxItems,
     ...PAGE,
   },
+  // accept's addresses may be stored names of the ROM, on the call's processor.
+  names: romArgNames,
   async handler(args, ctx) {
     // Paths first: a hostile one is refused before anything else is read.
     const ws = ctx.services.workspace;

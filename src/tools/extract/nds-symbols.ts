@@ -1,7 +1,7 @@
 import { z } from 'zod/v4';
 import { type StartupCopies, storedOfRun } from '../../analysis/run-address.js';
 import { ReMcpError } from '../../core/errors.js';
-import { addressArg, formatAddress as hex, limitArg, type Processor } from '../../core/vocabulary.js';
+import { formatAddress as hex, limitArg, nameOrAddressArg, type Processor } from '../../core/vocabulary.js';
 import { exportSymbols, readSymbolFile, SYMBOL_FILE_LIMITS } from '../../extract/symbol-files.js';
 import {
   type CopiedRuns,
@@ -26,6 +26,7 @@ import { defineTool } from '../../mcp/tool.js';
 import type { RomHandle } from '../../roms/rom-store.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import { startupCopies } from '../shared/copied.js';
+import { romArgNames } from '../shared/names.js';
 import { workspacePath } from '../shared/paths.js';
 import { overlayIdArg, processorArg, romArg, withToolRom } from '../shared/rom.js';
 
@@ -247,7 +248,7 @@ export const ndsSymbols = defineTool({
     rom: romArg,
     action: z.enum(ACTIONS).default('list'),
     processor: processorArg.optional().describe('Default arm9 (export csv: both).'),
-    address: addressArg().optional(),
+    address: nameOrAddressArg('Or a name: its place (bar+4), overlay too').optional(),
     overlayId: overlayIdArg(),
     name: z.string().min(1).max(SYMBOL_LIMITS.nameChars.max).optional().describe('set: no spaces.'),
     mode: z.enum(SYMBOL_MODES).optional(),
@@ -292,8 +293,14 @@ export const ndsSymbols = defineTool({
     ...SYMBOL_LIMITS,
     ...PAGE,
   },
+  // set and remove take a place by a stored name too: `bar+4` for an alias near bar, `foo` for foo's
+  // own place (set renames it there: one name per place), in the overlay of the name given.
+  names: romArgNames,
   async handler(args, ctx) {
     checkActionArgs(args);
+    // The place of a name given for the address is in that name's overlay unless overlayId says.
+    const named = ctx.names?.find((u) => u.argument === 'address');
+    const givenOverlay = args.overlayId ?? named?.overlayId ?? null;
     // A hostile import path is refused before the ROM is opened.
     if (args.action === 'import') await ctx.services.workspace.resolveExisting(args.file, 'file');
     const store = getSymbolStore(ctx.services);
@@ -317,7 +324,7 @@ export const ndsSymbols = defineTool({
       let nextOffset: number | null = null;
       if (args.action === 'set') {
         const address = args.address!;
-        const overlayId = args.overlayId ?? null;
+        const overlayId = givenOverlay;
         const place = placeOf(rom, processor, address, overlayId, await copiedRuns([processor]));
         if ('why' in place) throw new ReMcpError('invalid-argument', `${hex(address)}: ${place.why}`);
         ({ shown, changes } = await setName(
@@ -328,7 +335,7 @@ export const ndsSymbols = defineTool({
         ));
       } else if (args.action === 'remove') {
         // The same place a set names: an address only one overlay holds is that overlay's.
-        const place = placeOf(rom, processor, args.address!, args.overlayId ?? null);
+        const place = placeOf(rom, processor, args.address!, givenOverlay);
         if ('why' in place) throw new ReMcpError('invalid-argument', `${hex(args.address!)}: ${place.why}`);
         const key = placeKey({ processor, overlayId: place.overlayId, address: args.address! });
         changes = await removeName(store, rom, key, ctx.signal);

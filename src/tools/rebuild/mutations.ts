@@ -354,7 +354,9 @@ export const ndsMutationValidate = defineTool({
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
     const { v, placed } = await onManifest(ctx, args, async (rom, store) => {
-      const v = await validateManifest(ctx.services.workspace, rom, args.manifest, ctx.signal);
+      const v = await validateManifest(ctx.services.workspace, rom, args.manifest, ctx.signal, (p) =>
+        startupCopies(ctx, store, rom, p),
+      );
       return { v, placed: await placementsOf(ctx, store, rom, v.manifest.operations) };
     });
     const r = v.plan.resolved;
@@ -406,6 +408,7 @@ export const ndsMutationBuild = defineTool({
     const { r, placed } = await onManifest(ctx, args, async (rom, store) => {
       const r = await buildManifest(ctx.services.workspace, rom, args.manifest, {
         signal: ctx.signal,
+        copies: (p) => startupCopies(ctx, store, rom, p),
         onProgress: (done, total) => {
           // One report per 32 MiB written (and the last), so a 256 MiB ROM sends a handful.
           if (done === total || done % (32 * 1024 * 1024) === 0) {
@@ -440,8 +443,10 @@ export const ndsMutationVerify = defineTool({
   annotations: READ_ONLY,
   limits: REBUILD_TOOL_LIMITS,
   async handler(args, ctx) {
-    const r = await onManifest(ctx, args, (rom) =>
-      verifyBuild(ctx.services.workspace, rom, args.manifest, ctx.signal),
+    const r = await onManifest(ctx, args, (rom, store) =>
+      verifyBuild(ctx.services.workspace, rom, args.manifest, ctx.signal, (p) =>
+        startupCopies(ctx, store, rom, p),
+      ),
     );
     return {
       structured: shapeBuild(r),

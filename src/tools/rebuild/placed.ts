@@ -28,6 +28,10 @@ export const placedSchema = z
         .nullable()
         .describe('The start-up copy moving them; null: run where stored'),
       why: z.string().optional(),
+      runtimeGuard: z
+        .object({ address: addressOut, holds: z.enum(['where-loaded', 'where-copied']) })
+        .optional()
+        .describe("The manifest's runtime guard: where the first byte loads, or where a copy runs it"),
     }),
   )
   .describe('Each patch of code: where stored, where it runs');
@@ -50,6 +54,9 @@ export function placedOut(placed: readonly Placement[]): z.input<typeof placedSc
             storedBy: formatAddress(x.copy.storedBy),
           },
     ...(x.why !== undefined ? { why: x.why } : {}),
+    ...(x.runtimeGuard !== undefined
+      ? { runtimeGuard: { address: formatAddress(x.runtimeGuard.address), holds: x.runtimeGuard.holds } }
+      : {}),
   }));
 }
 
@@ -60,7 +67,11 @@ export function placedText(placed: readonly Placement[]): string {
     .map((x) =>
       x.runAddress === null
         ? `${x.id}: stored at ${formatAddress(x.storedAddress)}, runs in no one place: ${x.why}`
-        : `${x.id}: stored at ${formatAddress(x.storedAddress)}, runs at ${formatAddress(x.runAddress)} (start-up ${x.copy!.kind} copy)`,
+        : `${x.id}: stored at ${formatAddress(x.storedAddress)}, runs at ${formatAddress(x.runAddress)} (start-up ${x.copy!.kind} copy)${
+            x.runtimeGuard?.holds === 'where-copied'
+              ? `; runtime guard ${formatAddress(x.runtimeGuard.address)} holds by that copy`
+              : ''
+          }`,
     );
   return lines.length > 0 ? `\n${lines.join('\n')}` : '';
 }

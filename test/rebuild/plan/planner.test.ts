@@ -625,7 +625,7 @@ const REFUSED: RefusedCase[] = [
     ops: () => [arm9Patch('p', 4, arm9At(4, 1), '00', { runtimeAddress: addr(arm9.ramAddress) })],
     code: 'invalid-argument',
     message: new RegExp(
-      `the runtime guard failed: ROM offset ${addr(arm9.rom.start + 4)} does not load at ${addr(arm9.ramAddress)} \\(it loads at ${addr(arm9.ramAddress + 4)}; code the start-up copies is guarded where it loads`,
+      `the runtime guard failed: ROM offset ${addr(arm9.rom.start + 4)} does not load at ${addr(arm9.ramAddress)} \\(it loads at ${addr(arm9.ramAddress + 4)}\\), and no start-up copy proves it runs there: the start-up copies of arm9 were not asked`,
     ),
   },
   {
