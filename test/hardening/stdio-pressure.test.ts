@@ -107,6 +107,20 @@ const until = async (cond: () => boolean, ms = 30_000) => {
     await new Promise((r) => setTimeout(r, 5));
   }
 };
+/**
+ * Waits until `count()` reaches `target`, failing only when it stops growing for `stallMs`: a loaded
+ * machine answers more slowly, a stuck session not at all.
+ */
+const untilCount = async (count: () => number, target: number, stallMs = 30_000) => {
+  let last = count();
+  let since = Date.now();
+  while (count() < target) {
+    const now = count();
+    if (now !== last) [last, since] = [now, Date.now()];
+    else if (Date.now() - since > stallMs) throw new Error(`stuck at ${now} of ${target} for ${stallMs} ms`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+};
 
 test('a client that stops reading: the output queue stays bounded, input waits, and every request is answered after', async () => {
   const out = new Reader();
@@ -125,7 +139,7 @@ test('a client that stops reading: the output queue stays bounded, input waits, 
   assert.ok(out.lines < N, 'the session stopped answering while nobody read');
   assert.ok(input.isPaused(), 'input is paused under back-pressure');
   out.resume();
-  await until(() => out.lines >= N + 1, 60_000);
+  await untilCount(() => out.lines, N + 1);
   for (let i = 0; i < N; i++) assert.equal(out.ids.get(String(i)), 1, `request ${i}`);
   assert.equal(transport.openRequests, 0);
 });
@@ -141,7 +155,7 @@ test('a flood of concurrent tool calls: the admission bound runs, queues or refu
       method: 'tools/call',
       params: { name: 'test_wait', arguments: { ms: 300 } },
     });
-  await until(() => [...out.ids.keys()].filter((k) => k.startsWith('c')).length >= N, 120_000);
+  await untilCount(() => [...out.ids.keys()].filter((k) => k.startsWith('c')).length, N);
   for (let i = 0; i < N; i++) assert.equal(out.ids.get(`c${i}`), 1, `c${i} answered once`);
   const busy = out.busyIds.size;
   const admitted = N - busy;
