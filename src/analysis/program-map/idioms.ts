@@ -10,6 +10,7 @@
 import { emulate, emuState } from '../../arm/emulate.js';
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { Processor } from '../../core/vocabulary.js';
+import { u32 } from '../../formats/le.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import { baseOf, decodeAt, immediate, REG, registerList, regNumber, stackEffect } from './instructions.js';
 import { ByteClass } from './types.js';
@@ -128,8 +129,7 @@ export function veneerLanding(
   const word = (slot: number): number | null => {
     const o = slot - where.start;
     if (o < 0 || o + 4 > where.bytes.length || slot % 4 !== 0) return null;
-    const x = where.bytes;
-    return (x[o]! | (x[o + 1]! << 8) | (x[o + 2]! << 16) | (x[o + 3]! << 24)) >>> 0;
+    return u32(where.bytes, o);
   };
   const fromWord = (w: number | null): Landing | null =>
     w === null

@@ -5,6 +5,7 @@
 // never restore a stack frame it did not build, and end every path in a return, an indirect branch,
 // a branch into a known function entry or a call that never returns. Nothing is marked.
 import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
+import { u16, u32 } from '../../formats/le.js';
 import type { MapComponent } from './components.js';
 import { baseOf, stackEffect } from './instructions.js';
 import { ByteClass, headOf, isCode } from './types.js';
@@ -49,10 +50,7 @@ function pastPadding(c: MapComponent, at: number, m: ArmMode): number {
   for (let n = 0; n < MAX_PADDING_UNITS; n++) {
     const o = at - c.start;
     if (o < 0 || o + unitOf(m) > b.length || c.cls[o] !== ByteClass.unknown) break;
-    const v =
-      m === 'thumb'
-        ? b[o]! | (b[o + 1]! << 8)
-        : (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+    const v = m === 'thumb' ? u16(b, o) : u32(b, o);
     if (v !== 0 && v !== (m === 'thumb' ? 0x46c0 : 0xe1a00000)) break;
     at += unitOf(m);
   }

@@ -16,8 +16,9 @@
 // A match on fewer bytes with nothing to support it is no proposal (counted as too short). Pure.
 import type { ArmMode } from '../../arm/types.js';
 import type { Steps } from '../../core/cooperative.js';
+import { u32 } from '../../formats/le.js';
 import { type Match, narrowSteps, STEP_FUNCTIONS } from './narrow.js';
-import { directBranchAt, isLinkerStub, refBranchMode, u32 } from './relocs.js';
+import { directBranchAt, isLinkerStub, refBranchMode } from './relocs.js';
 import {
   comparedBytes,
   matchesAt,
@@ -86,10 +87,8 @@ const AGREE_WEIGHT = 16;
 /** Data items followed through data items' address words (a vtable, its type_info, its name). */
 const DATA_DEPTH = 3;
 
-const head = (b: Uint8Array, o: number) =>
-  (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
 /** The first two words hashed into one key (a collision only costs a comparison). */
-const head8 = (b: Uint8Array, o: number) => (Math.imul(head(b, o), 0x9e3779b1) ^ head(b, o + 4)) >>> 0;
+const head8 = (b: Uint8Array, o: number) => (Math.imul(u32(b, o), 0x9e3779b1) ^ u32(b, o + 4)) >>> 0;
 
 /** Function signatures indexed for pass 1, and every item by each of its names. */
 interface SetIndex {
@@ -124,7 +123,7 @@ function indexSet(items: readonly SigItem[]): SetIndex {
       loose[item.mode].push(i);
       continue;
     }
-    const k = index === byHead[item.mode] ? head(item.bytes, 0) : head8(item.bytes, 0);
+    const k = index === byHead[item.mode] ? u32(item.bytes, 0) : head8(item.bytes, 0);
     const list = index.get(k) ?? [];
     list.push(i);
     index.set(k, list);
@@ -136,7 +135,7 @@ function indexSet(items: readonly SigItem[]): SetIndex {
 function byteMatches(items: readonly SigItem[], index: SetIndex, fn: ProgramFunction): Match[] {
   const o = fn.address - fn.start;
   const list: Match[] = [];
-  const cands = o + 4 <= fn.bytes.length ? (index.byHead[fn.mode].get(head(fn.bytes, o)) ?? []) : [];
+  const cands = o + 4 <= fn.bytes.length ? (index.byHead[fn.mode].get(u32(fn.bytes, o)) ?? []) : [];
   const cands8 = o + 8 <= fn.bytes.length ? (index.byHead8[fn.mode].get(head8(fn.bytes, o)) ?? []) : [];
   for (const group of [cands8, cands, index.loose[fn.mode]])
     for (const i of group)

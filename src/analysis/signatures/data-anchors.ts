@@ -6,7 +6,7 @@
 // functions there. Distinct classes' methods are often the same bytes (deleting destructors, what());
 // their vtables are not. Pure; bounded by the program's size and the set's.
 import type { Steps } from '../../core/cooperative.js';
-import { u32 } from './relocs.js';
+import { u32 } from '../../formats/le.js';
 import { matchesAt, type ProgramMemory, type SigItem } from './types.js';
 
 /** A string item this short could be found by chance: not searched for. */

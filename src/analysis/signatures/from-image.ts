@@ -8,6 +8,7 @@
 // by the loads before them are not decoded as instructions. Pure.
 import type { ArmMode } from '../../arm/types.js';
 import type { Steps } from '../../core/cooperative.js';
+import { u32 } from '../../formats/le.js';
 import {
   type ElfObject,
   inSection,
@@ -18,7 +19,7 @@ import {
   STT_OBJECT,
 } from '../../formats/objects/elf-object.js';
 import { badName } from '../../formats/symbols/types.js';
-import { directBranchAt, isLinkerStub, literalLoadAt, stubReach, u32 } from './relocs.js';
+import { directBranchAt, isLinkerStub, literalLoadAt, stubReach } from './relocs.js';
 import { SIGNATURE_LIMITS, type SigItem, type SigRef } from './types.js';
 
 /** A named place of the program. */

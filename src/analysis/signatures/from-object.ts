@@ -5,6 +5,7 @@
 // make one item. Unwinding tables (.ARM.*) are left out. Pure.
 import type { ArmMode } from '../../arm/types.js';
 import type { Steps } from '../../core/cooperative.js';
+import { u32 } from '../../formats/le.js';
 import {
   type ElfObject,
   inSection,
@@ -22,7 +23,7 @@ import {
   STT_SECTION,
 } from '../../formats/objects/elf-object.js';
 import { badName } from '../../formats/symbols/types.js';
-import { callAddend, relocEffect, u32 } from './relocs.js';
+import { callAddend, relocEffect } from './relocs.js';
 import { SIGNATURE_LIMITS, type SigItem, type SigRef } from './types.js';
 
 const SHF_STRINGS = 0x20;

@@ -3,6 +3,7 @@
 // PC-relative word). And the few instruction encodings a signature reads without a disassembler: the
 // branches whose immediate names another place (B, BL, BLX, Thumb's BL pair) and their targets. Pure.
 import type { ArmMode } from '../../arm/types.js';
+import { u16, u32 } from '../../formats/le.js';
 import type { RefKind } from './types.js';
 
 interface RelocEffect {
@@ -51,10 +52,6 @@ const EFFECTS: Readonly<Record<number, RelocEffect>> = {
 export function relocEffect(type: number): RelocEffect {
   return EFFECTS[type] ?? opaque(4);
 }
-
-const u16 = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8);
-export const u32 = (b: Uint8Array, o: number): number =>
-  (b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
 
 /** A branch that names a place by its immediate. */
 interface DirectBranch {
