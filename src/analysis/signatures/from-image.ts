@@ -137,7 +137,19 @@ function stubItem(
     const named = wordRef(image, sorted, reach.target, reach.at);
     if (named !== null && named.target !== null) ref = named;
   }
-  if (ref === null) return null;
+  return ref === null ? null : functionItem(p, mode, bytes, mask, [ref], origin);
+}
+
+/** A function item of place `p` (`place`: where the neighbour walk finds it, if anywhere). */
+function functionItem(
+  p: ImagePlace,
+  mode: ArmMode,
+  bytes: Uint8Array,
+  mask: Uint8Array,
+  refs: SigRef[],
+  origin: string,
+  place?: SigItem['place'],
+): SigItem {
   return {
     kind: 'function',
     key: keyOf(p),
@@ -146,8 +158,9 @@ function stubItem(
     size: p.size,
     bytes: bytes.slice(),
     mask,
-    refs: [ref],
+    refs,
     origin,
+    ...(place ? { place } : {}),
   };
 }
 
@@ -204,18 +217,7 @@ function codeItem(
     }
     o += step;
   }
-  return {
-    kind: 'function',
-    key: keyOf(p),
-    names: p.names,
-    mode,
-    size: p.size,
-    bytes: bytes.slice(),
-    mask,
-    refs,
-    origin,
-    place: { section: p.section ?? 0, offset: p.address },
-  };
+  return functionItem(p, mode, bytes, mask, refs, origin, { section: p.section ?? 0, offset: p.address });
 }
 
 /** What an address word at `at` names: the place holding it, or the bytes there. */

@@ -48,6 +48,12 @@ import {
   stopView,
 } from './session-views.js';
 
+/** The regions a capture reads, as both capture tools publish them. */
+const REGION_LIMITS = {
+  regions: { max: LIMITS.regions.max, unit: 'regions' },
+  regionLength: { min: LIMITS.regionBytes.min, max: LIMITS.regionBytes.max, unit: 'bytes' },
+} as const;
+
 // <emu>_read_register_packet: Read the register packet.
 export const emuReadRegisterPacket = emulatorTool({
   verb: 'read_register_packet',
@@ -152,10 +158,7 @@ export const emuCaptureStopContext = emulatorTool({
     context: contextOutput,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  limits: {
-    regions: { max: LIMITS.regions.max, unit: 'regions' },
-    regionLength: { min: LIMITS.regionBytes.min, max: LIMITS.regionBytes.max, unit: 'bytes' },
-  },
+  limits: REGION_LIMITS,
   names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
@@ -212,10 +215,7 @@ export const emuCaptureRuntimeEvidence = emulatorTool({
     regions: z.number().int(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  limits: {
-    regions: { max: LIMITS.regions.max, unit: 'regions' },
-    regionLength: { min: LIMITS.regionBytes.min, max: LIMITS.regionBytes.max, unit: 'bytes' },
-  },
+  limits: REGION_LIMITS,
   names: liveArgNames,
   async handler(args, ctx, emu) {
     return debugSession(ctx.services, emu).exclusive(async () => {
