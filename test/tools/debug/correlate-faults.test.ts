@@ -73,11 +73,12 @@ async function stoppedBehindProxy() {
 describe('nds_correlate_stop_context faults (real DeSmuME behind a proxy)', () => {
   it('reports a refused live read as not-checked with its reason', async () => {
     const { proxy, call } = await stoppedBehindProxy();
-    const good = await call({});
+    // A generous bound: the first correlation builds the ROM's map, slow on a loaded machine.
+    const good = await call({ timeoutMs: 30_000 });
     assert.equal(good.isError, undefined, JSON.stringify(good.structuredContent));
     assert.equal(good.structuredContent.pc.candidates[0].live.status, 'live-bytes-match');
     proxy.fail();
-    const r = await call({});
+    const r = await call({ timeoutMs: 30_000 });
     assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
     const c = r.structuredContent.pc.candidates[0];
     assert.equal(c.component, 'main');
