@@ -333,3 +333,40 @@ test('names carried to a later revision: a changed and an added function, one fi
   );
   assert.equal(there?.name ?? null, null);
 });
+
+test("an ARM build of the same libraries against the program's Thumb build: the Thumb code unmatched, nothing named wrongly", async (t) => {
+  // Debian's ARM multilib of newlib and libgcc: the C code compiled as ARM, the assembly the same.
+  const arm = (arg: string) =>
+    execFileSync('arm-none-eabi-gcc', ['-mcpu=arm946e-s', arg], { encoding: 'utf8' }).trim();
+  await mkdir(join(root, 'libs-arm'), { recursive: true });
+  await copyFile(arm('-print-file-name=libc.a'), join(root, 'libs-arm/libc.a'));
+  await copyFile(arm('-print-libgcc-file-name'), join(root, 'libs-arm/libgcc.a'));
+  await writeFile(join(root, 'roms/stripped-arm-libs.nds'), programRomBytes());
+  await w.ok('nds_signatures', {
+    action: 'build',
+    set: 'debian-arm',
+    files: ['libs-arm/libc.a', 'libs-arm/libgcc.a'],
+  });
+  const { counts, proposals } = await allProposals('debian-arm', 'roms/stripped-arm-libs.nds');
+  const modeAt = new Map(truth.functions.map((f) => [f.address, f.mode]));
+  const wrong: string[] = [];
+  let right = 0;
+  let thumb = 0;
+  for (const p of proposals) {
+    if (p.name === null) continue;
+    const a = Number.parseInt(p.address.slice(2), 16);
+    if (modeAt.get(a) === 'thumb') thumb++;
+    if ([p.name, ...p.candidates[0].aliases].some((n: string) => namesAt.get(a)?.has(n))) right++;
+    else wrong.push(`${p.address} ${p.name} (ELF: ${[...(namesAt.get(a) ?? [])].join(', ') || 'none'})`);
+  }
+  const thumbLibrary = truth.functions.filter((f) => f.mode === 'thumb').length;
+  t.diagnostic(
+    `counts ${JSON.stringify(counts)}; named ${right + wrong.length}: right ${right}, wrong ${wrong.length}; Thumb functions named ${thumb} of ${thumbLibrary}`,
+  );
+  assert.deepEqual(wrong, []);
+  // Expected unmatched: the program's Thumb-compiled library code has no ARM twin in bytes, so only
+  // what both builds share (ARM assembly, e.g. libgcc's division) is named, and no Thumb function by
+  // its bytes (a caller may still name one).
+  assert.ok(right > 0, 'the shared ARM assembly is named');
+  assert.ok(thumb <= right / 4, `${thumb} Thumb functions named`);
+});
