@@ -205,18 +205,31 @@ describe('DeSmuME session (real emulator)', () => {
     assert.equal(owned.exitListenerCount, baseline, 'each dropped connection left an exit listener');
   });
 
-  it('a continue whose acknowledgement is lost leaves the run state unknown, not stopped', async () => {
-    const { session, proxy } = await behindProxy(proxyCuttingAtContinue);
-    const cpu = session.cpu('arm9');
-    proxy.arm();
-    const error = await rejects(continueUntilStop(cpu, 5_000, undefined), 'unreachable');
-    assert.match(error.message, /run state now unknown/);
-    // The stub did get the continue: the target runs, so stopped-state commands must refuse.
-    assert.equal(cpu.state, 'unknown');
-    await session.reconnect('arm9', 5_000);
-    await rejects(cpu.readRegisters(), 'target-running');
-    const paused = await pause(cpu, 2_000, undefined);
-    assert.equal(paused.stop?.reason, 'interrupt');
+  it('a continue whose acknowledgement is lost leaves the run state unknown, not stopped', async (t) => {
+    // DeSmuME's stub has crashed (SIGSEGV) once in many runs on the interrupt after this reconnect:
+    // re-mcp said so as a typed emulator-exited error. The scenario then runs once more on a new
+    // emulator, which must pass whole.
+    for (let attempt = 1; ; attempt++) {
+      const { session, proxy } = await behindProxy(proxyCuttingAtContinue);
+      const cpu = session.cpu('arm9');
+      proxy.arm();
+      const error = await rejects(continueUntilStop(cpu, 5_000, undefined), 'unreachable');
+      assert.match(error.message, /run state now unknown/);
+      // The stub did get the continue: the target runs, so stopped-state commands must refuse.
+      assert.equal(cpu.state, 'unknown');
+      await session.reconnect('arm9', 5_000);
+      await rejects(cpu.readRegisters(), 'target-running');
+      try {
+        const paused = await pause(cpu, 2_000, undefined);
+        assert.equal(paused.stop?.reason, 'interrupt');
+        return;
+      } catch (e) {
+        const crashed = e instanceof ReMcpError && e.code === 'emulator-exited' && /signal/.test(e.message);
+        if (!crashed || attempt >= 2) throw e;
+        t.diagnostic(`DeSmuME crashed on the interrupt (${e.message}); once more on a new emulator`);
+        await session.stop();
+      }
+    }
   });
 
   it('desmume_probe_gdb reports an unknown run state as unknown, not as running', async () => {
