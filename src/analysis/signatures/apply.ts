@@ -17,7 +17,7 @@
 import type { ArmMode } from '../../arm/types.js';
 import type { Steps } from '../../core/cooperative.js';
 import { u32 } from '../../formats/le.js';
-import { type Match, narrowSteps, STEP_FUNCTIONS } from './narrow.js';
+import { type Match, narrowSteps, type Outside, STEP_FUNCTIONS } from './narrow.js';
 import { directBranchAt, isLinkerStub, refBranchMode } from './relocs.js';
 import {
   comparedBytes,
@@ -62,6 +62,11 @@ export interface Proposal {
   /** Other functions of the program the same name matched (ambiguous then). */
   alsoAt: number[];
   reasons: string[];
+  /**
+   * Whether the map found a function here; false for one its object's layout places where the map
+   * found none (its bytes the signature's): then `key` is the key of the function that placed it.
+   */
+  inMap: boolean;
 }
 
 export interface ApplyCounts {
@@ -76,6 +81,8 @@ export interface ApplyCounts {
   tooShort: number;
   /** Functions whose every byte match a reference contradicted (or whose body runs past the signature). */
   contradicted: number;
+  /** Proposals at functions the map did not find (placed by their object's layout). */
+  outsideMap: number;
 }
 
 interface Applied {
@@ -348,6 +355,38 @@ function propose(
     candidates,
     alsoAt: [],
     reasons,
+    inMap: true,
+  };
+}
+
+/** The proposal of a function the map did not find, placed by its object's layout (`o`). */
+function outsideProposal(address: number, o: Outside, items: readonly SigItem[], compared: number): Proposal {
+  const item = items[o.item]!;
+  return {
+    key: o.key,
+    address,
+    mode: item.mode!,
+    tier: 'supported',
+    name: item.names[0]!,
+    score: compared,
+    candidates: [
+      {
+        name: item.names[0]!,
+        aliases: item.names.slice(1),
+        origin: item.origin,
+        comparedBytes: compared,
+        size: item.size,
+        refsAgreed: 0,
+        refsUnchecked: item.refs.length,
+      },
+    ],
+    alsoAt: [],
+    reasons: [
+      'the map found no function here: the layout of its object places one',
+      `${compared} of ${item.bytes.length} bytes compared and equal`,
+      o.why,
+    ],
+    inMap: false,
   };
 }
 
@@ -397,7 +436,7 @@ export function* applySteps(
   // Pass 3: the references of functions one name matches narrow the functions they name.
   const live = matches.map((ms) => ms.filter((m) => m.contradicted === 0));
   const bare = matches.map((ms) => ms.length === 0);
-  yield* narrowSteps(items, index.byName, functions, live, minCompared, memory, bare);
+  const outside = yield* narrowSteps(items, index.byName, functions, live, minCompared, memory, bare);
   // Pass 4: proposals.
   const counts: ApplyCounts = {
     functions: functions.length,
@@ -408,6 +447,7 @@ export function* applySteps(
     ambiguous: 0,
     tooShort: 0,
     contradicted: 0,
+    outsideMap: 0,
   };
   const proposals: Proposal[] = [];
   for (const [f, fn] of functions.entries()) {
@@ -416,6 +456,9 @@ export function* applySteps(
     const p = propose(fn, all, live[f]!, items, minCompared, counts);
     if (p !== null) proposals.push(p);
   }
+  for (const [address, o] of outside)
+    proposals.push(outsideProposal(address, o, items, index.compared[o.item]!));
+  counts.outsideMap = outside.size;
   markSharedNames(proposals);
   for (const p of proposals) counts[p.tier]++;
   return { proposals, counts };

@@ -191,8 +191,16 @@ function itemOf(ctx: BuildContext, g: Group): SigItem {
     mask,
     refs,
     origin: ctx.origin,
-    place: { section: g.section.index, offset: g.start },
+    place: { section: g.section.index, offset: g.start, ...spanOf(g.section) },
   };
+}
+
+/** A code section's length and alignment, when its alignment is a power of two within the limit. */
+function spanOf(section: ObjSection): { span?: { size: number; align: number } } {
+  if ((section.flags & SHF_EXECINSTR) === 0) return {};
+  const align = Math.max(1, section.align);
+  if (align > SIGNATURE_LIMITS.sectionAlign.max || (align & (align - 1)) !== 0) return {};
+  return { span: { size: section.size, align } };
 }
 
 /** What relocation `r` (at `at` of the item) names: a keyed item and an offset, or unnamed bytes. */

@@ -5,8 +5,9 @@
 // functions named otherwise. Pure.
 import type { Steps } from '../../core/cooperative.js';
 import { dataNamedSteps } from './data-anchors.js';
+import { type Anchor, ObjectLayouts } from './object-layout.js';
 import { directBranchAt, isLinkerStub, refBranchMode, stubReach } from './relocs.js';
-import type { ProgramFunction, ProgramMemory, SigItem } from './types.js';
+import { matchesAt, type ProgramFunction, type ProgramMemory, type SigItem } from './types.js';
 
 /** Functions handled between two turns of the event loop (here and in apply.ts). */
 export const STEP_FUNCTIONS = 64;
@@ -49,8 +50,8 @@ export function* narrowSteps(
   minCompared: number,
   memory: ProgramMemory,
   bare: readonly boolean[] = [],
-): Steps<void> {
-  const n = new Naming(items, byName, functions, live, bare);
+): Steps<Map<number, Outside>> {
+  const n = new Naming(items, byName, functions, live, bare, memory);
   // The functions the set's data found in the program names (a vtable's slots).
   for (const d of yield* dataNamedSteps(items, byName, memory)) {
     const g = n.at.get(d.address);
@@ -67,12 +68,28 @@ export function* narrowSteps(
       if (n.byCalls(f, fn, m, one)) changed = true;
       if (n.byPlace(f, fn, m, one)) changed = true;
     }
+    yield;
+    if (n.byLayout(minCompared, memory)) changed = true;
     for (const [f, fn] of functions.entries()) {
       if (f % STEP_FUNCTIONS === 0) yield;
       if (n.ruleOutByCalls(f, fn)) changed = true;
     }
     if (!changed) break;
   }
+  const outside = new Map<number, Outside>();
+  for (const [address, o] of n.outside) if (o !== null) outside.set(address, o);
+  return outside;
+}
+
+/**
+ * A function the map did not find, placed by the layout of its object (a neighbour in its section, or
+ * a section laid out between two named ones), its bytes the item's: `key` is the key of the function
+ * that placed it (its component is this one's).
+ */
+export interface Outside {
+  item: number;
+  why: string;
+  key: string;
 }
 
 const hex = (n: number) => `0x${n.toString(16)}`;
@@ -87,6 +104,10 @@ class Naming {
   private readonly rankIn = new Map<number, number>();
   /** Functions whose callers named them otherwise: left unnamed. */
   private readonly disputed = new Set<number>();
+  /** The sections of each object, to lay out between functions named in two of them. */
+  private readonly layouts: ObjectLayouts;
+  /** Functions placed where the map has none (null: placed as two different items). */
+  readonly outside = new Map<number, Outside | null>();
 
   constructor(
     private readonly items: readonly SigItem[],
@@ -94,8 +115,10 @@ class Naming {
     private readonly functions: readonly ProgramFunction[],
     private readonly live: Match[][],
     private readonly bare: readonly boolean[],
+    private readonly memory: ProgramMemory,
   ) {
     for (const [f, fn] of functions.entries()) if (!this.at.has(fn.address)) this.at.set(fn.address, f);
+    this.layouts = new ObjectLayouts(items);
     for (const [i, item] of items.entries()) {
       if (item.kind !== 'function' || !item.place) continue;
       const k = `${item.origin}\u0000${item.place.section}`;
@@ -234,16 +257,57 @@ class Naming {
       for (let k = from + step; k >= 0 && k < list.length; k += step) {
         const other = this.items[list[k]!]!;
         const distance = other.place!.offset - place.offset;
-        const g = this.at.get((fn.address + distance) >>> 0);
-        if (g === undefined || g === f) break;
+        const address = (fn.address + distance) >>> 0;
+        const g = this.at.get(address);
+        const why = `placed ${distance} bytes from ${one} (${hex(fn.address)}) as in ${item.origin}`;
+        if (g === undefined) {
+          if (!this.placeOutside(address, list[k]!, why, fn.key)) break;
+          continue;
+        }
+        if (g === f) break;
         const want = other.names[0]!;
         if (!this.live[g]!.some((x) => this.nameOf(x) === want)) break;
-        if (
-          this.name(g, want, `placed ${distance} bytes from ${one} (${hex(fn.address)}) as in ${item.origin}`)
-        )
-          changed = true;
+        if (this.name(g, want, why)) changed = true;
       }
     return changed;
+  }
+
+  /**
+   * The functions between two named in sections of one object, where every layout of the sections
+   * between them places them (object-layout.ts): named so, among the names their bytes match.
+   */
+  byLayout(minCompared: number, memory: ProgramMemory): boolean {
+    if (this.layouts.empty) return false;
+    const anchors: Anchor[] = [];
+    for (const [f, fn] of this.functions.entries()) {
+      if (this.oneName(f) === null) continue;
+      const m = this.live[f]!.find((x) => x.compared >= minCompared || x.agreed > 0 || x.calledAs !== null);
+      if (m) anchors.push({ item: m.item, address: fn.address });
+    }
+    let changed = false;
+    for (const p of this.layouts.placements(anchors, memory)) {
+      const g = this.at.get(p.address);
+      if (g === undefined) {
+        const from = this.at.get(p.from);
+        if (from !== undefined) this.placeOutside(p.address, p.item, p.why, this.functions[from]!.key);
+      } else if (this.name(g, this.items[p.item]!.names[0]!, p.why)) changed = true;
+    }
+    return changed;
+  }
+
+  /**
+   * Function item `item` placed at `address`, where the map has no function: kept when its bytes are
+   * there (a second, different item placed there disputes it). Whether its bytes are there.
+   */
+  private placeOutside(address: number, item: number, why: string, key: string): boolean {
+    const it = this.items[item]!;
+    if (it.kind !== 'function' || it.bytes.length === 0) return false;
+    const there = this.memory.read(address, it.bytes.length);
+    if (there === null || !matchesAt(it, there, 0)) return false;
+    const had = this.outside.get(address);
+    if (had === undefined) this.outside.set(address, { item, why, key });
+    else if (had !== null && this.items[had.item]!.names[0] !== it.names[0]) this.outside.set(address, null);
+    return true;
   }
 
   /** A function several names match loses those whose calls reach functions named otherwise. */

@@ -1,6 +1,7 @@
 // A whole-program map as the signature matcher and the ROM-sourced builder read it: its functions
 // with their components' bytes, and its memory (bytes at an address when every component holding it
-// agrees on them: overlays sharing a range that differ there give nothing).
+// agrees on them: overlays sharing a range that differ there give nothing; where start-up copies code
+// over the main image's own range, the copy alone).
 
 import type { Steps } from '../../core/cooperative.js';
 import type { ProgramMap } from '../program-map/map.js';
@@ -51,7 +52,11 @@ export function programMemory(map: ProgramMap): ProgramMemory & { isAddress(valu
     read(address, length) {
       if (!Number.isInteger(address) || length <= 0) return null;
       let out: Uint8Array | null = null;
-      for (const c of map.set.holding(address)) {
+      const holding = map.set.holding(address);
+      // Where start-up copies code over the main image's own range, the copy is what is there.
+      const copied = holding.some((c) => c.kind === 'copied');
+      for (const c of holding) {
+        if (copied && c.kind === 'main') continue;
         const o = address - c.start;
         if (o + length > c.bytes.length) return null;
         const here = c.bytes.subarray(o, o + length);

@@ -19,6 +19,7 @@ import {
   SIGNATURE_LIMITS,
   SIGNATURE_SOURCE_KINDS,
   SIGNATURE_VERSION,
+  SIGNATURE_VERSIONS_READ,
   type SigItem,
   type SignatureSet,
   type SignatureSource,
@@ -178,7 +179,7 @@ export function* encodeSetSteps(set: SignatureSet): Steps<string> {
           r.content === null ? null : hex(r.content),
         ]),
         origin: item.origin,
-        ...(item.place ? { place: [item.place.section, item.place.offset] } : {}),
+        ...(item.place ? { place: placeOf(item.place) } : {}),
       }),
     );
   }
@@ -189,6 +190,11 @@ export function* encodeSetSteps(set: SignatureSet): Steps<string> {
     sources: set.sources,
   });
   return `${head.slice(0, -1)},"items":[\n${lines.join(',\n')}\n]}\n`;
+}
+
+/** A place as the file writes it: `[section, offset]`, with the section's length and alignment when known. */
+function placeOf(p: NonNullable<SigItem['place']>): number[] {
+  return p.span ? [p.section, p.offset, p.span.size, p.span.align] : [p.section, p.offset];
 }
 
 const bad = (why: string): never => {
@@ -219,8 +225,11 @@ export function* decodeSetSteps(content: string): Steps<SignatureSet> {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return bad('not an object');
   const o = raw as Record<string, unknown>;
   if (o.format !== SIGNATURE_FORMAT) return bad(`format is not ${SIGNATURE_FORMAT}`);
-  if (o.version !== SIGNATURE_VERSION)
-    return bad(`version ${String(o.version).slice(0, 20)} (this server reads ${SIGNATURE_VERSION})`);
+  if (!SIGNATURE_VERSIONS_READ.includes(o.version as never))
+    return bad(
+      `version ${String(o.version).slice(0, 20)} (this server reads ${SIGNATURE_VERSIONS_READ.join(' and ')})`,
+    );
+  const version = o.version as number;
   if (typeof o.name !== 'string' || !SET_NAME.test(o.name)) return bad('its name');
   if (!Array.isArray(o.sources) || o.sources.length > SIGNATURE_LIMITS.sources.max) return bad('its sources');
   const sources: SignatureSource[] = o.sources.map((s: unknown, i) => {
@@ -239,7 +248,7 @@ export function* decodeSetSteps(content: string): Steps<SignatureSet> {
   const keys = new Set<string>();
   for (const [i, v] of (o.items as unknown[]).entries()) {
     if (i % 512 === 0) yield;
-    const item = itemOf(v, i);
+    const item = itemOf(v, i, version);
     if (keys.has(item.key)) return bad(`item ${i}: key ${item.key.slice(0, 80)} twice`);
     keys.add(item.key);
     items.push(item);
@@ -247,7 +256,7 @@ export function* decodeSetSteps(content: string): Steps<SignatureSet> {
   return { name: o.name, sources, items };
 }
 
-function itemOf(v: unknown, i: number): SigItem {
+function itemOf(v: unknown, i: number, version: number): SigItem {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return bad(`item ${i}`);
   const x = v as Record<string, unknown>;
   const where = `item ${i}`;
@@ -308,9 +317,17 @@ function itemOf(v: unknown, i: number): SigItem {
   let place: SigItem['place'];
   if (x.place !== undefined) {
     const pl = x.place;
-    if (!Array.isArray(pl) || pl.length !== 2 || !isInt(pl[0], 0, 0xffffffff) || !isInt(pl[1], 0, 0xffffffff))
+    const lengths = version >= 2 ? [2, 4] : [2];
+    if (!Array.isArray(pl) || !lengths.includes(pl.length) || !pl.every((v) => isInt(v, 0, 0xffffffff)))
       return bad(`${where}: place`);
     place = { section: pl[0], offset: pl[1] };
+    if (pl.length === 4) {
+      const [size, align] = [pl[2] as number, pl[3] as number];
+      if (!fn || align < 1 || align > SIGNATURE_LIMITS.sectionAlign.max || (align & (align - 1)) !== 0)
+        return bad(`${where}: place's section alignment`);
+      if (pl[1] + x.size > size) return bad(`${where}: place outside its section`);
+      place.span = { size, align };
+    }
   }
   return {
     kind: x.kind as SigItem['kind'],

@@ -4,7 +4,9 @@
 import type { ArmMode } from '../../arm/types.js';
 
 export const SIGNATURE_FORMAT = 're-mcp.signatures';
-export const SIGNATURE_VERSION = 1;
+export const SIGNATURE_VERSION = 2;
+/** Versions a reader accepts: 1 has no section spans. */
+export const SIGNATURE_VERSIONS_READ = [1, 2] as const;
 
 /** What a set was built from. */
 export const SIGNATURE_SOURCE_KINDS = ['archive', 'object', 'elf', 'rom'] as const;
@@ -64,6 +66,13 @@ interface SigPlace {
   /** The section's index in its object (names can repeat). */
   section: number;
   offset: number;
+  /**
+   * Objects only (format version 2): the section's whole length and alignment. A linker lays the
+   * input sections of one object that it keeps in their order in the object, each at the next address
+   * its alignment allows, so the sections between two found in a program can be laid out again
+   * (narrow.ts). Absent for a linked image's item and in version 1 files.
+   */
+  span?: { size: number; align: number } | undefined;
 }
 
 export interface SignatureSource {
@@ -99,6 +108,8 @@ export const SIGNATURE_LIMITS = {
   originChars: { max: 512, unit: 'characters' },
   /** Aliases per item. */
   namesPerItem: { max: 16, unit: 'names' },
+  /** A section's alignment kept in a place's span (a larger one is dropped: nothing lays out by it). */
+  sectionAlign: { max: 4096, unit: 'bytes' },
   /** Sources named by one set. */
   sources: { max: 64, unit: 'sources' },
 } as const;

@@ -55,6 +55,8 @@ export interface ObjSection {
   data: Uint8Array;
   link: number;
   info: number;
+  /** Its alignment in bytes (sh_addralign; 0 and 1 both mean none). */
+  align: number;
 }
 
 export interface ObjSymbol {
@@ -142,6 +144,7 @@ export function* elfObjectSteps(bytes: Uint8Array): Steps<ElfObject> {
       data: inFile ? bytes.subarray(offset, offset + size) : new Uint8Array(0),
       link: u32(o + 24),
       info: u32(o + 28),
+      align: u32(o + 32),
     });
   }
   const names = raw[shstrndx]?.data ?? new Uint8Array(0);

@@ -83,6 +83,11 @@ const proposalOut = z.object({
   ),
   alsoAt: z.array(addressOut),
   reasons: z.array(z.string()),
+  inMap: z
+    .boolean()
+    .describe(
+      "False for a function the map did not find, placed by the layout of its object (its bytes the signature's).",
+    ),
 });
 
 const countsOut = z.object({
@@ -94,6 +99,7 @@ const countsOut = z.object({
   ambiguous: z.number().int(),
   tooShort: z.number().int(),
   contradicted: z.number().int(),
+  outsideMap: z.number().int(),
 });
 
 const pathItem = workspacePath(z.string().min(1).max(1024).describe('Workspace-relative file.'), 'file');
@@ -303,6 +309,7 @@ function applyPage(args: Args, processor: Processor, c: Chosen): Result {
           candidates: p.candidates.slice(0, 16),
           alsoAt: p.alsoAt.slice(0, 16).map(hex),
           reasons: p.reasons,
+          inMap: p.inMap,
         })),
         total: page.total,
         offset: page.offset,

@@ -5,15 +5,10 @@
 // settle as a set or a typed refusal.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import {
-  applySteps,
-  type ProgramFunction,
-  type ProgramMemory,
-} from '../../../src/analysis/signatures/apply.js';
+import { applySteps, type ProgramMemory } from '../../../src/analysis/signatures/apply.js';
 import { imageItemSteps } from '../../../src/analysis/signatures/from-image.js';
 import { isLinkerStub } from '../../../src/analysis/signatures/relocs.js';
 import {
@@ -25,12 +20,11 @@ import {
 import type { SignatureSet } from '../../../src/analysis/signatures/types.js';
 import { runSteps } from '../../../src/core/cooperative.js';
 import { ReMcpError } from '../../../src/core/errors.js';
-import { parseElfObject, STT_FUNC } from '../../../src/formats/objects/elf-object.js';
 import { rng } from '../../kit/rng.js';
+import { objectKit } from '../../kit/signature-objects.js';
 
-const dir = mkdtempSync(join(tmpdir(), 're-mcp-signatures-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-const CPU = ['-mcpu=arm946e-s', '-mthumb-interwork', '-O2', '-fno-ident'];
+const { dir, compile, link, setOf, cleanup } = objectKit('re-mcp-signatures-');
+after(cleanup);
 
 const LIB = [
   'extern int puts(const char *);',
@@ -40,62 +34,7 @@ const LIB = [
   '__attribute__((target("thumb"))) int lib_thumb(int a, int b) { return lib_entry(a) ^ (b * 0x1234567); }',
 ].join('\n');
 
-function compile(name: string, source: string, extra: string[] = []): string {
-  writeFileSync(join(dir, `${name}.c`), source);
-  const out = join(dir, `${name}.o`);
-  execFileSync('arm-none-eabi-gcc', [...CPU, '-marm', ...extra, '-c', '-o', out, join(dir, `${name}.c`)]);
-  return out;
-}
-
-/** A program of `objects` linked at `base`, as its functions and memory. */
-function link(name: string, base: number, objects: string[]) {
-  const elf = join(dir, `${name}.elf`);
-  execFileSync('arm-none-eabi-gcc', [
-    ...CPU,
-    '-nostdlib',
-    '-nostartfiles',
-    `-Wl,-Ttext=0x${base.toString(16)}`,
-    '-Wl,-e,main',
-    '-o',
-    elf,
-    ...objects,
-  ]);
-  const obj = parseElfObject(new Uint8Array(readFileSync(elf)));
-  const text = obj.sections.filter((s) => s.size > 0 && (s.flags & 2) !== 0 && s.type === 1);
-  const memory: ProgramMemory = {
-    read(address, length) {
-      for (const s of text)
-        if (address >= s.addr && address + length <= s.addr + s.size)
-          return s.data.subarray(address - s.addr, address - s.addr + length);
-      return null;
-    },
-  };
-  const functions: (ProgramFunction & { name: string })[] = obj.symbols
-    .filter((s) => s.type === STT_FUNC && s.name !== null && s.shndx > 0 && s.shndx < obj.sections.length)
-    .map((s) => {
-      const section = obj.sections[s.shndx]!;
-      const address = s.value & ~1;
-      return {
-        name: s.name!,
-        key: s.name!,
-        address,
-        mode: (s.value & 1) === 1 ? 'thumb' : 'arm',
-        end: address + s.size,
-        bytes: section.data,
-        start: section.addr,
-      };
-    });
-  return { functions, memory };
-}
-
 const libObject = () => compile('lib', LIB);
-const setOf = (files: string[]): SignatureSet =>
-  runSteps(
-    buildSetSteps(
-      'test',
-      files.map((f) => ({ path: f, sha256: '0'.repeat(64), bytes: new Uint8Array(readFileSync(f)) })),
-    ),
-  ).set;
 
 test('an object: calls and address words masked, naming their callee, the string and the variable', () => {
   const set = setOf([libObject()]);
@@ -204,12 +143,35 @@ test('functions too short or too alike to tell apart are named by their caller a
     set.items.map((i) => i.place),
   );
   assert.ok(set.items.every((i) => i.place !== undefined));
-  for (const bad of ['[1]', '[-1,0]', '[0,"x"]', '"0,0"'])
+  // Each function's place has its section's length and alignment (version 2).
+  assert.ok(set.items.every((i) => i.kind !== 'function' || (i.place?.span?.align ?? 0) >= 2));
+  const first = /"place":\[[\d,]+\]/;
+  for (const bad of [
+    '[1]',
+    '[-1,0]',
+    '[0,"x"]',
+    '"0,0"',
+    '[0,0,64]',
+    '[0,0,64,3]',
+    '[0,0,64,8192]',
+    '[0,0,1,2]',
+  ])
     assert.throws(
-      () => runSteps(decodeSetSteps(text.replace(/"place":\[\d+,\d+\]/, `"place":${bad}`))),
+      () => runSteps(decodeSetSteps(text.replace(first, `"place":${bad}`))),
       (e: unknown) => e instanceof ReMcpError && e.code === 'invalid-argument',
       bad,
     );
+  // A version 1 file has places of two numbers and is read as before; four are version 2's.
+  const v1 = text
+    .replace('"version":2', '"version":1')
+    .replace(/"place":\[(\d+),(\d+),\d+,\d+\]/g, '"place":[$1,$2]');
+  assert.ok(
+    runSteps(decodeSetSteps(v1)).items.every((i) => i.place !== undefined && i.place.span === undefined),
+  );
+  assert.throws(
+    () => runSteps(decodeSetSteps(text.replace('"version":2', '"version":1'))),
+    (e: unknown) => e instanceof ReMcpError && e.code === 'invalid-argument',
+  );
   const app = compile(
     'app-tiny',
     'int counter = 3;\nextern int big(int);\nextern int tiny_b(void);\nint main(void) { return big(4) + tiny_b(); }',
@@ -340,15 +302,16 @@ test("a linker's stubs are carried by what they reach, never by their place", ()
     fn(0x2060, 'arm', 12),
   ];
   const r = runSteps(applySteps(set, functions, b));
-  const named = Object.fromEntries(
-    r.proposals.filter((p) => p.name !== null).map((p) => [p.address, p.name]),
+  const named = new Map(r.proposals.filter((p) => p.name !== null).map((p) => [p.address, p.name]));
+  assert.deepEqual(
+    named,
+    new Map([
+      [0x2000, 'g'],
+      [0x2018, 'f'],
+      [0x2048, '__g_from_thumb'],
+      [0x2058, '__f_from_thumb'],
+    ]),
   );
-  assert.deepEqual(named, {
-    [0x2000]: 'g',
-    [0x2018]: 'f',
-    [0x2048]: '__g_from_thumb',
-    [0x2058]: '__f_from_thumb',
-  });
   // The stub to the unnamed h and the ARM stub that reaches f (A's reached g) name nothing.
   for (const at of [0x2050, 0x2060]) {
     const p = r.proposals.find((x) => x.address === at);
