@@ -155,6 +155,11 @@ export async function importSignatureSet(
 export interface AppliedSet {
   proposals: (Proposal & { overlayId: number | null })[];
   counts: ApplyCounts;
+  /** The program's functions no proposal is at, and the names of the set's functions none names. */
+  unmatched: {
+    functions: { address: number; overlayId: number | null }[];
+    items: string[];
+  };
 }
 
 /** Set applied to a processor's map (built by the caller). */
@@ -173,6 +178,13 @@ export async function applySignatureSet(
   return {
     counts: r.counts,
     proposals: r.proposals.map((p) => ({ ...p, overlayId: overlay.get(p.key) ?? null })),
+    unmatched: {
+      functions: r.unmatched.functions.map((f) => ({
+        address: f.address,
+        overlayId: overlay.get(f.key) ?? null,
+      })),
+      items: r.unmatched.items.map((i) => set.items[i]!.names[0]!),
+    },
   };
 }
 

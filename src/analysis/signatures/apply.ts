@@ -88,6 +88,13 @@ export interface ApplyCounts {
 interface Applied {
   proposals: Proposal[];
   counts: ApplyCounts;
+  /**
+   * What the application left unmatched: the program's functions no proposal is at (the code a later
+   * build added or changed, or code the set does not have), and the set's function items no proposal
+   * names or lists as a candidate (what the program removed or changed, or library code it does not
+   * link), both in their order.
+   */
+  unmatched: { functions: ProgramFunction[]; items: number[] };
 }
 
 const AGREE_WEIGHT = 16;
@@ -390,6 +397,20 @@ function outsideProposal(address: number, o: Outside, items: readonly SigItem[],
   };
 }
 
+/** The program's functions no proposal is at, and the set's function items no proposal names. */
+function unmatchedOf(
+  functions: readonly ProgramFunction[],
+  items: readonly SigItem[],
+  proposals: readonly Proposal[],
+): Applied['unmatched'] {
+  const at = new Set(proposals.map((p) => p.address));
+  const named = new Set(proposals.flatMap((p) => p.candidates.map((c) => c.name)));
+  return {
+    functions: functions.filter((fn) => !at.has(fn.address)),
+    items: items.flatMap((item, i) => (item.kind === 'function' && !named.has(item.names[0]!) ? [i] : [])),
+  };
+}
+
 /** One name proposed at several functions: made ambiguous at each, each naming the others. */
 function markSharedNames(proposals: readonly Proposal[]): void {
   const at = new Map<string, Proposal[]>();
@@ -461,5 +482,5 @@ export function* applySteps(
   counts.outsideMap = outside.size;
   markSharedNames(proposals);
   for (const p of proposals) counts[p.tier]++;
-  return { proposals, counts };
+  return { proposals, counts, unmatched: unmatchedOf(functions, items, proposals) };
 }

@@ -39,6 +39,8 @@ import { romArgNames } from '../shared/names.js';
 import { workspacePath } from '../shared/paths.js';
 import { processorArg, withToolRom } from '../shared/rom.js';
 
+/** Unmatched functions and signatures listed in an application's answer (each). */
+const UNMATCHED_LISTED = { max: 200, unit: 'entries' } as const;
 const PAGE = { limit: { default: 50, min: 1, max: 500, unit: 'proposals a page' } } as const;
 const ACTIONS = ['list', 'build', 'import', 'apply', 'accept'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -175,6 +177,17 @@ const output = z.object({
       counts: countsOut,
       proposals: z.array(proposalOut),
       ...pageOut,
+      unmatched: z
+        .object({
+          functions: z.object({
+            total: z.number().int(),
+            listed: z.array(z.object({ address: addressOut, overlayId: z.number().int().nullable() })),
+          }),
+          signatures: z.object({ total: z.number().int(), listed: z.array(z.string()) }),
+        })
+        .describe(
+          `What was left unmatched (the first ${UNMATCHED_LISTED.max} of each, in order): the program's functions no proposal is at (what a later build added or changed, or code the set does not have) and the set's functions no proposal names or lists (what the program removed or changed, or library code it does not link).`,
+        ),
     })
     .nullable(),
   accepted: z
@@ -314,9 +327,21 @@ function applyPage(args: Args, processor: Processor, c: Chosen): Result {
         total: page.total,
         offset: page.offset,
         nextOffset: page.nextOffset,
+        unmatched: {
+          functions: {
+            total: c.applied.unmatched.functions.length,
+            listed: c.applied.unmatched.functions
+              .slice(0, UNMATCHED_LISTED.max)
+              .map((f) => ({ address: hex(f.address), overlayId: f.overlayId })),
+          },
+          signatures: {
+            total: c.applied.unmatched.items.length,
+            listed: c.applied.unmatched.items.slice(0, UNMATCHED_LISTED.max),
+          },
+        },
       },
     },
-    text: `set ${c.view.name} on ${processor}: ${c.summary}; ${page.items.length} of ${page.total} proposal(s) listed${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}`,
+    text: `set ${c.view.name} on ${processor}: ${c.summary}; ${page.items.length} of ${page.total} proposal(s) listed${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}; unmatched: ${c.applied.unmatched.functions.length} function(s) of the program, ${c.applied.unmatched.items.length} of the set`,
   };
 }
 

@@ -351,6 +351,27 @@ test('names carried to a later revision: a changed and an added function, one fi
     (p) => Number.parseInt(p.address.slice(2), 16) === added.address,
   );
   assert.equal(there?.name ?? null, null);
+  // What B added and changed is listed unmatched on B's side; what A had and B changed on A's.
+  const applied = await w.call('nds_signatures', {
+    action: 'apply',
+    set: 'from-a-rev',
+    rom: 'roms/revision.nds',
+    limit: 1,
+  });
+  const r: any = applied.structuredContent;
+  const un = r.applied.unmatched;
+  const gold = loadProgramTruth('arm9-revision').functions.find((f) => f.name === 'cmd_gold')!;
+  const listedB = new Set(un.functions.listed.map((f: any) => Number.parseInt(f.address.slice(2), 16)));
+  assert.ok(
+    un.functions.total >= 2 && un.functions.total < counts.functions / 10,
+    JSON.stringify(un.functions.total),
+  );
+  assert.ok(listedB.has(added.address), 'the added cmd_heal is unmatched in B');
+  assert.ok(listedB.has(gold.address), 'the changed cmd_gold is unmatched in B');
+  assert.ok(un.signatures.listed.includes('cmd_gold'), 'the changed cmd_gold is unmatched in A');
+  assert.ok(!un.signatures.listed.includes('cmd_heal'), 'A has no cmd_heal');
+  assert.ok(un.signatures.total < 100, `${un.signatures.total} of A's functions unmatched`);
+  assert.match(applied.content[0]!.text, /unmatched: \d+ function\(s\) of the program, \d+ of the set/);
 });
 
 test("an ARM build of the same libraries against the program's Thumb build: the Thumb code unmatched, nothing named wrongly", async (t) => {
