@@ -171,13 +171,20 @@ export async function applySignatureSet(
 ): Promise<AppliedSet> {
   const fns = programFunctions(map);
   const overlay = new Map(map.functions.map((f) => [f.key, f.component.overlayId]));
+  const component = new Map(map.functions.map((f) => [f.key, f.component]));
+  // A data label is in its user's overlay only when it lies in that overlay's extent.
+  const overlayOf = (p: Proposal) => {
+    if (p.mode !== 'data') return overlay.get(p.key) ?? null;
+    const c = component.get(p.key);
+    return c !== undefined && p.address >= c.start && p.address < c.extentEnd ? c.overlayId : null;
+  };
   const r = await driveSteps(
     applySteps(set, fns, programMemory(map), minCompared),
     drive(signal, `applying signature set ${set.name}`),
   );
   return {
     counts: r.counts,
-    proposals: r.proposals.map((p) => ({ ...p, overlayId: overlay.get(p.key) ?? null })),
+    proposals: r.proposals.map((p) => ({ ...p, overlayId: overlayOf(p) })),
     unmatched: {
       functions: r.unmatched.functions.map((f) => ({
         address: f.address,
@@ -262,7 +269,7 @@ export async function buildSignatureSetFromRom(
   const table = await getSymbolStore(services).table(rom);
   const names = table.symbols
     .filter((s) => s.processor === map.processor)
-    .map((s) => ({ address: s.address, name: s.name, overlayId: s.overlayId }));
+    .map((s) => ({ address: s.address, name: s.name, overlayId: s.overlayId, mode: s.mode, size: s.size }));
   const file = romPath.slice(romPath.lastIndexOf('/') + 1);
   const r = await driveSteps(romItemSteps(map, names, file), drive(signal, `building signature set ${name}`));
   if (r.items.length === 0)

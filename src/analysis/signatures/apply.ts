@@ -17,13 +17,16 @@
 import type { ArmMode } from '../../arm/types.js';
 import type { Steps } from '../../core/cooperative.js';
 import { u32 } from '../../formats/le.js';
+import { type DataProposal, dataLabels, type NamedFunction } from './data-labels.js';
 import { type Match, narrowSteps, type Outside, STEP_FUNCTIONS } from './narrow.js';
 import { directBranchAt, isLinkerStub, refBranchMode } from './relocs.js';
 import {
+  type ApplyCounts,
   comparedBytes,
   matchesAt,
   type ProgramFunction,
   type ProgramMemory,
+  type Proposal,
   type SigItem,
   type SignatureSet,
 } from './types.js';
@@ -36,54 +39,7 @@ export const APPLY_LIMITS = {
   minCompared: { default: 16, min: 4, max: 4096, unit: 'bytes' },
 } as const;
 
-export type { ProgramFunction, ProgramMemory } from './types.js';
-
-interface Candidate {
-  name: string;
-  aliases: string[];
-  origin: string;
-  comparedBytes: number;
-  size: number;
-  refsAgreed: number;
-  refsUnchecked: number;
-}
-
-export interface Proposal {
-  key: string;
-  address: number;
-  mode: ArmMode;
-  tier: ProposalTier;
-  /** The proposed name (null when ambiguous). */
-  name: string | null;
-  /** Score: compared bytes plus 16 per agreeing reference (of the best candidate). */
-  score: number;
-  /** Every name that matched after the references were checked (one unless ambiguous). */
-  candidates: Candidate[];
-  /** Other functions of the program the same name matched (ambiguous then). */
-  alsoAt: number[];
-  reasons: string[];
-  /**
-   * Whether the map found a function here; false for one its object's layout places where the map
-   * found none (its bytes the signature's): then `key` is the key of the function that placed it.
-   */
-  inMap: boolean;
-}
-
-export interface ApplyCounts {
-  functions: number;
-  signatures: number;
-  /** Functions some signature's bytes matched. */
-  matched: number;
-  strong: number;
-  supported: number;
-  ambiguous: number;
-  /** Matches on fewer than minCompared bytes with no reference agreeing. */
-  tooShort: number;
-  /** Functions whose every byte match a reference contradicted (or whose body runs past the signature). */
-  contradicted: number;
-  /** Proposals at functions the map did not find (placed by their object's layout). */
-  outsideMap: number;
-}
+export type { ApplyCounts, ProgramFunction, ProgramMemory, Proposal } from './types.js';
 
 interface Applied {
   proposals: Proposal[];
@@ -403,7 +359,7 @@ function unmatchedOf(
   items: readonly SigItem[],
   proposals: readonly Proposal[],
 ): Applied['unmatched'] {
-  const at = new Set(proposals.map((p) => p.address));
+  const at = new Set(proposals.filter((p) => p.mode !== 'data').map((p) => p.address));
   const named = new Set(proposals.flatMap((p) => p.candidates.map((c) => c.name)));
   return {
     functions: functions.filter((fn) => !at.has(fn.address)),
@@ -469,18 +425,63 @@ export function* applySteps(
     tooShort: 0,
     contradicted: 0,
     outsideMap: 0,
+    data: 0,
   };
   const proposals: Proposal[] = [];
+  // The item each proposal's name comes from, and the reader of its words.
+  const named = new Map<Proposal, Omit<NamedFunction, 'name'>>();
   for (const [f, fn] of functions.entries()) {
     if (matches[f]!.length === 0 && live[f]!.length === 0) continue;
     const all = matches[f]!.length > 0 ? matches[f]! : live[f]!;
     const p = propose(fn, all, live[f]!, items, minCompared, counts);
-    if (p !== null) proposals.push(p);
+    if (p === null) continue;
+    proposals.push(p);
+    const item = live[f]!.find((m) => items[m.item]!.names[0] === p.name)?.item;
+    if (item !== undefined) named.set(p, { address: fn.address, item, word: (at) => wordIn(fn, at) });
   }
-  for (const [address, o] of outside)
-    proposals.push(outsideProposal(address, o, items, index.compared[o.item]!));
+  for (const [address, o] of outside) {
+    const p = outsideProposal(address, o, items, index.compared[o.item]!);
+    proposals.push(p);
+    named.set(p, { address, item: o.item, word: (at) => wordAt(memory, address + at) });
+  }
   counts.outsideMap = outside.size;
   markSharedNames(proposals);
   for (const p of proposals) counts[p.tier]++;
+  // Data labels, from the words of the functions left named.
+  const users = proposals.flatMap((p) => {
+    const n = named.get(p);
+    return p.name === null || n === undefined ? [] : [{ ...n, name: p.name }];
+  });
+  const keyAt = new Map(proposals.map((p) => [p.address, p.key]));
+  const data = dataLabels(items, index.byName, users, memory, minCompared);
+  for (const d of data) proposals.push(dataProposal(d, keyAt.get(d.usedBy[0]!) ?? ''));
+  counts.data = data.length;
   return { proposals, counts, unmatched: unmatchedOf(functions, items, proposals) };
+}
+
+/** The word at `fn.address + at` in its component, or null past its bytes. */
+function wordIn(fn: ProgramFunction, at: number): number | null {
+  const o = fn.address - fn.start + at;
+  return o >= 0 && o + 4 <= fn.bytes.length ? u32(fn.bytes, o) : null;
+}
+
+function wordAt(memory: ProgramMemory, address: number): number | null {
+  const b = memory.read(address, 4);
+  return b === null ? null : u32(b, 0);
+}
+
+/** A data label as a proposal (mode `data`; `key` the key of its first user, whose component it is read from). */
+function dataProposal(d: DataProposal, key: string): Proposal {
+  return {
+    key,
+    address: d.address,
+    mode: 'data',
+    tier: d.tier,
+    name: d.name,
+    score: d.score,
+    candidates: d.candidates.map((c) => ({ ...c, refsAgreed: d.usedBy.length, refsUnchecked: 0 })),
+    alsoAt: d.alsoAt,
+    reasons: d.reasons,
+    inMap: null,
+  };
 }

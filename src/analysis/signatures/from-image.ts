@@ -60,11 +60,13 @@ export function* imageItemSteps(
     if (i % STEP_ITEMS === 0) yield;
     if (p.size === 0) continue;
     const keep = p.mode === null ? SIGNATURE_LIMITS.dataBytes.max : SIGNATURE_LIMITS.itemBytes.max;
-    const bytes = image.read(p.address, Math.min(p.size, keep));
-    if (bytes === null) {
-      if (p.mode !== null) skipped.push(`${p.names[0]}: its bytes are not all in the program`);
+    const read = image.read(p.address, Math.min(p.size, keep));
+    if (read === null && p.mode !== null) {
+      skipped.push(`${p.names[0]}: its bytes are not all in the program`);
       continue;
     }
+    // Data outside the loaded bytes (uninitialised) is an item without content: named by its users.
+    const bytes = read ?? new Uint8Array(0);
     if (p.mode !== null && isLinkerStub(bytes, p.mode)) {
       // The linker's own code, placed and ordered by each link: known by what it reaches alone (its
       // one reference), never by its place, so it names only a stub whose target is named the same.
@@ -82,7 +84,7 @@ export function* imageItemSteps(
             mode: null,
             size: p.size,
             bytes: bytes.slice(),
-            mask: new Uint8Array(bytes.length).fill(1),
+            mask: dataMask(image, p.address, bytes),
             refs: [],
             origin,
           }
@@ -90,6 +92,14 @@ export function* imageItemSteps(
     );
   }
   return { items, skipped };
+}
+
+/** A data object's mask: its aligned words that hold an address of the program vary with the layout. */
+function dataMask(image: ProgramImage, address: number, bytes: Uint8Array): Uint8Array {
+  const mask = new Uint8Array(bytes.length).fill(1);
+  for (let k = (4 - (address & 3)) & 3; k + 4 <= bytes.length; k += 4)
+    if (image.isAddress(u32(bytes, k))) mask.fill(0, k, k + 4);
+  return mask;
 }
 
 /** The place `address` lies in (for a function, its start exactly or inside its extent). */
@@ -208,7 +218,10 @@ function codeItem(
       if (w > o && !pool[w]) {
         pool[w] = 1;
         const value = u32(bytes, w);
-        if (image.isAddress(value)) {
+        // An address of the program, or of a named data object outside its loaded bytes (a DTCM or
+        // uninitialised variable the map does not hold).
+        const data = placeAt(sorted, value);
+        if (image.isAddress(value) || (data !== null && data.mode === null)) {
           mask.fill(0, w, w + 4);
           const named = wordRef(image, sorted, value, w);
           if (named !== null) ref(named);

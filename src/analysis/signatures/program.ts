@@ -79,6 +79,10 @@ interface KnownName {
   address: number;
   name: string;
   overlayId: number | null;
+  /** `data` for a data label (else a function's name, or unknown). */
+  mode?: 'arm' | 'thumb' | 'data' | null;
+  /** Its extent in bytes when the store knows it. */
+  size?: number | null;
 }
 
 /**
@@ -98,9 +102,25 @@ export function* romItemSteps(
   let n = 0;
   for (const s of names) {
     if (n++ % 1024 === 0) yield;
-    const f = fnAt.get(`${s.overlayId ?? '-'}:${s.address}`);
-    if (!f || f.end <= f.address) continue;
     const key = `${s.overlayId ?? '-'}:${s.address}`;
+    const f = fnAt.get(key);
+    if (s.mode === 'data' && !f) {
+      // A data label: an item of its stored extent (at least a byte), named through the code using it.
+      const known = byPlace.get(key);
+      if (known) {
+        if (known.names.length < SIGNATURE_LIMITS.namesPerItem.max && !known.names.includes(s.name))
+          known.names.push(s.name);
+      } else
+        byPlace.set(key, {
+          names: [s.name],
+          address: s.address,
+          mode: null,
+          size: Math.max(1, s.size ?? 1),
+          section: s.overlayId === null ? 0 : s.overlayId + 1,
+        });
+      continue;
+    }
+    if (!f || f.end <= f.address) continue;
     const known = byPlace.get(key);
     if (known) {
       if (known.names.length < SIGNATURE_LIMITS.namesPerItem.max && !known.names.includes(s.name))

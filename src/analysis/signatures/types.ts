@@ -148,3 +148,55 @@ export interface ProgramMemory {
   /** Its loaded runs (each component's bytes), when it can list them: data is searched there. */
   regions?(): readonly { start: number; bytes: Uint8Array }[];
 }
+
+/** One name a proposal's bytes matched, with its evidence. */
+interface Candidate {
+  name: string;
+  aliases: string[];
+  origin: string;
+  comparedBytes: number;
+  size: number;
+  refsAgreed: number;
+  refsUnchecked: number;
+}
+
+export interface Proposal {
+  key: string;
+  address: number;
+  /** A function's code mode, or `data` for a data label. */
+  mode: ArmMode | 'data';
+  tier: 'strong' | 'supported' | 'ambiguous';
+  /** The proposed name (null when ambiguous). */
+  name: string | null;
+  /** Score: compared bytes plus 16 per agreeing reference (of the best candidate). */
+  score: number;
+  /** Every name that matched after the references were checked (one unless ambiguous). */
+  candidates: Candidate[];
+  /** Other functions of the program the same name matched (ambiguous then). */
+  alsoAt: number[];
+  reasons: string[];
+  /**
+   * Whether the map found a function here; false for one its object's layout places where the map
+   * found none (its bytes the signature's): then `key` is the key of the function that placed it.
+   * Null for a data label.
+   */
+  inMap: boolean | null;
+}
+
+export interface ApplyCounts {
+  functions: number;
+  signatures: number;
+  /** Functions some signature's bytes matched. */
+  matched: number;
+  strong: number;
+  supported: number;
+  ambiguous: number;
+  /** Matches on fewer than minCompared bytes with no reference agreeing. */
+  tooShort: number;
+  /** Functions whose every byte match a reference contradicted (or whose body runs past the signature). */
+  contradicted: number;
+  /** Proposals at functions the map did not find (placed by their object's layout). */
+  outsideMap: number;
+  /** Data proposals (labels carried by the code using them; not in the tier counts). */
+  data: number;
+}

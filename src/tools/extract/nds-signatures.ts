@@ -68,7 +68,9 @@ const DEFAULTS: Record<string, unknown> = {
 const proposalOut = z.object({
   address: addressOut,
   overlayId: z.number().int().nullable(),
-  mode: z.enum(ARM_MODES),
+  mode: z
+    .enum([...ARM_MODES, 'data'])
+    .describe("A function's code mode, or `data` for a data label carried by the functions using it."),
   tier: z.enum(PROPOSAL_TIERS),
   name: z.string().nullable(),
   score: z.number().int(),
@@ -87,8 +89,9 @@ const proposalOut = z.object({
   reasons: z.array(z.string()),
   inMap: z
     .boolean()
+    .nullable()
     .describe(
-      "False for a function the map did not find, placed by the layout of its object (its bytes the signature's).",
+      "False for a function the map did not find, placed by the layout of its object (its bytes the signature's); null for a data label.",
     ),
 });
 
@@ -102,6 +105,7 @@ const countsOut = z.object({
   tooShort: z.number().int(),
   contradicted: z.number().int(),
   outsideMap: z.number().int(),
+  data: z.number().int().describe('Data labels proposed (not in the tier counts, which count functions).'),
 });
 
 const pathItem = workspacePath(z.string().min(1).max(1024).describe('Workspace-relative file.'), 'file');
