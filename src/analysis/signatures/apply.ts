@@ -22,6 +22,7 @@ import { type Match, narrowSteps, type Outside, STEP_FUNCTIONS } from './narrow.
 import { directBranchAt, isLinkerStub, refBranchMode } from './relocs.js';
 import {
   type ApplyCounts,
+  candidateOf,
   comparedBytes,
   matchesAt,
   type ProgramFunction,
@@ -334,11 +335,7 @@ function outsideProposal(address: number, o: Outside, items: readonly SigItem[],
     score: compared,
     candidates: [
       {
-        name: item.names[0]!,
-        aliases: item.names.slice(1),
-        origin: item.origin,
-        comparedBytes: compared,
-        size: item.size,
+        ...candidateOf(item, compared),
         refsAgreed: 0,
         refsUnchecked: item.refs.length,
       },

@@ -4,7 +4,7 @@
 // item says where it is; where they all agree (and the item's bytes, when it has any, are there) the
 // item's name is proposed at that address. Disagreeing words, or two items at one address, make the
 // proposal ambiguous (never one chosen); bytes that differ rule the item out. Pure.
-import { comparedBytes, matchesAt, type ProgramMemory, type SigItem } from './types.js';
+import { candidateOf, comparedBytes, matchesAt, type ProgramMemory, type SigItem } from './types.js';
 
 /** A function named by one signature: where it is, its bytes' reader, the item that names it. */
 export interface NamedFunction {
@@ -81,15 +81,7 @@ export function dataLabels(
       name: one ? item.names[0]! : null,
       tier,
       score: compared + USE_WEIGHT * users.length,
-      candidates: [
-        {
-          name: item.names[0]!,
-          aliases: item.names.slice(1),
-          origin: item.origin,
-          comparedBytes: compared,
-          size: item.size,
-        },
-      ],
+      candidates: [candidateOf(item, compared)],
       alsoAt: kept.slice(1).map(([a]) => a),
       usedBy: users.map((u) => u.address).sort((a, b) => a - b),
       reasons: [

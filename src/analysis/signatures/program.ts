@@ -104,35 +104,30 @@ export function* romItemSteps(
     if (n++ % 1024 === 0) yield;
     const key = `${s.overlayId ?? '-'}:${s.address}`;
     const f = fnAt.get(key);
-    if (s.mode === 'data' && !f) {
-      // A data label: an item of its stored extent (at least a byte), named through the code using it.
-      const known = byPlace.get(key);
-      if (known) {
-        if (known.names.length < SIGNATURE_LIMITS.namesPerItem.max && !known.names.includes(s.name))
-          known.names.push(s.name);
-      } else
-        byPlace.set(key, {
-          names: [s.name],
-          address: s.address,
-          mode: null,
-          size: Math.max(1, s.size ?? 1),
-          section: s.overlayId === null ? 0 : s.overlayId + 1,
-        });
-      continue;
-    }
-    if (!f || f.end <= f.address) continue;
     const known = byPlace.get(key);
     if (known) {
       if (known.names.length < SIGNATURE_LIMITS.namesPerItem.max && !known.names.includes(s.name))
         known.names.push(s.name);
-    } else
+      continue;
+    }
+    // Each overlay apart from the rest (their places are addresses).
+    const section = s.overlayId === null ? 0 : s.overlayId + 1;
+    if (s.mode === 'data' && !f)
+      // A data label: an item of its stored extent (at least a byte), named through the code using it.
+      byPlace.set(key, {
+        names: [s.name],
+        address: s.address,
+        mode: null,
+        size: Math.max(1, s.size ?? 1),
+        section,
+      });
+    else if (f && f.end > f.address)
       byPlace.set(key, {
         names: [s.name],
         address: f.address,
         mode: f.mode,
         size: f.end - f.address,
-        // Each overlay apart from the rest (their places are addresses).
-        section: s.overlayId === null ? 0 : s.overlayId + 1,
+        section,
       });
   }
   // A name at several places (static functions of two files): each keyed by its place too.

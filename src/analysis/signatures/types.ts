@@ -123,6 +123,17 @@ export function matchesAt(item: SigItem, bytes: Uint8Array, o: number): boolean 
   return true;
 }
 
+/** What a proposal shows of an item it names: its names, origin and size, and the bytes compared. */
+export function candidateOf(item: SigItem, compared: number) {
+  return {
+    name: item.names[0]!,
+    aliases: item.names.slice(1),
+    origin: item.origin,
+    comparedBytes: compared,
+    size: item.size,
+  };
+}
+
 /** Bytes of an item compared (its mask's ones). */
 export function comparedBytes(item: SigItem): number {
   let n = 0;
