@@ -4,16 +4,19 @@
 // word must name a place the named item matches, a string's bytes must be there. A reference that
 // disagrees rules the match out; one that cannot be checked (a veneer, a callee outside the set or
 // unmatched) counts for nothing. Then the functions one name matches name others (narrowSteps): the
-// function each of their calls reaches, and their neighbours in their object's section (a linker
-// keeps an input section whole), each only among the names its own bytes match; and a function
-// several names match loses those whose calls reach functions named otherwise. What is left becomes
-// a proposal with its evidence and tier:
+// function each of their calls reaches, their neighbours in their object's section (a linker keeps an
+// input section whole) and the functions of the sections laid out between two named ones
+// (object-layout.ts), each only among the names its own bytes match; and a function several names
+// match loses those whose calls reach functions named otherwise. What is left becomes a proposal with
+// its evidence and tier (a function the layout places where the map found none too, `inMap` false):
 //   strong     one name matches, with at least APPLY_LIMITS.minCompared compared bytes;
 //   supported  one name matches on fewer bytes, and at least one reference agrees or a caller or
 //              neighbour named it so;
 //   ambiguous  several names match (aliases of other files, identical code), or the one name matches
 //              several functions of the program: listed with every candidate, never one chosen.
-// A match on fewer bytes with nothing to support it is no proposal (counted as too short). Pure.
+// A match on fewer bytes with nothing to support it is no proposal (counted as too short). Then the
+// data objects the named functions' words name (data-labels.ts) are proposed as `data`, and what is
+// left unmatched on both sides is listed. Pure.
 import type { ArmMode } from '../../arm/types.js';
 import type { Steps } from '../../core/cooperative.js';
 import { u32 } from '../../formats/le.js';

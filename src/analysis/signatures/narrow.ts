@@ -1,8 +1,10 @@
 // Narrowing the byte matches of a signature set's application (apply.ts, pass 3) by what functions
-// one name matches say of others: the function each of their calls reaches, and their neighbours in
-// their object's section (a linker keeps an input section whole and in order), each named only among
-// the names its own bytes match; and a function several names match loses those whose calls reach
-// functions named otherwise. Pure.
+// one name matches say of others: the function each of their calls reaches, their neighbours in
+// their object's section (a linker keeps an input section whole and in order) and the functions of
+// the sections laid out between two named ones (object-layout.ts), each named only among the names
+// its own bytes match (or, where the map has no function, kept as an outside place when its bytes are
+// there); and a function several names match loses those whose calls reach functions named
+// otherwise. Pure.
 import type { Steps } from '../../core/cooperative.js';
 import { dataNamedSteps } from './data-anchors.js';
 import { type Anchor, ObjectLayouts } from './object-layout.js';
