@@ -59,7 +59,7 @@ test('a stripped ROM named from library signatures over MCP: xrefs and the call 
   let offset: number | null = 0;
   let checked = 0;
   while (offset !== null) {
-    const page = await h.ok<any>('nds_symbols', { rom, offset, limit: 500 });
+    const page: any = await h.ok('nds_symbols', { rom, offset, limit: 500 });
     for (const s of page.symbols) {
       if (s.source !== 'signature' || s.mode === 'data') continue;
       assert.ok(
