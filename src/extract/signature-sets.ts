@@ -15,7 +15,7 @@ import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
 import type { RawSymbol } from '../formats/symbols/types.js';
 import type { RomHandle } from '../roms/rom-store.js';
-import type { Services } from '../services.js';
+import { type Services, serviceKey } from '../services.js';
 import type { Workspace } from '../workspace/workspace.js';
 import { getSymbolStore, type ImportResult, mergeSymbols } from './symbol-store.js';
 
@@ -112,22 +112,96 @@ export async function buildSignatureSet(
   return { ...built, ...written };
 }
 
-/** Set `name` read back from its file. */
-export async function readSignatureSet(
-  workspace: Workspace,
+/** What a server keeps of the sets it has read and applied. */
+export const SET_CACHE_LIMITS = {
+  /** Decoded sets kept (the least recently read is dropped first). */
+  sets: { max: 4, unit: 'sets' },
+  /** File bytes of the decoded sets kept, together. */
+  bytes: { max: 64 * 1024 * 1024, unit: 'bytes' },
+} as const;
+
+/**
+ * Sets decoded once per file content (the file is read and hashed on every call: a changed file is
+ * decoded again), and each set's application to each map kept while both live (pages of one
+ * application cost a page).
+ */
+class SetCache {
+  private readonly sets = new Map<string, { sha256: string; bytes: number; set: SignatureSet }>();
+  private readonly applied = new WeakMap<ProgramMap, WeakMap<SignatureSet, Map<number, AppliedSet>>>();
+
+  async read(workspace: Workspace, name: string, signal?: AbortSignal): Promise<SignatureSet> {
+    if (!SET_NAME.test(name)) throw new ReMcpError('invalid-argument', 'not a set name');
+    let read: { bytes: Uint8Array };
+    try {
+      read = await readBounded(workspace, setPath(name));
+    } catch (error) {
+      if (error instanceof ReMcpError && error.code === 'not-found')
+        throw new ReMcpError('not-found', `no signature set ${name} (build or import it first)`);
+      throw error;
+    }
+    const sha256 = createHash('sha256').update(read.bytes).digest('hex');
+    const had = this.sets.get(name);
+    this.sets.delete(name);
+    if (had !== undefined && had.sha256 === sha256) {
+      this.sets.set(name, had);
+      return had.set;
+    }
+    const set = await decodeFile(read.bytes, setPath(name), signal);
+    this.sets.set(name, { sha256, bytes: read.bytes.length, set });
+    let total = 0;
+    for (const e of this.sets.values()) total += e.bytes;
+    for (const [k, e] of this.sets) {
+      if (this.sets.size <= SET_CACHE_LIMITS.sets.max && total <= SET_CACHE_LIMITS.bytes.max) break;
+      if (k === name) continue;
+      this.sets.delete(k);
+      total -= e.bytes;
+    }
+    return set;
+  }
+
+  async apply(set: SignatureSet, map: ProgramMap, minCompared: number, signal?: AbortSignal) {
+    let bySet = this.applied.get(map);
+    if (bySet === undefined) {
+      bySet = new WeakMap();
+      this.applied.set(map, bySet);
+    }
+    let byMin = bySet.get(set);
+    if (byMin === undefined) {
+      byMin = new Map();
+      bySet.set(set, byMin);
+    }
+    const had = byMin.get(minCompared);
+    if (had !== undefined) return had;
+    const r = await applySignatureSet(set, map, minCompared, signal);
+    byMin.set(minCompared, r);
+    return r;
+  }
+}
+
+const SET_CACHE = serviceKey<SetCache>('signature-sets');
+const setCache = (services: Services) => services.lazy(SET_CACHE, () => new SetCache());
+
+/** Set `name` read back from its file (decoded again only when the file's content changed). */
+export function readSignatureSet(
+  services: Services,
   name: string,
   signal?: AbortSignal,
 ): Promise<SignatureSet> {
-  if (!SET_NAME.test(name)) throw new ReMcpError('invalid-argument', 'not a set name');
-  let read: { bytes: Uint8Array };
-  try {
-    read = await readBounded(workspace, setPath(name));
-  } catch (error) {
-    if (error instanceof ReMcpError && error.code === 'not-found')
-      throw new ReMcpError('not-found', `no signature set ${name} (build or import it first)`);
-    throw error;
-  }
-  return decodeFile(read.bytes, setPath(name), signal);
+  return setCache(services).read(services.workspace, name, signal);
+}
+
+/**
+ * Set applied to a processor's map (built by the caller), once per set, map and minimum: the same
+ * objects give the same application. The result is shared: callers never change it.
+ */
+export function appliedSignatureSet(
+  services: Services,
+  set: SignatureSet,
+  map: ProgramMap,
+  minCompared: number,
+  signal?: AbortSignal,
+): Promise<AppliedSet> {
+  return setCache(services).apply(set, map, minCompared, signal);
 }
 
 async function decodeFile(bytes: Uint8Array, path: string, signal?: AbortSignal): Promise<SignatureSet> {

@@ -27,6 +27,7 @@ import {
   type ApplyCounts,
   candidateOf,
   comparedBytes,
+  derivedFrom,
   matchesAt,
   type ProgramFunction,
   type ProgramMemory,
@@ -77,6 +78,8 @@ interface SetIndex {
   /** Compared bytes of each item. */
   compared: Int32Array;
 }
+
+const INDEXES = new WeakMap<readonly SigItem[], SetIndex>();
 
 /** The index of `items`. The keys only narrow: every byte is compared. */
 function indexSet(items: readonly SigItem[]): SetIndex {
@@ -395,7 +398,7 @@ export function* applySteps(
   minCompared: number = APPLY_LIMITS.minCompared.default,
 ): Steps<Applied> {
   const items = set.items;
-  const index = indexSet(items);
+  const index = derivedFrom(INDEXES, items, indexSet);
   yield;
   // Pass 1: byte matches.
   const matches: Match[][] = [];

@@ -7,9 +7,9 @@
 // otherwise. Pure.
 import type { Steps } from '../../core/cooperative.js';
 import { dataNamedSteps } from './data-anchors.js';
-import { type Anchor, ObjectLayouts } from './object-layout.js';
+import { type Anchor, type ObjectLayouts, objectLayoutsOf } from './object-layout.js';
 import { directBranchAt, isLinkerStub, refBranchMode, stubReach } from './relocs.js';
-import { matchesAt, type ProgramFunction, type ProgramMemory, type SigItem } from './types.js';
+import { derivedFrom, matchesAt, type ProgramFunction, type ProgramMemory, type SigItem } from './types.js';
 
 /** Functions handled between two turns of the event loop (here and in apply.ts). */
 export const STEP_FUNCTIONS = 64;
@@ -96,14 +96,38 @@ export interface Outside {
 
 const hex = (n: number) => `0x${n.toString(16)}`;
 
+/** The function items of each object section (by origin and section), in their order there. */
+interface SectionOrder {
+  sections: Map<string, number[]>;
+  /** The index of each item in its section's list. */
+  rankIn: Map<number, number>;
+}
+
+const ORDERS = new WeakMap<readonly SigItem[], SectionOrder>();
+
+function sectionOrder(items: readonly SigItem[]): SectionOrder {
+  const sections = new Map<string, number[]>();
+  const rankIn = new Map<number, number>();
+  for (const [i, item] of items.entries()) {
+    if (item.kind !== 'function' || !item.place) continue;
+    const k = `${item.origin}\u0000${item.place.section}`;
+    const list = sections.get(k);
+    if (list) list.push(i);
+    else sections.set(k, [i]);
+  }
+  for (const list of sections.values()) {
+    list.sort((a, b) => items[a]!.place!.offset - items[b]!.place!.offset);
+    for (const [k, i] of list.entries()) rankIn.set(i, k);
+  }
+  return { sections, rankIn };
+}
+
 /** What narrowSteps works with: the matches of each function and the ways one names another. */
 class Naming {
   /** The function at each start address. */
   readonly at = new Map<number, number>();
-  /** The function items of each object section, by origin and section, in their order there. */
-  private readonly sections = new Map<string, number[]>();
-  /** The index of each item in its section's list. */
-  private readonly rankIn = new Map<number, number>();
+  /** The function items of each object section in their order there, and each item's rank in its list. */
+  private readonly order: SectionOrder;
   /** Functions whose callers named them otherwise: left unnamed. */
   private readonly disputed = new Set<number>();
   /** The sections of each object, to lay out between functions named in two of them. */
@@ -120,18 +144,8 @@ class Naming {
     private readonly memory: ProgramMemory,
   ) {
     for (const [f, fn] of functions.entries()) if (!this.at.has(fn.address)) this.at.set(fn.address, f);
-    this.layouts = new ObjectLayouts(items);
-    for (const [i, item] of items.entries()) {
-      if (item.kind !== 'function' || !item.place) continue;
-      const k = `${item.origin}\u0000${item.place.section}`;
-      const list = this.sections.get(k);
-      if (list) list.push(i);
-      else this.sections.set(k, [i]);
-    }
-    for (const list of this.sections.values()) {
-      list.sort((a, b) => items[a]!.place!.offset - items[b]!.place!.offset);
-      for (const [k, i] of list.entries()) this.rankIn.set(i, k);
-    }
+    this.layouts = objectLayoutsOf(items);
+    this.order = derivedFrom(ORDERS, items, sectionOrder);
   }
 
   private nameOf(m: Match): string {
@@ -253,8 +267,8 @@ class Naming {
     const place = item.place;
     if (!place) return false;
     let changed = false;
-    const list = this.sections.get(`${item.origin}\u0000${place.section}`)!;
-    const from = this.rankIn.get(m.item)!;
+    const list = this.order.sections.get(`${item.origin}\u0000${place.section}`)!;
+    const from = this.order.rankIn.get(m.item)!;
     for (const step of [1, -1])
       for (let k = from + step; k >= 0 && k < list.length; k += step) {
         const other = this.items[list[k]!]!;

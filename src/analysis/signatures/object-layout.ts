@@ -8,8 +8,7 @@
 // worked out; a section that every one of them places at one address is named there. Sets without
 // section spans (version 1, or built from a linked image) lay out nothing. Pure.
 import { u32 } from '../../formats/le.js';
-import type { ProgramMemory, SigItem } from './types.js';
-import { matchesAt } from './types.js';
+import { derivedFrom, matchesAt, type ProgramMemory, type SigItem } from './types.js';
 
 export const LAYOUT_LIMITS = {
   /** Sections between two named ones laid out at most (more: that gap is left). */
@@ -65,6 +64,12 @@ const alignUp = (p: number, a: number) => ((p + a - 1) & -a) >>> 0;
 
 /** What each step of a gap's layout did on some way through it: a section's address, or skipped. */
 const SKIPPED = -1;
+
+const LAYOUTS = new WeakMap<readonly SigItem[], ObjectLayouts>();
+
+/** The layouts of `items` (built once per items array). */
+export const objectLayoutsOf = (items: readonly SigItem[]): ObjectLayouts =>
+  derivedFrom(LAYOUTS, items, (i) => new ObjectLayouts(i));
 
 export class ObjectLayouts {
   /** Each object's code sections (those with items), in their order in the object. */
@@ -159,24 +164,30 @@ export class ObjectLayouts {
     return out;
   }
 
-  /** The objects of the set by the first word of their first section (a masked one: under -1), and its alignment. */
-  private firstWords: Map<string, Section[][]> | null = null;
+  /**
+   * The objects of the set by the alignment of their first section, then by that section's first word
+   * (`any` holds those whose first word is masked or not at offset 0).
+   */
+  private firstWords: Map<number, { byWord: Map<number, Section[][]>; any: Section[][] }> | null = null;
 
-  private objectsByFirstWord(): Map<string, Section[][]> {
+  private objectsByFirstWord(): Map<number, { byWord: Map<number, Section[][]>; any: Section[][] }> {
     if (this.firstWords !== null) return this.firstWords;
-    const index = new Map<string, Section[][]>();
+    const index = new Map<number, { byWord: Map<number, Section[][]>; any: Section[][] }>();
     for (const list of this.objects.values()) {
       const s = list[0]!;
       const lead = s.items.find((x) => x.offset === 0);
       const it = lead === undefined ? undefined : this.items[lead.item]!;
-      const word =
-        it !== undefined && it.bytes.length >= 4 && it.mask.subarray(0, 4).every((m) => m === 1)
-          ? String(u32(it.bytes, 0))
-          : 'any';
-      const k = `${s.align}:${word}`;
-      const had = index.get(k);
-      if (had) had.push(list);
-      else index.set(k, [list]);
+      let byAlign = index.get(s.align);
+      if (byAlign === undefined) {
+        byAlign = { byWord: new Map(), any: [] };
+        index.set(s.align, byAlign);
+      }
+      if (it !== undefined && it.bytes.length >= 4 && it.mask.subarray(0, 4).every((m) => m === 1)) {
+        const word = u32(it.bytes, 0);
+        const had = byAlign.byWord.get(word);
+        if (had) had.push(list);
+        else byAlign.byWord.set(word, [list]);
+      } else byAlign.any.push(list);
     }
     this.firstWords = index;
     return index;
@@ -190,25 +201,23 @@ export class ObjectLayouts {
     memory: ProgramMemory,
   ): { sections: Section[]; ats: number[]; next: number }[] {
     const out: { sections: Section[]; ats: number[]; next: number }[] = [];
-    for (const [k, lists] of this.objectsByFirstWord()) {
-      const [alignText, word] = k.split(':') as [string, string];
-      const at = alignUp(p, Number(alignText));
-      if (word !== 'any') {
-        const there = memory.read(at, 4);
-        if (there === null || String(u32(there, 0)) !== word) continue;
-      }
-      for (const sections of lists) {
-        if (anchored.has(this.items[sections[0]!.items[0]!.item]!.origin)) continue;
-        const ats: number[] = [];
-        let q = p;
-        for (const s of sections) {
-          const a = alignUp(q, s.align);
-          if (a + s.size > end || !this.fits(s, a, memory)) break;
-          ats.push(a);
-          q = a + s.size;
+    // Per alignment: only the objects whose first word is the one there, and those of any first word.
+    for (const [align, { byWord, any }] of this.objectsByFirstWord()) {
+      const there = memory.read(alignUp(p, align), 4);
+      const keyed = there === null ? undefined : byWord.get(u32(there, 0));
+      for (const lists of keyed === undefined ? [any] : [keyed, any])
+        for (const sections of lists) {
+          if (anchored.has(this.items[sections[0]!.items[0]!.item]!.origin)) continue;
+          const ats: number[] = [];
+          let q = p;
+          for (const s of sections) {
+            const a = alignUp(q, s.align);
+            if (a + s.size > end || !this.fits(s, a, memory)) break;
+            ats.push(a);
+            q = a + s.size;
+          }
+          if (ats.length === sections.length) out.push({ sections, ats, next: q });
         }
-        if (ats.length === sections.length) out.push({ sections, ats, next: q });
-      }
     }
     return out;
   }

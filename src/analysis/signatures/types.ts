@@ -211,3 +211,21 @@ export interface ApplyCounts {
   /** Data proposals (labels carried by the code using them; not in the tier counts). */
   data: number;
 }
+
+/**
+ * What `build` derives from a set's items, kept with that items array while it lives (a set read
+ * once and applied again derives nothing again). Items are never changed after they are read, so
+ * what is derived from them stays true; each kind of derivation is cached under its own `build`.
+ */
+export function derivedFrom<T>(
+  cache: WeakMap<readonly SigItem[], T>,
+  items: readonly SigItem[],
+  build: (items: readonly SigItem[]) => T,
+): T {
+  let d = cache.get(items);
+  if (d === undefined) {
+    d = build(items);
+    cache.set(items, d);
+  }
+  return d;
+}

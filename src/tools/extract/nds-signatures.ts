@@ -22,7 +22,7 @@ import {
 import {
   type AppliedSet,
   acceptProposals,
-  applySignatureSet,
+  appliedSignatureSet,
   buildSignatureSet,
   buildSignatureSetFromRom,
   importSignatureSet,
@@ -395,13 +395,14 @@ function wantedPlaces(addresses: readonly number[], ctx: ToolContext): Set<strin
 
 /** actions apply and accept: the set matched against the ROM's program map. */
 async function applyOrAccept(args: Args, ctx: ToolContext): Promise<Result> {
-  const set = await readSignatureSet(ctx.services.workspace, args.set!, ctx.signal);
+  const set = await readSignatureSet(ctx.services, args.set!, ctx.signal);
   const processor = args.processor;
   // accept takes strong and supported proposals only: an ambiguous one names no one function.
   const tiers: readonly string[] = args.action === 'apply' ? PROPOSAL_TIERS : ['strong', 'supported'];
   return withToolRom(ctx, args.rom!, async (rom, store) => {
     const map = await mapOf(ctx, store, rom, processor);
-    const applied: AppliedSet = await applySignatureSet(
+    const applied: AppliedSet = await appliedSignatureSet(
+      ctx.services,
       set,
       map,
       APPLY_LIMITS.minCompared.default,

@@ -232,6 +232,23 @@ test('the set file imports back; hostile sets, paths and arguments are typed ref
   assert.equal(imported.set.name, 'program');
   assert.ok(imported.set.functions > 100);
   const text = await readFile(join(root, 'shared.json'), 'utf8');
+  // The server keeps the set it decoded and its application; a changed file is read anew, so a name
+  // changed in the file shows at once (and the old one is gone).
+  const first: any = await w.ok('nds_signatures', { action: 'apply', set: 'program', rom, limit: 50 });
+  const again: any = await w.ok('nds_signatures', { action: 'apply', set: 'program', rom, limit: 50 });
+  assert.deepEqual(again.applied, first.applied);
+  const p = first.applied.proposals.find((x: any) => x.tier === 'strong' && x.mode !== 'data');
+  const json = JSON.parse(text);
+  const item = json.items.find((i: any) => i.names[0] === p.name);
+  item.names[0] = `${p.name}_renamed`;
+  const setFile = join(root, 'analysis/generated/signatures/program.json');
+  await writeFile(setFile, JSON.stringify(json));
+  const renamed: any = await w.ok('nds_signatures', { action: 'apply', set: 'program', rom, limit: 50 });
+  const there = renamed.applied.proposals.find((x: any) => x.address === p.address);
+  assert.equal(there.name, `${p.name}_renamed`);
+  await writeFile(setFile, text);
+  const back: any = await w.ok('nds_signatures', { action: 'apply', set: 'program', rom, limit: 50 });
+  assert.deepEqual(back.applied, first.applied);
   const hostile: [string, string][] = [
     ['truncated', text.slice(0, Math.floor(text.length / 2))],
     ['not json', '\u0000\u0001'],
