@@ -52,6 +52,7 @@ export function objectKit(prefix: string) {
             return s.data.subarray(address - s.addr, address - s.addr + length);
         return null;
       },
+      regions: () => text.map((s) => ({ start: s.addr, bytes: s.data })),
     };
     const functions = obj.symbols
       .filter((s) => s.type === STT_FUNC && s.name !== null && s.shndx > 0 && s.shndx < obj.sections.length)

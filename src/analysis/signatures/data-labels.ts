@@ -16,6 +16,8 @@ export interface NamedFunction {
 }
 
 export interface DataProposal {
+  /** The data item placed. */
+  item: number;
   address: number;
   /** Null when ambiguous. */
   name: string | null;
@@ -27,6 +29,8 @@ export interface DataProposal {
   alsoAt: number[];
   /** The functions whose words name it here (their addresses, in order). */
   usedBy: number[];
+  /** Found by the functions it holds instead (apply.ts): their addresses. */
+  holds: number[];
   reasons: string[];
 }
 
@@ -77,6 +81,7 @@ export function dataLabels(
       .map((u) => `${u.name} (${hex(u.address)})`)
       .join(', ');
     out.push({
+      item: t,
       address,
       name: one ? item.names[0]! : null,
       tier,
@@ -84,6 +89,7 @@ export function dataLabels(
       candidates: [candidateOf(item, compared)],
       alsoAt: kept.slice(1).map(([a]) => a),
       usedBy: users.map((u) => u.address).sort((a, b) => a - b),
+      holds: [],
       reasons: [
         `named by the address words of ${users.length} function(s) the set names: ${shown}${users.length > REASON_USERS ? ', …' : ''}`,
         compared > 0

@@ -84,8 +84,7 @@ export function* imageItemSteps(
             mode: null,
             size: p.size,
             bytes: bytes.slice(),
-            mask: dataMask(image, p.address, bytes),
-            refs: [],
+            ...dataWords(image, sorted, p.address, bytes),
             origin,
           }
         : codeItem(image, sorted, p, p.mode, bytes, origin),
@@ -94,12 +93,27 @@ export function* imageItemSteps(
   return { items, skipped };
 }
 
-/** A data object's mask: its aligned words that hold an address of the program vary with the layout. */
-function dataMask(image: ProgramImage, address: number, bytes: Uint8Array): Uint8Array {
+/**
+ * A data object's mask and references: its aligned words that hold an address of the program vary with
+ * the layout (masked); each that names a named place is a reference to it (a table's slots name the
+ * functions it holds, so a table found in another build names its functions there).
+ */
+function dataWords(
+  image: ProgramImage,
+  sorted: readonly ImagePlace[],
+  address: number,
+  bytes: Uint8Array,
+): { mask: Uint8Array; refs: SigRef[] } {
   const mask = new Uint8Array(bytes.length).fill(1);
-  for (let k = (4 - (address & 3)) & 3; k + 4 <= bytes.length; k += 4)
-    if (image.isAddress(u32(bytes, k))) mask.fill(0, k, k + 4);
-  return mask;
+  const refs: SigRef[] = [];
+  for (let k = (4 - (address & 3)) & 3; k + 4 <= bytes.length; k += 4) {
+    const value = u32(bytes, k);
+    if (!image.isAddress(value)) continue;
+    mask.fill(0, k, k + 4);
+    const named = refs.length < SIGNATURE_LIMITS.refsPerItem.max ? wordRef(image, sorted, value, k) : null;
+    if (named !== null && named.target !== null) refs.push(named);
+  }
+  return { mask, refs };
 }
 
 /** The place `address` lies in (for a function, its start exactly or inside its extent). */
