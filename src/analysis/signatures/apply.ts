@@ -15,14 +15,17 @@
 //   ambiguous  several names match (aliases of other files, identical code), or the one name matches
 //              several functions of the program: listed with every candidate, never one chosen.
 // A match on fewer bytes with nothing to support it is no proposal (counted as too short). Then the
-// data objects the named functions' words name (data-labels.ts) are proposed as `data`, and what is
-// left unmatched on both sides is listed. Pure.
+// data objects the named functions' words name (data-labels.ts), and tables found by the named
+// functions they hold, are proposed as `data`; the functions their slots hold are named where their
+// bytes changed; what is still unnamed on both sides is paired by what it uses (structure.ts); and what
+// is left unmatched on both sides is listed. Pure.
 import type { ArmMode } from '../../arm/types.js';
 import type { Steps } from '../../core/cooperative.js';
 import { u32 } from '../../formats/le.js';
 import { type DataProposal, dataLabels, type NamedFunction } from './data-labels.js';
 import { type Match, narrowSteps, type Outside, STEP_FUNCTIONS } from './narrow.js';
 import { directBranchAt, isLinkerStub, refBranchMode } from './relocs.js';
+import { structureProposals } from './structure.js';
 import {
   type ApplyCounts,
   candidateOf,
@@ -463,6 +466,16 @@ export function* applySteps(
   const held = tablesByFunctions(items, index.byName, proposals, data, memory);
   data.push(...held);
   for (const p of slotProposals(items, index.byName, data, functions, proposals, memory)) {
+    proposals.push(p);
+    counts.supported++;
+  }
+  yield;
+  // What is left unnamed on both sides, paired by what it uses (structure.ts), when the set is of one
+  // linked program's functions (built from a ROM or an executable: another build of this program).
+  // A library's set is not: most of its functions are not in the program, and the program's own code
+  // uses what they use (a function of strings calls what getline calls).
+  const linked = set.sources.length > 0 && set.sources.every((s) => s.kind === 'rom' || s.kind === 'elf');
+  for (const p of linked ? structureProposals(items, index.byName, functions, proposals, memory) : []) {
     proposals.push(p);
     counts.supported++;
   }
