@@ -133,7 +133,13 @@ async function matchBuilds(a: Uint8Array, b: Uint8Array, names: (map: ProgramMap
       const built = runSteps(romItemSteps(mapA, names(mapA), 'a.nds'));
       const buildMs = ms(t);
       let u = performance.now();
-      const text = runSteps(encodeSetSteps({ name: 'a', sources: [], items: built.items }));
+      const text = runSteps(
+        encodeSetSteps({
+          name: 'a',
+          sources: [{ kind: 'rom', path: 'roms/a.nds', sha256: '0'.repeat(64) }],
+          items: built.items,
+        }),
+      );
       const set = runSteps(decodeSetSteps(text));
       const fileMs = ms(u);
       u = performance.now();
