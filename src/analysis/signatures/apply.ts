@@ -465,8 +465,20 @@ export function* applySteps(
   // hold (a table of handlers), named where nothing named them.
   const held = tablesByFunctions(items, index.byName, proposals, data, memory);
   data.push(...held);
-  for (const p of slotProposals(items, index.byName, data, functions, proposals, memory)) {
-    proposals.push(p);
+  for (const { proposal, replaces } of slotProposals(
+    items,
+    index.byName,
+    data,
+    functions,
+    proposals,
+    memory,
+  )) {
+    // An ambiguous proposal the slot settles gives way to it.
+    if (replaces !== null) {
+      proposals.splice(proposals.indexOf(replaces), 1);
+      counts.ambiguous--;
+    }
+    proposals.push(proposal);
     counts.supported++;
   }
   yield;
@@ -608,7 +620,7 @@ function slotProposals(
   functions: readonly ProgramFunction[],
   proposals: readonly Proposal[],
   memory: ProgramMemory,
-): Proposal[] {
+): { proposal: Proposal; replaces: Proposal | null }[] {
   const fnAt = new Map(functions.map((fn, f) => [fn.address, f]));
   const proposalAt = new Map<number, Proposal>();
   const taken = new Set<string>();
@@ -634,7 +646,7 @@ function slotProposals(
       claims.set(f, list);
     }
   }
-  const out: Proposal[] = [];
+  const out: { proposal: Proposal; replaces: Proposal | null }[] = [];
   for (const [f, list] of claims) {
     const name = items[list[0]!.item]!.names[0]!;
     if (list.some((c) => items[c.item]!.names[0] !== name) || taken.has(name)) continue;
@@ -642,14 +654,19 @@ function slotProposals(
     const had = proposalAt.get(fn.address);
     if (had !== undefined && (had.name !== null || !had.candidates.some((c) => c.name === name))) continue;
     taken.add(name);
-    out.push({
+    // The candidate its bytes matched, when they did (an ambiguous proposal's).
+    const matched = had?.candidates.find((c) => c.name === name);
+    const candidate = matched
+      ? { ...matched, refsAgreed: matched.refsAgreed + list.length }
+      : { ...candidateOf(items[list[0]!.item]!, 0), refsAgreed: list.length, refsUnchecked: 0 };
+    const proposal: Proposal = {
       key: fn.key,
       address: fn.address,
       mode: fn.mode,
       tier: 'supported',
       name,
-      score: AGREE_WEIGHT * list.length,
-      candidates: [{ ...candidateOf(items[list[0]!.item]!, 0), refsAgreed: list.length, refsUnchecked: 0 }],
+      score: candidate.comparedBytes + AGREE_WEIGHT * candidate.refsAgreed,
+      candidates: [candidate],
       alsoAt: [],
       reasons: [
         `${list.map((c) => c.why).join('; ')}, as ${name} is in ${items[list[0]!.item]!.origin}`,
@@ -658,7 +675,8 @@ function slotProposals(
           : `of the ${had.candidates.length} names its bytes match, the one the data holding it names`,
       ],
       inMap: true,
-    });
+    };
+    out.push({ proposal, replaces: had ?? null });
   }
   return out;
 }
