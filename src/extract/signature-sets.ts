@@ -113,7 +113,7 @@ export async function buildSignatureSet(
 }
 
 /** What a server keeps of the sets it has read and applied. */
-export const SET_CACHE_LIMITS = {
+const SET_CACHE_LIMITS = {
   /** Decoded sets kept (the least recently read is dropped first). */
   sets: { max: 4, unit: 'sets' },
   /** File bytes of the decoded sets kept, together. */
@@ -237,7 +237,7 @@ export interface AppliedSet {
 }
 
 /** Set applied to a processor's map (built by the caller). */
-export async function applySignatureSet(
+async function applySignatureSet(
   set: SignatureSet,
   map: ProgramMap,
   minCompared: number,

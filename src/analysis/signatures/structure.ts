@@ -18,7 +18,7 @@ import {
   type SigItem,
 } from './types.js';
 
-export const STRUCTURE_LIMITS = {
+const STRUCTURE_LIMITS = {
   /** Functions of the program and items of the set compared (each side; more: the rest is left). */
   unnamed: { max: 20_000, unit: 'functions' },
   /** Candidates of one function scored at most (the ones sharing most features). */
