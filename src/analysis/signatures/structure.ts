@@ -86,16 +86,18 @@ function sweep(
   return count;
 }
 
+const emptyShape = (size: number): Shape => ({
+  size,
+  calls: 0,
+  branches: 0,
+  callees: new Set(),
+  constants: new Set(),
+  strings: [],
+  loads: [],
+});
+
 function itemShape(item: SigItem, byName: ReadonlyMap<string, number>, items: readonly SigItem[]): Shape {
-  const s: Shape = {
-    size: item.bytes.length,
-    calls: 0,
-    branches: 0,
-    callees: new Set(),
-    constants: new Set(),
-    strings: [],
-    loads: [],
-  };
+  const s = emptyShape(item.bytes.length);
   for (const r of item.refs) {
     if (r.kind === 'call' && r.target !== null) {
       const t = byName.get(r.target);
@@ -126,15 +128,7 @@ function functionShape(
   nameAt: ReadonlyMap<number, string>,
   memory: ProgramMemory & { isAddress?(value: number): boolean },
 ): Shape {
-  const s: Shape = {
-    size: fn.end - fn.address,
-    calls: 0,
-    branches: 0,
-    callees: new Set(),
-    constants: new Set(),
-    strings: [],
-    loads: [],
-  };
+  const s = emptyShape(fn.end - fn.address);
   const o = fn.address - fn.start;
   const read = (at: number) => {
     const w = memory.read((fn.address + at) >>> 0, 4);
