@@ -115,9 +115,12 @@ export async function buildSignatureSet(
 /** What a server keeps of the sets it has read and applied. */
 const SET_CACHE_LIMITS = {
   /** Decoded sets kept (the least recently read is dropped first). */
-  sets: { max: 4, unit: 'sets' },
-  /** File bytes of the decoded sets kept, together. */
-  bytes: { max: 64 * 1024 * 1024, unit: 'bytes' },
+  sets: { max: 2, unit: 'sets' },
+  /**
+   * File bytes of the decoded sets kept, together (decoded, a set takes several times its file): a
+   * larger set file is decoded on every call and not kept.
+   */
+  bytes: { max: 16 * 1024 * 1024, unit: 'bytes' },
 } as const;
 
 /**
@@ -147,6 +150,7 @@ class SetCache {
       return had.set;
     }
     const set = await decodeFile(read.bytes, setPath(name), signal);
+    if (read.bytes.length > SET_CACHE_LIMITS.bytes.max) return set;
     this.sets.set(name, { sha256, bytes: read.bytes.length, set });
     let total = 0;
     for (const e of this.sets.values()) total += e.bytes;
