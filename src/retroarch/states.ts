@@ -28,6 +28,8 @@ type StateMethod = (typeof STATE_METHODS)[number];
 interface StateHost {
   readonly transport: { readonly host: string; readonly timeoutMs: number };
   hotkey(datagram: string, signal?: AbortSignal): Promise<void>;
+  /** Returns once RetroArch's main loop has turned since the last press (client.ts). */
+  loopTurned(signal?: AbortSignal): Promise<void>;
   hasCommand(command: string, signal?: AbortSignal): Promise<boolean>;
   status(signal?: AbortSignal): Promise<Status>;
   getConfig(name: string, signal?: AbortSignal): Promise<{ supported: boolean; value: string | null }>;
@@ -109,8 +111,14 @@ export class StateSlots {
     await this.ra.setPausedNow(true);
   }
 
+  /**
+   * One press of a pointer (or state) command, then a turn of RetroArch's loop seen to end: on a
+   * loaded machine a turn outlasts the press spacing, and a press read in the turn right after another
+   * reads as held and is lost (the pointer then lags the tracked one by a slot).
+   */
   private async press(command: string, signal?: AbortSignal): Promise<void> {
     await this.ra.hotkey(command, signal);
+    await this.ra.loopTurned(signal);
   }
 
   private async walkTo(target: number, signal?: AbortSignal): Promise<number> {
