@@ -60,7 +60,7 @@ const CONFIRM =
 const WALK = 'walks the pointer (STATE_SLOT_PLUS/MINUS).';
 
 /** The Limits line of the two slot tools (a walk may be needed either way). */
-const SLOT_LIMITS_TEXT = `walks ${PRESS_SPACING_MS} ms a slot each way; file wait max(2 s, 2 x RETROARCH_TIMEOUT_MS).`;
+const SLOT_LIMITS_TEXT = `walks ${PRESS_SPACING_MS} ms and a loop turn a slot each way; file wait max(2 s, 2 x RETROARCH_TIMEOUT_MS).`;
 
 type StateRequest = { slot?: number; resumeIfPaused: boolean };
 
