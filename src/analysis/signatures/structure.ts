@@ -46,7 +46,7 @@ interface Shape {
   loads: number[];
 }
 
-/** The shape of `bytes` (from `o` to `end`) run at `address`: each instruction, pool words skipped. */
+/** Each instruction of `bytes` (from `o0` to `end`) run at `address`, pool words skipped: its calls, conditional branches and pool words visited. */
 function sweep(
   bytes: Uint8Array,
   o0: number,
@@ -55,17 +55,15 @@ function sweep(
   mode: 'arm' | 'thumb',
   word: (at: number) => number | null,
   visit: (kind: 'call' | 'branch' | 'pool', at: number, value: number) => void,
-): number {
+): void {
   const step = mode === 'arm' ? 4 : 2;
   const pool = new Set<number>();
   const head = bytes.subarray(o0);
-  let count = 0;
   for (let o = o0; o + step <= end; ) {
     if (pool.has(o)) {
       o += 4;
       continue;
     }
-    count++;
     const here = (address + o - o0) >>> 0;
     const b = directBranchAt(bytes, o, here, refBranchMode(head, mode, o - o0));
     if (b !== null) {
@@ -83,7 +81,6 @@ function sweep(
     }
     o += step;
   }
-  return count;
 }
 
 const emptyShape = (size: number): Shape => ({
