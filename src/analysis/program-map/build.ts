@@ -7,6 +7,7 @@ import type { ArmMode } from '../../arm/types.js';
 import { turnTaker } from '../../core/cooperative.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { EvidenceClass, IdleCandidate, IdleContext } from '../evidence/registry.js';
+import { Column } from './columns.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import type { MapFunction } from './function-record.js';
 import { PROBE_INSTRUCTIONS, probeFunction, TOO_LONG } from './probe.js';
@@ -276,11 +277,12 @@ class BlockOwners {
   private readonly first: Int32Array;
   /**
    * The rare other owners: per block the newest of a chain through `extraBody` / `extraNext` (-1 when
-   * none), newest first. Numbers in arrays, not a list object per shared block.
+   * none), newest first. Numbers in paged columns, not a list object per shared block.
    */
   private readonly moreHead: Int32Array;
-  private readonly extraBody: number[] = [];
-  private readonly extraNext: number[] = [];
+  private readonly extraBody = new Column(Int32Array);
+  private readonly extraNext = new Column(Int32Array);
+  private extras = 0;
   /** Body index -> entry key. */
   private readonly keys: string[] = [];
 
@@ -300,9 +302,12 @@ class BlockOwners {
       this.first[block] = body;
       return;
     }
-    this.extraBody.push(body);
-    this.extraNext.push(this.moreHead[block]!);
-    this.moreHead[block] = this.extraBody.length - 1;
+    const x = this.extras++;
+    this.extraBody.ensure(this.extras);
+    this.extraNext.ensure(this.extras);
+    this.extraBody.set(x, body);
+    this.extraNext.set(x, this.moreHead[block]!);
+    this.moreHead[block] = x;
   }
 
   /** The entry keys of the bodies holding `block`, in the order they were added. */
@@ -310,8 +315,8 @@ class BlockOwners {
     const f = this.first[block] ?? -1;
     if (f < 0) return [];
     const others: string[] = [];
-    for (let x = this.moreHead[block]!; x >= 0; x = this.extraNext[x]!)
-      others.push(this.keys[this.extraBody[x]!]!);
+    for (let x = this.moreHead[block]!; x >= 0; x = this.extraNext.get(x))
+      others.push(this.keys[this.extraBody.get(x)]!);
     // The chain is newest first.
     return [this.keys[f]!, ...others.reverse()];
   }
