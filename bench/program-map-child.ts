@@ -1,6 +1,6 @@
 // One measured run of the program-map bench in a fresh process (bundled like the server, so no
-// loader overhead and a cold JIT, Capstone and cache; the helper threads lowered and the heap's growth
-// limited first, as the CLI's main() does): `map <root> <rom> <processor>` builds the whole-program map and answers warm xref
+// loader overhead and a cold JIT, Capstone and cache; the helper threads lowered first, as the CLI's
+// main() does): `map <root> <rom> <processor>` builds the whole-program map and answers warm xref
 // queries (nothing kept in the workspace); `kept <root> <rom> <processor>` the same with the map kept in
 // the workspace (the first run writes it, later ones read it back); `linear <bin> <base>` decodes the same bytes linearly, Thumb then ARM. Prints one JSON
 // line: times in ms, the process's peak RSS.
@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { EVIDENCE_IDS } from '../src/analysis/evidence/index.js';
 import { getProgramMaps } from '../src/analysis/program-map/service.js';
 import { decodeWindow } from '../src/arm/decoder.js';
-import { limitHeapGrowth } from '../src/cli/heap-growth.js';
 import { lowerHelperThreads } from '../src/cli/helper-threads.js';
 import { loadConfig } from '../src/config/config.js';
 import { getRomStore } from '../src/roms/rom-store.js';
@@ -18,7 +17,6 @@ import { Workspace } from '../src/workspace/workspace.js';
 const [what, a, b, c] = process.argv.slice(2);
 // As the server's and the CLI's main() does first.
 lowerHelperThreads();
-limitHeapGrowth();
 const peakMiB = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 async function map(root: string, rom: string, processor: 'arm9' | 'arm7', kept: boolean) {

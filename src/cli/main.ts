@@ -7,7 +7,6 @@ import { PROFILE_NAMES, PROFILE_SUMMARIES, profileSelectionOf } from '../core/pr
 import { startupMark } from '../core/startup-trace.js';
 import { emulatorSettings } from '../debug/emulators.js';
 import { VERSION } from '../version.js';
-import { limitHeapGrowth } from './heap-growth.js';
 import { lowerHelperThreads } from './helper-threads.js';
 import { HOSTS } from './host-config.js';
 
@@ -49,8 +48,6 @@ export async function main(argv: readonly string[]): Promise<number> {
   startupMark('main');
   // Before any work: V8's workers must not crowd out the thread that answers (see helper-threads.ts).
   lowerHelperThreads();
-  // And the heap held near its live size (see heap-growth.ts).
-  limitHeapGrowth();
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stderr.write(USAGE);
     return 0;

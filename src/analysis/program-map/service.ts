@@ -11,6 +11,7 @@ import { prepareDecoder } from '../../arm/decoder.js';
 import type { ArmMode } from '../../arm/types.js';
 import { driveSteps } from '../../core/cooperative.js';
 import { ReMcpError, throwIfCancelled } from '../../core/errors.js';
+import { limitHeapGrowth } from '../../core/heap-growth.js';
 import type { MemoryBudget, Reservation } from '../../core/memory-budget.js';
 import type { Processor } from '../../core/vocabulary.js';
 import { engineId } from '../../engine.js';
@@ -216,6 +217,8 @@ export class ProgramMapService {
     };
     const kept = await this.readKept(store, rom, req, id);
     if (kept) return kept;
+    // A cold build grows the heap by tens of megabytes: V8 keeps it near its live size from now on.
+    limitHeapGrowth();
     // Capstone compiles while the copies are detected and the components loaded.
     prepareDecoder();
     const enabled = new Set(ids);

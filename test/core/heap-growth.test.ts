@@ -1,4 +1,4 @@
-// The CLI's main() fixes V8's heap growing factor at start-up (src/cli/heap-growth.ts). Measured in
+// The program-map service fixes V8's heap growing factor before its first build (src/core/heap-growth.ts). Measured in
 // fresh processes on a workload shaped like a map build (a live set that keeps growing while far more
 // short-lived objects are made): with the limit the heap's peak is well below V8's own choice.
 import assert from 'node:assert/strict';
@@ -6,29 +6,33 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { HEAP_GROWING_PERCENT, ownHeapGrowth } from '../../src/cli/heap-growth.js';
+import { HEAP_GROWING_PERCENT, ownHeapGrowth } from '../../src/core/heap-growth.js';
 
-const MODULE = pathToFileURL(join(import.meta.dirname, '../../src/cli/heap-growth.ts')).href;
+const MODULE = pathToFileURL(join(import.meta.dirname, '../../src/core/heap-growth.ts')).href;
 
 /** Runs the workload in a fresh process; `limit` calls limitHeapGrowth first. Peak heap in MiB. */
-function peakHeap(limit: boolean, flags: string[] = []): { peakMiB: number; set: boolean | null } {
+function peakHeap(
+  limit: boolean,
+  flags: string[] = [],
+): { peakMiB: number; set: boolean | null; again: boolean | null } {
   const script = `
     const { limitHeapGrowth } = await import(${JSON.stringify(MODULE)});
     const set = ${limit} ? limitHeapGrowth() : null;
+    const again = ${limit} ? limitHeapGrowth() : null;
     const keep = []; let roll = []; let peak = 0;
     for (let i = 0; i < 800; i++) {
       for (let j = 0; j < 300; j++) keep.push({ a: j, b: [j, i], s: 'k' + i });
       for (let g = 0; g < 6000; g++) { roll.push({ g, c: [g, i] }); if (roll.length > 50000) roll = []; }
       if (i % 16 === 0) peak = Math.max(peak, process.memoryUsage().heapTotal);
     }
-    process.stdout.write(JSON.stringify({ peakMiB: peak / 1048576, set, kept: keep.length }));`;
+    process.stdout.write(JSON.stringify({ peakMiB: peak / 1048576, set, again, kept: keep.length }));`;
   const r = spawnSync(process.execPath, [...flags, '--import', 'tsx', '--input-type=module', '-e', script], {
     encoding: 'utf8',
     env: { ...process.env, NODE_OPTIONS: '' },
     timeout: 120_000,
   });
   assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as { peakMiB: number; set: boolean | null };
+  return JSON.parse(r.stdout) as { peakMiB: number; set: boolean | null; again: boolean | null };
 }
 
 test('a process given its own heap-growing percent keeps it', () => {
@@ -43,6 +47,8 @@ test('with the growth limited, a growing heap peaks well below what V8 picks alo
   const own = peakHeap(false);
   const limited = peakHeap(true);
   assert.equal(limited.set, true);
+  // Once per process: a later call changes nothing.
+  assert.equal(limited.again, false);
   assert.ok(
     limited.peakMiB <= own.peakMiB * 0.85,
     `peak heap ${limited.peakMiB.toFixed(1)} MiB limited, ${own.peakMiB.toFixed(1)} MiB not`,

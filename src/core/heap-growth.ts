@@ -2,17 +2,20 @@
 // sets the next one's trigger at the live size times a factor it picks from how fast the collector and
 // the program run: on a heap that keeps growing (a whole-program map's live set grows from nothing to
 // about 90 MB for 4 MiB of code) that factor reaches 2-4, so the heap held twice its live bytes and a
-// 4 MiB map peaked at 340 MB of RSS. With the factor fixed at 1.1 the same map peaks at about 280 MB
-// in the same CPU time (a 400 KB map: the same time, 3 MB less), because the walk's garbage is short-
-// lived and most of each full collection's work is the live set it would mark anyway.
+// 4 MiB map peaked at 314-346 MB of RSS. With the factor fixed at 1.1 the same map peaks at 270-277 MB
+// in the same time (side by side), because the walk's garbage is short-lived and most of each full
+// collection's work is the live set it would mark anyway.
 //
-// The flag is V8's own (--heap-growing-percent), read at every full collection, so setting it at
-// start-up takes effect at once. A process started with its own value (in its arguments or
-// NODE_OPTIONS) keeps that value.
+// The flag is V8's own (--heap-growing-percent), read at every full collection, so setting it while
+// running takes effect at once. It is set before the first map build (the program-map service), not at
+// start-up: loading node:v8 costs a millisecond or more that the first answer of a fresh server would
+// pay. A process started with its own value (in its arguments or NODE_OPTIONS) keeps that value.
 import { setFlagsFromString } from 'node:v8';
 
 /** The old generation may grow this many percent past the live size before the next full collection. */
 export const HEAP_GROWING_PERCENT = 10;
+
+let settled = false;
 
 /** True when the process was given its own heap-growing percent. */
 export function ownHeapGrowth(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
@@ -20,8 +23,13 @@ export function ownHeapGrowth(execArgv: readonly string[], nodeOptions: string |
   return execArgv.some(given) || given(nodeOptions ?? '');
 }
 
-/** Sets the growing percent unless the process has its own; returns whether it set it. Never throws. */
+/**
+ * Sets the growing percent once per process, unless the process has its own; returns whether this
+ * call set it (false when it was set before, or is the process's own). Never throws.
+ */
 export function limitHeapGrowth(): boolean {
+  if (settled) return false;
+  settled = true;
   if (ownHeapGrowth(process.execArgv, process.env.NODE_OPTIONS)) return false;
   try {
     setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
