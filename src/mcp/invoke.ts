@@ -6,6 +6,7 @@ import { type ErrorCode, isReMcpError } from '../core/errors.js';
 import { inline } from '../core/text-safety.js';
 import { formatAddress } from '../core/vocabulary.js';
 import type { Services } from '../services.js';
+import { isExactOutput } from './exact-output.js';
 import { NAMES_META_KEY, type NameUse, namesLine, resolveNamedArguments } from './named-args.js';
 import { renderToolText } from './render/registry.js';
 import type { ProgressUpdate, ToolDefinition } from './tool.js';
@@ -187,7 +188,11 @@ async function invokeUnbounded(
       message: `unexpected failure in ${def.name}: ${error instanceof Error ? error.message : String(error)}`,
     });
   }
-  const checked = def.output.safeParse(success.structured);
+  // A result that is exactly what zod's parse would return is used as it is (exact-output.ts); any
+  // other goes through zod, which reports it or makes the canonical copy.
+  const checked = isExactOutput(def.output, success.structured)
+    ? { success: true as const, data: success.structured }
+    : def.output.safeParse(success.structured);
   if (!checked.success) {
     options.log?.(
       `re-mcp: ${def.name} produced output outside its schema: ${describeZodIssues(checked.error)}`,

@@ -70,7 +70,7 @@ function named<T>(
   });
 }
 
-interface CalleeAnswer {
+export interface CalleeAnswer {
   at: number;
   kind: CallSiteKind;
   target: number;
@@ -167,13 +167,10 @@ async function programFunctions(
             c.targetComp !== null && c.targetMode !== null
               ? map.functionEntered(c.targetComp, c.targetMode, c.target!)
               : null;
-          return {
-            at: c.at,
-            kind: mapCallKind(c.kind),
-            target: c.target!,
-            ...(callee ? { callee: mapRef(callee) } : {}),
-            ...(c.unresolved ? { unresolved: c.unresolved } : {}),
-          };
+          const out: CalleeAnswer = { at: c.at, kind: mapCallKind(c.kind), target: c.target! };
+          if (callee) out.callee = mapRef(callee);
+          if (c.unresolved) out.unresolved = c.unresolved;
+          return out;
         });
     return {
       ref: mapRef(f),
@@ -247,13 +244,12 @@ async function boundedFunctions(
   const functions = page.items.map((f) => {
     const key = identityKey(f.identity);
     const callers = (callersOf.get(key) ?? []).map((s) => s.at);
-    const callees = (calleesOf.get(key) ?? []).map((s) => ({
-      at: s.at,
-      kind: s.kind,
-      target: s.target,
-      ...(s.callee ? { callee: searchRef(s.callee) } : {}),
-      ...(s.unresolved ? { unresolved: s.unresolved } : {}),
-    }));
+    const callees = (calleesOf.get(key) ?? []).map((s) => {
+      const out: CalleeAnswer = { at: s.at, kind: s.kind, target: s.target };
+      if (s.callee) out.callee = searchRef(s.callee);
+      if (s.unresolved) out.unresolved = s.unresolved;
+      return out;
+    });
     return {
       ref: searchRef(f.identity),
       evidence: f.evidence,

@@ -204,8 +204,27 @@ export async function boundedSearch(
 /** What an answer covered and whether it is definitive, in bytes (both scopes). */
 export type CoverageAnswer = Omit<MapCoverage, 'truncated'> & { scope: AnalysisScope };
 
+/**
+ * The map's coverage as answers say it, in the tools' field order (a result in its schema's order is
+ * used without a copy: src/mcp/exact-output.ts). Made once per map and tier, frozen: answers share it.
+ */
 export function mapCoverage(map: ProgramMap, lowest: Tier): CoverageAnswer {
-  return { scope: 'program', ...map.coverage(lowest) };
+  return map.memo(`coverage-answer:${lowest}`, () => {
+    const c = map.coverage(lowest);
+    return Object.freeze({
+      scope: 'program' as const,
+      lowestTier: c.lowestTier,
+      executableBytes: c.executableBytes,
+      classifiedBytes: c.classifiedBytes,
+      codeBytes: c.codeBytes,
+      unclassifiedBytes: c.unclassifiedBytes,
+      belowTierBytes: c.belowTierBytes,
+      unavailableBytes: c.unavailableBytes,
+      unresolved: c.unresolved,
+      definitive: c.definitive,
+      notDefinitive: c.notDefinitive,
+    });
+  });
 }
 
 function searchCoverage(c: SearchCoverage): CoverageAnswer {

@@ -207,17 +207,27 @@ async function programXrefs(
       bytes: totals.bytes,
       edges: totals.edges,
     },
-    xrefs: page.items.map((x) => ({
-      from: x.from,
-      kind: x.kind,
-      component: x.component.kind,
-      overlayId: x.component.overlayId,
-      mode: x.mode,
-      tier: x.tier,
-      ...(x.slot !== null ? { slot: x.slot, value: x.to } : {}),
-      ...(x.conditional ? { condition: 'conditional' } : {}),
-      ...(x.table !== null ? { table: x.table, loadedBy: x.loadedBy } : {}),
-    })),
+    // Fields assigned, not spread: V8 builds a literal that spreads and adds fields many times slower.
+    xrefs: page.items.map((x) => {
+      const out: XrefAnswer = {
+        from: x.from,
+        kind: x.kind,
+        component: x.component.kind,
+        overlayId: x.component.overlayId,
+        mode: x.mode,
+        tier: x.tier,
+      };
+      if (x.slot !== null) {
+        out.slot = x.slot;
+        out.value = x.to;
+      }
+      if (x.conditional) out.condition = 'conditional';
+      if (x.table !== null) {
+        out.table = x.table;
+        out.loadedBy = x.loadedBy;
+      }
+      return out;
+    }),
   };
 }
 
@@ -265,19 +275,22 @@ async function boundedXrefs(
   const coverage = covered(finalStatus === 'truncated');
   const xrefs = collector.xrefs
     .sort((a, b) => a.from - b.from || a.kind.localeCompare(b.kind))
-    .map((x) => ({
-      from: x.from,
-      kind: x.kind,
-      component: x.component as ComponentKind,
-      overlayId: x.overlayId,
-      mode: x.mode,
-      tier: 'proven' as const,
-      ...(x.targetMode ? { targetMode: x.targetMode } : {}),
-      ...(x.slot !== undefined ? { slot: x.slot } : {}),
-      ...(x.value !== undefined ? { value: x.value } : {}),
-      ...(x.via ? { via: x.via } : {}),
-      ...(x.condition ? { condition: x.condition } : {}),
-    }));
+    .map((x) => {
+      const out: XrefAnswer = {
+        from: x.from,
+        kind: x.kind,
+        component: x.component as ComponentKind,
+        overlayId: x.overlayId,
+        mode: x.mode,
+        tier: 'proven',
+      };
+      if (x.targetMode) out.targetMode = x.targetMode;
+      if (x.slot !== undefined) out.slot = x.slot;
+      if (x.value !== undefined) out.value = x.value;
+      if (x.via) out.via = x.via;
+      if (x.condition) out.condition = x.condition;
+      return out;
+    });
   return {
     scope: 'bounded',
     target,

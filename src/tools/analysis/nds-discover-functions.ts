@@ -3,7 +3,12 @@
 // calls, optionally constant-register calls); program, every function of the whole-program map.
 
 import { z } from 'zod/v4';
-import { type DiscoverAnswer, discoverFunctions, FUNCTION_ORDERS } from '../../analysis/answers/discover.js';
+import {
+  type CalleeAnswer,
+  type DiscoverAnswer,
+  discoverFunctions,
+  FUNCTION_ORDERS,
+} from '../../analysis/answers/discover.js';
 import { CALL_SITE_KINDS } from '../../analysis/functions/discover.js';
 import { TIERS } from '../../analysis/program-map/types.js';
 import {
@@ -152,29 +157,35 @@ export const ndsDiscoverFunctions = defineTool({
   },
 });
 
+/** One call a function makes, as the tool says it (fields assigned in the schema's order, no spreads). */
+function calleeView(p: Processor, c: CalleeAnswer) {
+  const out: {
+    at: string;
+    kind: CalleeAnswer['kind'];
+    target: string;
+    callee?: ReturnType<typeof identityView>;
+    unresolved?: string;
+  } = { at: formatAddress(c.at), kind: c.kind, target: formatAddress(c.target) };
+  if (c.callee) out.callee = identityView(p, c.callee);
+  if (c.unresolved) out.unresolved = c.unresolved;
+  return out;
+}
+
 /** A discovery answer as the tool says it: identities and addresses formatted, stored names beside them. */
 function discoveryResult(p: Processor, a: DiscoverAnswer, names: SymbolTable, full: boolean) {
-  const functions = a.functions.map((f) => ({
-    ...functionHeadView(p, names, f),
-    analysed: f.analysed,
-    cfgStatus: f.cfgStatus,
-    blocks: f.blocks,
-    size: f.bytes,
-    end: f.end === null ? null : formatAddress(f.end),
-    callers: f.callers === null ? null : f.callers.map(formatAddress),
-    callerCount: f.callerCount,
-    callees:
-      f.callees === null
-        ? null
-        : f.callees.map((c) => ({
-            at: formatAddress(c.at),
-            kind: c.kind,
-            target: formatAddress(c.target),
-            ...(c.callee ? { callee: identityView(p, c.callee) } : {}),
-            ...(c.unresolved ? { unresolved: c.unresolved } : {}),
-          })),
-    calleeCount: f.calleeCount,
-  }));
+  const functions = a.functions.map((f) =>
+    Object.assign(functionHeadView(p, names, f), {
+      analysed: f.analysed,
+      cfgStatus: f.cfgStatus,
+      blocks: f.blocks,
+      size: f.bytes,
+      end: f.end === null ? null : formatAddress(f.end),
+      callers: f.callers === null ? null : f.callers.map(formatAddress),
+      callerCount: f.callerCount,
+      callees: f.callees === null ? null : f.callees.map((c) => calleeView(p, c)),
+      calleeCount: f.calleeCount,
+    }),
+  );
   const { page, byTier } = a;
   const listing = `listing ${a.functions.length} from ${page.offset}${page.nextOffset !== null ? `, next offset ${page.nextOffset}` : ''}`;
   return {

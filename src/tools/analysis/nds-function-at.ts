@@ -109,24 +109,25 @@ export const ndsFunctionAt = defineTool({
 
 /** A function-at answer as the tool says it: identities and addresses formatted, stored names beside them. */
 function functionAtResult(p: Processor, a: FunctionAtAnswer, names: SymbolTable) {
-  const matches = a.matches.map((m) => ({
-    ...functionHeadView(p, names, m),
-    callers: m.callers.map(formatAddress),
-    callerCount: m.callerCount,
-    shape:
-      m.shape === null
-        ? null
-        : {
-            size: m.shape.bytes,
-            end: formatAddress(m.shape.end),
-            blocks: m.shape.blocks,
-            callees: m.shape.callees,
-          },
-    via: m.via,
-    block: m.block
-      ? { address: formatAddress(m.block.address), end: formatAddress(m.block.end), mode: m.block.mode }
-      : null,
-  }));
+  const matches = a.matches.map((m) =>
+    Object.assign(functionHeadView(p, names, m), {
+      callers: m.callers.map(formatAddress),
+      callerCount: m.callerCount,
+      shape:
+        m.shape === null
+          ? null
+          : {
+              size: m.shape.bytes,
+              end: formatAddress(m.shape.end),
+              blocks: m.shape.blocks,
+              callees: m.shape.callees,
+            },
+      via: m.via,
+      block: m.block
+        ? { address: formatAddress(m.block.address), end: formatAddress(m.block.end), mode: m.block.mode }
+        : null,
+    }),
+  );
   const found = matches
     .map((m) =>
       a.scope === 'program'

@@ -1,0 +1,224 @@
+// The compiled output check (src/mcp/exact-output.ts) against zod itself: whenever it says a value is
+// exact, zod accepts the value and its copy is the same value with its keys in the same order, on
+// every tool's output schema, for values made from the schema and for those values broken one place
+// at a time. And the warm answers users wait on are exact as the tools make them (their fast path).
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { z } from 'zod/v4';
+import { loadConfig } from '../../src/config/config.js';
+import { isExactOutput, sameValue } from '../../src/mcp/exact-output.js';
+import type { ToolDefinition } from '../../src/mcp/tool.js';
+import { Services } from '../../src/services.js';
+import { loadAllTools } from '../../src/tools/index.js';
+import { Workspace } from '../../src/workspace/workspace.js';
+import { makeWorkspace } from '../kit/mcp-harness.js';
+import { kitRomBytes } from '../kit/program-rom.js';
+
+/** A seeded generator (mulberry32): the same values every run. */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Def = { type: string; [k: string]: any };
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+const STRINGS = ['', 'a', '0x02000000', '0x0200abcd', 'x y', 'arm9', 'thumb', '\u0000\u202e'];
+
+/** A value for the schema, keys in the shape's order (undefined when none could be made). */
+function sample(s: z.ZodType, r: () => number, depth = 0): unknown {
+  const d = defOf(s);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)] as T;
+  switch (d.type) {
+    case 'string': {
+      const ok = STRINGS.filter((v) => s.safeParse(v).success);
+      return ok.length ? pick(ok) : undefined;
+    }
+    case 'number':
+      return (d.checks ?? []).length ? Math.floor(r() * 1000) - 10 : r() * 100;
+    case 'boolean':
+      return r() < 0.5;
+    case 'null':
+      return null;
+    case 'enum':
+    case 'literal':
+      return pick([...((s as unknown as { _zod: { values: Set<unknown> } })._zod.values ?? [])]);
+    case 'nullable':
+      return r() < 0.3 ? null : sample(d.innerType, r, depth);
+    case 'optional':
+      return r() < 0.3 ? undefined : sample(d.innerType, r, depth);
+    case 'array': {
+      const n = depth > 4 ? 0 : Math.floor(r() * 3);
+      return Array.from({ length: n }, () => sample(d.element, r, depth + 1));
+    }
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(d.shape as Record<string, z.ZodType>)) {
+        const value = sample(v, r, depth + 1);
+        if (value !== undefined) out[k] = value;
+      }
+      return out;
+    }
+    case 'union':
+      return sample(pick(d.options as z.ZodType[]), r, depth);
+    case 'record':
+      return r() < 0.5 ? {} : { key: sample(d.valueType, r, depth + 1) };
+    default:
+      return pick([1, 'x', null, { a: 1 }, [1]]);
+  }
+}
+
+/** Every object and array inside a value, with a way to replace what is at one place. */
+function places(v: unknown, out: Array<{ holder: any; key: string | number }> = []) {
+  if (v !== null && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) {
+      out.push({ holder: v, key: Array.isArray(v) ? Number(k) : k });
+      places(x, out);
+    }
+  return out;
+}
+
+/** The value broken at one place: a wrong type, a key dropped, added, set undefined or moved. */
+function mutate(value: unknown, r: () => number): unknown {
+  const copy = structuredClone(value);
+  const all = places(copy);
+  if (all.length === 0) return r() < 0.5 ? null : { extra: 1 };
+  const { holder, key } = all[Math.floor(r() * all.length)]!;
+  const how = Math.floor(r() * 9);
+  if (how === 0) holder[key] = 'x';
+  else if (how === 1) holder[key] = Number.NaN;
+  else if (how === 2) holder[key] = 2 ** 60;
+  else if (how === 3) holder[key] = null;
+  else if (how === 4) holder[key] = undefined;
+  else if (how === 5 && !Array.isArray(holder)) delete holder[key];
+  else if (how === 6 && !Array.isArray(holder)) holder.unexpected = 1;
+  else if (how === 7 && !Array.isArray(holder)) {
+    // The key moved to the end: same data, another order.
+    const v = holder[key];
+    delete holder[key];
+    holder[key] = v;
+  } else holder[key] = 1.5;
+  return copy;
+}
+
+/** The promise: exact means zod accepts it and gives back the same value, keys in the same order. */
+function assertSound(schema: z.ZodType, v: unknown, where: string) {
+  if (!isExactOutput(schema, v)) return false;
+  const parsed = schema.safeParse(v);
+  assert.ok(parsed.success, `${where}: exact, but zod refuses ${JSON.stringify(v)?.slice(0, 300)}`);
+  assert.ok(sameValue(parsed.data, v), `${where}: exact, but zod's copy differs`);
+  assert.equal(JSON.stringify(parsed.data), JSON.stringify(v), where);
+  return true;
+}
+
+test('exact means zod accepts and copies it unchanged, on every output schema, whole and broken', async () => {
+  const tools = await loadAllTools();
+  const r = rng(2026);
+  let exact = 0;
+  let broken = 0;
+  let brokenExact = 0;
+  for (const t of tools) {
+    for (let i = 0; i < 40; i++) {
+      const v = sample(t.output, r);
+      if (assertSound(t.output, v, `${t.name} sample ${i}`)) exact++;
+      for (let m = 0; m < 6; m++) {
+        broken++;
+        if (assertSound(t.output, mutate(v, r), `${t.name} sample ${i} mutation ${m}`)) brokenExact++;
+      }
+    }
+  }
+  // The made values are in the shape's order: nearly all are exact (those holding records or other
+  // parts zod checks itself are too, when zod's copy equals them); broken ones mostly are not.
+  assert.ok(exact >= tools.length * 40 * 0.9, `only ${exact} of ${tools.length * 40} made values exact`);
+  assert.ok(brokenExact < broken / 2, `${brokenExact} of ${broken} broken values called exact`);
+});
+
+test('each kind of difference from zod makes a value not exact', () => {
+  const s = z.object({
+    a: z.string().regex(/^0x[0-9a-f]{8}$/),
+    b: z.number().int().nullable(),
+    c: z.enum(['x', 'y']).optional(),
+    d: z.array(z.object({ e: z.boolean() })),
+    f: z.union([z.object({ g: z.literal(1) }), z.object({ g: z.literal(2), h: z.string() })]),
+    i: z.string().default('dflt'),
+  });
+  const good = { a: '0x02000000', b: 3, c: 'x', d: [{ e: true }], f: { g: 2, h: 'k' }, i: 'v' };
+  assert.ok(isExactOutput(s, good));
+  assert.ok(isExactOutput(s, { ...good, c: undefined }), 'an optional key present as undefined stays so');
+  const { c: _c, ...noC } = good;
+  assert.ok(isExactOutput(s, noC), 'an optional key may be absent');
+  const cases: Array<[string, unknown]> = [
+    ['regex', { ...good, a: '0x0200' }],
+    ['not an integer', { ...good, b: 1.5 }],
+    ['unsafe integer', { ...good, b: 2 ** 60 }],
+    ['NaN', { ...good, b: Number.NaN }],
+    ['enum', { ...good, c: 'z' }],
+    ['nested type', { ...good, d: [{ e: 'true' }] }],
+    ['extra key (zod strips it)', { ...good, extra: 1 }],
+    ['extra nested key', { ...good, d: [{ e: true, more: 1 }] }],
+    ['order (zod reorders)', { b: 3, a: '0x02000000', c: 'x', d: [], f: { g: 1 }, i: 'v' }],
+    ['required key absent', { a: '0x02000000', c: 'x', d: [], f: { g: 1 }, i: 'v' }],
+    ['default (zod substitutes)', { a: '0x02000000', b: 3, c: 'x', d: [], f: { g: 1 } }],
+    ['union: the first option strips h', { ...good, f: { g: 1, h: 'k' } }],
+    ['a class instance', Object.assign(new (class X {})(), good)],
+    ['an array for an object', [good]],
+  ];
+  for (const [what, v] of cases) {
+    assert.equal(isExactOutput(s, v), false, what);
+    assertSound(s, v, what);
+  }
+  // What zod checks itself (a record here) is exact when its copy is equal.
+  const rec = z.object({ m: z.record(z.string(), z.number()) });
+  assert.ok(isExactOutput(rec, { m: { a: 1, b: 2 } }));
+  assert.equal(isExactOutput(rec, { m: { a: 'x' } }), false);
+});
+
+test('sameValue compares deeply, keys in order', () => {
+  assert.ok(sameValue({ a: [1, { b: null }] }, { a: [1, { b: null }] }));
+  assert.equal(sameValue({ a: 1, b: 2 }, { b: 2, a: 1 }), false);
+  assert.equal(sameValue([1, 2], { 0: 1, 1: 2 }), false);
+  assert.equal(sameValue({ a: undefined }, {}), false);
+  assert.equal(sameValue(1, '1'), false);
+});
+
+async function kitServices(): Promise<Services> {
+  const root = await makeWorkspace();
+  await mkdir(join(root, 'roms'));
+  await writeFile(join(root, 'roms/program.nds'), kitRomBytes('arm9-program', 'arm7-program'));
+  return new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
+}
+
+test('the warm answers users wait on are exact as made (no copy by zod on their path)', async () => {
+  const services = await kitServices();
+  const tools = await loadAllTools();
+  const tool = (name: string) => tools.find((t) => t.name === name) as ToolDefinition;
+  const signal = new AbortController().signal;
+  const run = async (name: string, args: Record<string, unknown>) => {
+    const def = tool(name);
+    const out = await def.handler(def.input.parse(args), { services, signal, progress: () => {} });
+    return { def, structured: out.structured };
+  };
+  const base = { rom: 'roms/program.nds', processor: 'arm9', scope: 'program' };
+  const page = await run('nds_discover_functions', { ...base, order: 'callers' });
+  const target = (page.structured as { functions: Array<{ identity: { address: string } }> }).functions[0]!
+    .identity.address;
+  const answers = [
+    page,
+    await run('nds_discover_functions', { ...base, detail: 'full', limit: 8 }),
+    await run('nds_find_xrefs', { ...base, address: target }),
+    await run('nds_function_at', { ...base, address: target }),
+    await run('nds_list_files', { rom: 'roms/program.nds' }),
+  ];
+  for (const { def, structured } of answers) {
+    assert.ok(isExactOutput(def.output, structured), `${def.name}: not exact as made`);
+    assertSound(def.output, structured, def.name);
+  }
+});
