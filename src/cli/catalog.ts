@@ -17,7 +17,7 @@ import type { LimitSpec } from '../core/vocabulary.js';
 import { listTools, type PublishedTool, type ToolSource } from '../mcp/published.js';
 import type { ToolDefinition } from '../mcp/tool.js';
 import type { ListedTool } from '../services.js';
-import { FAMILIES, loadFamily } from '../tools/families.js';
+import { FAMILIES, loadTool } from '../tools/families.js';
 
 declare const __RE_MCP_CATALOG__: PackedCatalogEntry[] | undefined;
 
@@ -112,7 +112,7 @@ export async function profileTools(
   const entries = all.filter((e) => selects(profile, e.profiles));
   const texts = entries.map((e) => publishedText(e, outputSchemas));
   const familyOf = new Map(entries.map((e) => [e.name, e.family]));
-  const loading = new Map<string, Promise<readonly ToolDefinition[]>>();
+  const loading = new Map<string, Promise<ToolDefinition | undefined>>();
   let listed: PublishedTool[] | undefined;
   let listedJson: string | undefined;
   const source: ToolSource = {
@@ -127,17 +127,17 @@ export async function profileTools(
     async load(name) {
       const family = familyOf.get(name);
       if (!family) return undefined;
-      if (!loading.has(family)) {
-        startupMark(`loading family ${family}`);
+      if (!loading.has(name)) {
+        startupMark(`loading ${name} (${family})`);
         loading.set(
-          family,
-          loadFamily(family).then((defs) => {
-            startupMark(`family ${family} loaded`);
-            return defs;
+          name,
+          loadTool(family, name).then((def) => {
+            startupMark(`${name} loaded`);
+            return def;
           }),
         );
       }
-      return (await loading.get(family)!).find((t) => t.name === name);
+      return loading.get(name)!;
     },
   };
   const tools = entries.map((e) => ({

@@ -47,6 +47,10 @@ function consoleToStderr(): void {
 const SETTLE_MS = 60_000;
 /** Longest wait for stdout to drain before the process exits. */
 const FLUSH_MS = 5_000;
+/** The RetroArch probe: first try after connecting, retry while busy, and how many retries at most. */
+const PROBE_DELAY_MS = 200;
+const PROBE_RETRY_MS = 100;
+const PROBE_DEFERRALS = 50;
 
 export async function serve(config: Config): Promise<void> {
   startupMark('serve loaded');
@@ -116,10 +120,18 @@ export async function serve(config: Config): Promise<void> {
   );
   if (services.tools.some((t) => t.name.startsWith('retroarch_'))) {
     // A log-only background probe: it never delays tools/list, and an absent RetroArch is just a note.
-    setTimeout(() => {
+    // Loading its modules takes the main thread for some milliseconds: it waits while a request is
+    // being handled (a client's first calls usually come at once), at most PROBE_DEFERRALS times.
+    let deferrals = 0;
+    const probe = () => {
+      if (server.busy && deferrals++ < PROBE_DEFERRALS) {
+        setTimeout(probe, PROBE_RETRY_MS).unref();
+        return;
+      }
       import('../retroarch/service.js')
         .then(({ probeRetroArch }) => probeRetroArch(services, log))
         .catch((error: unknown) => log(`re-mcp: RetroArch probe failed: ${String(error)}`));
-    }, 50).unref();
+    };
+    setTimeout(probe, PROBE_DELAY_MS).unref();
   }
 }

@@ -76,6 +76,11 @@ export class McpSession {
     private readonly profileNote?: string,
   ) {}
 
+  /** True while a request is being handled (background work of the server waits for idle). */
+  get busy(): boolean {
+    return this.inFlight.size > 0;
+  }
+
   async connect(): Promise<void> {
     this.transport.onmessage = (message) => this.receive(message as unknown as Json);
     await this.transport.start();

@@ -40,7 +40,12 @@ function pidExists(pid: number): boolean {
   }
 }
 
-const SELF = { pid: process.pid, start: processStart(process.pid) };
+/** This process: its pid and start time, read on the first lock (not when the module loads). */
+let self: { pid: number; start: string | null } | undefined;
+const own = () => {
+  self ??= { pid: process.pid, start: processStart(process.pid) };
+  return self;
+};
 
 /** What a lock file's text says about its owner. */
 type LockState =
@@ -64,7 +69,7 @@ export function lockState(text: string | null): LockState {
   if (!Number.isInteger(pid) || (pid as number) <= 0 || typeof owner.start !== 'string')
     return { state: 'unverifiable', why: 'it names no verifiable owner' };
   const p = pid as number;
-  if (p === SELF.pid && owner.start === SELF.start) return { state: 'ours' };
+  if (p === own().pid && owner.start === own().start) return { state: 'ours' };
   if (!pidExists(p)) return { state: 'dead', pid: p, why: `its owner (pid ${p}) is gone` };
   const start = processStart(p);
   if (start !== null && start !== owner.start)
@@ -79,7 +84,7 @@ export function lockState(text: string | null): LockState {
 export async function acquireLock(area: OutputDir, name: string, signal?: AbortSignal): Promise<string[]> {
   const notes: string[] = [];
   const deadline = Date.now() + LOCK_LIMITS.waitMs;
-  const text = JSON.stringify({ pid: SELF.pid, start: SELF.start, tool: 're-mcp' });
+  const text = JSON.stringify({ pid: own().pid, start: own().start, tool: 're-mcp' });
   for (;;) {
     if (await tryCreate(area, name, text)) return notes;
     const current = await area.readIfSmall(name, 256).catch(() => null);

@@ -82,3 +82,28 @@ test('RE_MCP_OUTPUT_SCHEMAS=full (or --output-schemas full) publishes the comple
     }
   }
 });
+
+test('each tool loads alone from its own module: the same definition its family lists', async () => {
+  const { FAMILIES, loadTool } = await import('../../src/tools/families.js');
+  let alone = 0;
+  for (const family of FAMILIES) {
+    const listed = await family.load();
+    if (!family.tools) continue;
+    assert.deepEqual(
+      Object.keys(family.tools).sort(),
+      listed.map((t) => t.name).sort(),
+      `${family.name}: a loader for every tool and none more`,
+    );
+    for (const def of listed) {
+      assert.equal(await family.tools[def.name]!(), def, `${def.name} alone is the listed definition`);
+      assert.equal(await loadTool(family.name, def.name), def);
+      alone++;
+    }
+  }
+  // Families made at run time (one per emulator) load whole; every fixed family loads tool by tool.
+  assert.ok(alone >= 30, `only ${alone} tools load alone`);
+  const debug = FAMILIES.find((f) => !f.tools)!;
+  const first = (await debug.load())[0]!;
+  assert.equal((await loadTool(debug.name, first.name))?.name, first.name);
+  assert.equal(await loadTool(debug.name, 'no_such_tool'), undefined);
+});

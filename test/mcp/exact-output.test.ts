@@ -196,7 +196,7 @@ async function kitServices(): Promise<Services> {
   return new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
 }
 
-test('the warm answers users wait on are exact as made (no copy by zod on their path)', async () => {
+test('the answers users wait on (warm pages, first calls) are exact as made: no copy by zod on their path', async () => {
   const services = await kitServices();
   const tools = await loadAllTools();
   const tool = (name: string) => tools.find((t) => t.name === name) as ToolDefinition;
@@ -216,6 +216,8 @@ test('the warm answers users wait on are exact as made (no copy by zod on their 
     await run('nds_find_xrefs', { ...base, address: target }),
     await run('nds_function_at', { ...base, address: target }),
     await run('nds_list_files', { rom: 'roms/program.nds' }),
+    await run('nds_inspect_rom', { rom: 'roms/program.nds' }),
+    await run('nds_resolve_runtime_address', { rom: 'roms/program.nds', processor: 'arm9', address: target }),
   ];
   for (const { def, structured } of answers) {
     assert.ok(isExactOutput(def.output, structured), `${def.name}: not exact as made`);

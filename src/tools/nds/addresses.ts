@@ -90,9 +90,12 @@ export const ndsResolveRuntimeAddress = defineTool({
           ? ` (${r.excludedByOverlayId} candidate(s) of other overlays excluded by overlayId ${args.overlayId})`
           : '';
       return {
+        // In the output schema's order: a result in it needs no copy to be checked (exact-output.ts).
         structured: {
-          ...r,
+          processor: r.processor,
           address: hex(r.address),
+          status: r.status,
+          excludedByOverlayId: r.excludedByOverlayId,
           candidates: r.candidates.map((c) => ({
             ...c,
             range: formatRange(c.range),

@@ -227,10 +227,14 @@ export const ndsInspectRom = defineTool({
           banner: m.banner && formatRange(m.banner),
         },
         sizes: { ...m.size, appended: m.size.appended && formatRange(m.size.appended) },
+        // In the output schema's order: a result in it needs no copy to be checked (exact-output.ts).
         moduleParams: {
-          ...mp,
+          status: mp.status,
+          note: mp.note,
+          offsetInArm9: mp.offsetInArm9,
           bss: mp.bss && formatRange(mp.bss),
           compressedStaticEnd: formatOptionalAddress(mp.compressedStaticEnd),
+          sdkVersion: mp.sdkVersion,
           autoloadListStart: formatOptionalAddress(mp.autoloadListStart),
           autoloadListEnd: formatOptionalAddress(mp.autoloadListEnd),
           autoloadDataStart: formatOptionalAddress(mp.autoloadDataStart),
