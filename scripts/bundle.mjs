@@ -127,7 +127,7 @@ writeFileSync(
 
 // Warm the code cache with a real start: initialize, tools/list, the first calls a session usually
 // makes, run for real on the demo ROM (so the code they run is compiled into the cache, not compiled
-// on a user's first call), then one refused call per family; then stdin closes and the loader writes
+// on a user's first call), then one refused call per tool; then stdin closes and the loader writes
 // the cache on exit. A stale or rejected cache only costs speed, never correctness.
 const workspace = mkdtempSync(join(tmpdir(), 're-mcp-cache-'));
 copyFileSync('examples/demo-workspace/roms/demo.nds', join(workspace, 'demo.nds'));
@@ -148,11 +148,9 @@ const messages = [
   { jsonrpc: '2.0', id: 2, method: 'tools/list' },
   call(3, 'nds_inspect_rom', { rom: 'demo.nds' }),
   call(4, 'server_capabilities', {}),
-  // One call per family with arguments its schema refuses: the family's code is imported (it loads on
-  // a tool's first call) and so compiled into the cache, and nothing runs.
-  ...JSON.parse(catalog)
-    .filter((entry, i, all) => all.findIndex((e) => e.family === entry.family) === i)
-    .map((entry, i) => call(5 + i, entry.name, { __warm: true })),
+  // One call per tool with arguments its schema refuses: the tool's module is imported (it loads on
+  // the tool's first call) and so compiled into the cache, and nothing runs.
+  ...JSON.parse(catalog).map((entry, i) => call(5 + i, entry.name, { __warm: true })),
 ];
 const warmed = await new Promise((resolve) => {
   const child = spawn(process.execPath, ['dist/index.js', 'serve'], {

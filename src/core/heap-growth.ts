@@ -8,9 +8,11 @@
 //
 // The flag is V8's own (--heap-growing-percent), read at every full collection, so setting it while
 // running takes effect at once. It is set before the first map build (the program-map service), not at
-// start-up: loading node:v8 costs a millisecond or more that the first answer of a fresh server would
-// pay. A process started with its own value (in its arguments or NODE_OPTIONS) keeps that value.
-import { setFlagsFromString } from 'node:v8';
+// start-up, and node:v8 is loaded only then, not when this module is: loading it costs 1-3 ms that the
+// first answer of a fresh server would pay (the program-map service is imported by tools that never
+// build a map, nds_resolve_runtime_address among them). A process started with its own value (in its
+// arguments or NODE_OPTIONS) keeps that value.
+import { createRequire } from 'node:module';
 
 /** The old generation may grow this many percent past the live size before the next full collection. */
 export const HEAP_GROWING_PERCENT = 10;
@@ -32,7 +34,9 @@ export function limitHeapGrowth(): boolean {
   settled = true;
   if (ownHeapGrowth(process.execArgv, process.env.NODE_OPTIONS)) return false;
   try {
-    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+    // Loaded here, on the first map build: see above.
+    const v8 = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
+    v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
     return true;
   } catch {
     return false;
