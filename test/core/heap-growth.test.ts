@@ -3,10 +3,13 @@
 // short-lived objects are made): with the limit the heap's peak is well below V8's own choice.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { HEAP_GROWING_PERCENT, ownHeapGrowth } from '../../src/core/heap-growth.js';
+import { makeWorkspace } from '../kit/mcp-harness.js';
+import { kitRomBytes } from '../kit/program-rom.js';
 
 const MODULE = pathToFileURL(join(import.meta.dirname, '../../src/core/heap-growth.ts')).href;
 
@@ -55,4 +58,41 @@ test('with the growth limited, a growing heap peaks well below what V8 picks alo
   );
   // Started with a value of its own, the process keeps it: nothing is set.
   assert.equal(peakHeap(true, ['--heap-growing-percent=300']).set, false);
+});
+
+test('a map build leaves the growth limited; importing the map service alone does not', async () => {
+  const root = await makeWorkspace();
+  writeFileSync(join(root, 'program.nds'), kitRomBytes('arm9-program', 'arm7-program'));
+  const src = (p: string) => JSON.stringify(pathToFileURL(join(import.meta.dirname, '../..', p)).href);
+  const run = (build: boolean) => {
+    const script = `
+      const { getProgramMaps } = await import(${src('src/analysis/program-map/service.ts')});
+      const { EVIDENCE_IDS } = await import(${src('src/analysis/evidence/index.ts')});
+      const { loadConfig } = await import(${src('src/config/config.ts')});
+      const { getRomStore } = await import(${src('src/roms/rom-store.ts')});
+      const { Services } = await import(${src('src/services.ts')});
+      const { Workspace } = await import(${src('src/workspace/workspace.ts')});
+      const { limitHeapGrowth } = await import(${JSON.stringify(MODULE)});
+      let functions = 0;
+      if (${build}) {
+        const root = ${JSON.stringify(root)};
+        const services = new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root, RE_MCP_MAP_CACHE: 'off' }), new Workspace(root));
+        const store = getRomStore(services);
+        functions = await store.withRom('program.nds', async (h) => (await getProgramMaps(services).map(store, h, {
+          processor: 'arm9', evidence: EVIDENCE_IDS, maxCodeBytes: 1 << 24, maxSeconds: 120,
+        })).functions.length);
+      }
+      process.stdout.write(JSON.stringify({ functions, setNow: limitHeapGrowth() }));`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: '' },
+      timeout: 120_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return JSON.parse(r.stdout) as { functions: number; setNow: boolean };
+  };
+  const built = run(true);
+  assert.ok(built.functions > 500, `the build found ${built.functions} functions`);
+  assert.equal(built.setNow, false, 'the build set the limit already');
+  assert.equal(run(false).setNow, true, 'importing the service sets nothing');
 });
