@@ -2,10 +2,12 @@
 // schema before it leaves the server; zod's parse does that by building a copy of the whole result,
 // which costs a warm answer as much as making it. This compiles a schema once into a check that only
 // reads: it says true exactly when zod's parse would succeed AND return a value equal to the input,
-// same keys in the same order (no key stripped, none reordered, no default or transform applied).
-// Then the result is used as it is; otherwise (false) the caller parses with zod as before, which
-// either reports the problem or makes the canonical copy. So the result a client receives is
-// byte-for-byte what zod's copy would have been, and a check that says false only costs speed.
+// same keys in the same order (no key stripped, none reordered, no default or transform applied),
+// and the value is plain JSON data (no undefined anywhere, nothing but JSON's own types): its JSON
+// text read back is the same value again. Then the result is used as it is, and rendered as it is;
+// otherwise (false) the caller parses with zod as before, which either reports the problem or makes
+// the canonical copy. So the result a client receives is byte-for-byte what zod's copy would have
+// been, and a check that says false only costs speed.
 //
 // Understood exactly: object (zod's default strip mode), array, string, number, boolean, enum,
 // literal, null, nullable, optional, union, unknown; number checks of the safe-integer format and
@@ -36,7 +38,10 @@ const internals = (schema: z.ZodType): Internals => (schema as unknown as { _zod
 
 const compiled = new WeakMap<z.ZodType, Check>();
 
-/** True when zod would accept `value` for `schema` and give back an equal value (keys in order). */
+/**
+ * True when zod would accept `value` for `schema` and give back an equal value (keys in order), and the
+ * value is plain JSON data (its JSON text parses back to an equal value).
+ */
 export function isExactOutput(schema: z.ZodType, value: unknown): boolean {
   return compile(schema)(value);
 }
@@ -52,12 +57,28 @@ function compile(schema: z.ZodType): Check {
   return check;
 }
 
-/** The part checked by zod itself: exact when zod's copy is equal to it. */
+/** The part checked by zod itself: exact when zod's copy is equal to it and plain JSON data. */
 function viaZod(schema: z.ZodType): Check {
   return (v) => {
+    if (!isJsonData(v)) return false;
     const parsed = schema.safeParse(v);
     return parsed.success && sameValue(parsed.data, v);
   };
+}
+
+/** JSON's own types all through: null, booleans, finite numbers, strings, arrays and plain objects. */
+function isJsonData(v: unknown, depth = 0): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (typeof v !== 'object' || depth > 64) return false;
+  if (Array.isArray(v)) {
+    for (let k = 0; k < v.length; k++) if (!isJsonData(v[k], depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k of Object.keys(v)) if (!isJsonData((v as Record<string, unknown>)[k], depth + 1)) return false;
+  return true;
 }
 
 /** Deep equality with object keys in the same order (what JSON.stringify of each would show). */
@@ -123,7 +144,7 @@ function baseCheck(i: Internals): Check | null {
       return (v) => v === null;
     case 'unknown':
     case 'any':
-      return () => true;
+      return (v) => isJsonData(v);
     case 'enum':
     case 'literal': {
       const values = i.values;
@@ -134,10 +155,11 @@ function baseCheck(i: Internals): Check | null {
       return (v) => v === null || inner(v);
     }
     case 'optional': {
-      // An optional whose inner schema supplies a default substitutes for undefined: not exact.
+      // An optional whose inner schema supplies a default substitutes for undefined: not exact. An
+      // absent key is the object's to accept (objectCheck); a value undefined is no JSON data.
       if (internals(d.innerType!).optin === 'defaulted') return null;
       const inner = compile(d.innerType!);
-      return (v) => v === undefined || inner(v);
+      return (v) => v !== undefined && inner(v);
     }
     case 'array': {
       const element = compile(d.element!);
@@ -159,7 +181,8 @@ function baseCheck(i: Internals): Check | null {
 /**
  * zod's default object: a plain object whose own keys are shape keys in the shape's order; a key
  * absent only where zod omits it too (optional in and out). Extra keys would be stripped by zod, and a
- * key out of order would come back in the shape's order: either makes the check false.
+ * key out of order would come back in the shape's order: either makes the check false; so does a key
+ * present with the value undefined (its JSON has no such key).
  */
 function objectCheck(shape: Record<string, z.ZodType>): Check {
   const keys = Object.keys(shape);

@@ -119,6 +119,13 @@ function boundErrorResult(result: ToolCallResult, limit: number): ToolCallResult
   });
 }
 
+/** The JSON text of a success result's structuredContent, made once by invokeTool (structuredJson). */
+const structuredJsonOf = new WeakMap<ToolCallResult, string>();
+
+export function structuredJson(result: ToolCallResult): string | undefined {
+  return structuredJsonOf.get(result);
+}
+
 export async function invokeTool(
   def: ToolDefinition,
   rawArgs: unknown,
@@ -190,7 +197,8 @@ async function invokeUnbounded(
   }
   // A result that is exactly what zod's parse would return is used as it is (exact-output.ts); any
   // other goes through zod, which reports it or makes the canonical copy.
-  const checked = isExactOutput(def.output, success.structured)
+  const exact = isExactOutput(def.output, success.structured);
+  const checked = exact
     ? { success: true as const, data: success.structured }
     : def.output.safeParse(success.structured);
   if (!checked.success) {
@@ -218,10 +226,12 @@ async function invokeUnbounded(
   );
   const meta = metaJson !== null ? { _meta: { [NAMES_META_KEY]: names } } : {};
   const summary = names.length > 0 ? `${namesLine(names)}\n${success.text}` : success.text;
+  // Rendered from the data as a client receives it: its JSON read back, or the result itself when it
+  // is exact (plain JSON data already, the same value its JSON reads back as).
   const text = renderToolText(
     def.name,
     summary,
-    JSON.parse(structuredJson) as Record<string, unknown>,
+    exact ? structured : (JSON.parse(structuredJson) as Record<string, unknown>),
     limit - frame - TEXT_SLACK_BYTES - (metaJson !== null ? Buffer.byteLength(`{"_meta":${metaJson}}`) : 0),
     { json: true },
   );
@@ -230,6 +240,7 @@ async function invokeUnbounded(
     structuredContent: structured,
     ...meta,
   };
+  structuredJsonOf.set(result, structuredJson);
   // JSON.stringify(result), counted from its parts: the frame with this text in place of "", and _meta.
   const size =
     frame +

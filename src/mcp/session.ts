@@ -9,7 +9,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Services } from '../services.js';
 import { SERVER_NAME, VERSION } from '../version.js';
-import { errorResult, invokeTool } from './invoke.js';
+import { errorResult, invokeTool, structuredJson, type ToolCallResult } from './invoke.js';
 import { isRequestId, RawJson } from './jsonrpc.js';
 import { INSTRUCTIONS, type ToolSource } from './published.js';
 import type { LineStdioTransport } from './stdio-transport.js';
@@ -296,6 +296,22 @@ export class McpSession {
       ...(onProgress ? { onProgress } : {}),
       log: this.log,
     });
-    return toWireResult(result, this.negotiated);
+    return serialized(toWireResult(result, this.negotiated), result);
   }
+}
+
+/**
+ * The wire result as its JSON text, with the structured result's text that invokeTool made already
+ * (a page of results is not serialised twice): the same bytes JSON.stringify(wire) gives. Only for a
+ * result that carries the pipeline's own structured result and nothing but content, structuredContent
+ * and _meta, in that order; any other goes as the object.
+ */
+function serialized(wire: ToolCallResult, result: ToolCallResult): ToolCallResult | RawJson {
+  const json = structuredJson(result);
+  if (json === undefined || wire.structuredContent !== result.structuredContent) return wire;
+  const keys = Object.keys(wire);
+  const meta = keys.length === 3 && keys[2] === '_meta';
+  if (keys[0] !== 'content' || keys[1] !== 'structuredContent' || (keys.length !== 2 && !meta)) return wire;
+  const tail = meta ? `,"_meta":${JSON.stringify(wire._meta)}` : '';
+  return new RawJson(`{"content":${JSON.stringify(wire.content)},"structuredContent":${json}${tail}}`);
 }

@@ -3,17 +3,20 @@
 // every tool's output schema, for values made from the schema and for those values broken one place
 // at a time. And the warm answers users wait on are exact as the tools make them (their fast path).
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { z } from 'zod/v4';
 import { loadConfig } from '../../src/config/config.js';
 import { isExactOutput, sameValue } from '../../src/mcp/exact-output.js';
+import { invokeTool, type ToolCallResult } from '../../src/mcp/invoke.js';
 import type { ToolDefinition } from '../../src/mcp/tool.js';
+import { toWireResult } from '../../src/mcp/wire.js';
 import { Services } from '../../src/services.js';
 import { loadAllTools } from '../../src/tools/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
-import { makeWorkspace } from '../kit/mcp-harness.js';
+import { makeWorkspace, SERVER_ENTRY } from '../kit/mcp-harness.js';
 import { kitRomBytes } from '../kit/program-rom.js';
 
 /** A seeded generator (mulberry32): the same values every run. */
@@ -116,6 +119,8 @@ function assertSound(schema: z.ZodType, v: unknown, where: string) {
   assert.ok(parsed.success, `${where}: exact, but zod refuses ${JSON.stringify(v)?.slice(0, 300)}`);
   assert.ok(sameValue(parsed.data, v), `${where}: exact, but zod's copy differs`);
   assert.equal(JSON.stringify(parsed.data), JSON.stringify(v), where);
+  // Plain JSON data: its JSON text reads back as the same value (the server renders it as it is).
+  assert.ok(sameValue(JSON.parse(JSON.stringify(v)), v), `${where}: exact, but not plain JSON data`);
   return true;
 }
 
@@ -152,7 +157,8 @@ test('each kind of difference from zod makes a value not exact', () => {
   });
   const good = { a: '0x02000000', b: 3, c: 'x', d: [{ e: true }], f: { g: 2, h: 'k' }, i: 'v' };
   assert.ok(isExactOutput(s, good));
-  assert.ok(isExactOutput(s, { ...good, c: undefined }), 'an optional key present as undefined stays so');
+  // zod keeps an optional key present as undefined, but its JSON has no such key: not exact.
+  assert.equal(isExactOutput(s, { ...good, c: undefined }), false, 'an optional key present as undefined');
   const { c: _c, ...noC } = good;
   assert.ok(isExactOutput(s, noC), 'an optional key may be absent');
   const cases: Array<[string, unknown]> = [
@@ -171,6 +177,16 @@ test('each kind of difference from zod makes a value not exact', () => {
     ['a class instance', Object.assign(new (class X {})(), good)],
     ['an array for an object', [good]],
   ];
+  // Anything goes in z.unknown(), for zod; exact only when it is JSON data.
+  const any = z.object({ u: z.unknown() });
+  assert.ok(isExactOutput(any, { u: { a: [1, 'x', null, true] } }));
+  for (const odd of [undefined, Number.NaN, new Date(0), [undefined], { a: () => 1 }, 10n])
+    assert.equal(isExactOutput(any, { u: odd }), false, String(odd));
+  assert.equal(
+    isExactOutput(z.array(z.number().optional()), [1, undefined]),
+    false,
+    'a hole is null in JSON',
+  );
   for (const [what, v] of cases) {
     assert.equal(isExactOutput(s, v), false, what);
     assertSound(s, v, what);
@@ -222,5 +238,72 @@ test('the answers users wait on (warm pages, first calls) are exact as made: no 
   for (const { def, structured } of answers) {
     assert.ok(isExactOutput(def.output, structured), `${def.name}: not exact as made`);
     assertSound(def.output, structured, def.name);
+  }
+});
+
+test('the served result is byte for byte the wire object serialised, with its JSON made once', async () => {
+  const services = await kitServices();
+  const root = services.config.workspaceRoot;
+  const child = spawn(process.execPath, [SERVER_ENTRY, 'serve'], {
+    env: { PATH: process.env.PATH ?? '', RE_MCP_WORKSPACE_ROOT: root, RE_MCP_PROFILE: 'full' },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const lines: string[] = [];
+  let buffer = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    buffer += chunk;
+    for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n')) {
+      lines.push(buffer.slice(0, i));
+      buffer = buffer.slice(i + 1);
+    }
+  });
+  const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+  const reply = async (id: number) => {
+    for (let t = 0; t < 600; t++) {
+      const line = lines.find((l) => l.startsWith(`{"jsonrpc":"2.0","id":${id},`));
+      if (line) return line;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no reply ${id}`);
+  };
+  try {
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    await reply(1);
+    const tools = await loadAllTools();
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['nds_discover_functions', { rom: 'roms/program.nds', processor: 'arm9', scope: 'program', limit: 8 }],
+      ['nds_inspect_rom', { rom: 'roms/program.nds' }],
+      ['server_capabilities', {}],
+    ];
+    for (const [i, [name, args]] of calls.entries()) {
+      send({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call', params: { name, arguments: args } });
+      const line = await reply(10 + i);
+      const parsed = JSON.parse(line) as { result: ToolCallResult };
+      // The text on the wire is exactly the result object serialised (nothing re-ordered or lost) ...
+      assert.equal(line, JSON.stringify({ jsonrpc: '2.0', id: 10 + i, result: parsed.result }), name);
+      // ... and that object is what the pipeline answers in process, as the wire adapts it (the
+      // capabilities report this server's own profile).
+      if (name === 'server_capabilities') continue;
+      const def = tools.find((t) => t.name === name) as ToolDefinition;
+      const local = toWireResult(
+        await invokeTool(def, args, services, { signal: new AbortController().signal }),
+        '2025-06-18',
+      );
+      assert.deepEqual(
+        parsed.result.structuredContent,
+        JSON.parse(JSON.stringify(local.structuredContent)),
+        name,
+      );
+      assert.deepEqual(parsed.result.content, local.content, name);
+    }
+  } finally {
+    child.stdin.end();
+    await new Promise((r) => child.once('exit', r));
   }
 });
