@@ -216,9 +216,13 @@ async function warmOn(root: string, rom: string, label: string) {
       };
       for (const s of sessions) {
         const ms = median(times.get(s.name)!.get(q)!);
+        const ping = median(pings.get(s.name)!);
         entry[s.name] = {
           medianMs: r3(ms),
           ratio: r2(ms / floor[q]),
+          // Beside it, against the floor plus the transport's own round trip (an MCP ping on the same
+          // session): what a call through MCP could cost at best, where the ping alone is many floors.
+          ratioToFloorPlusPing: r2(ms / (floor[q] + ping)),
           met: ms <= WARM_GOAL_MS && ms / floor[q] <= WARM_GOAL_RATIO,
         };
       }

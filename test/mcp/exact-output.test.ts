@@ -18,18 +18,7 @@ import { loadAllTools } from '../../src/tools/index.js';
 import { Workspace } from '../../src/workspace/workspace.js';
 import { makeWorkspace, SERVER_ENTRY } from '../kit/mcp-harness.js';
 import { kitRomBytes } from '../kit/program-rom.js';
-
-/** A seeded generator (mulberry32): the same values every run. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../kit/rng.js';
 
 type Def = { type: string; [k: string]: any };
 const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
