@@ -23,112 +23,112 @@ export interface Family {
 const definitions = (tools: readonly unknown[]) => tools as readonly ToolDefinition[];
 const definition = (tool: unknown) => tool as ToolDefinition;
 
+/** The families of fixed tools before the emulators', each tool also loadable alone. */
+const FIXED_FAMILIES: readonly Family[] = [
+  {
+    name: 'general',
+    load: async () => definitions((await import('./general/index.js')).generalTools),
+    tools: {
+      server_capabilities: async () =>
+        definition((await import('./general/server-capabilities.js')).serverCapabilities),
+      verify_file_sha256: async () =>
+        definition((await import('./general/workspace-files.js')).verifyFileSha256),
+      list_workspace_files: async () =>
+        definition((await import('./general/workspace-files.js')).listWorkspaceFiles),
+    },
+  },
+  {
+    name: 'project',
+    load: async () => definitions((await import('./project/index.js')).projectTools),
+    tools: {
+      get_project_status: async () =>
+        definition((await import('./project/get-project-status.js')).getProjectStatus),
+      run_project_verification: async () =>
+        definition((await import('./project/run-project-verification.js')).runProjectVerification),
+    },
+  },
+  {
+    name: 'nds',
+    load: async () => definitions((await import('./nds/index.js')).ndsStructureTools),
+    tools: {
+      nds_inspect_rom: async () => definition((await import('./nds/nds-inspect-rom.js')).ndsInspectRom),
+      nds_list_files: async () => definition((await import('./nds/files-and-overlays.js')).ndsListFiles),
+      nds_list_overlays: async () =>
+        definition((await import('./nds/files-and-overlays.js')).ndsListOverlays),
+      nds_resolve_runtime_address: async () =>
+        definition((await import('./nds/addresses.js')).ndsResolveRuntimeAddress),
+      nds_resolve_rom_offset: async () =>
+        definition((await import('./nds/addresses.js')).ndsResolveRomOffset),
+      nds_read_bytes: async () => definition((await import('./nds/nds-read-bytes.js')).ndsReadBytes),
+    },
+  },
+  {
+    name: 'arm',
+    load: async () => definitions((await import('./arm/index.js')).armTools),
+    tools: {
+      nds_disassemble_range: async () =>
+        definition((await import('./arm/linear-window.js')).ndsDisassembleRange),
+      nds_analyze_control_flow: async () =>
+        definition((await import('./arm/control-flow.js')).ndsAnalyzeControlFlow),
+      nds_list_references: async () => definition((await import('./arm/linear-window.js')).ndsListReferences),
+    },
+  },
+  {
+    name: 'analysis',
+    load: async () => definitions((await import('./analysis/index.js')).analysisTools),
+    tools: {
+      nds_program_map: async () => definition((await import('./analysis/nds-program-map.js')).ndsProgramMap),
+      nds_find_xrefs: async () => definition((await import('./analysis/nds-find-xrefs.js')).ndsFindXrefs),
+      nds_discover_functions: async () =>
+        definition((await import('./analysis/nds-discover-functions.js')).ndsDiscoverFunctions),
+      nds_analyze_function: async () =>
+        definition((await import('./analysis/nds-analyze-function.js')).ndsAnalyzeFunction),
+      nds_function_at: async () => definition((await import('./analysis/nds-function-at.js')).ndsFunctionAt),
+      nds_function_graph: async () =>
+        definition((await import('./analysis/nds-function-graph.js')).ndsFunctionGraph),
+    },
+  },
+  {
+    name: 'search',
+    load: async () => definitions((await import('./search/index.js')).searchTools),
+    tools: {
+      nds_search_pattern: async () =>
+        definition((await import('./search/nds-search-pattern.js')).ndsSearchPattern),
+      nds_list_strings: async () => definition((await import('./search/nds-list-strings.js')).ndsListStrings),
+    },
+  },
+  {
+    name: 'extract',
+    load: async () => definitions((await import('./extract/index.js')).extractTools),
+    tools: {
+      nds_extract_component: async () =>
+        definition((await import('./extract/extraction.js')).ndsExtractComponent),
+      nds_extract_analysis_bundle: async () =>
+        definition((await import('./extract/extraction.js')).ndsExtractAnalysisBundle),
+      nds_symbols: async () => definition((await import('./extract/nds-symbols.js')).ndsSymbols),
+      nds_signatures: async () => definition((await import('./extract/nds-signatures.js')).ndsSignatures),
+    },
+  },
+  {
+    name: 'rebuild',
+    load: async () => definitions((await import('./rebuild/index.js')).rebuildTools),
+    tools: {
+      nds_assemble: async () => definition((await import('./rebuild/nds-assemble.js')).ndsAssemble),
+      nds_mutation_draft: async () => definition((await import('./rebuild/mutations.js')).ndsMutationDraft),
+      nds_mutation_validate: async () =>
+        definition((await import('./rebuild/mutations.js')).ndsMutationValidate),
+      nds_mutation_build: async () => definition((await import('./rebuild/mutations.js')).ndsMutationBuild),
+      nds_mutation_verify: async () => definition((await import('./rebuild/mutations.js')).ndsMutationVerify),
+      nds_patch_apply: async () => definition((await import('./rebuild/nds-patch-apply.js')).ndsPatchApply),
+      nds_free_space: async () => definition((await import('./rebuild/nds-free-space.js')).ndsFreeSpace),
+    },
+  },
+];
+
 /** The families for a list of emulators, in tools/list order; refuses a family name used twice. */
 export function toolFamilies(emulators: readonly Emulator[] = EMULATORS): readonly Family[] {
   const families: Family[] = [
-    {
-      name: 'general',
-      load: async () => definitions((await import('./general/index.js')).generalTools),
-      tools: {
-        server_capabilities: async () =>
-          definition((await import('./general/server-capabilities.js')).serverCapabilities),
-        verify_file_sha256: async () =>
-          definition((await import('./general/workspace-files.js')).verifyFileSha256),
-        list_workspace_files: async () =>
-          definition((await import('./general/workspace-files.js')).listWorkspaceFiles),
-      },
-    },
-    {
-      name: 'project',
-      load: async () => definitions((await import('./project/index.js')).projectTools),
-      tools: {
-        get_project_status: async () =>
-          definition((await import('./project/get-project-status.js')).getProjectStatus),
-        run_project_verification: async () =>
-          definition((await import('./project/run-project-verification.js')).runProjectVerification),
-      },
-    },
-    {
-      name: 'nds',
-      load: async () => definitions((await import('./nds/index.js')).ndsStructureTools),
-      tools: {
-        nds_inspect_rom: async () => definition((await import('./nds/nds-inspect-rom.js')).ndsInspectRom),
-        nds_list_files: async () => definition((await import('./nds/files-and-overlays.js')).ndsListFiles),
-        nds_list_overlays: async () =>
-          definition((await import('./nds/files-and-overlays.js')).ndsListOverlays),
-        nds_resolve_runtime_address: async () =>
-          definition((await import('./nds/addresses.js')).ndsResolveRuntimeAddress),
-        nds_resolve_rom_offset: async () =>
-          definition((await import('./nds/addresses.js')).ndsResolveRomOffset),
-        nds_read_bytes: async () => definition((await import('./nds/nds-read-bytes.js')).ndsReadBytes),
-      },
-    },
-    {
-      name: 'arm',
-      load: async () => definitions((await import('./arm/index.js')).armTools),
-      tools: {
-        nds_disassemble_range: async () =>
-          definition((await import('./arm/linear-window.js')).ndsDisassembleRange),
-        nds_analyze_control_flow: async () =>
-          definition((await import('./arm/control-flow.js')).ndsAnalyzeControlFlow),
-        nds_list_references: async () =>
-          definition((await import('./arm/linear-window.js')).ndsListReferences),
-      },
-    },
-    {
-      name: 'analysis',
-      load: async () => definitions((await import('./analysis/index.js')).analysisTools),
-      tools: {
-        nds_program_map: async () =>
-          definition((await import('./analysis/nds-program-map.js')).ndsProgramMap),
-        nds_find_xrefs: async () => definition((await import('./analysis/nds-find-xrefs.js')).ndsFindXrefs),
-        nds_discover_functions: async () =>
-          definition((await import('./analysis/nds-discover-functions.js')).ndsDiscoverFunctions),
-        nds_analyze_function: async () =>
-          definition((await import('./analysis/nds-analyze-function.js')).ndsAnalyzeFunction),
-        nds_function_at: async () =>
-          definition((await import('./analysis/nds-function-at.js')).ndsFunctionAt),
-        nds_function_graph: async () =>
-          definition((await import('./analysis/nds-function-graph.js')).ndsFunctionGraph),
-      },
-    },
-    {
-      name: 'search',
-      load: async () => definitions((await import('./search/index.js')).searchTools),
-      tools: {
-        nds_search_pattern: async () =>
-          definition((await import('./search/nds-search-pattern.js')).ndsSearchPattern),
-        nds_list_strings: async () =>
-          definition((await import('./search/nds-list-strings.js')).ndsListStrings),
-      },
-    },
-    {
-      name: 'extract',
-      load: async () => definitions((await import('./extract/index.js')).extractTools),
-      tools: {
-        nds_extract_component: async () =>
-          definition((await import('./extract/extraction.js')).ndsExtractComponent),
-        nds_extract_analysis_bundle: async () =>
-          definition((await import('./extract/extraction.js')).ndsExtractAnalysisBundle),
-        nds_symbols: async () => definition((await import('./extract/nds-symbols.js')).ndsSymbols),
-        nds_signatures: async () => definition((await import('./extract/nds-signatures.js')).ndsSignatures),
-      },
-    },
-    {
-      name: 'rebuild',
-      load: async () => definitions((await import('./rebuild/index.js')).rebuildTools),
-      tools: {
-        nds_assemble: async () => definition((await import('./rebuild/nds-assemble.js')).ndsAssemble),
-        nds_mutation_draft: async () => definition((await import('./rebuild/mutations.js')).ndsMutationDraft),
-        nds_mutation_validate: async () =>
-          definition((await import('./rebuild/mutations.js')).ndsMutationValidate),
-        nds_mutation_build: async () => definition((await import('./rebuild/mutations.js')).ndsMutationBuild),
-        nds_mutation_verify: async () =>
-          definition((await import('./rebuild/mutations.js')).ndsMutationVerify),
-        nds_patch_apply: async () => definition((await import('./rebuild/nds-patch-apply.js')).ndsPatchApply),
-        nds_free_space: async () => definition((await import('./rebuild/nds-free-space.js')).ndsFreeSpace),
-      },
-    },
+    ...FIXED_FAMILIES,
     ...emulators.map((emu) => ({
       name: emu.id,
       load: async () => (await import('./debug/index.js')).emulatorTools(emu),
