@@ -9,6 +9,7 @@
 //
 // Layout: "REMCPMAP", the format (u32), the header's length (u32), the header (JSON), then each
 // section's bytes (little-endian typed arrays) in the header's order, each padded to 8 bytes.
+import type { Steps } from '../../core/cooperative.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { CopyDetection } from '../evidence/copied-code.js';
 import type { BuiltMap } from './build.js';
@@ -73,23 +74,31 @@ const typeOf = (a: SectionArray): SectionType =>
 
 const pad8 = (n: number) => (8 - (n % 8)) % 8;
 
-/** The file's bytes as chunks (the header, then each section padded to 8 bytes): a complete map only. */
-export function encodeMapFile(
+/**
+ * The file's bytes as chunks (the header, then each section padded to 8 bytes): a complete map only.
+ * Yields between the walk's tables and while its entries are packed (a 12 MiB program's map is some
+ * hundred megabytes of columns, made in 0.1-0.2 s: the server's loop gets its turns meanwhile).
+ */
+export function* encodeMapFile(
   built: BuiltMap,
   set: ComponentSet,
   copies: CopyDetection | null,
   id: MapFileIdentity,
-): Uint8Array[] {
+): Steps<Uint8Array[]> {
   const w = built.walker;
   const sections: [string, SectionArray][] = [];
   const add = (prefix: string, cols: Record<string, SectionArray>) => {
     for (const [name, a] of Object.entries(cols)) sections.push([`${prefix}.${name}`, a]);
   };
   add('block', w.blocks.fileColumns());
+  yield;
   add('edge', w.edges.fileColumns());
+  yield;
   add('call', w.calls.fileColumns());
+  yield;
   add('ref', w.refs.fileColumns());
-  const entries = entrySections(w.entries);
+  yield;
+  const entries = yield* entrySections(w.entries);
   add('entry', entries.columns);
   for (const c of set.list) add(`component${c.index}`, { cls: c.cls, tier: c.tier });
   const header: MapFileHeader = {

@@ -130,7 +130,7 @@ export class MapStore {
     const path = MapStore.path(id);
     try {
       if (built.status !== 'complete') throw new ReMcpError('internal-error', 'only complete maps are kept');
-      const chunks = encodeMapFile(built, set, copies, id);
+      const chunks = await driveSteps(encodeMapFile(built, set, copies, id));
       const [area, sha16] = romDirSegments(id.sha256) as [string, string];
       const romDir = await this.workspace.outputDir('analysis/generated', [area, sha16]);
       try {
