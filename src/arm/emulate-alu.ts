@@ -103,56 +103,62 @@ interface AluResult {
   flags: EmuFlags;
 }
 
-/** One data-processing operation (opcode 0..15) with its N/Z/C/V results. */
-export function alu(op: number, a: Value, b: Value, shifterCarry: boolean | null, f: EmuFlags): AluResult {
-  const logical = (value: Value): AluResult => ({
+/** A logical operation's result: N and Z from the value, C from the shifter, V kept. */
+function logicalResult(value: Value, shifterCarry: boolean | null, v: boolean | null): AluResult {
+  return {
     value,
     flags: {
       n: value === null ? null : bit(value, 31) === 1,
       z: value === null ? null : value === 0,
       c: shifterCarry,
-      v: f.v,
+      v,
     },
-  });
-  const arith = (x: Value, y: Value, carry: number | null, subtract: boolean): AluResult => {
-    if (x === null || y === null || carry === null)
-      return { value: null, flags: { n: null, z: null, c: null, v: null } };
-    const yy = subtract ? u32(~y) : y;
-    const sum = x + yy + carry;
-    const value = u32(sum);
-    const c = sum > 0xffffffff;
-    const v = (bit(x, 31) === bit(yy, 31) && bit(value, 31) !== bit(x, 31)) as boolean;
-    return { value, flags: { n: bit(value, 31) === 1, z: value === 0, c, v } };
   };
+}
+
+/** x + y (or x + NOT y when `subtract`) + carry with its four flags; unknown in, unknown out. */
+function arithResult(x: Value, y: Value, carry: number | null, subtract: boolean): AluResult {
+  if (x === null || y === null || carry === null)
+    return { value: null, flags: { n: null, z: null, c: null, v: null } };
+  const yy = subtract ? u32(~y) : y;
+  const sum = x + yy + carry;
+  const value = u32(sum);
+  const c = sum > 0xffffffff;
+  const v = (bit(x, 31) === bit(yy, 31) && bit(value, 31) !== bit(x, 31)) as boolean;
+  return { value, flags: { n: bit(value, 31) === 1, z: value === 0, c, v } };
+}
+
+/** One data-processing operation (opcode 0..15) with its N/Z/C/V results. */
+export function alu(op: number, a: Value, b: Value, shifterCarry: boolean | null, f: EmuFlags): AluResult {
   const cin = f.c === null ? null : f.c ? 1 : 0;
   switch (op) {
     case 0x0:
     case 0x8:
-      return logical(a === null || b === null ? null : u32(a & b));
+      return logicalResult(a === null || b === null ? null : u32(a & b), shifterCarry, f.v);
     case 0x1:
     case 0x9:
-      return logical(a === null || b === null ? null : u32(a ^ b));
+      return logicalResult(a === null || b === null ? null : u32(a ^ b), shifterCarry, f.v);
     case 0x2:
     case 0xa:
-      return arith(a, b, 1, true);
+      return arithResult(a, b, 1, true);
     case 0x3:
-      return arith(b, a, 1, true);
+      return arithResult(b, a, 1, true);
     case 0x4:
     case 0xb:
-      return arith(a, b, 0, false);
+      return arithResult(a, b, 0, false);
     case 0x5:
-      return arith(a, b, cin, false);
+      return arithResult(a, b, cin, false);
     case 0x6:
-      return arith(a, b, cin, true);
+      return arithResult(a, b, cin, true);
     case 0x7:
-      return arith(b, a, cin, true);
+      return arithResult(b, a, cin, true);
     case 0xc:
-      return logical(a === null || b === null ? null : u32(a | b));
+      return logicalResult(a === null || b === null ? null : u32(a | b), shifterCarry, f.v);
     case 0xd:
-      return logical(b);
+      return logicalResult(b, shifterCarry, f.v);
     case 0xe:
-      return logical(a === null || b === null ? null : u32(a & ~b));
+      return logicalResult(a === null || b === null ? null : u32(a & ~b), shifterCarry, f.v);
     default:
-      return logical(b === null ? null : u32(~b));
+      return logicalResult(b === null ? null : u32(~b), shifterCarry, f.v);
   }
 }

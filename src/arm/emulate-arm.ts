@@ -46,6 +46,16 @@ function joinStep(state: EmuState, ctx: Ctx, pc: number, exec: () => void): void
   for (const a of written) mem.write8(a, null, null);
 }
 
+/** Register `n` as an instruction at `pc` reads it (PC: its address + 8). A plain function: nothing made a step. */
+function regAt(state: EmuState, pc: number, n: number): Value {
+  return n === 15 ? u32(pc + 8) : state.r[n]!;
+}
+
+/** A data-processing operand register: a register-specified shift reads PC as the address + 12. */
+function operandReg(state: EmuState, pc: number, byRegister: boolean, n: number): Value {
+  return n === 15 && byRegister ? u32(state.r[15]! + 8) : regAt(state, pc, n);
+}
+
 export function armStep(state: EmuState, ctx: Ctx): void {
   const { mem, v5 } = ctx;
   const pc = state.r[15]!;
@@ -55,7 +65,6 @@ export function armStep(state: EmuState, ctx: Ctx): void {
   const cond = w >>> 28;
   const next = u32(pc + 4);
   // Register reads see PC as the instruction's address + 8.
-  const reg = (n: number): Value => (n === 15 ? u32(pc + 8) : state.r[n]!);
   if (cond === 0xf) {
     // Unconditional space: BLX <label> (v5); PLD is a hint.
     if (v5 && (w & 0x0e000000) === 0x0a000000) {
@@ -77,37 +86,30 @@ export function armStep(state: EmuState, ctx: Ctx): void {
     holds = conditionHolds(cond, state.flags);
   } catch (error) {
     if (!(error instanceof Stop) || error.reason !== 'unknown-condition' || !ctx.join) throw error;
-    joinStep(state, ctx, pc, () => armExecute(state, ctx, w, pc, next, reg));
+    joinStep(state, ctx, pc, () => armExecute(state, ctx, w, pc, next));
     return;
   }
-  if (holds) armExecute(state, ctx, w, pc, next, reg);
+  if (holds) armExecute(state, ctx, w, pc, next);
 }
 
 /** An ARM instruction whose condition holds (or is joined): everything after the condition check. */
-function armExecute(
-  state: EmuState,
-  ctx: Ctx,
-  w: number,
-  pc: number,
-  next: number,
-  reg: (n: number) => Value,
-) {
+function armExecute(state: EmuState, ctx: Ctx, w: number, pc: number, next: number) {
   const { v5 } = ctx;
   // BX / BLX register / CLZ.
   if ((w & 0x0ffffff0) === 0x012fff10) {
-    branchTo(state, reg(w & 0xf), true);
+    branchTo(state, regAt(state, pc, w & 0xf), true);
     return;
   }
   if ((w & 0x0ffffff0) === 0x012fff30) {
     if (!v5) throw new Stop('undefined');
-    const target = reg(w & 0xf);
+    const target = regAt(state, pc, w & 0xf);
     set(state, 14, next);
     branchTo(state, target, true);
     return;
   }
   if ((w & 0x0fff0ff0) === 0x016f0f10) {
     if (!v5) throw new Stop('undefined');
-    const m = reg(w & 0xf);
+    const m = regAt(state, pc, w & 0xf);
     set(state, (w >>> 12) & 0xf, m === null ? null : Math.clz32(m));
     return;
   }
@@ -120,7 +122,7 @@ function armExecute(
     return;
   }
   if (top === 0 && (w & 0x90) === 0x90) {
-    armExtraLoadStore(state, ctx, w, pc, reg);
+    armExtraLoadStore(state, ctx, w, pc);
     return;
   }
   if (top === 0 || top === 1) {
@@ -138,16 +140,16 @@ function armExecute(
       }
       throw new Stop('unsupported');
     }
-    armDataProcessing(state, w, reg);
+    armDataProcessing(state, w, pc);
     return;
   }
   if (top === 2 || top === 3) {
     if (top === 3 && bit(w, 4)) throw new Stop('undefined');
-    armLoadStore(state, ctx, w, reg);
+    armLoadStore(state, ctx, w, pc);
     return;
   }
   if (top === 4) {
-    armBlockTransfer(state, ctx, w, reg);
+    armBlockTransfer(state, ctx, w, pc);
     return;
   }
   if (top === 7 && bit(w, 24)) {
@@ -174,7 +176,7 @@ function armExecute(
       crn: (w >>> 16) & 0xf,
       crm: w & 0xf,
       opc2: (w >>> 5) & 7,
-      value: reg((w >>> 12) & 0xf),
+      value: regAt(state, pc, (w >>> 12) & 0xf),
     });
     return;
   }
@@ -187,14 +189,13 @@ function armExecute(
   return;
 }
 
-function armDataProcessing(state: EmuState, w: number, reg: (n: number) => Value): void {
+function armDataProcessing(state: EmuState, w: number, pc: number): void {
   const op = (w >>> 21) & 0xf;
   const s = bit(w, 20) === 1;
   const rn = (w >>> 16) & 0xf;
   const rd = (w >>> 12) & 0xf;
   const byRegister = !bit(w, 25) && bit(w, 4) === 1;
   // A register-specified shift reads PC as the instruction's address + 12.
-  const read = (n: number): Value => (n === 15 && byRegister ? u32(state.r[15]! + 8) : reg(n));
   let operand: Shifted;
   let plainMove: number | null = null;
   if (bit(w, 25)) {
@@ -205,14 +206,21 @@ function armDataProcessing(state: EmuState, w: number, reg: (n: number) => Value
   } else {
     const rm = w & 0xf;
     const type = (w >>> 5) & 3;
-    if (byRegister) operand = shift(read(rm), type, state.r[(w >>> 8) & 0xf] ?? null, state.flags.c, false);
+    if (byRegister)
+      operand = shift(
+        operandReg(state, pc, byRegister, rm),
+        type,
+        state.r[(w >>> 8) & 0xf] ?? null,
+        state.flags.c,
+        false,
+      );
     else {
       const amount = (w >>> 7) & 0x1f;
-      operand = shift(read(rm), type, amount, state.flags.c, true);
+      operand = shift(operandReg(state, pc, byRegister, rm), type, amount, state.flags.c, true);
       if (type === 0 && amount === 0 && rm !== 15) plainMove = rm;
     }
   }
-  const a = op === 0xd || op === 0xf ? 0 : read(rn);
+  const a = op === 0xd || op === 0xf ? 0 : operandReg(state, pc, byRegister, rn);
   const r = alu(op, a, operand.value, operand.carry, state.flags);
   const test = op >= 8 && op <= 11;
   if (s) {
@@ -226,7 +234,7 @@ function armDataProcessing(state: EmuState, w: number, reg: (n: number) => Value
   else set(state, rd, r.value);
 }
 
-function armLoadStore(state: EmuState, ctx: Ctx, w: number, reg: (n: number) => Value): void {
+function armLoadStore(state: EmuState, ctx: Ctx, w: number, pc: number): void {
   const { mem, v5 } = ctx;
   const pre = bit(w, 24) === 1;
   const up = bit(w, 23) === 1;
@@ -237,8 +245,8 @@ function armLoadStore(state: EmuState, ctx: Ctx, w: number, reg: (n: number) => 
   const rd = (w >>> 12) & 0xf;
   let offset: Value;
   if (!bit(w, 25)) offset = w & 0xfff;
-  else offset = shift(reg(w & 0xf), (w >>> 5) & 3, (w >>> 7) & 0x1f, state.flags.c, true).value;
-  const base = reg(rn);
+  else offset = shift(regAt(state, pc, w & 0xf), (w >>> 5) & 3, (w >>> 7) & 0x1f, state.flags.c, true).value;
+  const base = regAt(state, pc, rn);
   const moved = base === null || offset === null ? null : u32(up ? base + offset : base - offset);
   const address = pre ? moved : base;
   if (!pre && wb) throw new Stop('unsupported'); // LDRT/STRT
@@ -264,14 +272,14 @@ function armLoadStore(state: EmuState, ctx: Ctx, w: number, reg: (n: number) => 
 }
 
 /** UMULL / UMLAL / SMULL / SMLAL: the 64-bit product (plus RdHi:RdLo), exactly; S sets N and Z. */
-function armLongMultiply(state: EmuState, w: number, reg: (n: number) => Value): void {
+function armLongMultiply(state: EmuState, w: number, pc: number): void {
   const hi = (w >>> 16) & 0xf;
   const lo = (w >>> 12) & 0xf;
   const signed = bit(w, 22) === 1;
-  const m = reg(w & 0xf);
-  const sv = reg((w >>> 8) & 0xf);
-  const accHi = bit(w, 21) ? reg(hi) : 0;
-  const accLo = bit(w, 21) ? reg(lo) : 0;
+  const m = regAt(state, pc, w & 0xf);
+  const sv = regAt(state, pc, (w >>> 8) & 0xf);
+  const accHi = bit(w, 21) ? regAt(state, pc, hi) : 0;
+  const accLo = bit(w, 21) ? regAt(state, pc, lo) : 0;
   let result: bigint | null = null;
   if (m !== null && sv !== null && accHi !== null && accLo !== null) {
     const as = (v: number) => (signed ? BigInt(v | 0) : BigInt(v >>> 0));
@@ -289,22 +297,16 @@ function armLongMultiply(state: EmuState, w: number, reg: (n: number) => Value):
   }
 }
 
-function armExtraLoadStore(
-  state: EmuState,
-  ctx: Ctx,
-  w: number,
-  pc: number,
-  reg: (n: number) => Value,
-): void {
+function armExtraLoadStore(state: EmuState, ctx: Ctx, w: number, pc: number): void {
   const { mem, v5 } = ctx;
   const sh = (w >>> 5) & 3;
   if (sh === 0) {
     // MUL / MLA; the long multiplies and SWP are not modelled.
     if ((w & 0x0fc000f0) === 0x00000090) {
       const rd = (w >>> 16) & 0xf;
-      const m = reg(w & 0xf);
-      const sv = reg((w >>> 8) & 0xf);
-      const acc = bit(w, 21) ? reg((w >>> 12) & 0xf) : 0;
+      const m = regAt(state, pc, w & 0xf);
+      const sv = regAt(state, pc, (w >>> 8) & 0xf);
+      const acc = bit(w, 21) ? regAt(state, pc, (w >>> 12) & 0xf) : 0;
       const value = m === null || sv === null || acc === null ? null : u32(Math.imul(m, sv) + acc);
       set(state, rd, value);
       if (bit(w, 20)) {
@@ -318,16 +320,16 @@ function armExtraLoadStore(
       return;
     }
     if ((w & 0x0f8000f0) === 0x00800090) {
-      armLongMultiply(state, w, reg);
+      armLongMultiply(state, w, pc);
       return;
     }
     if ((w & 0x0fb00ff0) === 0x01000090) {
       // SWP / SWPB: load from [Rn], store Rm there, Rd takes the loaded value.
       const byte = bit(w, 22) === 1;
-      const address = reg((w >>> 16) & 0xf);
+      const address = regAt(state, pc, (w >>> 16) & 0xf);
       if (address === null) throw new Stop('unknown-address');
       const old = byte ? read(mem, address, 1) : loadWord(mem, address);
-      const m = reg(w & 0xf);
+      const m = regAt(state, pc, w & 0xf);
       if (byte) write(mem, address, 1, m === null ? null : m & 0xff);
       else write(mem, u32(address & ~3), 4, m);
       set(state, (w >>> 12) & 0xf, old);
@@ -342,8 +344,8 @@ function armExtraLoadStore(
   const isLoad = bit(w, 20) === 1;
   const rn = (w >>> 16) & 0xf;
   const rd = (w >>> 12) & 0xf;
-  const offset = immediate ? ((w >>> 4) & 0xf0) | (w & 0xf) : reg(w & 0xf);
-  const base = reg(rn);
+  const offset = immediate ? ((w >>> 4) & 0xf0) | (w & 0xf) : regAt(state, pc, w & 0xf);
+  const base = regAt(state, pc, rn);
   const moved = base === null || offset === null ? null : u32(up ? base + offset : base - offset);
   const address = pre ? moved : base;
   const writeBack = () => {
@@ -384,7 +386,7 @@ function armExtraLoadStore(
   }
 }
 
-function armBlockTransfer(state: EmuState, ctx: Ctx, w: number, reg: (n: number) => Value): void {
+function armBlockTransfer(state: EmuState, ctx: Ctx, w: number, pc: number): void {
   const { mem, v5 } = ctx;
   if (bit(w, 22)) throw new Stop('unsupported'); // user-bank / SPSR forms
   const pre = bit(w, 24) === 1;
@@ -395,7 +397,7 @@ function armBlockTransfer(state: EmuState, ctx: Ctx, w: number, reg: (n: number)
   const list = w & 0xffff;
   if (list === 0) throw new Stop('unsupported');
   const count = popcount(list);
-  const base = reg(rn);
+  const base = regAt(state, pc, rn);
   if (base === null) throw new Stop('unknown-address');
   const low = u32(up ? base + (pre ? 4 : 0) : base - 4 * count + (pre ? 0 : 4));
   const final = u32(up ? base + 4 * count : base - 4 * count);

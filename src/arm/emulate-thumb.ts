@@ -14,13 +14,16 @@ type ThumbFormat = [
   run: (state: EmuState, ctx: Ctx, h: number, pc: number) => void,
 ];
 
-/** N and Z from a result; C and V kept. */
+/** Low register `n` (a plain function: a closure made per step costs the cold interpreter). */
+function lo(state: EmuState, n: number): Value {
+  return state.r[n]!;
+}
+
+/** N and Z from a result; C and V kept (the state's flags object is its own: changed in place). */
 function setNZ(state: EmuState, value: Value): void {
-  state.flags = {
-    ...state.flags,
-    n: value === null ? null : bit(value, 31) === 1,
-    z: value === null ? null : value === 0,
-  };
+  const f = state.flags;
+  f.n = value === null ? null : bit(value, 31) === 1;
+  f.z = value === null ? null : value === 0;
 }
 
 /** Runs the Thumb instruction at the PC (a BL/BLX pair as one step); the PC is moved on first. */
@@ -30,24 +33,20 @@ export function thumbStep(state: EmuState, ctx: Ctx): void {
   const h = read(ctx.mem, pc, 2, true);
   if (h === null) throw new Stop('unsupported');
   state.r[15] = u32(pc + 2);
-  for (const [mask, match, run] of FORMATS) {
-    if ((h & mask) !== match) continue;
-    run(state, ctx, h, pc);
-    return;
-  }
-  throw new Stop('undefined');
+  const run = BY_TOP_BYTE[h >>> 8];
+  if (run === undefined) throw new Stop('undefined');
+  run(state, ctx, h, pc);
 }
 
 /** LSL/LSR/ASR by an immediate; ADD/SUB of a register or a 3-bit immediate. */
 function thumbShiftAddSub(state: EmuState, _ctx: Ctx, h: number): void {
-  const lo = (n: number): Value => state.r[n]!;
   const op = (h >>> 11) & 3;
   const rd = h & 7;
   const rs = (h >>> 3) & 7;
   if (op < 3) {
     // LSL/LSR/ASR #imm5 (LSL #0 is a flag-setting move)
     const amount = (h >>> 6) & 0x1f;
-    const r = shift(lo(rs), op, amount, state.flags.c, true);
+    const r = shift(lo(state, rs), op, amount, state.flags.c, true);
     if (op === 0 && amount === 0) set(state, rd, r.value, state.prov[rs]!, state.provWidth[rs]!);
     else set(state, rd, r.value);
     setNZ(state, r.value);
@@ -55,15 +54,14 @@ function thumbShiftAddSub(state: EmuState, _ctx: Ctx, h: number): void {
     return;
   }
   // ADD/SUB register or imm3
-  const operand = bit(h, 10) ? (h >>> 6) & 7 : lo((h >>> 6) & 7);
-  const r = alu(bit(h, 9) ? 0x2 : 0x4, lo(rs), operand, null, state.flags);
+  const operand = bit(h, 10) ? (h >>> 6) & 7 : lo(state, (h >>> 6) & 7);
+  const r = alu(bit(h, 9) ? 0x2 : 0x4, lo(state, rs), operand, null, state.flags);
   set(state, rd, r.value);
   state.flags = r.flags;
 }
 
 /** MOV/CMP/ADD/SUB imm8 */
 function thumbImmediate(state: EmuState, _ctx: Ctx, h: number): void {
-  const lo = (n: number): Value => state.r[n]!;
   const op = (h >>> 11) & 3;
   const rd = (h >>> 8) & 7;
   const imm = h & 0xff;
@@ -72,7 +70,7 @@ function thumbImmediate(state: EmuState, _ctx: Ctx, h: number): void {
     setNZ(state, imm);
     return;
   }
-  const r = alu([0xd, 0xa, 0x4, 0x2][op]!, lo(rd), imm, state.flags.c, state.flags);
+  const r = alu([0xd, 0xa, 0x4, 0x2][op]!, lo(state, rd), imm, state.flags.c, state.flags);
   state.flags = r.flags;
   if (op !== 1) set(state, rd, r.value);
 }
@@ -114,12 +112,11 @@ function thumbLiteralLoad(state: EmuState, ctx: Ctx, h: number, pc: number): voi
 /** Loads and stores with a register offset: STR/STRH/STRB, LDRSB, LDR/LDRH/LDRB, LDRSH. */
 function thumbRegisterOffset(state: EmuState, ctx: Ctx, h: number): void {
   const { mem } = ctx;
-  const lo = (n: number): Value => state.r[n]!;
-  const ro = lo((h >>> 6) & 7);
-  const rb = lo((h >>> 3) & 7);
+  const ro = lo(state, (h >>> 6) & 7);
+  const rb = lo(state, (h >>> 3) & 7);
   const rd = h & 7;
   const address = ro === null || rb === null ? null : u32(rb + ro);
-  const v = lo(rd);
+  const v = lo(state, rd);
   switch ((h >>> 9) & 7) {
     case 0:
       write(mem, address === null ? null : u32(address & ~3), 4, v, state, rd);
@@ -160,41 +157,38 @@ function thumbRegisterOffset(state: EmuState, ctx: Ctx, h: number): void {
 /** LDR/STR (B) Rd, [Rb, #imm5] */
 function thumbImmediateOffset(state: EmuState, ctx: Ctx, h: number): void {
   const { mem } = ctx;
-  const lo = (n: number): Value => state.r[n]!;
   const byte = bit(h, 12) === 1;
   const isLoad = bit(h, 11) === 1;
   const imm = ((h >>> 6) & 0x1f) * (byte ? 1 : 4);
-  const rb = lo((h >>> 3) & 7);
+  const rb = lo(state, (h >>> 3) & 7);
   const rd = h & 7;
   const address = rb === null ? null : u32(rb + imm);
   if (isLoad) {
     if (byte) load(state, mem, rd, read(mem, address, 1), address, 1);
     else if (address !== null && address % 4 === 0) load(state, mem, rd, loadWord(mem, address), address, 4);
     else set(state, rd, loadWord(mem, address));
-  } else if (byte) write(mem, address, 1, lo(rd) === null ? null : lo(rd)! & 0xff, state, rd);
-  else write(mem, address === null ? null : u32(address & ~3), 4, lo(rd), state, rd);
+  } else if (byte) write(mem, address, 1, lo(state, rd) === null ? null : lo(state, rd)! & 0xff, state, rd);
+  else write(mem, address === null ? null : u32(address & ~3), 4, lo(state, rd), state, rd);
 }
 
 /** LDRH/STRH Rd, [Rb, #imm5*2] */
 function thumbHalfwordOffset(state: EmuState, ctx: Ctx, h: number): void {
   const { mem } = ctx;
-  const lo = (n: number): Value => state.r[n]!;
-  const rb = lo((h >>> 3) & 7);
+  const rb = lo(state, (h >>> 3) & 7);
   const rd = h & 7;
   const address = rb === null ? null : u32(rb + ((h >>> 6) & 0x1f) * 2);
   if (bit(h, 11)) load(state, mem, rd, read(mem, address, 2), address, 2);
-  else write(mem, address, 2, lo(rd) === null ? null : lo(rd)! & 0xffff, state, rd);
+  else write(mem, address, 2, lo(state, rd) === null ? null : lo(state, rd)! & 0xffff, state, rd);
 }
 
 /** SP-relative load/store */
 function thumbSpRelative(state: EmuState, ctx: Ctx, h: number): void {
   const { mem } = ctx;
-  const lo = (n: number): Value => state.r[n]!;
   const sp = state.r[13]!;
   const address = sp === null ? null : u32(sp + (h & 0xff) * 4);
   const rd = (h >>> 8) & 7;
   if (bit(h, 11)) load(state, mem, rd, loadWord(mem, address), address, 4);
-  else write(mem, address === null ? null : u32(address & ~3), 4, lo(rd), state, rd);
+  else write(mem, address === null ? null : u32(address & ~3), 4, lo(state, rd), state, rd);
 }
 
 /** ADD Rd, PC|SP, #imm8*4 */
@@ -301,6 +295,27 @@ function thumbLongBranch(state: EmuState, ctx: Ctx, h: number, pc: number): void
   throw new Stop('undefined');
 }
 
+/** thumbAlu's logical operations: Rd and N, Z. */
+function aluLogical(state: EmuState, rd: number, value: Value): void {
+  set(state, rd, value);
+  setNZ(state, value);
+}
+
+/** thumbAlu's shifts by a register: Rd, N, Z and C. */
+function aluShifted(state: EmuState, rd: number, d: Value, s: Value, type: number): void {
+  const r = shift(d, type, s, state.flags.c, false);
+  set(state, rd, r.value);
+  setNZ(state, r.value);
+  state.flags.c = r.carry;
+}
+
+/** thumbAlu's arithmetic and compares: the flags, and Rd when `write`. */
+function aluArith(state: EmuState, rd: number, code: number, x: Value, y: Value, write: boolean): void {
+  const r = alu(code, x, y, null, state.flags);
+  if (write) set(state, rd, r.value);
+  state.flags = r.flags;
+}
+
 /** The ALU operations on low registers. */
 function thumbAlu(state: EmuState, _ctx: Ctx, h: number): void {
   const op = (h >>> 6) & 0xf;
@@ -308,71 +323,55 @@ function thumbAlu(state: EmuState, _ctx: Ctx, h: number): void {
   const rd = h & 7;
   const d = state.r[rd]!;
   const s = state.r[rs]!;
-  const f = state.flags;
-  const logical = (value: Value) => {
-    set(state, rd, value);
-    setNZ(state, value);
-  };
-  const shifted = (type: number) => {
-    const r = shift(d, type, s, f.c, false);
-    set(state, rd, r.value);
-    setNZ(state, r.value);
-    state.flags.c = r.carry;
-  };
-  const arith = (code: number, x: Value, y: Value, write: boolean) => {
-    const r = alu(code, x, y, null, f);
-    if (write) set(state, rd, r.value);
-    state.flags = r.flags;
-  };
   switch (op) {
     case 0x0:
-      logical(d === null || s === null ? null : u32(d & s));
+      aluLogical(state, rd, d === null || s === null ? null : u32(d & s));
       return;
     case 0x1:
-      logical(d === null || s === null ? null : u32(d ^ s));
+      aluLogical(state, rd, d === null || s === null ? null : u32(d ^ s));
       return;
     case 0x2:
-      shifted(0);
+      aluShifted(state, rd, d, s, 0);
       return;
     case 0x3:
-      shifted(1);
+      aluShifted(state, rd, d, s, 1);
       return;
     case 0x4:
-      shifted(2);
+      aluShifted(state, rd, d, s, 2);
       return;
     case 0x5:
-      arith(0x5, d, s, true);
+      aluArith(state, rd, 0x5, d, s, true);
       return;
     case 0x6:
-      arith(0x6, d, s, true);
+      aluArith(state, rd, 0x6, d, s, true);
       return;
     case 0x7:
-      shifted(3);
+      aluShifted(state, rd, d, s, 3);
       return;
     case 0x8:
       setNZ(state, d === null || s === null ? null : u32(d & s));
       return;
     case 0x9:
-      arith(0x3, s, 0, true); // NEG = RSB Rd, Rs, #0
+      aluArith(state, rd, 0x3, s, 0, true); // NEG = RSB Rd, Rs, #0
       return;
     case 0xa:
-      arith(0xa, d, s, false);
+      aluArith(state, rd, 0xa, d, s, false);
       return;
     case 0xb:
-      arith(0xb, d, s, false);
+      aluArith(state, rd, 0xb, d, s, false);
       return;
     case 0xc:
-      logical(d === null || s === null ? null : u32(d | s));
+      aluLogical(state, rd, d === null || s === null ? null : u32(d | s));
       return;
     case 0xd:
-      logical(d === null || s === null ? null : u32(Math.imul(d, s)));
+      aluLogical(state, rd, d === null || s === null ? null : u32(Math.imul(d, s)));
       state.flags.c = null; // MUL leaves C UNPREDICTABLE on ARMv4T/v5TE
       return;
     case 0xe:
-      logical(d === null || s === null ? null : u32(d & ~s));
+      aluLogical(state, rd, d === null || s === null ? null : u32(d & ~s));
       return;
     default:
-      logical(s === null ? null : u32(~s));
+      aluLogical(state, rd, s === null ? null : u32(~s));
       return;
   }
 }
@@ -396,3 +395,12 @@ const FORMATS: ThumbFormat[] = [
   [0xf800, 0xe000, thumbBranch],
   [0xf800, 0xf000, thumbLongBranch],
 ];
+
+/**
+ * The handler of each top byte of an instruction (every format's bits lie in its top byte): the first
+ * format that matches, as FORMATS orders them; undefined for none. One lookup a step, nothing made.
+ */
+const BY_TOP_BYTE: (ThumbFormat[2] | undefined)[] = Array.from(
+  { length: 256 },
+  (_, top) => FORMATS.find(([mask, match]) => ((top << 8) & mask) === match)?.[2],
+);
