@@ -32,7 +32,7 @@ import {
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import type { LimitSpec } from '../../mcp/tool.js';
 import { CFG_BOUNDS } from '../shared/control-flow.js';
-import { storedNameOut } from '../shared/names.js';
+import { storedName, storedNameOut } from '../shared/names.js';
 import { overlayIdArg } from '../shared/rom.js';
 
 export type LimitTable = Record<string, LimitSpec & { default: number; min: number }>;
@@ -247,7 +247,7 @@ export function functionHeadView(
   f: { ref: FunctionRef; evidence: EvidenceId[]; tier: Tier },
 ): FunctionHead {
   const head: FunctionHead = { identity: identityView(processor, f.ref) } as FunctionHead;
-  const name = names.size === 0 ? null : names.nameOf(processor, f.ref.address, f.ref.overlayId);
+  const name = storedName(names, processor, f.ref.address, f.ref.overlayId);
   if (name !== null) head.name = name;
   head.component = f.ref.component;
   head.evidence = f.evidence;

@@ -20,7 +20,7 @@ import {
 } from '../../core/vocabulary.js';
 import type { SymbolTable } from '../../extract/symbol-store.js';
 import { defineTool } from '../../mcp/tool.js';
-import { nameField, romArgNames, storedNameOut } from '../shared/names.js';
+import { nameField, romArgNames, storedName, storedNameOut } from '../shared/names.js';
 import { processorArg, READ_ONLY, romArg } from '../shared/rom.js';
 import {
   addressSearchLimits,
@@ -185,7 +185,7 @@ function xrefsResult(p: Processor, a: XrefsAnswer, names: SymbolTable) {
   // fields many times slower, and a page has up to a few hundred of these.
   const xrefs = a.xrefs.map((x) => {
     const out: z.input<typeof xrefSchema> = { from: formatAddress(x.from) } as z.input<typeof xrefSchema>;
-    const fromName = names.size === 0 ? null : names.nameOf(p, x.from, x.overlayId);
+    const fromName = storedName(names, p, x.from, x.overlayId);
     if (fromName !== null) out.fromName = fromName;
     out.kind = x.kind;
     out.component = x.component;

@@ -21,7 +21,7 @@ import { LAYOUT_TIME, layout } from '../../graph/graphviz.js';
 import { encodePngCooperative } from '../../graph/png.js';
 import { fitScale, type GraphvizJson, rasterize } from '../../graph/raster.js';
 import { defineTool } from '../../mcp/tool.js';
-import { romArgNames, romNames } from '../shared/names.js';
+import { romArgNames, romNames, storedName } from '../shared/names.js';
 import { overlayIdArg, processorArg, READ_ONLY, romArg, withToolRom } from '../shared/rom.js';
 import { tierSchema } from './analysis-terms.js';
 import { answerProgress } from './answer-call.js';
@@ -115,7 +115,7 @@ export const ndsFunctionGraph = defineTool({
         const fn = functionHolding(map, args.address, args.overlayId ?? null);
         const names = await romNames(ctx, rom);
         const nameOf = (address: number, overlayId: number | null) =>
-          names.size === 0 ? null : names.nameOf(args.processor, address, overlayId);
+          storedName(names, args.processor, address, overlayId);
         const picture =
           args.view === 'cfg'
             ? functionCfg(map, fn, nameOf, args.maxNodes)

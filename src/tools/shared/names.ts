@@ -18,6 +18,16 @@ export function romNames(ctx: ToolContext, rom: RomIdentity): Promise<SymbolTabl
 /** A stored name in an answer (absent when nds_symbols has none for the place). */
 export const storedNameOut = z.string().optional().describe('Its stored name (nds_symbols)');
 
+/** The stored name that covers `address` (`name` or `name+0x10`), or null: the one lookup every view uses. */
+export function storedName(
+  names: SymbolTable | null,
+  processor: Processor,
+  address: number,
+  overlayId: number | null = null,
+): string | null {
+  return names === null || names.size === 0 ? null : names.nameOf(processor, address, overlayId);
+}
+
 /** `{ [key]: name }` when a name covers the address, else nothing: spread into a record. */
 export function nameField<K extends string>(
   key: K,
@@ -26,8 +36,8 @@ export function nameField<K extends string>(
   address: number | undefined,
   overlayId: number | null = null,
 ): Partial<Record<K, string>> {
-  if (names === null || names.size === 0 || address === undefined) return {};
-  const name = names.nameOf(processor, address, overlayId);
+  if (address === undefined) return {};
+  const name = storedName(names, processor, address, overlayId);
   return name === null ? {} : ({ [key]: name } as Record<K, string>);
 }
 
