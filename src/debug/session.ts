@@ -59,7 +59,11 @@ export interface SessionOptions {
   connectPort?: (processor: Processor, ownedPort: number) => number;
 }
 
-const CONNECT_RETRY_MS = 25;
+/**
+ * Between two attempts to reach a stub that is not listening yet (a refused local connect costs well
+ * under a millisecond): the start waits at most this long past the moment the stub listens.
+ */
+const CONNECT_RETRY_MS = 5;
 /** After a dropped connection, how long to wait for the process to exit before calling it a drop. */
 const EXIT_GRACE_MS = 750;
 

@@ -9,8 +9,8 @@ import { parseRegisterPacket } from '../rsp/arm-registers.js';
 import { assertPortFree, DesmumeProcess, type LauncherConfig, verifyLauncher } from './process.js';
 import { DESMUME_PROFILE, DESMUME_QUIRKS } from './profile.js';
 
-/** How often the ready wait reads the registers while the ROM is not loaded yet. */
-const LOAD_POLL_MS = 10;
+/** How often the ready wait reads the registers while the ROM is not loaded yet (a local round trip: cheap). */
+const LOAD_POLL_MS = 2;
 
 /** `desmume-cli --version` prints e.g. "DeSmuME 0.9.11 svn0 dev+ x64-JIT"; null when it does not. */
 async function launcherVersion(launcher: string, home: string): Promise<string | null> {
