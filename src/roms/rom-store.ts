@@ -120,7 +120,8 @@ export class RomStore {
       const model = this.modelFor(file.fd, identity);
       // The model was read after hashing: if the file changed underneath, or the path no longer names
       // it, neither is trusted.
-      if (!sameKey(key, await statKey(file)) || !sameKey(key, await statKey(absolute))) {
+      const [byHandle, byPath] = await Promise.all([statKey(file), statKey(absolute)]);
+      if (!sameKey(key, byHandle) || !sameKey(key, byPath)) {
         this.identities.delete(absolute);
         throw new ReMcpError('rom-changed', 'the ROM changed while it was being read', {
           path: resolved.relative,

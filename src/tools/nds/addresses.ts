@@ -75,9 +75,9 @@ export const ndsResolveRuntimeAddress = defineTool({
   names: romArgNames,
   async handler(args, ctx) {
     return withToolRom(ctx, args.rom, async (rom, store) => {
-      const names = await romNames(ctx, rom);
       const r = resolveRuntimeAddress(rom.model, args.processor, args.address, args.overlayId);
-      const copied = await copiedOwner(ctx, store, rom, r);
+      // Independent reads of the workspace (the ROM's names, its kept start-up copies): at once.
+      const [names, copied] = await Promise.all([romNames(ctx, rom), copiedOwner(ctx, store, rom, r)]);
       const first = r.candidates[0];
       const where =
         r.candidates.length === 1 && first
