@@ -195,7 +195,10 @@ function splitOperands(text: string): string[] {
   return out;
 }
 
-const withAliases = (operand: string) => operand.replace(ALIAS, (m) => ALIASES[m.toLowerCase()] ?? m);
+/** Any of the alias names, anywhere (a cheap test before the exact one: most operands name none). */
+const MAY_ALIAS = /sb|sl|fp|ip/i;
+const withAliases = (operand: string) =>
+  MAY_ALIAS.test(operand) ? operand.replace(ALIAS, (m) => ALIASES[m.toLowerCase()] ?? m) : operand;
 
 /** r0..r15, sp, lr, pc (after aliases) -> its number; null otherwise. */
 function registerNumber(text: string): number | null {
@@ -260,8 +263,22 @@ interface ArmMnemonic {
 
 const condOf = (rest: string): string | null => (rest === '' || CONDITION.has(rest) ? rest : null);
 
+/** parseArmMnemonic's answers by mnemonic (a source repeats a few dozen; bounded all the same). */
+const parsedArm = new Map<string, ArmMnemonic | null>();
+const PARSED_MAX = 4096;
+
 /** A UAL ARM mnemonic in parts, or null when it is not one (armips' own spellings among them). */
 function parseArmMnemonic(mnemonic: string): ArmMnemonic | null {
+  let known = parsedArm.get(mnemonic);
+  if (known === undefined) {
+    known = parseArmMnemonicAfresh(mnemonic);
+    if (parsedArm.size >= PARSED_MAX) parsedArm.clear();
+    parsedArm.set(mnemonic, known);
+  }
+  return known;
+}
+
+function parseArmMnemonicAfresh(mnemonic: string): ArmMnemonic | null {
   for (const [base, family] of ARM_BASES) {
     if (!mnemonic.startsWith(base)) continue;
     const rest = mnemonic.slice(base.length);
@@ -287,6 +304,8 @@ function parseArmMnemonic(mnemonic: string): ArmMnemonic | null {
   return null;
 }
 
+const MAY_RRX = /rrx/i;
+
 /** The ARM statement in armips' syntax, or null when it stays as written. */
 function rewriteArm(mnemonic: string, operandText: string, context: Context): string | null {
   const parsed = parseArmMnemonic(mnemonic);
@@ -294,9 +313,11 @@ function rewriteArm(mnemonic: string, operandText: string, context: Context): st
   const given = splitOperands(operandText);
   // armips reads RRX as a shift only with its amount, 1.
   const operands = given.map((o) =>
-    withAliases(o)
-      .replace(/^rrx$/i, 'rrx #1')
-      .replace(/,\s*rrx\s*\]/i, ', rrx #1]'),
+    MAY_RRX.test(o)
+      ? withAliases(o)
+          .replace(/^rrx$/i, 'rrx #1')
+          .replace(/,\s*rrx\s*\]/i, ', rrx #1]')
+      : withAliases(o),
   );
   const { base, family, suffix, cond } = parsed;
   const encoded = raw(encodeArm(parsed, operands, context.processor));

@@ -201,7 +201,7 @@ async function kitServices(): Promise<Services> {
   return new Services(loadConfig({ RE_MCP_WORKSPACE_ROOT: root }), new Workspace(root));
 }
 
-test('the answers users wait on (warm pages, first calls) are exact as made: no copy by zod on their path', async () => {
+test('the answers users wait on (warm pages, first calls, assembly) are exact as made: no copy by zod on their path', async () => {
   const services = await kitServices();
   const tools = await loadAllTools();
   const tool = (name: string) => tools.find((t) => t.name === name) as ToolDefinition;
@@ -223,6 +223,12 @@ test('the answers users wait on (warm pages, first calls) are exact as made: no 
     await run('nds_list_files', { rom: 'roms/program.nds' }),
     await run('nds_inspect_rom', { rom: 'roms/program.nds' }),
     await run('nds_resolve_runtime_address', { rom: 'roms/program.nds', processor: 'arm9', address: target }),
+    await run('nds_assemble', {
+      source: 'push {r4, lr}\nldr r0, [pc, #4]\nadds r1, r0, #3\nbleq 0x02000100\npop {r4, pc}',
+      processor: 'arm9',
+      mode: 'arm',
+      address: '0x02000000',
+    }),
   ];
   for (const { def, structured } of answers) {
     assert.ok(isExactOutput(def.output, structured), `${def.name}: not exact as made`);

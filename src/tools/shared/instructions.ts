@@ -88,17 +88,28 @@ export function decodeStopView(stop: {
   return { reason: stop.reason, address: hex(stop.address) };
 }
 
-/** A decoded instruction in the output form (addresses as strings). */
+/**
+ * A decoded instruction in the output form (addresses as strings): the fields it has, assigned in the
+ * schema's order (no spread, no absent field present as undefined), so a result of them needs no copy
+ * by zod to be checked (mcp/exact-output.ts).
+ */
 export function instructionView(i: DecodedInstruction): z.input<typeof instructionSchema> {
-  const { address, target, pcRelative, ...rest } = i;
-  return {
-    address: hex(address),
-    ...rest,
-    ...(target === undefined ? {} : { target: hex(target) }),
-    ...(pcRelative === undefined
-      ? {}
-      : { pcRelative: { kind: pcRelative.kind, address: hex(pcRelative.address) } }),
-  };
+  const v = {
+    address: hex(i.address),
+    size: i.size,
+    bytes: i.bytes,
+    mnemonic: i.mnemonic,
+    operands: i.operands,
+  } as z.input<typeof instructionSchema>;
+  if (i.condition !== undefined) v.condition = i.condition;
+  if (i.flow !== undefined) v.flow = i.flow;
+  if (i.target !== undefined) v.target = hex(i.target);
+  if (i.targetMode !== undefined) v.targetMode = i.targetMode;
+  if (i.pcRelative !== undefined)
+    v.pcRelative = { kind: i.pcRelative.kind, address: hex(i.pcRelative.address) };
+  if (i.readsPc !== undefined) v.readsPc = i.readsPc;
+  if (i.writesPc !== undefined) v.writesPc = i.writesPc;
+  return v;
 }
 
 /** The `source` of a result: where decoding starts (romOffset of the start byte; null when derived). */
