@@ -12,7 +12,8 @@
 // its line and the reason. Pure: text in, text out, linear in the text.
 import { ReMcpError } from '../core/errors.js';
 import type { Processor } from '../core/vocabulary.js';
-import { CONDITION_CODES, type Encoded, encodeArm } from './encode.js';
+import { type ArmMnemonic, parseArmMnemonic } from './arm-mnemonic.js';
+import { type Encoded, encodeArm } from './encode.js';
 import { ASM_LIMITS } from './source.js';
 
 type AsmMode = 'arm' | 'thumb';
@@ -26,8 +27,6 @@ interface ArmipsSource {
 
 /** Notes kept (the rest are counted in the last one). */
 const NOTES_MAX = 16;
-
-const CONDITION = new Set(Object.keys(CONDITION_CODES).filter((c) => c !== ''));
 
 /** r9..r12 by the names the disassembly prints (armips knows only r0..r15, sp, lr, pc). */
 const ALIASES: Readonly<Record<string, string>> = { sb: 'r9', sl: 'r10', fp: 'r11', ip: 'r12' };
@@ -224,85 +223,6 @@ const raw = (encoded: Encoded | null): string | null =>
   encoded === null ? null : `.dw 0x${encoded.value.toString(16).padStart(8, '0')}`;
 
 // ---------------------------------------------------------------------------------------------- ARM
-
-type ArmFamily = 'flags' | 'plain' | 'unconditional' | 'transfer' | 'multiple' | 'swap';
-
-/** UAL base mnemonics by how their suffixes are spelled. */
-const ARM_BASES: [string, ArmFamily][] = (
-  [
-    [
-      'flags',
-      'and eor sub rsb add adc sbc rsc orr bic mov mvn lsl lsr asr ror rrx mul mla umull umlal smull smlal',
-    ],
-    [
-      'plain',
-      'tst teq cmp cmn b bl bx blx clz qadd qsub qdadd qdsub smlabb smlabt smlatb smlatt smlawb smlawt ' +
-        'smulbb smulbt smultb smultt smulwb smulwt smlalbb smlalbt smlaltb smlaltt mrs msr mcr mrc mcrr ' +
-        'mrrc cdp push pop svc swi',
-    ],
-    ['unconditional', 'bkpt pld mcr2 mrc2 cdp2'],
-    ['transfer', 'ldr str'],
-    ['multiple', 'ldm stm'],
-    ['swap', 'swp'],
-  ] as [ArmFamily, string][]
-)
-  .flatMap(([family, names]) => names.split(' ').map((name) => [name, family] as [string, ArmFamily]))
-  .sort((a, b) => b[0].length - a[0].length);
-
-const LOAD_TYPES = ['bt', 'sb', 'sh', 'b', 'h', 'd', 't', ''];
-const STORE_TYPES = ['bt', 'b', 'h', 'd', 't', ''];
-const MULTIPLE_MODES = ['ia', 'ib', 'da', 'db', 'fd', 'fa', 'ed', 'ea', ''];
-
-interface ArmMnemonic {
-  base: string;
-  family: ArmFamily;
-  /** S (flags), a transfer's type (b, h, sb...), a multiple's mode (ia, db...), swp's b. */
-  suffix: string;
-  cond: string;
-}
-
-const condOf = (rest: string): string | null => (rest === '' || CONDITION.has(rest) ? rest : null);
-
-/** parseArmMnemonic's answers by mnemonic (a source repeats a few dozen; bounded all the same). */
-const parsedArm = new Map<string, ArmMnemonic | null>();
-const PARSED_MAX = 4096;
-
-/** A UAL ARM mnemonic in parts, or null when it is not one (armips' own spellings among them). */
-function parseArmMnemonic(mnemonic: string): ArmMnemonic | null {
-  let known = parsedArm.get(mnemonic);
-  if (known === undefined) {
-    known = parseArmMnemonicAfresh(mnemonic);
-    if (parsedArm.size >= PARSED_MAX) parsedArm.clear();
-    parsedArm.set(mnemonic, known);
-  }
-  return known;
-}
-
-function parseArmMnemonicAfresh(mnemonic: string): ArmMnemonic | null {
-  for (const [base, family] of ARM_BASES) {
-    if (!mnemonic.startsWith(base)) continue;
-    const rest = mnemonic.slice(base.length);
-    const suffixes =
-      family === 'flags'
-        ? ['s', '']
-        : family === 'transfer'
-          ? base === 'ldr'
-            ? LOAD_TYPES
-            : STORE_TYPES
-          : family === 'multiple'
-            ? MULTIPLE_MODES
-            : family === 'swap'
-              ? ['b', '']
-              : [''];
-    for (const suffix of suffixes) {
-      if (!rest.startsWith(suffix)) continue;
-      const cond =
-        family === 'unconditional' ? (rest === suffix ? '' : null) : condOf(rest.slice(suffix.length));
-      if (cond !== null) return { base, family, suffix, cond };
-    }
-  }
-  return null;
-}
 
 const MAY_RRX = /rrx/i;
 
