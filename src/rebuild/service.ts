@@ -27,6 +27,7 @@ import {
   type VerificationRecord,
   verificationText,
 } from './build-evidence.js';
+import { rememberSourceCrc32, withSourceCrc32 } from './crc.js';
 import { loadArtifacts, loadManifest, verifyArtifacts } from './inputs.js';
 import { type Manifest, REBUILD_LIMITS } from './manifest.js';
 import {
@@ -191,15 +192,11 @@ async function checkBuildDir(
   const r = v.plan.resolved;
   // The output is read first: its CRC-32s make the patches, whose files are then expected too.
   const handle = await openRegular(dir, r.output.romName);
-  let record: VerificationRecord;
-  const read = { source: 0 };
-  try {
-    record = await verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal, read);
-  } finally {
-    await handle.close();
-  }
+  const [record, sourceCrc] = await withSourceCrc32(rom, signal, (read) =>
+    verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal, read),
+  ).finally(() => handle.close());
   // The output was found to be the planned stream byte for byte: its CRC-32 is the planned one.
-  const crcs = { source: read.source, output: plannedOutputCrc(v.plan, read.source, sourceBytes(rom)) };
+  const crcs = { source: sourceCrc, output: plannedOutputCrc(v.plan, sourceCrc, sourceBytes(rom)) };
   const patches = makePatches(v.plan, crcs, sourceBytes(rom));
   checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize }, sourceInto(rom));
   const patchBytes = patchFiles(patches);
@@ -438,6 +435,8 @@ async function writeRom(
     writtenKey = fileKey(await handle.stat({ bigint: true }));
     await options.onStep?.('rom-written');
     record = await verifyBuiltOutput(v.plan, rom.model, tally, handle, readSync, options.signal);
+    // The whole source (verifyBuiltOutput checked), unmodified since identified (checked above).
+    rememberSourceCrc32(rom.identity, tally.sourceCrc32);
   } finally {
     await handle.close();
   }
