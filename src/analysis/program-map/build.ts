@@ -7,14 +7,13 @@ import type { ArmMode } from '../../arm/types.js';
 import { turnTaker } from '../../core/cooperative.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { EvidenceClass, IdleCandidate, IdleContext } from '../evidence/registry.js';
-import { Column } from './columns.js';
+import { BlockOwners, BodyBlocks, FunctionBody, NO_TAIL_CALLS } from './body-store.js';
 import type { ComponentSet, MapComponent } from './components.js';
-import type { MapFunction } from './function-record.js';
 import { PROBE_INSTRUCTIONS, probeFunction, TOO_LONG } from './probe.js';
 import type { Resolver } from './resolvers/resolver.js';
 import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
 import type { WalkedProgram } from './walked.js';
-import { type EmitRequest, type MapEntry, placeKey, Walker, WalkStopped } from './walker.js';
+import { type EmitRequest, placeKey, Walker, WalkStopped } from './walker.js';
 
 interface MapBuildRequest {
   set: ComponentSet;
@@ -29,78 +28,6 @@ interface MapBuildRequest {
   deadline: number;
   signal?: AbortSignal | undefined;
   onProgress?: ((codeBytes: number) => void) | undefined;
-}
-
-/** No tail calls (most bodies): one shared list. */
-const NO_TAIL_CALLS: readonly string[] = Object.freeze([]);
-
-/** Every body's block ids, one run per body in one integer column (10^5 bodies per 4 MiB of code). */
-class BodyBlocks {
-  ids = new Int32Array(4096);
-  size = 0;
-  /** Appends `list` (its first `length` ids) and returns where the run starts. */
-  append(list: Int32Array, length: number): number {
-    const at = this.size;
-    if (at + length > this.ids.length) {
-      const next = new Int32Array(Math.max(at + length, this.ids.length * 2));
-      next.set(this.ids.subarray(0, at));
-      this.ids = next;
-    }
-    this.ids.set(list.subarray(0, length), at);
-    this.size += length;
-    return at;
-  }
-
-  /** Whether the ascending run [first, first + count) holds `id` (binary search). */
-  holds(first: number, count: number, id: number): boolean {
-    let lo = first;
-    let hi = first + count - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const v = this.ids[mid]!;
-      if (v === id) return true;
-      if (v < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return false;
-  }
-  /** Drops the spare capacity once every body is in. */
-  trim(): void {
-    this.ids = this.ids.slice(0, this.size);
-  }
-}
-
-export class FunctionBody {
-  /**
-   * The function whose straight-line code runs into this entry (by fall-through or a conditional
-   * branch, not a tail branch): this entry is a second way into that function, not a function of its
-   * own (an assembler label a BL also calls). Null for a function.
-   */
-  secondaryOf: string | null = null;
-  /** The calls naming this entry (indices into the walker's calls), set by the ProgramMap. */
-  callSites: number[] | null = null;
-  /** The function record of this entry, set by the ProgramMap (null for a second entry or no function). */
-  fn: MapFunction | null = null;
-
-  constructor(
-    readonly entry: MapEntry,
-    private readonly store: BodyBlocks,
-    private readonly first: number,
-    /** How many blocks the body has. */
-    readonly blockCount: number,
-    /** Entries this one branches into (tail calls). */
-    readonly tailCalls: readonly string[],
-  ) {}
-
-  /** Block ids of the body, ascending (a new list each time). */
-  get blocks(): number[] {
-    return Array.from(this.store.ids.subarray(this.first, this.first + this.blockCount));
-  }
-
-  /** Whether the body holds block `id` (no list made). */
-  holds(id: number): boolean {
-    return this.store.holds(this.first, this.blockCount, id);
-  }
 }
 
 export interface BuiltMap {
@@ -269,61 +196,8 @@ async function offer(
   return walker.addEntry(request(), c.sourceTier as Tier) !== null;
 }
 
-/**
- * Which function bodies hold each block: almost always one, so one entry index per block in a typed
- * array and the rare others beside it.
- */
-class BlockOwners {
-  private readonly first: Int32Array;
-  /**
-   * The rare other owners: per block the newest of a chain through `extraBody` / `extraNext` (-1 when
-   * none), newest first. Numbers in paged columns, not a list object per shared block.
-   */
-  private readonly moreHead: Int32Array;
-  private readonly extraBody = new Column(Int32Array);
-  private readonly extraNext = new Column(Int32Array);
-  private extras = 0;
-  /** Body index -> entry key. */
-  private readonly keys: string[] = [];
-
-  constructor(blocks: number) {
-    this.first = new Int32Array(blocks).fill(-1);
-    this.moreHead = new Int32Array(blocks).fill(-1);
-  }
-
-  /** Names the next body (its index is the count of bodies named before). */
-  body(key: string): number {
-    this.keys.push(key);
-    return this.keys.length - 1;
-  }
-
-  add(block: number, body: number): void {
-    if (this.first[block]! < 0) {
-      this.first[block] = body;
-      return;
-    }
-    const x = this.extras++;
-    this.extraBody.ensure(this.extras);
-    this.extraNext.ensure(this.extras);
-    this.extraBody.set(x, body);
-    this.extraNext.set(x, this.moreHead[block]!);
-    this.moreHead[block] = x;
-  }
-
-  /** The entry keys of the bodies holding `block`, in the order they were added. */
-  of(block: number): string[] {
-    const f = this.first[block] ?? -1;
-    if (f < 0) return [];
-    const others: string[] = [];
-    for (let x = this.moreHead[block]!; x >= 0; x = this.extraNext.get(x))
-      others.push(this.keys[this.extraBody.get(x)]!);
-    // The chain is newest first.
-    return [this.keys[f]!, ...others.reverse()];
-  }
-}
-
 /** Each entry's body: blocks reached by intra-function edges, stopping at other entries (tail calls). */
-export async function functionBodies(
+async function functionBodies(
   walker: WalkedProgram,
 ): Promise<{ bodies: Map<string, FunctionBody>; owners: BlockOwners }> {
   // A whole program's bodies take a second of work on 12 MiB: the event loop gets its turns meanwhile.

@@ -2,7 +2,8 @@
 // columns checked (every index, class, tier and term in range, edge lists ending) before it is used,
 // so a damaged file is refused with the reason and no question on the map can fail on it. Pure.
 import { BlockStore, EdgeStore } from './blocks.js';
-import { type BuiltMap, functionBodies } from './build.js';
+import { bodiesFromSections } from './body-store.js';
+import type { BuiltMap } from './build.js';
 import { CALL_FLOAT_COLUMNS, CALL_INT_COLUMNS, CallStore } from './call-store.js';
 import type { SectionArray } from './columns.js';
 import type { ComponentSet } from './components.js';
@@ -178,8 +179,8 @@ function loadClasses(contents: MapFileContents, set: ComponentSet): string | nul
 
 /**
  * The map read back from `contents` over `set` (made again from the ROM with the file's copies): the
- * walk checked and laid out, then the function bodies made from it as a build makes them. Returns
- * why the file is refused, when it is.
+ * walk and the function bodies checked and laid out as the build made them. Returns why the file is
+ * refused, when it is.
  */
 export async function builtFromFile(
   contents: MapFileContents,
@@ -197,7 +198,9 @@ export async function builtFromFile(
   if (!Number.isSafeInteger(h.millis) || !Number.isSafeInteger(h.codeBytesLimit)) return 'a malformed header';
   const walker = walkFromFile(contents, set);
   if (typeof walker === 'string') return walker;
-  const { bodies, owners } = await functionBodies(walker);
+  const made = await bodiesFromSections(contents.sections, walker);
+  if (typeof made === 'string') return made;
+  const { bodies, owners } = made;
   return {
     processor: h.processor,
     walker,

@@ -1,7 +1,7 @@
 // The whole-program map as a file, so a new process (a CLI call, a restarted server) reads it back
 // instead of walking the program again. The file holds what the walk made — its blocks, edges, calls,
-// references, entries and every byte's class and tier — plus the start-up copies it was built over;
-// the function bodies, records and counts are made again from those on reading (they are a small part
+// references, entries, function bodies and every byte's class and tier — plus the start-up copies it
+// was built over; the function records and counts are made again from those on reading (a small part
 // of a build). A file is read back only for the identity it was written for (the engine that wrote
 // it, the ROM's SHA-256 and size, the processor, the evidence set), and only when every index in it
 // lies in range: a stale or damaged file is refused with the reason, never trusted. (Its checksum is
@@ -12,13 +12,15 @@
 import type { Steps } from '../../core/cooperative.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { CopyDetection } from '../evidence/copied-code.js';
+import { bodySections } from './body-store.js';
 import type { BuiltMap } from './build.js';
 import type { SectionArray } from './columns.js';
 import type { ComponentSet } from './components.js';
 import { entrySections } from './map-file-entries.js';
 import type { WalkGaps } from './walk-types.js';
 
-const MAP_FILE_FORMAT = 1;
+/** 2: the function bodies are kept too (format 1 made them again on reading). */
+const MAP_FILE_FORMAT = 2;
 const MAGIC = [0x52, 0x45, 0x4d, 0x43, 0x50, 0x4d, 0x41, 0x50]; // "REMCPMAP"
 /** The header is JSON of a few kilobytes (a big program's copies and texts: a few hundred). */
 const MAX_HEADER_BYTES = 16 << 20;
@@ -100,6 +102,8 @@ export function* encodeMapFile(
   yield;
   const entries = yield* entrySections(w.entries);
   add('entry', entries.columns);
+  add('body', bodySections(built.bodies, w.entries));
+  yield;
   for (const c of set.list) add(`component${c.index}`, { cls: c.cls, tier: c.tier });
   const header: MapFileHeader = {
     format: MAP_FILE_FORMAT,

@@ -2,10 +2,11 @@
 // call sites naming it, the second entries into it, and the shape of its body (blocks, code bytes,
 // end, the functions it calls); made with event-loop turns (a few hundred milliseconds on 12 MiB).
 import { turnTaker } from '../../core/cooperative.js';
-import type { BuiltMap, FunctionBody } from './build.js';
+import type { FunctionBody } from './body-store.js';
+import type { BuiltMap } from './build.js';
 import type { MapFunction } from './function-record.js';
 import { TIERS } from './types.js';
-import { entryKey } from './walker.js';
+import { placeKey } from './walker.js';
 
 /** The evidence classes that name a function start even where another function's code runs into it. */
 const FUNCTION_NAMING = new Set([
@@ -23,13 +24,16 @@ const NO_SECONDARY_ENTRIES: readonly number[] = Object.freeze([]);
 export async function functionRecords(built: BuiltMap): Promise<MapFunction[]> {
   const turn = turnTaker();
   const w = built.walker;
-  // Each function's call sites and record sit on its body (no map of their own).
+  // Each function's call sites and record sit on its body (no map of their own). The bodies by
+  // component and placeKey: the calls' lookups make no key text.
+  const byPlace: Map<number, FunctionBody>[] = w.set.list.map(() => new Map());
   for (const b of built.bodies.values()) {
     b.callSites = null;
     b.fn = null;
+    byPlace[b.entry.comp]!.set(placeKey(b.entry.mode, b.entry.address), b);
   }
-  const called = (key: string, i: number) => {
-    const b = built.bodies.get(key);
+  const called = (comp: number, place: number, i: number) => {
+    const b = byPlace[comp]?.get(place);
     if (!b) return;
     if (b.callSites) b.callSites.push(i);
     else b.callSites = [i];
@@ -38,11 +42,16 @@ export async function functionRecords(built: BuiltMap): Promise<MapFunction[]> {
     const pause = turn();
     if (pause) await pause;
     const c = w.calls.get(i);
-    if (c.target === null || c.targetComp === null || c.targetMode === null) continue;
-    called(entryKey(c.targetComp, c.targetMode, c.target), i);
-    if (c.via !== null && c.viaMode !== null && c.kind === 'veneer') {
-      const via = w.set.lookup(c.via, w.component(c.comp));
-      if ('component' in via) called(entryKey(via.component.index, c.viaMode, c.via), i);
+    const target = c.target;
+    const targetComp = c.targetComp;
+    const targetMode = c.targetMode;
+    if (target === null || targetComp === null || targetMode === null) continue;
+    called(targetComp, placeKey(targetMode, target), i);
+    const via = c.via;
+    const viaMode = c.viaMode;
+    if (via !== null && viaMode !== null && c.kind === 'veneer') {
+      const found = w.set.lookup(via, w.component(c.comp));
+      if ('component' in found) called(found.component.index, placeKey(viaMode, via), i);
     }
   }
   // Lists of the exact size (pushing leaves room for 16 more in each).
@@ -55,6 +64,7 @@ export async function functionRecords(built: BuiltMap): Promise<MapFunction[]> {
     else secondary.set(b.secondaryOf, [b.entry.address]);
   }
   const functions: MapFunction[] = [];
+  const named = new Set<number>();
   for (const b of built.bodies.values()) {
     const pause = turn();
     if (pause) await pause;
@@ -64,7 +74,7 @@ export async function functionRecords(built: BuiltMap): Promise<MapFunction[]> {
     // exception index names it (an assembler routine a BL calls that the one before falls into:
     // __adddf3 in __aeabi_dsub); named only by data (a table word into a body), it is not.
     if (b.secondaryOf && !e.evidence.some((ev) => FUNCTION_NAMING.has(ev.class))) continue;
-    const shape = bodyShape(built, b);
+    const shape = bodyShape(built, b, named);
     const fn: MapFunction = {
       key: e.key,
       component: w.component(e.comp),
@@ -93,28 +103,32 @@ export async function functionRecords(built: BuiltMap): Promise<MapFunction[]> {
 
 /**
  * What a body's blocks add up to: its code bytes, where its code ends (the end of its last block in
- * its entry's component) and how many functions its calls name (each once).
+ * its entry's component) and how many functions its calls name (each once; `named` is scratch space).
  */
-function bodyShape(built: BuiltMap, body: FunctionBody): { bytes: number; end: number; callees: number } {
+function bodyShape(
+  built: BuiltMap,
+  body: FunctionBody,
+  named: Set<number>,
+): { bytes: number; end: number; callees: number } {
   const w = built.walker;
   const blocks = w.blocks;
   let bytes = 0;
   let end = body.entry.address;
-  const named = new Set<string>();
-  for (const id of body.blocks) {
+  named.clear();
+  for (let i = 0; i < body.blockCount; i++) {
+    const id = body.blockAt(i);
     const size = blocks.end[id]! - blocks.start[id]!;
     bytes += size;
     if (blocks.compOf(id) === body.entry.comp && blocks.end[id]! > end) end = blocks.end[id]!;
     const c = blocks.call[id]!;
     if (c < 0) continue;
     const call = w.calls.get(c);
-    if (
-      call.target !== null &&
-      call.targetComp !== null &&
-      call.targetMode !== null &&
-      call.kind !== 'helper'
-    )
-      named.add(entryKey(call.targetComp, call.targetMode, call.target));
+    const target = call.target;
+    const targetComp = call.targetComp;
+    const targetMode = call.targetMode;
+    // One number per callee: its component above its placeKey (below 2^33), exact in a double.
+    if (target !== null && targetComp !== null && targetMode !== null && call.kind !== 'helper')
+      named.add(targetComp * 2 ** 33 + placeKey(targetMode, target));
   }
   return { bytes, end, callees: named.size };
 }

@@ -47,7 +47,7 @@ import {
 
 export type { EdgeKind, MapBlock } from './blocks.js';
 
-export type { EmitRequest, MapEntry } from './walk-types.js';
+export type { EmitRequest } from './walk-types.js';
 export { entryKey, placeKey, WalkStopped } from './walk-types.js';
 
 /** What an evidence class sees of one decoded block. */

@@ -237,8 +237,8 @@ test('a damaged, truncated, stale or foreign file is refused with its reason and
     ['another ROM', withHeader((h) => (h.sha256 = 'f'.repeat(64))), /another ROM/],
     [
       'another format',
-      resealed(Buffer.concat([body.subarray(0, 8), Buffer.from([2, 0, 0, 0]), body.subarray(12)])),
-      /format 2/,
+      resealed(Buffer.concat([body.subarray(0, 8), Buffer.from([1, 0, 0, 0]), body.subarray(12)])),
+      /format 1/,
     ],
     ['hostile copies', withHeader((h) => (h.copies = { copies: [{ start: 'x' }] })), /copies/],
     ['no components', withHeader((h) => (h.components = 7)), /components/],
@@ -258,7 +258,7 @@ test('a damaged, truncated, stale or foreign file is refused with its reason and
   }
 });
 
-test('a walk laid out wrongly is refused, not followed: an edge list that loops, a block outside its component', async () => {
+test('a walk laid out wrongly is refused, not followed: an edge list that loops, a block outside its component, a body out of order', async () => {
   const { bytes: good } = await interpFile();
   const body = Buffer.from(good.subarray(0, good.length - 32));
   const h = JSON.parse(body.subarray(16, 16 + body.readUInt32LE(12)).toString());
@@ -274,9 +274,16 @@ test('a walk laid out wrongly is refused, not followed: an edge list that loops,
   loop.writeInt32LE(0, offsets.get('edge.next')!);
   const outside = Buffer.from(body);
   outside.writeInt32LE(0x7fffffff, offsets.get('block.end')!);
+  // The first body's blocks, one after the other, made to descend; its entry named again by the next.
+  const descending = Buffer.from(body);
+  descending.writeInt32LE(0x7fffffff, offsets.get('body.blocks')!);
+  const twice = Buffer.from(body);
+  twice.writeInt32LE(body.readInt32LE(offsets.get('body.entry')!), offsets.get('body.entry')! + 4);
   for (const [bytes, why] of [
     [loop, /edge 0 loops/],
     [outside, /block 0 outside/],
+    [descending, /body 0 with a block out of range or order/],
+    [twice, /body 1 names no entry or one twice/],
   ] as const) {
     const { svc, map } = await readBackWith(resealed(bytes));
     assert.equal(map.built.keptFile, null);
