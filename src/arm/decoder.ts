@@ -95,17 +95,36 @@ async function decodeRange(
  * decodeRange without waiting, for a caller that has awaited loadDecoder (a whole-program walk decodes
  * 10^5 short runs: none of them needs to wait). An encoding not seen yet is learned on the spot.
  */
-export function decodeRangeNow(...range: Parameters<typeof decodeRange>): DecodeWindowResult {
+export function decodeRangeNow(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+  untilFlow = false,
+): DecodeWindowResult {
   const engine = capstoneEngineIfLoaded();
   if (engine === undefined)
     throw new ReMcpError('internal-error', 'the ARM decoder is not loaded yet (loadDecoder first)');
-  return decodeWith(engine, ...range);
+  return decodeWith(engine, bytes, start, end, address, mode, processor, max, untilFlow);
 }
 
-/** decodeRange's work with a loaded engine (its arguments as decodeRange takes them). */
+/**
+ * decodeRange's work with a loaded engine (its arguments as decodeRange takes them). Plain parameters,
+ * not a rest list: a map decodes 10^5 runs, and destructuring makes objects per call until optimized.
+ */
 function decodeWith(
   engine: CapstoneEngine,
-  ...[bytes, start, end, address, mode, processor, max, untilFlow = false]: Parameters<typeof decodeRange>
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+  untilFlow: boolean,
 ): DecodeWindowResult {
   const instructions: DecodedInstruction[] = [];
   let offset = start;

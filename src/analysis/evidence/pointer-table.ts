@@ -147,7 +147,7 @@ export const pointerTable = {
         const c = comp.cls[o]!;
         const value = u32(b, o);
         const data = c === ByteClass.unknown || c === ByteClass.data || c === ByteClass.pointerTable;
-        const pointer = data && value !== 0 && w.set.holding(value & ~1).length > 0;
+        const pointer = data && value !== 0 && w.set.holds(value & ~1);
         if (!pointer) {
           runStart = -1;
           continue;

@@ -178,7 +178,7 @@ function prologueNear(first: DecodedInstruction[]): boolean {
 function pointerWord(w: Walker, comp: MapComponent, address: number): boolean {
   const o = address - comp.start;
   if (address % 4 !== 0 || o + 4 > comp.bytes.length) return false;
-  return w.set.holding(u32(comp.bytes, o) & ~1).length > 0;
+  return w.set.holds(u32(comp.bytes, o) & ~1);
 }
 
 /** What the first instructions at `address` in `mode` look like (no probe yet); null when no code starts there. */

@@ -5,7 +5,9 @@
 //   address to the IRQ slot (ARM9: DTCM + 0x3FFC for the DTCM bases of libnds and the Nintendo SDK;
 //   ARM7: 0x0380FFFC and its mirror 0x03FFFFFC) or the ARM9 exception slot (0x02FFFD9C, 0x027FFD9C).
 //   The store and both constants are established by running the block in the interpreter.
+
 import { emulate, emuState } from '../../arm/emulate.js';
+import type { DecodedInstruction } from '../../arm/types.js';
 import { u32 } from '../../formats/le.js';
 import type { MapComponent } from '../program-map/components.js';
 import { baseOf, decodeAt } from '../program-map/instructions.js';
@@ -24,6 +26,13 @@ interface Found {
   tier: Tier;
 }
 const found = new WeakMap<Walker, Found[]>();
+
+/** A store of a word (STR, not STRB or STRH, whatever its condition). */
+function wordStore(i: DecodedInstruction): boolean {
+  if (!i.mnemonic.startsWith('str')) return false;
+  const base = baseOf(i);
+  return base.startsWith('str') && !base.startsWith('strb') && !base.startsWith('strh');
+}
 const tablesDone = new WeakMap<Walker, Set<number>>();
 
 export const vector = {
@@ -34,10 +43,11 @@ export const vector = {
   onBlock(view) {
     const slots = view.processor === 'arm9' ? ARM9_SLOTS : ARM7_SLOTS;
     const ins = view.instructions;
-    const stores = ins.filter(
-      (i) => baseOf(i).startsWith('str') && !baseOf(i).startsWith('strb') && !baseOf(i).startsWith('strh'),
-    );
-    if (stores.length === 0) return;
+    // (Most blocks store no word: a loop finds that without making a list.)
+    let any = false;
+    for (let k = 0; k < ins.length && !any; k++) any = wordStore(ins[k]!);
+    if (!any) return;
+    const stores = ins.filter(wordStore);
     // Only blocks that name a slot's neighbourhood in a literal or an immediate are worth running.
     const comp = view.component;
     const near = (v: number) => slots.some((s) => v >= s - 0x4000 && v <= s + 0x4000);

@@ -22,13 +22,15 @@ export function instructionRefs(
   tier: number,
   literals: number[],
 ): void {
+  // (Every instruction of the walk comes here: fields, not an object per reference.)
   const t = TIERS[tier]!;
   const conditional = ins.condition !== undefined;
-  const base = { component: comp.index, mode: block.mode, tier: t, conditional };
+  const c = comp.index;
+  const mode = block.mode;
   if (ins.flow === 'branch' && ins.target !== undefined)
-    refs.add({ from: ins.address, to: ins.target, kind: 'direct-branch', ...base });
+    refs.addOf(ins.address, ins.target, 'direct-branch', c, mode, t, conditional, 0);
   if (ins.pcRelative)
-    refs.add({ from: ins.address, to: ins.pcRelative.address, kind: ins.pcRelative.kind, ...base });
+    refs.addOf(ins.address, ins.pcRelative.address, ins.pcRelative.kind, c, mode, t, conditional, 0);
   const slot = literalSlotOf(ins);
   if (slot === null) return;
   const o = slot - comp.start;
@@ -36,7 +38,7 @@ export function instructionRefs(
   const value = u32(comp.bytes, o);
   if (literals.length < MAX_CONTEXT_LITERALS) literals.push(value);
   // The word as stored; a query for a Thumb function also matches its address + 1.
-  refs.add({ from: ins.address, to: value, kind: 'literal-value', ...base, extra: slot });
+  refs.addOf(ins.address, value, 'literal-value', c, mode, t, conditional, slot);
   const cls = comp.cls;
   const free =
     cls[o] === ByteClass.unknown &&
@@ -57,15 +59,14 @@ export function callRefs(
   call: MapCall,
   tier: Tier,
 ): void {
-  const base = {
-    from: call.at,
-    component: comp.index,
-    mode: block.mode,
-    tier,
-    conditional: call.conditional,
-  };
+  const at = call.at;
+  const c = comp.index;
+  const mode = block.mode;
+  const conditional = call.conditional;
+  const kind = call.kind;
+  const target = call.target;
   // Every BL/BLX with a target is a direct call of what it names (a veneer, stub or helper too).
-  if (call.kind !== 'register') refs.add({ ...base, to: call.via ?? call.target!, kind: 'direct-call' });
-  if ((call.kind === 'register' || call.kind === 'stub') && call.target !== null)
-    refs.add({ ...base, to: call.target, kind: 'constant-register-call' });
+  if (kind !== 'register') refs.addOf(at, call.via ?? target!, 'direct-call', c, mode, tier, conditional, 0);
+  if ((kind === 'register' || kind === 'stub') && target !== null)
+    refs.addOf(at, target, 'constant-register-call', c, mode, tier, conditional, 0);
 }

@@ -61,7 +61,7 @@ export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
     req.entry,
     {
       onBlock: (view) => {
-        for (const c of blockHooks) c.onBlock!(view);
+        for (let i = 0; i < blockHooks.length; i++) blockHooks[i]!.onBlock!(view);
       },
     },
     { codeBytes: req.codeBytes, deadline: req.deadline, signal: req.signal, onProgress: req.onProgress },
@@ -156,9 +156,35 @@ async function offer(
   const pause = walker.checkpoint();
   if (pause) await pause;
   const comp: MapComponent = c.component;
-  // Made only for a candidate that gets this far (most offers are refused again before it is needed).
-  const request = (): EmitRequest => ({
-    component: comp,
+  const known = walker.entryAt(comp.index, c.mode, c.address);
+  if (known) {
+    const before = known.evidence.length;
+    walker.addEntry(emitRequest(cls, c), c.sourceTier);
+    return known.evidence.length > before;
+  }
+  // A refusal that depends on what was known then is retried once per later phase.
+  const place = placeKey(c.mode, c.address);
+  const refusedHere = refused[comp.index]!;
+  if ((refusedHere.get(place) ?? -1) >= phase) return false;
+  if (c.address < comp.start || c.address >= comp.end)
+    return refuse(refusedHere, refusals, place, phase, 'outside its component', true);
+  if (comp.cls[c.address - comp.start] !== ByteClass.unknown)
+    return refuse(refusedHere, refusals, place, phase, 'not the start of unclassified bytes', true);
+  const p = probeFunction(walker, comp, c.address, c.mode, {
+    maxInstructions: PROBE_INSTRUCTIONS,
+    joinsKnown: c.orphan === true,
+  });
+  if (!p.ok) {
+    if (p.why === TOO_LONG) walker.undecided.add(comp, c.address);
+    return refuse(refusedHere, refusals, place, phase, p.why, p.settled);
+  }
+  return walker.addEntry(emitRequest(cls, c), c.sourceTier as Tier) !== null;
+}
+
+/** The entry an offered candidate makes (made only for one that gets that far: most are refused again). */
+function emitRequest(cls: EvidenceClass, c: IdleCandidate): EmitRequest {
+  return {
+    component: c.component,
     address: c.address,
     mode: c.mode as ArmMode,
     class: cls.id,
@@ -166,34 +192,24 @@ async function offer(
     from: c.from,
     fromComponent: c.fromComponent,
     orphan: c.orphan === true,
-  });
-  const known = walker.entryAt(comp.index, c.mode, c.address);
-  if (known) {
-    const before = known.evidence.length;
-    walker.addEntry(request(), c.sourceTier);
-    return known.evidence.length > before;
-  }
-  // A refusal that depends on what was known then is retried once per later phase.
-  const place = placeKey(c.mode, c.address);
-  const refusedHere = refused[comp.index]!;
-  const refuse = (why: string, settled = true) => {
-    refusedHere.set(place, settled && PERMANENT.has(why) ? Number.POSITIVE_INFINITY : phase);
-    refusals.set(why, (refusals.get(why) ?? 0) + 1);
-    return false;
   };
-  if ((refusedHere.get(place) ?? -1) >= phase) return false;
-  if (c.address < comp.start || c.address >= comp.end) return refuse('outside its component');
-  if (comp.cls[c.address - comp.start] !== ByteClass.unknown)
-    return refuse('not the start of unclassified bytes');
-  const p = probeFunction(walker, comp, c.address, c.mode, {
-    maxInstructions: PROBE_INSTRUCTIONS,
-    joinsKnown: c.orphan === true,
-  });
-  if (!p.ok) {
-    if (p.why === TOO_LONG) walker.undecided.add(comp, c.address);
-    return refuse(p.why, p.settled);
-  }
-  return walker.addEntry(request(), c.sourceTier as Tier) !== null;
+}
+
+/**
+ * Records a refusal of the candidate at `place` in this phase (for good when `settled` and the reason
+ * does not depend on what was known then) and counts its reason; false, for the offer to return.
+ */
+function refuse(
+  refusedHere: Map<number, number>,
+  refusals: Map<string, number>,
+  place: number,
+  phase: number,
+  why: string,
+  settled: boolean,
+): false {
+  refusedHere.set(place, settled && PERMANENT.has(why) ? Number.POSITIVE_INFINITY : phase);
+  refusals.set(why, (refusals.get(why) ?? 0) + 1);
+  return false;
 }
 
 /** Each entry's body: blocks reached by intra-function edges, stopping at other entries (tail calls). */

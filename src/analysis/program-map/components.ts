@@ -131,6 +131,14 @@ export class ComponentSet {
     return lo;
   }
 
+  /** Whether any component's bytes hold `address` (holding(address).length > 0, with no list made). */
+  holds(address: number): boolean {
+    const s = this.sorted;
+    for (let i = this.below(address) - 1; i >= 0 && this.maxEnd[i]! > address; i--)
+      if (address < s[i]!.end) return true;
+    return false;
+  }
+
   /** Every component whose bytes hold `address`. */
   holding(address: number): MapComponent[] {
     const s = this.sorted;
@@ -173,10 +181,15 @@ export class ComponentSet {
     const one = this.single(address);
     if (one) return this.found[one.index]!;
     if (one === undefined) return UNRESOLVED['ambiguous-code-source'];
-    // (Plain loops: this runs for every data word a detector checks, most of them no address.)
-    for (const u of this.unavailable)
-      if (address >= u.start && address < u.end) return UNRESOLVED['not-decodable'];
-    for (const r of this.bssRanges) if (address >= r.start && address < r.end) return UNRESOLVED.bss;
+    // (Indexed loops: this runs for every data word a detector checks, most of them no address, and
+    // an iterator makes objects per element until the code is optimized.)
+    const unavailable = this.unavailable;
+    for (let i = 0; i < unavailable.length; i++)
+      if (address >= unavailable[i]!.start && address < unavailable[i]!.end)
+        return UNRESOLVED['not-decodable'];
+    const bss = this.bssRanges;
+    for (let i = 0; i < bss.length; i++)
+      if (address >= bss[i]!.start && address < bss[i]!.end) return UNRESOLVED.bss;
     return UNRESOLVED.unmapped;
   }
 }

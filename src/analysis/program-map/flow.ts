@@ -90,7 +90,18 @@ export function resolveCall(site: CallSite): boolean {
     }
     target = found.component;
   }
-  const resolving: CallSite = { ...site, target };
+  // One literal of CallSite's shape (a spread makes an object of another shape).
+  const resolving: CallSite = {
+    walk: site.walk,
+    fn: site.fn,
+    comp: site.comp,
+    block: site.block,
+    instructions: site.instructions,
+    ins: site.ins,
+    arrival: site.arrival,
+    call,
+    target,
+  };
   for (const r of walk.resolvers.call) {
     const out = r.call!(resolving);
     if (out !== null) return out === 'ends';

@@ -46,7 +46,8 @@ export function restoresForeignFrame(comp: MapComponent, address: number, proces
     let left = PATH_RUN;
     path: while (left > 0) {
       const run = decodeAt(comp, next, 'thumb', processor, Math.min(PATH_CHUNK, left));
-      for (const ins of run) {
+      for (let r = 0; r < run.length; r++) {
+        const ins = run[r]!;
         if (--budget <= 0) break path;
         // Code another path already went through (paths are followed once, whatever their SP).
         if (ins.address !== at && seen.has(ins.address)) break path;
@@ -188,7 +189,8 @@ const SCRATCH_SP = 0x7f000000;
  * its first control-flow instruction; saving it (PUSH, STM) and returning through it are no such read.
  */
 export function readsLrEarly(run: DecodedInstruction[]): boolean {
-  for (const ins of run) {
+  for (let r = 0; r < run.length; r++) {
+    const ins = run[r]!;
     const base = baseOf(ins);
     if (ins.flow !== undefined) return false;
     if (base === 'push' || base.startsWith('stm') || !ins.operands.includes('lr')) continue;

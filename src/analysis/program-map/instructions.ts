@@ -7,12 +7,6 @@ import type { ArmMode, DecodedInstruction, DecodeWindowResult } from '../../arm/
 import type { Processor } from '../../core/vocabulary.js';
 import type { MapComponent } from './components.js';
 
-/** Where a span of up to `max` instructions from `address` may end in `comp` (its bytes' offsets). */
-function spanOf(comp: MapComponent, address: number, max: number): [number, number] {
-  const o = address - comp.start;
-  return [o, Math.min(comp.bytes.length, o + 4 * max)];
-}
-
 /**
  * The instructions from `address` of `comp`, up to `max` (or to the first PC write, `untilFlow`), as
  * decodeWindow gives them, without waiting: the map's builder has loaded the decoder (loadDecoder)
@@ -27,7 +21,9 @@ export function decodeSpan(
   max: number,
   untilFlow = false,
 ): DecodeWindowResult {
-  const [o, cut] = spanOf(comp, address, max);
+  // The span's bytes: up to `max` instructions of 4 bytes from `address`, within the component.
+  const o = address - comp.start;
+  const cut = Math.min(comp.bytes.length, o + 4 * max);
   return decodeRangeNow(comp.bytes, o, cut, address, mode, processor, max, untilFlow);
 }
 
@@ -36,11 +32,17 @@ export function decodeSpan(
  * none outside the component or at an address unaligned for the mode). `untilFlow`: up to the first PC
  * write, included.
  */
-export function decodeAt(...span: Parameters<typeof decodeSpan>): DecodedInstruction[] {
-  const [comp, address, mode] = span;
+export function decodeAt(
+  comp: MapComponent,
+  address: number,
+  mode: ArmMode,
+  processor: Processor,
+  max: number,
+  untilFlow = false,
+): DecodedInstruction[] {
   const unit = mode === 'arm' ? 4 : 2;
   if (address < comp.start || address >= comp.end || address % unit !== 0) return [];
-  return decodeSpan(...span).instructions;
+  return decodeSpan(comp, address, mode, processor, max, untilFlow).instructions;
 }
 
 export const baseOf = (ins: DecodedInstruction): string =>

@@ -139,7 +139,8 @@ class Probe {
       const run = this.walker.probeRun(here, at, m);
       if (run.length === 0) return 'not an instruction of the processor';
       let next: number | null = null;
-      for (const ins of run) {
+      for (let r = 0; r < run.length; r++) {
+        const ins = run[r]!;
         if (classAt(here, ins.address) !== ByteClass.unknown) {
           next = ins.address;
           break;

@@ -12,6 +12,7 @@ import type { ArmMode, DecodedInstruction } from '../../arm/types.js';
 import type { Processor } from '../../core/vocabulary.js';
 import { BlockIndex } from './block-index.js';
 import { callRefs, instructionRefs } from './block-refs.js';
+import { WalkBlockView } from './block-view.js';
 import { BlockStore, type EdgeKind, EdgeStore, type MapBlock } from './blocks.js';
 import { type ByteFact, classifyBytes, markCode, unclassified } from './bytes.js';
 import { CallStore, type MapCall } from './call-store.js';
@@ -64,6 +65,7 @@ export interface BlockView {
 }
 
 interface WalkHooks {
+  /** Sees every block decoded; `view` is the walk's one view, valid during the call only. */
   onBlock(view: BlockView): void;
 }
 
@@ -114,6 +116,7 @@ export class Walker implements WalkOps {
     this.memo = new IdiomMemo(set, processor);
     this.clock = new WalkClock(budget);
     this.continuations = new Continuations(this.blocks, (id) => this.owner(id));
+    this.view = new WalkBlockView(this, processor);
   }
 
   /** Every function entry named so far, by key. */
@@ -167,8 +170,13 @@ export class Walker implements WalkOps {
    * loop run. Undefined when there is nothing to wait for: the caller awaits only then.
    */
   checkpoint(): Promise<void> | undefined {
-    return this.clock.checkpoint(() => this.codeBytes);
+    return this.clock.checkpoint(this.progress);
   }
+
+  /** The progress a checkpoint reports (one function for the walk: checkpoints run 10^5 times). */
+  private readonly progress = () => this.codeBytes;
+  /** What the evidence classes see of each block: one object, its fields set per block. */
+  private readonly view: WalkBlockView<Walker>;
 
   private async explore(first: MapEntry): Promise<void> {
     const stack: FunctionWalk[] = [];
@@ -290,31 +298,22 @@ export class Walker implements WalkOps {
     const instructions: DecodedInstruction[] = [];
     let at = item.address;
     let window = 8;
-    const head = headOf(mode);
-    /** Ends the block before known bytes: on into code of the mode, else a conflict. */
-    const stopAt = (address: number) => {
-      if (comp.cls[address - comp.start] === head) {
-        block.term = 'fallthrough';
-        this.edge(fn, block, comp, mode, address, 'fallthrough');
-      } else {
-        block.term = 'conflict';
-        this.gaps.conflicts++;
-      }
-    };
     decode: for (;;) {
       if (at >= comp.end) {
         block.term = 'end';
         break;
       }
       if (at !== item.address && this.stopsBefore(comp, mode, at)) {
-        stopAt(at);
+        this.stopAt(fn, comp, block, at);
         break;
       }
       const r = this.probes.take(comp, at, mode) ?? decodeSpan(comp, at, mode, this.processor, window, true);
       window = Math.min(64, window * 2);
-      for (const ins of r.instructions) {
+      const run = r.instructions;
+      for (let i = 0; i < run.length; i++) {
+        const ins = run[i]!;
         if (ins.address !== item.address && this.stopsBefore(comp, mode, ins.address)) {
-          stopAt(ins.address);
+          this.stopAt(fn, comp, block, ins.address);
           break decode;
         }
         if (!unclassified(comp, ins.address, ins.size)) {
@@ -346,6 +345,17 @@ export class Walker implements WalkOps {
       return null;
     }
     return { block, instructions };
+  }
+
+  /** Ends `block` before known bytes at `address`: on into code of its mode, else a conflict. */
+  private stopAt(fn: FunctionWalk, comp: MapComponent, block: MapBlock, address: number): void {
+    if (comp.cls[address - comp.start] === headOf(block.mode)) {
+      block.term = 'fallthrough';
+      this.edge(fn, block, comp, block.mode, address, 'fallthrough');
+    } else {
+      block.term = 'conflict';
+      this.gaps.conflicts++;
+    }
   }
 
   /** Whether decoding must stop before `address`: a block starts there or the byte is classified. */
@@ -424,37 +434,30 @@ export class Walker implements WalkOps {
     instructions: DecodedInstruction[],
   ): MapEntry | null {
     const call = block.call >= 0 ? this.calls.get(block.call) : null;
+    // One literal of CallSite's shape (a spread of the flow site would make two objects per call).
     const site: CallSite | null = call
-      ? { ...this.site(fn, comp, block, instructions), call, target: null }
+      ? {
+          walk: this,
+          fn,
+          comp,
+          block,
+          instructions,
+          ins: instructions[instructions.length - 1]!,
+          arrival: this.current,
+          call,
+          target: null,
+        }
       : null;
     const noContinuation = site ? resolveCall(site) : false;
     const tier = TIERS[fn.tier]!;
-    this.hooks.onBlock({
-      walker: this,
-      component: comp,
-      block,
-      instructions,
-      // (A switch helper's call ends a 'switch' block: the helper is still a routine the BL calls.)
-      call: block.term === 'call' || call?.kind === 'helper' ? call : null,
-      tier,
-      processor: this.processor,
-      emit: (req) => {
-        // One literal of EmitRequest's shape (a spread makes an object of another shape per caller).
-        this.addEntry(
-          {
-            component: req.component,
-            address: req.address,
-            mode: req.mode,
-            class: req.class,
-            classTier: req.classTier,
-            from: req.from,
-            fromComponent: comp.index,
-            orphan: req.orphan,
-          },
-          tier,
-        );
-      },
-    });
+    const view = this.view;
+    view.component = comp;
+    view.block = block;
+    view.instructions = instructions;
+    // (A switch helper's call ends a 'switch' block: the helper is still a routine the BL calls.)
+    view.call = block.term === 'call' || call?.kind === 'helper' ? call : null;
+    view.tier = tier;
+    this.hooks.onBlock(view);
     if (!call || !site) return null;
     // (A call a resolver found to be a branch inside the function is no call: it has no call refs.)
     if (block.call < 0) return null;
