@@ -12,19 +12,32 @@ export const NO_TAIL_CALLS: readonly string[] = Object.freeze([]);
 
 /** Every body's block ids, one run per body in one integer column (10^5 bodies per 4 MiB of code). */
 export class BodyBlocks {
-  ids = new Int32Array(4096);
+  ids: Int32Array;
   size = 0;
-  /** Appends `list` (its first `length` ids) and returns where the run starts. */
-  append(list: Int32Array, length: number): number {
-    const at = this.size;
-    if (at + length > this.ids.length) {
-      const next = new Int32Array(Math.max(at + length, this.ids.length * 2));
-      next.set(this.ids.subarray(0, at));
+  /** Where the run being pushed starts. */
+  private runStart = 0;
+
+  /** `capacity`: the ids to make room for at once (a program's bodies hold about one id per block). */
+  constructor(capacity = 4096) {
+    this.ids = new Int32Array(Math.max(16, capacity));
+  }
+
+  /** Adds `id` to the run being pushed (the body's blocks, one each, in any order). */
+  push(id: number): void {
+    if (this.size === this.ids.length) {
+      const next = new Int32Array(this.ids.length + (this.ids.length >>> 1));
+      next.set(this.ids);
       this.ids = next;
     }
-    this.ids.set(list.subarray(0, length), at);
-    this.size += length;
-    return at;
+    this.ids[this.size++] = id;
+  }
+
+  /** Ends the run being pushed: sorts it ascending and returns where it starts. */
+  endRun(): number {
+    const first = this.runStart;
+    this.ids.subarray(first, this.size).sort();
+    this.runStart = this.size;
+    return first;
   }
 
   /** Whether the ascending run [first, first + count) holds `id` (binary search). */
@@ -40,9 +53,9 @@ export class BodyBlocks {
     }
     return false;
   }
-  /** Drops the spare capacity once every body is in. */
+  /** Drops the spare capacity once every body is in (kept when it is small: no copy then). */
   trim(): void {
-    this.ids = this.ids.slice(0, this.size);
+    if (this.ids.length - this.size > this.ids.length >>> 4) this.ids = this.ids.slice(0, this.size);
   }
 }
 

@@ -238,9 +238,8 @@ async function functionBodies(
   // Which body last reached each block (one number per block instead of a set per body).
   const reachedBy = new Int32Array(blockCount).fill(-1);
   const work: number[] = [];
-  const store = new BodyBlocks();
-  // One body's blocks, reused for every body (a body holds each block once: at most every block).
-  const blocks = new Int32Array(blockCount);
+  // Bodies rarely share blocks: room for one id per block and a little more.
+  const store = new BodyBlocks(blockCount + (blockCount >>> 5));
   for (const e of walker.entries.values()) {
     if (e.block < 0 || e.state === 'refused') continue;
     const pause = turn();
@@ -252,7 +251,8 @@ async function functionBodies(
     const tails: string[] = [];
     while (work.length > 0) {
       const id = work.pop()!;
-      blocks[count++] = id;
+      store.push(id);
+      count++;
       owners.add(id, body);
       for (let x = walker.blocks.edgesOf(id); x >= 0; x = edges.nextOf(x)) {
         const s = edges.toOf(x);
@@ -266,17 +266,18 @@ async function functionBodies(
         work.push(s);
       }
     }
-    blocks.subarray(0, count).sort();
-    const first = store.append(blocks, count);
+    const first = store.endRun();
     bodies.set(e.key, new FunctionBody(e, store, first, count, tails.length > 0 ? tails : NO_TAIL_CALLS));
   }
   store.trim();
   // Secondary entries: entered from another function's body by anything but a tail branch. Only the
   // predecessors of entry blocks by such edges are needed, in block then edge order: counted, then laid
-  // out per entry block in one column (from[start[b] .. start[b + 1])).
+  // out per entry block in one column (from[start[b] .. start[b + 1])). Counted at start[b + 2] and
+  // summed, start[b + 1] is where b's run begins; filling moves it to where b's run ends, which is
+  // where the run of b + 1 begins.
   const isEntryBlock = new Uint8Array(blockCount);
   for (const body of bodies.values()) isEntryBlock[body.entry.block] = 1;
-  const start = new Int32Array(blockCount + 1);
+  const start = new Int32Array(blockCount + 2);
   const eachPred = async (visit: (to: number, from: number) => void) => {
     for (let id = 0; id < blockCount; id++) {
       const pause = turn();
@@ -287,12 +288,11 @@ async function functionBodies(
       }
     }
   };
-  await eachPred((to) => start[to + 1]!++);
-  for (let b = 0; b < blockCount; b++) start[b + 1]! += start[b]!;
-  const from = new Int32Array(start[blockCount]!);
-  const filled = start.slice(0, blockCount);
+  await eachPred((to) => start[to + 2]!++);
+  for (let b = 2; b < blockCount + 2; b++) start[b]! += start[b - 1]!;
+  const from = new Int32Array(start[blockCount + 1]!);
   await eachPred((to, id) => {
-    from[filled[to]!++] = id;
+    from[start[to + 1]!++] = id;
   });
   for (const body of bodies.values()) {
     const pause = turn();
