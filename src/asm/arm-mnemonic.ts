@@ -2,6 +2,7 @@
 // the base instruction, how its suffixes are spelled (S, a transfer's type, a block transfer's mode),
 // and the condition; armips' own pre-UAL spellings parse too. Answers are remembered per mnemonic
 // (a source repeats a few dozen). Pure.
+import { memoByText } from '../core/text-memo.js';
 import { CONDITION_CODES } from './encode.js';
 
 const CONDITION = new Set(Object.keys(CONDITION_CODES).filter((c) => c !== ''));
@@ -44,20 +45,14 @@ export interface ArmMnemonic {
 
 const condOf = (rest: string): string | null => (rest === '' || CONDITION.has(rest) ? rest : null);
 
-/** parseArmMnemonic's answers by mnemonic (a source repeats a few dozen; bounded all the same). */
-const parsedArm = new Map<string, ArmMnemonic | null>();
-const PARSED_MAX = 4096;
-
-/** A UAL ARM mnemonic in parts, or null when it is not one (armips' own spellings among them). */
-export function parseArmMnemonic(mnemonic: string): ArmMnemonic | null {
-  let known = parsedArm.get(mnemonic);
-  if (known === undefined) {
-    known = parseArmMnemonicAfresh(mnemonic);
-    if (parsedArm.size >= PARSED_MAX) parsedArm.clear();
-    parsedArm.set(mnemonic, known);
-  }
-  return known;
-}
+/**
+ * A UAL ARM mnemonic in parts, or null when it is not one (armips' own spellings among them); kept
+ * per mnemonic (a source repeats a few dozen; bounded all the same).
+ */
+export const parseArmMnemonic: (mnemonic: string) => ArmMnemonic | null = memoByText(
+  parseArmMnemonicAfresh,
+  4096,
+);
 
 function parseArmMnemonicAfresh(mnemonic: string): ArmMnemonic | null {
   for (const [base, family] of ARM_BASES) {

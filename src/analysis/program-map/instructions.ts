@@ -4,6 +4,7 @@
 // instruction's text alone are kept per text (bounded). Pure.
 import { decodeRangeNow } from '../../arm/decoder.js';
 import type { ArmMode, DecodedInstruction, DecodeWindowResult } from '../../arm/types.js';
+import { memoByText } from '../../core/text-memo.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { MapComponent } from './components.js';
 
@@ -57,18 +58,7 @@ export const baseOf = (ins: DecodedInstruction): string =>
 const MEMO_MAX = 1 << 16;
 
 /** `compute` kept per operand text (never undefined); all texts are dropped at MEMO_MAX. */
-function perText<T>(compute: (text: string) => T): (text: string) => T {
-  const kept = new Map<string, T>();
-  return (text) => {
-    let v = kept.get(text);
-    if (v === undefined) {
-      v = compute(text);
-      if (kept.size >= MEMO_MAX) kept.clear();
-      kept.set(text, v);
-    }
-    return v;
-  };
-}
+const perText = <T>(compute: (text: string) => T): ((text: string) => T) => memoByText(compute, MEMO_MAX);
 
 /**
  * `compute` kept per instruction text: mnemonic, then operands (the condition is part of the
