@@ -9,6 +9,7 @@ import type { Processor } from '../../core/vocabulary.js';
 import type { EvidenceClass, IdleCandidate, IdleContext } from '../evidence/registry.js';
 import { BlockOwners, BodyBlocks, FunctionBody, NO_TAIL_CALLS } from './body-store.js';
 import type { ComponentSet, MapComponent } from './components.js';
+import type { Summary } from './map-types.js';
 import { PROBE_INSTRUCTIONS, probeFunction, TOO_LONG } from './probe.js';
 import type { Resolver } from './resolvers/resolver.js';
 import { ByteClass, TIER_RANK, TIERS, type Tier } from './types.js';
@@ -47,6 +48,8 @@ export interface BuiltMap {
   codeBytesLimit: number;
   /** The workspace file it was read back from (map-store.ts), or null when it was built here. */
   keptFile: string | null;
+  /** Its byte counts, runs and unresolved counts once counted (map-summary.ts), or read back with it. */
+  summary: Summary | null;
 }
 
 export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
@@ -128,6 +131,7 @@ export async function buildProgramMap(req: MapBuildRequest): Promise<BuiltMap> {
     millis: Date.now() - started,
     codeBytesLimit: req.codeBytes,
     keptFile: null,
+    summary: null,
   };
 }
 

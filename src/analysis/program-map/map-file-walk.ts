@@ -9,6 +9,7 @@ import type { SectionArray } from './columns.js';
 import type { ComponentSet } from './components.js';
 import type { MapFileContents } from './map-file.js';
 import { entriesFromSections } from './map-file-entries.js';
+import { summaryFromSections } from './map-summary.js';
 import { REF_KINDS, RefStore } from './refs.js';
 import { ByteClass, NO_TIER } from './types.js';
 import { LoadedWalk } from './walked.js';
@@ -179,8 +180,8 @@ function loadClasses(contents: MapFileContents, set: ComponentSet): string | nul
 
 /**
  * The map read back from `contents` over `set` (made again from the ROM with the file's copies): the
- * walk and the function bodies checked and laid out as the build made them. Returns why the file is
- * refused, when it is.
+ * walk, the function bodies and the summary checked and laid out as the build made them. Returns why
+ * the file is refused, when it is.
  */
 export async function builtFromFile(
   contents: MapFileContents,
@@ -198,6 +199,8 @@ export async function builtFromFile(
   if (!Number.isSafeInteger(h.millis) || !Number.isSafeInteger(h.codeBytesLimit)) return 'a malformed header';
   const walker = walkFromFile(contents, set);
   if (typeof walker === 'string') return walker;
+  const summary = summaryFromSections(contents.sections, h.unresolved, set);
+  if (typeof summary === 'string') return summary;
   const made = await bodiesFromSections(contents.sections, walker);
   if (typeof made === 'string') return made;
   const { bodies, owners } = made;
@@ -213,5 +216,6 @@ export async function builtFromFile(
     millis: h.millis,
     codeBytesLimit: h.codeBytesLimit,
     keptFile: path,
+    summary,
   };
 }

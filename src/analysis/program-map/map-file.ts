@@ -1,8 +1,8 @@
 // The whole-program map as a file, so a new process (a CLI call, a restarted server) reads it back
 // instead of walking the program again. The file holds what the walk made — its blocks, edges, calls,
-// references, entries, function bodies and every byte's class and tier — plus the start-up copies it
-// was built over; the function records and counts are made again from those on reading (a small part
-// of a build). A file is read back only for the identity it was written for (the engine that wrote
+// references, entries, function bodies, every byte's class and tier and the summary counted from them
+// — plus the start-up copies it was built over; the function records are made again from those on
+// reading (a small part of a build). A file is read back only for the identity it was written for (the engine that wrote
 // it, the ROM's SHA-256 and size, the processor, the evidence set), and only when every index in it
 // lies in range: a stale or damaged file is refused with the reason, never trusted. (Its checksum is
 // the caller's: see map-store.ts.) Pure: bytes in, bytes out.
@@ -10,6 +10,7 @@
 // Layout: "REMCPMAP", the format (u32), the header's length (u32), the header (JSON), then each
 // section's bytes (little-endian typed arrays) in the header's order, each padded to 8 bytes.
 import type { Steps } from '../../core/cooperative.js';
+import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
 import type { CopyDetection } from '../evidence/copied-code.js';
 import { bodySections } from './body-store.js';
@@ -17,6 +18,7 @@ import type { BuiltMap } from './build.js';
 import type { SectionArray } from './columns.js';
 import type { ComponentSet } from './components.js';
 import { entrySections } from './map-file-entries.js';
+import { summarySections } from './map-summary.js';
 import type { WalkGaps } from './walk-types.js';
 
 /** 2: the function bodies are kept too (format 1 made them again on reading). */
@@ -60,6 +62,8 @@ interface MapFileHeader extends MapFileIdentity {
   callTexts: string[];
   /** Evidence class names and refusal reasons of the entries, by index. */
   entryTexts: string[];
+  /** The summary's unresolved counts per tier rank (its byte counts and runs are sections). */
+  unresolved: unknown;
   sections: { name: string; type: SectionType; length: number }[];
 }
 
@@ -103,6 +107,9 @@ export function* encodeMapFile(
   const entries = yield* entrySections(w.entries);
   add('entry', entries.columns);
   add('body', bodySections(built.bodies, w.entries));
+  if (!built.summary)
+    throw new ReMcpError('internal-error', 'a map is kept only once its summary is counted');
+  add('summary', summarySections(built.summary));
   yield;
   for (const c of set.list) add(`component${c.index}`, { cls: c.cls, tier: c.tier });
   const header: MapFileHeader = {
@@ -119,6 +126,7 @@ export function* encodeMapFile(
     copies,
     callTexts: [...w.calls.texts.all()],
     entryTexts: entries.texts,
+    unresolved: built.summary.unresolved,
     sections: sections.map(([name, a]) => ({ name, type: typeOf(a), length: a.length })),
   };
   const json = new TextEncoder().encode(JSON.stringify(header));

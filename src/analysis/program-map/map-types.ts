@@ -75,3 +75,20 @@ export interface MapHolder {
   /** Functions whose bodies hold it (code), or whose code loads it (a literal or a jump table). */
   functions: { fn: MapFunction; via: 'body' | 'literal' | 'jump-table'; block: MapBlock | null }[];
 }
+
+/**
+ * What componentBytes, coverage and gaps answer from: counted once when the map is made, in slices,
+ * so a question about a 12 MiB program does not walk its 12 million bytes (and its calls and blocks)
+ * on the event loop.
+ */
+export interface Summary {
+  /** Per component: bytes by class and tier rank, at class * 4 + rank (rank 3: no tier). */
+  counts: Uint32Array[];
+  /**
+   * Per component: runs of bytes of one level (the tier rank 0..2, 3 for no tier, 4 for unclassified
+   * bytes): a byte is in a gap for a lowest accepted rank below its level. `starts` are offsets.
+   */
+  runs: { starts: Int32Array; levels: Uint8Array }[];
+  /** Per tier rank 0..2: the unresolved calls and indirect branches found at that rank. */
+  unresolved: UnresolvedCounts[];
+}

@@ -8,8 +8,15 @@ import type { MapCall } from './call-store.js';
 import type { ComponentSet, MapComponent } from './components.js';
 import type { MapFunction } from './function-record.js';
 import { functionRecords } from './map-records.js';
-import { type Summary, summarize } from './map-summary.js';
-import type { MapCoverage, MapEntryInfo, MapHolder, MapXref, UnresolvedCounts } from './map-types.js';
+import { summarize } from './map-summary.js';
+import type {
+  MapCoverage,
+  MapEntryInfo,
+  MapHolder,
+  MapXref,
+  Summary,
+  UnresolvedCounts,
+} from './map-types.js';
 import { type MapRef, REF_KINDS } from './refs.js';
 import {
   BYTE_CLASS_NAMES,
@@ -55,7 +62,9 @@ export class ProgramMap {
    * A whole program's records take a few hundred milliseconds on 12 MiB: made with event-loop turns.
    */
   static async of(built: BuiltMap, set: ComponentSet, sha256: string): Promise<ProgramMap> {
-    return new ProgramMap(built, set, sha256, await functionRecords(built), await summarize(built, set));
+    const functions = await functionRecords(built);
+    built.summary ??= await summarize(built, set);
+    return new ProgramMap(built, set, sha256, functions, built.summary);
   }
 
   get processor() {

@@ -25,6 +25,7 @@ import { ProgramMap } from './map.js';
 import type { MapFileIdentity } from './map-file.js';
 import { builtFromFile } from './map-file-walk.js';
 import { MapStore } from './map-store.js';
+import { summarize } from './map-summary.js';
 import { ByteClass, TIER_RANK } from './types.js';
 
 /** Bounds of one map: code bytes classified and wall time, with defaults for the tools. */
@@ -248,8 +249,11 @@ export class ProgramMapService {
         onProgress: req.onProgress,
       });
       await rom.verifyUnchanged(req.signal);
-      // Written while the build's memory is still held (the file is made from its columns).
-      if (built.status === 'complete') await this.files?.save(built, set, found, id);
+      // Written while the build's memory is still held (the file is made from its columns and summary).
+      if (built.status === 'complete' && this.files) {
+        built.summary = await summarize(built, set);
+        await this.files.save(built, set, found, id);
+      }
       return await ProgramMap.of(built, set, rom.identity.sha256);
     } finally {
       held?.release();

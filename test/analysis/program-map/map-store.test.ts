@@ -258,7 +258,7 @@ test('a damaged, truncated, stale or foreign file is refused with its reason and
   }
 });
 
-test('a walk laid out wrongly is refused, not followed: an edge list that loops, a block outside its component, a body out of order', async () => {
+test('a walk laid out wrongly is refused, not followed: an edge list that loops, a block outside its component, a body out of order, a summary that does not add up', async () => {
   const { bytes: good } = await interpFile();
   const body = Buffer.from(good.subarray(0, good.length - 32));
   const h = JSON.parse(body.subarray(16, 16 + body.readUInt32LE(12)).toString());
@@ -279,11 +279,21 @@ test('a walk laid out wrongly is refused, not followed: an edge list that loops,
   descending.writeInt32LE(0x7fffffff, offsets.get('body.blocks')!);
   const twice = Buffer.from(body);
   twice.writeInt32LE(body.readInt32LE(offsets.get('body.entry')!), offsets.get('body.entry')! + 4);
+  // The summary's counts of component 0 one byte more than the component has; a run out of order.
+  const counted = Buffer.from(body);
+  counted.writeUInt32LE(
+    body.readUInt32LE(offsets.get('summary.0.counts')!) + 1,
+    offsets.get('summary.0.counts')!,
+  );
+  const runs = Buffer.from(body);
+  runs.writeInt32LE(0x7fffffff, offsets.get('summary.0.starts')!);
   for (const [bytes, why] of [
     [loop, /edge 0 loops/],
     [outside, /block 0 outside/],
     [descending, /body 0 with a block out of range or order/],
     [twice, /body 1 names no entry or one twice/],
+    [counted, /summary of component 0 counts another size/],
+    [runs, /summary of component 0 with a run out of range/],
   ] as const) {
     const { svc, map } = await readBackWith(resealed(bytes));
     assert.equal(map.built.keptFile, null);
