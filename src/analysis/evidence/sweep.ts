@@ -335,9 +335,10 @@ export const sweep = {
       const cls = comp.cls;
       let o = 0;
       while (o < cls.length) {
+        // The next unclassified byte by indexOf (the program's classified bytes are not read one by one).
         if (cls[o] !== ByteClass.unknown) {
-          o++;
-          continue;
+          o = cls.indexOf(ByteClass.unknown, o);
+          if (o < 0) break;
         }
         let e = o;
         while (e < cls.length && cls[e] === ByteClass.unknown) e++;

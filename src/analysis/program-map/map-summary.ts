@@ -48,9 +48,9 @@ export async function summarize(built: BuiltMap, set: ComponentSet): Promise<Sum
     indirectBranches: 0,
   }));
   const w = built.walker;
-  let n = 0;
-  for (const c of w.calls) {
-    if ((++n & 0xfff) === 0) await pause();
+  for (let i = 0; i < w.calls.length; i++) {
+    if (((i + 1) & 0xfff) === 0) await pause();
+    const c = w.calls.get(i);
     const u = unresolved[c.tier];
     if (!u) continue;
     if (c.unresolved === 'unmapped') u.unmapped++;
