@@ -1,11 +1,11 @@
 // The whole-program map as a file, so a new process (a CLI call, a restarted server) reads it back
 // instead of walking the program again. The file holds what the walk made — its blocks, edges, calls,
-// references, entries, function bodies, every byte's class and tier and the summary counted from them
-// — plus the start-up copies it was built over; the function records are made again from those on
-// reading (a small part of a build). A file is read back only for the identity it was written for (the engine that wrote
-// it, the ROM's SHA-256 and size, the processor, the evidence set), and only when every index in it
-// lies in range: a stale or damaged file is refused with the reason, never trusted. (Its checksum is
-// the caller's: see map-store.ts.) Pure: bytes in, bytes out.
+// references, entries, function bodies, every byte's class and tier, and the summary counted from
+// them — plus the start-up copies it was built over; the function records are made again from those
+// on reading (a small part of a build). A file is read back only for the identity it was written for
+// (the engine that wrote it, the ROM's SHA-256 and size, the processor, the evidence set), and only
+// when every index in it lies in range: a stale or damaged file is refused with the reason, never
+// trusted. (Its checksum is the caller's: see map-store.ts.) Pure: bytes in, bytes out.
 //
 // Layout: "REMCPMAP", the format (u32), the header's length (u32), the header (JSON), then each
 // section's bytes (little-endian typed arrays) in the header's order, each padded to 8 bytes.
@@ -21,7 +21,7 @@ import { entrySections } from './map-file-entries.js';
 import { summarySections } from './map-summary.js';
 import type { WalkGaps } from './walk-types.js';
 
-/** 2: the function bodies are kept too (format 1 made them again on reading). */
+/** 2: the function bodies and the summary are kept too (format 1 made them again on reading). */
 const MAP_FILE_FORMAT = 2;
 const MAGIC = [0x52, 0x45, 0x4d, 0x43, 0x50, 0x4d, 0x41, 0x50]; // "REMCPMAP"
 /** The header is JSON of a few kilobytes (a big program's copies and texts: a few hundred). */

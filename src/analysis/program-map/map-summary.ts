@@ -1,4 +1,5 @@
-// What a map's byte counts, coverage and gaps answer from, counted once when the map is made.
+// What a map's byte counts, coverage and gaps answer from (Summary, map-types.ts), counted once when
+// the map is made, and kept in its file as sections read back checked. Pure.
 import { turnTaker } from '../../core/cooperative.js';
 import type { BuiltMap } from './build.js';
 import type { ComponentSet } from './components.js';
