@@ -77,9 +77,13 @@ export class EdgeStore {
     return out;
   }
 
-  /** The edges as typed arrays, one per column (for the map's file). */
-  fileColumns(): Record<string, Page> {
-    return { to: this.to.rows(this.size), kind: this.kind.rows(this.size), next: this.next.rows(this.size) };
+  /** Each column's rows as views in parts, one list per column (for the map's file). */
+  fileColumns(): Record<string, Page[]> {
+    return {
+      to: this.to.parts(this.size),
+      kind: this.kind.parts(this.size),
+      next: this.next.parts(this.size),
+    };
   }
 
   /** Replaces the edges with columns read back from the map's file (checked there). */
@@ -222,16 +226,17 @@ export class BlockStore {
     return (this.bits[id]! >>> 5) & 3;
   }
 
-  /** The blocks as typed arrays, one per column (for the map's file; switch guards are the walk's only). */
-  fileColumns(): Record<string, Page> {
+  /** Each column's rows as one view, one list per column (for the map's file; switch guards are the walk's only). */
+  fileColumns(): Record<string, Page[]> {
     const n = this.length;
+    // Views, not copies: the file is written from them before the store changes again.
     return {
-      bits: this.bits.slice(0, n),
-      start: this.start.slice(0, n),
-      end: this.end.slice(0, n),
-      edges: this.edges.slice(0, n),
-      call: this.call.slice(0, n),
-      walk: this.walk.slice(0, n),
+      bits: [this.bits.subarray(0, n)],
+      start: [this.start.subarray(0, n)],
+      end: [this.end.subarray(0, n)],
+      edges: [this.edges.subarray(0, n)],
+      call: [this.call.subarray(0, n)],
+      walk: [this.walk.subarray(0, n)],
     };
   }
 

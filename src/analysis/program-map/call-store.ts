@@ -124,10 +124,11 @@ export class CallStore {
     return id;
   }
 
-  /** The calls as typed arrays, one per column (for the map's file); the texts beside them. */
-  fileColumns(): Record<string, Page> {
-    const out: Record<string, Page> = {};
-    for (const name of [...CALL_INT_COLUMNS, ...CALL_FLOAT_COLUMNS]) out[name] = this[name].rows(this.length);
+  /** Each column's rows as views in parts, one list per column (for the map's file); the texts beside them. */
+  fileColumns(): Record<string, Page[]> {
+    const out: Record<string, Page[]> = {};
+    for (const name of [...CALL_INT_COLUMNS, ...CALL_FLOAT_COLUMNS])
+      out[name] = this[name].parts(this.length);
     return out;
   }
 

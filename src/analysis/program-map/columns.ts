@@ -35,14 +35,16 @@ export class Column {
     this.pages[i >>> PAGE_BITS]![i & MASK] = v;
   }
 
-  /** Rows 0..length-1 as one typed array of the column's type (a copy: for the map's file). */
-  rows(length: number): Page {
-    const out = new this.Page(length);
-    for (let p = 0; p * PAGE < length; p++) {
-      const page = this.pages[p]!;
-      const n = Math.min(PAGE, length - p * PAGE);
-      (out as Uint8Array).set((page as Uint8Array).subarray(0, n), p * PAGE);
-    }
+  /**
+   * Rows 0..length-1 as views of the column's pages, in order (for the map's file, written part after
+   * part: no copy of the column is made); one empty array of its type for no rows. Valid until the
+   * column changes.
+   */
+  parts(length: number): Page[] {
+    const out: Page[] = [];
+    for (let p = 0; p * PAGE < length; p++)
+      out.push(this.pages[p]!.subarray(0, Math.min(PAGE, length - p * PAGE)) as Page);
+    if (out.length === 0) out.push(new this.Page(0));
     return out;
   }
 

@@ -67,7 +67,13 @@ interface MapFileHeader extends MapFileIdentity {
   sections: { name: string; type: SectionType; length: number }[];
 }
 
-const typeOf = (a: SectionArray): SectionType =>
+/** A section's length in elements: its parts' together. */
+const lengthOf = (parts: readonly SectionArray[]): number => parts.reduce((n, a) => n + a.length, 0);
+
+/** A section's element type: its parts' (all of one type, at least one part). */
+const typeOf = (parts: readonly SectionArray[]): SectionType => typeOfArray(parts[0]!);
+
+const typeOfArray = (a: SectionArray): SectionType =>
   a instanceof Int32Array
     ? 'i32'
     : a instanceof Uint32Array
@@ -92,9 +98,11 @@ export function* encodeMapFile(
   id: MapFileIdentity,
 ): Steps<Uint8Array[]> {
   const w = built.walker;
-  const sections: [string, SectionArray][] = [];
-  const add = (prefix: string, cols: Record<string, SectionArray>) => {
-    for (const [name, a] of Object.entries(cols)) sections.push([`${prefix}.${name}`, a]);
+  // Each section as one array or its parts in order (a paged column's pages: written without a copy).
+  const sections: [string, SectionArray[]][] = [];
+  const add = (prefix: string, cols: Record<string, SectionArray | SectionArray[]>) => {
+    for (const [name, a] of Object.entries(cols))
+      sections.push([`${prefix}.${name}`, Array.isArray(a) ? a : [a]]);
   };
   add('block', w.blocks.fileColumns());
   yield;
@@ -127,7 +135,7 @@ export function* encodeMapFile(
     callTexts: [...w.calls.texts.all()],
     entryTexts: entries.texts,
     unresolved: built.summary.unresolved,
-    sections: sections.map(([name, a]) => ({ name, type: typeOf(a), length: a.length })),
+    sections: sections.map(([name, parts]) => ({ name, type: typeOf(parts), length: lengthOf(parts) })),
   };
   const json = new TextEncoder().encode(JSON.stringify(header));
   const head = new Uint8Array(16 + json.length + pad8(16 + json.length));
@@ -137,10 +145,13 @@ export function* encodeMapFile(
   view.setUint32(12, json.length, true);
   head.set(json, 16);
   const out: Uint8Array[] = [head];
-  for (const [, a] of sections) {
-    const bytes = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-    out.push(bytes);
-    if (pad8(bytes.length) > 0) out.push(new Uint8Array(pad8(bytes.length)));
+  for (const [, parts] of sections) {
+    let size = 0;
+    for (const a of parts) {
+      out.push(new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
+      size += a.byteLength;
+    }
+    if (pad8(size) > 0) out.push(new Uint8Array(pad8(size)));
   }
   return out;
 }

@@ -130,14 +130,14 @@ export class RefStore {
     return out;
   }
 
-  /** The references as typed arrays, one per column (for the map's file). */
-  fileColumns(): Record<string, Page> {
+  /** Each column's rows as views in parts, one list per column (for the map's file). */
+  fileColumns(): Record<string, Page[]> {
     const n = this.size;
     return {
-      from: this.from.rows(n),
-      to: this.to.rows(n),
-      meta: this.meta.rows(n),
-      extra: this.extra.rows(n),
+      from: this.from.parts(n),
+      to: this.to.parts(n),
+      meta: this.meta.parts(n),
+      extra: this.extra.parts(n),
     };
   }
 
