@@ -125,10 +125,13 @@ writeFileSync(
   `armips ${armipsVersion} as published on npm (https://github.com/HailToDodongo/armips_wasm): armips by Kingcom (https://github.com/Kingcom/armips), compiled to WebAssembly by HailToDodongo. MIT License.\n`,
 );
 
-// Warm the code cache with a real start: initialize, tools/list, the first calls a session usually
+// Warm the code cache with real starts: initialize, tools/list, the first calls a session usually
 // makes, run for real on the demo ROM (so the code they run is compiled into the cache, not compiled
 // on a user's first call), then one refused call per tool; then stdin closes and the loader writes
-// the cache on exit. A stale or rejected cache only costs speed, never correctness.
+// the cache on exit. A second start in the same workspace makes the same real calls again: they then
+// read back what the first kept there (a ROM's start-up copies), the path a user's later sessions
+// take, and it writes the cache again (everything the first compiled comes with it, read from the
+// cache it started with). A stale or rejected cache only costs speed, never correctness.
 const workspace = mkdtempSync(join(tmpdir(), 're-mcp-cache-'));
 copyFileSync('examples/demo-workspace/roms/demo.nds', join(workspace, 'demo.nds'));
 const call = (id, name, args) => ({
@@ -137,7 +140,7 @@ const call = (id, name, args) => ({
   method: 'tools/call',
   params: { name, arguments: args },
 });
-const messages = [
+const start = [
   {
     jsonrpc: '2.0',
     id: 1,
@@ -146,52 +149,74 @@ const messages = [
   },
   { jsonrpc: '2.0', method: 'notifications/initialized' },
   { jsonrpc: '2.0', id: 2, method: 'tools/list' },
-  call(3, 'nds_inspect_rom', { rom: 'demo.nds' }),
-  call(4, 'server_capabilities', {}),
+];
+// The first calls of a session, each answered for real (ids from 3).
+const realCalls = [
+  ['nds_inspect_rom', { rom: 'demo.nds' }],
+  ['server_capabilities', {}],
+  ['nds_list_files', { rom: 'demo.nds' }],
+  ['nds_list_overlays', { rom: 'demo.nds' }],
+  ['nds_resolve_runtime_address', { rom: 'demo.nds', processor: 'arm9', address: '0x02000000' }],
+  ['nds_resolve_rom_offset', { rom: 'demo.nds', offset: '0x4000' }],
+].map(([name, args], i) => call(3 + i, name, args));
+const realIds = realCalls.map((m) => m.id);
+const first = [
+  ...start,
+  ...realCalls,
   // One call per tool with arguments its schema refuses: the tool's module is imported (it loads on
   // the tool's first call) and so compiled into the cache, and nothing runs.
-  ...JSON.parse(catalog).map((entry, i) => call(5 + i, entry.name, { __warm: true })),
+  ...JSON.parse(catalog).map((entry, i) => call(100 + i, entry.name, { __warm: true })),
 ];
-const warmed = await new Promise((resolve) => {
-  const child = spawn(process.execPath, ['dist/index.js', 'serve'], {
-    env: { PATH: process.env.PATH, RE_MCP_WORKSPACE_ROOT: workspace, RE_MCP_WRITE_CODE_CACHE: '1' },
-    stdio: ['pipe', 'pipe', 'pipe'],
+
+/** One start of the built server on `messages`, writing the code cache as it exits. */
+const warm = (messages) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, ['dist/index.js', 'serve'], {
+      env: { PATH: process.env.PATH, RE_MCP_WORKSPACE_ROOT: workspace, RE_MCP_WRITE_CODE_CACHE: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const pending = new Set(messages.filter((m) => m.id !== undefined).map((m) => m.id));
+    const answers = new Map();
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill(), 60_000);
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      for (let nl = stdout.indexOf('\n'); nl >= 0; nl = stdout.indexOf('\n')) {
+        const message = JSON.parse(stdout.slice(0, nl));
+        stdout = stdout.slice(nl + 1);
+        answers.set(message.id, message);
+        pending.delete(message.id);
+      }
+      // Every answer in: closing stdin ends the server, which writes the cache as it exits.
+      if (pending.size === 0) child.stdin.end();
+    });
+    child.on('exit', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stderr, answers, pending });
+    });
+    child.stdin.write(messages.map((m) => JSON.stringify(m)).join('\n') + '\n');
   });
-  const pending = new Set(messages.filter((m) => m.id !== undefined).map((m) => m.id));
-  const answers = new Map();
-  let stdout = '';
-  let stderr = '';
-  const timer = setTimeout(() => child.kill(), 60_000);
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk;
+
+for (const [pass, messages] of [
+  ['first', first],
+  ['second', [...start, ...realCalls]],
+]) {
+  const warmed = await warm(messages);
+  const failed = realIds.filter((id) => {
+    const answer = warmed.answers.get(id);
+    return !answer?.result || answer.result.isError === true;
   });
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk;
-    for (let nl = stdout.indexOf('\n'); nl >= 0; nl = stdout.indexOf('\n')) {
-      const message = JSON.parse(stdout.slice(0, nl));
-      stdout = stdout.slice(nl + 1);
-      answers.set(message.id, message);
-      pending.delete(message.id);
-    }
-    // Every answer in: closing stdin ends the server, which writes the cache as it exits.
-    if (pending.size === 0) child.stdin.end();
-  });
-  child.on('exit', (status) => {
-    clearTimeout(timer);
-    resolve({ status, stderr, answers, pending });
-  });
-  child.stdin.write(messages.map((m) => JSON.stringify(m)).join('\n') + '\n');
-});
-rmSync(workspace, { recursive: true, force: true });
-const failed = (id) => {
-  const answer = warmed.answers.get(id);
-  return !answer?.result || answer.result.isError === true;
-};
-const realCallsOk = !failed(3) && !failed(4);
-if (warmed.status !== 0 || warmed.pending.size > 0 || !realCallsOk) {
-  process.stderr.write(
-    `bundle: warming the code cache failed (status ${warmed.status}, unanswered ${[...warmed.pending]}):\n` +
-      `${JSON.stringify([3, 4].filter(failed).map((id) => warmed.answers.get(id)))}\n${warmed.stderr}\n`,
-  );
-  process.exit(1);
+  if (warmed.status !== 0 || warmed.pending.size > 0 || failed.length > 0) {
+    rmSync(workspace, { recursive: true, force: true });
+    process.stderr.write(
+      `bundle: warming the code cache failed (${pass} start: status ${warmed.status}, unanswered ${[...warmed.pending]}):\n` +
+        `${JSON.stringify(failed.map((id) => warmed.answers.get(id)))}\n${warmed.stderr}\n`,
+    );
+    process.exit(1);
+  }
 }
+rmSync(workspace, { recursive: true, force: true });
