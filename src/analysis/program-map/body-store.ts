@@ -22,6 +22,16 @@ export class BodyBlocks {
     this.ids = new Int32Array(Math.max(16, capacity));
   }
 
+  /** A store holding a copy of `ids` (runs already ascending, as a kept map's file has them), complete. */
+  static of(ids: Int32Array): BodyBlocks {
+    const store = new BodyBlocks(0);
+    // A copy: the bodies must not keep the file's bytes alive.
+    store.ids = ids.slice();
+    store.size = ids.length;
+    store.runStart = ids.length;
+    return store;
+  }
+
   /** Adds `id` to the run being pushed (the body's blocks, one each, in any order). */
   push(id: number): void {
     if (this.size === this.ids.length) {
@@ -240,10 +250,7 @@ export async function bodiesFromSections(
       if (!inRange(tails[j]!)) return `body ${i} tail-calls no entry`;
   }
   if (total !== blocks.length) return 'body blocks of another length';
-  const store = new BodyBlocks();
-  // A copy: the bodies must not keep the file's bytes alive.
-  store.ids = blocks.slice();
-  store.size = blocks.length;
+  const store = BodyBlocks.of(blocks);
   const owners = new BlockOwners(blockCount);
   const bodies = new Map<string, FunctionBody>();
   let first = 0;
