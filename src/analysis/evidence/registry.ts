@@ -19,6 +19,11 @@ export interface IdleCandidate {
   fromComponent?: number;
   /** Code to walk that is no function (see MapEntry.orphan). */
   orphan?: boolean;
+  /**
+   * The detector has just probed this candidate as the offer would (no orphan: the same options) and
+   * found well-formed code, with nothing walked since: the offer does not probe it again.
+   */
+  probed?: boolean;
 }
 
 export interface IdleContext {

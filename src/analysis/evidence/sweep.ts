@@ -296,7 +296,8 @@ async function candidate(ctx: IdleContext, comp: MapComponent, o: number): Promi
     sourceTier: 'heuristic',
     from: pick.address,
     fromComponent: comp.index,
-    ...(orphan ? { orphan: true } : {}),
+    // Probed above with the offer's own options unless it is an orphan (probed again, joining known code).
+    ...(orphan ? { orphan: true } : { probed: true }),
   });
 }
 

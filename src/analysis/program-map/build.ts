@@ -174,13 +174,16 @@ async function offer(
     return refuse(refusedHere, refusals, place, phase, 'outside its component', true);
   if (comp.cls[c.address - comp.start] !== ByteClass.unknown)
     return refuse(refusedHere, refusals, place, phase, 'not the start of unclassified bytes', true);
-  const p = probeFunction(walker, comp, c.address, c.mode, {
-    maxInstructions: PROBE_INSTRUCTIONS,
-    joinsKnown: c.orphan === true,
-  });
-  if (!p.ok) {
-    if (p.why === TOO_LONG) walker.undecided.add(comp, c.address);
-    return refuse(refusedHere, refusals, place, phase, p.why, p.settled);
+  // (A probe's answer depends on what is classified: one made just now, nothing walked since, stands.)
+  if (c.probed !== true || c.orphan === true) {
+    const p = probeFunction(walker, comp, c.address, c.mode, {
+      maxInstructions: PROBE_INSTRUCTIONS,
+      joinsKnown: c.orphan === true,
+    });
+    if (!p.ok) {
+      if (p.why === TOO_LONG) walker.undecided.add(comp, c.address);
+      return refuse(refusedHere, refusals, place, phase, p.why, p.settled);
+    }
   }
   return walker.addEntry(emitRequest(cls, c), c.sourceTier as Tier) !== null;
 }
