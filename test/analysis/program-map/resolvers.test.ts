@@ -10,9 +10,12 @@ import { after, test } from 'node:test';
 import { EVIDENCE_CLASSES } from '../../../src/analysis/evidence/index.js';
 import { type BuiltMap, buildProgramMap } from '../../../src/analysis/program-map/build.js';
 import { loadComponents } from '../../../src/analysis/program-map/components.js';
+import { stubRegister, veneerLanding } from '../../../src/analysis/program-map/idioms.js';
 import { RESOLVERS } from '../../../src/analysis/program-map/resolvers/index.js';
+import { IdiomMemo } from '../../../src/analysis/program-map/resolvers/memo.js';
 import type { Resolver } from '../../../src/analysis/program-map/resolvers/resolver.js';
 import { getProgramMaps } from '../../../src/analysis/program-map/service.js';
+import { loadDecoder } from '../../../src/arm/decoder.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { getRomStore } from '../../../src/roms/rom-store.js';
 import { Services } from '../../../src/services.js';
@@ -80,4 +83,33 @@ test('the walk is the same twice with every resolver, and differs without any on
     if ((await walk(rest)) !== full) continue;
     assert.notEqual(await walk(rest, 'interp'), interp, `the idioms fixture or arm9-interp needs ${r.id}`);
   }
+});
+
+test('the idiom memo answers as the idioms do, once per routine', async () => {
+  await loadDecoder();
+  await store.withRom('roms/idioms.nds', async (handle) => {
+    const found = await getProgramMaps(services).copied(store, handle, 'arm9');
+    const set = await loadComponents(store, handle, 'arm9', found.copies, undefined, found.dataCopies);
+    const memo = new IdiomMemo(set, 'arm9');
+    let stubs = 0;
+    let landings = 0;
+    for (const comp of set.list) {
+      for (let address = comp.start; address + 4 <= comp.end; address += 2) {
+        for (const mode of address % 4 === 0 ? (['thumb', 'arm'] as const) : (['thumb'] as const)) {
+          const reg = memo.stubRegister(comp, address, mode);
+          assert.equal(reg, stubRegister(comp, address, mode, 'arm9'), `stub at ${address.toString(16)}`);
+          assert.equal(memo.stubRegister(comp, address, mode), reg);
+          const landing = memo.veneerLanding(comp, address, mode);
+          assert.deepEqual(landing, veneerLanding(set, comp, address, mode, 'arm9'));
+          // Asked again: the kept answer itself.
+          assert.equal(memo.veneerLanding(comp, address, mode), landing);
+          if (reg !== null) stubs++;
+          if (landing !== null) landings++;
+        }
+      }
+    }
+    // The fixture has a `bx rN` stub and mode-switch veneers of each shape.
+    assert.ok(stubs > 0, 'a stub was found');
+    assert.ok(landings > 0, 'a veneer was found');
+  });
 });

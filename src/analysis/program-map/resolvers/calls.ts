@@ -7,7 +7,6 @@ import type { DecodedInstruction } from '../../../arm/types.js';
 import { u32 } from '../../../formats/le.js';
 import type { MapCall } from '../call-store.js';
 import type { MapComponent } from '../components.js';
-import { stubRegister, veneerLanding } from '../idioms.js';
 import { baseOf, mentionsRegister, regNumber } from '../instructions.js';
 import { TIERS } from '../types.js';
 import type { CallSite, FlowSite, Resolver, WalkOps } from './resolver.js';
@@ -101,7 +100,7 @@ export const registerStub: Resolver = {
   call({ walk, comp, block, instructions, call, target }: CallSite) {
     if (target === null) return null;
     const mode = call.targetMode!;
-    const stub = stubRegister(target, call.target!, mode, walk.processor);
+    const stub = walk.memo.stubRegister(target, call.target!, mode);
     if (!stub) return null;
     call.kind = 'stub';
     call.via = call.target;
@@ -135,7 +134,7 @@ export const veneerCall: Resolver = {
   call({ walk, call, target }: CallSite) {
     if (target === null) return null;
     const mode = call.targetMode!;
-    const landing = veneerLanding(walk.set, target, call.target!, mode, walk.processor);
+    const landing = walk.memo.veneerLanding(target, call.target!, mode);
     if (!landing) return null;
     const to = walk.set.lookup(landing.address, target);
     call.kind = 'veneer';

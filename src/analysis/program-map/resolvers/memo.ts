@@ -1,22 +1,29 @@
-// Answers about a routine that every call of it asks again (is it a long-branch continuation, is it a
-// switch dispatch helper), kept per component and place for one walk; the probes ask them too.
+// Answers about a routine that every call of it asks again (is it a long-branch continuation, a switch
+// dispatch helper, a `bx rN` stub, a mode-switch veneer), kept per component and place for one walk;
+// the probes ask them too.
 import type { ArmMode } from '../../../arm/types.js';
 import type { Processor } from '../../../core/vocabulary.js';
 import type { ComponentSet, MapComponent } from '../components.js';
-import { isDispatchHelper, readsLrEarly, restoresForeignFrame } from '../idioms.js';
+import {
+  isDispatchHelper,
+  readsLrEarly,
+  restoresForeignFrame,
+  stubRegister,
+  veneerLanding,
+} from '../idioms.js';
 import { decodeAt } from '../instructions.js';
 import { placeKey } from '../walk-types.js';
 
 /** Instructions of a callee looked at for a read of LR before the dispatch-helper run. */
 const HELPER_PREFIX = 8;
 
-/** Yes/no answers per component and placeKey. */
-class PlaceMemo {
-  private byComp: (Map<number, boolean> | undefined)[] = [];
-  get(comp: number, key: number): boolean | undefined {
+/** Answers per component and placeKey. */
+class PlaceMemo<T = boolean> {
+  private byComp: (Map<number, T> | undefined)[] = [];
+  get(comp: number, key: number): T | undefined {
     return this.byComp[comp]?.get(key);
   }
-  set(comp: number, key: number, value: boolean): void {
+  set(comp: number, key: number, value: T): void {
     let m = this.byComp[comp];
     if (m === undefined) {
       m = new Map();
@@ -29,9 +36,14 @@ class PlaceMemo {
   }
 }
 
+/** Where a veneer lands (veneerLanding's answer). */
+type Landing = ReturnType<typeof veneerLanding>;
+
 export class IdiomMemo {
   private readonly helpers = new PlaceMemo();
   private readonly frames = new PlaceMemo();
+  private readonly stubs = new PlaceMemo<string | null>();
+  private readonly landings = new PlaceMemo<Landing>();
 
   constructor(
     private readonly set: ComponentSet,
@@ -65,8 +77,32 @@ export class IdiomMemo {
     return helper;
   }
 
+  /** The register a `bx rN` stub at `address` jumps through, or null (stubRegister, once per routine). */
+  stubRegister(comp: MapComponent, address: number, mode: ArmMode): string | null {
+    const key = placeKey(mode, address);
+    let reg = this.stubs.get(comp.index, key);
+    if (reg === undefined) {
+      reg = stubRegister(comp, address, mode, this.processor);
+      this.stubs.set(comp.index, key, reg);
+    }
+    return reg;
+  }
+
+  /** Where a mode-switch veneer at `address` lands, or null (veneerLanding, once per routine). */
+  veneerLanding(comp: MapComponent, address: number, mode: ArmMode): Landing {
+    const key = placeKey(mode, address);
+    let landing = this.landings.get(comp.index, key);
+    if (landing === undefined) {
+      landing = veneerLanding(this.set, comp, address, mode, this.processor);
+      this.landings.set(comp.index, key, landing);
+    }
+    return landing;
+  }
+
   clear(): void {
     this.helpers.clear();
     this.frames.clear();
+    this.stubs.clear();
+    this.landings.clear();
   }
 }

@@ -10,7 +10,6 @@ import type { ArmMode } from '../../../arm/types.js';
 import { u32 } from '../../../formats/le.js';
 import type { MapBlock } from '../blocks.js';
 import type { MapComponent } from '../components.js';
-import { veneerLanding } from '../idioms.js';
 import { TIER_RANK, TIERS } from '../types.js';
 import type { FunctionWalk, WalkItem } from '../walk-types.js';
 import type { FlowSite, Resolver, WalkOps } from './resolver.js';
@@ -36,8 +35,7 @@ export const tailVeneer: Resolver = {
       ins.targetMode === 'thumb'
         ? (word & 0xffff) === 0x4778
         : (word & 0xfffff000) >>> 0 === 0xe59fc000 || word === 0xe51ff004;
-    block.tailVeneer =
-      shaped && veneerLanding(walk.set, c, ins.target!, ins.targetMode!, walk.processor) !== null;
+    block.tailVeneer = shaped && walk.memo.veneerLanding(c, ins.target!, ins.targetMode!) !== null;
     return false;
   },
 };
