@@ -8,10 +8,10 @@
 // failed write ever fails the question that asked for the map. The start-up copies found for a ROM's
 // processor are kept beside the maps the same way (copies-file.ts).
 import { createHash } from 'node:crypto';
-import { driveSteps, sha256Steps } from '../../core/cooperative.js';
+import { driveSteps } from '../../core/cooperative.js';
 import { ReMcpError } from '../../core/errors.js';
 import type { Processor } from '../../core/vocabulary.js';
-import { readWhole } from '../../workspace/read-whole.js';
+import { readWholeHashed } from '../../workspace/read-whole.js';
 import { romDirSegments } from '../../workspace/rom-dir.js';
 import type { Workspace } from '../../workspace/workspace.js';
 import type { CopyDetection } from '../evidence/copied-code.js';
@@ -65,6 +65,7 @@ export class MapStore {
   ): Promise<MapFileContents | null> {
     const path = MapStore.path(id);
     let bytes: Buffer;
+    let sum: string;
     try {
       const opened = await this.workspace.openFile(path);
       try {
@@ -74,7 +75,13 @@ export class MapStore {
           return null;
         }
         await reserve(size);
-        bytes = await readWhole(opened.handle, size);
+        // Hashed as it is read: everything but the checksum at its end.
+        ({ bytes, sha256: sum } = await readWholeHashed(
+          opened.handle,
+          size,
+          Math.max(0, size - CHECKSUM_BYTES),
+          signal,
+        ));
         if (bytes.length !== size) {
           this.events.refused?.(path, 'it changed while it was read');
           return null;
@@ -92,7 +99,6 @@ export class MapStore {
       return null;
     }
     const body = bytes.subarray(0, bytes.length - CHECKSUM_BYTES);
-    const sum = await driveSteps(sha256Steps(body), signal ? { signal } : {});
     if (sum !== bytes.subarray(body.length).toString('hex')) {
       this.events.refused?.(path, 'its checksum does not hold');
       return null;
