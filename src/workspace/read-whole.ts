@@ -31,7 +31,7 @@ export async function readWholeHashed(
   signal?: AbortSignal,
   piece = HASHED_READ_PIECE,
 ): Promise<{ bytes: Buffer; sha256: string }> {
-  // Every byte is read before it is returned (a shorter file is cut to what was read): no zero fill.
+  // Every byte returned is read first (no zero fill); a shorter file's unread rest is zeroed below.
   const bytes = Buffer.allocUnsafe(size);
   const hash = createHash('sha256');
   const readPiece = async (at: number): Promise<number> => {
@@ -63,5 +63,8 @@ export async function readWholeHashed(
     // Stopped early (cancelled, or a read failed): the read in flight ends unobserved.
     next?.catch(() => {});
   }
-  return { bytes: at === size ? bytes : bytes.subarray(0, at), sha256: hash.digest('hex') };
+  if (at === size) return { bytes, sha256: hash.digest('hex') };
+  // Cut to what was read; the memory past it (shared by the cut view) holds nothing old.
+  bytes.fill(0, at);
+  return { bytes: bytes.subarray(0, at), sha256: hash.digest('hex') };
 }

@@ -79,3 +79,17 @@ test('readWholeHashed stops at a cancellation between pieces', async () => {
     await h.close();
   }
 });
+
+test('readWholeHashed cut short leaves nothing but zeros past what it read', async () => {
+  const { path, bytes } = await fileOf('d.bin', 5000);
+  const h = await open(path, 'r');
+  try {
+    const r = await readWholeHashed(h, 9000, 9000, undefined, 1024);
+    assert.equal(r.bytes.length, 5000);
+    const under = new Uint8Array(r.bytes.buffer, r.bytes.byteOffset, 9000);
+    assert.ok(Buffer.from(under.subarray(0, 5000)).equals(bytes));
+    assert.ok(under.subarray(5000).every((b) => b === 0));
+  } finally {
+    await h.close();
+  }
+});
