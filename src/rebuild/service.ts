@@ -30,9 +30,8 @@ import {
 import { rememberSourceCrc32, withSourceCrc32 } from './crc.js';
 import { loadArtifacts, loadManifest, verifyArtifacts } from './inputs.js';
 import { type Manifest, REBUILD_LIMITS } from './manifest.js';
+import { StreamedPatchCheck } from './patch-check.js';
 import {
-  checkPatches,
-  makePatches,
   PATCH_FILES,
   type PatchSet,
   patchesText,
@@ -42,7 +41,7 @@ import {
 } from './patches.js';
 import { type Plan, planRebuild } from './plan/index.js';
 import { guardedOffLoad } from './plan/patch.js';
-import { ChunkPool, type ChunkReader, newTally, outputStream } from './stream.js';
+import { ChunkPool, type ChunkReader, newTally, outputStream, type StreamTally } from './stream.js';
 import { verifyBuiltOutput, verifyOutput } from './verify.js';
 
 export interface Validated {
@@ -60,31 +59,20 @@ function sourceReader(rom: RomHandle): ChunkReader {
 }
 
 /**
- * The distributable patches of a build whose stream read a source of CRC-32 `sourceCrc32`, each checked
- * by applying it to the source (patches.ts).
+ * The distributable patches of a build, checked as its stream read the source (patch-check.ts), made
+ * whole from the CRC-32s the stream took: the source's as read, the output's from the bytes written,
+ * which must be the one the plan gives (patches.ts plannedOutputCrc).
  */
-function checkedPatches(plan: Plan, rom: RomHandle, sourceCrc32: number): PatchSet {
-  const crcs = { source: sourceCrc32, output: plannedOutputCrc(plan, sourceCrc32, sourceBytes(rom)) };
-  const patches = makePatches(plan, crcs, sourceBytes(rom));
-  checkPatches(
-    patches,
-    plan,
-    sourceBytes(rom),
-    crcs.source,
-    { size: plan.resolved.output.size },
-    sourceInto(rom),
-  );
-  return patches;
+function checkedPatches(plan: Plan, rom: RomHandle, check: StreamedPatchCheck, tally: StreamTally): PatchSet {
+  const planned = plannedOutputCrc(plan, tally.sourceCrc32, sourceBytes(rom));
+  if (planned !== tally.outputCrc32 >>> 0)
+    throw new ReMcpError('verification-failed', 'the CRC-32 of the output written is not the planned one');
+  return check.finish({ source: tally.sourceCrc32, output: planned });
 }
 
 /** Synchronous reads of the source ROM (the patch checks read it in 1 MiB pieces). */
 function sourceBytes(rom: RomHandle): SourceBytes {
   return (offset, length) => rom.readBytes(offset, length);
-}
-
-/** The same into a buffer the patch check reuses. */
-function sourceInto(rom: RomHandle): (offset: number, into: Uint8Array) => Uint8Array {
-  return (offset, into) => rom.readBytesInto(into, offset);
 }
 
 /**
@@ -192,13 +180,18 @@ async function checkBuildDir(
   const r = v.plan.resolved;
   // The output is read first: its CRC-32s make the patches, whose files are then expected too.
   const handle = await openRegular(dir, r.output.romName);
+  // The patches are checked as the source is read for the comparison (patch-check.ts).
+  const check = new StreamedPatchCheck(v.plan, sourceBytes(rom));
   const [record, sourceCrc] = await withSourceCrc32(rom, signal, (read) =>
-    verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal, read),
+    verifyOutput(v.plan, rom.model, sourceReader(rom), handle, readSync, signal, read, (at, source) =>
+      check.feed(at, source),
+    ),
   ).finally(() => handle.close());
   // The output was found to be the planned stream byte for byte: its CRC-32 is the planned one.
-  const crcs = { source: sourceCrc, output: plannedOutputCrc(v.plan, sourceCrc, sourceBytes(rom)) };
-  const patches = makePatches(v.plan, crcs, sourceBytes(rom));
-  checkPatches(patches, v.plan, sourceBytes(rom), crcs.source, { size: record.outputSize }, sourceInto(rom));
+  const patches = check.finish({
+    source: sourceCrc,
+    output: plannedOutputCrc(v.plan, sourceCrc, sourceBytes(rom)),
+  });
   const patchBytes = patchFiles(patches);
   const expectedNames = [
     ...EVIDENCE_FILES,
@@ -397,13 +390,15 @@ async function writeRom(
   // into the page cache and no writeback left for the fsync (stream-write.ts DIRECT_ALIGNMENT).
   const pool = new ChunkPool(alignedBuffer);
   let written = 0;
-  // Made while the ROM is synced (below).
+  // Checked as the stream reads the source, made whole while the ROM is synced (below).
+  const check = new StreamedPatchCheck(v.plan, sourceBytes(rom));
   const made: { patches: PatchSet | null } = { patches: null };
   await tmp.writeAtomic(
     romName,
     outputStream(v.plan, sourceReader(rom), tally, {
       ...(options.signal ? { signal: options.signal } : {}),
       pool,
+      onSource: (at, source) => check.feed(at, source),
       onChunk: (chunk) => {
         written += chunk.length;
         options.onProgress?.(written, v.plan.resolved.output.size);
@@ -412,10 +407,10 @@ async function writeRom(
     {
       onWritten: (chunk) => pool.give(chunk),
       direct: true,
-      // The patches follow from the plan and the source's CRC-32, known once the stream has ended:
-      // they are made and checked (CPU and cached reads) while the disk makes the ROM durable.
+      // The patches' footers need the CRC-32s, known once the stream has ended: they are made whole
+      // while the disk makes the ROM durable.
       whileSyncing: async () => {
-        made.patches = checkedPatches(v.plan, rom, tally.sourceCrc32);
+        made.patches = checkedPatches(v.plan, rom, check, tally);
       },
     },
   );

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { ReMcpError, throwIfCancelled } from '../core/errors.js';
 import { readInParts } from '../core/read-parts.js';
 import { formatAddress } from '../core/vocabulary.js';
+import { crc32Combine } from '../formats/crc32.js';
 import { fastCrc32 } from './crc.js';
 import type { Piece, Plan } from './plan/index.js';
 
@@ -133,6 +134,11 @@ export interface StreamTally {
   changedPrefixBytes: number;
   /** CRC-32 of the source bytes read (the BPS patch names it). */
   sourceCrc32: number;
+  /**
+   * CRC-32 of the output bytes produced, once the stream has ended: each chunk's taken alone and
+   * joined (crc32Combine), a chunk that is the source chunk itself taking that chunk's.
+   */
+  outputCrc32: number;
 }
 
 export function newTally(): StreamTally {
@@ -142,6 +148,7 @@ export function newTally(): StreamTally {
     outputSha256: null,
     changedPrefixBytes: 0,
     sourceCrc32: 0,
+    outputCrc32: 0,
   };
 }
 
@@ -209,6 +216,8 @@ interface OutputStreamOptions {
   signal?: AbortSignal;
   /** Sees every chunk before it is yielded (progress). */
   onChunk?: (chunk: Uint8Array) => void;
+  /** Sees the source bytes of every chunk, and where they start, before the chunk is yielded. */
+  onSource?: (at: number, source: Uint8Array) => void;
   /**
    * Reuse buffers from this pool; the consumer must give() every yielded chunk back once it is done
    * with it (the build's writer does when the chunk's write has finished). Without a pool every chunk
@@ -227,7 +236,7 @@ export async function* outputStream(
   tally: StreamTally,
   options: OutputStreamOptions = {},
 ): AsyncGenerator<Uint8Array> {
-  const { signal, onChunk, pool } = options;
+  const { signal, onChunk, onSource, pool } = options;
   const size = plan.resolved.output.size;
   const outputHash = createHash('sha256');
   const produce = (at: number) => produceChunk(plan, readSource, at, Math.min(STREAM_CHUNK, size - at), pool);
@@ -243,7 +252,12 @@ export async function* outputStream(
       next = at + STREAM_CHUNK < size ? produce(at + STREAM_CHUNK) : null;
       if (touched) tally.changedPrefixBytes += attributeChunk(plan, at, out, source);
       tally.sourceBytes += source.length;
-      tally.sourceCrc32 = fastCrc32(source, tally.sourceCrc32);
+      // The chunk's CRC-32 alone serves both tallies when the output chunk is the source bytes as read.
+      const sourceCrc = fastCrc32(source);
+      tally.sourceCrc32 = crc32Combine(tally.sourceCrc32, sourceCrc, source.length);
+      const outCrc = !touched && out.length === source.length ? sourceCrc : fastCrc32(out);
+      tally.outputCrc32 = crc32Combine(tally.outputCrc32, outCrc, out.length);
+      onSource?.(at, source);
       outputHash.update(out);
       tally.outputBytes += out.length;
       // A touched chunk was copied: its source buffer is free now; the copy is the writer's.

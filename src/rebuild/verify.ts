@@ -84,6 +84,8 @@ export async function verifyOutput(
    * it: once verified, the output is the planned stream (patches.ts plannedOutputCrc).
    */
   crcs?: { source: number },
+  /** Sees the source bytes of every chunk, and where they start, once they are read. */
+  onSource?: (at: number, source: Uint8Array) => void,
 ): Promise<VerificationRecord> {
   const r = plan.resolved;
   const size = await checkSize(plan, output);
@@ -121,6 +123,7 @@ export async function verifyOutput(
       const view = got.subarray(0, length);
       hash.update(view);
       if (crcs) sourceCrc = fastCrc32(srcView, sourceCrc);
+      onSource?.(at, srcView);
       if (
         !Buffer.from(view.buffer, view.byteOffset, length).equals(
           Buffer.from(want.buffer, want.byteOffset, length),

@@ -207,6 +207,12 @@ export function readBpsHeader(patch: Uint8Array): BpsHeader {
     actionsEnd: end,
   };
 }
+/**
+ * How a decoder takes the target's CRC-32: a CRC-32 function (the same checksum; a caller may pass a
+ * faster one), or null when the caller knows the target's CRC-32 otherwise and compares it itself.
+ */
+type TargetCrc = ((bytes: Uint8Array, crc?: number) => number) | null;
+
 /** How applyBps reads the source and earlier target bytes and hands out the target (PatchIo). */
 type BpsApplyIo = PatchIo;
 
@@ -229,7 +235,7 @@ export function applyBps(
   io: BpsApplyIo,
   maxTarget: number,
   /** The CRC-32 function (the same checksum; a caller may pass a faster one). */
-  crc: (bytes: Uint8Array, crc?: number) => number = crc32,
+  crc: TargetCrc = crc32,
 ): BpsHeader {
   return runDecoder(decodeBps(patch, source, maxTarget, crc), io);
 }
@@ -242,13 +248,14 @@ export function applyBps(
  * CRC call and no emit of its own). Returns the header. Refuses (PatchError) a damaged patch, one for
  * another source, an action past either end, and a target whose size or CRC-32 is not the patch's —
  * the last only at the end, after everything was emitted: a driver writing the emits must discard
- * them when the decoder throws. `maxTarget` bounds the target.
+ * them when the decoder throws. `maxTarget` bounds the target. With `crc` null the target's CRC-32 is
+ * not taken: the caller compares the header's with the CRC-32 of the target it knows otherwise.
  */
 export function* decodeBps(
   patch: Uint8Array,
   source: { size: number; crc32: number },
   maxTarget: number,
-  crc: (bytes: Uint8Array, crc?: number) => number = crc32,
+  crc: TargetCrc = crc32,
 ): PatchDecoder<BpsHeader> {
   const h = readBpsHeader(patch);
   if (h.sourceSize !== source.size)
@@ -313,7 +320,7 @@ export function* decodeBps(
   yield* o.flush();
   if (o.out !== h.targetSize)
     throw new PatchError('malformed', `the BPS actions make ${o.out} bytes; the header says ${h.targetSize}`);
-  if (o.crc32 !== h.targetCrc32)
+  if (crc !== null && o.crc32 !== h.targetCrc32)
     throw new PatchError('mismatch', 'the patched result does not have the CRC-32 the BPS patch names');
   return h;
 }
@@ -334,7 +341,7 @@ class BpsOutput {
   private held = EMPTY;
   private heldAt = 0;
 
-  constructor(private readonly crc: (bytes: Uint8Array, crc?: number) => number) {}
+  constructor(private readonly crc: TargetCrc) {}
 
   /** Stages a short emit; false when `bytes` must go out through emit(). */
   stageSmall(bytes: Uint8Array): boolean {
@@ -348,7 +355,7 @@ class BpsOutput {
   *flush(): PatchDecoder<void> {
     if (this.staged === 0) return;
     const bytes = this.stage.subarray(0, this.staged);
-    this.crc32 = this.crc(bytes, this.crc32);
+    if (this.crc) this.crc32 = this.crc(bytes, this.crc32);
     yield { kind: 'emit', offset: this.out - this.staged, bytes };
     this.staged = 0;
   }
@@ -356,7 +363,7 @@ class BpsOutput {
   *emit(bytes: Uint8Array): PatchDecoder<void> {
     yield* this.flush();
     if (this.stageSmall(bytes)) return;
-    this.crc32 = this.crc(bytes, this.crc32);
+    if (this.crc) this.crc32 = this.crc(bytes, this.crc32);
     yield { kind: 'emit', offset: this.out, bytes };
     this.out += bytes.length;
   }

@@ -495,6 +495,39 @@ test('a patch for another source, a wrong target CRC or a target over maxTarget 
   assert.throws(() => referenceApplyBps(wrongTargetCrc, source));
 });
 
+test('with no CRC function the target CRC-32 is left to the caller: the header names it, nothing else changes', () => {
+  const source = ascii('the quick brown fox');
+  const wrongTargetCrc = new BpsBuilder(source.length, source.length)
+    .sourceRead(source.length)
+    .finish(referenceCrc32(source), referenceCrc32(source) ^ 0x80000000);
+  const emitted: number[] = [];
+  const header = applyBps(
+    wrongTargetCrc,
+    { size: source.length, crc32: crc32(source) },
+    {
+      readSource: (offset, n) => source.subarray(offset, offset + n),
+      readTarget: () => assert.fail('no target copy'),
+      emit: (bytes) => emitted.push(...bytes),
+    },
+    64,
+    null,
+  );
+  assert.deepEqual(Uint8Array.from(emitted), source);
+  assert.equal(header.targetCrc32, (referenceCrc32(source) ^ 0x80000000) >>> 0);
+  // The source's CRC-32, the sizes and the patch's own CRC-32 are still checked.
+  const io = { readSource: () => source, readTarget: () => source, emit: () => {} };
+  assert.equal(
+    patchError(() => applyBps(wrongTargetCrc, { size: source.length, crc32: 1 }, io, 64, null)).kind,
+    'mismatch',
+  );
+  const damaged = wrongTargetCrc.slice();
+  damaged[5]! ^= 1;
+  assert.equal(
+    patchError(() => applyBps(damaged, { size: source.length, crc32: crc32(source) }, io, 64, null)).kind,
+    'mismatch',
+  );
+});
+
 test('truncated patches and garbage are refused with a PatchError', () => {
   const next = rng(0x6a4);
   const source = randomBytes(next, 500);
