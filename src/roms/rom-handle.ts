@@ -24,11 +24,6 @@ export interface RomHandle {
   /** Reads physical ROM bytes (bounds-checked). Callers verify identity afterwards (withRom does). */
   readBytes(offset: number, length: number): Uint8Array;
   /**
-   * readBytes into the caller's buffer (reused across reads: no new memory per read): fills `into` from
-   * `offset` (bounds-checked) and returns the part of it read.
-   */
-  readBytesInto(into: Uint8Array, offset: number): Uint8Array;
-  /**
    * Streams a large read into `into` from `position` through the same checked handle (async, so it runs
    * in the thread pool while the caller works on the previous chunk); returns the bytes read (0 at EOF).
    */

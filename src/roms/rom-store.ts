@@ -180,11 +180,6 @@ export class RomStore {
         if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
         return readRange(file.fd, offset, length, identity.size);
       },
-      readBytesInto: (into, offset) => {
-        if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
-        checkRange(offset, into.length, identity.size);
-        return into.length === 0 ? into : readAtInto(file.fd, offset, into);
-      },
       readChunk: async (into, position) => {
         if (closed) throw new ReMcpError('internal-error', 'the ROM handle is closed');
         let done = 0;
