@@ -37,6 +37,37 @@ export interface MapRef {
   conditional: boolean;
 }
 
+/**
+ * The indices of `values` ordered by value, equal values in index order: a stable radix sort, low 16
+ * bits then high 16 bits (linear: a comparison sort of the 10^6 references of a large map took a
+ * quarter of a second before its first cross-reference query could answer).
+ */
+export function orderByValue(values: Uint32Array): Uint32Array {
+  const n = values.length;
+  const count = new Uint32Array(65536);
+  const low = new Uint32Array(n);
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) count[values[i]! & 0xffff]!++;
+  for (let k = 0, at = 0; k < 65536; k++) {
+    const c = count[k]!;
+    count[k] = at;
+    at += c;
+  }
+  for (let i = 0; i < n; i++) low[count[values[i]! & 0xffff]!++] = i;
+  count.fill(0);
+  for (let i = 0; i < n; i++) count[values[i]! >>> 16]!++;
+  for (let k = 0, at = 0; k < 65536; k++) {
+    const c = count[k]!;
+    count[k] = at;
+    at += c;
+  }
+  for (let j = 0; j < n; j++) {
+    const i = low[j]!;
+    order[count[values[i]! >>> 16]!++] = i;
+  }
+  return order;
+}
+
 export class RefStore {
   private readonly from = new Column(Uint32Array);
   private readonly to = new Column(Uint32Array);
@@ -108,13 +139,10 @@ export class RefStore {
   /** Indices of the references to `target`, in insertion order. */
   to_(target: number): number[] {
     if (!this.order) {
-      const order = new Uint32Array(this.size);
-      for (let i = 0; i < this.size; i++) order[i] = i;
-      // Sorted on a flat copy of the targets (the comparison runs n log n times).
+      // Ordered on a flat copy of the targets.
       const flat = new Uint32Array(this.size);
       for (let i = 0; i < this.size; i++) flat[i] = this.to.get(i);
-      order.sort((a, b) => flat[a]! - flat[b]! || a - b);
-      this.order = order;
+      this.order = orderByValue(flat);
     }
     const order = this.order;
     const to = this.to;
