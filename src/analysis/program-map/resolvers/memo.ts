@@ -17,19 +17,22 @@ import { placeKey } from '../walk-types.js';
 /** Instructions of a callee looked at for a read of LR before the dispatch-helper run. */
 const HELPER_PREFIX = 8;
 
-/** Answers per component and placeKey. */
+/** Answers per component and placeKey (an answer is never undefined). */
 class PlaceMemo<T = boolean> {
   private byComp: (Map<number, T> | undefined)[] = [];
-  get(comp: number, key: number): T | undefined {
-    return this.byComp[comp]?.get(key);
-  }
-  set(comp: number, key: number, value: T): void {
+  /** The answer kept for `comp` and `key`, or `make`'s, kept. */
+  of(comp: number, key: number, make: () => T): T {
     let m = this.byComp[comp];
     if (m === undefined) {
       m = new Map();
       this.byComp[comp] = m;
     }
-    m.set(key, value);
+    let value = m.get(key);
+    if (value === undefined) {
+      value = make();
+      m.set(key, value);
+    }
+    return value;
   }
   clear(): void {
     this.byComp = [];
@@ -52,51 +55,37 @@ export class IdiomMemo {
 
   /** Whether a Thumb BL to `address` is a long branch (its target restores a foreign frame). */
   longBranchTarget(comp: MapComponent, address: number): boolean {
-    const key = placeKey('thumb', address);
-    let foreign = this.frames.get(comp.index, key);
-    if (foreign === undefined) {
-      foreign = restoresForeignFrame(comp, address, this.processor);
-      this.frames.set(comp.index, key, foreign);
-    }
-    return foreign;
+    return this.frames.of(comp.index, placeKey('thumb', address), () =>
+      restoresForeignFrame(comp, address, this.processor),
+    );
   }
 
   /** Whether the routine at `address` is a switch dispatch helper (for a call returning to `ret`). */
   dispatchHelper(comp: MapComponent, address: number, mode: ArmMode, ret: number, retMode: ArmMode): boolean {
     // A helper computes its return from LR whoever calls it; a function returns to LR: one answer per routine.
-    const key = placeKey(mode, address);
-    let helper = this.helpers.get(comp.index, key);
-    if (helper === undefined) {
-      // Only a routine that reads LR as a value before its first branch can compute a return address
-      // from it; the run that shows where it goes is for those (readsLrEarly reads up to that branch).
-      helper =
+    // Only a routine that reads LR as a value before its first branch can compute a return address
+    // from it; the run that shows where it goes is for those (readsLrEarly reads up to that branch).
+    return this.helpers.of(
+      comp.index,
+      placeKey(mode, address),
+      () =>
         readsLrEarly(decodeAt(comp, address, mode, this.processor, HELPER_PREFIX, true)) &&
-        isDispatchHelper(this.set, comp, address, mode, ret, retMode, this.processor);
-      this.helpers.set(comp.index, key, helper);
-    }
-    return helper;
+        isDispatchHelper(this.set, comp, address, mode, ret, retMode, this.processor),
+    );
   }
 
   /** The register a `bx rN` stub at `address` jumps through, or null (stubRegister, once per routine). */
   stubRegister(comp: MapComponent, address: number, mode: ArmMode): string | null {
-    const key = placeKey(mode, address);
-    let reg = this.stubs.get(comp.index, key);
-    if (reg === undefined) {
-      reg = stubRegister(comp, address, mode, this.processor);
-      this.stubs.set(comp.index, key, reg);
-    }
-    return reg;
+    return this.stubs.of(comp.index, placeKey(mode, address), () =>
+      stubRegister(comp, address, mode, this.processor),
+    );
   }
 
   /** Where a mode-switch veneer at `address` lands, or null (veneerLanding, once per routine). */
   veneerLanding(comp: MapComponent, address: number, mode: ArmMode): Landing {
-    const key = placeKey(mode, address);
-    let landing = this.landings.get(comp.index, key);
-    if (landing === undefined) {
-      landing = veneerLanding(this.set, comp, address, mode, this.processor);
-      this.landings.set(comp.index, key, landing);
-    }
-    return landing;
+    return this.landings.of(comp.index, placeKey(mode, address), () =>
+      veneerLanding(this.set, comp, address, mode, this.processor),
+    );
   }
 
   clear(): void {
