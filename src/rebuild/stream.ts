@@ -9,10 +9,10 @@
 // change to attribute. That the bytes read are the validated source is the caller's check: the source
 // file must not have been modified at all while it was read (service.ts).
 import { createHash } from 'node:crypto';
-import { ReMcpError, throwIfCancelled } from '../core/errors.js';
+import { throwIfCancelled } from '../core/errors.js';
 import { readInParts } from '../core/read-parts.js';
-import { formatAddress } from '../core/vocabulary.js';
 import { crc32Combine } from '../formats/crc32.js';
+import { attributeChunk } from './attribution.js';
 import { fastCrc32 } from './crc.js';
 import type { Piece, Plan } from './plan/index.js';
 
@@ -82,46 +82,6 @@ function overlay(out: Uint8Array, position: number, pieces: readonly Piece[]): v
     const to = Math.min(pEnd, end);
     out.set(p.bytes.subarray(from - p.offset, to - p.offset), from - position);
   }
-}
-
-/**
- * Attribution of one output chunk at `position` against the source bytes there (`source` holds those
- * that exist): inside the source prefix a byte may differ only inside an owned range; past it, a byte
- * no piece writes must be zero. Returns how many prefix bytes differ; throws 'verification-failed'.
- */
-export function attributeChunk(plan: Plan, position: number, out: Uint8Array, source: Uint8Array): number {
-  const length = out.length;
-  const sourceLength = Math.min(length, source.length);
-  if (
-    sourceLength === length &&
-    Buffer.from(out.buffer, out.byteOffset, length).equals(
-      Buffer.from(source.buffer, source.byteOffset, length),
-    )
-  ) {
-    return 0;
-  }
-  const owned = plan.ownedPrefix;
-  const pieces = plan.pieces;
-  const inPiece = (at: number) => pieces.some((p) => at >= p.offset && at < p.offset + p.bytes.length);
-  const inOwned = (at: number) => owned.some((o) => at >= o.start && at < o.end);
-  let changed = 0;
-  for (let i = 0; i < length; i++) {
-    const off = position + i;
-    if (i < sourceLength) {
-      if (out[i] !== source[i]) {
-        if (!inOwned(off)) {
-          throw new ReMcpError(
-            'verification-failed',
-            `an unowned byte of the source prefix changed at ${formatAddress(off)}`,
-          );
-        }
-        changed++;
-      }
-    } else if (out[i] !== 0 && !inPiece(off)) {
-      throw new ReMcpError('verification-failed', `an unowned gap byte is not zero at ${formatAddress(off)}`);
-    }
-  }
-  return changed;
 }
 
 /** What one pass of the output stream established (filled in as the stream is consumed). */

@@ -17,11 +17,11 @@ import { formatAddress } from '../core/vocabulary.js';
 import { blzDecode } from '../formats/blz/index.js';
 import type { NdsRomModel } from '../formats/nds/index.js';
 import { type ByteSource, parseNdsRom } from '../formats/nds/index.js';
+import { attributeChunk } from './attribution.js';
 import type { VerificationRecord } from './build-evidence.js';
 import { fastCrc32 } from './crc.js';
 import type { Plan } from './plan/index.js';
 import {
-  attributeChunk,
   type ChunkReader,
   expectedFromSource,
   readFully,
