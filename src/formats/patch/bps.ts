@@ -388,14 +388,19 @@ class BpsOutput {
     return answered(yield { kind: 'target', offset, length }, length, true);
   }
 
-  /** Emits `length` source bytes from `offset`, in pieces of at most BPS_COPY_PIECE (a pause after each whole one). */
+  /**
+   * Emits `length` source bytes from `offset`, in pieces of at most BPS_COPY_PIECE that never cross a
+   * multiple of BPS_COPY_PIECE in the source (a reader that holds the source in chunks of a multiple
+   * of it answers each piece from one chunk); a pause after each piece that reaches such a multiple.
+   */
   *copySource(offset: number, length: number): PatchDecoder<void> {
     for (let done = 0; done < length; ) {
-      const k = Math.min(BPS_COPY_PIECE, length - done);
-      const bytes = this.heldSource(offset + done, k) ?? (yield* this.askSource(offset + done, k));
+      const at = offset + done;
+      const k = Math.min(BPS_COPY_PIECE - (at % BPS_COPY_PIECE), length - done);
+      const bytes = this.heldSource(at, k) ?? (yield* this.askSource(at, k));
       if (!this.stageSmall(bytes)) yield* this.emit(bytes);
       done += k;
-      if (k === BPS_COPY_PIECE) yield PAUSE;
+      if ((at + k) % BPS_COPY_PIECE === 0) yield PAUSE;
     }
   }
 

@@ -390,6 +390,47 @@ test('copies longer than a megabyte, near and far, overlapping or not', () => {
   }
 });
 
+test('source pieces never cross a multiple of the copy piece: a reader holding the source in such chunks answers each from one', () => {
+  const next = rng(0xa1e);
+  const source = randomBytes(next, 5 * MiB + 123);
+  const t = new Uint8Array(3.5 * MiB + 4000);
+  t.set(source.subarray(0, 1.5 * MiB + 17));
+  t.set(source.subarray(MiB - 5, MiB - 5 + 2 * MiB - 17), 1.5 * MiB + 17);
+  t.set(source.subarray(4 * MiB + 9, 4 * MiB + 9 + 4000), 3.5 * MiB);
+  const patch = new BpsBuilder(source.length, t.length)
+    .sourceRead(1.5 * MiB + 17)
+    .sourceCopy(2 * MiB - 17, MiB - 5) // (deltas from the source cursor: it starts at 0)
+    .sourceCopy(4000, 4 * MiB + 9 - (3 * MiB - 22))
+    .finish(crc32(source), crc32(t));
+  const decoder = decodeBps(patch, { size: source.length, crc32: crc32(source) }, 64 * MiB);
+  const made = new Uint8Array(t.length);
+  let out = 0;
+  let asks = 0;
+  let answer: Uint8Array | undefined;
+  for (let r = decoder.next(); !r.done; r = decoder.next(answer)) {
+    const q = r.value;
+    answer = undefined;
+    if (q.kind === 'source') {
+      asks++;
+      assert.ok(q.length <= BPS_COPY_PIECE);
+      assert.equal(
+        Math.floor(q.offset / BPS_COPY_PIECE),
+        Math.floor((q.offset + q.length - 1) / BPS_COPY_PIECE),
+        `source ${q.offset}+${q.length}`,
+      );
+      // Exactly the piece (nothing more to reuse): every piece is asked for.
+      answer = source.slice(q.offset, q.offset + q.length);
+    } else if (q.kind === 'emit') {
+      made.set(q.bytes, out);
+      out += q.bytes.length;
+    }
+  }
+  assert.equal(out, t.length);
+  assert.ok(made.every((v, i) => v === t[i]));
+  // 0..1.5 MiB+17: 2 pieces; MiB-5 for 2 MiB-17: 3 (5 bytes, a whole MiB, the rest); the last copy: 1.
+  assert.equal(asks, 6);
+});
+
 test('an 8 MiB zero extension of a 1 KB source is a tiny patch that decodes quickly', () => {
   const next = rng(0x2e0);
   const source = randomBytes(next, 1024);
