@@ -20,6 +20,7 @@ import { applyIpsRecords, ipsTargetSize, readIps } from '../formats/patch/ips.js
 import type { PatchDecoder, PatchRequest } from '../formats/patch/requests.js';
 import { makePatches, type PatchSet, type SourceBytes } from './patches.js';
 import type { Plan } from './plan/index.js';
+import { expectedFromSource, touches } from './stream.js';
 
 /** The largest target a patch check decodes (a DS ROM is 512 MiB at most). */
 const MAX_TARGET = 512 * 1024 * 1024;
@@ -40,25 +41,15 @@ function fail(what: string, why: string): never {
  * them (output.sha256), so a patch result equal to them byte for byte has the output's SHA-256.
  */
 function plannedOutput(plan: Plan, source: SourceBytes, position: number, length: number): Uint8Array {
-  const out = new Uint8Array(length);
   const sourceSize = plan.resolved.source.size;
-  if (position < sourceSize) out.set(source(position, Math.min(length, sourceSize - position)));
-  const end = position + length;
-  for (const p of plan.pieces) {
-    const pEnd = p.offset + p.bytes.length;
-    if (pEnd <= position || p.offset >= end) continue;
-    const from = Math.max(p.offset, position);
-    out.set(p.bytes.subarray(from - p.offset, Math.min(pEnd, end) - p.offset), from - position);
-  }
-  return out;
+  const read = position < sourceSize ? source(position, Math.min(length, sourceSize - position)) : NO_BYTES;
+  return expectedFromSource(plan, position, read, length);
 }
+
+const NO_BYTES = new Uint8Array(0);
 
 const same = (a: Uint8Array, b: Uint8Array) =>
   Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
-
-/** Whether a planned piece lies in [position, position + length). */
-const touched = (plan: Plan, position: number, length: number) =>
-  plan.pieces.some((p) => p.offset < position + length && p.offset + p.bytes.length > position);
 
 type SourceRequest = Extract<PatchRequest, { kind: 'source' }>;
 
@@ -221,7 +212,7 @@ export class StreamedPatchCheck {
       read.bytes === bytes &&
       read.offset === written &&
       written + bytes.length <= plan.resolved.source.size &&
-      !touched(plan, written, bytes.length);
+      !touches(plan.pieces, written, bytes.length);
     if (!asRead && !same(bytes, plannedOutput(plan, this.source, written, bytes.length)))
       fail('BPS', `its result differs from the output within ${bytes.length} bytes at ${written}`);
     const tail = bytes.subarray(Math.max(0, bytes.length - WINDOW));

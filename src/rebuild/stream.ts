@@ -68,7 +68,8 @@ export function expectedFromSource(
   return out;
 }
 
-function touches(pieces: readonly Piece[], position: number, length: number): boolean {
+/** Whether a piece lies in [position, position + length). */
+export function touches(pieces: readonly Piece[], position: number, length: number): boolean {
   const end = position + length;
   return pieces.some((p) => p.offset < end && p.offset + p.bytes.length > position);
 }
